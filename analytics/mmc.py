@@ -147,14 +147,17 @@ class MmcWeeks:
 
 def mmc_weeks(own: pl.DataFrame, combined: pl.DataFrame) -> MmcWeeks:
     """Steps 3 and 4 of the module's docstring over every decision date."""
-    joined = (
-        own.join(combined, on=["date", "symbol"], how="inner")
-        .filter(pl.col("forward_return").is_not_null() & pl.col("forward_return").is_finite())
+    joined = own.join(combined, on=["date", "symbol"], how="inner").filter(
+        pl.col("forward_return").is_not_null() & pl.col("forward_return").is_finite()
     )
     ga, c = pl.col("g"), pl.col("c")
     dc = c - c.mean().over("date")
     var_c = (dc * dc).sum().over("date")
-    beta = pl.when(var_c > 0).then((dc * (ga - ga.mean().over("date"))).sum().over("date") / var_c).otherwise(0.0)
+    beta = (
+        pl.when(var_c > 0)
+        .then((dc * (ga - ga.mean().over("date"))).sum().over("date") / var_c)
+        .otherwise(0.0)
+    )
     residual = joined.with_columns(e=ga - ga.mean().over("date") - beta * dc)
     found = spearman_by(residual, ["date"], "e", "forward_return").drop_nulls("rho")
     stats = residual.group_by("date").agg(
@@ -204,7 +207,9 @@ class OverlapWeeks:
     def window(self, window: Window) -> OverlapWeeks:
         low, high = day_bounds(window)
         a, b = np.searchsorted(self.days, low, "left"), np.searchsorted(self.days, high, "right")
-        return OverlapWeeks(*(x[a:b] for x in (self.days, self.overlap, self.jaccard, self.pairs, self.books)))
+        return OverlapWeeks(
+            *(x[a:b] for x in (self.days, self.overlap, self.jaccard, self.pairs, self.books))
+        )
 
 
 def overlap_weeks(books: Sequence[pl.DataFrame], others: Sequence[pl.DataFrame] | None) -> OverlapWeeks:
@@ -212,7 +217,9 @@ def overlap_weeks(books: Sequence[pl.DataFrame], others: Sequence[pl.DataFrame] 
     each of `others` (the alpha's own overlap with the approved books: `books` holds it alone)."""
 
     def tagged(frames: Sequence[pl.DataFrame], side: str, offset: int) -> pl.DataFrame:
-        return pl.concat([f.with_columns(pl.lit(offset + n, pl.Int32).alias(side)) for n, f in enumerate(frames)])
+        return pl.concat(
+            [f.with_columns(pl.lit(offset + n, pl.Int32).alias(side)) for n, f in enumerate(frames)]
+        )
 
     empty = OverlapWeeks(*(np.array([], dtype=t) for t in (np.int32, float, float, np.int64, np.int64)))
     if not books or (others is not None and not others) or (others is None and len(books) < 2):
@@ -263,7 +270,9 @@ def book_exposures(view: BuildView) -> pl.DataFrame:
         frame = pl.from_arrow(table.select(["book", "date", "factor", "exposure"]))
         assert isinstance(frame, pl.DataFrame)
         return frame.filter(
-            (pl.col("book") == CROWDING_BOOK) & pl.col("exposure").is_not_null() & pl.col("exposure").is_finite()
+            (pl.col("book") == CROWDING_BOOK)
+            & pl.col("exposure").is_not_null()
+            & pl.col("exposure").is_finite()
         ).select("date", pl.col("factor").cast(pl.String), "exposure")
 
     return view.memo("analytics:mmc:exposures", read)
@@ -311,8 +320,12 @@ def _nullable(value: float) -> float | None:
 
 def overlap_rows(found: OverlapWeeks) -> list[OverlapWeek]:
     return [
-        OverlapWeek(date=d, weight_overlap=float(o), name_jaccard=float(j), book_pairs=int(p), approved_books=int(b))
-        for d, o, j, p, b in zip(_dated(found.days), found.overlap, found.jaccard, found.pairs, found.books, strict=True)
+        OverlapWeek(
+            date=d, weight_overlap=float(o), name_jaccard=float(j), book_pairs=int(p), approved_books=int(b)
+        )
+        for d, o, j, p, b in zip(
+            _dated(found.days), found.overlap, found.jaccard, found.pairs, found.books, strict=True
+        )
     ]
 
 
@@ -338,7 +351,9 @@ def whole_mmc(own: BuildView, members: Sequence[BuildView]) -> tuple[MmcWeeks, O
 
 def mmc_payload(own: BuildView, members: Sequence[BuildView], excluded: bool, window: Window) -> Mmc:
     """`/analytics/mmc` of `own` against the approved builds `members` (the alpha never among them)."""
-    approved = ApprovedSet(alphas=[m.alpha_id for m in members], approved_count=len(members), alpha_excluded=excluded)
+    approved = ApprovedSet(
+        alphas=[m.alpha_id for m in members], approved_count=len(members), alpha_excluded=excluded
+    )
     if members:
         whole, overlap = whole_mmc(own, members)
         weeks, overlap = whole.window(window), overlap.window(window)
@@ -361,8 +376,16 @@ def mmc_payload(own: BuildView, members: Sequence[BuildView], excluded: bool, wi
         correlation_to_combined_mean=declared_stat(Mmc, "correlation_to_combined_mean", corr, corr_why),
         weight_overlap_with_approved=declared_stat(Mmc, "weight_overlap_with_approved", ov, ov_why),
         weekly=[
-            MmcWeek(date=d, mmc=float(m), mmc_names=int(n), approved_scoring=int(k), correlation_to_combined=_nullable(float(c)))
-            for d, m, n, k, c in zip(_dated(weeks.days), weeks.mmc, weeks.names, weeks.members, weeks.correlation, strict=True)
+            MmcWeek(
+                date=d,
+                mmc=float(m),
+                mmc_names=int(n),
+                approved_scoring=int(k),
+                correlation_to_combined=_nullable(float(c)),
+            )
+            for d, m, n, k, c in zip(
+                _dated(weeks.days), weeks.mmc, weeks.names, weeks.members, weeks.correlation, strict=True
+            )
         ],
         overlap_weekly=overlap_rows(overlap),
     )
@@ -396,7 +419,9 @@ def whole_crowding(members: Sequence[BuildView]) -> tuple[OverlapWeeks, pl.DataF
 
 def crowding_payload(members: Sequence[BuildView], window: Window) -> Crowding:
     """`/analytics/crowding` over the approved builds `members`."""
-    approved = ApprovedSet(alphas=[m.alpha_id for m in members], approved_count=len(members), alpha_excluded=False)
+    approved = ApprovedSet(
+        alphas=[m.alpha_id for m in members], approved_count=len(members), alpha_excluded=False
+    )
     overlap, weekly = whole_crowding(members)
     overlap = overlap.window(window)
     reason = NO_APPROVED_BOOKS if not members else FEW_BOOKS if len(members) < 2 else NO_OVERLAP

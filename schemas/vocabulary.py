@@ -1752,7 +1752,12 @@ TERMS: tuple[Term, ...] = (
     ),
     Term("book_pairs", "Pairs of books", "Pairs of books holding names that week", "pairs", basis="per week"),
     Term("approved_books", "Books compared", "Books holding names that week", "alphas", basis="per week"),
-    Term("overlap_weeks", "Weeks with a pair of books", "Weeks of the window with at least one pair of books holding names", "weeks"),
+    Term(
+        "overlap_weeks",
+        "Weeks with a pair of books",
+        "Weeks of the window with at least one pair of books holding names",
+        "weeks",
+    ),
     Term(
         "combined_exposure",
         "Combined exposure of the approved books",
@@ -1767,7 +1772,12 @@ TERMS: tuple[Term, ...] = (
         "ratio",
         basis="per week",
     ),
-    Term("factor_weeks", "Weeks with two books exposed", "Weeks with at least two approved books exposed to the factor", "weeks"),
+    Term(
+        "factor_weeks",
+        "Weeks with two books exposed",
+        "Weeks with at least two approved books exposed to the factor",
+        "weeks",
+    ),
 )
 
 VOCABULARY: MappingProxyType[str, Term] = MappingProxyType({term.name: term for term in TERMS})

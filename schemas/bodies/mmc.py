@@ -27,17 +27,25 @@ OVERLAP_RULE = (
     "weights up to sign) and their name Jaccard |held_i & held_j| / |held_i | held_j| (held: a non-zero "
     "weight); a week's figure is the mean over the pairs of books holding names that week"
 )
+SCORES = "decisions.score and decisions.forward_return of the alpha, decisions.score of the approved alphas"
+WEIGHTS = "decisions.long_short_target_weight of the books compared"
 APPROVED_SCOPE = "only approved alphas the key may read are counted or named"
 
 
 class ApprovedSet(Body, kw_only=True, frozen=True):
     """The approved alphas a figure is computed over."""
 
-    alphas: Annotated[list[str], figure("The approved alphas the key may read that the figures are over, by id")]
-    approved_count: Annotated[int, figure("How many approved alphas the figures are over (" + APPROVED_SCOPE + ")")]
+    alphas: Annotated[
+        list[str], figure("The approved alphas the key may read that the figures are over, by id")
+    ]
+    approved_count: Annotated[
+        int, figure("How many approved alphas the figures are over (" + APPROVED_SCOPE + ")")
+    ]
     alpha_excluded: Annotated[
         bool,
-        figure("Whether the alpha is approved itself and so left out of the combined scores and books it is compared with"),
+        figure(
+            "Whether the alpha is approved itself and so left out of the combined scores and books it is compared with"
+        ),
     ]
 
 
@@ -46,7 +54,12 @@ class MmcWeek(Body, kw_only=True, frozen=True):
 
     date: Annotated[dt.date, figure("The decision date")]
     mmc: Annotated[float, figure("The week's meta-model contribution: " + MMC_METHOD)]
-    mmc_names: Annotated[int, figure("Names in the week's regression: scored by the alpha and an approved alpha, with a forward return")]
+    mmc_names: Annotated[
+        int,
+        figure(
+            "Names in the week's regression: scored by the alpha and an approved alpha, with a forward return"
+        ),
+    ]
     approved_scoring: Annotated[int, figure("Most approved alphas scoring one of those names")]
     correlation_to_combined: Annotated[
         float | None,
@@ -62,7 +75,9 @@ class OverlapWeek(Body, kw_only=True, frozen=True):
 
     date: Annotated[dt.date, figure("The decision date")]
     weight_overlap: Annotated[float, figure("Mean weight overlap of the pairs of books: " + OVERLAP_RULE)]
-    name_jaccard: Annotated[float, figure("Mean Jaccard of the held names of the pairs of books: " + OVERLAP_RULE)]
+    name_jaccard: Annotated[
+        float, figure("Mean Jaccard of the held names of the pairs of books: " + OVERLAP_RULE)
+    ]
     book_pairs: Annotated[int, figure("Pairs of books holding names that week")]
     approved_books: Annotated[int, figure("Books holding names that week")]
 
@@ -77,27 +92,42 @@ class Mmc(Body, kw_only=True, frozen=True):
     mmc_weeks: Annotated[int, figure("Weeks of the window with an mmc")]
     mmc_mean: Annotated[
         AnalyticsStat,
-        figure("Mean of the weekly mmc over the weeks with one; not measurable without an approved alpha or a week", "mean(mmc_t)"),
+        figure(
+            "Mean of the weekly mmc over the weeks with one; not measurable without an approved alpha or a week",
+            "mean(mmc_t)",
+            source=SCORES,
+        ),
     ]
     mmc_t_stat: Annotated[
         AnalyticsStat,
-        figure("t-statistic of the mean weekly mmc", "mean(mmc_t) / (std(mmc_t, ddof=1) / sqrt(n))"),
+        figure(
+            "t-statistic of the mean weekly mmc (weeks taken as independent: no autocorrelation correction)",
+            "mean(mmc_t) / (std(mmc_t, ddof=1) / sqrt(n))",
+            source=SCORES,
+        ),
     ]
     correlation_to_combined_mean: Annotated[
         AnalyticsStat,
-        figure("Mean over the weeks with an mmc of the weekly correlation of the alpha's score with the combined score"),
+        figure(
+            "Mean over the weeks with an mmc of the weekly correlation of the alpha's score with the combined score",
+            source=SCORES,
+        ),
     ]
     weight_overlap_with_approved: Annotated[
         AnalyticsStat,
         figure(
-            "Mean over weeks of the alpha's long_short book's mean weight overlap with the approved books: " + OVERLAP_RULE,
+            "Mean over weeks of the alpha's long_short book's mean weight overlap with the approved books: "
+            + OVERLAP_RULE,
             "mean_t mean_j sum_s min(|w_alpha,s|, |w_j,s|)",
+            source=WEIGHTS,
         ),
     ]
     weekly: Annotated[list[MmcWeek], figure("Each week with an mmc, in date order")]
     overlap_weekly: Annotated[
         list[OverlapWeek],
-        figure("Each week's overlap of the alpha's book with the approved books (pairs: the alpha with each)"),
+        figure(
+            "Each week's overlap of the alpha's book with the approved books (pairs: the alpha with each)"
+        ),
     ]
 
 
@@ -114,7 +144,9 @@ class SharedFactor(Body, kw_only=True, frozen=True):
     ]
     exposure_dispersion: Annotated[
         float,
-        figure("Mean over weeks of the cross-book standard deviation (ddof=0) of the exposures: low is shared"),
+        figure(
+            "Mean over weeks of the cross-book standard deviation (ddof=0) of the exposures: low is shared"
+        ),
     ]
     factor_weeks: Annotated[int, figure("Weeks with at least two approved books exposed")]
 
@@ -127,11 +159,17 @@ class Crowding(Body, kw_only=True, frozen=True):
     overlap_weeks: Annotated[int, figure("Weeks of the window with at least one pair of books")]
     weight_overlap_mean: Annotated[
         AnalyticsStat,
-        figure("Mean over weeks of the approved books' mean pairwise weight overlap: " + OVERLAP_RULE),
+        figure(
+            "Mean over weeks of the approved books' mean pairwise weight overlap: " + OVERLAP_RULE,
+            source=WEIGHTS,
+        ),
     ]
     name_jaccard_mean: Annotated[
         AnalyticsStat,
-        figure("Mean over weeks of the approved books' mean pairwise Jaccard of held names: " + OVERLAP_RULE),
+        figure(
+            "Mean over weeks of the approved books' mean pairwise Jaccard of held names: " + OVERLAP_RULE,
+            source=WEIGHTS,
+        ),
     ]
     weekly: Annotated[list[OverlapWeek], figure("Each week with a pair of books, in date order")]
     factors: Annotated[list[SharedFactor], figure("The shared loadings of the approved books, by factor")]

@@ -40,7 +40,9 @@ def gaussianised(frame: pd.DataFrame) -> pd.Series:
     kept = frame[np.isfinite(frame["score"].astype(float))]
     ranks = kept.groupby("date")["score"].rank(method="average")
     n = kept.groupby("date")["score"].transform("count")
-    return pd.Series(stats.norm.ppf((ranks - 0.5) / n), index=pd.MultiIndex.from_frame(kept[["date", "symbol"]]))
+    return pd.Series(
+        stats.norm.ppf((ranks - 0.5) / n), index=pd.MultiIndex.from_frame(kept[["date", "symbol"]])
+    )
 
 
 def expected_mmc(lake: Lake, alpha: str, members: list[str], window: Window) -> pd.DataFrame:
@@ -73,7 +75,10 @@ def unit_weights(lake: Lake, alpha: str) -> dict[str, pd.Series]:
     assert d is not None
     w = d[np.isfinite(d["long_short_target_weight"]) & (d["long_short_target_weight"] != 0)]
     return {
-        day: (part.set_index("symbol")["long_short_target_weight"].abs() / part["long_short_target_weight"].abs().sum())
+        day: (
+            part.set_index("symbol")["long_short_target_weight"].abs()
+            / part["long_short_target_weight"].abs().sum()
+        )
         for day, part in w.groupby("date")
     }
 
@@ -116,7 +121,9 @@ def check_mmc(data: dict[str, Any], want: pd.DataFrame) -> None:
     mmc = want["mmc"].to_numpy()
     if len(mmc):
         assert data["mmc_mean"]["value"] == pytest.approx(mmc.mean(), abs=TOL)
-        assert data["correlation_to_combined_mean"]["value"] == pytest.approx(np.nanmean(want["corr"]), abs=TOL)
+        assert data["correlation_to_combined_mean"]["value"] == pytest.approx(
+            np.nanmean(want["corr"]), abs=TOL
+        )
     if len(mmc) >= 2:
         t = mmc.mean() / (mmc.std(ddof=1) / math.sqrt(len(mmc)))
         assert data["mmc_t_stat"]["value"] == pytest.approx(t, rel=1e-9)
@@ -136,7 +143,11 @@ def check_overlap(rows: list[dict[str, Any]], want: pd.DataFrame) -> None:
 @pytest.mark.parametrize("window", random_windows("mmc", 2))
 def test_mmc_of_an_approved_alpha_excludes_itself(api: Api, lake: Lake, window: Window) -> None:
     data = api.ok(MMC.format(alpha="momentum_12_1"), **window_params(window))["data"]
-    assert data["approved"] == {"alphas": ["value_composite_legacy"], "approved_count": 1, "alpha_excluded": True}
+    assert data["approved"] == {
+        "alphas": ["value_composite_legacy"],
+        "approved_count": 1,
+        "alpha_excluded": True,
+    }
     want = expected_mmc(lake, "momentum_12_1", ["value_composite_legacy"], window)
     check_mmc(data, want)
     own = expected_overlap(lake, ["momentum_12_1"], window, ["value_composite_legacy"])
@@ -177,7 +188,11 @@ def check_factors(lake: Lake, got: list[dict[str, Any]], books: list[str], windo
     if len(frames) < 2:
         assert got == []
         return
-    weekly = pd.concat(frames).groupby(["date", "factor"])["exposure"].agg(["mean", lambda x: x.std(ddof=0), "count"])
+    weekly = (
+        pd.concat(frames)
+        .groupby(["date", "factor"])["exposure"]
+        .agg(["mean", lambda x: x.std(ddof=0), "count"])
+    )
     weekly.columns = ["m", "s", "n"]
     per = weekly[weekly["n"] >= 2].groupby("factor").agg(m=("m", "mean"), s=("s", "mean"), n=("m", "size"))
     assert [f["factor"] for f in got] == sorted(per.index)
@@ -198,7 +213,9 @@ def test_a_key_reading_no_approved_alpha_is_told_why(api: Api) -> None:
     assert "no approved alpha" in data["mmc_mean"]["withheld_reason"]
     assert data["weekly"] == [] and data["overlap_weekly"] == []
     crowding = api.ok(CROWDING, token="testonly")["data"]
-    assert crowding["approved"]["approved_count"] == 0 and crowding["weekly"] == [] and crowding["factors"] == []
+    assert (
+        crowding["approved"]["approved_count"] == 0 and crowding["weekly"] == [] and crowding["factors"] == []
+    )
     assert crowding["weight_overlap_mean"]["status"] == "not_measurable"
 
 
@@ -232,7 +249,9 @@ def test_figures_with_three_approved_alphas(demo_lake: Path, lake: Lake) -> None
     approved = ["momentum_12_1", "value_composite_legacy", "Test_short_term_reversal", "Test_planted_factor"]
     figures = Figures.open(str(demo_lake), Standings.approving(approved))
     window: Window = ("2021-02-01", "2022-01-31")
-    data = figures.mmc("momentum_12_1", start=pd.Timestamp(window[0]).date(), end=pd.Timestamp(window[1]).date())
+    data = figures.mmc(
+        "momentum_12_1", start=pd.Timestamp(window[0]).date(), end=pd.Timestamp(window[1]).date()
+    )
     members = sorted(a for a in approved if a != "momentum_12_1")
     assert data.approved.alphas == members and data.approved.alpha_excluded
     import msgspec

@@ -76,6 +76,8 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.quantiles": re.compile(r"/v1/alphas/[^/]+/analytics/quantiles"),
     "analytics.residual": re.compile(r"/v1/alphas/[^/]+/analytics/residual"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
+    "analytics.mmc": re.compile(r"/v1/alphas/[^/]+/analytics/mmc"),
+    "analytics.crowding": re.compile(r"/v1/analytics/crowding"),
 }
 
 
@@ -913,7 +915,27 @@ class Generator:
         self.promotion_preview()
         # Issue 46's calendar returns and trailing beta, last, with a generator of its own (as capacity).
         self.calendar_returns()
+        # Issue 50's meta-model contribution and crowding, last, with a generator of their own.
+        self.mmc_crowding()
         return self.requests
+
+    def mmc_crowding(self) -> None:
+        """Issue 50's `/analytics/mmc` per alpha and `/analytics/crowding` (an app without records:
+        nothing approved, so not measurable with its reason), over a random window, and bad input."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:mmc_crowding")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics/mmc"
+                self.add(base, TOKENS)
+                self.add(base + query(self.shuffled(self.window(alpha.sessions))), ["raw"])
+            self.add("/v1/analytics/crowding", TOKENS)
+            for bad in ("from=2022-02-30", "from=2022-03-01&to=2021-03-01"):
+                self.add(f"/v1/alphas/{self.facts.alphas[0].alpha_id}/analytics/mmc?{bad}", ["raw"])
+                self.add(f"/v1/analytics/crowding?{bad}", ["raw"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/mmc", TOKENS)
+        finally:
+            self.rng = shared
 
     def calendar_returns(self) -> None:
         """Issue 46's `/analytics/returns` per alpha: whole history (every token: a key without
