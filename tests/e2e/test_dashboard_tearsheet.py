@@ -36,7 +36,7 @@ import pytest
 import tests.e2e.test_dashboard as shared
 from tests.conftest import backend_unavailable
 from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
-from tests.e2e.test_dashboard_decisions import assert_cost_curves
+from tests.e2e.test_dashboard_decisions import assert_cost_curves, assert_mmc
 
 site = shared.site
 tab = shared.tab
@@ -60,6 +60,8 @@ TOPICS = [
     "live",
     "risk",
     "residual",
+    "mmc",
+    "crowding",
     "checks",
     "significance",
     "costs",
@@ -827,6 +829,14 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     # Costs: the break-even and the curves of the net information ratio as served (issue 50, item 6).
     costs = site.api(f"/v1/alphas/{ALPHA}/analytics/costs", token).json()["data"]
     assert_cost_curves(page, "#tearsheet", costs)
+
+    # The contribution to the approved book and the crowding of the approved books (issue 50, item 8).
+    assert_mmc(
+        page,
+        "#tearsheet",
+        site.api(f"/v1/alphas/{ALPHA}/analytics/mmc", token).json()["data"],
+        site.api("/v1/analytics/crowding", token).json()["data"],
+    )
 
     # What is new against the catalogue: /analytics/residual's figures and betas as served.
     residual = site.api(f"/v1/alphas/{ALPHA}/analytics/residual", token).json()["data"]
