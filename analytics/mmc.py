@@ -63,6 +63,7 @@ EXPOSURES_TABLE = "analytics_factor_exposures"
 
 NO_APPROVED = "no approved alpha the key may read (the alpha itself excepted): there is no combined score"
 NO_WEEKS = "no week of the window has an mmc (a week needs 3 names scored by the alpha and an approved alpha with a forward return, neither side constant)"
+NO_DECISIONS = "the alpha has no decisions (a ledger-only seal): no scores to neutralise and no target weights"
 NO_OVERLAP = "no week of the window on which the books compared both hold names"
 NO_APPROVED_BOOKS = "no approved alpha the key may read"
 FEW_BOOKS = "one approved alpha the key may read: crowding needs two books"
@@ -103,7 +104,10 @@ def own_scores(view: BuildView) -> pl.DataFrame:
 
     def read() -> pl.DataFrame:
         table = view.table(DECISIONS)
-        assert table is not None  # a built alpha has decisions
+        if table is None:  # a ledger-only seal: no scores
+            return pl.DataFrame(
+                schema={"date": pl.Date, "symbol": pl.String, "g": pl.Float64, "forward_return": pl.Float64}
+            )
         frame = pl.from_arrow(table.select(["date", "symbol", "score", "forward_return"]))
         assert isinstance(frame, pl.DataFrame)
         frame = frame.with_columns(pl.col("symbol").cast(pl.String))
@@ -354,7 +358,8 @@ def mmc_payload(own: BuildView, members: Sequence[BuildView], excluded: bool, wi
     approved = ApprovedSet(
         alphas=[m.alpha_id for m in members], approved_count=len(members), alpha_excluded=excluded
     )
-    if members:
+    scored = own.table(DECISIONS) is not None
+    if members and scored:
         whole, overlap = whole_mmc(own, members)
         weeks, overlap = whole.window(window), overlap.window(window)
         mean, t, mean_why, t_why = weeks.total()
@@ -364,7 +369,7 @@ def mmc_payload(own: BuildView, members: Sequence[BuildView], excluded: bool, wi
         weeks = MmcWeeks(*(np.array([], dtype=t) for t in (np.int32, float, np.int64, np.int64, float)))
         overlap = OverlapWeeks(*(np.array([], dtype=t) for t in (np.int32, float, float, np.int64, np.int64)))
         mean = t = corr = ov = math.nan
-        mean_why = t_why = corr_why = ov_why = NO_APPROVED
+        mean_why = t_why = corr_why = ov_why = NO_APPROVED if scored else NO_DECISIONS
     return Mmc(
         alpha=own.alpha_id,
         window=window_echo(window),

@@ -262,3 +262,12 @@ def test_figures_with_three_approved_alphas(demo_lake: Path, lake: Lake) -> None
     check_overlap(crowding["weekly"], expected_overlap(lake, sorted(approved), (None, window[1])))
     check_factors(lake, crowding["factors"], sorted(approved), (None, window[1]))
     assert crowding["factors"]  # two of the books have factor exposures
+
+
+def test_a_ledger_only_alpha_is_told_it_has_no_scores(api: Api) -> None:
+    data = api.ok(MMC.format(alpha="Test_ledger_only"))["data"]
+    assert data["approved"]["approved_count"] == 2  # the approved set is there; the alpha has no scores
+    for name in ("mmc_mean", "mmc_t_stat", "weight_overlap_with_approved"):
+        assert data[name]["status"] == "not_measurable"
+        assert "no decisions" in data[name]["withheld_reason"]
+    assert data["weekly"] == [] and data["mmc_weeks"] == 0

@@ -101,6 +101,8 @@ def assert_entries(shown: dict[str, tuple[str, str]], served: dict[str, Any]) ->
             elif entry["unit"] == "per_year":
                 assert text.endswith(" per year"), (name, text, entry)  # one turnover basis, per year
                 four_digits(text, entry["value"])
+            elif entry["unit"] == "t_statistic":
+                assert text == f"{entry['value']:.2f}", (name, text, entry)  # two decimals, as labels.js
             else:
                 four_digits(text, entry["value"])
 

@@ -28,6 +28,7 @@ export function mmcBlock(answer) {
   const series = [{ label: "mmc (IC of the neutralised score)", values: data.weekly.map((w) => w.mmc), color: COLORS.mmc }];
   const chart = data.weekly.length
     ? [
+        legendSvg(series),
         lineChartSvg({
           name: "mmc-weekly",
           title: "Weekly meta-model contribution",
@@ -37,7 +38,6 @@ export function mmcBlock(answer) {
           format: (v) => fixed(v, 2),
           height: 220,
         }),
-        legendSvg(series),
       ]
     : note(`No weekly mmc: ${data.mmc_mean.withheld_reason || "none in the window"}.`, "muted mmc-empty");
   return [
@@ -58,6 +58,7 @@ export function crowdingBlock(answer) {
   ];
   const chart = data.weekly.length
     ? [
+        legendSvg(series),
         lineChartSvg({
           name: "crowding-weekly",
           title: "Approved books: mean pairwise overlap each week",
@@ -67,7 +68,6 @@ export function crowdingBlock(answer) {
           format: (v) => fixed(v, 2),
           height: 220,
         }),
-        legendSvg(series),
       ]
     : note(`No weekly overlap: ${data.weight_overlap_mean.withheld_reason || "none in the window"}.`, "muted crowding-empty");
   const factors = data.factors.length
