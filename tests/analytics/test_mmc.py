@@ -15,11 +15,13 @@ them, and a key without the cross-sections is refused."""
 
 from __future__ import annotations
 
+import json
 import math
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 import pytest
@@ -27,8 +29,10 @@ from scipy import stats
 
 from analytics.figures import Figures
 from analytics.standings import Standings
-from tests.analytics.conftest import PRODUCTION, Api, Window, random_windows, window_params
+from core.context import AllowList
+from tests.analytics.conftest import PRODUCTION, Api, Window, random_windows, serving, window_params
 from tests.analytics.reference import Lake, in_window
+from tests.callers import make_caller
 
 MMC = "/v1/alphas/{alpha}/analytics/mmc"
 CROWDING = "/v1/analytics/crowding"
@@ -230,6 +234,31 @@ def test_a_key_reading_one_approved_alpha_sees_it_alone(api: Api, lake: Lake) ->
     assert "value_composite_legacy" not in str(crowding) and "value_composite_legacy" not in str(data)
 
 
+def test_a_key_reading_part_of_the_approved_set_gets_the_figures_of_that_part(
+    demo_lake: Path, lake: Lake
+) -> None:
+    # Test_* and momentum_12_1: of the approved pair it reads momentum_12_1 alone, so Test_planted_factor's
+    # mmc is against momentum_12_1's scores only (another figure than the full key's), and
+    # value_composite_legacy is neither combined, counted nor named.
+    partial = make_caller(
+        alphas=AllowList.of_prefixes(["Test_", "momentum_12_1"]),
+        runs=AllowList.of_prefixes(["Test_", "momentum_12_1"]),
+    )
+    with serving(demo_lake, {"partial": partial, "raw": make_caller(expose_raw_book=True)}) as api:
+        data = api.ok(MMC.format(alpha="Test_planted_factor"), token="partial")["data"]
+        full = api.ok(MMC.format(alpha="Test_planted_factor"), token="raw")["data"]
+        crowding = api.ok(CROWDING, token="partial")["data"]
+    assert data["approved"] == {"alphas": ["momentum_12_1"], "approved_count": 1, "alpha_excluded": False}
+    check_mmc(data, expected_mmc(lake, "Test_planted_factor", ["momentum_12_1"], (None, None)))
+    assert data["mmc_mean"]["value"] != pytest.approx(full["mmc_mean"]["value"], abs=1e-6)
+    check_overlap(
+        data["overlap_weekly"],
+        expected_overlap(lake, ["Test_planted_factor"], (None, None), ["momentum_12_1"]),
+    )
+    assert crowding["approved"]["alphas"] == ["momentum_12_1"] and crowding["weekly"] == []
+    assert "value_composite_legacy" not in json.dumps([data, crowding])
+
+
 def test_a_key_without_the_cross_sections_is_refused(api: Api) -> None:
     for path in (MMC.format(alpha="momentum_12_1"), CROWDING):
         response = api.get(path, token="no_signals")
@@ -254,8 +283,6 @@ def test_figures_with_three_approved_alphas(demo_lake: Path, lake: Lake) -> None
     )
     members = sorted(a for a in approved if a != "momentum_12_1")
     assert data.approved.alphas == members and data.approved.alpha_excluded
-    import msgspec
-
     check_mmc(msgspec.to_builtins(data), expected_mmc(lake, "momentum_12_1", members, window))
     crowding = msgspec.to_builtins(figures.crowding(end=pd.Timestamp(window[1]).date()))
     assert crowding["approved"]["alphas"] == sorted(approved)
