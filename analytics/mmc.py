@@ -63,7 +63,9 @@ EXPOSURES_TABLE = "analytics_factor_exposures"
 
 NO_APPROVED = "no approved alpha the key may read (the alpha itself excepted): there is no combined score"
 NO_WEEKS = "no week of the window has an mmc (a week needs 3 names scored by the alpha and an approved alpha with a forward return, neither side constant)"
-NO_DECISIONS = "the alpha has no decisions (a ledger-only seal): no scores to neutralise and no target weights"
+NO_DECISIONS = (
+    "the alpha has no decisions (a ledger-only seal): no scores to neutralise and no target weights"
+)
 NO_OVERLAP = "no week of the window on which the books compared both hold names"
 NO_APPROVED_BOOKS = "no approved alpha the key may read"
 FEW_BOOKS = "one approved alpha the key may read: crowding needs two books"

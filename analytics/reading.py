@@ -453,7 +453,9 @@ class Reading(BuildAnswers):
         data = mmc.mmc_payload(view, members, alpha in self.standings.approved, window)
         ids = tuple(m.alpha_id for m in members)
         # The alpha's build and the builds of the approved alphas the reader may read, nothing else.
-        version = self._approved_tag((alpha, *ids), "mmc", alpha, repr(window), repr(alpha in self.standings.approved))
+        version = self._approved_tag(
+            (alpha, *ids), "mmc", alpha, repr(window), repr(alpha in self.standings.approved)
+        )
         return Answer(data, [], version)
 
     def crowding(self, q: WindowQuery) -> Answer[Crowding]:
@@ -462,7 +464,9 @@ class Reading(BuildAnswers):
         members = self.approved_views()
         window: Window = (q.start, q.end)
         data = mmc.crowding_payload(members, window)
-        return Answer(data, [], self._approved_tag(tuple(m.alpha_id for m in members), "crowding", repr(window)))
+        return Answer(
+            data, [], self._approved_tag(tuple(m.alpha_id for m in members), "crowding", repr(window))
+        )
 
     def combine(self, q: CombineQuery) -> Answer[Combined]:
         window: Window = (q.start, q.end)

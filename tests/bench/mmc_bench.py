@@ -71,7 +71,10 @@ def main() -> dict[str, Any]:
         headers = {"Authorization": "Bearer raw"}
         out: dict[str, Any] = {}
         with TestClient(app=app) as client:
-            for name, path in (("mmc", f"/v1/alphas/{ALPHA}/analytics/mmc"), ("crowding", "/v1/analytics/crowding")):
+            for name, path in (
+                ("mmc", f"/v1/alphas/{ALPHA}/analytics/mmc"),
+                ("crowding", "/v1/analytics/crowding"),
+            ):
                 start = time.perf_counter()
                 first = client.get(path, headers=headers)
                 first_ms = (time.perf_counter() - start) * 1e3
