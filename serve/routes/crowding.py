@@ -33,7 +33,7 @@ async def get_mmc(ctx: Ctx[WindowQuery], alpha: FromPath[str]) -> Response[Singl
     reading = ctx.reading()
     answer = await to_thread.run_sync(reading.mmc, build, args)
     ctx.validate_with("mmc:" + answer.version)
-    meta = ctx.run_meta(build, "decisions", source=f"lake:decisions@{answer.version}")
+    meta = ctx.run_meta(build, "catalogue_index", source=f"lake:catalogue_index@{answer.version}")
     return single(answer.data, with_warnings(meta, answer.warnings))
 
 
@@ -48,7 +48,7 @@ async def get_crowding(ctx: Ctx[WindowQuery]) -> Response[Single[Crowding]]:
     reading = ctx.reading()
     answer = await to_thread.run_sync(reading.crowding, args)
     ctx.validate_with("crowding:" + answer.version)
-    meta = ctx.meta(source=f"lake:decisions@{answer.version}")
+    meta = ctx.meta(source=f"lake:catalogue_index@{answer.version}")
     return single(answer.data, with_warnings(meta, answer.warnings))
 
 
