@@ -1751,7 +1751,13 @@ TERMS: tuple[Term, ...] = (
         null=NOT_MEASURABLE,
     ),
     Term("book_pairs", "Pairs of books", "Pairs of books holding names that week", "pairs", basis="per week"),
-    Term("approved_books", "Books compared", "Books holding names that week", "alphas", basis="per week"),
+    Term(
+        "approved_books",
+        "Books compared",
+        "Books in the week's pairs of books holding names (on an alpha's page the alpha is one of them)",
+        "alphas",
+        basis="per week",
+    ),
     Term(
         "overlap_weeks",
         "Weeks with a pair of books",

@@ -79,7 +79,12 @@ class OverlapWeek(Body, kw_only=True, frozen=True):
         float, figure("Mean Jaccard of the held names of the pairs of books: " + OVERLAP_RULE)
     ]
     book_pairs: Annotated[int, figure("Pairs of books holding names that week")]
-    approved_books: Annotated[int, figure("Books holding names that week")]
+    approved_books: Annotated[
+        int,
+        figure(
+            "Books in the week's pairs (on an alpha's page: the alpha and the approved books it overlaps)"
+        ),
+    ]
 
 
 class Mmc(Body, kw_only=True, frozen=True):

@@ -54,7 +54,8 @@ def expected_mmc(lake: Lake, alpha: str, members: list[str], window: Window) -> 
     own = lake.decisions(alpha)
     assert own is not None
     g_a = gaussianised(own).rename("ga")
-    combined = pd.concat([gaussianised(lake.decisions(m)) for m in members], axis=1).mean(axis=1).rename("c")
+    each = pd.concat([gaussianised(lake.decisions(m)) for m in members], axis=1)
+    combined = pd.concat([each.mean(axis=1).rename("c"), each.notna().sum(axis=1).rename("k")], axis=1)
     fwd = own.set_index(["date", "symbol"])["forward_return"].astype(float)
     frame = pd.concat([g_a, combined], axis=1, join="inner").join(fwd).reset_index()
     frame = frame[np.isfinite(frame["forward_return"]) & in_window(frame["date"], window)]
@@ -69,8 +70,8 @@ def expected_mmc(lake: Lake, alpha: str, members: list[str], window: Window) -> 
             continue
         rho = stats.spearmanr(e, week["forward_return"].to_numpy()).statistic
         corr = np.corrcoef(week["ga"], week["c"])[0, 1] if np.ptp(week["c"].to_numpy()) > 0 else math.nan
-        rows.append((day, float(rho), len(week), float(corr)))
-    return pd.DataFrame(rows, columns=["date", "mmc", "names", "corr"])
+        rows.append((day, float(rho), len(week), float(corr), int(week["k"].max())))
+    return pd.DataFrame(rows, columns=["date", "mmc", "names", "corr", "k"])
 
 
 def unit_weights(lake: Lake, alpha: str) -> dict[str, pd.Series]:
@@ -105,10 +106,13 @@ def expected_overlap(
             wa, wb = weights[a][day], weights[b][day]
             both = wa.index.intersection(wb.index)
             overlap = float(np.minimum(wa[both], wb[both]).sum())
-            found.append((overlap, len(both) / len(wa.index.union(wb.index))))
+            found.append((overlap, len(both) / len(wa.index.union(wb.index)), a, b))
         if found:
-            rows.append((day, np.mean([f[0] for f in found]), np.mean([f[1] for f in found]), len(found)))
-    return pd.DataFrame(rows, columns=["date", "overlap", "jaccard", "pairs"])
+            books = len({f[2] for f in found} | {f[3] for f in found})
+            rows.append(
+                (day, np.mean([f[0] for f in found]), np.mean([f[1] for f in found]), len(found), books)
+            )
+    return pd.DataFrame(rows, columns=["date", "overlap", "jaccard", "pairs", "books"])
 
 
 def check_mmc(data: dict[str, Any], want: pd.DataFrame) -> None:
@@ -117,6 +121,7 @@ def check_mmc(data: dict[str, Any], want: pd.DataFrame) -> None:
     for w, (_, e) in zip(got, want.iterrows(), strict=True):
         assert w["mmc"] == pytest.approx(e["mmc"], abs=TOL)
         assert w["mmc_names"] == e["names"]
+        assert w["approved_scoring"] == e["k"]
         if math.isnan(e["corr"]):
             assert w["correlation_to_combined"] is None
         else:
@@ -139,6 +144,7 @@ def check_overlap(rows: list[dict[str, Any]], want: pd.DataFrame) -> None:
         assert r["weight_overlap"] == pytest.approx(e["overlap"], abs=TOL)
         assert r["name_jaccard"] == pytest.approx(e["jaccard"], abs=TOL)
         assert r["book_pairs"] == e["pairs"]
+        assert r["approved_books"] == e["books"]
 
 
 # -- through the API: the demo's approvals (its seals approve the production alphas) ---------------

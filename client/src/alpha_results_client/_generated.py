@@ -4693,7 +4693,7 @@ class OverlapWeek(ApiStruct, kw_only=True, frozen=True):
     """Pairs of books holding names that week"""
 
     approved_books: int
-    """Books holding names that week"""
+    """Books in the week's pairs (on an alpha's page: the alpha and the approved books it overlaps)"""
 
 
 class Mmc(ApiStruct, kw_only=True, frozen=True):
