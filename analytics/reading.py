@@ -44,6 +44,7 @@ from analytics.entries import Warnings
 from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable
 from analytics.inputs import require_built
 from analytics.policy import Policy, default_policy
+from analytics.regimes import MarketRegimes, market_regimes
 from analytics.series import BenchmarkSeries, benchmark_series
 from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers, screener
@@ -169,6 +170,13 @@ class Reading(BuildAnswers):
         view = self.reader.benchmark_view(MARKET_BENCHMARK)
         assert view is not None  # opened, or BenchmarkMissing raised
         return benchmark_series(view, MARKET_BENCHMARK)
+
+    def market_regimes(self) -> MarketRegimes:
+        """The market benchmark's regimes; `BenchmarkMissing` when the lake has none, 503 when its
+        build predates them."""
+        view = self.reader.benchmark_view(MARKET_BENCHMARK)
+        assert view is not None  # opened, or BenchmarkMissing raised
+        return market_regimes(view, MARKET_BENCHMARK)
 
     def book(self, view: BuildView, book: str) -> str:
         """`book`, when the reader may read it (raw books only with `scope.raw`); else 400

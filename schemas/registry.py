@@ -62,6 +62,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.factors"),
     Endpoint("analytics.quantiles"),
     Endpoint("analytics.residual"),
+    Endpoint("analytics.regimes"),
     Endpoint("analytics.mmc"),
     Endpoint("analytics.crowding"),
     Endpoint("analytics.doc"),

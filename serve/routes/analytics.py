@@ -32,6 +32,7 @@ from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.factors import FACTOR_MIN_WEEKS, Factors
 from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
 from schemas.bodies.quantiles import Quantiles
+from schemas.bodies.regimes import Regimes
 from schemas.bodies.residual import Residual
 from schemas.bodies.returns import BookReturns
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
@@ -46,6 +47,7 @@ from schemas.query import (
     NoQuery,
     QuantilesQuery,
     Query,
+    RegimeWindowQuery,
     ResidualQuery,
     RollingQuery,
     SignificanceQuery,
@@ -169,15 +171,48 @@ async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response
     documented=(
         "What the book's modelled execution costs take over "
         + WINDOW
-        + "; flows in normalised equity (1.0 = the book's equity at inception)"
+        + "; flows in normalised equity (1.0 = the book's equity at inception). With `regime`, over that "
+        "regime's sessions of "
+        + MARKET_BENCHMARK
+        + " only (its fills and rebalance weeks on them), which needs benchmarks.daily"
     ),
 )
-async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[Single[Costs]]:
+async def get_costs(ctx: Ctx[RegimeWindowQuery], alpha: FromPath[str]) -> Response[Single[Costs]]:
     build, args = await _args(ctx, alpha)
-    # Under a millisecond of numpy on the full-size alpha: answered on the event loop, as the
-    # ledger pages are, where a thread hop would cost as much as the work.
-    answer = ctx.reading().costs(build, args)
+    if args.regime is None:
+        # Under a millisecond of numpy on the full-size alpha: answered on the event loop, as the
+        # ledger pages are, where a thread hop would cost as much as the work.
+        answer = ctx.reading().costs(build, args)
+    else:  # the benchmark's build may be opened first
+        answer = await to_thread.run_sync(ctx.reading().costs, build, args)
+        ctx.validate_with(answer.version)  # the run's build and the benchmark's
     return single(answer.data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings))
+
+
+@route(
+    "analytics.regimes",
+    "/v1/alphas/{alpha:str}/analytics/regimes",
+    "A book's information ratio, mean IC and hit rate in each regime of " + MARKET_BENCHMARK,
+    documented=(
+        "The book over "
+        + WINDOW
+        + " split by the regimes of "
+        + MARKET_BENCHMARK
+        + ' labelled when the benchmark is published (docs/analytics.md "Regimes"): trend (its price above or '
+        "below its 200-session average), volatility (terciles of its 63-session realised volatility over its "
+        "whole history) and drawdown (more than 10 % below its running peak), each with its unlabelled sessions. "
+        "Per regime: sessions, the information ratio of the daily returns, the weeks, the rebuilt mean IC and "
+        "hit rate by rebalance date; row all is the window. `regime` keeps one regime's row. Regime figures need "
+        "benchmarks.daily, ledger figures portfolio.ledger, IC figures signals.rebalances.get or signals.scores"
+    ),
+)
+async def get_regimes(ctx: Ctx[RegimeWindowQuery], alpha: FromPath[str]) -> Response[Single[Regimes]]:
+    build, args = await _args(ctx, alpha)
+    answer = await to_thread.run_sync(ctx.reading().regimes, build, args)  # may open the benchmark's build
+    ctx.validate_with(answer.version)  # the run's build and, for a key that may read it, the benchmark's
+    return single(
+        answer.data, _meta(ctx, build, "portfolio", ("portfolio",), answer.warnings, book=args.book)
+    )
 
 
 @route(
@@ -367,6 +402,7 @@ ROUTES = [
     list_drawdowns,
     list_rolling,
     get_costs,
+    get_regimes,
     get_returns,
     get_live,
     get_attribution,

@@ -150,6 +150,31 @@ def assert_cost_curves(page: Any, scope: str, costs: dict[str, Any]) -> None:
     assert len(drawn) == len(served) and all(close(a, b) for a, b in zip(drawn, served, strict=True))
 
 
+def assert_regimes(page: Any, scope: str, regimes: dict[str, Any]) -> None:
+    """The table by regime of SPY as served (issue 50, item 5): a row per served regime, in its
+    order, each cell carrying the served count or value exactly, and the cut points."""
+    page.wait_for_selector(f"{scope} table.regimes-table")
+    shown = page.eval_on_selector_all(
+        f"{scope} table.regimes-table tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.regime,"
+        " ...[...tr.children].slice(1).map(c => c.dataset.value ?? '')])",
+    )
+    served = regimes["by_regime"]
+    assert [row[0] for row in shown] == [row["regime"] for row in served]
+    for row, want in zip(shown, served, strict=True):
+        counts = [want["regime_sessions"], want["regime_weeks"]]
+        assert [None if v in ("", "null") else int(float(v)) for v in row[1:3]] == counts, (row, want)
+        for text, name in zip(
+            row[3:], ("information_ratio", "rebuilt_mean_ic", "rebuilt_hit_rate"), strict=True
+        ):
+            value = want[name]["value"]
+            assert (text == "") if value is None else close(float(text), value), (want["regime"], name, text)
+    assert_entries(
+        entry_values(page, f"{scope} table.regimes-cuts"),
+        {k: regimes[k] for k in ("volatility_low_cut", "volatility_high_cut")},
+    )
+
+
 def assert_mmc(page: Any, scope: str, mmc: dict[str, Any], crowding: dict[str, Any]) -> None:
     """The meta-model contribution and the crowding as served (issue 50, item 8): every stat entry
     exactly, the weekly mmc and overlap lines the served series, the factor rows the served ones,
@@ -247,6 +272,7 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     assert entry_values(page, "#costs table.costs")["break_even_bps"][0].endswith(" bps")
     assert_drawn(page, "turnover-deciles")
     assert_cost_curves(page, "#costs", costs)
+    assert_regimes(page, "#regimes", site.api(f"{base}/regimes", token).json()["data"])
 
     # What the alpha adds to the approved book, and the approved books' crowding (issue 50, item 8).
     page.wait_for_selector("#mmc table.crowding")

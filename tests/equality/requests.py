@@ -27,6 +27,8 @@ from urllib.parse import quote
 
 import polars as pl
 
+from schemas import choices
+
 SEED = 20_240_611
 
 TOKENS = ("raw", "plain", "testonly", "alphaonly", "metaonly")
@@ -75,6 +77,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.factors": re.compile(r"/v1/alphas/[^/]+/analytics/factors"),
     "analytics.quantiles": re.compile(r"/v1/alphas/[^/]+/analytics/quantiles"),
     "analytics.residual": re.compile(r"/v1/alphas/[^/]+/analytics/residual"),
+    "analytics.regimes": re.compile(r"/v1/alphas/[^/]+/analytics/regimes"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
     "analytics.mmc": re.compile(r"/v1/alphas/[^/]+/analytics/mmc"),
     "analytics.crowding": re.compile(r"/v1/analytics/crowding"),
@@ -915,9 +918,51 @@ class Generator:
         self.promotion_preview()
         # Issue 46's calendar returns and trailing beta, last, with a generator of its own (as capacity).
         self.calendar_returns()
+        # Issue 49's weeks' first pages as the pipeline writes them, last, with a generator of its own.
+        self.first_pages()
+        # Issue 50's regimes of SPY, last, with a generator of its own (as capacity).
+        self.regimes()
         # Issue 50's meta-model contribution and crowding, last, with a generator of their own.
         self.mmc_crowding()
         return self.requests
+
+    def first_pages(self) -> None:
+        """Issue 49 item 2: each alpha's weeks' first pages of default fields (what the pipeline
+        writes as JSON, served from its file) for keys without raw fields, with the defaults left
+        out and spelled out, and the same page for the raw key (made from the rows)."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:first_pages")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/rebalances/"
+                for day in self.rng.sample(alpha.rebalances, min(3, len(alpha.rebalances))):
+                    self.add(base + day.isoformat(), ["plain", "testonly", "raw"])
+                    spelled = [("limit", "100"), ("offset", "0"), ("sort", "score"), ("order", "desc")]
+                    self.add(base + day.isoformat() + query(self.shuffled(spelled)), ["plain"])
+        finally:
+            self.rng = shared
+
+    def regimes(self) -> None:
+        """Issue 50's `/analytics/regimes` per alpha (every token), a random book, window and regime,
+        and `/analytics/costs` over a random regime; bad input (a regime that is not one)."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:regimes")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics"
+                self.add(f"{base}/regimes", TOKENS)
+                for route in ("regimes", "costs"):
+                    params = [
+                        ("book", self.rng.choice(("long_short", "long_only", "raw_long_short"))),
+                        ("regime", self.rng.choice(choices.REGIMES)),
+                        *self.window(alpha.sessions, p_none=0.5),
+                    ]
+                    self.add(
+                        f"{base}/{route}" + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id)
+                    )
+            path = f"/v1/alphas/{self.facts.alphas[0].alpha_id}/analytics"
+            for bad in ("regimes?regime=trend", "regimes?regime=trend:sideways", "costs?regime=up"):
+                self.add(f"{path}/{bad}", ["raw", "plain"])
+        finally:
+            self.rng = shared
 
     def mmc_crowding(self) -> None:
         """Issue 50's `/analytics/mmc` per alpha and `/analytics/crowding` (an app without records:

@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-6c856dbc12d9"
+REGISTRY_VERSION = "r-939675c353d0"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -2673,6 +2673,91 @@ class CostsResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/costs` (analytics.costs)."""
 
     data: Costs
+
+    meta: Meta
+
+
+class RegimeRow(ApiStruct, kw_only=True, frozen=True):
+    """The book over the sessions of one regime (`all`: the window's)."""
+
+    regime: str
+    """The regime, dimension:label (trend:up, volatility:high, drawdown:in, ...), or all: the window"""
+
+    dimension: str
+    """trend, volatility or drawdown (all: the whole window)"""
+
+    label: str
+    """The label: up/down, low/mid/high, in/out, or unlabelled (sessions the benchmark has not labelled
+    in this dimension, or does not have); all for the window. trend: up when the benchmark's price
+    is above its mean over the 200 sessions ending that session, else down (the first 199 sessions
+    unlabelled); volatility: the realised volatility of its 63 daily returns ending that session
+    against the terciles over its whole stored history, low, mid or high (the first 63 sessions
+    unlabelled; the cut points look ahead: a descriptive label); drawdown: in when its price is more
+    than 10 % below its running peak, else out
+    """
+
+    regime_sessions: int | None
+    """Sessions of the book in the window in this regime; a dimension's rows add up to row all's; null
+    when the ledger or the benchmark is withheld
+    """
+
+    regime_weeks: int | None
+    """Weeks of the window with a measurable IC whose rebalance date is in this regime; a dimension's
+    rows add up to row all's; null when the cross-sections or the benchmark are withheld
+    """
+
+    information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns over the regime's sessions (not in excess of the
+    risk-free rate); row all's is /analytics/costs information_ratio.net over the window
+    """
+
+    rebuilt_mean_ic: AnalyticsStat
+    """Mean of the weekly rank IC rebuilt from the rebalance cross-sections over the regime's weeks
+    (not the run's sealed mean IC, /metrics core.ic)
+    """
+
+    rebuilt_hit_rate: AnalyticsStat
+    """Share of the regime's weeks whose rebuilt IC is > 0 (not the run's sealed /metrics
+    rank_ic.conditioned.hit_rate)
+    """
+
+
+class Regimes(ApiStruct, kw_only=True, frozen=True):
+    """A book's figures by regime of the market benchmark (`/analytics/regimes`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    benchmark: str
+    """The benchmark whose regimes split the sessions (SPY)"""
+
+    regime: str | None
+    """The `regime` requested: rows all and that regime's only; null: every regime"""
+
+    volatility_low_cut: AnalyticsStat
+    """The benchmark's realised volatility at its first tercile: low up to it, mid above it (over the
+    benchmark build's whole stored history: look-ahead, a descriptive label)
+    """
+
+    volatility_high_cut: AnalyticsStat
+    """The benchmark's realised volatility at its second tercile: high above it"""
+
+    by_regime: list[RegimeRow]
+    """Row all (the window), then each regime of trend, volatility and drawdown with its unlabelled
+    sessions, in that order
+    """
+
+
+class RegimesResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/regimes` (analytics.regimes)."""
+
+    data: Regimes
 
     meta: Meta
 
@@ -6470,8 +6555,57 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("book", "book", "string", "long_short", required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param(
+                "regime",
+                "regime",
+                "string",
+                None,
+                required=False,
+                enum=(
+                    "trend:up",
+                    "trend:down",
+                    "trend:unlabelled",
+                    "volatility:low",
+                    "volatility:mid",
+                    "volatility:high",
+                    "volatility:unlabelled",
+                    "drawdown:in",
+                    "drawdown:out",
+                    "drawdown:unlabelled",
+                ),
+            ),
         ),
         CostsResponse,
+        collection=False,
+    ),
+    "analytics.regimes": Endpoint(
+        "analytics.regimes",
+        "/v1/alphas/{alpha}/analytics/regimes",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param(
+                "regime",
+                "regime",
+                "string",
+                None,
+                required=False,
+                enum=(
+                    "trend:up",
+                    "trend:down",
+                    "trend:unlabelled",
+                    "volatility:low",
+                    "volatility:mid",
+                    "volatility:high",
+                    "volatility:unlabelled",
+                    "drawdown:in",
+                    "drawdown:out",
+                    "drawdown:unlabelled",
+                ),
+            ),
+        ),
+        RegimesResponse,
         collection=False,
     ),
     "analytics.returns": Endpoint(
@@ -7090,6 +7224,7 @@ METHODS: dict[str, str] = {
     "analytics.drawdowns": "drawdowns",
     "analytics.rolling": "rolling",
     "analytics.costs": "costs",
+    "analytics.regimes": "regimes",
     "analytics.returns": "returns",
     "analytics.live": "live",
     "analytics.attribution": "attribution",
@@ -7529,6 +7664,20 @@ class GeneratedMethods:
         book: str = "long_short",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        regime: Literal[
+            "trend:up",
+            "trend:down",
+            "trend:unlabelled",
+            "volatility:low",
+            "volatility:mid",
+            "volatility:high",
+            "volatility:unlabelled",
+            "drawdown:in",
+            "drawdown:out",
+            "drawdown:unlabelled",
+        ]
+        | None = None,
     ) -> CostsResponse:
         """Break-even cost, turnover by score decile and holding period of a book.
 
@@ -7539,8 +7688,53 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `regime`: Keep only the sessions (and weekly ICs) of one regime of SPY, dimension:label
+        (docs/analytics.md "Regimes"); absent: every session.
         """
-        return self._answer("analytics.costs", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+        return self._answer(
+            "analytics.costs", {"alpha": alpha}, {"book": book, "start": start, "end": end, "regime": regime}
+        )
+
+    def regimes(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        regime: Literal[
+            "trend:up",
+            "trend:down",
+            "trend:unlabelled",
+            "volatility:low",
+            "volatility:mid",
+            "volatility:high",
+            "volatility:unlabelled",
+            "drawdown:in",
+            "drawdown:out",
+            "drawdown:unlabelled",
+        ]
+        | None = None,
+    ) -> RegimesResponse:
+        """A book's information ratio, mean IC and hit rate in each regime of SPY.
+
+        `GET /v1/alphas/{alpha}/analytics/regimes` (`analytics.regimes`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `regime`: Keep only the sessions (and weekly ICs) of one regime of SPY, dimension:label
+        (docs/analytics.md "Regimes"); absent: every session.
+        """
+        return self._answer(
+            "analytics.regimes",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "regime": regime},
+        )
 
     def returns(
         self,
@@ -9000,6 +9194,9 @@ __all__ = [
     "RebalanceIndexRow",
     "RebalanceIndexRowPage",
     "RebalanceNotFoundError",
+    "RegimeRow",
+    "Regimes",
+    "RegimesResponse",
     "RequestBodyTimeoutError",
     "RequestHeadTimeoutError",
     "RequestHeadTooLargeError",

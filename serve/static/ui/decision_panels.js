@@ -1,5 +1,5 @@
 // The decision analytics on an alpha's page: significance, drawdown episodes, rolling figures,
-// costs, risk, checks and the promote preview, each a panel of its own that loads on its own (a refusal, say a key
+// costs, regimes, risk, checks and the promote preview, each a panel of its own that loads on its own (a refusal, say a key
 // without `analytics.risk`, shows the server's message in that panel and the others still draw).
 
 import { h, panel } from "./dom.js";
@@ -10,6 +10,7 @@ import { loadFactors } from "./factors_panel.js";
 import { loadChecks } from "./checks_panel.js";
 import { loadPromotionPreview } from "./promotion_panel.js";
 import { loadCosts } from "./costs_panel.js";
+import { loadRegimes } from "./regimes_panel.js";
 import { loadMmc } from "./mmc_panel.js";
 import { loadDrawdowns } from "./drawdowns_panel.js";
 import { loadRisk } from "./risk_panel.js";
@@ -25,6 +26,7 @@ const PANELS = [
   ["drawdown-episodes", "Drawdown episodes", "GET /v1/alphas/{alpha}/analytics/drawdowns, every page", loadDrawdowns],
   ["rolling", "Rolling IC and information ratio", "GET /v1/alphas/{alpha}/analytics/rolling?window=…, every page", loadRolling],
   ["costs", "Costs", "GET /v1/alphas/{alpha}/analytics/costs", loadCosts],
+  ["regimes", `By regime of ${BENCHMARK}`, "GET /v1/alphas/{alpha}/analytics/regimes", loadRegimes],
   ["attribution", "Where the P&L came from", "GET /v1/alphas/{alpha}/analytics/attribution?top=10&drop=5", loadAttribution],
   ["quantiles", "Quantile returns", "GET /v1/alphas/{alpha}/analytics/quantiles?quantiles=5", loadQuantiles],
   ["factors", "Factor attribution", "GET /v1/alphas/{alpha}/analytics/factors", loadFactors],

@@ -23,6 +23,7 @@ import { crowdingBlock, mmcBlock } from "./mmc_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
 import { decisionSummary } from "./decision_summary.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
+import { regimesBlock } from "./regimes_panel.js";
 import { add, errorBox, fill, h, note, warningList } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { DASH, fixed, int, MONTHS, pct, pp } from "./format.js";
@@ -76,6 +77,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     factors: get("/analytics/factors", { book: "long_short" }),
     quantiles: get("/analytics/quantiles", quantileParams()),
     residual: get("/analytics/residual", { book: "long_short" }),
+    regimes: get("/analytics/regimes", { book: "long_short" }),
     mmc: get("/analytics/mmc"),
     crowding: apiGet("/v1/analytics/crowding", {}, { signal }),
   };
@@ -206,6 +208,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("sector-ic", "Signal: IC by sector", block("ic-sectors", null, got.quantiles, (body, answer) => add(body, icBySectorBlock(answer)))),
     sheetPage("live", live && split ? outOfSample(origin).title : "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
     sheetPage("risk", `Risk against ${BENCHMARK}`, block("risk", null, got.risk, (body, answer) => renderRisk(body, answer))),
+    sheetPage("regimes", `By regime of ${BENCHMARK}`, block("regimes", null, got.regimes, (body, answer) => add(body, regimesBlock(answer)))),
     sheetPage("residual", "What is new against the catalogue", block("residual", null, got.residual, (body, answer) => add(body, residualBlock(answer)))),
     sheetPage("mmc", "Contribution to the approved book (meta-model contribution)", block("mmc", null, got.mmc, (body, answer) => add(body, mmcBlock(answer)))),
     sheetPage("crowding", "Crowding of the approved books", block("crowding", null, got.crowding, (body, answer) => add(body, crowdingBlock(answer)))),
