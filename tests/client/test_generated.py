@@ -310,6 +310,7 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
         "returns": _generated.BookReturns,
         "mmc": _generated.Mmc,
         "crowding": _generated.Crowding,
+        "regimes": _generated.Regimes,
     }
     paths = list(shared_analytics_doc()["fields"])
     assert len(paths) > 100
