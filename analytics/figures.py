@@ -62,6 +62,7 @@ from schemas.bodies.comparison import Comparison
 from schemas.bodies.decay import Decay
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.live import Live
+from schemas.bodies.mmc import Crowding
 from schemas.bodies.promotions import DecisionAction, PromotionPreview
 from schemas.bodies.residual import Residual
 from schemas.bodies.service import Warning
@@ -75,6 +76,7 @@ from schemas.query import (
     Query,
     ResidualQuery,
     ScreenQuery,
+    WindowQuery,
 )
 
 Weights = Mapping[str, float] | Sequence[float]
@@ -257,6 +259,11 @@ class Figures:
             end=end,
         )
         return _collected(self.reading().contribution(self.build(alpha), q), warnings)
+
+    def crowding(self, start: Date = None, end: Date = None) -> Crowding:
+        """`/v1/analytics/crowding`: how alike the books of the approved alphas of `standings` are
+        (weekly name and weight overlap, shared factor loadings; `analytics.mmc`)."""
+        return self.reading().crowding(WindowQuery(start=start, end=end)).data
 
     def residual(self, alpha: str, reference: Sequence[str] | None = None, **params: Any) -> Residual:
         """`/analytics/residual` of one book (`ResidualQuery`: `book`, `start`, `end`): its daily

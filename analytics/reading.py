@@ -28,7 +28,7 @@ from functools import cached_property
 
 import numpy as np
 
-from analytics import checks, decay, live, promotion, residual, screen, sets, significance
+from analytics import checks, decay, live, mmc, promotion, residual, screen, sets, significance
 from analytics.access import FULL_ACCESS, Access, require_readable
 from analytics.answer import Answer
 from analytics.build_answers import BuildAnswers
@@ -56,6 +56,7 @@ from datasets.served import Catalogue
 from schemas.bodies.analytics import Significance
 from schemas.bodies.decay import Decay
 from schemas.bodies.decisions import Checks, Contribution
+from schemas.bodies.mmc import Crowding, Mmc
 from schemas.bodies.promotions import (
     CheckChange,
     DecisionAction,
@@ -73,6 +74,7 @@ from schemas.query import (
     ResidualQuery,
     ScreenQuery,
     SignificanceQuery,
+    WindowQuery,
 )
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
@@ -455,6 +457,49 @@ class Reading(BuildAnswers):
         warnings = Warnings()
         data = contribution_of(self.snapshot, alpha, reference, window, weighting, q.weight, warnings)
         return Answer(data, warnings.entries, version)
+
+    def approved_views(self, alpha: str | None = None) -> list[BuildView]:
+        """The builds of the approved alphas the reader may read, by id, `alpha` excepted (an approved
+        alpha the lake does not publish has no build to read: it is not among them)."""
+        self.whole_catalogue()
+        catalogue = self.snapshot.catalogue
+        views = []
+        for other in sorted(self.standings.approved):
+            if other == alpha or not self.scope.may_read(other) or other not in catalogue.alphas:
+                continue
+            found = self.reader.alpha(other)
+            if found is not None:
+                views.append(self.reader.view(found))
+        return views
+
+    def _approved_tag(self, ids: tuple[str, ...], *parts: str) -> str:
+        catalogue = self.snapshot.catalogue
+        return catalogue_tag(catalogue, sets.set_mask(catalogue, ids), *parts, ",".join(ids))
+
+    def mmc(self, view: BuildView, q: WindowQuery) -> Answer[Mmc]:
+        """The alpha's meta-model contribution against the approved alphas the reader may read
+        (`analytics.mmc`), the alpha itself excluded from them."""
+        require_readable(self.scope.access, "cross_sections")
+        alpha = view.alpha_id
+        members = self.approved_views(alpha)
+        window: Window = (q.start, q.end)
+        data = mmc.mmc_payload(view, members, alpha in self.standings.approved, window)
+        ids = tuple(m.alpha_id for m in members)
+        # The alpha's build and the builds of the approved alphas the reader may read, nothing else.
+        version = self._approved_tag(
+            (alpha, *ids), "mmc", alpha, repr(window), repr(alpha in self.standings.approved)
+        )
+        return Answer(data, [], version)
+
+    def crowding(self, q: WindowQuery) -> Answer[Crowding]:
+        """Overlap and shared factor loadings of the approved books the reader may read."""
+        require_readable(self.scope.access, "cross_sections")
+        members = self.approved_views()
+        window: Window = (q.start, q.end)
+        data = mmc.crowding_payload(members, window)
+        return Answer(
+            data, [], self._approved_tag(tuple(m.alpha_id for m in members), "crowding", repr(window))
+        )
 
     def combine(self, q: CombineQuery) -> Answer[Combined]:
         window: Window = (q.start, q.end)

@@ -596,6 +596,13 @@ class BookWindowQuery(Query, frozen=True):
     end: To = END
 
 
+class WindowQuery(Query, frozen=True):
+    """A window of weeks (`/analytics/mmc`, `/analytics/crowding`: over the approved alphas' long_short books)."""
+
+    start: From = START
+    end: To = END
+
+
 Regime = Annotated[
     str | None,
     Meta(

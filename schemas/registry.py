@@ -64,6 +64,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.quantiles"),
     Endpoint("analytics.residual"),
     Endpoint("analytics.regimes"),
+    Endpoint("analytics.mmc"),
+    Endpoint("analytics.crowding"),
     Endpoint("analytics.doc"),
     Endpoint("exports.list"),
     Endpoint("exports.download"),

@@ -101,6 +101,8 @@ def assert_entries(shown: dict[str, tuple[str, str]], served: dict[str, Any]) ->
             elif entry["unit"] == "per_year":
                 assert text.endswith(" per year"), (name, text, entry)  # one turnover basis, per year
                 four_digits(text, entry["value"])
+            elif entry["unit"] == "t_statistic":
+                assert text == f"{entry['value']:.2f}", (name, text, entry)  # two decimals, as labels.js
             else:
                 four_digits(text, entry["value"])
 
@@ -205,6 +207,47 @@ def assert_decay(page: Any, scope: str, decay: dict[str, Any]) -> None:
     assert len(bars) == len(means) > 0 and all(close(a, b) for a, b in zip(bars, means, strict=True))
 
 
+def assert_mmc(page: Any, scope: str, mmc: dict[str, Any], crowding: dict[str, Any]) -> None:
+    """The meta-model contribution and the crowding as served (issue 50, item 8): every stat entry
+    exactly, the weekly mmc and overlap lines the served series, the factor rows the served ones,
+    and the approved set named as served."""
+    assert_entries(entry_values(page, f"{scope} table.mmc"), flat_entries(mmc))
+    assert_entries(entry_values(page, f"{scope} table.crowding"), flat_entries(crowding))
+
+    def line(chart: str, series: str) -> list[float | None] | None:
+        found = page.eval_on_selector_all(
+            f"{scope} svg[data-chart='{chart}'] [data-series='{series}']",
+            "ps => ps.map(p => p.dataset.values)",
+        )
+        return json.loads(found[0]) if found else None
+
+    weekly = [w["mmc"] for w in mmc["weekly"]]
+    drawn = line("mmc-weekly", "mmc (IC of the neutralised score)")
+    assert (
+        (drawn is None)
+        if not weekly
+        else (drawn is not None and all(close(a, b) for a, b in zip(drawn, weekly, strict=True)))
+    )
+    overlap = [w["weight_overlap"] for w in crowding["weekly"]]
+    drawn = line("crowding-weekly", "weight overlap")
+    assert (
+        (drawn is None)
+        if not overlap
+        else (drawn is not None and all(close(a, b) for a, b in zip(drawn, overlap, strict=True)))
+    )
+    factors = page.eval_on_selector_all(
+        f"{scope} table.crowding-factors tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.factor, Number(tr.children[1].dataset.value)])",
+    )
+    assert [f for f, _ in factors] == [f["factor"] for f in crowding["factors"]]
+    assert all(
+        close(a, f["combined_exposure"]) for (_, a), f in zip(factors, crowding["factors"], strict=True)
+    )
+    summary = page.inner_text(f"{scope} #mmc-summary")
+    assert all(a in summary for a in mmc["approved"]["alphas"]), summary
+    assert f"{mmc['mmc_weeks']} weeks" in summary, summary
+
+
 @pytest.mark.e2e
 def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_checks(
     site: Site, tab: Any, tmp_path: Path
@@ -265,6 +308,14 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
 
     page.wait_for_selector("#decay table.decay-haircut")
     assert_decay(page, "#decay", site.api(f"{base}/decay", token).json()["data"])
+    # What the alpha adds to the approved book, and the approved books' crowding (issue 50, item 8).
+    page.wait_for_selector("#mmc table.crowding")
+    assert_mmc(
+        page,
+        "#mmc",
+        site.api(f"{base}/mmc", token).json()["data"],
+        site.api("/v1/analytics/crowding", token).json()["data"],
+    )
 
     page.wait_for_selector("#risk table.risk")
     risk = site.api(f"{base}/risk", token).json()["data"]

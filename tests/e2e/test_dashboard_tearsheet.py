@@ -36,7 +36,7 @@ import pytest
 import tests.e2e.test_dashboard as shared
 from tests.conftest import backend_unavailable
 from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
-from tests.e2e.test_dashboard_decisions import assert_cost_curves, assert_decay, assert_regimes
+from tests.e2e.test_dashboard_decisions import assert_cost_curves, assert_decay, assert_mmc, assert_regimes
 
 site = shared.site
 tab = shared.tab
@@ -63,6 +63,8 @@ TOPICS = [
     "risk",
     "regimes",
     "residual",
+    "mmc",
+    "crowding",
     "checks",
     "significance",
     "costs",
@@ -838,6 +840,14 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     # Decay: the expected live information ratio and the IC's half-life as served (issue 50, item 7).
     decay = site.api(f"/v1/alphas/{ALPHA}/analytics/decay", token).json()["data"]
     assert_decay(page, "#tearsheet", decay)
+
+    # The contribution to the approved book and the crowding of the approved books (issue 50, item 8).
+    assert_mmc(
+        page,
+        "#tearsheet",
+        site.api(f"/v1/alphas/{ALPHA}/analytics/mmc", token).json()["data"],
+        site.api("/v1/analytics/crowding", token).json()["data"],
+    )
 
     # What is new against the catalogue: /analytics/residual's figures and betas as served.
     residual = site.api(f"/v1/alphas/{ALPHA}/analytics/residual", token).json()["data"]

@@ -80,6 +80,8 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.residual": re.compile(r"/v1/alphas/[^/]+/analytics/residual"),
     "analytics.regimes": re.compile(r"/v1/alphas/[^/]+/analytics/regimes"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
+    "analytics.mmc": re.compile(r"/v1/alphas/[^/]+/analytics/mmc"),
+    "analytics.crowding": re.compile(r"/v1/analytics/crowding"),
 }
 
 
@@ -923,6 +925,8 @@ class Generator:
         self.regimes()
         # Issue 50's decay and expected live haircut, last, with a generator of its own (as capacity).
         self.decay()
+        # Issue 50's meta-model contribution and crowding, last, with a generator of their own.
+        self.mmc_crowding()
         return self.requests
 
     def first_pages(self) -> None:
@@ -983,6 +987,24 @@ class Generator:
                 self.add(f"{path}?{bad}", ["raw"])
             for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
                 self.add(f"/v1/alphas/{missing}/analytics/decay", TOKENS)
+        finally:
+            self.rng = shared
+
+    def mmc_crowding(self) -> None:
+        """Issue 50's `/analytics/mmc` per alpha and `/analytics/crowding` (an app without records:
+        nothing approved, so not measurable with its reason), over a random window, and bad input."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:mmc_crowding")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics/mmc"
+                self.add(base, TOKENS)
+                self.add(base + query(self.shuffled(self.window(alpha.sessions))), ["raw"])
+            self.add("/v1/analytics/crowding", TOKENS)
+            for bad in ("from=2022-02-30", "from=2022-03-01&to=2021-03-01"):
+                self.add(f"/v1/alphas/{self.facts.alphas[0].alpha_id}/analytics/mmc?{bad}", ["raw"])
+                self.add(f"/v1/analytics/crowding?{bad}", ["raw"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/mmc", TOKENS)
         finally:
             self.rng = shared
 

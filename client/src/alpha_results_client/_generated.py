@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-496597a42f3a"
+REGISTRY_VERSION = "r-51d4e9473bb4"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -4848,6 +4848,196 @@ class ContributionResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class ApprovedSet(ApiStruct, kw_only=True, frozen=True):
+    """The approved alphas a figure is computed over."""
+
+    alphas: list[str]
+    """The approved alphas the key may read that the figures are over, by id"""
+
+    approved_count: int
+    """How many approved alphas the figures are over (only approved alphas the key may read are counted
+    or named)
+    """
+
+    alpha_excluded: bool
+    """Whether the alpha is approved itself and so left out of the combined scores and books it is
+    compared with
+    """
+
+
+class MmcWeek(ApiStruct, kw_only=True, frozen=True):
+    """One week of `weekly`: a decision date with an mmc."""
+
+    date: dt.date
+    """The decision date"""
+
+    mmc: float
+    """The week's meta-model contribution: Each week (a decision date in the window), every approved
+    alpha the key may read (the alpha itself excluded) has its decisions.score rank-gaussianised
+    over the names it scored (Phi^-1((rank - 0.5) / n), average ranks); the combined score of a name
+    is the mean of those of the approved alphas that scored it (equal weights). The alpha's score,
+    rank-gaussianised the same way, is residualised on the combined score by a cross-sectional OLS
+    with an intercept over the names both hold with a finite forward return; the week's mmc is the
+    IC of that residual: Spearman (average ranks) with decisions.forward_return, the
+    rank-correlation rule of the IC, at least 3 names and neither side constant
+    """
+
+    mmc_names: int
+    """Names in the week's regression: scored by the alpha and an approved alpha, with a forward return"""
+
+    approved_scoring: int
+    """Most approved alphas scoring one of those names"""
+
+    correlation_to_combined: float | None
+    """Pearson correlation of the alpha's gaussianised score with the combined score over the same
+    names; null when either is constant
+    """
+
+
+class OverlapWeek(ApiStruct, kw_only=True, frozen=True):
+    """One week of an overlap series: a decision date with at least one pair of books."""
+
+    date: dt.date
+    """The decision date"""
+
+    weight_overlap: float
+    """Mean weight overlap of the pairs of books: each book's long_short target weights at the decision
+    date, normalised to unit gross (|w| / sum |w|); two books' weight overlap is sum over names of
+    min(|w_i|, |w_j|) (0: no name in common, 1: the same weights up to sign) and their name Jaccard
+    |held_i & held_j| / |held_i | held_j| (held: a non-zero weight); a week's figure is the mean
+    over the pairs of books holding names that week
+    """
+
+    name_jaccard: float
+    """Mean Jaccard of the held names of the pairs of books: each book's long_short target weights at
+    the decision date, normalised to unit gross (|w| / sum |w|); two books' weight overlap is sum
+    over names of min(|w_i|, |w_j|) (0: no name in common, 1: the same weights up to sign) and their
+    name Jaccard |held_i & held_j| / |held_i | held_j| (held: a non-zero weight); a week's figure is
+    the mean over the pairs of books holding names that week
+    """
+
+    book_pairs: int
+    """Pairs of books holding names that week"""
+
+    approved_books: int
+    """Books in the week's pairs (on an alpha's page: the alpha and the approved books it overlaps)"""
+
+
+class Mmc(ApiStruct, kw_only=True, frozen=True):
+    """What an alpha's scores add to the approved alphas' combined scores (`/analytics/mmc`)."""
+
+    alpha: str
+    """The alpha"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    method: str
+    """How the weekly mmc is computed"""
+
+    approved: ApprovedSet
+    """The approved alphas combined (only approved alphas the key may read are counted or named)"""
+
+    mmc_weeks: int
+    """Weeks of the window with an mmc"""
+
+    mmc_mean: AnalyticsStat
+    """Mean of the weekly mmc over the weeks with one; not measurable without an approved alpha or a
+    week
+    """
+
+    mmc_t_stat: AnalyticsStat
+    """t-statistic of the mean weekly mmc (weeks taken as independent: no autocorrelation correction)"""
+
+    correlation_to_combined_mean: AnalyticsStat
+    """Mean over the weeks with an mmc of the weekly correlation of the alpha's score with the combined
+    score
+    """
+
+    weight_overlap_with_approved: AnalyticsStat
+    """Mean over weeks of the alpha's long_short book's mean weight overlap with the approved books:
+    each book's long_short target weights at the decision date, normalised to unit gross (|w| / sum
+    |w|); two books' weight overlap is sum over names of min(|w_i|, |w_j|) (0: no name in common, 1:
+    the same weights up to sign) and their name Jaccard |held_i & held_j| / |held_i | held_j| (held:
+    a non-zero weight); a week's figure is the mean over the pairs of books holding names that week
+    """
+
+    weekly: list[MmcWeek]
+    """Each week with an mmc, in date order"""
+
+    overlap_weekly: list[OverlapWeek]
+    """Each week's overlap of the alpha's book with the approved books (pairs: the alpha with each)"""
+
+
+class MmcResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/mmc` (analytics.mmc)."""
+
+    data: Mmc
+
+    meta: Meta
+
+
+class SharedFactor(ApiStruct, kw_only=True, frozen=True):
+    """One factor of `factors`: the approved books' shared loading on it."""
+
+    factor: str
+    """The factor (a sector or a style of the seal's loadings)"""
+
+    combined_exposure: float
+    """Mean over weeks of the approved books' mean exposure to the factor: the exposure of their
+    equally weighted combination (analytics_factor_exposures of long_short)
+    """
+
+    exposure_dispersion: float
+    """Mean over weeks of the cross-book standard deviation (ddof=0) of the exposures: low is shared"""
+
+    factor_weeks: int
+    """Weeks with at least two approved books exposed"""
+
+
+class Crowding(ApiStruct, kw_only=True, frozen=True):
+    """Crowding inside the catalogue: how alike the approved books are (`/analytics/crowding`)."""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    approved: ApprovedSet
+    """The approved books compared (only approved alphas the key may read are counted or named)"""
+
+    overlap_weeks: int
+    """Weeks of the window with at least one pair of books"""
+
+    weight_overlap_mean: AnalyticsStat
+    """Mean over weeks of the approved books' mean pairwise weight overlap: each book's long_short
+    target weights at the decision date, normalised to unit gross (|w| / sum |w|); two books' weight
+    overlap is sum over names of min(|w_i|, |w_j|) (0: no name in common, 1: the same weights up to
+    sign) and their name Jaccard |held_i & held_j| / |held_i | held_j| (held: a non-zero weight); a
+    week's figure is the mean over the pairs of books holding names that week
+    """
+
+    name_jaccard_mean: AnalyticsStat
+    """Mean over weeks of the approved books' mean pairwise Jaccard of held names: each book's
+    long_short target weights at the decision date, normalised to unit gross (|w| / sum |w|); two
+    books' weight overlap is sum over names of min(|w_i|, |w_j|) (0: no name in common, 1: the same
+    weights up to sign) and their name Jaccard |held_i & held_j| / |held_i | held_j| (held: a
+    non-zero weight); a week's figure is the mean over the pairs of books holding names that week
+    """
+
+    weekly: list[OverlapWeek]
+    """Each week with a pair of books, in date order"""
+
+    factors: list[SharedFactor]
+    """The shared loadings of the approved books, by factor"""
+
+
+class CrowdingResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/analytics/crowding` (analytics.crowding)."""
+
+    data: Crowding
+
+    meta: Meta
+
+
 class Bound(ApiStruct, kw_only=True, frozen=True):
     """A check's threshold: a minimum, a maximum, or both (the turnover band)."""
 
@@ -6876,6 +7066,26 @@ ENDPOINTS: dict[str, Endpoint] = {
         ContributionResponse,
         collection=False,
     ),
+    "analytics.mmc": Endpoint(
+        "analytics.mmc",
+        "/v1/alphas/{alpha}/analytics/mmc",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        MmcResponse,
+        collection=False,
+    ),
+    "analytics.crowding": Endpoint(
+        "analytics.crowding",
+        "/v1/analytics/crowding",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        CrowdingResponse,
+        collection=False,
+    ),
     "analytics.checks": Endpoint(
         "analytics.checks",
         "/v1/alphas/{alpha}/analytics/checks",
@@ -7179,6 +7389,8 @@ METHODS: dict[str, str] = {
     "analytics.screen": "screen",
     "analytics.combine": "combine",
     "analytics.contribution": "contribution",
+    "analytics.mmc": "mmc",
+    "analytics.crowding": "crowding",
     "analytics.checks": "checks",
     "analytics.promotion_preview": "promotion_preview",
     "analytics.compare": "compare",
@@ -8242,6 +8454,33 @@ class GeneratedMethods:
             },
         )
 
+    def mmc(
+        self, alpha: str, start: dt.date | str | None = None, end: dt.date | str | None = None
+    ) -> MmcResponse:
+        """What the alpha's scores add to the approved alphas' combined scores (meta-model
+        contribution).
+
+        `GET /v1/alphas/{alpha}/analytics/mmc` (`analytics.mmc`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("analytics.mmc", {"alpha": alpha}, {"start": start, "end": end})
+
+    def crowding(
+        self, start: dt.date | str | None = None, end: dt.date | str | None = None
+    ) -> CrowdingResponse:
+        """How alike the approved books are: name and weight overlap, shared factor loadings.
+
+        `GET /v1/analytics/crowding` (`analytics.crowding`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("analytics.crowding", {}, {"start": start, "end": end})
+
     def checks(
         self,
         alpha: str,
@@ -8929,6 +9168,7 @@ __all__ = [
     "AnalyticsNotBuiltError",
     "AnalyticsStat",
     "AnnualisationFactors",
+    "ApprovedSet",
     "Attribution",
     "AttributionResponse",
     "AutocorrelationPoint",
@@ -8993,6 +9233,8 @@ __all__ = [
     "CostLevel",
     "Costs",
     "CostsResponse",
+    "Crowding",
+    "CrowdingResponse",
     "DataField",
     "DataRequirements",
     "Decay",
@@ -9077,6 +9319,9 @@ __all__ = [
     "MetricsFieldDoc",
     "MetricsResponse",
     "MissingApiKeyError",
+    "Mmc",
+    "MmcResponse",
+    "MmcWeek",
     "Monotonicity",
     "MonthIc",
     "MonthOfYearIc",
@@ -9090,6 +9335,7 @@ __all__ = [
     "NotAcceptableError",
     "NotFoundError",
     "OtherAlpha",
+    "OverlapWeek",
     "Pagination",
     "Panel",
     "Parameter",
@@ -9155,6 +9401,7 @@ __all__ = [
     "ScreenRowPage",
     "SectorIc",
     "SectorPart",
+    "SharedFactor",
     "Signal",
     "SignalProcessing",
     "Significance",

@@ -12,6 +12,7 @@ import { loadPromotionPreview } from "./promotion_panel.js";
 import { loadCosts } from "./costs_panel.js";
 import { loadRegimes } from "./regimes_panel.js";
 import { loadDecay } from "./decay_panel.js";
+import { loadMmc } from "./mmc_panel.js";
 import { loadDrawdowns } from "./drawdowns_panel.js";
 import { loadRisk } from "./risk_panel.js";
 import { loadRolling } from "./rolling_panel.js";
@@ -32,6 +33,7 @@ const PANELS = [
   ["quantiles", "Quantile returns", "GET /v1/alphas/{alpha}/analytics/quantiles?quantiles=5", loadQuantiles],
   ["factors", "Factor attribution", "GET /v1/alphas/{alpha}/analytics/factors", loadFactors],
   ["capacity", "Capacity", "GET /v1/alphas/{alpha}/analytics/capacity", loadCapacity],
+  ["mmc", "Contribution to the approved book", "GET /v1/alphas/{alpha}/analytics/mmc and GET /v1/analytics/crowding (the approved alphas you may read)", loadMmc],
 ];
 
 /** The panels, in a container to place on the page; each starts loading at once. */

@@ -10,7 +10,8 @@
 // concentration); factor attribution and exposures (one small chart a style factor); quantile
 // returns; the signal's IC by month and by sector; live against backtest; the expected live
 // information ratio and the IC's half-life by horizon (decay); risk; checks with the
-// reason of every verdict; significance; costs; capacity. Its charts are SVG with axes, units and a
+// reason of every verdict; significance; costs; capacity; the contribution to the approved book
+// (meta-model contribution) and the crowding of the approved books. Its charts are SVG with axes, units and a
 // legend, so the page prints as shown (print CSS in dashboard.css) and "Download HTML" saves it as
 // one self-contained file (tearsheet_export.js). A page whose request fails shows the error in its place.
 
@@ -19,6 +20,7 @@ import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, names
 import { renderChecks } from "./checks_panel.js";
 import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { residualBlock } from "./residual_panel.js";
+import { crowdingBlock, mmcBlock } from "./mmc_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
 import { haircutBlock, icDecayBlock } from "./decay_panel.js";
 import { decisionSummary } from "./decision_summary.js";
@@ -79,6 +81,8 @@ export async function renderTearsheet(main, alpha, { signal }) {
     quantiles: get("/analytics/quantiles", quantileParams()),
     residual: get("/analytics/residual", { book: "long_short" }),
     regimes: get("/analytics/regimes", { book: "long_short" }),
+    mmc: get("/analytics/mmc"),
+    crowding: apiGet("/v1/analytics/crowding", {}, { signal }),
   };
   const names = Object.keys(asked);
   const settled = await Promise.allSettled(Object.values(asked));
@@ -211,6 +215,8 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("risk", `Risk against ${BENCHMARK}`, block("risk", null, got.risk, (body, answer) => renderRisk(body, answer))),
     sheetPage("regimes", `By regime of ${BENCHMARK}`, block("regimes", null, got.regimes, (body, answer) => add(body, regimesBlock(answer)))),
     sheetPage("residual", "What is new against the catalogue", block("residual", null, got.residual, (body, answer) => add(body, residualBlock(answer)))),
+    sheetPage("mmc", "Contribution to the approved book (meta-model contribution)", block("mmc", null, got.mmc, (body, answer) => add(body, mmcBlock(answer)))),
+    sheetPage("crowding", "Crowding of the approved books", block("crowding", null, got.crowding, (body, answer) => add(body, crowdingBlock(answer)))),
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
     sheetPage("costs", "Costs", block("costs", null, got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" })))),
