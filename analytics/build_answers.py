@@ -1,4 +1,4 @@
-"""The answers of one alpha's build (issue 46): metrics, costs, drawdowns, rolling, risk, returns,
+"""The answers of one alpha's build (issue 46): metrics, costs, uncertainty, drawdowns, rolling, risk, returns,
 live, attribution, capacity, factors, quantiles and the comparison of two builds, each declared once.
 
 Each answer checks what its figures need in the order every surface gives it (the build's analytics
@@ -28,6 +28,7 @@ from analytics import (
     quantiles,
     risk,
     rolling,
+    uncertainty,
 )
 from analytics.access import require_readable
 from analytics.answer import Answer
@@ -46,6 +47,7 @@ from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.returns import BookReturns
+from schemas.bodies.uncertainty import Uncertainty
 from schemas.query import (
     AttributionQuery,
     BookWindowPageQuery,
@@ -104,6 +106,13 @@ class BuildAnswers:
         book = self._book(view, q.book)
         warnings = Warnings()
         data = costs.costs_payload(view, book, (q.start, q.end), self.scope.access, warnings)
+        return self._answer(data, warnings, view.build_id)
+
+    def uncertainty(self, view: BuildView, q: BookWindowQuery) -> Answer[Uncertainty]:
+        """Bootstrap intervals of the book's headline figures over the window."""
+        book = self._book(view, q.book)
+        warnings = Warnings()
+        data = uncertainty.uncertainty_payload(view, book, (q.start, q.end), self.scope.access, warnings)
         return self._answer(data, warnings, view.build_id)
 
     def drawdowns(self, view: BuildView, q: BookWindowPageQuery) -> Answer[Page]:
