@@ -172,9 +172,9 @@ def stat(
     (the key may not read its data, the run has none) or, when computed, why it has no value.
     `context` fills the `{book}` of its source."""
     entry = found.figures.get(name)
-    if entry is None:
-        return declared_stat(body, name, None, reason, context)
-    if not math.isfinite(entry.point):
+    if entry is None:  # not read: no observations, nothing drawn
+        entry = Interval(math.nan, math.nan, math.nan, 0, 0.0)
+    elif not math.isfinite(entry.point):
         few = entry.observations < bootstrap.MIN_OBSERVATIONS
         reason = (
             f"fewer than {bootstrap.MIN_OBSERVATIONS} observations in the window"

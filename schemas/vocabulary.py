@@ -1033,6 +1033,15 @@ TERMS: tuple[Term, ...] = (
         null=NOT_MEASURABLE,
     ),
     Term(
+        "information_ratio_lower_bound",
+        "Information ratio, lower bound of its 95% bootstrap interval",
+        "The lower bound of the 95% stationary block-bootstrap interval of the book's information ratio over the window (/analytics/uncertainty information_ratio.lower): daily times sqrt(252), not in excess of the risk-free rate",
+        "ratio",
+        basis="per year",
+        annualisation="annualised",
+        null=NOT_MEASURABLE,
+    ),
+    Term(
         "decay_ratio",
         "Decay ratio",
         "Out-of-sample information ratio over the in-sample one: 1 holds up, 0 nothing left, below 0 reversed; not measurable while the out-of-sample part holds fewer than 63 sessions or the in-sample information ratio is not positive",

@@ -62,6 +62,7 @@ TOPICS = [
     "residual",
     "checks",
     "significance",
+    "uncertainty",
     "costs",
     "cost-curve",
     "cost-capital",
