@@ -87,7 +87,7 @@ def block_length(x: np.ndarray) -> float:
     return float(max(1.0, min(b, float(b_max))))
 
 
-def _blocks(rng: np.random.Generator, n: int, count: int, mean_block: float) -> tuple[np.ndarray, np.ndarray]:
+def draw_blocks(rng: np.random.Generator, n: int, count: int, mean_block: float) -> tuple[np.ndarray, np.ndarray]:
     """(starts, lengths), `count` rows of blocks whose lengths add up to n in every row (blocks past
     the n-th value have length 0; columns where every row's block has length 0 are cut off)."""
     if mean_block <= 1.0:  # every block one value long: the plain bootstrap, no lengths to draw
@@ -109,7 +109,7 @@ def _blocks(rng: np.random.Generator, n: int, count: int, mean_block: float) -> 
             break
         width *= 2  # too few blocks drawn for some row: draw again, wider (the stream moves on)
     begins = ends - lengths
-    lengths = np.clip(n - begins, 0, lengths)
+    lengths = np.maximum(np.minimum(n - begins, lengths), 0)  # the last block cut at n, those after it empty
     used = int(np.max(np.count_nonzero(lengths, axis=1)))  # a row's empty blocks are its last
     return starts[:, :used], lengths[:, :used]
 
@@ -137,26 +137,34 @@ Moments = tuple[np.ndarray, np.ndarray, np.ndarray]
 """(sum, sum of squares, count) of each resample's finite values."""
 
 
-def moments_of(series: list[np.ndarray], starts: np.ndarray, lengths: np.ndarray) -> list[Moments]:
+def moments_of(
+    series: list[np.ndarray], starts: np.ndarray, lengths: np.ndarray, squared: list[bool] | None = None
+) -> list[Moments]:
     """The moments of each series (all of the same n values) over the resamples (starts, lengths): a
     block's sum is two prefix sums of (x, x) apart, gathered by flat positions computed once (one
-    1-d gather per column: numpy's gathers of rows of a 2-d array are several times slower). Each
-    series is centred on the mean of its finite values, which the sums add back, so no precision is
-    lost to a large mean; a value that is not finite counts as no value."""
+    1-d gather per column: numpy's gathers of rows of a 2-d array are several times slower); blocks
+    all one value long (the plain bootstrap) gather the values themselves. Each series is centred on
+    the mean of its finite values, which the sums add back, so no precision is lost to a large mean;
+    a value that is not finite counts as no value. `squared`: whether each series' sums of squares
+    are read (NaN where not: a mean needs none)."""
     n = series[0].size
     shape = starts.shape
     first, last = starts.ravel(), (starts + lengths).ravel()  # <= 2n - 1: a block is at most n long
+    plain = shape[1] == n and int(lengths.max(initial=0)) == 1
 
     def summed(values: np.ndarray) -> np.ndarray:
+        if plain:
+            return np.sum(values.take(first).reshape(shape), axis=1)
         prefix = np.concatenate([[0.0], np.cumsum(np.concatenate([values, values]))])
         return np.sum((prefix.take(last) - prefix.take(first)).reshape(shape), axis=1)
 
     out: list[Moments] = []
-    for x in series:
+    for x, square in zip(series, squared or [True] * len(series), strict=True):
         finite = np.isfinite(x)
         centre = float(np.mean(x[finite])) if finite.any() else 0.0
         d = np.where(finite, x - centre, 0.0)
-        sums, squares = summed(d), summed(d * d)
+        sums = summed(d)
+        squares = summed(d * d) if square else np.full(shape[0], np.nan)
         counts = np.full(shape[0], float(n)) if finite.all() else summed(finite.astype(np.float64))
         # Back to x: sum x = sum d + k c; sum x^2 = sum d^2 + 2 c sum d + k c^2 (k values).
         out.append((sums + counts * centre, squares + 2 * centre * sums + counts * centre * centre, counts))
@@ -202,6 +210,7 @@ class Statistic:
     of_series: Callable[[np.ndarray], float]
     name: str
     moments: bool = True  # reads the resamples' moments only
+    squares: bool = True  # and of them the sums of squares
 
 
 def _mean_rows(r: Resamples) -> np.ndarray:
@@ -248,7 +257,9 @@ class _RangeTable:
         self.log2 = np.zeros(m + 1, dtype=np.int64)
         self.log2[2:] = np.floor(np.log2(np.arange(2, m + 1))).astype(np.int64)
 
-    def _two(self, table: np.ndarray, lo: np.ndarray, hi: np.ndarray, k: np.ndarray, pick: Callable) -> np.ndarray:
+    def _two(
+        self, table: np.ndarray, lo: np.ndarray, hi: np.ndarray, k: np.ndarray, pick: Callable
+    ) -> np.ndarray:
         row = k * table.shape[1]  # flat positions: one gather each, not numpy's (row, column) indexing
         flat = table.ravel()
         return pick(flat[row + lo], flat[row + hi - (1 << k) + 1])
@@ -306,14 +317,14 @@ def _max_drawdown_rows(r: Resamples) -> np.ndarray:
     rise_of, dip_of, fall_of = _short_paths(level, n, longest)
     starts, lengths = r.starts, r.lengths
     short = np.minimum(lengths, longest)
-    at = short * n + starts  # flat positions in the (length, start) tables
-    rise, dip, fall = rise_of.ravel()[at], dip_of.ravel()[at], fall_of.ravel()[at]
+    at = (short * n + starts).ravel()  # flat positions in the (length, start) tables
+    rise, dip, fall = (table.ravel().take(at).reshape(starts.shape) for table in (rise_of, dip_of, fall_of))
     long = np.nonzero(lengths > longest)
     if long[0].size:
         lo = starts[long]
         high, low, deep = _RangeTable(level).query(lo, lo + lengths[long])
         rise[long], dip[long], fall[long] = high - level[lo], low - level[lo], deep
-    gain = level[starts + lengths] - level[starts]  # 0 for an empty block, as its rise and its dip
+    gain = (level.take((starts + lengths).ravel()) - level.take(starts.ravel())).reshape(starts.shape)  # 0 if empty
     before = np.cumsum(gain, axis=1) - gain  # the log equity each block starts at
     peak = np.maximum.accumulate(before + rise, axis=1)
     peak_before = np.maximum(np.concatenate([np.zeros((peak.shape[0], 1)), peak[:, :-1]], axis=1), 0.0)
@@ -330,7 +341,7 @@ def _max_drawdown_laid_out(r: Resamples) -> np.ndarray:
     return np.maximum(np.max(1.0 - equity / peak, axis=1), 0.0)
 
 
-MEAN = Statistic(_mean_rows, lambda x: float(np.mean(x)), "mean")
+MEAN = Statistic(_mean_rows, lambda x: float(np.mean(x)), "mean", squares=False)
 RATIO = Statistic(_ratio_rows, mean_over_std, "mean / std(ddof=1)")
 MAX_DRAWDOWN = Statistic(_max_drawdown_rows, max_drawdown_fraction, "max drawdown fraction", moments=False)
 # The names significance has always used
@@ -349,7 +360,7 @@ def point(series: np.ndarray, statistic: Statistic) -> float:
 
 
 def resamples_of(x: np.ndarray, rng: np.random.Generator, count: int, mean_block: float) -> Resamples:
-    return Resamples(x, *_blocks(rng, x.size, count, mean_block))
+    return Resamples(x, *draw_blocks(rng, x.size, count, mean_block))
 
 
 def percentile_interval(draws: np.ndarray, confidence: float) -> tuple[float, float]:

@@ -343,7 +343,9 @@ def _information_ratio_lower_bound(
         side, parameter = next(iter(check.parameters.items()))
         return Figure(None, OPTIONAL_OFF.format(id=check.id, side=side, parameter=parameter), book, WINDOW)
     if not access.ledger:
-        return Figure(None, withheld("ledger", "checks.information_ratio_lower_bound", warnings), book, WINDOW)
+        return Figure(
+            None, withheld("ledger", "checks.information_ratio_lower_bound", warnings), book, WINDOW
+        )
     if inputs.ledger(view, book) is None:
         return Figure(None, "the run has no ledger for this book", book, WINDOW)
     entry = uncertainty.intervals(view, book, window, access).figures["information_ratio"]

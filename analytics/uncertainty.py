@@ -88,15 +88,16 @@ def group_intervals(
     if measurable:
         length = max(bootstrap.block_length(bootstrap.finite(series[name][0])) for name in measurable)
         n = next(iter(series.values()))[0].size
-        blocks = bootstrap._blocks(rng, n, resamples, length) if blocks is None else blocks
-    out: dict[str, Interval] = {}
+        blocks = bootstrap.draw_blocks(rng, n, resamples, length) if blocks is None else blocks
+    out = {name: Interval(math.nan, math.nan, math.nan, counted[name], 0.0) for name in series}
+    if blocks is None:  # no series with enough observations
+        return out
     # The moments of every distinct series read for them, in one pass over the blocks
     summed = {id(series[name][0]): series[name][0] for name in measurable if series[name][1].moments}
-    known = dict(zip(summed, bootstrap.moments_of(list(summed.values()), *blocks), strict=True)) if summed else {}
-    for name, (x, statistic, scale) in series.items():
-        if name not in measurable or blocks is None:
-            out[name] = Interval(math.nan, math.nan, math.nan, counted[name], 0.0)
-            continue
+    squared = [any(s.squares for x, s, _ in series.values() if x is value) for value in summed.values()]
+    known = dict(zip(summed, bootstrap.moments_of(list(summed.values()), *blocks, squared), strict=True))
+    for name in measurable:
+        x, statistic, scale = series[name]
         draws = statistic.of_resamples(bootstrap.Resamples(x, *blocks, known.get(id(x))))
         lower, upper = bootstrap.percentile_interval(draws, confidence)
         point = statistic.of_series(bootstrap.finite(x))
@@ -113,7 +114,9 @@ def session_series(ledger: inputs.Ledger, per_year: int) -> dict[str, Series]:
     )
 
 
-def session_series_of(r: np.ndarray, excess: np.ndarray, turnover: np.ndarray, per_year: int) -> dict[str, Series]:
+def session_series_of(
+    r: np.ndarray, excess: np.ndarray, turnover: np.ndarray, per_year: int
+) -> dict[str, Series]:
     """The session figures' series: the daily returns, the same less the risk-free return, the
     one-way turnover (NaN where none: left out of its mean), one per session."""
     root = math.sqrt(per_year)
@@ -156,7 +159,9 @@ def intervals(view: BuildView, book: str, window: Window, access: Access) -> Int
         return Intervals(figures, sessions, weeks)
 
     if window == (None, None):
-        return view.memo(f"analytics:uncertainty:{book}:{int(access.ledger)}{int(access.cross_sections)}", compute)
+        return view.memo(
+            f"analytics:uncertainty:{book}:{int(access.ledger)}{int(access.cross_sections)}", compute
+        )
     return compute()
 
 

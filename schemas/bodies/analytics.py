@@ -125,7 +125,8 @@ class AnalyticsStat(Body, kw_only=True, frozen=True):
     ) = UNSET
     observations: int | UnsetType = UNSET
     block_length: (
-        Annotated[float, Meta(description="Bootstrap figures: the mean block length of the resamples.")] | UnsetType
+        Annotated[float, Meta(description="Bootstrap figures: the mean block length of the resamples.")]
+        | UnsetType
     ) = UNSET
     family_size: (
         Annotated[

@@ -208,17 +208,17 @@ def explicit_interval(
     block: float | None = None,
 ) -> tuple[float | None, float | None]:
     """The percentile interval of `statistic` over stationary-bootstrap resamples of the finite
-    values, the blocks drawn by `analytics.bootstrap._blocks` (the unit under test) with mean length
+    values, the blocks drawn by `analytics.bootstrap.draw_blocks` (the unit under test) with mean length
     `block` (None: arch's Politis-White length of the series); below 3 values nothing is drawn and
     there is no interval."""
-    from analytics.bootstrap import _blocks
+    from analytics.bootstrap import draw_blocks
 
     x = np.asarray(series, float)
     x = x[np.isfinite(x)]
     n = x.size
     if n < 3:
         return None, None
-    starts, lengths = _blocks(rng, n, resamples, politis_white(x) if block is None else block)
+    starts, lengths = draw_blocks(rng, n, resamples, politis_white(x) if block is None else block)
     draws = statistic(explicit_resamples(x, starts, lengths))
     draws = draws[np.isfinite(draws)]
     if draws.size == 0:
@@ -318,7 +318,12 @@ def test_bootstrap_of_three_observations_ignores_resamples_of_one_value(
             entry = boot[name]
             rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([boot["seed"], stream])))
             lower, upper = explicit_interval(
-                series_of(window), resample_ratios, rng, boot["resamples"], boot["confidence"], entry["block_length"]
+                series_of(window),
+                resample_ratios,
+                rng,
+                boot["resamples"],
+                boot["confidence"],
+                entry["block_length"],
             )
             where = (name, window, entry, lower, upper)
             assert entry["observations"] == 3, where

@@ -82,7 +82,11 @@ def session_series(lake: ref.Lake, alpha: str, book: str, window: Window) -> tup
     assert ledger is not None
     r = ledger["ending_equity"].to_numpy(float) / ledger["starting_equity"].to_numpy(float) - 1.0
     keep = np.isfinite(r)
-    return r[keep], (r - ledger["risk_free_return"].to_numpy(float))[keep], ledger["turnover"].to_numpy(float)[keep]
+    return (
+        r[keep],
+        (r - ledger["risk_free_return"].to_numpy(float))[keep],
+        ledger["turnover"].to_numpy(float)[keep],
+    )
 
 
 def week_series(lake: ref.Lake, alpha: str, window: Window) -> np.ndarray:
@@ -174,7 +178,13 @@ def test_intervals_on_archs_resamples_are_archs(lake: ref.Lake, alpha: str) -> N
         for i, name in enumerate(names):
             got = found[name]
             assert close(got.point, points[i]), (alpha, name, got, points[i])
-            assert close(got.lower, lower[i]) and close(got.upper, upper[i]), (alpha, name, got, lower[i], upper[i])
+            assert close(got.lower, lower[i]) and close(got.upper, upper[i]), (
+                alpha,
+                name,
+                got,
+                lower[i],
+                upper[i],
+            )
             assert close(got.block_length, b), (alpha, name, got.block_length, b)
 
 
@@ -186,7 +196,7 @@ def test_max_drawdown_of_blocks_is_the_laid_out_one() -> None:
     rng = np.random.default_rng(3)
     r = 0.01 * rng.standard_normal(300) + 0.0005
     for mean_block in (1.0, 3.0, 40.0, 250.0):
-        starts, lengths = bootstrap._blocks(np.random.default_rng(11), r.size, 200, mean_block)
+        starts, lengths = bootstrap.draw_blocks(np.random.default_rng(11), r.size, 200, mean_block)
         resamples = bootstrap.Resamples(r, starts, lengths)
         laid = r[resamples.positions() % r.size]
         expected = np.array([max_drawdown_pct(row) / 100.0 for row in laid])
@@ -219,7 +229,7 @@ def test_served_bounds_are_the_quantiles_of_the_resamples(
     ):
         n = series[0].size
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([data["seed"], stream])))
-        starts, lengths = bootstrap._blocks(rng, n, data["resamples"], data[names[0]]["block_length"])
+        starts, lengths = bootstrap.draw_blocks(rng, n, data["resamples"], data[names[0]]["block_length"])
         positions = bootstrap.Resamples(series[0], starts, lengths).positions() % n
         draws = np.array([figures(*(x[p] for x in series)) for p in positions])
         points = figures(*series)
@@ -229,7 +239,9 @@ def test_served_bounds_are_the_quantiles_of_the_resamples(
             low, high = np.quantile(column, [0.025, 0.975])
             assert entry["value"] == pytest.approx(points[i], rel=TOL), (name, entry)
             assert close(entry["lower"], low) and close(entry["upper"], high), (alpha, name, entry, low, high)
-            assert entry["observations"] == np.count_nonzero(np.isfinite(series[min(i, len(series) - 1)])) or name in (
+            assert entry["observations"] == np.count_nonzero(
+                np.isfinite(series[min(i, len(series) - 1)])
+            ) or name in (
                 "turnover",
                 "excess_sharpe",
             )
@@ -244,16 +256,22 @@ def test_points_are_the_figures_served_under_their_names(api: Api, alpha: str) -
     and week) for the whole history; /analytics/checks' information_ratio and turnover and
     /analytics/significance's bootstrap block (the same entries: the same resamples) for windows."""
     whole = answer(api, alpha)
-    part = api.ok(f"/v1/alphas/{alpha}/analytics/live", book="long_short", split="9999-12-31")["data"]["in_sample"]
+    part = api.ok(f"/v1/alphas/{alpha}/analytics/live", book="long_short", split="9999-12-31")["data"][
+        "in_sample"
+    ]
     for name in FIGURES:
         assert whole[name]["value"] == part[name]["value"], (alpha, name, whole[name], part[name])
     for window in ((None, None), ("2021-03-01", "2021-12-31"), ("2021-09-01", None)):
         data = answer(api, alpha, window)
-        checks = api.ok(f"/v1/alphas/{alpha}/analytics/checks", book="long_short", **window_params(window))["data"]
+        checks = api.ok(f"/v1/alphas/{alpha}/analytics/checks", book="long_short", **window_params(window))[
+            "data"
+        ]
         by_id = {c["id"]: c for c in checks["checks"]}
         assert data["information_ratio"]["value"] == by_id["information_ratio"]["value"], (alpha, window)
         assert data["turnover"]["value"] == by_id["turnover"]["value"], (alpha, window)
-        boot = api.ok(f"/v1/alphas/{alpha}/analytics/significance", **window_params(window))["data"]["bootstrap"]
+        boot = api.ok(f"/v1/alphas/{alpha}/analytics/significance", **window_params(window))["data"][
+            "bootstrap"
+        ]
         for name in ("information_ratio", "rebuilt_mean_ic", "rebuilt_icir"):
             same = {k: v for k, v in data[name].items() if k not in ("periods_per_year", "source")}
             assert {k: v for k, v in boot[name].items() if k != "source"} == same, (alpha, name)
@@ -304,8 +322,42 @@ def test_a_key_without_the_ledger_or_the_cross_sections_is_told_why(api: Api) ->
 def test_bad_input_is_a_400_and_a_short_window_is_not_measurable(api: Api) -> None:
     bad = api.get(PATH.format(alpha="momentum_12_1"), book="nope")
     assert bad.status_code == 400 and "book" in bad.text
-    reversed_window = api.get(PATH.format(alpha="momentum_12_1"), **{"from": "2022-01-01", "to": "2021-01-01"})
+    reversed_window = api.get(
+        PATH.format(alpha="momentum_12_1"), **{"from": "2022-01-01", "to": "2021-01-01"}
+    )
     assert reversed_window.status_code == 400
     data = answer(api, "momentum_12_1", ("2021-01-08", "2021-01-11"))
     entry = data["information_ratio"]
-    assert entry["value"] is None and entry["status"] == "not_measurable" and "fewer than 3" in entry["withheld_reason"]
+    assert (
+        entry["value"] is None
+        and entry["status"] == "not_measurable"
+        and "fewer than 3" in entry["withheld_reason"]
+    )
+
+
+# ---------------------------------------------------------------- the optional policy check
+
+
+@pytest.mark.parametrize(
+    ("book", "window"), [("long_short", (None, None)), ("long_only", ("2021-03-01", "2021-12-31"))]
+)
+def test_the_optional_check_is_the_intervals_lower_bound(api: Api, book: str, window: Window) -> None:
+    """Off by default (no value, no threshold, not in the summary's verdict); on with a request's
+    bound, its value is exactly the interval's lower bound and its verdict the comparison."""
+    path = "/v1/alphas/momentum_12_1/analytics/checks"
+    off = api.ok(path, book=book, **window_params(window))["data"]
+    entry = next(c for c in off["checks"] if c["id"] == "information_ratio_lower_bound")
+    assert entry["value"] is None and entry["verdict"] == "not_measurable" and entry["threshold"] == {}, entry
+    assert (
+        entry["reason"].startswith("off: an optional check")
+        and off["policy"]["thresholds"][entry["id"]] == {}
+    )
+    lower = answer(api, "momentum_12_1", window, book)["information_ratio"]["lower"]
+    for bound in (lower - 0.25, lower + 0.25):
+        on = api.ok(path, book=book, min_information_ratio_lower_bound=bound, **window_params(window))["data"]
+        entry = next(c for c in on["checks"] if c["id"] == "information_ratio_lower_bound")
+        assert entry["value"] == lower and entry["threshold"] == {"min": bound}, entry
+        assert entry["verdict"] == ("pass" if lower >= bound else "fail"), entry
+        others = [c["verdict"] for c in on["checks"] if c["id"] != entry["id"]]
+        assert others == [c["verdict"] for c in off["checks"] if c["id"] != entry["id"]]
+        assert on["summary"]["failed"] == off["summary"]["failed"] + (entry["verdict"] == "fail")

@@ -166,7 +166,10 @@ def in_unit(text: str, value: float, unit: str) -> None:
     if unit == "percentage_points":
         assert text == f"{value:.2f}%", (text, value)
     elif unit == "per_year":
-        assert text.endswith(" per year") and math.isclose(shown_number(text), value, rel_tol=5e-3), (text, value)
+        assert text.endswith(" per year") and math.isclose(shown_number(text), value, rel_tol=5e-3), (
+            text,
+            value,
+        )
     else:
         four_digits(text, value)
 
@@ -220,7 +223,9 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
         four_digits(row[6], served["block_length"])
     holm = entry_values(page, "#significance table.multiple-testing")["holm"]
     assert close(float(holm[1]), significance["multiple_testing"]["holm"]["value"])
-    assert_uncertainty(page, "#uncertainty", site.api(f"{base}/uncertainty", token, book="long_short").json()["data"])
+    assert_uncertainty(
+        page, "#uncertainty", site.api(f"{base}/uncertainty", token, book="long_short").json()["data"]
+    )
 
     page.wait_for_selector("#drawdown-episodes table.drawdowns")
     episodes = site.api(f"{base}/drawdowns", token, limit=1000).json()["data"]
