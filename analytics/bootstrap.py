@@ -87,7 +87,9 @@ def block_length(x: np.ndarray) -> float:
     return float(max(1.0, min(b, float(b_max))))
 
 
-def draw_blocks(rng: np.random.Generator, n: int, count: int, mean_block: float) -> tuple[np.ndarray, np.ndarray]:
+def draw_blocks(
+    rng: np.random.Generator, n: int, count: int, mean_block: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(starts, lengths), `count` rows of blocks whose lengths add up to n in every row (blocks past
     the n-th value have length 0; columns where every row's block has length 0 are cut off)."""
     if mean_block <= 1.0:  # every block one value long: the plain bootstrap, no lengths to draw
@@ -324,7 +326,9 @@ def _max_drawdown_rows(r: Resamples) -> np.ndarray:
         lo = starts[long]
         high, low, deep = _RangeTable(level).query(lo, lo + lengths[long])
         rise[long], dip[long], fall[long] = high - level[lo], low - level[lo], deep
-    gain = (level.take((starts + lengths).ravel()) - level.take(starts.ravel())).reshape(starts.shape)  # 0 if empty
+    gain = (level.take((starts + lengths).ravel()) - level.take(starts.ravel())).reshape(
+        starts.shape
+    )  # 0 if empty
     before = np.cumsum(gain, axis=1) - gain  # the log equity each block starts at
     peak = np.maximum.accumulate(before + rise, axis=1)
     peak_before = np.maximum(np.concatenate([np.zeros((peak.shape[0], 1)), peak[:, :-1]], axis=1), 0.0)

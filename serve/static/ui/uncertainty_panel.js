@@ -71,7 +71,7 @@ function uncertaintyTable(data) {
         entryCell(entry, key),
         numberCell(inUnit(lower, unit), lower),
         numberCell(inUnit(upper, unit), upper),
-        h("td", {}, intervalSvg(entry && entry.value, lower, upper, scale)),
+        h("td", {}, intervalSvg(entry && entry.value, lower, upper, scale, 120)), // narrower: the printed page's width
         numberCell(int(entry && entry.observations), null),
         numberCell(num(entry && entry.block_length), null),
       ];
