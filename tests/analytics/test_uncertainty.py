@@ -361,3 +361,24 @@ def test_the_optional_check_is_the_intervals_lower_bound(api: Api, book: str, wi
         others = [c["verdict"] for c in on["checks"] if c["id"] != entry["id"]]
         assert others == [c["verdict"] for c in off["checks"] if c["id"] != entry["id"]]
         assert on["summary"]["failed"] == off["summary"]["failed"] + (entry["verdict"] == "fail")
+
+
+@pytest.mark.parametrize("alpha", ["momentum_12_1", "Test_planted_factor"])
+def test_the_whole_history_points_are_the_sealed_metrics(api: Api, alpha: str) -> None:
+    """Without from/to the answer is the `/metrics`-level one: its points reproduce the run's sealed
+    core figures (the run computed them from the same ledger and IC) within 1e-9, the IC figures
+    where the run's IC reproduces (these two alphas)."""
+    whole = answer(api, alpha)
+    metrics = api.ok(f"/v1/alphas/{alpha}/metrics", granularity="overall")["data"]
+    core, conditioned = metrics["core"], metrics["rank_ic"]["conditioned"]
+    pairs = {
+        "information_ratio": core["information_ratio"],
+        "excess_sharpe": core["excess_sharpe"],
+        "max_drawdown_pct": core["max_drawdown_pct"],
+        "turnover": core["annual_turnover"],
+        "rebuilt_mean_ic": core["ic"],
+        "rebuilt_icir": core["icir"],
+        "rebuilt_hit_rate": conditioned["hit_rate"],
+    }
+    for name, sealed in pairs.items():
+        assert close(whole[name]["value"], sealed["value"]), (alpha, name, whole[name]["value"], sealed)
