@@ -1,16 +1,20 @@
 """Stationary block bootstrap (Politis, D. N. and Romano, J. P. (1994), "The Stationary
-Bootstrap", JASA 89(428)) with percentile confidence intervals.
+Bootstrap", JASA 89(428)) with percentile confidence intervals: the project's one bootstrap
+(`/analytics/significance` and `/analytics/uncertainty`).
 
 A resample is blocks of the series laid end to end until it holds n values: each block starts at
 a uniform position, has a geometric length of mean `block_length` (p = 1/mean), and wraps around
-the end of the series; the last block is cut at n. The mean block length follows a stated rule,
-n^(1/3) rounded (at least 1). Each statistic draws from its own stream,
+the end of the series; the last block is cut at n. The mean block length is Politis and White's
+(2004) automatic choice for the stationary bootstrap, with Patton, Politis and White's (2009)
+correction (`block_length`), at least 1. Each statistic draws from its own stream,
 `numpy.random.Generator(PCG64(SeedSequence([seed, stream])))` (`generator`), so the same series,
 seed, stream and number of resamples always give the same interval, whatever else is computed.
 
-The statistics served (a mean, and mean over standard deviation) need only each resample's sum
-and sum of squares, so a resample costs one prefix-sum difference per block, not one value per
-observation: the blocks are drawn, never the resampled series.
+A mean, and a mean over a standard deviation, need only each resample's sum and sum of squares,
+so those resamples cost one prefix-sum difference per block, not one value per observation: the
+blocks are drawn, never the resampled series. A share (the hit rate) is the mean of an indicator.
+The maximum drawdown depends on the order of the values: its resamples are laid out (one gather of
+count x n values) and compounded row by row.
 
 Those sums carry rounding: a resample that repeats one value (likely on a short series: 1 in 9 of
 a 3-value series' resamples) comes out with a sum of squared deviations near 1e-20 instead of 0.
@@ -22,18 +26,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+from analytics.compounding import max_drawdown_fraction
 from analytics.returns import mean_over_std
 from analytics.variance import variance_floor
 
 RESAMPLES = 2000
 SEED = 20261122
 CONFIDENCE = 0.95
-
-# (sums, sums of squares, n, variance floor) of the resamples -> the statistic of each
-Statistic = Callable[[np.ndarray, np.ndarray, int, float], np.ndarray]
+MIN_OBSERVATIONS = 3
+"""Below this, no point and no interval."""
 
 
 def generator(seed: int, stream: int) -> np.random.Generator:
@@ -41,70 +46,336 @@ def generator(seed: int, stream: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, stream])))
 
 
-def block_length(n: int) -> int:
-    """The mean block length for a series of n values: round(n^(1/3)), at least 1."""
-    return max(1, round(n ** (1.0 / 3.0)))
+def block_length(x: np.ndarray) -> float:
+    """Politis and White's (2004) optimal mean block length of the stationary bootstrap for the
+    series x, with Patton, Politis and White's (2009) correction (D_SB = 2 sigma^4), at least 1.
+
+    b = (2 G^2 / D_SB)^(1/3) n^(1/3), G = sum_{|k|<=M} h(k/M) |k| R(k), sigma^2 = sum_{|k|<=M}
+    h(k/M) R(k), h the flat-top (trapezoid) kernel min(1, 2(1 - |x|)), R(k) the autocovariance
+    (divided by n). M = 2 m_hat, m_hat the first lag after which K_N = max(5, floor(log10 n))
+    autocorrelations all lie within +-2 sqrt(log10(n) / n); at most ceil(sqrt(n)) + K_N; b at
+    most ceil(min(3 sqrt(n), n / 3)). The tuning constants are Patton's MATLAB program's, as
+    `arch.bootstrap.optimal_block_length` takes them (the tests compare the two)."""
+    n = x.size
+    eps = x - np.mean(x)
+    b_max = math.ceil(min(3 * math.sqrt(n), n / 3))
+    kn = max(5, int(math.log10(n)))
+    m_max = math.ceil(math.sqrt(n)) + kn
+    cv = 2 * math.sqrt(math.log10(n) / n)
+    acv = np.zeros(m_max + 1)
+    acorr = np.zeros(m_max + 1)
+    squares = np.concatenate([[0.0], np.cumsum(eps * eps)])
+    m_hat: int | None = None
+    for i in range(m_max + 1):
+        cross = float(eps[i:] @ eps[: n - i]) if i < n else 0.0
+        acv[i] = cross / n
+        # the two sums of squares of the lag's overlapping parts, as arch pairs them
+        head = squares[n] - squares[min(i + 1, n)]
+        tail = squares[max(n - i - 1, 0)]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            acorr[i] = abs(cross) / math.sqrt(head * tail) if head * tail > 0 else math.nan
+        if m_hat is None and i >= kn and bool(np.all(acorr[i - kn : i] < cv)):
+            m_hat = i - kn
+    m = min(2 * max(m_hat, 1) if m_hat is not None else m_max, m_max)
+    k = np.arange(1, m + 1)
+    kernel = np.where(k / m <= 0.5, 1.0, 2.0 * (1.0 - k / m))
+    g = float(np.sum(2.0 * kernel * k * acv[1 : m + 1]))
+    sigma2 = float(acv[0]) + float(np.sum(2.0 * kernel * acv[1 : m + 1]))
+    if sigma2 == 0 or not math.isfinite(sigma2):
+        return 1.0  # no variance to estimate a block length from
+    b = (2.0 * g * g / (2.0 * sigma2 * sigma2)) ** (1.0 / 3.0) * n ** (1.0 / 3.0)
+    return float(max(1.0, min(b, float(b_max))))
 
 
-def mean_of_rows(sums: np.ndarray, squares: np.ndarray, n: int, floor: float) -> np.ndarray:
-    return sums / n
-
-
-def ratio_of_rows(sums: np.ndarray, squares: np.ndarray, n: int, floor: float) -> np.ndarray:
-    """mean / std(ddof=1) of each resample; NaN where the resample is constant (its sum of squared
-    deviations at most `floor`)."""
-    mean = sums / n
-    deviations = squares - sums * mean
-    sd = np.sqrt(np.maximum(deviations, 0.0) / (n - 1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(deviations > floor, mean / sd, np.nan)
-
-
-def point(series: np.ndarray, statistic: Statistic) -> float:
-    """The statistic of the finite values of `series` themselves, by the rule of its resamples: NaN
-    below 3 values (no interval, no point) and, for a ratio, on a constant series."""
-    x = series[np.isfinite(series)].astype(np.float64)
-    if x.size < 3:
-        return math.nan
-    return float(np.mean(x)) if statistic is mean_of_rows else mean_over_std(x)
-
-
-def _blocks(rng: np.random.Generator, n: int, count: int, mean_block: int) -> tuple[np.ndarray, np.ndarray]:
+def draw_blocks(
+    rng: np.random.Generator, n: int, count: int, mean_block: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(starts, lengths), `count` rows of blocks whose lengths add up to n in every row (blocks past
-    the n-th value have length 0)."""
-    # Blocks a row needs: about n / mean_block; draw that plus 4 standard deviations (a row still
-    # short draws again, wider).
+    the n-th value have length 0; columns where every row's block has length 0 are cut off)."""
+    if mean_block <= 1.0:  # every block one value long: the plain bootstrap, no lengths to draw
+        return (rng.random(size=(count, n)) * n).astype(np.int64), np.ones((count, n), dtype=np.int64)
+    # Blocks a row needs: about n / b (blocks start at each value with probability 1 / b), whose
+    # standard deviation is at most sqrt(n / b); draw 5 of them more (a row still short draws again,
+    # wider).
     expected = n / mean_block
-    width = int(expected + 4 * math.sqrt(expected * mean_block) + 8)
+    width = int(expected + 5 * math.sqrt(expected) + 8)
+    # Geometric lengths of mean b by inversion, 1 + floor(log(1 - u) / log(1 - 1/b)) (numpy's
+    # `geometric` draws one at a time for p > 1/3 and is several times slower); starts floor(u n).
+    log_stay = math.log1p(-1.0 / mean_block)
     while True:
-        lengths = rng.geometric(1.0 / mean_block, size=(count, width))
-        starts = rng.integers(0, n, size=(count, width))
+        uniform = rng.random(size=(2, count, width))
+        starts = (uniform[1] * n).astype(np.int64)
+        lengths = (np.floor(np.log1p(-uniform[0]) / log_stay) + 1).astype(np.int64)
         ends = np.cumsum(lengths, axis=1)
         if np.all(ends[:, -1] >= n):
             break
         width *= 2  # too few blocks drawn for some row: draw again, wider (the stream moves on)
     begins = ends - lengths
-    lengths = np.clip(n - begins, 0, lengths)
+    lengths = np.maximum(np.minimum(n - begins, lengths), 0)  # the last block cut at n, those after it empty
+    used = int(np.max(np.count_nonzero(lengths, axis=1)))  # a row's empty blocks are its last
+    return starts[:, :used], lengths[:, :used]
+
+
+def blocks_of_indices(indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, lengths) of resamples given as rows of positions into a series of n values (as
+    `arch.bootstrap.StationaryBootstrap` draws them): a block runs while each position follows the
+    one before (n - 1 followed by 0). So any stationary-bootstrap draw feeds the same statistics."""
+    count, n = indices.shape
+    follows = np.zeros_like(indices, dtype=bool)
+    follows[:, 1:] = indices[:, 1:] == (indices[:, :-1] + 1) % n
+    rows, cols = np.nonzero(~follows)
+    widths = np.bincount(rows, minlength=count)
+    slot = np.arange(rows.size) - np.repeat(np.cumsum(widths) - widths, widths)
+    starts = np.zeros((count, int(widths.max())), dtype=np.int64)
+    lengths = np.zeros_like(starts)
+    starts[rows, slot] = indices[rows, cols]
+    ends = np.append(cols[1:], n)
+    ends[np.cumsum(widths) - 1] = n  # a row's last block runs to its end
+    lengths[rows, slot] = ends - cols
     return starts, lengths
 
 
-def resample_moments(
-    x: np.ndarray, rng: np.random.Generator, count: int, mean_block: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Sum and sum of squares of `count` stationary-bootstrap resamples of x (centred on x's mean,
-    which the returned sums add back, so no precision is lost to a large mean)."""
-    n = x.size
-    centre = float(np.mean(x))
-    d = x - centre
-    twice = np.concatenate([d, d])
-    first = np.concatenate([[0.0], np.cumsum(twice)])
-    second = np.concatenate([[0.0], np.cumsum(twice * twice)])
-    starts, lengths = _blocks(rng, n, count, mean_block)
-    stops = starts + lengths  # <= 2n - 1: a block is at most n long after the cut
-    sums = np.sum(first[stops] - first[starts], axis=1)
-    squares = np.sum(second[stops] - second[starts], axis=1)
-    # Back to x: sum x = sum d + n c; sum x^2 = sum d^2 + 2 c sum d + n c^2.
-    return sums + n * centre, squares + 2 * centre * sums + n * centre * centre
+Moments = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""(sum, sum of squares, count) of each resample's finite values."""
+
+
+def moments_of(
+    series: list[np.ndarray], starts: np.ndarray, lengths: np.ndarray, squared: list[bool] | None = None
+) -> list[Moments]:
+    """The moments of each series (all of the same n values) over the resamples (starts, lengths): a
+    block's sum is two prefix sums of (x, x) apart, gathered by flat positions computed once (one
+    1-d gather per column: numpy's gathers of rows of a 2-d array are several times slower); blocks
+    all one value long (the plain bootstrap) gather the values themselves. Each series is centred on
+    the mean of its finite values, which the sums add back, so no precision is lost to a large mean;
+    a value that is not finite counts as no value. `squared`: whether each series' sums of squares
+    are read (NaN where not: a mean needs none)."""
+    n = series[0].size
+    shape = starts.shape
+    first, last = starts.ravel(), (starts + lengths).ravel()  # <= 2n - 1: a block is at most n long
+    plain = shape[1] == n and int(lengths.max(initial=0)) == 1
+
+    def summed(values: np.ndarray) -> np.ndarray:
+        if plain:
+            return np.sum(values.take(first).reshape(shape), axis=1)
+        prefix = np.concatenate([[0.0], np.cumsum(np.concatenate([values, values]))])
+        return np.sum((prefix.take(last) - prefix.take(first)).reshape(shape), axis=1)
+
+    out: list[Moments] = []
+    for x, square in zip(series, squared or [True] * len(series), strict=True):
+        finite = np.isfinite(x)
+        centre = float(np.mean(x[finite])) if finite.any() else 0.0
+        d = np.where(finite, x - centre, 0.0)
+        sums = summed(d)
+        squares = summed(d * d) if square else np.full(shape[0], np.nan)
+        counts = np.full(shape[0], float(n)) if finite.all() else summed(finite.astype(np.float64))
+        # Back to x: sum x = sum d + k c; sum x^2 = sum d^2 + 2 c sum d + k c^2 (k values).
+        out.append((sums + counts * centre, squares + 2 * centre * sums + counts * centre * centre, counts))
+    return out
+
+
+@dataclass(frozen=True)
+class Resamples:
+    """`count` stationary-bootstrap resamples of x, held as their blocks: rows of (start, length),
+    each row's lengths adding up to n (a block wraps past x's end). A value of x that is not finite
+    is in the resamples but left out of their moments (each resample counts its own). `known`: the
+    moments, when computed with other series' (`moments_of`)."""
+
+    x: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
+    known: Moments | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.x.size)
+
+    @property
+    def moments(self) -> Moments:
+        return self.known if self.known is not None else moments_of([self.x], self.starts, self.lengths)[0]
+
+    def positions(self) -> np.ndarray:
+        """(count, n) positions into x twice over (x, x): each resample's values in order."""
+        count = self.starts.shape[0]
+        lengths = self.lengths.ravel()
+        begins = np.cumsum(lengths) - lengths  # where each block begins in the flat layout
+        return (np.repeat(self.starts.ravel() - begins, lengths) + np.arange(count * self.n)).reshape(
+            count, self.n
+        )
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """A statistic of a series: of its resamples (one value per row, NaN where not measurable) and of
+    the series' finite values (the point: the served figure's own function)."""
+
+    of_resamples: Callable[[Resamples], np.ndarray]
+    of_series: Callable[[np.ndarray], float]
+    name: str
+    moments: bool = True  # reads the resamples' moments only
+    squares: bool = True  # and of them the sums of squares
+
+
+def _mean_rows(r: Resamples) -> np.ndarray:
+    sums, _, counts = r.moments
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(counts > 0, sums / counts, np.nan)
+
+
+def _ratio_rows(r: Resamples) -> np.ndarray:
+    """mean / std(ddof=1) of each resample; NaN where the resample is constant (its sum of squared
+    deviations at most the series' variance floor) or holds fewer than 2 values."""
+    sums, squares, counts = r.moments
+    floor = variance_floor(r.x[np.isfinite(r.x)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = sums / counts
+        deviations = squares - sums * mean
+        sd = np.sqrt(np.maximum(deviations, 0.0) / (counts - 1))
+        return np.where((deviations > floor) & (counts >= 2), mean / sd, np.nan)
+
+
+class _RangeTable:
+    """Sparse tables over a level series P: its maximum, minimum and largest fall (max over i <= t
+    of P_i - P_t) on any range [lo, hi], each answered from two overlapping power-of-two ranges (a
+    fall across them from a third pair of ranges), in O(1) gathers for any number of ranges."""
+
+    def __init__(self, level: np.ndarray) -> None:
+        m = level.size
+        depth = max(1, int(m).bit_length())
+        self.high = np.zeros((depth, m))
+        self.low = np.zeros((depth, m))
+        self.fall = np.zeros((depth, m))
+        self.high[0], self.low[0] = level, level
+        for j in range(1, depth):
+            h = 1 << (j - 1)
+            width = m - (1 << j) + 1
+            if width <= 0:
+                break
+            a, b = slice(0, width), slice(h, h + width)
+            self.high[j, a] = np.maximum(self.high[j - 1, a], self.high[j - 1, b])
+            self.low[j, a] = np.minimum(self.low[j - 1, a], self.low[j - 1, b])
+            self.fall[j, a] = np.maximum(
+                np.maximum(self.fall[j - 1, a], self.fall[j - 1, b]), self.high[j - 1, a] - self.low[j - 1, b]
+            )
+        self.log2 = np.zeros(m + 1, dtype=np.int64)
+        self.log2[2:] = np.floor(np.log2(np.arange(2, m + 1))).astype(np.int64)
+
+    def _two(
+        self, table: np.ndarray, lo: np.ndarray, hi: np.ndarray, k: np.ndarray, pick: Callable
+    ) -> np.ndarray:
+        row = k * table.shape[1]  # flat positions: one gather each, not numpy's (row, column) indexing
+        flat = table.ravel()
+        return pick(flat[row + lo], flat[row + hi - (1 << k) + 1])
+
+    def query(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(max, min, largest fall) of P over each [lo, hi] (inclusive, lo <= hi)."""
+        k = self.log2[hi - lo + 1]
+        high = self._two(self.high, lo, hi, k, np.maximum)
+        low = self._two(self.low, lo, hi, k, np.minimum)
+        fall = self._two(self.fall, lo, hi, k, np.maximum)
+        # A fall from a peak only in the left range to a trough only in the right one:
+        # peak in [lo, hi - 2^k], trough in [lo + 2^k, hi] (two ranges of the same width).
+        span = 1 << k
+        rest = hi - lo + 1 - span
+        has = rest > 0
+        r = np.maximum(rest, 1)
+        k2 = self.log2[r]
+        left_hi = np.where(has, hi - span, lo)
+        right_lo = np.where(has, lo + span, hi)
+        across = self._two(self.high, lo, left_hi, k2, np.maximum) - self._two(
+            self.low, right_lo, hi, k2, np.minimum
+        )
+        return high, low, np.where(has, np.maximum(fall, across), fall)
+
+
+def _short_paths(level: np.ndarray, n: int, longest: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rise, dip, fall), each (longest + 1, n): over the levels level[s .. s + L] of every start s
+    < n and length L <= longest, the highest less the first, the lowest less the first, and the
+    largest fall (max over i <= t of level_i - level_t); one pass per length."""
+    base = level[:n]
+    rise, dip, fall = (np.zeros((longest + 1, n)) for _ in range(3))
+    for length in range(1, longest + 1):
+        v = level[length : length + n] - base
+        fall[length] = np.maximum(fall[length - 1], rise[length - 1] - v)
+        rise[length] = np.maximum(rise[length - 1], v)
+        dip[length] = np.minimum(dip[length - 1], v)
+    return rise, dip, fall
+
+
+def _max_drawdown_rows(r: Resamples) -> np.ndarray:
+    """`analytics.compounding.max_drawdown_fraction` of each resample of daily returns (the equity
+    (1 + r).cumprod() from 1.0, its deepest fall below the running peak, 1.0 counting), never laid
+    out: in log equity a block is a range of the prefix sums of log(1 + r) over (x, x), whose rise,
+    dip and largest fall are looked up (tabled once for every start and every length up to 8 mean
+    block lengths; a sparse table answers the rare longer block); the blocks then chain by a running
+    sum (the level each starts at) and a running maximum (the peak before it)."""
+    x = r.x
+    n = r.n
+    if not np.all(np.isfinite(x) & (x > -1.0)):
+        return _max_drawdown_laid_out(r)  # a session that loses everything: no log equity
+    log_growth = np.log1p(x)
+    level = np.concatenate([[0.0], np.cumsum(np.concatenate([log_growth, log_growth]))])
+    mean_length = float(np.sum(r.lengths)) / max(1, int(np.count_nonzero(r.lengths)))
+    longest = min(n, math.ceil(8 * mean_length))
+    rise_of, dip_of, fall_of = _short_paths(level, n, longest)
+    starts, lengths = r.starts, r.lengths
+    short = np.minimum(lengths, longest)
+    at = (short * n + starts).ravel()  # flat positions in the (length, start) tables
+    rise, dip, fall = (table.ravel().take(at).reshape(starts.shape) for table in (rise_of, dip_of, fall_of))
+    long = np.nonzero(lengths > longest)
+    if long[0].size:
+        lo = starts[long]
+        high, low, deep = _RangeTable(level).query(lo, lo + lengths[long])
+        rise[long], dip[long], fall[long] = high - level[lo], low - level[lo], deep
+    gain = (level.take((starts + lengths).ravel()) - level.take(starts.ravel())).reshape(
+        starts.shape
+    )  # 0 if empty
+    before = np.cumsum(gain, axis=1) - gain  # the log equity each block starts at
+    peak = np.maximum.accumulate(before + rise, axis=1)
+    peak_before = np.maximum(np.concatenate([np.zeros((peak.shape[0], 1)), peak[:, :-1]], axis=1), 0.0)
+    deepest = np.max(np.maximum(fall, peak_before - (before + dip)), axis=1)
+    return -np.expm1(-np.maximum(deepest, 0.0))
+
+
+def _max_drawdown_laid_out(r: Resamples) -> np.ndarray:
+    """The same, each resample laid out and compounded (for a series with a return of -100% or
+    below, or not finite)."""
+    growth = np.concatenate([1.0 + r.x, 1.0 + r.x])[r.positions()]
+    equity = np.cumprod(growth, axis=1)
+    peak = np.maximum(np.maximum.accumulate(equity, axis=1), 1.0)
+    return np.maximum(np.max(1.0 - equity / peak, axis=1), 0.0)
+
+
+MEAN = Statistic(_mean_rows, lambda x: float(np.mean(x)), "mean", squares=False)
+RATIO = Statistic(_ratio_rows, mean_over_std, "mean / std(ddof=1)")
+MAX_DRAWDOWN = Statistic(_max_drawdown_rows, max_drawdown_fraction, "max drawdown fraction", moments=False)
+# The names significance has always used
+mean_of_rows, ratio_of_rows = MEAN, RATIO
+
+
+def finite(series: np.ndarray) -> np.ndarray:
+    return series[np.isfinite(series)].astype(np.float64)
+
+
+def point(series: np.ndarray, statistic: Statistic) -> float:
+    """The statistic of the finite values of `series` themselves: NaN below MIN_OBSERVATIONS (no
+    interval, no point) and, for a ratio, on a constant series."""
+    x = finite(series)
+    return math.nan if x.size < MIN_OBSERVATIONS else statistic.of_series(x)
+
+
+def resamples_of(x: np.ndarray, rng: np.random.Generator, count: int, mean_block: float) -> Resamples:
+    return Resamples(x, *draw_blocks(rng, x.size, count, mean_block))
+
+
+def percentile_interval(draws: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The (1 - confidence) / 2 and (1 + confidence) / 2 quantiles (numpy's linear rule, as arch's
+    percentile interval) of the measurable draws; NaN without one."""
+    draws = draws[np.isfinite(draws)]
+    if draws.size == 0:
+        return math.nan, math.nan
+    tail = (1.0 - confidence) / 2.0
+    lower, upper = np.quantile(draws, [tail, 1.0 - tail])
+    return float(lower), float(upper)
 
 
 def interval(
@@ -113,19 +384,12 @@ def interval(
     rng: np.random.Generator,
     resamples: int = RESAMPLES,
     confidence: float = CONFIDENCE,
-) -> tuple[float, float, int]:
+) -> tuple[float, float, float]:
     """(lower, upper, mean block length) of the percentile interval of `statistic` over the
-    finite values of `series`. NaN bounds when fewer than 3 values."""
-    x = series[np.isfinite(series)].astype(np.float64)
-    n = x.size
-    if n < 3:
-        return math.nan, math.nan, 0
-    b = block_length(n)
-    sums, squares = resample_moments(x, rng, resamples, b)
-    draws = statistic(sums, squares, n, variance_floor(x))
-    draws = draws[np.isfinite(draws)]
-    if draws.size == 0:
-        return math.nan, math.nan, b
-    tail = (1.0 - confidence) / 2.0
-    lower, upper = np.quantile(draws, [tail, 1.0 - tail])
-    return float(lower), float(upper), b
+    finite values of `series`. NaN bounds (block length 0) below MIN_OBSERVATIONS values."""
+    x = finite(series)
+    if x.size < MIN_OBSERVATIONS:
+        return math.nan, math.nan, 0.0
+    b = block_length(x)
+    lower, upper = percentile_interval(statistic.of_resamples(resamples_of(x, rng, resamples, b)), confidence)
+    return lower, upper, b

@@ -1,4 +1,4 @@
-"""The answers of one alpha's build (issue 46): metrics, costs, drawdowns, rolling, risk, returns,
+"""The answers of one alpha's build (issue 46): metrics, costs, uncertainty, drawdowns, rolling, risk, returns,
 live, attribution, capacity, factors, quantiles and the comparison of two builds, each declared once.
 
 Each answer checks what its figures need in the order every surface gives it (the build's analytics
@@ -30,6 +30,7 @@ from analytics import (
     regimes,
     risk,
     rolling,
+    uncertainty,
 )
 from analytics.access import require_readable
 from analytics.answer import Answer
@@ -52,6 +53,7 @@ from schemas.bodies.metrics import Metrics
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.regimes import Regimes
 from schemas.bodies.returns import BookReturns
+from schemas.bodies.uncertainty import Uncertainty
 from schemas.query import (
     AttributionQuery,
     BookWindowPageQuery,
@@ -145,6 +147,13 @@ class BuildAnswers:
             )
         found = self.market_regimes()
         return partial(regimes.session_filter, found, regime), _with_regimes(view, found)
+
+    def uncertainty(self, view: BuildView, q: BookWindowQuery) -> Answer[Uncertainty]:
+        """Bootstrap intervals of the book's headline figures over the window."""
+        book = self._book(view, q.book)
+        warnings = Warnings()
+        data = uncertainty.uncertainty_payload(view, book, (q.start, q.end), self.scope.access, warnings)
+        return self._answer(data, warnings, view.build_id)
 
     def drawdowns(self, view: BuildView, q: BookWindowPageQuery) -> Answer[Page]:
         """Every episode of the window, deepest first (the page is cut by the caller's limit)."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics import attribution, compounding, inputs, live, residual, sets, significance
+from analytics import attribution, compounding, inputs, live, residual, sets, significance, uncertainty
 from analytics.access import Access, withheld
 from analytics.correlation import pearson_between
 from analytics.costs import information_ratio
@@ -43,6 +43,7 @@ from schemas.checks import (
     MIN,
     MIN_YEAR_SESSIONS,
     NOT_APPROVED,
+    OPTIONAL_OFF,
     PERCENT_UNITS,
     RECENT_SESSIONS,
     STRESS_MULTIPLE,
@@ -208,13 +209,18 @@ def checks_payload(
         **_live_figures(view, book, approved, window[1], access, warnings),
         "fragility": _fragility(view, book, window, access, warnings),
         "residual_information_ratio": _residual(view, book, window, residual_basis),
+        "information_ratio_lower_bound": _information_ratio_lower_bound(
+            view, book, window, access, warnings, thresholds["information_ratio_lower_bound"]
+        ),
     }
     entries = [_entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS]
     verdicts = [entry.verdict for entry in entries]
     failed, unmeasured = verdicts.count("fail"), verdicts.count("not_measurable")
-    # A live check without a value (never approved, too short a live part) leaves the verdict as the
-    # rest of the battery makes it: it counts once measured (docs/analytics.md "Checks", "Summary").
-    incomplete = any(e.verdict == "not_measurable" and e.id not in LIVE_CHECKS for e in entries)
+    # A live check without a value (never approved, too short a live part), or an optional check
+    # left off, leaves the verdict as the rest of the battery makes it: it counts once measured
+    # (docs/analytics.md "Checks", "Summary").
+    off = {check.id for check in CHECKS if check.optional and not thresholds[check.id]}
+    incomplete = any(e.verdict == "not_measurable" and e.id not in {*LIVE_CHECKS, *off} for e in entries)
     return Checks(
         alpha=view.alpha_id,
         book=book,
@@ -320,6 +326,36 @@ def _ledger_figures(
         ),
         "stressed_net_information_ratio": Figure(information_ratio(stressed, per_year), few, book, WINDOW),
     }
+
+
+def _information_ratio_lower_bound(
+    view: BuildView,
+    book: str,
+    window: Window,
+    access: Access,
+    warnings: Warnings,
+    bound: Mapping[str, float],
+) -> Figure:
+    """The lower bound of /analytics/uncertainty's information_ratio interval; not computed (a
+    bootstrap) while the check is off."""
+    check = BY_ID["information_ratio_lower_bound"]
+    if not bound:
+        side, parameter = next(iter(check.parameters.items()))
+        return Figure(None, OPTIONAL_OFF.format(id=check.id, side=side, parameter=parameter), book, WINDOW)
+    if not access.ledger:
+        return Figure(
+            None, withheld("ledger", "checks.information_ratio_lower_bound", warnings), book, WINDOW
+        )
+    if inputs.ledger(view, book) is None:
+        return Figure(None, "the run has no ledger for this book", book, WINDOW)
+    entry = uncertainty.intervals(view, book, window, access).figures["information_ratio"]
+    return Figure(
+        entry.lower,
+        "fewer than 3 daily returns with variance in the window, or no resample with variance",
+        book,
+        WINDOW,
+        context={"point": f"{entry.point:.3g}", "sessions": entry.observations},
+    )
 
 
 def _live_figures(

@@ -70,8 +70,8 @@ class Policy:
                 asked = getattr(args, parameter)
                 if asked is None:
                     continue
-                policy = sides[side]
-                if asked < policy if side == MIN else asked > policy:
+                policy = sides.get(side)  # None: an optional check's side the policy leaves open
+                if policy is not None and (asked < policy if side == MIN else asked > policy):
                     word = "at least" if side == MIN else "at most"
                     problems[parameter] = f"may only tighten the operator's policy: {word} {policy!r}"
                     loosened = True
@@ -130,11 +130,11 @@ def _thresholds(document: dict[str, Any]) -> Thresholds:
         if check is None:
             raise PolicyError(f"checks.{check_id}: unknown check (known: {', '.join(BY_ID)})")
         if not isinstance(sides, dict):
-            raise PolicyError(f"checks.{check_id}: must be a table with {' and '.join(check.defaults)}")
+            raise PolicyError(f"checks.{check_id}: must be a table with {' and '.join(check.parameters)}")
         for side, value in sides.items():
-            if side not in check.defaults:
+            if side not in check.parameters:
                 raise PolicyError(
-                    f"checks.{check_id}.{side}: {check_id} is bounded by {' and '.join(check.defaults)} only"
+                    f"checks.{check_id}.{side}: {check_id} is bounded by {' and '.join(check.parameters)} only"
                 )
             # bool is an int in Python; a threshold of `true` is a mistake, not 1
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):

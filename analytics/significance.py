@@ -24,17 +24,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics import bootstrap, inputs, multiple_testing, trial_clusters
+from analytics import bootstrap, inputs, multiple_testing, trial_clusters, uncertainty
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, conventions, declared_stat, number, window_echo
-from analytics.ic import annualisation_factor
-from analytics.metrics import metrics_inputs
-from analytics.metrics.blocks import ic_reproduction_mismatch
 from analytics.variance import measurable_std
 from datasets.catalogue_snapshot import Trials
 from datasets.queries import Window
 from datasets.reader import BuildView
-from schemas.bodies.analytics import AnalyticsStat, Bootstrap, DsrTrials, MultipleTesting, Significance
+from schemas.bodies.analytics import Bootstrap, DsrTrials, MultipleTesting, Significance
+from schemas.bodies.uncertainty import BLOCK_LENGTH_RULE
 
 EULER_GAMMA = 0.5772156649015329
 INCREMENTAL_FROM = 20_000
@@ -278,89 +276,41 @@ def significance_payload(
             None if m is None or effective is None else dsr(m, effective, variance),
             effective_reason,
         ),
-        bootstrap=_bootstrap(view, window, returns if access.ledger else None, access, warnings),
+        bootstrap=_bootstrap(view, window, access, warnings),
         multiple_testing=_multiple_testing(seen, access, warnings),
     )
 
 
-def _bootstrap(
-    view: BuildView, window: Window, returns: np.ndarray | None, access: Access, warnings: Warnings
-) -> Bootstrap:
-    """The intervals; computed once per build for the whole history, per request for a window."""
-    run = conventions(view)
-    per_year, weeks_per_year = run.sessions_per_year, run.weeks_per_year
+def _bootstrap(view: BuildView, window: Window, access: Access, warnings: Warnings) -> Bootstrap:
+    """The long_short book's intervals of `/analytics/uncertainty` (the same resamples: the two
+    routes agree), computed once per build for the whole history, per request for a window."""
     ic = inputs.weekly_ic(view)
-    ic_reason = "the run has no weekly IC (no rebalance cross-sections)" if ic is None else None
+    ic_reason = "the run has no weekly IC (no rebalance cross-sections)" if ic is None else ""
     if not access.cross_sections:
         ic_reason = withheld("cross_sections", "significance.bootstrap", warnings)
     elif ic is not None:
-        _warn_if_ic_does_not_reproduce(view, warnings)
-    ir_reason = None if returns is not None else withheld("ledger", "significance.bootstrap", warnings)
-    ic_values = np.empty(0) if ic is None or ic_reason else ic.window(window).values
-
-    def compute() -> Bootstrap:
-        figures: dict[str, AnalyticsStat] = {}
-        for stream, (name, series, statistic, scale, why) in enumerate(
-            (
-                ("rebuilt_mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, ic_reason),
-                (
-                    "rebuilt_icir",
-                    ic_values,
-                    bootstrap.ratio_of_rows,
-                    annualisation_factor(weeks_per_year),
-                    ic_reason,
-                ),
-                (
-                    "information_ratio",
-                    np.empty(0) if returns is None else returns,
-                    bootstrap.ratio_of_rows,
-                    math.sqrt(per_year),
-                    ir_reason,
-                ),
-            )
-        ):
-            lower, upper, block = bootstrap.interval(
-                series, statistic, bootstrap.generator(bootstrap.SEED, stream)
-            )
-            figures[name] = declared_stat(
-                Bootstrap,
-                name,
-                bootstrap.point(series, statistic) * scale,
-                why or "fewer than 3 observations in the window",
-                lower=number(lower * scale),
-                upper=number(upper * scale),
-                observations=int(np.count_nonzero(np.isfinite(series))),
-                block_length=block,
-            )
-        return Bootstrap(
-            method="stationary block bootstrap (Politis and Romano 1994), percentile intervals",
-            confidence=bootstrap.CONFIDENCE,
-            resamples=bootstrap.RESAMPLES,
-            seed=bootstrap.SEED,
-            block_length_rule="mean block length round(n^(1/3)), at least 1, n = observations of the series",
-            streams="each statistic its own generator: PCG64(SeedSequence([seed, stream])), stream 0 rebuilt_mean_ic, "
-            "1 rebuilt_icir, 2 information_ratio",
-            **figures,
-        )
-
-    if window == (None, None):
-        key = f"analytics:bootstrap:{int(access.cross_sections)}{int(access.ledger)}"
-        return view.memo(key, compute)
-    return compute()
-
-
-def _warn_if_ic_does_not_reproduce(view: BuildView, warnings: Warnings) -> None:
-    """The `/metrics` rule (`ic_reproduction_mismatch`, which nulls nwt.ic there) on the weekly IC
-    the bootstrap resamples: its figures are served, with the warning that the series they come
-    from does not reproduce the run's sealed mean IC."""
-    mismatch = ic_reproduction_mismatch(metrics_inputs(view))
-    if mismatch is not None:
-        warnings.add(
-            "ic_reproduction_mismatch",
-            f"{mismatch}; bootstrap.rebuilt_mean_ic and bootstrap.rebuilt_icir are computed from that rebuilt weekly IC, "
+        uncertainty.warn_if_ic_does_not_reproduce(
+            view,
+            warnings,
+            "significance.bootstrap",
+            "bootstrap.rebuilt_mean_ic and bootstrap.rebuilt_icir are computed from that rebuilt weekly IC, "
             "and multiple_testing has no nwt.ic p-value to adjust.",
-            block="significance.bootstrap",
         )
+    ir_reason = "" if access.ledger else withheld("ledger", "significance.bootstrap", warnings)
+    if access.ledger and inputs.ledger(view, "long_short") is None:
+        ir_reason = "the run has no long_short ledger"
+    found = uncertainty.intervals(view, "long_short", window, access)
+    return Bootstrap(
+        method=uncertainty.METHOD,
+        confidence=bootstrap.CONFIDENCE,
+        resamples=bootstrap.RESAMPLES,
+        seed=bootstrap.SEED,
+        block_length_rule=BLOCK_LENGTH_RULE,
+        streams=uncertainty.STREAMS + " (as /analytics/uncertainty of the long_short book)",
+        rebuilt_mean_ic=uncertainty.stat(Bootstrap, "rebuilt_mean_ic", found, ic_reason),
+        rebuilt_icir=uncertainty.stat(Bootstrap, "rebuilt_icir", found, ic_reason),
+        information_ratio=uncertainty.stat(Bootstrap, "information_ratio", found, ir_reason),
+    )
 
 
 def _multiple_testing(seen: Seen, access: Access, warnings: Warnings) -> MultipleTesting:

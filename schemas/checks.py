@@ -35,6 +35,12 @@ LIVE_CHECKS = ("live_information_ratio", "decay_ratio")
 """The checks of an approved alpha's live part (`/analytics/live` at its approval): measured once
 the alpha has an approval and LIVE_MIN_SESSIONS sessions after it; until then `not_measurable`, and
 left out of the summary's verdict (docs/analytics.md "Checks", "Summary")."""
+OPTIONAL_OFF = (
+    "off: an optional check, off unless the operator's policy ([checks.{id}] {side}) or the request ({parameter}) "
+    "bounds it"
+)
+"""The reason of an optional check that neither the policy nor the request bounds (its verdict
+not_measurable, left out of the summary's verdict)."""
 NOT_APPROVED = (
     "not_applicable: the alpha was never approved (alpha-results promote); the live checks measure the "
     "sessions after an approval"
@@ -70,6 +76,9 @@ class Check:
     """Computed over the other alphas the reader may read (the trials, the approved set): a value
     recorded with the pipeline's full view (a promotion snapshot, an event) is the reader's own only
     when the reader reads every alpha (`serve.stored_answers`)."""
+    optional: bool = False
+    """Off by default: no documented threshold (`defaults` empty); on once the operator's policy or
+    the request bounds it (`parameters` names the sides it may be bounded on)."""
 
 
 def _check(
@@ -78,16 +87,17 @@ def _check(
     definition: str,
     meaning: str,
     over_catalogue: bool = False,
-    **sides: tuple[float, str],
+    **sides: tuple[float | None, str],
 ) -> Check:
     """A check whose value is served under its id: its unit and annualisation are its term's
-    (schemas/vocabulary.py, the only place they are written)."""
+    (schemas/vocabulary.py, the only place they are written). A side whose default is None has
+    none: a check without any default is optional (off until a policy or a request bounds it)."""
     term = VOCABULARY[id]
     if term.annualisation is None:
         raise ValueError(f"the term {id!r} of a check must state its annualisation")
     return Check(
         id,
-        MappingProxyType({side: value for side, (value, _) in sides.items()}),
+        MappingProxyType({side: value for side, (value, _) in sides.items() if value is not None}),
         MappingProxyType({side: parameter for side, (_, parameter) in sides.items()}),
         term.unit,
         source,
@@ -95,6 +105,7 @@ def _check(
         meaning,
         term.annualisation,
         over_catalogue,
+        optional=all(value is None for value, _ in sides.values()),
     )
 
 
@@ -227,6 +238,16 @@ CHECKS: tuple[Check, ...] = (
         "the share of its in-sample information ratio ({backtest}) the book kept over the {sessions} sessions "
         "after its approval on {split_date} ({live} live)",
         min=(0.25, "min_decay_ratio"),
+    ),
+    _check(
+        "information_ratio_lower_bound",
+        "analytics.uncertainty",
+        "the lower bound of the 95% stationary block-bootstrap interval of the book's information ratio over "
+        "the window: /analytics/uncertainty information_ratio.lower (the information ratio as information_ratio; "
+        "Politis-White block length, 2,000 resamples, seeded); optional, off by default",
+        "the lower bound of the 95% bootstrap interval of the book's annualised information ratio ({point}) over "
+        "{sessions} sessions",
+        min=(None, "min_information_ratio_lower_bound"),
     ),
 )
 """The battery, in the order every answer lists it."""

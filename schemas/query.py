@@ -814,6 +814,9 @@ class ChecksQuery(Query, frozen=True):
         Annotated[float, _threshold("min", "live_information_ratio", "ratio")] | None
     ) = None
     min_decay_ratio: Annotated[float, _threshold("min", "decay_ratio", "ratio")] | None = None
+    min_information_ratio_lower_bound: (
+        Annotated[float, _threshold("min", "information_ratio_lower_bound", "ratio")] | None
+    ) = None
 
 
 class CompareQuery(Query, frozen=True):

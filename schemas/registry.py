@@ -48,6 +48,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.drawdowns"),
     Endpoint("analytics.rolling"),
     Endpoint("analytics.costs"),
+    Endpoint("analytics.uncertainty"),
     Endpoint("analytics.returns"),
     Endpoint("analytics.screen"),
     Endpoint("analytics.combine"),

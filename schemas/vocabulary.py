@@ -509,7 +509,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "block_length",
         "Mean block length",
-        "Mean block length used: round(n^(1/3)), at least 1",
+        "Mean block length of the stationary bootstrap's resamples: Politis and White's (2004) automatic choice with Patton, Politis and White's (2009) correction, at least 1, the longest of the series resampled together",
         "observations",
     ),
     Term(
@@ -1060,6 +1060,15 @@ TERMS: tuple[Term, ...] = (
         "Turnover",
         "Mean one-way turnover of the book's sessions, annualised, as /analytics/checks turnover",
         "per_year",
+        basis="per year",
+        annualisation="annualised",
+        null=NOT_MEASURABLE,
+    ),
+    Term(
+        "information_ratio_lower_bound",
+        "Information ratio, lower bound of its 95% bootstrap interval",
+        "The lower bound of the 95% stationary block-bootstrap interval of the book's information ratio over the window (/analytics/uncertainty information_ratio.lower): daily times sqrt(252), not in excess of the risk-free rate",
+        "ratio",
         basis="per year",
         annualisation="annualised",
         null=NOT_MEASURABLE,
@@ -1983,10 +1992,10 @@ takes the term (`doc(term=...)`): tests/contract/test_vocabulary.py holds the tw
 (issue 46, item 3: each is to be renamed); the reason says which."""
 
 GENERIC_KEYS: frozenset[str] = frozenset(
-    {"value", "alpha", "with", "difference", "min", "max", "statistic", "p_value"}
+    {"value", "alpha", "with", "difference", "min", "max", "statistic", "p_value", "lower", "upper"}
 )
 """Served names that are positions, not figures (a stat's `value`, the sides of a comparison, a
-policy's bounds): a field so named names its term."""
+policy's bounds, an interval's bounds, in their figure's unit): a field so named names its term."""
 
 
 def term_for(name: str, explicit: str | None, holds_figure: bool) -> Term | None:

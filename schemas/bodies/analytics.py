@@ -124,7 +124,10 @@ class AnalyticsStat(Body, kw_only=True, frozen=True):
         | UnsetType
     ) = UNSET
     observations: int | UnsetType = UNSET
-    block_length: int | UnsetType = UNSET
+    block_length: (
+        Annotated[float, Meta(description="Bootstrap figures: the mean block length of the resamples.")]
+        | UnsetType
+    ) = UNSET
     family_size: (
         Annotated[
             int | None,
@@ -200,7 +203,7 @@ def interval(meaning: str, formula: str, annualisation: str, source: str) -> Met
             "lower": figure("Lower bound: the 2.5% quantile of the resampled statistic"),
             "upper": figure("Upper bound: the 97.5% quantile of the resampled statistic"),
             "observations": figure("Observations of the series in the window"),
-            "block_length": figure("Mean block length used: round(n^(1/3)), at least 1"),
+            "block_length": figure("Mean block length of the resamples (block_length_rule)"),
         },
     )
 

@@ -248,9 +248,10 @@ def policy_bounds(check_id: str) -> Meta:
             source="policy",
             term=check.id,
         )
-        for side in check.defaults
+        for side in check.parameters
     }
-    return figure(f"The policy's thresholds of {check.id}", keys=sides)
+    off = " (an optional check: none unless the operator's policy sets it)" if check.optional else ""
+    return figure(f"The policy's thresholds of {check.id}{off}", keys=sides)
 
 
 class PolicyThresholds(Body, kw_only=True, frozen=True):
@@ -269,6 +270,7 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     fragility: Annotated[Bound, policy_bounds("fragility")]
     live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
     decay_ratio: Annotated[Bound, policy_bounds("decay_ratio")]
+    information_ratio_lower_bound: Annotated[Bound, policy_bounds("information_ratio_lower_bound")]
 
 
 class Policy(Body, kw_only=True, frozen=True):

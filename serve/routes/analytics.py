@@ -38,6 +38,7 @@ from schemas.bodies.residual import Residual
 from schemas.bodies.returns import BookReturns
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
 from schemas.bodies.service import Warning
+from schemas.bodies.uncertainty import Uncertainty
 from schemas.query import (
     AttributionQuery,
     BookWindowPageQuery,
@@ -214,6 +215,26 @@ async def get_regimes(ctx: Ctx[RegimeWindowQuery], alpha: FromPath[str]) -> Resp
     return single(
         answer.data, _meta(ctx, build, "portfolio", ("portfolio",), answer.warnings, book=args.book)
     )
+
+
+@route(
+    "analytics.uncertainty",
+    "/v1/alphas/{alpha:str}/analytics/uncertainty",
+    "Bootstrap confidence intervals of a book's headline figures",
+    documented=(
+        "Stationary block-bootstrap percentile intervals of the book's information ratio, excess Sharpe ratio, "
+        "maximum drawdown, turnover and rebuilt mean IC, ICIR and hit rate over "
+        + WINDOW
+        + "; each figure's value is the one /analytics/live and /analytics/checks serve under its name, its "
+        "bounds in its unit"
+    ),
+)
+async def get_uncertainty(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[Single[Uncertainty]]:
+    build, args = await _args(ctx, alpha)
+    # Tens of milliseconds of numpy for a window (the whole history's once per build): a worker thread,
+    # as significance's bootstrap.
+    answer = await to_thread.run_sync(ctx.reading().uncertainty, build, args)
+    return single(answer.data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings))
 
 
 @route(
@@ -433,6 +454,7 @@ ROUTES = [
     list_rolling,
     get_costs,
     get_regimes,
+    get_uncertainty,
     get_returns,
     get_live,
     get_decay,

@@ -109,8 +109,6 @@ def test_bootstrap_values_are_the_plain_statistics(api: Api, lake: ref.Lake, alp
             entry = boot[name]
             check_stat(entry, value, (alpha, window, name))
             assert entry["observations"] == n, (alpha, window, name)
-            if n >= 3:
-                assert entry["block_length"] == max(1, round(n ** (1 / 3))), (alpha, window, name)
             if window == (None, None) and value is not None:
                 # The demo's whole histories: the point lies inside its interval.
                 assert entry["lower"] <= value <= entry["upper"], (alpha, name, entry)
@@ -157,7 +155,7 @@ def test_bootstrap_interval_covers_the_mean_of_ar1_series() -> None:
             x[t] = phi * x[t - 1] + noise[t]
         series = mu + x[100:]
         lower, upper, block = bootstrap.interval(series, bootstrap.mean_of_rows, rng)
-        assert block == round(n ** (1 / 3))
+        assert block == pytest.approx(politis_white(series), rel=1e-9)
         covered += lower <= mu <= upper
     assert 0.88 <= covered / series_count <= 0.99, covered
 
@@ -193,20 +191,34 @@ def explicit_resamples(x: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
     return np.array(rows)
 
 
+def politis_white(x: np.ndarray) -> float:
+    """arch's Politis-White block length of the stationary bootstrap (tests/analytics/test_uncertainty.py
+    compares the unit's with it), at least 1."""
+    from arch.bootstrap import optimal_block_length
+
+    return max(1.0, float(optimal_block_length(x)["stationary"].iloc[0]))
+
+
 def explicit_interval(
-    series: np.ndarray, statistic: Statistic, rng: np.random.Generator, resamples: int, confidence: float
+    series: np.ndarray,
+    statistic: Statistic,
+    rng: np.random.Generator,
+    resamples: int,
+    confidence: float,
+    block: float | None = None,
 ) -> tuple[float | None, float | None]:
     """The percentile interval of `statistic` over stationary-bootstrap resamples of the finite
-    values, the blocks drawn by `analytics.bootstrap._blocks` (the unit under test); below 3 values
-    nothing is drawn and there is no interval."""
-    from analytics.bootstrap import _blocks
+    values, the blocks drawn by `analytics.bootstrap.draw_blocks` (the unit under test) with mean length
+    `block` (None: arch's Politis-White length of the series); below 3 values nothing is drawn and
+    there is no interval."""
+    from analytics.bootstrap import draw_blocks
 
     x = np.asarray(series, float)
     x = x[np.isfinite(x)]
     n = x.size
     if n < 3:
         return None, None
-    starts, lengths = _blocks(rng, n, resamples, max(1, round(n ** (1 / 3))))
+    starts, lengths = draw_blocks(rng, n, resamples, politis_white(x) if block is None else block)
     draws = statistic(explicit_resamples(x, starts, lengths))
     draws = draws[np.isfinite(draws)]
     if draws.size == 0:
@@ -221,7 +233,7 @@ def close12(a: float | None, b: float | None) -> bool:
 
 
 @pytest.mark.parametrize("seed", [3, 20261122])
-@pytest.mark.parametrize("n", [8, 61, 300])
+@pytest.mark.parametrize("n", [12, 61, 300])
 def test_bootstrap_interval_bounds_are_the_quantiles_of_the_resamples(seed: int, n: int) -> None:
     """Unit under test: `analytics.bootstrap.interval` against the resamples rebuilt from its blocks,
     a fresh generator of the same seed for each. The series is AR(1)-like noise around 0.3, as an IC
@@ -238,7 +250,7 @@ def test_bootstrap_interval_bounds_are_the_quantiles_of_the_resamples(seed: int,
             x, mine, np.random.Generator(np.random.PCG64(seed)), bootstrap.RESAMPLES, bootstrap.CONFIDENCE
         )
         assert close12(lower, expected[0]) and close12(upper, expected[1]), (n, unit, lower, upper, expected)
-        assert block == max(1, round((n - 1) ** (1 / 3)))
+        assert block == pytest.approx(politis_white(x[np.isfinite(x)]), rel=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -248,26 +260,21 @@ def test_bootstrap_interval_bounds_are_the_quantiles_of_the_resamples(seed: int,
 def test_served_bootstrap_bounds_are_the_quantiles_of_the_resamples(
     api: Api, lake: ref.Lake, alpha: str, window: Window
 ) -> None:
-    """Each statistic from its own stream of the served seed, PCG64(SeedSequence([seed, stream]))
-    with streams 0 mean_ic, 1 icir, 2 information_ratio, over the served series (finite weekly
-    IC; daily long_short returns)."""
+    """Each group of statistics from its own stream of the served seed, PCG64(SeedSequence([seed,
+    stream])), with the served block length (tests/analytics/test_uncertainty.py checks it is arch's):
+    stream 1 the weeks (finite weekly IC: mean_ic, icir), stream 0 the sessions (daily long_short
+    returns: information_ratio), as /analytics/uncertainty draws them."""
     boot = significance(api, alpha, window)["bootstrap"]
     ic = lake.ic(alpha, window).to_numpy()
     returns = lake.returns(alpha, "long_short", window).to_numpy()
-    for stream, (name, series, statistic, scale) in enumerate(
-        (
-            ("rebuilt_mean_ic", ic, resample_means, 1.0),
-            (
-                "rebuilt_icir",
-                ic,
-                resample_ratios,
-                math.sqrt(ref.WEEKS_PER_YEAR),
-            ),  # annualised, as every icir off /metrics
-            ("information_ratio", returns, resample_ratios, math.sqrt(ref.SESSIONS_PER_YEAR)),
-        )
+    for stream, name, series, statistic, scale in (
+        (1, "rebuilt_mean_ic", ic, resample_means, 1.0),
+        (1, "rebuilt_icir", ic, resample_ratios, math.sqrt(ref.WEEKS_PER_YEAR)),  # annualised, as every icir
+        (0, "information_ratio", returns, resample_ratios, math.sqrt(ref.SESSIONS_PER_YEAR)),
     ):
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([boot["seed"], stream])))
-        lower, upper = explicit_interval(series, statistic, rng, boot["resamples"], boot["confidence"])
+        block = boot[name]["block_length"]
+        lower, upper = explicit_interval(series, statistic, rng, boot["resamples"], boot["confidence"], block)
         assert lower is not None and upper is not None, name
         entry = boot[name]
         assert close12(entry["lower"], lower * scale), (name, entry, lower * scale)
@@ -305,13 +312,18 @@ def test_bootstrap_of_three_observations_ignores_resamples_of_one_value(
             math.sqrt(ref.WEEKS_PER_YEAR),
         ),
     ):
-        stream = {"rebuilt_icir": 1, "information_ratio": 2}[name]
+        stream = {"rebuilt_icir": 1, "information_ratio": 0}[name]
         for window in windows[::3]:
             boot = significance(api, alpha, window)["bootstrap"]
             entry = boot[name]
             rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([boot["seed"], stream])))
             lower, upper = explicit_interval(
-                series_of(window), resample_ratios, rng, boot["resamples"], boot["confidence"]
+                series_of(window),
+                resample_ratios,
+                rng,
+                boot["resamples"],
+                boot["confidence"],
+                entry["block_length"],
             )
             where = (name, window, entry, lower, upper)
             assert entry["observations"] == 3, where

@@ -291,6 +291,7 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
     roots: dict[str, type[Any]] = {
         "significance": _generated.Significance,
         "costs": _generated.Costs,
+        "uncertainty": _generated.Uncertainty,
         "correlation[]": _generated.CorrelationRow,
         "drawdowns[]": _generated.DrawdownRow,
         "rolling[]": _generated.RollingRow,

@@ -48,6 +48,7 @@ COMBINED = (ALPHA, "Test_small_universe", "value_composite_legacy")
 SHORT = "Test_short_term_reversal"  # trades on 151 of the combination's 296 sessions
 ANALYTICS_PANELS = {
     "significance": "analytics.significance",
+    "uncertainty": "analytics.uncertainty",
     "checks": "analytics.checks",
     "risk": "analytics.risk",
     "drawdown-episodes": "analytics.drawdowns",
@@ -248,6 +249,50 @@ def assert_mmc(page: Any, scope: str, mmc: dict[str, Any], crowding: dict[str, A
     assert f"{mmc['mmc_weeks']} weeks" in summary, summary
 
 
+UNCERTAINTY = (
+    "information_ratio",
+    "excess_sharpe",
+    "max_drawdown_pct",
+    "turnover",
+    "rebuilt_mean_ic",
+    "rebuilt_icir",
+    "rebuilt_hit_rate",
+)
+
+
+def in_unit(text: str, value: float, unit: str) -> None:
+    """A bound shown in its figure's unit: percentage points as a % with 2 decimals, a turnover per
+    year, a ratio to four significant digits."""
+    if unit == "percentage_points":
+        assert text == f"{value:.2f}%", (text, value)
+    elif unit == "per_year":
+        assert text.endswith(" per year") and math.isclose(shown_number(text), value, rel_tol=5e-3), (
+            text,
+            value,
+        )
+    else:
+        four_digits(text, value)
+
+
+def assert_uncertainty(page: Any, scope: str, served: dict[str, Any]) -> None:
+    """The uncertainty panel (issue 50, item 4): every figure's estimate (the cell's exact value),
+    its bounds in its unit, its interval drawn, its observations and block length as served."""
+    page.wait_for_selector(f"{scope} table.uncertainty")
+    rows = page.eval_on_selector_all(
+        f"{scope} table.uncertainty tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value,"
+        " ...[...tr.children].slice(2).map(c => c.innerText.trim()), tr.querySelectorAll('svg').length])",
+    )
+    assert [row[0] for row in rows] == list(UNCERTAINTY)
+    for name, value, lower, upper, _, observations, block, drawn in rows:
+        entry = served[name]
+        assert close(float(value), entry["value"]), (name, value, entry)
+        in_unit(lower, entry["lower"], entry["unit"])
+        in_unit(upper, entry["upper"], entry["unit"])
+        assert drawn == 1 and observations == f"{entry['observations']:,}", (name, observations)
+        four_digits(block, entry["block_length"])
+
+
 @pytest.mark.e2e
 def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_checks(
     site: Site, tab: Any, tmp_path: Path
@@ -274,9 +319,13 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
         four_digits(row[1], served["value"])
         four_digits(row[2], served["lower"])
         four_digits(row[3], served["upper"])
-        assert row[5] == str(served["observations"]) and row[6] == str(served["block_length"])
+        assert row[5] == str(served["observations"])
+        four_digits(row[6], served["block_length"])
     holm = entry_values(page, "#significance table.multiple-testing")["holm"]
     assert close(float(holm[1]), significance["multiple_testing"]["holm"]["value"])
+    assert_uncertainty(
+        page, "#uncertainty", site.api(f"{base}/uncertainty", token, book="long_short").json()["data"]
+    )
 
     page.wait_for_selector("#drawdown-episodes table.drawdowns")
     episodes = site.api(f"{base}/drawdowns", token, limit=1000).json()["data"]

@@ -67,6 +67,7 @@ TOPICS = [
     "crowding",
     "checks",
     "significance",
+    "uncertainty",
     "costs",
     "cost-curve",
     "cost-capital",

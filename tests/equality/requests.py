@@ -62,6 +62,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.drawdowns": re.compile(r"/v1/alphas/[^/]+/analytics/drawdowns"),
     "analytics.rolling": re.compile(r"/v1/alphas/[^/]+/analytics/rolling"),
     "analytics.costs": re.compile(r"/v1/alphas/[^/]+/analytics/costs"),
+    "analytics.uncertainty": re.compile(r"/v1/alphas/[^/]+/analytics/uncertainty"),
     "analytics.returns": re.compile(r"/v1/alphas/[^/]+/analytics/returns"),
     "analytics.doc": re.compile(r"/v1/alphas/[^/]+/analytics/_doc"),
     "analytics.combine": re.compile(r"/v1/analytics/combine"),
@@ -927,6 +928,8 @@ class Generator:
         self.decay()
         # Issue 50's meta-model contribution and crowding, last, with a generator of their own.
         self.mmc_crowding()
+        # Issue 50's bootstrap intervals, last, with a generator of its own (as capacity).
+        self.uncertainty()
         return self.requests
 
     def first_pages(self) -> None:
@@ -1005,6 +1008,30 @@ class Generator:
                 self.add(f"/v1/analytics/crowding?{bad}", ["raw"])
             for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
                 self.add(f"/v1/alphas/{missing}/analytics/mmc", TOKENS)
+        finally:
+            self.rng = shared
+
+    def uncertainty(self) -> None:
+        """Issue 50's `/analytics/uncertainty` per alpha: whole history (every token: a key without
+        the ledger or the cross-sections gets those figures withheld), each ledger book over a random
+        window; bad input; and the optional check it feeds, bounded by a request."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:uncertainty")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics/uncertainty"
+                self.add(base, TOKENS)
+                for book in self.book_choices(alpha, "portfolio"):
+                    params = [("book", book), *self.window(alpha.sessions)]
+                    self.add(base + query(self.shuffled(params)), ["raw"])
+            first = self.facts.alphas[0].alpha_id
+            path = f"/v1/alphas/{first}/analytics/uncertainty"
+            for bad in ("book=nope", "from=2022-02-30", "limit=5"):
+                self.add(f"{path}?{bad}", ["raw", "plain"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/uncertainty", TOKENS)
+            checks = f"/v1/alphas/{first}/analytics/checks"
+            for bound in ("-1", "0.5"):
+                self.add(f"{checks}?min_information_ratio_lower_bound={bound}", ["raw", "plain"])
         finally:
             self.rng = shared
 

@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-51d4e9473bb4"
+REGISTRY_VERSION = "r-3dbecb0af78b"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -2155,8 +2155,8 @@ class AnalyticsStat(ApiStruct, kw_only=True, frozen=True):
     observations: int | UnsetType = UNSET
     """Observations of the series in the window"""
 
-    block_length: int | UnsetType = UNSET
-    """Mean block length used: round(n^(1/3)), at least 1"""
+    block_length: float | UnsetType = UNSET
+    """Bootstrap figures: the mean block length of the resamples."""
 
     family_size: int | None | UnsetType = UNSET
     """`holm`, `benjamini_hochberg`: the hypotheses adjusted over (the alphas the key may read whose
@@ -2758,6 +2758,88 @@ class RegimesResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/regimes` (analytics.regimes)."""
 
     data: Regimes
+
+    meta: Meta
+
+
+class Uncertainty(ApiStruct, kw_only=True, frozen=True):
+    """Bootstrap confidence intervals of a book's headline figures (`/analytics/uncertainty`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    sessions: int | None
+    """Sessions of the book in the window with a daily return (what the session figures resample); null
+    for a key that may not read the ledger
+    """
+
+    weeks: int | None
+    """Weeks of the window with a measurable rebuilt IC (what the IC figures resample); null for a key
+    that may not read the rebalance cross-sections
+    """
+
+    method: str
+    """The resampling scheme and the interval"""
+
+    confidence: float
+    """Confidence level of the intervals"""
+
+    resamples: int
+    """Number of resamples"""
+
+    seed: int
+    """Seed of numpy's PCG64 generator: the same request always gives the same answer"""
+
+    block_length_rule: str
+    """How the mean block length is chosen"""
+
+    streams: str
+    """The generator stream of each group of figures (PCG64(SeedSequence([seed, stream])))"""
+
+    information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns over the window (not in excess of the risk-free
+    rate), as /analytics/checks information_ratio and /analytics/live
+    """
+
+    excess_sharpe: AnalyticsStat
+    """Sharpe ratio of the book's daily returns over the window in excess of the risk-free return the
+    ledger accrued each session, as /analytics/live
+    """
+
+    max_drawdown_pct: AnalyticsStat
+    """Deepest fall of the compounded equity over the window from its running peak (the window's start
+    at 1.0), in percentage points of the peak, as /analytics/live
+    """
+
+    turnover: AnalyticsStat
+    """Mean one-way turnover of the window's sessions, annualised, as /analytics/checks turnover"""
+
+    rebuilt_mean_ic: AnalyticsStat
+    """Mean of the weekly rank IC rebuilt from the rebalance cross-sections over the window's weeks, as
+    /analytics/significance bootstrap.rebuilt_mean_ic (not the run's sealed /metrics core.ic)
+    """
+
+    rebuilt_icir: AnalyticsStat
+    """ICIR of the rebuilt weekly IC over the window's weeks, annualised, as /analytics/significance
+    bootstrap.rebuilt_icir (not the run's sealed /metrics core.icir)
+    """
+
+    rebuilt_hit_rate: AnalyticsStat
+    """Share of the window's weeks whose rebuilt IC is > 0, as /analytics/live (not the run's sealed
+    /metrics rank_ic.conditioned.hit_rate)
+    """
+
+
+class UncertaintyResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/uncertainty` (analytics.uncertainty)."""
+
+    data: Uncertainty
 
     meta: Meta
 
@@ -5090,6 +5172,11 @@ class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
     decay_ratio: Bound
     """The policy's thresholds of decay_ratio"""
 
+    information_ratio_lower_bound: Bound
+    """The policy's thresholds of information_ratio_lower_bound (an optional check: none unless the
+    operator's policy sets it)
+    """
+
 
 class Policy(ApiStruct, kw_only=True, frozen=True):
     """The operator's thresholds (`checks_policy_file`), echoed in every answer."""
@@ -5143,7 +5230,10 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     decay_ratio: /analytics/live decay_ratio at the approval's as_of: the information ratio after
     the approval (up to the window's `to`) over the information ratio up to it (1 held up, 0 nothing
     left, below 0 reversed); measured once 63 sessions follow the approval and while the in-sample
-    information ratio is positive
+    information ratio is positive; information_ratio_lower_bound: the lower bound of the 95%
+    stationary block-bootstrap interval of the book's information ratio over the window:
+    /analytics/uncertainty information_ratio.lower (the information ratio as information_ratio;
+    Politis-White block length, 2,000 resamples, seeded); optional, off by default
     """
 
     value: float | None
@@ -5154,17 +5244,17 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
     stressed_net_information_ratio ratio, production_correlation correlation,
     residual_information_ratio ratio, ic_t_statistic t_statistic, fragility ratio,
-    live_information_ratio ratio, decay_ratio ratio (per_session: a fraction of equity traded per
-    session)
+    live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio
+    (per_session: a fraction of equity traded per session)
     """
 
     annualisation: str
     """Whether value is annualised, from the check's declaration: annualised (times sqrt(252) for an
     information ratio, 252 for the turnover: information_ratio, turnover, recent_information_ratio,
-    stressed_net_information_ratio, residual_information_ratio, live_information_ratio) or
-    not_annualisable (a probability, a share, a weight, a correlation, a t-statistic or a ratio of
-    two annualised figures: deflated_sharpe, max_weight, yearly_consistency, production_correlation,
-    ic_t_statistic, fragility, decay_ratio)
+    stressed_net_information_ratio, residual_information_ratio, live_information_ratio,
+    information_ratio_lower_bound) or not_annualisable (a probability, a share, a weight, a
+    correlation, a t-statistic or a ratio of two annualised figures: deflated_sharpe, max_weight,
+    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio)
     """
 
     threshold: Bound
@@ -5184,7 +5274,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     recent_information_ratio portfolio.ledger, yearly_consistency portfolio.ledger,
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
     residual_information_ratio analytics.residual, ic_t_statistic performance.metrics, fragility
-    analytics.attribution, live_information_ratio analytics.live, decay_ratio analytics.live
+    analytics.attribution, live_information_ratio analytics.live, decay_ratio analytics.live,
+    information_ratio_lower_bound analytics.uncertainty
     """
 
     book: str | None
@@ -5224,8 +5315,10 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     the book keeps without its best {days} days ({without}); live_information_ratio: the book's
     annualised information ratio over the {sessions} sessions after its approval on {split_date};
     decay_ratio: the share of its in-sample information ratio ({backtest}) the book kept over the
-    {sessions} sessions after its approval on {split_date} ({live} live) ({names} are the figure's
-    own: sessions counted, trials, the symbol and date held, the nearest production alpha, the live
+    {sessions} sessions after its approval on {split_date} ({live} live);
+    information_ratio_lower_bound: the lower bound of the 95% bootstrap interval of the book's
+    annualised information ratio ({point}) over {sessions} sessions ({names} are the figure's own:
+    sessions counted, trials, the symbol and date held, the nearest production alpha, the live
     part's sessions and split date). not_measurable: why there is no value; starts with
     access_limited when the key may not read the data it is built from, not_applicable for a live
     check of an alpha never approved
@@ -5316,7 +5409,7 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
     production_correlation, residual_information_ratio, ic_t_statistic, fragility,
-    live_information_ratio, decay_ratio
+    live_information_ratio, decay_ratio, information_ratio_lower_bound
     """
 
     summary: ChecksSummary
@@ -6750,6 +6843,17 @@ ENDPOINTS: dict[str, Endpoint] = {
         RegimesResponse,
         collection=False,
     ),
+    "analytics.uncertainty": Endpoint(
+        "analytics.uncertainty",
+        "/v1/alphas/{alpha}/analytics/uncertainty",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        UncertaintyResponse,
+        collection=False,
+    ),
     "analytics.returns": Endpoint(
         "analytics.returns",
         "/v1/alphas/{alpha}/analytics/returns",
@@ -7146,6 +7250,14 @@ ENDPOINTS: dict[str, Endpoint] = {
                 enum=None,
             ),
             Param("min_decay_ratio", "min_decay_ratio", "number", None, required=False, enum=None),
+            Param(
+                "min_information_ratio_lower_bound",
+                "min_information_ratio_lower_bound",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
         ),
         ChecksResponse,
         collection=False,
@@ -7377,6 +7489,7 @@ METHODS: dict[str, str] = {
     "analytics.rolling": "rolling",
     "analytics.costs": "costs",
     "analytics.regimes": "regimes",
+    "analytics.uncertainty": "uncertainty",
     "analytics.returns": "returns",
     "analytics.live": "live",
     "analytics.decay": "decay",
@@ -7887,6 +8000,27 @@ class GeneratedMethods:
             "analytics.regimes",
             {"alpha": alpha},
             {"book": book, "start": start, "end": end, "regime": regime},
+        )
+
+    def uncertainty(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+    ) -> UncertaintyResponse:
+        """Bootstrap confidence intervals of a book's headline figures.
+
+        `GET /v1/alphas/{alpha}/analytics/uncertainty` (`analytics.uncertainty`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer(
+            "analytics.uncertainty", {"alpha": alpha}, {"book": book, "start": start, "end": end}
         )
 
     def returns(
@@ -8502,6 +8636,7 @@ class GeneratedMethods:
         min_fragility: float | None = None,
         min_live_information_ratio: float | None = None,
         min_decay_ratio: float | None = None,
+        min_information_ratio_lower_bound: float | None = None,
     ) -> ChecksResponse:
         """Pass/fail checks of a book against the operator's policy.
 
@@ -8554,6 +8689,9 @@ class GeneratedMethods:
 
         `min_decay_ratio`: Tighten the `decay_ratio` check: pass only at least this (ratio); it may
         not be looser than the operator's policy (400).
+
+        `min_information_ratio_lower_bound`: Tighten the `information_ratio_lower_bound` check: pass
+        only at least this (ratio); it may not be looser than the operator's policy (400).
         """
         return self._answer(
             "analytics.checks",
@@ -8576,6 +8714,7 @@ class GeneratedMethods:
                 "min_fragility": min_fragility,
                 "min_live_information_ratio": min_live_information_ratio,
                 "min_decay_ratio": min_decay_ratio,
+                "min_information_ratio_lower_bound": min_information_ratio_lower_bound,
             },
         )
 
@@ -9430,6 +9569,8 @@ __all__ = [
     "TrailingBeta",
     "TurnoverBucket",
     "TurnoverByDecile",
+    "Uncertainty",
+    "UncertaintyResponse",
     "UnknownBookError",
     "UpstreamUnavailableError",
     "Usage",

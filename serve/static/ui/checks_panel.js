@@ -35,7 +35,7 @@ function thresholdText(threshold, unit) {
 
 /**
  * The checks as a table. `reasonRows` (the printed tear sheet) puts each check's *Why* on a row of
- * its own beneath it, the table's full width, so eleven reasons fit one page.
+ * its own beneath it, the table's full width, so thirteen reasons fit one page.
  */
 export function renderChecks(body, answer, { reasonRows = false } = {}) {
   const data = answer.data;

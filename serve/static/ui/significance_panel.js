@@ -84,7 +84,7 @@ function bootstrapTable(bootstrap) {
         numberCell(num(upper), upper),
         h("td", {}, intervalSvg(entry && entry.value, lower, upper, scale)),
         numberCell(int(entry && entry.observations), null),
-        numberCell(int(entry && entry.block_length), null),
+        numberCell(num(entry && entry.block_length), null),
       ];
     }),
     { className: "data bootstrap" },

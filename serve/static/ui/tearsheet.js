@@ -10,8 +10,9 @@
 // concentration); factor attribution and exposures (one small chart a style factor); quantile
 // returns; the signal's IC by month and by sector; live against backtest; the expected live
 // information ratio and the IC's half-life by horizon (decay); risk; checks with the
-// reason of every verdict; significance; costs; capacity; the contribution to the approved book
-// (meta-model contribution) and the crowding of the approved books. Its charts are SVG with axes, units and a
+// reason of every verdict; significance; the bootstrap intervals of the headline figures; costs;
+// capacity; the contribution to the approved book (meta-model contribution) and the crowding of the
+// approved books. Its charts are SVG with axes, units and a
 // legend, so the page prints as shown (print CSS in dashboard.css) and "Download HTML" saves it as
 // one self-contained file (tearsheet_export.js). A page whose request fails shows the error in its place.
 
@@ -36,6 +37,7 @@ import { BENCHMARK } from "./market.js";
 import { answered, buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
 import { renderRisk } from "./risk_panel.js";
 import { renderSignificance } from "./significance_panel.js";
+import { renderUncertainty } from "./uncertainty_panel.js";
 import { entryTable, unreproducedBadge } from "./stat_entry.js";
 import { divergingFill, heatmapSvg, legendSvg, lineChartSvg } from "./svg.js";
 import { downloadTearsheet } from "./tearsheet_export.js";
@@ -72,6 +74,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     risk: get("/analytics/risk", { book: "long_short" }),
     checks: get("/analytics/checks", { book: "long_short" }),
     significance: get("/analytics/significance"),
+    uncertainty: get("/analytics/uncertainty", { book: "long_short" }),
     costs: get("/analytics/costs", { book: "long_short" }),
     live: get("/analytics/live", { book: "long_short" }),
     decay: get("/analytics/decay", { book: "long_short" }),
@@ -219,6 +222,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("crowding", "Crowding of the approved books", block("crowding", null, got.crowding, (body, answer) => add(body, crowdingBlock(answer)))),
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
+    sheetPage("uncertainty", "Uncertainty: 95% bootstrap intervals", block("uncertainty", null, got.uncertainty, (body, answer) => renderUncertainty(body, answer))),
     sheetPage("costs", "Costs", block("costs", null, got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" })))),
     sheetPage("cost-curve", "Costs: the net information ratio against the cost", block("cost-curve", null, got.costs, (body, answer) => add(body, costCurveBlock(answer)))),
     sheetPage("cost-capital", "Costs rising with participation", block("cost-capital", null, got.costs, (body, answer) => add(body, costCapitalBlock(answer)))),

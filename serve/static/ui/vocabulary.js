@@ -100,6 +100,7 @@ export const TERMS = Object.freeze({
   "icir": {"label": "ICIR", "unit": "ratio", "basis": "per year"},
   "icir_per_week": {"label": "ICIR per week (not annualised)", "unit": "ratio", "basis": "per week"},
   "information_ratio": {"label": "Information ratio", "unit": "ratio", "basis": "per year"},
+  "information_ratio_lower_bound": {"label": "Information ratio, lower bound of its 95% bootstrap interval", "unit": "ratio", "basis": "per year"},
   "intercept": {"label": "Intercept (annualised)", "unit": "fraction", "basis": "per year"},
   "intercept_p_value": {"label": "p-value of the intercept", "unit": "probability", "basis": null},
   "intercept_t_statistic": {"label": "t-statistic of the intercept (Newey-West)", "unit": "t_statistic", "basis": null},
@@ -261,4 +262,4 @@ export const TERMS = Object.freeze({
 });
 
 // Served names that are positions, not figures (a stat's value, the sides of a comparison, a bound).
-export const GENERIC_KEYS = Object.freeze(["alpha", "difference", "max", "min", "p_value", "statistic", "value", "with"]);
+export const GENERIC_KEYS = Object.freeze(["alpha", "difference", "lower", "max", "min", "p_value", "statistic", "upper", "value", "with"]);
