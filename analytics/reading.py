@@ -28,8 +28,8 @@ from functools import cached_property
 
 import numpy as np
 
-from analytics import checks, promotion, residual, screen, sets, significance
-from analytics.access import FULL_ACCESS, Access, require_readable
+from analytics import checks, overfitting, promotion, residual, screen, sets, significance
+from analytics.access import FULL_ACCESS, Access, require_readable, withheld
 from analytics.answer import Answer
 from analytics.build_answers import BuildAnswers
 from analytics.combined import Combined, combination, combine_weighting
@@ -60,12 +60,14 @@ from schemas.bodies.promotions import (
     OtherAlpha,
     PromotionPreview,
 )
+from schemas.bodies.overfitting import Overfitting
 from schemas.bodies.residual import Residual
 from schemas.query import (
     ChecksQuery,
     CombineQuery,
     ContributionQuery,
     CorrelationQuery,
+    OverfittingQuery,
     PromotionPreviewQuery,
     ResidualQuery,
     ScreenQuery,
@@ -199,6 +201,49 @@ class Reading(BuildAnswers):
         listed = snapshot.list_path(view.alpha_id) if q.basis == "scores" else ""
         tag = catalogue_tag(snapshot.catalogue, mask, q.basis, listed or "")
         return Answer(page, [], f"{view.build_id}+{tag}")
+
+    def overfitting(self, view: BuildView, q: OverfittingQuery) -> Answer[Overfitting]:
+        """The probability of backtest overfitting of the alpha's trial family, over the members the
+        reader may read (never a figure of a member it may not: a key reading 3 of 16 is told it
+        reads too few), from the catalogue's returns matrix of one generation."""
+        splits = overfitting.splits_checked(q.splits)
+        self.whole_catalogue()
+        snapshot = self.snapshot
+        catalogue = snapshot.catalogue
+        index = catalogue.index
+        listing = catalogue.listing
+        if index is None or listing is None:
+            raise CatalogueIncomplete(
+                "The lake has no catalogue index, which the trial families are read from; an operator "
+                "writes it with `alpha-results lake index`."
+            )
+        warnings = Warnings()
+        family = overfitting.family_of(index, view.alpha_id)
+        members: list[tuple[str, dict[str, object]]] = []
+        values = None
+        reason = None
+        if not self.scope.access.ledger:
+            reason = withheld("ledger", "overfitting", warnings)
+        elif family is None:
+            reason = f"the seal of {view.alpha_id} names no trial family"
+        if family is not None:
+            members = overfitting.family_members(index, listing.ids, self.readable(), family)
+        if reason is None and len(members) >= overfitting.MIN_TRIALS:
+            matrix = snapshot.matrix("returns")
+            members = [m for m in members if m[0] in matrix.rows]
+            values = np.asarray(matrix.values[[matrix.rows[alpha] for alpha, _ in members]])
+        data = overfitting.overfitting_payload(family, members, values, splits, reason)
+        # The builds of the members the reader may read, the family and S; nothing else.
+        tag = catalogue_tag(
+            catalogue,
+            sets.set_mask(catalogue, [alpha for alpha, _ in members]),
+            "overfitting",
+            family or "",
+            str(splits),
+            str(int(self.scope.access.ledger)),
+            matrices_tag(catalogue),
+        )
+        return Answer(data, warnings.entries, f"{view.build_id}+{tag}")
 
     def checks(self, view: BuildView, q: ChecksQuery, approved: dt.date | None) -> Answer[Checks]:
         """The battery of `q.book` against the policy tightened by `q`; `approved`: the as_of of

@@ -352,6 +352,20 @@ class SignificanceQuery(Query, frozen=True):
     ) = None
 
 
+class OverfittingQuery(Query, frozen=True):
+    """`/analytics/overfitting`: the probability of backtest overfitting of the alpha's trial family."""
+
+    splits: Annotated[
+        int,
+        Meta(
+            ge=4,
+            le=16,
+            description="S: the blocks (even, 4 to 16) the family's common sessions are cut into; "
+            "C(S, S/2) cross-validations (12,870 at 16).",
+        ),
+    ] = 16
+
+
 class CorrelationQuery(Query, frozen=True):
     basis: Annotated[
         str,

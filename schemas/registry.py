@@ -44,6 +44,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("performance.metrics.doc"),
     Endpoint("benchmarks.daily"),
     Endpoint("analytics.significance"),
+    Endpoint("analytics.overfitting"),
     Endpoint("analytics.correlation"),
     Endpoint("analytics.drawdowns"),
     Endpoint("analytics.rolling"),
