@@ -18,6 +18,7 @@ import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, names
 import { renderChecks } from "./checks_panel.js";
 import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { residualBlock } from "./residual_panel.js";
+import { overfittingBlock } from "./overfitting_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
 import { decisionSummary } from "./decision_summary.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
@@ -67,6 +68,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     risk: get("/analytics/risk", { book: "long_short" }),
     checks: get("/analytics/checks", { book: "long_short" }),
     significance: get("/analytics/significance"),
+    overfitting: get("/analytics/overfitting"),
     costs: get("/analytics/costs", { book: "long_short" }),
     live: get("/analytics/live", { book: "long_short" }),
     attribution: get("/analytics/attribution", attributionParams()),
@@ -205,6 +207,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("residual", "What is new against the catalogue", block("residual", null, got.residual, (body, answer) => add(body, residualBlock(answer)))),
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
+    sheetPage("overfitting", "Backtest overfitting of the trial family", block("overfitting", null, got.overfitting, (body, answer) => add(body, overfittingBlock(answer)))),
     sheetPage("costs", "Costs", block("costs", null, got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" })))),
     sheetPage("cost-curve", "Costs: the net information ratio against the cost", block("cost-curve", null, got.costs, (body, answer) => add(body, costCurveBlock(answer)))),
     sheetPage("cost-capital", "Costs rising with participation", block("cost-capital", null, got.costs, (body, answer) => add(body, costCapitalBlock(answer)))),
