@@ -270,6 +270,12 @@ class Reading(BuildAnswers):
                 market = self.market()
             except BenchmarkMissing as exc:  # one check without SPY, not the battery
                 residual_why = residual.market_missing(exc)
+        # The optional pbo check, when the policy or the request turned it on: /analytics/overfitting's.
+        pbo = None
+        if "pbo" in thresholds:
+            found = self.overfitting(view, OverfittingQuery())
+            warnings.extend(found.warnings)
+            pbo = checks.pbo_figure(found.data)
         matrix = self.snapshot.matrix("returns") if refused is None or residual_why is None else None
         production = checks.Production(
             None if refused else matrix, reference.alphas, refused, reference.origin
@@ -288,6 +294,7 @@ class Reading(BuildAnswers):
             warnings,
             approved,
             basis,
+            pbo,
         )
         # The build, the policy, the trials, the builds of the production alphas the reader may
         # read, the approval, the market's build and what the reader may read; nothing else.
@@ -303,6 +310,8 @@ class Reading(BuildAnswers):
                 f"{int(positions is None)}{int(residual_why is None)}",
             )
         )
+        if pbo is not None:  # the family's members the reader may read (only when the check is on)
+            version += f"+pbo-{found.version}"
         return Answer(data, warnings.entries, version)
 
     def promotion_preview(

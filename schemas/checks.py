@@ -70,6 +70,9 @@ class Check:
     """Computed over the other alphas the reader may read (the trials, the approved set): a value
     recorded with the pipeline's full view (a promotion snapshot, an event) is the reader's own only
     when the reader reads every alpha (`serve.stored_answers`)."""
+    optional: bool = False
+    """Off by default (`defaults` empty): in the battery only when the operator's policy bounds it,
+    or a request does (its parameter then sets the bound; OPTIONAL_CHECKS)."""
 
 
 def _check(
@@ -78,7 +81,8 @@ def _check(
     definition: str,
     meaning: str,
     over_catalogue: bool = False,
-    **sides: tuple[float, str],
+    optional: bool = False,
+    **sides: tuple[float | None, str],
 ) -> Check:
     """A check whose value is served under its id: its unit and annualisation are its term's
     (schemas/vocabulary.py, the only place they are written)."""
@@ -87,7 +91,7 @@ def _check(
         raise ValueError(f"the term {id!r} of a check must state its annualisation")
     return Check(
         id,
-        MappingProxyType({side: value for side, (value, _) in sides.items()}),
+        MappingProxyType({side: value for side, (value, _) in sides.items() if value is not None}),
         MappingProxyType({side: parameter for side, (_, parameter) in sides.items()}),
         term.unit,
         source,
@@ -95,6 +99,7 @@ def _check(
         meaning,
         term.annualisation,
         over_catalogue,
+        optional,
     )
 
 
@@ -228,8 +233,25 @@ CHECKS: tuple[Check, ...] = (
         "after its approval on {split_date} ({live} live)",
         min=(0.25, "min_decay_ratio"),
     ),
+    _check(
+        "pbo",
+        "analytics.overfitting",
+        "/analytics/overfitting pbo at splits=16: the probability of backtest overfitting of the trial family the "
+        "alpha's seal names, over the members the key may read (combinatorially symmetric cross-validation of their "
+        "daily long_short returns, whole history); off unless the operator's policy or the request bounds it; not "
+        "measurable without a family or below 6 readable members, which leaves the summary's verdict as the rest "
+        "makes it",
+        "the probability that the best of its family's {trials} trials in sample ranks at or below the median out "
+        "of sample (family {family})",
+        over_catalogue=True,
+        optional=True,
+        max=(None, "max_pbo"),
+    ),
 )
 """The battery, in the order every answer lists it."""
+OPTIONAL_CHECKS = tuple(check.id for check in CHECKS if check.optional)
+"""Checks off by default (`Check.optional`): a not-measurable one leaves the verdict as the rest
+makes it (an alpha outside any trial family is not incomplete for it)."""
 BY_ID = {check.id: check for check in CHECKS}
 RENAMED = MappingProxyType({"ic_t_stat": "ic_t_statistic"})
 """Check ids renamed (issue 46, item 3: one name, one meaning), old -> new: a policy file naming the old

@@ -801,6 +801,19 @@ class ChecksQuery(Query, frozen=True):
     min_live_information_ratio: (
         Annotated[float, _threshold("min", "live_information_ratio", "ratio")] | None
     ) = None
+    max_pbo: (
+        Annotated[
+            float,
+            Meta(
+                ge=0,
+                le=1,
+                description="Bound the optional `pbo` check (off unless the operator's policy bounds it): pass "
+                "only at most this probability of backtest overfitting; it may not be looser than the "
+                "operator's policy (400).",
+            ),
+        ]
+        | None
+    ) = None
     min_decay_ratio: Annotated[float, _threshold("min", "decay_ratio", "ratio")] | None = None
 
 

@@ -517,6 +517,7 @@ TERMS: tuple[Term, ...] = (
         "Probability of backtest overfitting",
         "PBO (Bailey, Borwein, López de Prado and Zhu 2015): the share of the combinations whose in-sample best trial of the family ranks at or below the median out of sample (its logit <= 0); by the Sharpe ratio of daily long_short returns; not measurable below 6 trials the key may read",
         "probability",
+        annualisation="not_annualisable",
         window="the members' common sessions",
         null=NOT_MEASURABLE,
     ),

@@ -248,8 +248,10 @@ def policy_bounds(check_id: str) -> Meta:
             source="policy",
             term=check.id,
         )
-        for side in check.defaults
+        for side in check.parameters
     }
+    if check.optional:
+        return figure(f"The policy's thresholds of {check.id} (absent: the check is off)", keys=sides)
     return figure(f"The policy's thresholds of {check.id}", keys=sides)
 
 
@@ -269,6 +271,7 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     fragility: Annotated[Bound, policy_bounds("fragility")]
     live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
     decay_ratio: Annotated[Bound, policy_bounds("decay_ratio")]
+    pbo: Annotated[Bound, policy_bounds("pbo")] | UnsetType = UNSET
 
 
 class Policy(Body, kw_only=True, frozen=True):

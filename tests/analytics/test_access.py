@@ -20,6 +20,7 @@ ROUTES = {
     "drawdowns": "analytics.drawdowns",
     "rolling": "analytics.rolling",
     "costs": "analytics.costs",
+    "overfitting": "analytics.overfitting",
     "_doc": "analytics.doc",
 }
 TEST_ALPHAS = [
@@ -52,6 +53,9 @@ REQUESTS: list[tuple[str, dict[str, Any]]] = [
     ("costs", {"book": "long_only", **WINDOW}),
     ("costs", {"book": "nope"}),
     ("costs", {"from": "2022-01-01", "to": "2021-01-01"}),
+    ("overfitting", {}),
+    ("overfitting", {"splits": 8}),
+    ("overfitting", {"splits": 5}),
     ("_doc", {}),
 ]
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 import pytest
@@ -31,6 +32,7 @@ from tests.callers import DATA_IDS, make_caller
 from tests.conftest import built_once
 
 PATH = "/v1/alphas/{}/analytics/overfitting"
+RawData = dict[str, msgspec.Raw]
 PLANTED = [f"Test_family_planted_{i:02d}" for i in range(1, 9)]
 NOISE = [f"Test_family_noise_{i:02d}" for i in range(1, 9)]
 THREE = NOISE[:3]
@@ -177,6 +179,7 @@ def test_an_alpha_without_a_family(api: Api) -> None:
     assert body["pbo"]["withheld_reason"] == "the seal of momentum_12_1 names no trial family"
 
 
+@pytest.mark.slow
 def test_the_demo_families_known_answers() -> None:
     """On the full-size market (the full demo corpus's), every variant of both families run by the
     demo engine: the noise family's PBO above 0.5, the planted family's below 0.2 (S = 16), by the
@@ -204,3 +207,61 @@ def test_the_demo_families_known_answers() -> None:
         found[family] = expected["pbo"]
     assert found["pure_noise"] > 0.5, found
     assert found["planted_latent"] < 0.2, found
+
+
+def test_a_notebook_is_answered_the_served_struct(families_api: Api, families_lake: Path) -> None:
+    """`Figures.overfitting` (derived from the declared answer) is the route's data byte for byte."""
+    from analytics.figures import Figures
+
+    figures = Figures.open(str(families_lake))
+    try:
+        for alpha, splits in ((PLANTED[0], 16), (NOISE[3], 6)):
+            served = families_api.get(PATH.format(alpha), splits=splits)
+            assert served.status_code == 200, served.text
+            local = figures.overfitting(alpha, splits=splits)
+            assert msgspec.json.encode(local) == bytes(msgspec.json.decode(served.content, type=RawData)["data"])
+    finally:
+        figures.reader.close()
+
+
+# -- the optional pbo check of /analytics/checks ------------------------------------------------------
+
+CHECKS = "/v1/alphas/{}/analytics/checks"
+
+
+def test_the_pbo_check_is_off_by_default_and_on_when_asked(families_api: Api) -> None:
+    default = families_api.ok(CHECKS.format(NOISE[0]))["data"]
+    assert "pbo" not in [c["id"] for c in default["checks"]]
+    assert "pbo" not in default["policy"]["thresholds"]
+    overfitting = families_api.ok(PATH.format(NOISE[0]))["data"]
+    pbo = overfitting["pbo"]["value"]
+    for bound, verdict in ((1.0, "pass"), (0.0, "fail")):
+        found = families_api.ok(CHECKS.format(NOISE[0]), max_pbo=bound)["data"]
+        entry = next(c for c in found["checks"] if c["id"] == "pbo")
+        assert entry["value"] == pbo and entry["verdict"] == verdict, entry
+        assert entry["threshold"] == {"max": bound} and entry["policy_threshold"] == {}
+        assert "family pure_noise" in entry["reason"] and "8 trials" in entry["reason"]
+    # Three readable members: not measurable, with the overfitting answer's reason, and the verdict
+    # as the rest of the battery makes it.
+    three = families_api.ok(CHECKS.format(THREE[0]), "three", max_pbo=0.5)["data"]
+    entry = next(c for c in three["checks"] if c["id"] == "pbo")
+    assert entry["verdict"] == "not_measurable" and "at least 6 trials" in entry["reason"]
+    without = families_api.ok(CHECKS.format(THREE[0]), "three")["data"]
+    assert three["summary"]["verdict"] == without["summary"]["verdict"]
+
+
+def test_an_operator_policy_turns_the_pbo_check_on(tmp_path: Path) -> None:
+    from analytics.policy import PolicyError, load_policy
+    from schemas.query import ChecksQuery
+
+    path = tmp_path / "policy.toml"
+    path.write_text("[checks.pbo]\nmax = 0.4\n")
+    policy = load_policy(str(path))
+    assert dict(policy.thresholds["pbo"]) == {"max": 0.4}
+    assert policy.tightened(ChecksQuery(max_pbo=0.3))["pbo"] == {"max": 0.3}
+    with pytest.raises(Exception, match="max_pbo"):
+        policy.tightened(ChecksQuery(max_pbo=0.5))
+    assert "pbo" not in load_policy("").thresholds
+    path.write_text("[checks.pbo]\nmin = 0.4\n")
+    with pytest.raises(PolicyError, match="bounded by max only"):
+        load_policy(str(path))

@@ -48,6 +48,7 @@ COMBINED = (ALPHA, "Test_small_universe", "value_composite_legacy")
 SHORT = "Test_short_term_reversal"  # trades on 151 of the combination's 296 sessions
 ANALYTICS_PANELS = {
     "significance": "analytics.significance",
+    "overfitting": "analytics.overfitting",
     "checks": "analytics.checks",
     "risk": "analytics.risk",
     "drawdown-episodes": "analytics.drawdowns",
