@@ -26,6 +26,9 @@ import functools
 import itertools
 import json
 import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +50,9 @@ SPLITS_MAX = 16
 """S is even, 4 to 16: C(16, 8) = 12,870 splits, each a few vector operations over N trials."""
 MIN_BLOCK_SESSIONS = 5
 """Sessions each block must hold (a week): a Sharpe ratio of fewer is mostly noise."""
+KEPT = 64
+"""CSCV results a worker keeps (`kept_cscv`): a family's answer is asked again and again (every member's
+page, the tear sheet, the checks) and is the same for one catalogue generation, members and S."""
 LOGIT_BINS = 20
 """Bins of the logit's histogram, over [-LOGIT_RANGE, LOGIT_RANGE]."""
 LOGIT_RANGE = 4.0
@@ -119,6 +125,31 @@ def cscv(returns: np.ndarray, blocks: int) -> Cscv:
     )
 
 
+_kept: OrderedDict[tuple[str, tuple[str, ...], int], tuple[Cscv | None, int]] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def kept_cscv(
+    version: str, members: tuple[str, ...], values: Callable[[], np.ndarray], blocks: int
+) -> tuple[Cscv | None, int]:
+    """CSCV of `members`' common sessions (`values()`: their rows of the catalogue's returns matrix of
+    generation `version`), made once per (version, members, S) and kept (KEPT, least recently asked
+    dropped), with the common sessions' count; None when they are fewer than S blocks of
+    MIN_BLOCK_SESSIONS. The members are the reader's, so an entry never serves another scope."""
+    key = (version, members, blocks)
+    with _kept_lock:
+        if key in _kept:
+            _kept.move_to_end(key)
+            return _kept[key]
+    returns = common_sessions(values())
+    found = cscv(returns, blocks) if returns.shape[0] >= blocks * MIN_BLOCK_SESSIONS else None
+    with _kept_lock:
+        _kept[key] = (found, returns.shape[0])
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
+    return found, returns.shape[0]
+
+
 def _sharpe(total: np.ndarray, total_sq: np.ndarray, count: int) -> np.ndarray:
     """mean / std (ddof 1) of `count` values from their sum and sum of squares, NaN when they do not
     vary; `total_sq` is overwritten (one temporary fewer over 12,870 x N)."""
@@ -173,29 +204,29 @@ def common_sessions(values: np.ndarray) -> np.ndarray:
 def overfitting_payload(
     family: str | None,
     members: list[tuple[str, dict[str, Any]]],
-    values: np.ndarray | None,
+    computed: tuple[Cscv | None, int] | None,
     splits: int,
     withheld_reason: str | None,
 ) -> Overfitting:
     """The answer over `members` (the family's members the reader may read, with their parameters)
-    and `values` (their daily returns, a row each, on the catalogue's days; None when not read);
-    `withheld_reason`: why no figure is given before any is computed (access, no family)."""
+    and `computed` (`kept_cscv` over their returns: None when not computed, for fewer than
+    MIN_TRIALS members or a reason); `withheld_reason`: why no figure is given before any is
+    computed (access, no family)."""
     reason = withheld_reason
-    found: Cscv | None = None
-    returns = None if values is None else common_sessions(values)
+    found = None if computed is None else computed[0]
     n = len(members)
     if reason is None and n < MIN_TRIALS:
         reason = (
             f"the probability of backtest overfitting needs at least {MIN_TRIALS} trials: this key may read "
             f"{n} member(s) of family {family} with daily returns"
         )
-    if reason is None and returns is not None and returns.shape[0] < splits * MIN_BLOCK_SESSIONS:
+    if reason is None and computed is not None and found is None:
         reason = (
-            f"the members share {returns.shape[0]} sessions with a return, fewer than {splits} blocks of "
+            f"the members share {computed[1]} sessions with a return, fewer than {splits} blocks of "
             f"{MIN_BLOCK_SESSIONS}"
         )
-    if reason is None and returns is not None:
-        found = cscv(returns, splits)
+    if reason is not None:
+        found = None
     reason = reason or "not measurable"
 
     def stat(name: str, value: float | None) -> AnalyticsStat:

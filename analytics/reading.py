@@ -220,7 +220,7 @@ class Reading(BuildAnswers):
         warnings = Warnings()
         family = overfitting.family_of(index, view.alpha_id)
         members: list[tuple[str, dict[str, object]]] = []
-        values = None
+        computed = None
         reason = None
         if not self.scope.access.ledger:
             reason = withheld("ledger", "overfitting", warnings)
@@ -231,8 +231,15 @@ class Reading(BuildAnswers):
         if reason is None and len(members) >= overfitting.MIN_TRIALS:
             matrix = snapshot.matrix("returns")
             members = [m for m in members if m[0] in matrix.rows]
-            values = np.asarray(matrix.values[[matrix.rows[alpha] for alpha, _ in members]])
-        data = overfitting.overfitting_payload(family, members, values, splits, reason)
+            rows = [matrix.rows[alpha] for alpha, _ in members]
+            if len(members) >= overfitting.MIN_TRIALS:
+                computed = overfitting.kept_cscv(
+                    catalogue.version,
+                    tuple(alpha for alpha, _ in members),
+                    lambda: np.asarray(matrix.values[rows]),
+                    splits,
+                )
+        data = overfitting.overfitting_payload(family, members, computed, splits, reason)
         # The builds of the members the reader may read, the family and S; nothing else.
         tag = catalogue_tag(
             catalogue,
