@@ -179,6 +179,12 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     holm = entry_values(page, "#significance table.multiple-testing")["holm"]
     assert close(float(holm[1]), significance["multiple_testing"]["holm"]["value"])
 
+    # The overfitting panel: the demo's alphas name no trial family, so each figure shows its reason.
+    page.wait_for_selector("#overfitting table.overfitting")
+    overfitting = site.api(f"{base}/overfitting", token).json()["data"]
+    assert "names no trial family" in page.inner_text("#overfitting-summary")
+    assert overfitting["pbo"]["withheld_reason"] in page.inner_text("#overfitting table.overfitting")
+
     page.wait_for_selector("#drawdown-episodes table.drawdowns")
     episodes = site.api(f"{base}/drawdowns", token, limit=1000).json()["data"]
     page.click("#drawdowns-show-all")  # the ten deepest first (test_figures_... counts them)

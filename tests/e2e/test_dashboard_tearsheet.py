@@ -62,6 +62,7 @@ TOPICS = [
     "residual",
     "checks",
     "significance",
+    "overfitting",
     "costs",
     "cost-curve",
     "cost-capital",
