@@ -40,11 +40,11 @@ from schemas.bodies.overfitting import Overfitting
 from schemas.checks import (
     FRAGILITY_DAYS,
     LIVE_CHECKS,
-    OPTIONAL_CHECKS,
     MAX,
     MIN,
     MIN_YEAR_SESSIONS,
     NOT_APPROVED,
+    OPTIONAL_CHECKS,
     PERCENT_UNITS,
     RECENT_SESSIONS,
     STRESS_MULTIPLE,
@@ -215,7 +215,9 @@ def checks_payload(
     if pbo is not None:
         figures["pbo"] = pbo
     # An optional check is in the battery only when the policy or the request bounds it.
-    entries = [_entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS if check.id in thresholds]
+    entries = [
+        _entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS if check.id in thresholds
+    ]
     verdicts = [entry.verdict for entry in entries]
     failed, unmeasured = verdicts.count("fail"), verdicts.count("not_measurable")
     # A live check without a value (never approved, too short a live part) leaves the verdict as the

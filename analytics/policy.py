@@ -141,7 +141,9 @@ def _thresholds(document: dict[str, Any]) -> Thresholds:
             raise PolicyError(f"checks.{check_id}: must be a table with {' and '.join(check.parameters)}")
         if check.optional:
             if not sides:
-                raise PolicyError(f"checks.{check_id}: bound it with {' and '.join(check.parameters)} to turn it on")
+                raise PolicyError(
+                    f"checks.{check_id}: bound it with {' and '.join(check.parameters)} to turn it on"
+                )
             merged[check_id] = {}
         for side, value in sides.items():
             if side not in check.parameters:

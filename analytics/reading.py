@@ -54,13 +54,13 @@ from datasets.reader import BuildView, LakeReader
 from datasets.served import Catalogue
 from schemas.bodies.analytics import Significance
 from schemas.bodies.decisions import Checks, Contribution
+from schemas.bodies.overfitting import Overfitting
 from schemas.bodies.promotions import (
     CheckChange,
     DecisionAction,
     OtherAlpha,
     PromotionPreview,
 )
-from schemas.bodies.overfitting import Overfitting
 from schemas.bodies.residual import Residual
 from schemas.query import (
     ChecksQuery,

@@ -17,7 +17,9 @@ MEASURE = "sharpe_per_session"
 class LogitBin(Body, kw_only=True, frozen=True):
     """A bin of the logit distribution: the splits whose logit fell in [logit_from, logit_to)."""
 
-    logit_from: Annotated[float, figure("The bin's lower edge (the first bin takes every logit below it too)")]
+    logit_from: Annotated[
+        float, figure("The bin's lower edge (the first bin takes every logit below it too)")
+    ]
     logit_to: Annotated[float, figure("The bin's upper edge (the last bin takes every logit above it too)")]
     splits_in_bin: Annotated[int, figure("How many of the combinations' logits fall in the bin")]
 
@@ -29,7 +31,9 @@ class FamilyMember(Body, kw_only=True, frozen=True):
     alpha_id: Annotated[str, figure("The member's alpha id")]
     parameters: Annotated[
         dict[str, float | int | str],
-        figure("The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"),
+        figure(
+            "The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"
+        ),
     ]
     pick_share: Annotated[
         float | None,
@@ -46,7 +50,8 @@ class Overfitting(Body, kw_only=True, frozen=True):
     cross-validation, over the family's members the key may read."""
 
     family: Annotated[
-        str | None, figure("The trial family the alpha's seal names (null: it names none, and no figure is given)")
+        str | None,
+        figure("The trial family the alpha's seal names (null: it names none, and no figure is given)"),
     ]
     measure: Annotated[
         str,
@@ -64,7 +69,10 @@ class Overfitting(Body, kw_only=True, frozen=True):
     ]
     splits: Annotated[int, figure("S: the blocks of equal length the members' common sessions are cut into")]
     combinations: Annotated[
-        int, figure("C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation", "C(S, S/2)")
+        int,
+        figure(
+            "C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation", "C(S, S/2)"
+        ),
     ]
     cscv_sessions: Annotated[
         int,
@@ -119,5 +127,7 @@ class Overfitting(Body, kw_only=True, frozen=True):
     ]
     members: Annotated[
         list[FamilyMember],
-        figure("The family's members the key may read, in catalogue order, with their parameters and pick shares"),
+        figure(
+            "The family's members the key may read, in catalogue order, with their parameters and pick shares"
+        ),
     ]

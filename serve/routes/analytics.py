@@ -122,7 +122,9 @@ async def get_overfitting(ctx: Ctx[OverfittingQuery], alpha: FromPath[str]) -> R
     answer = await to_thread.run_sync(reading.overfitting, build, args)
     ctx.validate_with("overfitting:" + answer.version)
     source = f"lake:catalogue_index@{answer.version}"
-    return single(answer.data, _meta(ctx, build, "catalogue_index", ("portfolio",), answer.warnings, source=source))
+    return single(
+        answer.data, _meta(ctx, build, "catalogue_index", ("portfolio",), answer.warnings, source=source)
+    )
 
 
 @route(

@@ -154,7 +154,10 @@ def test_a_key_is_answered_over_the_members_it_may_read(families_api: Api, famil
     for name in ("pbo", "degradation_slope", "degradation_intercept", "probability_of_loss"):
         entry = three[name]
         assert entry["value"] is None and entry["status"] == "not_measurable"
-        assert "at least 6 trials" in entry["withheld_reason"] and "may read 3 member" in entry["withheld_reason"]
+        assert (
+            "at least 6 trials" in entry["withheld_reason"]
+            and "may read 3 member" in entry["withheld_reason"]
+        )
     assert three["logit_distribution"] == [] and all(m["pick_share"] is None for m in three["members"])
 
 
@@ -219,7 +222,9 @@ def test_a_notebook_is_answered_the_served_struct(families_api: Api, families_la
             served = families_api.get(PATH.format(alpha), splits=splits)
             assert served.status_code == 200, served.text
             local = figures.overfitting(alpha, splits=splits)
-            assert msgspec.json.encode(local) == bytes(msgspec.json.decode(served.content, type=RawData)["data"])
+            assert msgspec.json.encode(local) == bytes(
+                msgspec.json.decode(served.content, type=RawData)["data"]
+            )
     finally:
         figures.reader.close()
 

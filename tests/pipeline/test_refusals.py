@@ -133,12 +133,20 @@ ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
     ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(research_cutoff="2023-02-01T00:00:00"))),
     # family and parameters (optional, untrusted): a slug, a flat mapping of slugs to finite numbers or short texts
     ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(family="Bad Family"))),
-    ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(parameters={"lookback": {"nested": 1}}))),
+    (
+        "manifest.fields",
+        "manifest",
+        edit_manifest(lambda m: m.update(parameters={"lookback": {"nested": 1}})),
+    ),
     ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(parameters={"Bad Name": 1}))),
     ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(parameters={"note": "has spaces"}))),
     ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(parameters={"flag": True}))),
     ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(parameters={"x": float("nan")}))),
-    ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(parameters={f"p{i}": i for i in range(33)}))),
+    (
+        "manifest.fields",
+        "manifest",
+        edit_manifest(lambda m: m.update(parameters={f"p{i}": i for i in range(33)})),
+    ),
     ("manifest.kinds_present", "pnl", lambda seal: (seal / "pnl" / "long_only.parquet").unlink()),
     ("schema.columns", "decisions", drop_column("decisions.parquet", "average_rank")),
     ("schema.not_null", "positions", null_cell("positions/long_short.parquet", "quantity")),

@@ -194,7 +194,9 @@ def parameter_problems(manifest: dict[str, Any]) -> list[Problem]:
     if not isinstance(parameters, dict):
         return []
     bad = [k for k, v in parameters.items() if isinstance(v, float) and not math.isfinite(v)]
-    return [Problem("parameters", f"parameters.{k} must be a finite number, got {parameters[k]!r}") for k in bad]
+    return [
+        Problem("parameters", f"parameters.{k} must be a finite number, got {parameters[k]!r}") for k in bad
+    ]
 
 
 def trade_book_problems(manifest: dict[str, Any]) -> list[Problem]:

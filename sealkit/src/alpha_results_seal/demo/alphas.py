@@ -169,9 +169,7 @@ FAMILY_VARIANTS = 16
 (analytics/overfitting.py needs 6) and for its 16 splits."""
 
 
-def _family(
-    family: str, prefix: str, signal: str, name: str, tldr: str, day: int
-) -> tuple[AlphaSpec, ...]:
+def _family(family: str, prefix: str, signal: str, name: str, tldr: str, day: int) -> tuple[AlphaSpec, ...]:
     """FAMILY_VARIANTS variants of one signal, ledger only on a small universe (a few seconds of
     the demo's build each). The planted family's variants observe the latent characteristic through
     more noise, variant after variant (0 to 3 times the signal's own spread), so their true Sharpe
