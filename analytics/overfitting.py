@@ -39,7 +39,15 @@ import pyarrow.compute as pc
 from analytics.entries import declared_stat
 from analytics.errors import BadParameters
 from schemas.bodies.analytics import AnalyticsStat
-from schemas.bodies.overfitting import MEASURE, FamilyMember, LogitBin, Overfitting
+from schemas.bodies.overfitting import (
+    MEASURE,
+    Families,
+    Family,
+    FamilyMember,
+    FamilyMemberId,
+    LogitBin,
+    Overfitting,
+)
 
 MIN_TRIALS = 6
 """Members below which no figure is given: PBO over fewer trials is unstable (the paper's
@@ -286,3 +294,27 @@ def family_members(
             text = parameters[alpha]
             found.append((alpha, {} if text is None else dict(json.loads(text))))
     return found
+
+
+def families(index: pa.Table | None, listed: pa.Array, readable: np.ndarray) -> Families:
+    """Every family with a member the reader may read (`readable`, a mask over `listed`), by slug,
+    its members in catalogue order (`/v1/families`)."""
+    found: dict[str, list[FamilyMemberId]] = {}
+    if index is None or "family" not in index.column_names:
+        return Families(families=[])
+    named = index.filter(pc.is_valid(index.column("family")))
+    rows = {
+        alpha: (family, text)
+        for alpha, family, text in zip(
+            named.column("alpha_id").to_pylist(),
+            named.column("family").to_pylist(),
+            named.column("parameters").to_pylist(),
+            strict=True,
+        )
+    }
+    for alpha, may in zip(listed.to_pylist(), readable.tolist(), strict=True):
+        if may and alpha in rows:
+            family, text = rows[alpha]
+            parameters = {} if text is None else dict(json.loads(text))
+            found.setdefault(family, []).append(FamilyMemberId(alpha_id=alpha, parameters=parameters))
+    return Families(families=[Family(family=f, members=found[f]) for f in sorted(found)])

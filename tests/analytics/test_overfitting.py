@@ -270,3 +270,21 @@ def test_an_operator_policy_turns_the_pbo_check_on(tmp_path: Path) -> None:
     path.write_text("[checks.pbo]\nmin = 0.4\n")
     with pytest.raises(PolicyError, match="bounded by max only"):
         load_policy(str(path))
+
+
+def test_the_families_listing_names_only_what_the_key_may_read(
+    families_api: Api, families_lake: Path
+) -> None:
+    lake = ref.Lake(families_lake)
+    whole = families_api.ok("/v1/families")["data"]["families"]
+    assert [f["family"] for f in whole] == ["planted_latent", "pure_noise"]
+    for family, members in zip(whole, (PLANTED, NOISE), strict=True):
+        assert [m["alpha_id"] for m in family["members"]] == sorted(members, reverse=True)
+        for member in family["members"]:
+            manifest = json.loads((lake.build(member["alpha_id"]) / "alpha.json").read_text())
+            assert member["parameters"] == manifest["parameters"]
+    three = families_api.ok("/v1/families", "three")["data"]["families"]
+    assert [(f["family"], [m["alpha_id"] for m in f["members"]]) for f in three] == [
+        ("pure_noise", sorted(THREE, reverse=True))
+    ]
+    assert "planted" not in json.dumps(three)

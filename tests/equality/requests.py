@@ -77,6 +77,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.quantiles": re.compile(r"/v1/alphas/[^/]+/analytics/quantiles"),
     "analytics.residual": re.compile(r"/v1/alphas/[^/]+/analytics/residual"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
+    "catalog.families.list": re.compile(r"/v1/families"),
 }
 
 
@@ -929,6 +930,7 @@ class Generator:
             self.add(f"{base}/overfitting?splits=8", ["raw"])
             self.add(f"{base}/overfitting?splits=7", ["raw"])
             self.add(f"{base}/checks?max_pbo=0.5", ["raw"])
+        self.add("/v1/families", TOKENS)
 
     def calendar_returns(self) -> None:
         """Issue 46's `/analytics/returns` per alpha: whole history (every token: a key without

@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-9e878505c62d"
+REGISTRY_VERSION = "r-c5aadb10b317"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -410,6 +410,43 @@ class AlphaListRowPage(ApiStruct, kw_only=True, frozen=True):
     data: list[AlphaListRow]
 
     pagination: Pagination
+
+    meta: Meta
+
+
+class FamilyMemberId(ApiStruct, kw_only=True, frozen=True):
+    """A member of a family listed by `/v1/families`."""
+
+    alpha_id: str
+    """The member's alpha id"""
+
+    parameters: dict[str, float | int | str]
+    """The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"""
+
+
+class Family(ApiStruct, kw_only=True, frozen=True):
+    """One trial family of `/v1/families`: its members the key may read."""
+
+    family: str
+    """The family's slug, as its members' seals name it"""
+
+    members: list[FamilyMemberId]
+    """The members the key may read, in catalogue order, each with its seal's parameters"""
+
+
+class Families(ApiStruct, kw_only=True, frozen=True):
+    """`/v1/families`: the catalogue grouped by trial family, over the alphas the key may read."""
+
+    families: list[Family]
+    """Every trial family with at least one member the key may read, by slug; a family none of whose
+    members it may read is not named
+    """
+
+
+class FamiliesResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/families` (catalog.families.list)."""
+
+    data: Families
 
     meta: Meta
 
@@ -6058,6 +6095,13 @@ ENDPOINTS: dict[str, Endpoint] = {
         AlphaListRowPage,
         collection=True,
     ),
+    "catalog.families.list": Endpoint(
+        "catalog.families.list",
+        "/v1/families",
+        (),
+        FamiliesResponse,
+        collection=False,
+    ),
     "catalog.alphas.get": Endpoint(
         "catalog.alphas.get",
         "/v1/alphas/{alpha}",
@@ -6974,6 +7018,7 @@ METHODS: dict[str, str] = {
     "meta.me": "me",
     "meta.keys": "keys",
     "catalog.alphas.list": "alphas",
+    "catalog.families.list": "list",
     "catalog.alphas.get": "alpha",
     "catalog.alphas.promotions": "promotions",
     "signals.rebalances.list": "rebalances",
@@ -7065,6 +7110,13 @@ class GeneratedMethods:
         `complete_only`: Omit alphas still missing required kinds.
         """
         return self._answer("catalog.alphas.list", {}, {"search": search, "complete_only": complete_only})
+
+    def list(self) -> FamiliesResponse:
+        """Trial families and their members the key may read.
+
+        `GET /v1/families` (`catalog.families.list`).
+        """
+        return self._answer("catalog.families.list", {}, {})
 
     def alpha(self, alpha: str) -> AlphaDescriptionResponse:
         """Written description of one alpha.
@@ -8797,7 +8849,11 @@ __all__ = [
     "Factors",
     "FactorsResponse",
     "FalsificationCriterion",
+    "Families",
+    "FamiliesResponse",
+    "Family",
     "FamilyMember",
+    "FamilyMemberId",
     "FieldPolicy",
     "Fragility",
     "Health",
