@@ -308,6 +308,7 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
         "quantiles": _generated.Quantiles,
         "residual": _generated.Residual,
         "returns": _generated.BookReturns,
+        "overfitting": _generated.Overfitting,
     }
     paths = list(shared_analytics_doc()["fields"])
     assert len(paths) > 100
