@@ -64,20 +64,20 @@ page, the tear sheet, the checks) and is the same for one catalogue generation, 
 LOGIT_BINS = 20
 """Bins of the logit's histogram, over [-LOGIT_RANGE, LOGIT_RANGE]."""
 LOGIT_RANGE = 4.0
+LOGIT_EDGES = np.linspace(-LOGIT_RANGE, LOGIT_RANGE, LOGIT_BINS + 1)
 
 
 @dataclass(frozen=True)
 class Cscv:
-    """The figures of one CSCV over a family's returns."""
+    """The figures of one CSCV over a family's returns: a few numbers and two short arrays, so a
+    worker may keep many (`kept_cscv`)."""
 
     splits: int  # C(S, S/2)
     sessions: int  # T // S * S: the sessions used
     pbo: float
-    logits: np.ndarray  # λ of each split, in itertools.combinations order
-    in_sample: np.ndarray  # the pick's in-sample Sharpe ratio, per split
-    out_of_sample: np.ndarray  # the pick's out-of-sample Sharpe ratio, per split
-    picks: np.ndarray  # the pick (column of M) of each split
-    slope: float  # OLS of out_of_sample on in_sample
+    logit_counts: np.ndarray  # the logits' histogram (`histogram`: LOGIT_BINS counts)
+    pick_shares: np.ndarray  # per trial (column of M), the share of splits that picked it in sample
+    slope: float  # OLS of the pick's out-of-sample Sharpe ratio on its in-sample one
     intercept: float
     probability_of_loss: float
 
@@ -123,10 +123,8 @@ def cscv(returns: np.ndarray, blocks: int) -> Cscv:
         splits=int(picks.size),
         sessions=size * blocks,
         pbo=float(np.mean(logits <= 0.0)),
-        logits=logits,
-        in_sample=picked_in,
-        out_of_sample=picked_out,
-        picks=picks,
+        logit_counts=histogram(logits),
+        pick_shares=np.bincount(picks, minlength=n) / picks.size,
         slope=slope,
         intercept=intercept,
         probability_of_loss=float(np.mean(picked_out < 0.0)),
@@ -182,12 +180,11 @@ def _ols(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return slope, float(y.mean() - slope * x.mean())
 
 
-def histogram(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(edges, counts) of the logits over LOGIT_BINS equal bins of [-LOGIT_RANGE, LOGIT_RANGE], the
-    values beyond either end counted in the end bin."""
-    edges = np.linspace(-LOGIT_RANGE, LOGIT_RANGE, LOGIT_BINS + 1)
-    counts, _ = np.histogram(np.clip(logits, -LOGIT_RANGE, LOGIT_RANGE), bins=edges)
-    return edges, counts
+def histogram(logits: np.ndarray) -> np.ndarray:
+    """The logits' counts in the LOGIT_BINS equal bins of [-LOGIT_RANGE, LOGIT_RANGE] (LOGIT_EDGES),
+    the values beyond either end counted in the end bin."""
+    counts, _ = np.histogram(np.clip(logits, -LOGIT_RANGE, LOGIT_RANGE), bins=LOGIT_EDGES)
+    return counts
 
 
 # --- the answer ------------------------------------------------------------------------------------
@@ -240,10 +237,10 @@ def overfitting_payload(
     def stat(name: str, value: float | None) -> AnalyticsStat:
         return declared_stat(Overfitting, name, value, reason)
 
-    picks = np.zeros(n) if found is None else np.bincount(found.picks, minlength=n) / found.splits
+    picks = np.zeros(n) if found is None else found.pick_shares
     bins: list[LogitBin] = []
     if found is not None:
-        edges, counts = histogram(found.logits)
+        edges, counts = LOGIT_EDGES, found.logit_counts
         bins = [
             LogitBin(logit_from=float(edges[i]), logit_to=float(edges[i + 1]), splits_in_bin=int(counts[i]))
             for i in range(counts.size)
