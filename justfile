@@ -90,6 +90,10 @@ bench-load *ARGS:
 bench-ab *ARGS:
     python -m tests.bench.ab_bench {{ARGS}}
 
+# A week's 100-row page against ROAPI serving the same rows, side by side (issue 49); needs the roapi binary on PATH (`pip install roapi` in a venv of its own) or --roapi PATH.
+bench-roapi *ARGS:
+    python -m tests.bench.roapi_bench {{ARGS}}
+
 # What the answers a worker keeps cost in memory: RSS per ALPHA_RESULTS_ANSWER_CACHE_BYTES after filling it twice over [--limits 0,16777216,67108864] [--pages N].
 bench-answer-cache *ARGS:
     python -m tests.bench.answer_cache_bench {{ARGS}}

@@ -6,22 +6,30 @@ page is a slice (or, for a filter or another order, a take of at most one week's
 window's row ids). A page leaves as a `TablePage`: its Arrow columns, which the columnar
 representations write as they are, and its rows as msgspec Structs (`datasets.rows`), made only
 when asked for (JSON), encoded once by the caller.
+
+A week's first page of default fields in its default order, the page most asked (a dashboard asks
+it of each week), is written by the pipeline as its JSON bytes (`serving/first_pages.arrow`,
+`first_page_data`) and served from the mapped file without a row made or encoded
+(`PremadeRows`; issue 49, item 2).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Protocol
 
+import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from datasets.build_view import BuildView
 from datasets.rows import date_at, day_number, floats, shape_of
+from schemas import wire
+from schemas.query import DEFAULT_LIMIT
 
 Window = tuple[date | None, date | None]
 
@@ -43,6 +51,25 @@ class Page:
     fields: tuple[str, ...] | None = None  # the columns of an empty page, when not the endpoint's
 
 
+@dataclass(frozen=True, slots=True)
+class PremadeRows:
+    """A page's rows as the JSON the pipeline wrote (`first_page_data`): `json` goes into the
+    envelope's `data` as it is (a view of the mapped file), `count` is how many rows it holds."""
+
+    json: msgspec.Raw
+    count: int
+
+    def __len__(self) -> int:
+        return self.count
+
+
+FIRST_PAGE_LIMIT = DEFAULT_LIMIT
+FIRST_PAGE_FIELDS = wire.visible_fields(wire.DECISION_FIELDS, False)
+"""The page the pipeline writes for each week: the first `FIRST_PAGE_LIMIT` rows of the fields a
+key without raw fields sees, in the default order (score descending, ticker tiebreak)."""
+FIRST_PAGES = "first_pages"
+
+
 class TablePage:
     """A page cut from a serving table: `rows`, the page for JSON, made by the same column
     conversions as always; `table`, the same rows as the Arrow columns the lake stores, for the
@@ -56,14 +83,23 @@ class TablePage:
         omit: frozenset[str],
         total: int,
         positions: np.ndarray | None = None,
+        premade: Callable[[], PremadeRows | None] | None = None,
     ) -> None:
         self._source, self._positions = source, positions  # the page: `positions` of `source`, or all of it
         self._shape = shape_of(fields, omit)
         self.total = total
+        self._premade = premade
 
     @functools.cached_property
     def rows(self) -> list[Any]:
         return self._shape.rows(self._source, self._positions)
+
+    @property
+    def envelope_rows(self) -> list[Any] | PremadeRows:
+        """What the JSON envelope's `data` holds: the JSON the pipeline wrote of this page when it
+        did (a week's first page), else the rows."""
+        made = self._premade() if self._premade is not None else None
+        return self.rows if made is None else made
 
     @functools.cached_property
     def table(self) -> pa.Table:
@@ -119,6 +155,7 @@ class Week:
     previous_rebalance: date | None
     next_rebalance: date | None
     rows: tuple[int, int]  # row range in decisions.arrow
+    position: int | None = None  # row in rebalances.arrow (and first_pages.arrow) when found
 
 
 @dataclass(frozen=True)
@@ -166,6 +203,7 @@ def find_week(view: BuildView, day: date) -> Week | None:
         previous_rebalance=date_at(days, i - 1),
         next_rebalance=date_at(days, i + 1 if found else i),
         rows=(index.starts[i], index.stops[i]) if found else (0, 0),
+        position=i if found else None,
     )
 
 
@@ -228,7 +266,43 @@ def week_page(
     if mask is not None:
         chosen = chosen[mask[chosen]]
     picked = chosen[offset : offset + limit]
-    return TablePage(block, fields, omit, int(chosen.size), picked)
+    premade = None
+    if (
+        mask is None
+        and offset == 0
+        and limit == FIRST_PAGE_LIMIT
+        and fields == FIRST_PAGE_FIELDS
+        and omit == wire.OMIT_WHEN_NULL
+        and query.sort_column == "score"
+        and query.order == "desc"
+    ):
+        premade = functools.partial(_first_page, view, week, int(picked.size))
+    return TablePage(block, fields, omit, int(chosen.size), picked, premade)
+
+
+def first_page_data(decisions: pa.Table, rows: tuple[int, int]) -> bytes:
+    """The JSON `data` of a week's first page (`FIRST_PAGE_FIELDS`, default order), made by the same
+    rows and encoder as a page asked of the server: the pipeline writes it (`first_pages.arrow`)."""
+    start, stop = rows
+    block = decisions.slice(start, stop - start)
+    picked = block.column("score_order").to_numpy()[:FIRST_PAGE_LIMIT] - start
+    page = TablePage(block, FIRST_PAGE_FIELDS, wire.OMIT_WHEN_NULL, stop - start, picked)
+    return msgspec.json.encode(page.rows)
+
+
+def _first_page(view: BuildView, week: Week, count: int) -> PremadeRows | None:
+    """The week's first page as the pipeline wrote it, a view of the mapped file; None for a build
+    written before it (or a week without one): the rows are made as before."""
+    table = view.table(FIRST_PAGES)
+    if table is None or week.position is None or week.position >= table.num_rows:
+        return None
+    column = table.column("data")
+    chunk = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    if chunk.null_count and not chunk[week.position].is_valid:
+        return None
+    _, offsets, data = chunk.buffers()
+    bounds = np.frombuffer(offsets, np.int32, 2, (chunk.offset + week.position) * 4)
+    return PremadeRows(msgspec.Raw(memoryview(data)[int(bounds[0]) : int(bounds[1])]), count)
 
 
 def scores_page(

@@ -12,6 +12,9 @@ Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Servi
   endpoint's default order (date, symbol; trades: timestamp, symbol, phase, quantity); the
   row range of each book is in `index.json`, and inside it `date` ascends, so a window of
   sessions is two binary searches.
+- `first_pages.arrow`: one row per row of `rebalances.arrow`, `data` the JSON of that week's first
+  page of default fields in its default order (`datasets.queries.first_page_data`), which a worker
+  puts into the envelope without making a row (null for a week without decision rows).
 - the small tables (`books`, `metrics_stored`, `weekly_*`, `analytics_*`) as they are, and a benchmark's `daily`.
 
 Timestamps are stored as the ISO text the API serves (`YYYY-MM-DDTHH:MM:SSZ`), so no request
@@ -26,7 +29,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from datasets import layout
+from datasets import layout, queries
 from datasets.writer import BuildWriter
 from schemas import choices, lake, wire
 
@@ -84,6 +87,17 @@ def rebalances_serving(rebalances: pa.Table, decisions: pa.Table | None) -> pa.T
     )
 
 
+def first_pages_serving(decisions: pa.Table, rebalances: pa.Table) -> pa.Table:
+    """Each week's first page as JSON, in the order of the rebalance index (`first_pages.arrow`)."""
+    starts = rebalances.column("decisions_start").to_pylist()
+    stops = rebalances.column("decisions_stop").to_pylist()
+    data = [
+        queries.first_page_data(decisions, (start, stop)) if stop > start else None
+        for start, stop in zip(starts, stops, strict=True)
+    ]
+    return pa.table({"date": rebalances.column("date"), "data": pa.array(data, pa.binary())})
+
+
 def book_table_serving(table: str, books: dict[str, pa.Table]) -> tuple[pa.Table, dict[str, list[int]]]:
     """All books of one table in one file (book by book, each in its default order), with the
     row range of each book."""
@@ -122,6 +136,10 @@ def write_alpha_serving(
         served = written["rebalances"] = rebalances_serving(single["rebalances"], decisions)
         writer.write_arrow(layout.serving_path(build_dir, "rebalances"), served)
         index["tables"]["rebalances"] = {"rows": served.num_rows}
+        if "decisions" in written:
+            pages = first_pages_serving(written["decisions"], served)
+            writer.write_arrow(layout.serving_path(build_dir, queries.FIRST_PAGES), pages)
+            index["tables"][queries.FIRST_PAGES] = {"rows": pages.num_rows}
     for table, by_book in books.items():
         served, ranges = book_table_serving(table, by_book)
         written[table], book_ranges[table] = served, ranges

@@ -11,4 +11,6 @@
 #        (`analytics_attribution`, `analytics_capacity`, `analytics_factor_*`, `analytics_quantiles`,
 #        `analytics_sector_ic`); a 2.2 build is served, but the routes built on them answer
 #        `analytics_not_built` (503) or a figure not measurable naming the rebuild until it is rebuilt.
-PIPELINE_VERSION = "2.3.0"
+# 2.4.0: builds also carry `serving/first_pages.arrow` (each week's first page as JSON, issue 49);
+#        a 2.3 build is served, its first pages made from the rows as before.
+PIPELINE_VERSION = "2.4.0"

@@ -17,6 +17,7 @@ from litestar import Response
 
 from access.tokens import redact_tokens
 from core import errors
+from datasets.queries import PremadeRows
 from schemas.bodies.base import Body
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.service import Error, ErrorBody, Pagination, Warning
@@ -65,12 +66,16 @@ negotiated, which Litestar sends as they are. Its declared type is the handler's
 (`Response[Collection[DecisionRow]]`, serve.routes.declare); `Any` lets the bytes stand for it."""
 
 
-def collection(rows: list[Any], total: int, limit: int, offset: int, meta: EnvelopeMeta[Any]) -> Encoded:
+def collection(
+    rows: list[Any] | PremadeRows, total: int, limit: int, offset: int, meta: EnvelopeMeta[Any]
+) -> Encoded:
     """A page in the JSON envelope. Its rows are row Structs where a figure made them, and the
     lake's rows as read where the page is a served table's (their Struct declares them; making
-    5,000 Structs of a page only to encode them would cost more than the encoding)."""
+    5,000 Structs of a page only to encode them would cost more than the encoding), or the JSON
+    the pipeline wrote of them (`datasets.queries.PremadeRows`, put in as it is)."""
+    data: Any = rows.json if isinstance(rows, PremadeRows) else rows
     body: Collection[Any] = Collection(
-        data=rows, pagination=pagination(limit, offset, len(rows), total), meta=meta
+        data=data, pagination=pagination(limit, offset, len(rows), total), meta=meta
     )
     return json_response(body)
 

@@ -168,8 +168,9 @@ class Context(Generic[Q]):
         header to the next and previous pages."""
         name = self.representation or representation.DEFAULT
         if name == representation.JSON:
-            response = collection_envelope(page.rows, page.total, limit, offset, meta)
-            link = page_links(self.request.scope, limit, offset, len(page.rows), page.total)
+            rows = page.envelope_rows if isinstance(page, TablePage) else page.rows
+            response = collection_envelope(rows, page.total, limit, offset, meta)
+            link = page_links(self.request.scope, limit, offset, len(rows), page.total)
             if link:
                 response.headers["Link"] = link
             return response

@@ -915,9 +915,26 @@ class Generator:
         self.promotion_preview()
         # Issue 46's calendar returns and trailing beta, last, with a generator of its own (as capacity).
         self.calendar_returns()
+        # Issue 49's weeks' first pages as the pipeline writes them, last, with a generator of its own.
+        self.first_pages()
         # Issue 50's probability of backtest overfitting, last, drawing nothing from the RNG.
         self.overfitting()
         return self.requests
+
+    def first_pages(self) -> None:
+        """Issue 49 item 2: each alpha's weeks' first pages of default fields (what the pipeline
+        writes as JSON, served from its file) for keys without raw fields, with the defaults left
+        out and spelled out, and the same page for the raw key (made from the rows)."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:first_pages")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/rebalances/"
+                for day in self.rng.sample(alpha.rebalances, min(3, len(alpha.rebalances))):
+                    self.add(base + day.isoformat(), ["plain", "testonly", "raw"])
+                    spelled = [("limit", "100"), ("offset", "0"), ("sort", "score"), ("order", "desc")]
+                    self.add(base + day.isoformat() + query(self.shuffled(spelled)), ["plain"])
+        finally:
+            self.rng = shared
 
     def overfitting(self) -> None:
         """Issue 50's `/analytics/overfitting` per alpha: every token at the default S, S = 8 and an
