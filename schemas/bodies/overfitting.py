@@ -21,14 +21,14 @@ class LogitBin(Body, kw_only=True, frozen=True):
         float, figure("The bin's lower edge (the first bin takes every logit below it too)")
     ]
     logit_to: Annotated[float, figure("The bin's upper edge (the last bin takes every logit above it too)")]
-    splits_in_bin: Annotated[int, figure("How many of the combinations' logits fall in the bin")]
+    splits_in_bin: Annotated[int, figure("How many of the combinations' logits fall in the bin.")]
 
 
 class FamilyMember(Body, kw_only=True, frozen=True):
     """One trial of the family the key may read: its alpha, its seal's parameters and how often the
     cross-validation picked it in sample."""
 
-    alpha_id: Annotated[str, figure("The member's alpha id")]
+    alpha_id: Annotated[str, figure("The member's alpha id.")]
     parameters: Annotated[
         dict[str, float | int | str],
         figure(
@@ -39,7 +39,7 @@ class FamilyMember(Body, kw_only=True, frozen=True):
         float | None,
         figure(
             "Share of the combinations whose in-sample best trial is this member; null when the figures are "
-            "not measurable",
+            "not measurable.",
             "picks / combinations",
         ),
     ]
@@ -57,7 +57,7 @@ class Overfitting(Body, kw_only=True, frozen=True):
         str,
         figure(
             "What the trials are ranked by in and out of sample: sharpe_per_session, the mean over the standard "
-            "deviation (ddof 1) of the long_short book's daily returns of the combination's blocks"
+            "deviation (ddof 1) of the long_short book's daily returns of the combination's blocks."
         ),
     ]
     family_trials: Annotated[
@@ -67,18 +67,18 @@ class Overfitting(Body, kw_only=True, frozen=True):
             "(the figures need 6)"
         ),
     ]
-    splits: Annotated[int, figure("S: the blocks of equal length the members' common sessions are cut into")]
+    splits: Annotated[int, figure("S: the blocks of equal length the members' common sessions are cut into.")]
     combinations: Annotated[
         int,
         figure(
-            "C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation", "C(S, S/2)"
+            "C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation.", "C(S, S/2)"
         ),
     ]
     cscv_sessions: Annotated[
         int,
         figure(
             "Sessions the cross-validation uses: the members' common sessions with a return, the oldest T mod S left "
-            "out so that every block holds T // S",
+            "out so that every block holds T // S.",
             "(T // S) * S",
         ),
     ]
@@ -113,7 +113,7 @@ class Overfitting(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Probability of loss out of sample: the share of the combinations whose in-sample best trial has an "
-            "out-of-sample Sharpe ratio below 0",
+            "out-of-sample Sharpe ratio below 0.",
             "mean(SR_out_c < 0)",
             source=FAMILY_RETURNS,
         ),
@@ -122,13 +122,13 @@ class Overfitting(Body, kw_only=True, frozen=True):
         list[LogitBin],
         figure(
             "The combinations' logits in 20 equal bins from -4 to 4 (the end bins take what lies beyond); empty "
-            "when not measurable"
+            "when not measurable."
         ),
     ]
     members: Annotated[
         list[FamilyMember],
         figure(
-            "The family's members the key may read, in catalogue order, with their parameters and pick shares"
+            "The family's members the key may read, in catalogue order, with their parameters and pick shares."
         ),
     ]
 
@@ -136,17 +136,17 @@ class Overfitting(Body, kw_only=True, frozen=True):
 class Family(Body, kw_only=True, frozen=True):
     """One trial family of `/v1/families`: its members the key may read."""
 
-    family: Annotated[str, figure("The family's slug, as its members' seals name it")]
+    family: Annotated[str, figure("The family's slug, as its members' seals name it.")]
     members: Annotated[
         list[FamilyMemberId],
-        figure("The members the key may read, in catalogue order, each with its seal's parameters"),
+        figure("The members the key may read, in catalogue order, each with its seal's parameters."),
     ]
 
 
 class FamilyMemberId(Body, kw_only=True, frozen=True):
     """A member of a family listed by `/v1/families`."""
 
-    alpha_id: Annotated[str, figure("The member's alpha id")]
+    alpha_id: Annotated[str, figure("The member's alpha id.")]
     parameters: Annotated[
         dict[str, float | int | str],
         figure(
@@ -162,6 +162,6 @@ class Families(Body, kw_only=True, frozen=True):
         list[Family],
         figure(
             "Every trial family with at least one member the key may read, by slug; a family none of whose "
-            "members it may read is not named"
+            "members it may read is not named."
         ),
     ]

@@ -418,7 +418,7 @@ class FamilyMemberId(ApiStruct, kw_only=True, frozen=True):
     """A member of a family listed by `/v1/families`."""
 
     alpha_id: str
-    """The member's alpha id"""
+    """The member's alpha id."""
 
     parameters: dict[str, float | int | str]
     """The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"""
@@ -428,10 +428,10 @@ class Family(ApiStruct, kw_only=True, frozen=True):
     """One trial family of `/v1/families`: its members the key may read."""
 
     family: str
-    """The family's slug, as its members' seals name it"""
+    """The family's slug, as its members' seals name it."""
 
     members: list[FamilyMemberId]
-    """The members the key may read, in catalogue order, each with its seal's parameters"""
+    """The members the key may read, in catalogue order, each with its seal's parameters."""
 
 
 class Families(ApiStruct, kw_only=True, frozen=True):
@@ -439,7 +439,7 @@ class Families(ApiStruct, kw_only=True, frozen=True):
 
     families: list[Family]
     """Every trial family with at least one member the key may read, by slug; a family none of whose
-    members it may read is not named
+    members it may read is not named.
     """
 
 
@@ -2343,7 +2343,7 @@ class LogitBin(ApiStruct, kw_only=True, frozen=True):
     """The bin's upper edge (the last bin takes every logit above it too)"""
 
     splits_in_bin: int
-    """How many of the combinations' logits fall in the bin"""
+    """How many of the combinations' logits fall in the bin."""
 
 
 class FamilyMember(ApiStruct, kw_only=True, frozen=True):
@@ -2352,14 +2352,14 @@ class FamilyMember(ApiStruct, kw_only=True, frozen=True):
     """
 
     alpha_id: str
-    """The member's alpha id"""
+    """The member's alpha id."""
 
     parameters: dict[str, float | int | str]
     """The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"""
 
     pick_share: float | None
     """Share of the combinations whose in-sample best trial is this member; null when the figures are
-    not measurable
+    not measurable.
     """
 
 
@@ -2373,7 +2373,7 @@ class Overfitting(ApiStruct, kw_only=True, frozen=True):
 
     measure: str
     """What the trials are ranked by in and out of sample: sharpe_per_session, the mean over the
-    standard deviation (ddof 1) of the long_short book's daily returns of the combination's blocks
+    standard deviation (ddof 1) of the long_short book's daily returns of the combination's blocks.
     """
 
     family_trials: int
@@ -2382,14 +2382,14 @@ class Overfitting(ApiStruct, kw_only=True, frozen=True):
     """
 
     splits: int
-    """S: the blocks of equal length the members' common sessions are cut into"""
+    """S: the blocks of equal length the members' common sessions are cut into."""
 
     combinations: int
-    """C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation"""
+    """C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation."""
 
     cscv_sessions: int
     """Sessions the cross-validation uses: the members' common sessions with a return, the oldest T mod
-    S left out so that every block holds T // S
+    S left out so that every block holds T // S.
     """
 
     pbo: AnalyticsStat
@@ -2408,16 +2408,18 @@ class Overfitting(ApiStruct, kw_only=True, frozen=True):
 
     probability_of_loss: AnalyticsStat
     """Probability of loss out of sample: the share of the combinations whose in-sample best trial has
-    an out-of-sample Sharpe ratio below 0
+    an out-of-sample Sharpe ratio below 0.
     """
 
     logit_distribution: list[LogitBin]
     """The combinations' logits in 20 equal bins from -4 to 4 (the end bins take what lies beyond);
-    empty when not measurable
+    empty when not measurable.
     """
 
     members: list[FamilyMember]
-    """The family's members the key may read, in catalogue order, with their parameters and pick shares"""
+    """The family's members the key may read, in catalogue order, with their parameters and pick
+    shares.
+    """
 
 
 class OverfittingResponse(ApiStruct, kw_only=True, frozen=True):
