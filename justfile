@@ -134,6 +134,10 @@ bench-connections *ARGS:
 soak-slow-clients *ARGS:
     python -m tests.bench.slow_clients_soak {{ARGS}}
 
+# Issue 50 item 8: `/analytics/mmc` and `/v1/analytics/crowding` on the full demo lake (read only) with four approved alphas, in process: p50/p95 against 50 ms [--lake var/lake] [--calls 200].
+bench-mmc *ARGS:
+    python -m tests.bench.mmc_bench {{ARGS}}
+
 # `/analytics/capacity` on the full-size alpha (built once into var/bench-capacity/), one worker: p50/p95 against 50 ms, and the computation in process (issue 36).
 bench-capacity *ARGS:
     python -m tests.bench.capacity_bench {{ARGS}}

@@ -13,6 +13,7 @@ inputs.
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from analytics import (
@@ -26,13 +27,17 @@ from analytics import (
     live,
     metrics,
     quantiles,
+    regimes,
     risk,
     rolling,
 )
 from analytics.access import require_readable
 from analytics.answer import Answer
+from analytics.costs import DayFilter, every_day
 from analytics.entries import Warnings
+from analytics.errors import DataNotReadable
 from analytics.inputs import require_built
+from analytics.regimes import MarketRegimes
 from datasets import answers
 from datasets.queries import Page, Window, page_of
 from datasets.reader import BuildView
@@ -45,6 +50,7 @@ from schemas.bodies.factors import Factors
 from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.quantiles import Quantiles
+from schemas.bodies.regimes import Regimes
 from schemas.bodies.returns import BookReturns
 from schemas.query import (
     AttributionQuery,
@@ -55,10 +61,11 @@ from schemas.query import (
     LiveQuery,
     MetricsQuery,
     QuantilesQuery,
+    RegimeWindowQuery,
     RiskQuery,
     RollingQuery,
 )
-from schemas.wire import BENCHMARK_ENDPOINT
+from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
 if TYPE_CHECKING:
     from analytics.reading import Scope
@@ -76,6 +83,9 @@ class BuildAnswers:
         raise NotImplementedError
 
     def market(self) -> BenchmarkSeries:
+        raise NotImplementedError
+
+    def market_regimes(self) -> MarketRegimes:
         raise NotImplementedError
 
     @staticmethod
@@ -100,11 +110,41 @@ class BuildAnswers:
         warnings.extend(entries)
         return self._answer(data, warnings, view.build_id)
 
-    def costs(self, view: BuildView, q: BookWindowQuery) -> Answer[Costs]:
+    def costs(self, view: BuildView, q: RegimeWindowQuery) -> Answer[Costs]:
+        """Over `q.regime`'s sessions when it names one (`_regime_filter`)."""
         book = self._book(view, q.book)
+        kept, version = self._regime_filter(view, q.regime)
         warnings = Warnings()
-        data = costs.costs_payload(view, book, (q.start, q.end), self.scope.access, warnings)
-        return self._answer(data, warnings, view.build_id)
+        data = costs.costs_payload(view, book, (q.start, q.end), self.scope.access, warnings, kept)
+        return self._answer(data, warnings, version)
+
+    def regimes(self, view: BuildView, q: RegimeWindowQuery) -> Answer[Regimes]:
+        """The book's figures by regime of the market benchmark, withheld for a key that may not
+        read the benchmark; the version then names both builds."""
+        book = self._book(view, q.book)
+        found = self._readable_regimes()
+        warnings = Warnings()
+        data = regimes.regimes_payload(
+            view, book, (q.start, q.end), q.regime, self.scope.access, found, MARKET_BENCHMARK, warnings
+        )
+        return self._answer(data, warnings, _with_regimes(view, found))
+
+    def _readable_regimes(self) -> MarketRegimes | None:
+        """The market benchmark's regimes when the reader may call its series; None: withheld."""
+        return self.market_regimes() if self.scope.may_call(BENCHMARK_ENDPOINT) else None
+
+    def _regime_filter(self, view: BuildView, regime: str | None) -> tuple[DayFilter, str]:
+        """The days `regime` keeps and the answer's version. A regime is a label of the benchmark's
+        series: a key that may not read it may not filter by it (403 naming its route)."""
+        if regime is None:
+            return every_day, view.build_id
+        if not self.scope.may_call(BENCHMARK_ENDPOINT):
+            raise DataNotReadable(
+                f"regime splits sessions by labels of {MARKET_BENCHMARK}'s daily series; it needs {BENCHMARK_ENDPOINT}.",
+                BENCHMARK_ENDPOINT,
+            )
+        found = self.market_regimes()
+        return partial(regimes.session_filter, found, regime), _with_regimes(view, found)
 
     def drawdowns(self, view: BuildView, q: BookWindowPageQuery) -> Answer[Page]:
         """Every episode of the window, deepest first (the page is cut by the caller's limit)."""
@@ -192,6 +232,11 @@ class BuildAnswers:
             a, b, book, (q.start, q.end), int(q.window), self.scope.access, warnings
         )
         return self._answer(data, warnings, f"{a.build_id}+{b.build_id}")
+
+
+def _with_regimes(view: BuildView, found: MarketRegimes | None) -> str:
+    """The version of an answer read from the build and, when read, the benchmark's regimes."""
+    return view.build_id if found is None else f"{view.build_id}+{found.build_id}"
 
 
 def _with_market(view: BuildView, market: BenchmarkSeries | None) -> str:

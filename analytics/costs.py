@@ -26,6 +26,7 @@ equity at inception); notional columns are in base currency, and `equity_basis` 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -185,16 +186,39 @@ def holding_period_weeks(gross_weight: np.ndarray, turnover: np.ndarray) -> floa
     return float(np.mean(gross_weight)) / mean_turnover if mean_turnover > 0 else math.nan
 
 
-def costs_payload(view: BuildView, book: str, window: Window, access: Access, warnings: Warnings) -> Costs:
+DayFilter = Callable[[np.ndarray], np.ndarray]
+"""Which of some days (since 1970) a route's `regime` keeps (`analytics.regimes.session_filter`)."""
+
+
+def every_day(days: np.ndarray) -> np.ndarray:
+    return np.ones(days.shape, dtype=bool)
+
+
+def costs_payload(
+    view: BuildView,
+    book: str,
+    window: Window,
+    access: Access,
+    warnings: Warnings,
+    kept: DayFilter = every_day,
+) -> Costs:
+    """`kept`: the days of a regime (`regime=`): the window's sessions, fills and weeks on them only."""
     per_year = conventions(view).sessions_per_year
     context = {"book": book}
     ledger = inputs.ledger(view, book)
     part = None if ledger is None or not access.ledger else ledger.window(window)
+    outside = False  # the window holds sessions, none of them the regime's
+    if part is not None:
+        whole = part.days.size
+        part = part.keep(kept(part.days))
+        outside = whole > 0 and part.days.size == 0
     f = None
     if not access.ledger:
         reason = withheld("ledger", "costs", warnings)
     elif part is None:
         reason = "the run has no ledger for this book"
+    elif outside:
+        reason = "no session of the book in the window is in the regime"
     elif part.days.size == 0:
         reason = "the window holds no session of this book"
     else:
@@ -224,7 +248,7 @@ def costs_payload(view: BuildView, book: str, window: Window, access: Access, wa
         why = reason if f is None else "fewer than 2 daily returns with variance in the window"
         return declared_stat(InformationRatioSides, side, value, why, context, periods_per_year=per_year)
 
-    turnover_by_decile, holding_period = _turnover(view, book, window, access, warnings)
+    turnover_by_decile, holding_period = _turnover(view, book, window, access, warnings, kept)
     return Costs(
         alpha=view.alpha_id,
         book=book,
@@ -248,7 +272,9 @@ def costs_payload(view: BuildView, book: str, window: Window, access: Access, wa
         ),
         information_ratio=InformationRatioSides(gross=ir("gross"), net=ir("net")),
         net_ir_by_cost=_by_cost(f, ledger_reason, context, per_year),
-        net_ir_by_capital=_by_capital(view, book, window, access, warnings, part, f, ledger_reason, per_year),
+        net_ir_by_capital=_by_capital(
+            view, book, window, access, warnings, part, f, ledger_reason, per_year, kept
+        ),
         turnover_by_decile=turnover_by_decile,
         holding_period=holding_period,
     )
@@ -304,6 +330,7 @@ def _by_capital(
     f: CostFigures | None,
     reason: str,
     per_year: int,
+    kept: DayFilter,
 ) -> list[CostAtCapital]:
     """`net_ir_by_capital`: the book at each capital of /analytics/capacity's default grid, its
     reference capital the route's default, with `analytics.capacity`'s own model and figures (the
@@ -312,7 +339,8 @@ def _by_capital(
     found = capacity.fills(view, book)
     a, b = capacity.fill_span(found, window)
     per_capital = np.empty(0) if found is None else found.per_capital[a:b]
-    measured = per_capital[np.isfinite(per_capital)]
+    on_kept = np.empty(0, bool) if found is None else kept(found.days[a:b])
+    measured = per_capital[np.isfinite(per_capital) & on_kept]
     fills_why = capacity.fill_reason(
         view, found, (a, b), measured, access, warnings, "costs.net_ir_by_capital"
     )
@@ -357,7 +385,7 @@ def _by_capital(
 
 
 def _turnover(
-    view: BuildView, book: str, window: Window, access: Access, warnings: Warnings
+    view: BuildView, book: str, window: Window, access: Access, warnings: Warnings, kept: DayFilter
 ) -> tuple[TurnoverByDecile | None, AnalyticsStat]:
     """`turnover_by_decile` and `holding_period`."""
     found = inputs.table_rows(view, "analytics_turnover", book)
@@ -370,7 +398,7 @@ def _turnover(
         reason = ""
     days = np.empty(0, np.int32) if rows is None else rows.column("date").cast("int32").to_numpy()
     low, high = day_bounds(window)
-    keep = (days >= low) & (days <= high)
+    keep = (days >= low) & (days <= high) & kept(days)
     if rows is None or reason or not keep.any():
         why = reason or "no week of the window has a previous week with a cross-section"
         return None, declared_stat(Costs, "holding_period", None, why)

@@ -30,7 +30,7 @@ The answers of one alpha asked as (build, query) (`metrics`, `risk`, `costs`, `c
 (`analytics.build_answers`), named as it, taking its query Struct's fields as keywords (its
 signature and `help()` say which), so a new answer reaches a notebook without a line here. Those
 with more than a query (the live split's approval, a policy, another alpha, a set, weights) are
-written below.
+written below (`live`, `decay`, ...).
 """
 
 from __future__ import annotations
@@ -59,8 +59,10 @@ from datasets.queries import Page
 from datasets.reader import AlphaBuild, BuildView, LakeReader
 from schemas import choices
 from schemas.bodies.comparison import Comparison
+from schemas.bodies.decay import Decay
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.live import Live
+from schemas.bodies.mmc import Crowding
 from schemas.bodies.promotions import DecisionAction, PromotionPreview
 from schemas.bodies.residual import Residual
 from schemas.bodies.service import Warning
@@ -74,6 +76,7 @@ from schemas.query import (
     Query,
     ResidualQuery,
     ScreenQuery,
+    WindowQuery,
 )
 
 Weights = Mapping[str, float] | Sequence[float]
@@ -128,6 +131,18 @@ class Figures:
         q = LiveQuery(**params)
         return _collected(
             self.reading().live(self.build(alpha), q, self._approved(alpha, approved)), warnings
+        )
+
+    def decay(
+        self, alpha: str, warnings: Warnings | None = None, approved: dt.date | None = None, **params: Any
+    ) -> Decay:
+        """`/analytics/decay` of one book (`LiveQuery`: `book`, `split`): the IC's half-life by
+        horizon and the expected live information ratio, the haircut calibrated on the alphas the
+        catalogue index holds approved (their live columns at the approval, which `alpha-results
+        promote` records); `approved` as for `live`."""
+        q = LiveQuery(**params)
+        return _collected(
+            self.reading().decay(self.build(alpha), q, self._approved(alpha, approved)), warnings
         )
 
     def compare(self, alpha: str, other: str, warnings: Warnings | None = None, **params: Any) -> Comparison:
@@ -244,6 +259,11 @@ class Figures:
             end=end,
         )
         return _collected(self.reading().contribution(self.build(alpha), q), warnings)
+
+    def crowding(self, start: Date = None, end: Date = None) -> Crowding:
+        """`/v1/analytics/crowding`: how alike the books of the approved alphas of `standings` are
+        (weekly name and weight overlap, shared factor loadings; `analytics.mmc`)."""
+        return self.reading().crowding(WindowQuery(start=start, end=end)).data
 
     def residual(self, alpha: str, reference: Sequence[str] | None = None, **params: Any) -> Residual:
         """`/analytics/residual` of one book (`ResidualQuery`: `book`, `start`, `end`): its daily

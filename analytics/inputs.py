@@ -40,6 +40,10 @@ class Ledger:
         cut = window_bounds(self.days, (None, last))[1]
         return self._rows(0, cut), self._rows(cut, self.days.size)
 
+    def keep(self, sessions: np.ndarray) -> Ledger:
+        """The sessions a boolean mask keeps, in date order (a regime's: `analytics.regimes`)."""
+        return Ledger(*(getattr(self, name)[sessions] for name in Ledger.__dataclass_fields__))
+
     def _rows(self, a: int, b: int) -> Ledger:
         return Ledger(*(getattr(self, name)[a:b] for name in Ledger.__dataclass_fields__))
 

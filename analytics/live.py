@@ -179,6 +179,21 @@ def _part(
     )
 
 
+def backtest_part(view: BuildView, book: str, split: Split, reason: str | None) -> LivePart:
+    """`live_payload`'s in-sample part of `book` at `split`, its ledger figures alone (what
+    `/analytics/decay` calls the backtest); `reason`: why the ledger is withheld, None when it is
+    readable."""
+    facts = conventions(view)
+    ledger = inputs.ledger(view, book)
+    reasons = {"ic": "not asked"}
+    if reason is not None:
+        reasons["ledger"] = reason
+    elif ledger is None:
+        reasons["ledger"] = "the run has no ledger for this book"
+    before = None if ledger is None else ledger.split(split.date)[0]
+    return _part(_Side(before, None), facts.sessions_per_year, facts.weeks_per_year, reasons, {"book": book})
+
+
 def live_payload(
     view: BuildView, book: str, split: Split, access: Access, warnings: Warnings, end: dt.date | None = None
 ) -> Live:

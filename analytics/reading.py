@@ -28,7 +28,7 @@ from functools import cached_property
 
 import numpy as np
 
-from analytics import checks, overfitting, promotion, residual, screen, sets, significance
+from analytics import checks, decay, live, mmc, overfitting, promotion, residual, screen, sets, significance
 from analytics.access import FULL_ACCESS, Access, require_readable, withheld
 from analytics.answer import Answer
 from analytics.build_answers import BuildAnswers
@@ -44,6 +44,7 @@ from analytics.entries import Warnings
 from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable
 from analytics.inputs import require_built
 from analytics.policy import Policy, default_policy
+from analytics.regimes import MarketRegimes, market_regimes
 from analytics.series import BenchmarkSeries, benchmark_series
 from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers, screener
@@ -53,7 +54,9 @@ from datasets.queries import Page, Window
 from datasets.reader import BuildView, LakeReader
 from datasets.served import Catalogue
 from schemas.bodies.analytics import Significance
+from schemas.bodies.decay import Decay
 from schemas.bodies.decisions import Checks, Contribution
+from schemas.bodies.mmc import Crowding, Mmc
 from schemas.bodies.overfitting import Overfitting
 from schemas.bodies.promotions import (
     CheckChange,
@@ -67,11 +70,13 @@ from schemas.query import (
     CombineQuery,
     ContributionQuery,
     CorrelationQuery,
+    LiveQuery,
     OverfittingQuery,
     PromotionPreviewQuery,
     ResidualQuery,
     ScreenQuery,
     SignificanceQuery,
+    WindowQuery,
 )
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
@@ -169,6 +174,13 @@ class Reading(BuildAnswers):
         view = self.reader.benchmark_view(MARKET_BENCHMARK)
         assert view is not None  # opened, or BenchmarkMissing raised
         return benchmark_series(view, MARKET_BENCHMARK)
+
+    def market_regimes(self) -> MarketRegimes:
+        """The market benchmark's regimes; `BenchmarkMissing` when the lake has none, 503 when its
+        build predates them."""
+        view = self.reader.benchmark_view(MARKET_BENCHMARK)
+        assert view is not None  # opened, or BenchmarkMissing raised
+        return market_regimes(view, MARKET_BENCHMARK)
 
     def book(self, view: BuildView, book: str) -> str:
         """`book`, when the reader may read it (raw books only with `scope.raw`); else 400
@@ -319,6 +331,29 @@ class Reading(BuildAnswers):
         )
         if pbo is not None:  # the family's members the reader may read (only when the check is on)
             version += f"+pbo-{found.version}"
+        return Answer(data, warnings.entries, version)
+
+    def decay(self, view: BuildView, q: LiveQuery, approved: dt.date | None) -> Answer[Decay]:
+        """`/analytics/decay` of `q.book` (its backtest ends at `q.split`, else the alpha's own split:
+        `approved`, the as_of of its latest approval, None when never approved), the haircut
+        calibrated on the approved alphas the reader may read, this one excepted."""
+        book = self._book(view, q.book)
+        split = live.split_of(view, approved, q.split)
+        records = None
+        catalogue_part = "ledger-withheld"
+        if self.scope.access.ledger:
+            self.whole_catalogue()  # an approved alpha it may read could be missing
+            catalogue = self.snapshot.catalogue
+            mask = self.readable()
+            # Only the approved rows are read one by one: a reader of every alpha needs no id set.
+            readable = None if self.scope.every_alpha else set(sets.readable_ids(catalogue, mask).to_pylist())
+            records = decay.calibration_records(catalogue.index, readable, view.alpha_id)
+            # Any readable alpha's index row may become a calibration record (approved, or live long
+            # enough): the version is of every readable alpha's row.
+            catalogue_part = catalogue_tag(catalogue, mask, "decay")
+        warnings = Warnings()
+        data = decay.decay_payload(view, book, split, records, self.scope.access, warnings)
+        version = "+".join((view.build_id, f"approval-{approved}", catalogue_part))
         return Answer(data, warnings.entries, version)
 
     def promotion_preview(
@@ -483,6 +518,49 @@ class Reading(BuildAnswers):
         warnings = Warnings()
         data = contribution_of(self.snapshot, alpha, reference, window, weighting, q.weight, warnings)
         return Answer(data, warnings.entries, version)
+
+    def approved_views(self, alpha: str | None = None) -> list[BuildView]:
+        """The builds of the approved alphas the reader may read, by id, `alpha` excepted (an approved
+        alpha the lake does not publish has no build to read: it is not among them)."""
+        self.whole_catalogue()
+        catalogue = self.snapshot.catalogue
+        views = []
+        for other in sorted(self.standings.approved):
+            if other == alpha or not self.scope.may_read(other) or other not in catalogue.alphas:
+                continue
+            found = self.reader.alpha(other)
+            if found is not None:
+                views.append(self.reader.view(found))
+        return views
+
+    def _approved_tag(self, ids: tuple[str, ...], *parts: str) -> str:
+        catalogue = self.snapshot.catalogue
+        return catalogue_tag(catalogue, sets.set_mask(catalogue, ids), *parts, ",".join(ids))
+
+    def mmc(self, view: BuildView, q: WindowQuery) -> Answer[Mmc]:
+        """The alpha's meta-model contribution against the approved alphas the reader may read
+        (`analytics.mmc`), the alpha itself excluded from them."""
+        require_readable(self.scope.access, "cross_sections")
+        alpha = view.alpha_id
+        members = self.approved_views(alpha)
+        window: Window = (q.start, q.end)
+        data = mmc.mmc_payload(view, members, alpha in self.standings.approved, window)
+        ids = tuple(m.alpha_id for m in members)
+        # The alpha's build and the builds of the approved alphas the reader may read, nothing else.
+        version = self._approved_tag(
+            (alpha, *ids), "mmc", alpha, repr(window), repr(alpha in self.standings.approved)
+        )
+        return Answer(data, [], version)
+
+    def crowding(self, q: WindowQuery) -> Answer[Crowding]:
+        """Overlap and shared factor loadings of the approved books the reader may read."""
+        require_readable(self.scope.access, "cross_sections")
+        members = self.approved_views()
+        window: Window = (q.start, q.end)
+        data = mmc.crowding_payload(members, window)
+        return Answer(
+            data, [], self._approved_tag(tuple(m.alpha_id for m in members), "crowding", repr(window))
+        )
 
     def combine(self, q: CombineQuery) -> Answer[Combined]:
         window: Window = (q.start, q.end)

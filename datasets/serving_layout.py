@@ -23,6 +23,7 @@ formats one. Files are uncompressed Arrow IPC of one record batch: a worker memo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -153,10 +154,21 @@ def write_alpha_serving(
     return written, book_ranges
 
 
-def write_benchmark_serving(writer: BuildWriter, build_dir: str, daily: pa.Table) -> pa.Table:
-    """Writes `serving/` of one benchmark build; returns the daily table as written."""
+def write_benchmark_serving(
+    writer: BuildWriter,
+    build_dir: str,
+    daily: pa.Table,
+    regimes: Callable[[pa.Table], pa.Table] | None = None,
+) -> pa.Table:
+    """Writes `serving/` of one benchmark build; returns the daily table as written. `regimes`: the
+    regimes of the served daily table (`schemas.lake.BENCHMARK_REGIMES`), written beside it."""
     served = daily.select(lake.BENCHMARK_DAILY.names).cast(lake.BENCHMARK_DAILY).sort_by("date")
     writer.write_arrow(layout.serving_path(build_dir, "daily"), served)
-    index = {"format": layout.SERVING_FORMAT, "tables": {"daily": {"rows": served.num_rows}}}
+    tables = {"daily": {"rows": served.num_rows}}
+    if regimes is not None:
+        labelled = regimes(served).cast(lake.BENCHMARK_REGIMES)
+        writer.write_arrow(layout.serving_path(build_dir, "regimes"), labelled)
+        tables["regimes"] = {"rows": labelled.num_rows}
+    index = {"format": layout.SERVING_FORMAT, "tables": tables}
     writer.write_json(layout.serving_path(build_dir, layout.SERVING_INDEX), index)
     return served

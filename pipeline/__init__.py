@@ -11,6 +11,8 @@
 #        (`analytics_attribution`, `analytics_capacity`, `analytics_factor_*`, `analytics_quantiles`,
 #        `analytics_sector_ic`); a 2.2 build is served, but the routes built on them answer
 #        `analytics_not_built` (503) or a figure not measurable naming the rebuild until it is rebuilt.
-# 2.4.0: builds also carry `serving/first_pages.arrow` (each week's first page as JSON, issue 49);
-#        a 2.3 build is served, its first pages made from the rows as before.
+# 2.4.0: builds also carry `serving/first_pages.arrow` (each week's first page as JSON, issue 49),
+#        and benchmark builds `serving/regimes.arrow` (issue 50's regimes of SPY); a 2.3 build is
+#        served, its first pages made from the rows as before, its regimes answered 503
+#        `analytics_not_built` until rebuilt.
 PIPELINE_VERSION = "2.4.0"

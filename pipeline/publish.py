@@ -35,6 +35,7 @@ from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.seal import Seal, open_seal
 from alpha_results_seal.seal_limits import SealLimits
 from alpha_results_seal.storage import Storage
+from analytics.regimes import regime_table
 from analytics.series import benchmark_table, equity_curve_table
 from datasets import catalog, layout, retention
 from datasets.exports import write_alpha_exports, write_benchmark_exports
@@ -365,7 +366,8 @@ def publish_benchmark(
         written = writer.write_parquet(
             layout.join(build_dir, layout.BENCHMARK_DAILY), daily_table, lake.BENCHMARK_DAILY, "daily"
         )
-        served = write_benchmark_serving(writer, build_dir, daily_table)
+        # The regimes of every session (analytics/regimes.py), labelled once here, never per request.
+        served = write_benchmark_serving(writer, build_dir, daily_table, regime_table)
         write_benchmark_exports(writer, build_dir, benchmark_table(served))
         info = {k: seal.manifest.get(k) for k in ("symbol", "name", "currency")}
         info |= {

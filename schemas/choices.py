@@ -82,6 +82,18 @@ quarter, half a year, a year); the weekly IC's rolling window is the same span i
 
 DEFAULT_COMPARE_WINDOW = "63"
 
+REGIME_LABELS = {
+    "trend": ("up", "down", "unlabelled"),
+    "volatility": ("low", "mid", "high", "unlabelled"),
+    "drawdown": ("in", "out", "unlabelled"),
+}
+"""The regimes of the market benchmark (docs/analytics.md "Regimes"), by dimension: a session holds
+one label of each, `unlabelled` before the benchmark has the history a label needs (or on a session
+the benchmark does not have)."""
+
+REGIMES = tuple(f"{dimension}:{label}" for dimension, labels in REGIME_LABELS.items() for label in labels)
+"""`regime` on the window-based analytics routes that take it: `dimension:label`."""
+
 SCREEN_SORT_CHOICES = tuple(value for column in SCREEN_SORTS for value in (column, f"-{column}"))
 
 REPRESENTATIONS = {

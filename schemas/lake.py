@@ -347,6 +347,24 @@ BENCHMARK_DAILY = pa.schema(
     [("date", pa.date32()), ("close", pa.float64()), ("adjusted_close", pa.float64())]
 )
 
+# Per session of a benchmark build, its regimes (issue 50, item 5; analytics/regimes.py and
+# docs/analytics.md "Regimes"), labelled at publish from the served daily series. A benchmark build
+# published before them has no such table: the regime figures then answer 503 analytics_not_built.
+BENCHMARK_REGIMES = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("price", pa.float64()),  # the return basis' price (adjusted_close when every row has one)
+        ("trend_average", pa.float64()),  # mean price of the 200 sessions ending here; null before
+        ("trend", pa.string()),  # up (price above trend_average) or down; null: the first 199 sessions
+        ("realised_volatility", pa.float64()),  # std(ddof=1) of the 63 returns ending here x sqrt(252)
+        ("volatility", pa.string()),  # low, mid or high (terciles); null: the first 63 sessions
+        ("drawdown", pa.float64()),  # 1 - price / running peak (a fraction)
+        ("drawdown_regime", pa.string()),  # in (drawdown beyond 10 %) or out
+        ("volatility_low_cut", pa.float64()),  # the terciles' cut points, one value for the build
+        ("volatility_high_cut", pa.float64()),
+    ]
+)
+
 CATALOGUE_INDEX = pa.schema(
     [
         # identity and what the catalogue lists (alpha.json, description.json classification)

@@ -610,6 +610,32 @@ class BookWindowQuery(Query, frozen=True):
     end: To = END
 
 
+class WindowQuery(Query, frozen=True):
+    """A window of weeks (`/analytics/mmc`, `/analytics/crowding`: over the approved alphas' long_short books)."""
+
+    start: From = START
+    end: To = END
+
+
+Regime = Annotated[
+    str | None,
+    Meta(
+        description="Keep only the sessions (and weekly ICs) of one regime of SPY, dimension:label "
+        '(docs/analytics.md "Regimes"); absent: every session.',
+        extra={"enum": choices.REGIMES},
+    ),
+]
+
+
+class RegimeWindowQuery(Query, frozen=True):
+    """One book over a window, optionally over one regime's sessions (costs, regimes)."""
+
+    book: Book = choices.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+    regime: Regime = None
+
+
 MAX_SET = 50
 """Most alphas a combination (`alphas`) or a contribution's `reference` list may name."""
 MAX_REFERENCES = 1_000

@@ -186,6 +186,25 @@ _SCOPES: dict[str, tuple[str, str]] = {
         "from/to)",
         "overall",
     ),
+    # /analytics/decay takes no from/to: its IC term structure is the whole history's, its backtest the
+    # book's sessions up to the split, its calibration the other alphas' index rows
+    "decay": ("the book's whole history (decay takes no from/to)", "overall"),
+    "decay.ic_decay": (
+        "the whole history's rebalance weeks (decay takes no from/to)",
+        "weekly, averaged per horizon",
+    ),
+    "decay.backtest_information_ratio": (
+        "the backtest: the book's sessions on or before split_date (decay takes no from/to)",
+        "overall",
+    ),
+    "decay.expected_live_information_ratio": (
+        "the backtest (sessions on or before split_date) times the calibration's retention",
+        "overall",
+    ),
+    "decay.haircut": (
+        "the calibration alphas' whole histories, each split at its approval (decay takes no from/to)",
+        "overall",
+    ),
     "costs.turnover_by_decile": (WINDOW, "weekly, averaged over the window's weeks"),
     "costs.holding_period": (WINDOW, "weekly, averaged over the window's weeks"),
     "combine": (

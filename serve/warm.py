@@ -101,6 +101,7 @@ def figures_of(figures: Figures, alpha: str) -> dict[str, Callable[[], Any]]:
         "contribution": lambda: figures.contribution(alpha),
         "promotion_preview": lambda: figures.promotion_preview(alpha),
         "screen": lambda: figures.screen(),
+        "crowding": lambda: figures.crowding(),
         "combine": lambda: figures.combine(pair),
         "compare": lambda: figures.compare(alpha, pair[-1]) if len(pair) > 1 else None,
     }

@@ -952,10 +952,9 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         doc(
             "Annualised information ratio of the long_short book's sessions on or before `live_split` "
             "(`/analytics/live` `in_sample.information_ratio`), as `live_information_ratio`.",
-            unit=units.RATIO,
+            term="backtest_information_ratio",
             null=LIVE_NOT_MEASURED,
             formula="mean(r) / std(r, ddof=1) * sqrt(252) over the sessions up to live_split",
-            annualisation="annualised",
         ),
     ]
     decay_ratio: Annotated[

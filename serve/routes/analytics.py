@@ -27,12 +27,14 @@ from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
 from schemas.bodies.attribution import Attribution
 from schemas.bodies.capacity import Capacity
+from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSIONS, LITERATURE_HAIRCUT, Decay
 from schemas.bodies.docs import AnalyticsDoc
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.factors import FACTOR_MIN_WEEKS, Factors
 from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
 from schemas.bodies.overfitting import Overfitting
 from schemas.bodies.quantiles import Quantiles
+from schemas.bodies.regimes import Regimes
 from schemas.bodies.residual import Residual
 from schemas.bodies.returns import BookReturns
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
@@ -48,6 +50,7 @@ from schemas.query import (
     OverfittingQuery,
     QuantilesQuery,
     Query,
+    RegimeWindowQuery,
     ResidualQuery,
     RollingQuery,
     SignificanceQuery,
@@ -197,15 +200,48 @@ async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response
     documented=(
         "What the book's modelled execution costs take over "
         + WINDOW
-        + "; flows in normalised equity (1.0 = the book's equity at inception)"
+        + "; flows in normalised equity (1.0 = the book's equity at inception). With `regime`, over that "
+        "regime's sessions of "
+        + MARKET_BENCHMARK
+        + " only (its fills and rebalance weeks on them), which needs benchmarks.daily"
     ),
 )
-async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[Single[Costs]]:
+async def get_costs(ctx: Ctx[RegimeWindowQuery], alpha: FromPath[str]) -> Response[Single[Costs]]:
     build, args = await _args(ctx, alpha)
-    # Under a millisecond of numpy on the full-size alpha: answered on the event loop, as the
-    # ledger pages are, where a thread hop would cost as much as the work.
-    answer = ctx.reading().costs(build, args)
+    if args.regime is None:
+        # Under a millisecond of numpy on the full-size alpha: answered on the event loop, as the
+        # ledger pages are, where a thread hop would cost as much as the work.
+        answer = ctx.reading().costs(build, args)
+    else:  # the benchmark's build may be opened first
+        answer = await to_thread.run_sync(ctx.reading().costs, build, args)
+        ctx.validate_with(answer.version)  # the run's build and the benchmark's
     return single(answer.data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings))
+
+
+@route(
+    "analytics.regimes",
+    "/v1/alphas/{alpha:str}/analytics/regimes",
+    "A book's information ratio, mean IC and hit rate in each regime of " + MARKET_BENCHMARK,
+    documented=(
+        "The book over "
+        + WINDOW
+        + " split by the regimes of "
+        + MARKET_BENCHMARK
+        + ' labelled when the benchmark is published (docs/analytics.md "Regimes"): trend (its price above or '
+        "below its 200-session average), volatility (terciles of its 63-session realised volatility over its "
+        "whole history) and drawdown (more than 10 % below its running peak), each with its unlabelled sessions. "
+        "Per regime: sessions, the information ratio of the daily returns, the weeks, the rebuilt mean IC and "
+        "hit rate by rebalance date; row all is the window. `regime` keeps one regime's row. Regime figures need "
+        "benchmarks.daily, ledger figures portfolio.ledger, IC figures signals.rebalances.get or signals.scores"
+    ),
+)
+async def get_regimes(ctx: Ctx[RegimeWindowQuery], alpha: FromPath[str]) -> Response[Single[Regimes]]:
+    build, args = await _args(ctx, alpha)
+    answer = await to_thread.run_sync(ctx.reading().regimes, build, args)  # may open the benchmark's build
+    ctx.validate_with(answer.version)  # the run's build and, for a key that may read it, the benchmark's
+    return single(
+        answer.data, _meta(ctx, build, "portfolio", ("portfolio",), answer.warnings, book=args.book)
+    )
 
 
 @route(
@@ -266,6 +302,35 @@ async def get_live(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single
     ctx.validate_with(answer.version)
     entries = [*answer.warnings, *answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY)]
     return single(answer.data, with_warnings(ctx.run_meta(build, "portfolio", book=args.book), entries))
+
+
+@route(
+    "analytics.decay",
+    "/v1/alphas/{alpha:str}/analytics/decay",
+    "The IC's half-life by forecast horizon and the book's expected live information ratio",
+    documented=(
+        "The IC's decay with the forecast horizon: the marginal IC of the k-th week's return fitted as "
+        "ic_1 * exp(-decay_rate * (k - 1)) to the IC term structure (1, 2, 4, 8 weeks, /metrics "
+        "panel.ic_term_structure, whole history), its half-life ln(2) / decay_rate; and the book's expected live "
+        "information ratio, its backtest information ratio (/analytics/live in_sample at the same split) times the "
+        "retention the approved alphas the key may read show live (this one excepted: the least-squares slope "
+        f"of their live on their backtest information ratios, each with {CALIBRATION_MIN_SESSIONS} sessions "
+        f"after its approval), with its standard error and leave-one-out RMSE; below {CALIBRATION_MIN_ALPHAS} "
+        f"such alphas, the literature's haircut ({LITERATURE_HAIRCUT:.0%}, McLean and Pontiff 2016). IC figures "
+        "need signals.rebalances.get or signals.scores, ledger figures portfolio.ledger"
+    ),
+)
+async def get_decay(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single[Decay]]:
+    build, args = await _args(ctx, alpha)
+    approval = await ctx.approval(build.alpha_id)
+    approved = None if approval is None else approval.as_of
+    answer = await to_thread.run_sync(ctx.reading().decay, build, args, approved)
+    # The build, the approval and the index rows of the alphas the key may read.
+    ctx.validate_with(answer.version)
+    return single(
+        answer.data,
+        _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings, book=args.book),
+    )
 
 
 @route(
@@ -396,8 +461,10 @@ ROUTES = [
     list_drawdowns,
     list_rolling,
     get_costs,
+    get_regimes,
     get_returns,
     get_live,
+    get_decay,
     get_attribution,
     get_capacity,
     get_factors,

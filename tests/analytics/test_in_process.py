@@ -102,6 +102,9 @@ CASES: list[Case] = [
     ("analytics/quantiles", lambda f: f.quantiles, {"score": "raw_score", "quantiles": 10}),
     ("analytics/residual", lambda f: f.residual, {"book": "long_only"}),
     ("analytics/residual", lambda f: f.residual, {}),
+    ("analytics/regimes", lambda f: f.regimes, {}),
+    ("analytics/regimes", lambda f: f.regimes, {"book": "long_only", "regime": "volatility:high"}),
+    ("analytics/costs", lambda f: f.costs, {"book": "long_short", "regime": "trend:up"}),
 ]
 
 

@@ -95,6 +95,7 @@ ANSWERS = {
     "overfitting": ("/analytics/overfitting", {}),
     "costs": ("/analytics/costs", {"book": "long_short"}),
     "live": ("/analytics/live", {"book": "long_short"}),
+    "decay": ("/analytics/decay", {"book": "long_short"}),
     "attribution": ("/analytics/attribution", {"book": "long_short"}),
     "capacity": ("/analytics/capacity", {"book": "long_short"}),
     "factors": ("/analytics/factors", {"book": "long_short"}),

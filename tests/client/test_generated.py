@@ -308,6 +308,10 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
         "quantiles": _generated.Quantiles,
         "residual": _generated.Residual,
         "returns": _generated.BookReturns,
+        "mmc": _generated.Mmc,
+        "crowding": _generated.Crowding,
+        "regimes": _generated.Regimes,
+        "decay": _generated.Decay,
         "overfitting": _generated.Overfitting,
     }
     paths = list(shared_analytics_doc()["fields"])

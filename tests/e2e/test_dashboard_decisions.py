@@ -102,6 +102,8 @@ def assert_entries(shown: dict[str, tuple[str, str]], served: dict[str, Any]) ->
             elif entry["unit"] == "per_year":
                 assert text.endswith(" per year"), (name, text, entry)  # one turnover basis, per year
                 four_digits(text, entry["value"])
+            elif entry["unit"] == "t_statistic":
+                assert text == f"{entry['value']:.2f}", (name, text, entry)  # two decimals, as labels.js
             else:
                 four_digits(text, entry["value"])
 
@@ -147,6 +149,104 @@ def assert_cost_curves(page: Any, scope: str, costs: dict[str, Any]) -> None:
     served = measured([row["net_information_ratio"]["value"] for row in capitals])
     drawn = bars("cost-capital")
     assert len(drawn) == len(served) and all(close(a, b) for a, b in zip(drawn, served, strict=True))
+
+
+def assert_regimes(page: Any, scope: str, regimes: dict[str, Any]) -> None:
+    """The table by regime of SPY as served (issue 50, item 5): a row per served regime, in its
+    order, each cell carrying the served count or value exactly, and the cut points."""
+    page.wait_for_selector(f"{scope} table.regimes-table")
+    shown = page.eval_on_selector_all(
+        f"{scope} table.regimes-table tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.regime,"
+        " ...[...tr.children].slice(1).map(c => c.dataset.value ?? '')])",
+    )
+    served = regimes["by_regime"]
+    assert [row[0] for row in shown] == [row["regime"] for row in served]
+    for row, want in zip(shown, served, strict=True):
+        counts = [want["regime_sessions"], want["regime_weeks"]]
+        assert [None if v in ("", "null") else int(float(v)) for v in row[1:3]] == counts, (row, want)
+        for text, name in zip(
+            row[3:], ("information_ratio", "rebuilt_mean_ic", "rebuilt_hit_rate"), strict=True
+        ):
+            value = want[name]["value"]
+            assert (text == "") if value is None else close(float(text), value), (want["regime"], name, text)
+    assert_entries(
+        entry_values(page, f"{scope} table.regimes-cuts"),
+        {k: regimes[k] for k in ("volatility_low_cut", "volatility_high_cut")},
+    )
+
+
+def assert_decay(page: Any, scope: str, decay: dict[str, Any]) -> None:
+    """Decay as served (issue 50, item 7): the expected live information ratio, the backtest's and
+    the haircut's figures, the calibration named as served, the fit's figures, and a bar per
+    horizon with a mean IC, each the served value."""
+    served = flat_entries(decay)
+    haircut = entry_values(page, f"{scope} table.decay-haircut")
+    assert set(haircut) == {
+        "expected_live_information_ratio",
+        "backtest_information_ratio",
+        "haircut.retention",
+        "haircut.haircut",
+        "haircut.haircut_standard_error",
+        "haircut.calibration_rmse",
+    }
+    assert_entries(haircut, {name: served[name] for name in haircut})
+    fit = entry_values(page, f"{scope} table.decay-fit")
+    assert set(fit) == {"ic_decay.half_life_weeks", "ic_decay.decay_rate", "ic_decay.ic_1"}
+    assert_entries(fit, {name: served[name] for name in fit})
+    assert (
+        page.get_attribute(f"{scope} #decay-calibration", "data-calibration")
+        == decay["haircut"]["calibration"]
+    )
+    assert f"{decay['haircut']['calibration_alphas']} approved alphas" in page.inner_text(
+        f"{scope} #decay-calibration"
+    )
+    bars: list[float] = page.eval_on_selector_all(
+        f"{scope} svg[data-chart='ic-decay'] rect.bar", "rs => rs.map(r => Number(r.dataset.value))"
+    )
+    means = [p["mean_ic"] for p in decay["ic_decay"]["term_structure"] if p["mean_ic"] is not None]
+    assert len(bars) == len(means) > 0 and all(close(a, b) for a, b in zip(bars, means, strict=True))
+
+
+def assert_mmc(page: Any, scope: str, mmc: dict[str, Any], crowding: dict[str, Any]) -> None:
+    """The meta-model contribution and the crowding as served (issue 50, item 8): every stat entry
+    exactly, the weekly mmc and overlap lines the served series, the factor rows the served ones,
+    and the approved set named as served."""
+    assert_entries(entry_values(page, f"{scope} table.mmc"), flat_entries(mmc))
+    assert_entries(entry_values(page, f"{scope} table.crowding"), flat_entries(crowding))
+
+    def line(chart: str, series: str) -> list[float | None] | None:
+        found = page.eval_on_selector_all(
+            f"{scope} svg[data-chart='{chart}'] [data-series='{series}']",
+            "ps => ps.map(p => p.dataset.values)",
+        )
+        return json.loads(found[0]) if found else None
+
+    weekly = [w["mmc"] for w in mmc["weekly"]]
+    drawn = line("mmc-weekly", "mmc (IC of the neutralised score)")
+    assert (
+        (drawn is None)
+        if not weekly
+        else (drawn is not None and all(close(a, b) for a, b in zip(drawn, weekly, strict=True)))
+    )
+    overlap = [w["weight_overlap"] for w in crowding["weekly"]]
+    drawn = line("crowding-weekly", "weight overlap")
+    assert (
+        (drawn is None)
+        if not overlap
+        else (drawn is not None and all(close(a, b) for a, b in zip(drawn, overlap, strict=True)))
+    )
+    factors = page.eval_on_selector_all(
+        f"{scope} table.crowding-factors tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.factor, Number(tr.children[1].dataset.value)])",
+    )
+    assert [f for f, _ in factors] == [f["factor"] for f in crowding["factors"]]
+    assert all(
+        close(a, f["combined_exposure"]) for (_, a), f in zip(factors, crowding["factors"], strict=True)
+    )
+    summary = page.inner_text(f"{scope} #mmc-summary")
+    assert all(a in summary for a in mmc["approved"]["alphas"]), summary
+    assert f"{mmc['mmc_weeks']} weeks" in summary, summary
 
 
 @pytest.mark.e2e
@@ -211,6 +311,18 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     assert entry_values(page, "#costs table.costs")["break_even_bps"][0].endswith(" bps")
     assert_drawn(page, "turnover-deciles")
     assert_cost_curves(page, "#costs", costs)
+    assert_regimes(page, "#regimes", site.api(f"{base}/regimes", token).json()["data"])
+
+    page.wait_for_selector("#decay table.decay-haircut")
+    assert_decay(page, "#decay", site.api(f"{base}/decay", token).json()["data"])
+    # What the alpha adds to the approved book, and the approved books' crowding (issue 50, item 8).
+    page.wait_for_selector("#mmc table.crowding")
+    assert_mmc(
+        page,
+        "#mmc",
+        site.api(f"{base}/mmc", token).json()["data"],
+        site.api("/v1/analytics/crowding", token).json()["data"],
+    )
 
     page.wait_for_selector("#risk table.risk")
     risk = site.api(f"{base}/risk", token).json()["data"]

@@ -36,7 +36,7 @@ import pytest
 import tests.e2e.test_dashboard as shared
 from tests.conftest import backend_unavailable
 from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
-from tests.e2e.test_dashboard_decisions import assert_cost_curves
+from tests.e2e.test_dashboard_decisions import assert_cost_curves, assert_decay, assert_mmc, assert_regimes
 
 site = shared.site
 tab = shared.tab
@@ -58,8 +58,13 @@ TOPICS = [
     "signal",
     "sector-ic",
     "live",
+    "decay",
+    "ic-decay",
     "risk",
+    "regimes",
     "residual",
+    "mmc",
+    "crowding",
     "checks",
     "significance",
     "overfitting",
@@ -828,6 +833,22 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     # Costs: the break-even and the curves of the net information ratio as served (issue 50, item 6).
     costs = site.api(f"/v1/alphas/{ALPHA}/analytics/costs", token).json()["data"]
     assert_cost_curves(page, "#tearsheet", costs)
+
+    # By regime of SPY: the table as served (issue 50, item 5).
+    assert_regimes(
+        page, "#sheet-regimes", site.api(f"/v1/alphas/{ALPHA}/analytics/regimes", token).json()["data"]
+    )
+    # Decay: the expected live information ratio and the IC's half-life as served (issue 50, item 7).
+    decay = site.api(f"/v1/alphas/{ALPHA}/analytics/decay", token).json()["data"]
+    assert_decay(page, "#tearsheet", decay)
+
+    # The contribution to the approved book and the crowding of the approved books (issue 50, item 8).
+    assert_mmc(
+        page,
+        "#tearsheet",
+        site.api(f"/v1/alphas/{ALPHA}/analytics/mmc", token).json()["data"],
+        site.api("/v1/analytics/crowding", token).json()["data"],
+    )
 
     # What is new against the catalogue: /analytics/residual's figures and betas as served.
     residual = site.api(f"/v1/alphas/{ALPHA}/analytics/residual", token).json()["data"]

@@ -27,6 +27,8 @@ from urllib.parse import quote
 
 import polars as pl
 
+from schemas import choices
+
 SEED = 20_240_611
 
 TOKENS = ("raw", "plain", "testonly", "alphaonly", "metaonly")
@@ -71,12 +73,16 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.compare": re.compile(r"/v1/alphas/[^/]+/analytics/compare"),
     "analytics.risk": re.compile(r"/v1/alphas/[^/]+/analytics/risk"),
     "analytics.live": re.compile(r"/v1/alphas/[^/]+/analytics/live"),
+    "analytics.decay": re.compile(r"/v1/alphas/[^/]+/analytics/decay"),
     "analytics.attribution": re.compile(r"/v1/alphas/[^/]+/analytics/attribution"),
     "analytics.capacity": re.compile(r"/v1/alphas/[^/]+/analytics/capacity"),
     "analytics.factors": re.compile(r"/v1/alphas/[^/]+/analytics/factors"),
     "analytics.quantiles": re.compile(r"/v1/alphas/[^/]+/analytics/quantiles"),
     "analytics.residual": re.compile(r"/v1/alphas/[^/]+/analytics/residual"),
+    "analytics.regimes": re.compile(r"/v1/alphas/[^/]+/analytics/regimes"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
+    "analytics.mmc": re.compile(r"/v1/alphas/[^/]+/analytics/mmc"),
+    "analytics.crowding": re.compile(r"/v1/analytics/crowding"),
     "catalog.families.list": re.compile(r"/v1/families"),
 }
 
@@ -917,6 +923,12 @@ class Generator:
         self.calendar_returns()
         # Issue 49's weeks' first pages as the pipeline writes them, last, with a generator of its own.
         self.first_pages()
+        # Issue 50's regimes of SPY, last, with a generator of its own (as capacity).
+        self.regimes()
+        # Issue 50's decay and expected live haircut, last, with a generator of its own (as capacity).
+        self.decay()
+        # Issue 50's meta-model contribution and crowding, last, with a generator of their own.
+        self.mmc_crowding()
         # Issue 50's probability of backtest overfitting, last, drawing nothing from the RNG.
         self.overfitting()
         return self.requests
@@ -933,6 +945,70 @@ class Generator:
                     self.add(base + day.isoformat(), ["plain", "testonly", "raw"])
                     spelled = [("limit", "100"), ("offset", "0"), ("sort", "score"), ("order", "desc")]
                     self.add(base + day.isoformat() + query(self.shuffled(spelled)), ["plain"])
+        finally:
+            self.rng = shared
+
+    def regimes(self) -> None:
+        """Issue 50's `/analytics/regimes` per alpha (every token), a random book, window and regime,
+        and `/analytics/costs` over a random regime; bad input (a regime that is not one)."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:regimes")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics"
+                self.add(f"{base}/regimes", TOKENS)
+                for route in ("regimes", "costs"):
+                    params = [
+                        ("book", self.rng.choice(("long_short", "long_only", "raw_long_short"))),
+                        ("regime", self.rng.choice(choices.REGIMES)),
+                        *self.window(alpha.sessions, p_none=0.5),
+                    ]
+                    self.add(
+                        f"{base}/{route}" + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id)
+                    )
+            path = f"/v1/alphas/{self.facts.alphas[0].alpha_id}/analytics"
+            for bad in ("regimes?regime=trend", "regimes?regime=trend:sideways", "costs?regime=up"):
+                self.add(f"{path}/{bad}", ["raw", "plain"])
+        finally:
+            self.rng = shared
+
+    def decay(self) -> None:
+        """Issue 50 item 7's `/analytics/decay` per alpha: at a random split per book (never the
+        first-publish default: the date the lake was built), the default split of the alphas whose
+        seals carry a research_cutoff (every token: the calibration counts the alphas each reads),
+        and bad input (a split that is no date, an unknown book, an unknown alpha)."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:decay")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics/decay"
+                sessions = alpha.sessions or [date(2021, 6, 30)]
+                for book in self.book_choices(alpha, "portfolio"):
+                    params = [("book", book), ("split", self.rng.choice(sessions).isoformat())]
+                    self.add(base + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+                if alpha.alpha_id in ("momentum_12_1", "Test_planted_factor"):  # a sealed research_cutoff
+                    self.add(base, TOKENS)
+            path = f"/v1/alphas/{self.facts.alphas[0].alpha_id}/analytics/decay"
+            for bad in ("split=2021-02-30", "book=nope"):
+                self.add(f"{path}?{bad}", ["raw"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/decay", TOKENS)
+        finally:
+            self.rng = shared
+
+    def mmc_crowding(self) -> None:
+        """Issue 50's `/analytics/mmc` per alpha and `/analytics/crowding` (an app without records:
+        nothing approved, so not measurable with its reason), over a random window, and bad input."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:mmc_crowding")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics/mmc"
+                self.add(base, TOKENS)
+                self.add(base + query(self.shuffled(self.window(alpha.sessions))), ["raw"])
+            self.add("/v1/analytics/crowding", TOKENS)
+            for bad in ("from=2022-02-30", "from=2022-03-01&to=2021-03-01"):
+                self.add(f"/v1/alphas/{self.facts.alphas[0].alpha_id}/analytics/mmc?{bad}", ["raw"])
+                self.add(f"/v1/analytics/crowding?{bad}", ["raw"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/mmc", TOKENS)
         finally:
             self.rng = shared
 

@@ -208,6 +208,11 @@ than 2 sessions of the book, now a 400 naming `from`/`to` (the decision routes' 
 answered 200 with nothing measured.
 The seal's new `exposures` kind and the demo engine 1.5.0 changed no recorded answer (a report run
 after they landed: 0 of 3,729 answers differ).
+
+Issue 50 item 7 (decay and the expected live haircut) replaced the 7 `/analytics/_doc` answers, only
+by adding the `decay.*` fields and the route's `endpoint.paths` entry, and appended 73
+`/analytics/decay` requests (own generator: a random split per book, the default split of the two
+alphas whose seals carry a research_cutoff for every token, bad input, unknown alphas).
 """
 
 from __future__ import annotations

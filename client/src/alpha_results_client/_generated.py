@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-c5aadb10b317"
+REGISTRY_VERSION = "r-c4fecb572054"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -2811,6 +2811,91 @@ class CostsResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class RegimeRow(ApiStruct, kw_only=True, frozen=True):
+    """The book over the sessions of one regime (`all`: the window's)."""
+
+    regime: str
+    """The regime, dimension:label (trend:up, volatility:high, drawdown:in, ...), or all: the window"""
+
+    dimension: str
+    """trend, volatility or drawdown (all: the whole window)"""
+
+    label: str
+    """The label: up/down, low/mid/high, in/out, or unlabelled (sessions the benchmark has not labelled
+    in this dimension, or does not have); all for the window. trend: up when the benchmark's price
+    is above its mean over the 200 sessions ending that session, else down (the first 199 sessions
+    unlabelled); volatility: the realised volatility of its 63 daily returns ending that session
+    against the terciles over its whole stored history, low, mid or high (the first 63 sessions
+    unlabelled; the cut points look ahead: a descriptive label); drawdown: in when its price is more
+    than 10 % below its running peak, else out
+    """
+
+    regime_sessions: int | None
+    """Sessions of the book in the window in this regime; a dimension's rows add up to row all's; null
+    when the ledger or the benchmark is withheld
+    """
+
+    regime_weeks: int | None
+    """Weeks of the window with a measurable IC whose rebalance date is in this regime; a dimension's
+    rows add up to row all's; null when the cross-sections or the benchmark are withheld
+    """
+
+    information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns over the regime's sessions (not in excess of the
+    risk-free rate); row all's is /analytics/costs information_ratio.net over the window
+    """
+
+    rebuilt_mean_ic: AnalyticsStat
+    """Mean of the weekly rank IC rebuilt from the rebalance cross-sections over the regime's weeks
+    (not the run's sealed mean IC, /metrics core.ic)
+    """
+
+    rebuilt_hit_rate: AnalyticsStat
+    """Share of the regime's weeks whose rebuilt IC is > 0 (not the run's sealed /metrics
+    rank_ic.conditioned.hit_rate)
+    """
+
+
+class Regimes(ApiStruct, kw_only=True, frozen=True):
+    """A book's figures by regime of the market benchmark (`/analytics/regimes`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    benchmark: str
+    """The benchmark whose regimes split the sessions (SPY)"""
+
+    regime: str | None
+    """The `regime` requested: rows all and that regime's only; null: every regime"""
+
+    volatility_low_cut: AnalyticsStat
+    """The benchmark's realised volatility at its first tercile: low up to it, mid above it (over the
+    benchmark build's whole stored history: look-ahead, a descriptive label)
+    """
+
+    volatility_high_cut: AnalyticsStat
+    """The benchmark's realised volatility at its second tercile: high above it"""
+
+    by_regime: list[RegimeRow]
+    """Row all (the window), then each regime of trend, volatility and drawdown with its unlabelled
+    sessions, in that order
+    """
+
+
+class RegimesResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/regimes` (analytics.regimes)."""
+
+    data: Regimes
+
+    meta: Meta
+
+
 class MonthReturn(ApiStruct, kw_only=True, frozen=True):
     """One calendar month of the book."""
 
@@ -3025,6 +3110,148 @@ class LiveResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/live` (analytics.live)."""
 
     data: Live
+
+    meta: Meta
+
+
+class DecayPoint(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `ic_decay.term_structure`: one horizon, measured and fitted."""
+
+    horizon_weeks: int
+    """Horizon h in weeks"""
+
+    mean_ic: float | None
+    """Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns),
+    as /metrics panel.ic_term_structure[].mean_ic over the whole history; null when no week has it
+    or for a key that may not read the rebalance cross-sections
+    """
+
+    fitted_ic: float | None
+    """The fit's IC at h weeks: the sum of the fitted marginal ICs of weeks 1..h over sqrt(h); null
+    when the fit is not measurable
+    """
+
+    marginal_ic: float | None
+    """The fitted IC of the h-th week's return alone (the marginal IC): ic_1 at h = 1; null when the
+    fit is not measurable
+    """
+
+
+class IcDecay(ApiStruct, kw_only=True, frozen=True):
+    """The IC's decay with the forecast horizon, fitted to the IC term structure."""
+
+    method: str
+    """The fit: the marginal IC of the k-th week's return is ic_1 * exp(-decay_rate * (k - 1)); the
+    h-week IC (of the compounded h-week return) is then the sum of weeks 1..h over sqrt(h) (weekly
+    returns of equal variance, uncorrelated); ic_1 and decay_rate minimise the squared error of
+    sqrt(h) * mean_ic over the measured horizons (ic_1 in closed form for each rate, the rate by
+    bounded Brent search in [-1, 5], then the root of the derivative of the squared error)
+    """
+
+    decay_rate: AnalyticsStat
+    """Fitted decay rate of the marginal IC per week of horizon (lambda); below 0 the marginal IC grows
+    with the horizon; not measurable with fewer than 3 measured horizons, a 1-week mean IC not
+    positive, or for a key that may not read the rebalance cross-sections
+    """
+
+    half_life_weeks: AnalyticsStat
+    """Weeks of horizon over which the marginal IC halves; not measurable when decay_rate is, or when
+    it is not positive (the IC does not decay over 1 to 8 weeks)
+    """
+
+    ic_1: AnalyticsStat
+    """The fitted marginal IC of the first week's return (the fit's scale); not measurable with
+    decay_rate
+    """
+
+    term_structure: list[DecayPoint]
+    """The horizons fitted (1, 2, 4, 8 weeks), measured and fitted"""
+
+
+class LiveHaircut(ApiStruct, kw_only=True, frozen=True):
+    """How much of the backtest's information ratio the live book keeps, calibrated."""
+
+    calibration: str | None
+    """catalogue when at least 5 alphas the key may read (this one excepted) were approved and hold 63
+    sessions after the approval with a positive backtest information ratio; else literature (McLean,
+    R. D. and Pontiff, J. (2016), Does Academic Research Destroy Stock Return Predictability?,
+    Journal of Finance 71(1), 5-32: returns 26% lower out of sample); null for a key that may not
+    read the ledger
+    """
+
+    calibration_alphas: int
+    """The alphas the calibration is over: those the key may read, this one excepted, approved (in
+    force or retired since) with at least 63 sessions after their approval and a positive backtest
+    information ratio (null figures of their index rows left out); counted, not used, under
+    literature; 0 for a key that may not read the ledger
+    """
+
+    min_alphas: int
+    """K: the alphas the catalogue needs before its own calibration is used"""
+
+    min_live_sessions: int
+    """M: the sessions after its approval an alpha needs to count in the calibration"""
+
+    retention: AnalyticsStat
+    """Share of the backtest information ratio the live book keeps: the least-squares slope through the
+    origin of the calibration alphas' live information ratios on their backtest ones (catalogue), or
+    1 - 0.26 (literature)
+    """
+
+    haircut: AnalyticsStat
+    """Share of the backtest information ratio lost live"""
+
+    haircut_standard_error: AnalyticsStat
+    """Standard error of the haircut (of the slope) across the calibration alphas; not measurable under
+    literature (the prior is not fitted to this catalogue)
+    """
+
+    calibration_rmse: AnalyticsStat
+    """Root mean squared error of the expected live information ratio against the realised one over the
+    calibration alphas, each predicted out of sample: by the slope fitted without it (leave-one-out,
+    catalogue) or by the prior (literature); not measurable without a calibration alpha
+    """
+
+
+class Decay(ApiStruct, kw_only=True, frozen=True):
+    """The IC's decay by horizon and the expected live information ratio (`/analytics/decay`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book whose expected live information ratio is served"""
+
+    split_date: dt.date | None
+    """The split its backtest ends at, as /analytics/live: sessions on or before it are the backtest;
+    null when the alpha has none (the whole history is the backtest)
+    """
+
+    split_origin: str | None
+    """Where the split comes from, as /analytics/live split_origin"""
+
+    ic_decay: IcDecay
+    """The IC's decay with the forecast horizon"""
+
+    haircut: LiveHaircut
+    """The haircut from backtest to live and its calibration"""
+
+    backtest_information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns over its backtest: /analytics/live
+    in_sample.information_ratio at the same split
+    """
+
+    expected_live_information_ratio: AnalyticsStat
+    """Ex-ante expected information ratio of the book live: its backtest information ratio less the
+    haircut (calibration says from where); not measurable with either, or when the backtest
+    information ratio is not positive (the haircut is calibrated on positive backtests)
+    """
+
+
+class DecayResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/decay` (analytics.decay)."""
+
+    data: Decay
 
     meta: Meta
 
@@ -4755,6 +4982,196 @@ class ContributionResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class ApprovedSet(ApiStruct, kw_only=True, frozen=True):
+    """The approved alphas a figure is computed over."""
+
+    alphas: list[str]
+    """The approved alphas the key may read that the figures are over, by id"""
+
+    approved_count: int
+    """How many approved alphas the figures are over (only approved alphas the key may read are counted
+    or named)
+    """
+
+    alpha_excluded: bool
+    """Whether the alpha is approved itself and so left out of the combined scores and books it is
+    compared with
+    """
+
+
+class MmcWeek(ApiStruct, kw_only=True, frozen=True):
+    """One week of `weekly`: a decision date with an mmc."""
+
+    date: dt.date
+    """The decision date"""
+
+    mmc: float
+    """The week's meta-model contribution: Each week (a decision date in the window), every approved
+    alpha the key may read (the alpha itself excluded) has its decisions.score rank-gaussianised
+    over the names it scored (Phi^-1((rank - 0.5) / n), average ranks); the combined score of a name
+    is the mean of those of the approved alphas that scored it (equal weights). The alpha's score,
+    rank-gaussianised the same way, is residualised on the combined score by a cross-sectional OLS
+    with an intercept over the names both hold with a finite forward return; the week's mmc is the
+    IC of that residual: Spearman (average ranks) with decisions.forward_return, the
+    rank-correlation rule of the IC, at least 3 names and neither side constant
+    """
+
+    mmc_names: int
+    """Names in the week's regression: scored by the alpha and an approved alpha, with a forward return"""
+
+    approved_scoring: int
+    """Most approved alphas scoring one of those names"""
+
+    correlation_to_combined: float | None
+    """Pearson correlation of the alpha's gaussianised score with the combined score over the same
+    names; null when either is constant
+    """
+
+
+class OverlapWeek(ApiStruct, kw_only=True, frozen=True):
+    """One week of an overlap series: a decision date with at least one pair of books."""
+
+    date: dt.date
+    """The decision date"""
+
+    weight_overlap: float
+    """Mean weight overlap of the pairs of books: each book's long_short target weights at the decision
+    date, normalised to unit gross (|w| / sum |w|); two books' weight overlap is sum over names of
+    min(|w_i|, |w_j|) (0: no name in common, 1: the same weights up to sign) and their name Jaccard
+    |held_i & held_j| / |held_i | held_j| (held: a non-zero weight); a week's figure is the mean
+    over the pairs of books holding names that week
+    """
+
+    name_jaccard: float
+    """Mean Jaccard of the held names of the pairs of books: each book's long_short target weights at
+    the decision date, normalised to unit gross (|w| / sum |w|); two books' weight overlap is sum
+    over names of min(|w_i|, |w_j|) (0: no name in common, 1: the same weights up to sign) and their
+    name Jaccard |held_i & held_j| / |held_i | held_j| (held: a non-zero weight); a week's figure is
+    the mean over the pairs of books holding names that week
+    """
+
+    book_pairs: int
+    """Pairs of books holding names that week"""
+
+    approved_books: int
+    """Books in the week's pairs (on an alpha's page: the alpha and the approved books it overlaps)"""
+
+
+class Mmc(ApiStruct, kw_only=True, frozen=True):
+    """What an alpha's scores add to the approved alphas' combined scores (`/analytics/mmc`)."""
+
+    alpha: str
+    """The alpha"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    method: str
+    """How the weekly mmc is computed"""
+
+    approved: ApprovedSet
+    """The approved alphas combined (only approved alphas the key may read are counted or named)"""
+
+    mmc_weeks: int
+    """Weeks of the window with an mmc"""
+
+    mmc_mean: AnalyticsStat
+    """Mean of the weekly mmc over the weeks with one; not measurable without an approved alpha or a
+    week
+    """
+
+    mmc_t_stat: AnalyticsStat
+    """t-statistic of the mean weekly mmc (weeks taken as independent: no autocorrelation correction)"""
+
+    correlation_to_combined_mean: AnalyticsStat
+    """Mean over the weeks with an mmc of the weekly correlation of the alpha's score with the combined
+    score
+    """
+
+    weight_overlap_with_approved: AnalyticsStat
+    """Mean over weeks of the alpha's long_short book's mean weight overlap with the approved books:
+    each book's long_short target weights at the decision date, normalised to unit gross (|w| / sum
+    |w|); two books' weight overlap is sum over names of min(|w_i|, |w_j|) (0: no name in common, 1:
+    the same weights up to sign) and their name Jaccard |held_i & held_j| / |held_i | held_j| (held:
+    a non-zero weight); a week's figure is the mean over the pairs of books holding names that week
+    """
+
+    weekly: list[MmcWeek]
+    """Each week with an mmc, in date order"""
+
+    overlap_weekly: list[OverlapWeek]
+    """Each week's overlap of the alpha's book with the approved books (pairs: the alpha with each)"""
+
+
+class MmcResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/mmc` (analytics.mmc)."""
+
+    data: Mmc
+
+    meta: Meta
+
+
+class SharedFactor(ApiStruct, kw_only=True, frozen=True):
+    """One factor of `factors`: the approved books' shared loading on it."""
+
+    factor: str
+    """The factor (a sector or a style of the seal's loadings)"""
+
+    combined_exposure: float
+    """Mean over weeks of the approved books' mean exposure to the factor: the exposure of their
+    equally weighted combination (analytics_factor_exposures of long_short)
+    """
+
+    exposure_dispersion: float
+    """Mean over weeks of the cross-book standard deviation (ddof=0) of the exposures: low is shared"""
+
+    factor_weeks: int
+    """Weeks with at least two approved books exposed"""
+
+
+class Crowding(ApiStruct, kw_only=True, frozen=True):
+    """Crowding inside the catalogue: how alike the approved books are (`/analytics/crowding`)."""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    approved: ApprovedSet
+    """The approved books compared (only approved alphas the key may read are counted or named)"""
+
+    overlap_weeks: int
+    """Weeks of the window with at least one pair of books"""
+
+    weight_overlap_mean: AnalyticsStat
+    """Mean over weeks of the approved books' mean pairwise weight overlap: each book's long_short
+    target weights at the decision date, normalised to unit gross (|w| / sum |w|); two books' weight
+    overlap is sum over names of min(|w_i|, |w_j|) (0: no name in common, 1: the same weights up to
+    sign) and their name Jaccard |held_i & held_j| / |held_i | held_j| (held: a non-zero weight); a
+    week's figure is the mean over the pairs of books holding names that week
+    """
+
+    name_jaccard_mean: AnalyticsStat
+    """Mean over weeks of the approved books' mean pairwise Jaccard of held names: each book's
+    long_short target weights at the decision date, normalised to unit gross (|w| / sum |w|); two
+    books' weight overlap is sum over names of min(|w_i|, |w_j|) (0: no name in common, 1: the same
+    weights up to sign) and their name Jaccard |held_i & held_j| / |held_i | held_j| (held: a
+    non-zero weight); a week's figure is the mean over the pairs of books holding names that week
+    """
+
+    weekly: list[OverlapWeek]
+    """Each week with a pair of books, in date order"""
+
+    factors: list[SharedFactor]
+    """The shared loadings of the approved books, by factor"""
+
+
+class CrowdingResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/analytics/crowding` (analytics.crowding)."""
+
+    data: Crowding
+
+    meta: Meta
+
+
 class Bound(ApiStruct, kw_only=True, frozen=True):
     """A check's threshold: a minimum, a maximum, or both (the turnover band)."""
 
@@ -6437,8 +6854,57 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("book", "book", "string", "long_short", required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param(
+                "regime",
+                "regime",
+                "string",
+                None,
+                required=False,
+                enum=(
+                    "trend:up",
+                    "trend:down",
+                    "trend:unlabelled",
+                    "volatility:low",
+                    "volatility:mid",
+                    "volatility:high",
+                    "volatility:unlabelled",
+                    "drawdown:in",
+                    "drawdown:out",
+                    "drawdown:unlabelled",
+                ),
+            ),
         ),
         CostsResponse,
+        collection=False,
+    ),
+    "analytics.regimes": Endpoint(
+        "analytics.regimes",
+        "/v1/alphas/{alpha}/analytics/regimes",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param(
+                "regime",
+                "regime",
+                "string",
+                None,
+                required=False,
+                enum=(
+                    "trend:up",
+                    "trend:down",
+                    "trend:unlabelled",
+                    "volatility:low",
+                    "volatility:mid",
+                    "volatility:high",
+                    "volatility:unlabelled",
+                    "drawdown:in",
+                    "drawdown:out",
+                    "drawdown:unlabelled",
+                ),
+            ),
+        ),
+        RegimesResponse,
         collection=False,
     ),
     "analytics.returns": Endpoint(
@@ -6460,6 +6926,16 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("split", "split", "date", None, required=False, enum=None),
         ),
         LiveResponse,
+        collection=False,
+    ),
+    "analytics.decay": Endpoint(
+        "analytics.decay",
+        "/v1/alphas/{alpha}/analytics/decay",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("split", "split", "date", None, required=False, enum=None),
+        ),
+        DecayResponse,
         collection=False,
     ),
     "analytics.attribution": Endpoint(
@@ -6745,6 +7221,26 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("to", "end", "date", None, required=False, enum=None),
         ),
         ContributionResponse,
+        collection=False,
+    ),
+    "analytics.mmc": Endpoint(
+        "analytics.mmc",
+        "/v1/alphas/{alpha}/analytics/mmc",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        MmcResponse,
+        collection=False,
+    ),
+    "analytics.crowding": Endpoint(
+        "analytics.crowding",
+        "/v1/analytics/crowding",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        CrowdingResponse,
         collection=False,
     ),
     "analytics.checks": Endpoint(
@@ -7040,8 +7536,10 @@ METHODS: dict[str, str] = {
     "analytics.drawdowns": "drawdowns",
     "analytics.rolling": "rolling",
     "analytics.costs": "costs",
+    "analytics.regimes": "regimes",
     "analytics.returns": "returns",
     "analytics.live": "live",
+    "analytics.decay": "decay",
     "analytics.attribution": "attribution",
     "analytics.capacity": "capacity",
     "analytics.factors": "factors",
@@ -7051,6 +7549,8 @@ METHODS: dict[str, str] = {
     "analytics.screen": "screen",
     "analytics.combine": "combine",
     "analytics.contribution": "contribution",
+    "analytics.mmc": "mmc",
+    "analytics.crowding": "crowding",
     "analytics.checks": "checks",
     "analytics.promotion_preview": "promotion_preview",
     "analytics.compare": "compare",
@@ -7494,6 +7994,20 @@ class GeneratedMethods:
         book: str = "long_short",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        regime: Literal[
+            "trend:up",
+            "trend:down",
+            "trend:unlabelled",
+            "volatility:low",
+            "volatility:mid",
+            "volatility:high",
+            "volatility:unlabelled",
+            "drawdown:in",
+            "drawdown:out",
+            "drawdown:unlabelled",
+        ]
+        | None = None,
     ) -> CostsResponse:
         """Break-even cost, turnover by score decile and holding period of a book.
 
@@ -7504,8 +8018,53 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `regime`: Keep only the sessions (and weekly ICs) of one regime of SPY, dimension:label
+        (docs/analytics.md "Regimes"); absent: every session.
         """
-        return self._answer("analytics.costs", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+        return self._answer(
+            "analytics.costs", {"alpha": alpha}, {"book": book, "start": start, "end": end, "regime": regime}
+        )
+
+    def regimes(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        regime: Literal[
+            "trend:up",
+            "trend:down",
+            "trend:unlabelled",
+            "volatility:low",
+            "volatility:mid",
+            "volatility:high",
+            "volatility:unlabelled",
+            "drawdown:in",
+            "drawdown:out",
+            "drawdown:unlabelled",
+        ]
+        | None = None,
+    ) -> RegimesResponse:
+        """A book's information ratio, mean IC and hit rate in each regime of SPY.
+
+        `GET /v1/alphas/{alpha}/analytics/regimes` (`analytics.regimes`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `regime`: Keep only the sessions (and weekly ICs) of one regime of SPY, dimension:label
+        (docs/analytics.md "Regimes"); absent: every session.
+        """
+        return self._answer(
+            "analytics.regimes",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "regime": regime},
+        )
 
     def returns(
         self,
@@ -7541,6 +8100,22 @@ class GeneratedMethods:
         says which).
         """
         return self._answer("analytics.live", {"alpha": alpha}, {"book": book, "split": split})
+
+    def decay(
+        self, alpha: str, book: str = "long_short", *, split: dt.date | str | None = None
+    ) -> DecayResponse:
+        """The IC's half-life by forecast horizon and the book's expected live information ratio.
+
+        `GET /v1/alphas/{alpha}/analytics/decay` (`analytics.decay`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `split`: The last in-sample date (YYYY-MM-DD), a what-if: sessions after it are
+        out-of-sample. Absent: the alpha's own split, its approval's as_of, else its seal's
+        research_cutoff, else the date the catalogue first published it (the answer's split_origin
+        says which).
+        """
+        return self._answer("analytics.decay", {"alpha": alpha}, {"book": book, "split": split})
 
     def attribution(
         self,
@@ -8055,6 +8630,33 @@ class GeneratedMethods:
                 "weight": weight,
             },
         )
+
+    def mmc(
+        self, alpha: str, start: dt.date | str | None = None, end: dt.date | str | None = None
+    ) -> MmcResponse:
+        """What the alpha's scores add to the approved alphas' combined scores (meta-model
+        contribution).
+
+        `GET /v1/alphas/{alpha}/analytics/mmc` (`analytics.mmc`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("analytics.mmc", {"alpha": alpha}, {"start": start, "end": end})
+
+    def crowding(
+        self, start: dt.date | str | None = None, end: dt.date | str | None = None
+    ) -> CrowdingResponse:
+        """How alike the approved books are: name and weight overlap, shared factor loadings.
+
+        `GET /v1/analytics/crowding` (`analytics.crowding`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("analytics.crowding", {}, {"start": start, "end": end})
 
     def checks(
         self,
@@ -8749,6 +9351,7 @@ __all__ = [
     "AnalyticsNotBuiltError",
     "AnalyticsStat",
     "AnnualisationFactors",
+    "ApprovedSet",
     "Attribution",
     "AttributionResponse",
     "AutocorrelationPoint",
@@ -8813,8 +9416,13 @@ __all__ = [
     "CostLevel",
     "Costs",
     "CostsResponse",
+    "Crowding",
+    "CrowdingResponse",
     "DataField",
     "DataRequirements",
+    "Decay",
+    "DecayPoint",
+    "DecayResponse",
     "DecileBucket",
     "Decision",
     "DecisionRow",
@@ -8861,6 +9469,7 @@ __all__ = [
     "Health",
     "HealthLake",
     "IcBySector",
+    "IcDecay",
     "IcDeciles",
     "InformationRatioSides",
     "InternalError",
@@ -8883,6 +9492,7 @@ __all__ = [
     "LegPart",
     "Live",
     "LiveConsistency",
+    "LiveHaircut",
     "LivePart",
     "LiveResponse",
     "LogitBin",
@@ -8898,6 +9508,9 @@ __all__ = [
     "MetricsFieldDoc",
     "MetricsResponse",
     "MissingApiKeyError",
+    "Mmc",
+    "MmcResponse",
+    "MmcWeek",
     "Monotonicity",
     "MonthIc",
     "MonthOfYearIc",
@@ -8913,6 +9526,7 @@ __all__ = [
     "OtherAlpha",
     "Overfitting",
     "OverfittingResponse",
+    "OverlapWeek",
     "Pagination",
     "Panel",
     "Parameter",
@@ -8945,6 +9559,9 @@ __all__ = [
     "RebalanceIndexRow",
     "RebalanceIndexRowPage",
     "RebalanceNotFoundError",
+    "RegimeRow",
+    "Regimes",
+    "RegimesResponse",
     "RequestBodyTimeoutError",
     "RequestHeadTimeoutError",
     "RequestHeadTooLargeError",
@@ -8975,6 +9592,7 @@ __all__ = [
     "ScreenRowPage",
     "SectorIc",
     "SectorPart",
+    "SharedFactor",
     "Signal",
     "SignalProcessing",
     "Significance",

@@ -1,5 +1,5 @@
 // The decision analytics on an alpha's page: significance, drawdown episodes, rolling figures,
-// costs, risk, checks and the promote preview, each a panel of its own that loads on its own (a refusal, say a key
+// costs, regimes, decay, risk, checks and the promote preview, each a panel of its own that loads on its own (a refusal, say a key
 // without `analytics.risk`, shows the server's message in that panel and the others still draw).
 
 import { h, panel } from "./dom.js";
@@ -10,6 +10,9 @@ import { loadFactors } from "./factors_panel.js";
 import { loadChecks } from "./checks_panel.js";
 import { loadPromotionPreview } from "./promotion_panel.js";
 import { loadCosts } from "./costs_panel.js";
+import { loadRegimes } from "./regimes_panel.js";
+import { loadDecay } from "./decay_panel.js";
+import { loadMmc } from "./mmc_panel.js";
 import { loadDrawdowns } from "./drawdowns_panel.js";
 import { loadRisk } from "./risk_panel.js";
 import { loadRolling } from "./rolling_panel.js";
@@ -26,10 +29,13 @@ const PANELS = [
   ["drawdown-episodes", "Drawdown episodes", "GET /v1/alphas/{alpha}/analytics/drawdowns, every page", loadDrawdowns],
   ["rolling", "Rolling IC and information ratio", "GET /v1/alphas/{alpha}/analytics/rolling?window=…, every page", loadRolling],
   ["costs", "Costs", "GET /v1/alphas/{alpha}/analytics/costs", loadCosts],
+  ["regimes", `By regime of ${BENCHMARK}`, "GET /v1/alphas/{alpha}/analytics/regimes", loadRegimes],
+  ["decay", "Decay and the expected live haircut", "GET /v1/alphas/{alpha}/analytics/decay", loadDecay],
   ["attribution", "Where the P&L came from", "GET /v1/alphas/{alpha}/analytics/attribution?top=10&drop=5", loadAttribution],
   ["quantiles", "Quantile returns", "GET /v1/alphas/{alpha}/analytics/quantiles?quantiles=5", loadQuantiles],
   ["factors", "Factor attribution", "GET /v1/alphas/{alpha}/analytics/factors", loadFactors],
   ["capacity", "Capacity", "GET /v1/alphas/{alpha}/analytics/capacity", loadCapacity],
+  ["mmc", "Contribution to the approved book", "GET /v1/alphas/{alpha}/analytics/mmc and GET /v1/analytics/crowding (the approved alphas you may read)", loadMmc],
 ];
 
 /** The panels, in a container to place on the page; each starts loading at once. */

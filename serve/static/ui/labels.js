@@ -218,6 +218,8 @@ export const FIGURES = {
   appraisal_ratio: { better: "higher", signed: true },
   partial_beta: { signed: true },
   intercept_t_statistic: { better: "higher", signed: true },
+  mmc_mean: { better: "higher", signed: true },
+  mmc_t_stat: { better: "higher", signed: true },
   t_statistic: { signed: true },
   residual_information_ratio: { better: "higher" },
   residual_t_statistic: { name: "t-statistic of the intercept beyond the reference set and SPY", better: "higher", signed: true },

@@ -8,8 +8,10 @@
 // curve and the deepest drawdowns; the monthly returns as a year × month heatmap; the rolling
 // information ratio and beta; where the P&L came from (names, legs, sectors, fragility,
 // concentration); factor attribution and exposures (one small chart a style factor); quantile
-// returns; the signal's IC by month and by sector; live against backtest; risk; checks with the
-// reason of every verdict; significance; costs; capacity. Its charts are SVG with axes, units and a
+// returns; the signal's IC by month and by sector; live against backtest; the expected live
+// information ratio and the IC's half-life by horizon (decay); risk; checks with the
+// reason of every verdict; significance; costs; capacity; the contribution to the approved book
+// (meta-model contribution) and the crowding of the approved books. Its charts are SVG with axes, units and a
 // legend, so the page prints as shown (print CSS in dashboard.css) and "Download HTML" saves it as
 // one self-contained file (tearsheet_export.js). A page whose request fails shows the error in its place.
 
@@ -18,10 +20,13 @@ import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, names
 import { renderChecks } from "./checks_panel.js";
 import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { residualBlock } from "./residual_panel.js";
+import { crowdingBlock, mmcBlock } from "./mmc_panel.js";
 import { overfittingBlock } from "./overfitting_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
+import { haircutBlock, icDecayBlock } from "./decay_panel.js";
 import { decisionSummary } from "./decision_summary.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
+import { regimesBlock } from "./regimes_panel.js";
 import { add, errorBox, fill, h, note, warningList } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { DASH, fixed, int, MONTHS, pct, pp } from "./format.js";
@@ -71,11 +76,15 @@ export async function renderTearsheet(main, alpha, { signal }) {
     overfitting: get("/analytics/overfitting"),
     costs: get("/analytics/costs", { book: "long_short" }),
     live: get("/analytics/live", { book: "long_short" }),
+    decay: get("/analytics/decay", { book: "long_short" }),
     attribution: get("/analytics/attribution", attributionParams()),
     capacity: get("/analytics/capacity", { book: "long_short" }),
     factors: get("/analytics/factors", { book: "long_short" }),
     quantiles: get("/analytics/quantiles", quantileParams()),
     residual: get("/analytics/residual", { book: "long_short" }),
+    regimes: get("/analytics/regimes", { book: "long_short" }),
+    mmc: get("/analytics/mmc"),
+    crowding: apiGet("/v1/analytics/crowding", {}, { signal }),
   };
   const names = Object.keys(asked);
   const settled = await Promise.allSettled(Object.values(asked));
@@ -203,8 +212,13 @@ function drawSheet(sheet, alpha, got) {
     ),
     sheetPage("sector-ic", "Signal: IC by sector", block("ic-sectors", null, got.quantiles, (body, answer) => add(body, icBySectorBlock(answer)))),
     sheetPage("live", live && split ? outOfSample(origin).title : "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
+    sheetPage("decay", "Expected live information ratio", block("decay", null, got.decay, (body, answer) => add(body, haircutBlock(answer)))),
+    sheetPage("ic-decay", "Signal: the IC's half-life by horizon", block("ic-decay", null, got.decay, (body, answer) => add(body, icDecayBlock(answer)))),
     sheetPage("risk", `Risk against ${BENCHMARK}`, block("risk", null, got.risk, (body, answer) => renderRisk(body, answer))),
+    sheetPage("regimes", `By regime of ${BENCHMARK}`, block("regimes", null, got.regimes, (body, answer) => add(body, regimesBlock(answer)))),
     sheetPage("residual", "What is new against the catalogue", block("residual", null, got.residual, (body, answer) => add(body, residualBlock(answer)))),
+    sheetPage("mmc", "Contribution to the approved book (meta-model contribution)", block("mmc", null, got.mmc, (body, answer) => add(body, mmcBlock(answer)))),
+    sheetPage("crowding", "Crowding of the approved books", block("crowding", null, got.crowding, (body, answer) => add(body, crowdingBlock(answer)))),
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
     sheetPage("overfitting", "Backtest overfitting of the trial family", block("overfitting", null, got.overfitting, (body, answer) => add(body, overfittingBlock(answer)))),

@@ -1,0 +1,180 @@
+"""`/analytics/mmc` (an alpha's contribution to the approved alphas' combined scores, as Numerai's
+meta-model contribution) and `/analytics/crowding` (overlap and shared factor loadings of the
+approved books), declared for the contract (docs/analytics.md, "Meta-model contribution and
+crowding"; the computation: `analytics.mmc`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+from schemas.bodies.analytics import WINDOW_FIELD, AnalyticsStat
+from schemas.bodies.base import Body, Window
+from schemas.bodies.figures import figure
+
+MMC_METHOD = (
+    "Each week (a decision date in the window), every approved alpha the key may read (the alpha itself "
+    "excluded) has its decisions.score rank-gaussianised over the names it scored (Phi^-1((rank - 0.5) / n), "
+    "average ranks); the combined score of a name is the mean of those of the approved alphas that scored it "
+    "(equal weights). The alpha's score, rank-gaussianised the same way, is residualised on the combined score "
+    "by a cross-sectional OLS with an intercept over the names both hold with a finite forward return; the "
+    "week's mmc is the IC of that residual: Spearman (average ranks) with decisions.forward_return, the "
+    "rank-correlation rule of the IC, at least 3 names and neither side constant"
+)
+OVERLAP_RULE = (
+    "each book's long_short target weights at the decision date, normalised to unit gross (|w| / sum |w|); "
+    "two books' weight overlap is sum over names of min(|w_i|, |w_j|) (0: no name in common, 1: the same "
+    "weights up to sign) and their name Jaccard |held_i & held_j| / |held_i | held_j| (held: a non-zero "
+    "weight); a week's figure is the mean over the pairs of books holding names that week"
+)
+SCORES = "decisions.score and decisions.forward_return of the alpha, decisions.score of the approved alphas"
+WEIGHTS = "decisions.long_short_target_weight of the books compared"
+APPROVED_SCOPE = "only approved alphas the key may read are counted or named"
+
+
+class ApprovedSet(Body, kw_only=True, frozen=True):
+    """The approved alphas a figure is computed over."""
+
+    alphas: Annotated[
+        list[str], figure("The approved alphas the key may read that the figures are over, by id")
+    ]
+    approved_count: Annotated[
+        int, figure("How many approved alphas the figures are over (" + APPROVED_SCOPE + ")")
+    ]
+    alpha_excluded: Annotated[
+        bool,
+        figure(
+            "Whether the alpha is approved itself and so left out of the combined scores and books it is compared with"
+        ),
+    ]
+
+
+class MmcWeek(Body, kw_only=True, frozen=True):
+    """One week of `weekly`: a decision date with an mmc."""
+
+    date: Annotated[dt.date, figure("The decision date")]
+    mmc: Annotated[float, figure("The week's meta-model contribution: " + MMC_METHOD)]
+    mmc_names: Annotated[
+        int,
+        figure(
+            "Names in the week's regression: scored by the alpha and an approved alpha, with a forward return"
+        ),
+    ]
+    approved_scoring: Annotated[int, figure("Most approved alphas scoring one of those names")]
+    correlation_to_combined: Annotated[
+        float | None,
+        figure(
+            "Pearson correlation of the alpha's gaussianised score with the combined score over the same names; "
+            "null when either is constant",
+        ),
+    ]
+
+
+class OverlapWeek(Body, kw_only=True, frozen=True):
+    """One week of an overlap series: a decision date with at least one pair of books."""
+
+    date: Annotated[dt.date, figure("The decision date")]
+    weight_overlap: Annotated[float, figure("Mean weight overlap of the pairs of books: " + OVERLAP_RULE)]
+    name_jaccard: Annotated[
+        float, figure("Mean Jaccard of the held names of the pairs of books: " + OVERLAP_RULE)
+    ]
+    book_pairs: Annotated[int, figure("Pairs of books holding names that week")]
+    approved_books: Annotated[
+        int,
+        figure(
+            "Books in the week's pairs (on an alpha's page: the alpha and the approved books it overlaps)"
+        ),
+    ]
+
+
+class Mmc(Body, kw_only=True, frozen=True):
+    """What an alpha's scores add to the approved alphas' combined scores (`/analytics/mmc`)."""
+
+    alpha: Annotated[str, figure("The alpha")]
+    window: Annotated[Window, WINDOW_FIELD]
+    method: Annotated[str, figure("How the weekly mmc is computed")]
+    approved: Annotated[ApprovedSet, figure("The approved alphas combined (" + APPROVED_SCOPE + ")")]
+    mmc_weeks: Annotated[int, figure("Weeks of the window with an mmc")]
+    mmc_mean: Annotated[
+        AnalyticsStat,
+        figure(
+            "Mean of the weekly mmc over the weeks with one; not measurable without an approved alpha or a week",
+            "mean(mmc_t)",
+            source=SCORES,
+        ),
+    ]
+    mmc_t_stat: Annotated[
+        AnalyticsStat,
+        figure(
+            "t-statistic of the mean weekly mmc (weeks taken as independent: no autocorrelation correction)",
+            "mean(mmc_t) / (std(mmc_t, ddof=1) / sqrt(n))",
+            source=SCORES,
+        ),
+    ]
+    correlation_to_combined_mean: Annotated[
+        AnalyticsStat,
+        figure(
+            "Mean over the weeks with an mmc of the weekly correlation of the alpha's score with the combined score",
+            source=SCORES,
+        ),
+    ]
+    weight_overlap_with_approved: Annotated[
+        AnalyticsStat,
+        figure(
+            "Mean over weeks of the alpha's long_short book's mean weight overlap with the approved books: "
+            + OVERLAP_RULE,
+            "mean_t mean_j sum_s min(|w_alpha,s|, |w_j,s|)",
+            source=WEIGHTS,
+        ),
+    ]
+    weekly: Annotated[list[MmcWeek], figure("Each week with an mmc, in date order")]
+    overlap_weekly: Annotated[
+        list[OverlapWeek],
+        figure(
+            "Each week's overlap of the alpha's book with the approved books (pairs: the alpha with each)"
+        ),
+    ]
+
+
+class SharedFactor(Body, kw_only=True, frozen=True):
+    """One factor of `factors`: the approved books' shared loading on it."""
+
+    factor: Annotated[str, figure("The factor (a sector or a style of the seal's loadings)")]
+    combined_exposure: Annotated[
+        float,
+        figure(
+            "Mean over weeks of the approved books' mean exposure to the factor: the exposure of their equally "
+            "weighted combination (analytics_factor_exposures of long_short)",
+        ),
+    ]
+    exposure_dispersion: Annotated[
+        float,
+        figure(
+            "Mean over weeks of the cross-book standard deviation (ddof=0) of the exposures: low is shared"
+        ),
+    ]
+    factor_weeks: Annotated[int, figure("Weeks with at least two approved books exposed")]
+
+
+class Crowding(Body, kw_only=True, frozen=True):
+    """Crowding inside the catalogue: how alike the approved books are (`/analytics/crowding`)."""
+
+    window: Annotated[Window, WINDOW_FIELD]
+    approved: Annotated[ApprovedSet, figure("The approved books compared (" + APPROVED_SCOPE + ")")]
+    overlap_weeks: Annotated[int, figure("Weeks of the window with at least one pair of books")]
+    weight_overlap_mean: Annotated[
+        AnalyticsStat,
+        figure(
+            "Mean over weeks of the approved books' mean pairwise weight overlap: " + OVERLAP_RULE,
+            source=WEIGHTS,
+        ),
+    ]
+    name_jaccard_mean: Annotated[
+        AnalyticsStat,
+        figure(
+            "Mean over weeks of the approved books' mean pairwise Jaccard of held names: " + OVERLAP_RULE,
+            source=WEIGHTS,
+        ),
+    ]
+    weekly: Annotated[list[OverlapWeek], figure("Each week with a pair of books, in date order")]
+    factors: Annotated[list[SharedFactor], figure("The shared loadings of the approved books, by factor")]

@@ -1,0 +1,55 @@
+"""`/v1/alphas/{alpha}/analytics/mmc` (what the alpha's scores add to the approved alphas'
+combined scores: Numerai's meta-model contribution) and `/v1/analytics/crowding` (how alike the
+approved books are), docs/analytics.md "Meta-model contribution and crowding".
+
+Both are computed over the approved alphas the key may read, never another (`Reading.mmc`,
+`.crowding`; a notebook's `Figures.mmc`, `.crowding`): their scores and target weights are the
+rebalance cross-sections, so a key that may not read them gets 403 naming the route it needs.
+"""
+
+from __future__ import annotations
+
+from anyio import to_thread
+from litestar import Response
+from litestar.params import FromPath
+
+from schemas.bodies.envelope import Single
+from schemas.bodies.mmc import MMC_METHOD, OVERLAP_RULE, Crowding, Mmc
+from schemas.query import WindowQuery
+from serve.envelope import single, with_warnings
+from serve.routes.base import Ctx
+from serve.routes.declare import route
+
+
+@route(
+    "analytics.mmc",
+    "/v1/alphas/{alpha:str}/analytics/mmc",
+    "What the alpha's scores add to the approved alphas' combined scores (meta-model contribution)",
+    documented=MMC_METHOD,
+)
+async def get_mmc(ctx: Ctx[WindowQuery], alpha: FromPath[str]) -> Response[Single[Mmc]]:
+    build = await ctx.open_run(alpha)
+    args = ctx.args()
+    reading = ctx.reading()
+    answer = await to_thread.run_sync(reading.mmc, build, args)
+    ctx.validate_with("mmc:" + answer.version)
+    meta = ctx.run_meta(build, "catalogue_index", source=f"lake:catalogue_index@{answer.version}")
+    return single(answer.data, with_warnings(meta, answer.warnings))
+
+
+@route(
+    "analytics.crowding",
+    "/v1/analytics/crowding",
+    "How alike the approved books are: name and weight overlap, shared factor loadings",
+    documented=OVERLAP_RULE,
+)
+async def get_crowding(ctx: Ctx[WindowQuery]) -> Response[Single[Crowding]]:
+    args = ctx.args()
+    reading = ctx.reading()
+    answer = await to_thread.run_sync(reading.crowding, args)
+    ctx.validate_with("crowding:" + answer.version)
+    meta = ctx.meta(source=f"lake:catalogue_index@{answer.version}")
+    return single(answer.data, with_warnings(meta, answer.warnings))
+
+
+ROUTES = [get_mmc, get_crowding]

@@ -1,0 +1,65 @@
+// The book by regime of SPY (GET /v1/alphas/{alpha}/analytics/regimes, docs/analytics.md "Regimes"):
+// SPY's sessions labelled by trend (its 200-session average), volatility (terciles of its 63-session
+// realised volatility over its whole history: look-ahead, a descriptive label) and drawdown (beyond
+// 10 %), at publish. One row a regime, with its sessions and weeks, information ratio, rebuilt mean IC
+// and hit rate, as served (nothing is computed here); row "all" is the window, and each dimension's
+// rows with its unlabelled one add up to it. A key that may not read SPY sees the reason instead.
+
+import { alphaPath, apiGet } from "./api.js";
+import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { int } from "./format.js";
+import { entryCell, entryTable } from "./stat_entry.js";
+
+export async function loadRegimes(body, alpha, { signal }) {
+  let answer;
+  try {
+    answer = await apiGet(alphaPath(alpha, "/analytics/regimes"), { book: "long_short" }, { signal });
+  } catch (error) {
+    showError(body, error, "The regimes could not be read");
+    return null;
+  }
+  fill(body, regimesBlock(answer));
+  return answer;
+}
+
+const FIGURES = ["information_ratio", "rebuilt_mean_ic", "rebuilt_hit_rate"];
+
+/** A count as served (null when withheld), its exact value in the cell's data. */
+function countCell(value) {
+  const cell = numberCell(value == null ? "—" : int(value), value);
+  cell.dataset.value = value == null ? "" : String(value);
+  return cell;
+}
+
+/** The table of regimes, the volatility cut points, and what the labels mean. */
+export function regimesBlock(answer) {
+  const data = answer.data;
+  const rows = (data.by_regime || []).map((row) => [
+    h("th", { scope: "row", "data-regime": row.regime, class: row.dimension === "all" ? "total" : "" }, row.regime),
+    countCell(row.regime_sessions),
+    countCell(row.regime_weeks),
+    ...FIGURES.map((name) => entryCell(row[name], name)),
+  ]);
+  return [
+    warningList(answer.meta && answer.meta.warnings),
+    table(
+      // Short headers so the table fits a printed page; each figure's full name is its term's (vocabulary.js).
+      ["Regime", "Sessions", "Weeks", "Information ratio (annualised)", "Mean IC (rebuilt)", "Hit rate (rebuilt)"],
+      rows,
+      { className: "data compact regimes-table" },
+    ),
+    entryTable(
+      [
+        ["volatility_low_cut", data.volatility_low_cut],
+        ["volatility_high_cut", data.volatility_high_cut],
+      ],
+      { className: "data entries regimes-cuts" },
+    ),
+    note(
+      `${data.benchmark}'s sessions labelled when it is published: trend up when its price is above its 200-session average (the first 199 sessions unlabelled); ` +
+        "volatility low, mid or high by the terciles of its 63-session realised volatility over its whole stored history (the cut points look ahead: a descriptive label, never a signal; the first 63 sessions unlabelled); " +
+        "drawdown in when more than 10 % below its running peak. A weekly IC takes the labels of its rebalance date. Each dimension's rows, unlabelled included, add up to row all.",
+      "caption",
+    ),
+  ];
+}
