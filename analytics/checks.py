@@ -36,6 +36,7 @@ from datasets.rows import floats
 from datasets.served import Catalogue
 from schemas.bodies.decisions import Bound, CheckResult, Checks, ChecksSummary
 from schemas.bodies.live import LIVE_MIN_SESSIONS
+from schemas.bodies.overfitting import Overfitting
 from schemas.checks import (
     FRAGILITY_DAYS,
     LIVE_CHECKS,
@@ -43,7 +44,7 @@ from schemas.checks import (
     MIN,
     MIN_YEAR_SESSIONS,
     NOT_APPROVED,
-    OPTIONAL_OFF,
+    OPTIONAL_CHECKS,
     PERCENT_UNITS,
     RECENT_SESSIONS,
     STRESS_MULTIPLE,
@@ -187,11 +188,12 @@ def checks_payload(
     warnings: Warnings,
     approved: dt.date | None = None,
     residual_basis: residual.Basis | None = None,
+    pbo: Figure | None = None,
 ) -> Checks:
     """`positions`: why the key may not read the book's positions (None: it may); `approved`: the
     as_of of the alpha's latest approval (None: never approved), where the live checks' part starts;
     `residual_basis`: what the residual information ratio is computed from (None: not asked for,
-    not measurable)."""
+    not measurable); `pbo`: the optional pbo check's figure, when it is on (`pbo_figure`)."""
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, book)
     part = None if ledger is None else ledger.window(window)
@@ -209,18 +211,25 @@ def checks_payload(
         **_live_figures(view, book, approved, window[1], access, warnings),
         "fragility": _fragility(view, book, window, access, warnings),
         "residual_information_ratio": _residual(view, book, window, residual_basis),
-        "information_ratio_lower_bound": _information_ratio_lower_bound(
-            view, book, window, access, warnings, thresholds["information_ratio_lower_bound"]
-        ),
     }
-    entries = [_entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS]
+    if "information_ratio_lower_bound" in thresholds:  # on: a bootstrap, only then
+        figures["information_ratio_lower_bound"] = _information_ratio_lower_bound(
+            view, book, window, access, warnings
+        )
+    if pbo is not None:
+        figures["pbo"] = pbo
+    # An optional check is in the battery only when the policy or the request bounds it.
+    entries = [
+        _entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS if check.id in thresholds
+    ]
     verdicts = [entry.verdict for entry in entries]
     failed, unmeasured = verdicts.count("fail"), verdicts.count("not_measurable")
-    # A live check without a value (never approved, too short a live part), or an optional check
-    # left off, leaves the verdict as the rest of the battery makes it: it counts once measured
-    # (docs/analytics.md "Checks", "Summary").
-    off = {check.id for check in CHECKS if check.optional and not thresholds[check.id]}
-    incomplete = any(e.verdict == "not_measurable" and e.id not in {*LIVE_CHECKS, *off} for e in entries)
+    # A live check without a value (never approved, too short a live part) leaves the verdict as the
+    # rest of the battery makes it: it counts once measured (docs/analytics.md "Checks", "Summary").
+    incomplete = any(
+        e.verdict == "not_measurable" and e.id not in LIVE_CHECKS and e.id not in OPTIONAL_CHECKS
+        for e in entries
+    )
     return Checks(
         alpha=view.alpha_id,
         book=book,
@@ -238,6 +247,13 @@ def checks_payload(
     )
 
 
+def pbo_figure(answer: Overfitting) -> Figure:
+    """The pbo check's figure: /analytics/overfitting's pbo at its default splits."""
+    entry = answer.pbo
+    context = {"trials": answer.family_trials, "family": answer.family}
+    return Figure(entry.value, str(entry.withheld_reason or ""), "long_short", WHOLE, None, context)
+
+
 def _entry(
     check_id: str, figure: Figure, thresholds: Mapping[str, Mapping[str, float]], policy: Policy
 ) -> CheckResult:
@@ -251,7 +267,7 @@ def _entry(
         unit=check.unit,
         annualisation=check.annualisation,
         threshold=Bound(**bound),
-        policy_threshold=Bound(**policy.thresholds[check_id]),
+        policy_threshold=Bound(**policy.thresholds.get(check_id, {})),  # empty: off in the policy
         verdict=verdict_,
         source=check.source,
         book=figure.book,
@@ -334,14 +350,9 @@ def _information_ratio_lower_bound(
     window: Window,
     access: Access,
     warnings: Warnings,
-    bound: Mapping[str, float],
 ) -> Figure:
-    """The lower bound of /analytics/uncertainty's information_ratio interval; not computed (a
-    bootstrap) while the check is off."""
-    check = BY_ID["information_ratio_lower_bound"]
-    if not bound:
-        side, parameter = next(iter(check.parameters.items()))
-        return Figure(None, OPTIONAL_OFF.format(id=check.id, side=side, parameter=parameter), book, WINDOW)
+    """The lower bound of /analytics/uncertainty's information_ratio interval (asked only while the
+    check is on: a bootstrap)."""
     if not access.ledger:
         return Figure(
             None, withheld("ledger", "checks.information_ratio_lower_bound", warnings), book, WINDOW

@@ -64,13 +64,17 @@ class Policy:
         problems: dict[str, str] = {}
         out: dict[str, dict[str, float]] = {}
         for check in CHECKS:
-            sides = dict(self.thresholds[check.id])
+            if check.id not in self.thresholds and not any(
+                getattr(args, parameter) is not None for parameter in check.parameters.values()
+            ):
+                continue  # an optional check the policy leaves off, and the request too
+            sides = dict(self.thresholds.get(check.id, {}))
             loosened = False
             for side, parameter in check.parameters.items():
                 asked = getattr(args, parameter)
                 if asked is None:
                     continue
-                policy = sides.get(side)  # None: an optional check's side the policy leaves open
+                policy = sides.get(side)  # None: off in the policy, any bound tightens it
                 if policy is not None and (asked < policy if side == MIN else asked > policy):
                     word = "at least" if side == MIN else "at most"
                     problems[parameter] = f"may only tighten the operator's policy: {word} {policy!r}"
@@ -92,7 +96,11 @@ class Policy:
 
 
 def default_policy() -> Policy:
-    return Policy(MappingProxyType({c.id: MappingProxyType(dict(c.defaults)) for c in CHECKS}), "defaults")
+    """The documented thresholds; the optional checks off."""
+    return Policy(
+        MappingProxyType({c.id: MappingProxyType(dict(c.defaults)) for c in CHECKS if not c.optional}),
+        "defaults",
+    )
 
 
 def load_policy(path: str) -> Policy:
@@ -119,7 +127,7 @@ def _thresholds(document: dict[str, Any]) -> Thresholds:
     given = document.get("checks", {})
     if not isinstance(given, dict):
         raise PolicyError("checks must be a table of [checks.<id>] tables")
-    merged: dict[str, dict[str, float]] = {c.id: dict(c.defaults) for c in CHECKS}
+    merged: dict[str, dict[str, float]] = {c.id: dict(c.defaults) for c in CHECKS if not c.optional}
     for check_id, sides in given.items():
         check = BY_ID.get(check_id)
         if check_id in RENAMED:
@@ -131,6 +139,12 @@ def _thresholds(document: dict[str, Any]) -> Thresholds:
             raise PolicyError(f"checks.{check_id}: unknown check (known: {', '.join(BY_ID)})")
         if not isinstance(sides, dict):
             raise PolicyError(f"checks.{check_id}: must be a table with {' and '.join(check.parameters)}")
+        if check.optional:
+            if not sides:
+                raise PolicyError(
+                    f"checks.{check_id}: bound it with {' and '.join(check.parameters)} to turn it on"
+                )
+            merged[check_id] = {}
         for side, value in sides.items():
             if side not in check.parameters:
                 raise PolicyError(

@@ -28,8 +28,8 @@ from functools import cached_property
 
 import numpy as np
 
-from analytics import checks, decay, live, mmc, promotion, residual, screen, sets, significance
-from analytics.access import FULL_ACCESS, Access, require_readable
+from analytics import checks, decay, live, mmc, overfitting, promotion, residual, screen, sets, significance
+from analytics.access import FULL_ACCESS, Access, require_readable, withheld
 from analytics.answer import Answer
 from analytics.build_answers import BuildAnswers
 from analytics.combined import Combined, combination, combine_weighting
@@ -57,6 +57,7 @@ from schemas.bodies.analytics import Significance
 from schemas.bodies.decay import Decay
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.mmc import Crowding, Mmc
+from schemas.bodies.overfitting import Overfitting
 from schemas.bodies.promotions import (
     CheckChange,
     DecisionAction,
@@ -70,6 +71,7 @@ from schemas.query import (
     ContributionQuery,
     CorrelationQuery,
     LiveQuery,
+    OverfittingQuery,
     PromotionPreviewQuery,
     ResidualQuery,
     ScreenQuery,
@@ -212,6 +214,56 @@ class Reading(BuildAnswers):
         tag = catalogue_tag(snapshot.catalogue, mask, q.basis, listed or "")
         return Answer(page, [], f"{view.build_id}+{tag}")
 
+    def overfitting(self, view: BuildView, q: OverfittingQuery) -> Answer[Overfitting]:
+        """The probability of backtest overfitting of the alpha's trial family, over the members the
+        reader may read (never a figure of a member it may not: a key reading 3 of 16 is told it
+        reads too few), from the catalogue's returns matrix of one generation."""
+        splits = overfitting.splits_checked(q.splits)
+        self.whole_catalogue()
+        snapshot = self.snapshot
+        catalogue = snapshot.catalogue
+        index = catalogue.index
+        listing = catalogue.listing
+        if index is None or listing is None:
+            raise CatalogueIncomplete(
+                "The lake has no catalogue index, which the trial families are read from; an operator "
+                "writes it with `alpha-results lake index`."
+            )
+        warnings = Warnings()
+        family = overfitting.family_of(index, view.alpha_id)
+        members: list[tuple[str, dict[str, object]]] = []
+        computed = None
+        reason = None
+        if not self.scope.access.ledger:
+            reason = withheld("ledger", "overfitting", warnings)
+        elif family is None:
+            reason = f"the seal of {view.alpha_id} names no trial family"
+        if family is not None:
+            members = overfitting.family_members(index, listing.ids, self.readable(), family)
+        if reason is None and len(members) >= overfitting.MIN_TRIALS:
+            matrix = snapshot.matrix("returns")
+            members = [m for m in members if m[0] in matrix.rows]
+            rows = [matrix.rows[alpha] for alpha, _ in members]
+            if len(members) >= overfitting.MIN_TRIALS:
+                computed = overfitting.kept_cscv(
+                    catalogue.version,
+                    tuple(alpha for alpha, _ in members),
+                    lambda: np.asarray(matrix.values[rows]),
+                    splits,
+                )
+        data = overfitting.overfitting_payload(family, members, computed, splits, reason)
+        # The builds of the members the reader may read, the family and S; nothing else.
+        tag = catalogue_tag(
+            catalogue,
+            sets.set_mask(catalogue, [alpha for alpha, _ in members]),
+            "overfitting",
+            family or "",
+            str(splits),
+            str(int(self.scope.access.ledger)),
+            matrices_tag(catalogue),
+        )
+        return Answer(data, warnings.entries, f"{view.build_id}+{tag}")
+
     def checks(self, view: BuildView, q: ChecksQuery, approved: dt.date | None) -> Answer[Checks]:
         """The battery of `q.book` against the policy tightened by `q`; `approved`: the as_of of
         the alpha's latest approval (the live checks' split), None when never approved."""
@@ -237,6 +289,12 @@ class Reading(BuildAnswers):
                 market = self.market()
             except BenchmarkMissing as exc:  # one check without SPY, not the battery
                 residual_why = residual.market_missing(exc)
+        # The optional pbo check, when the policy or the request turned it on: /analytics/overfitting's.
+        pbo = None
+        if "pbo" in thresholds:
+            found = self.overfitting(view, OverfittingQuery())
+            warnings.extend(found.warnings)
+            pbo = checks.pbo_figure(found.data)
         matrix = self.snapshot.matrix("returns") if refused is None or residual_why is None else None
         production = checks.Production(
             None if refused else matrix, reference.alphas, refused, reference.origin
@@ -255,6 +313,7 @@ class Reading(BuildAnswers):
             warnings,
             approved,
             basis,
+            pbo,
         )
         # The build, the policy, the trials, the builds of the production alphas the reader may
         # read, the approval, the market's build and what the reader may read; nothing else.
@@ -270,6 +329,8 @@ class Reading(BuildAnswers):
                 f"{int(positions is None)}{int(residual_why is None)}",
             )
         )
+        if pbo is not None:  # the family's members the reader may read (only when the check is on)
+            version += f"+pbo-{found.version}"
         return Answer(data, warnings.entries, version)
 
     def decay(self, view: BuildView, q: LiveQuery, approved: dt.date | None) -> Answer[Decay]:

@@ -14,10 +14,10 @@ DEFAULT_SEED = 7
 def demo_seal(name: str) -> str:
     """A seal `--only` accepts (a demo alpha or the benchmark), checked against the demo engine's
     names when a value is given: a `choices=` list would be read to print `--help`."""
-    from alpha_results_seal.demo.alphas import ALPHA_IDS
+    from alpha_results_seal.demo.alphas import ALPHA_IDS, FAMILY_IDS
     from alpha_results_seal.demo.corpus import BENCHMARK_SEAL
 
-    names = [*ALPHA_IDS, BENCHMARK_SEAL]
+    names = [*ALPHA_IDS, *FAMILY_IDS, BENCHMARK_SEAL]
     if name not in names:
         raise argparse.ArgumentTypeError(
             f"invalid choice: {name!r} (choose from {', '.join(repr(n) for n in names)})"
@@ -44,6 +44,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write only these seals",
     )
     parser.add_argument(
+        "--families",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also the two trial families' 32 variants (default: with the full size only)",
+    )
+    parser.add_argument(
         "--lake",
         default=None,
         help="then build the seals written into this lake (what `serve --init-demo` runs in the background)",
@@ -57,7 +63,10 @@ def run(args: argparse.Namespace) -> int:
     def report(seal_id: str, rows: int, size_bytes: int) -> None:
         print(f"{seal_id}\trows={rows}\tbytes={size_bytes}", flush=True)
 
-    seals = write_corpus(args.out, size=args.size, seed=args.seed, only=args.only, report=report)
+    families = args.size == "full" if args.families is None else args.families
+    seals = write_corpus(
+        args.out, size=args.size, seed=args.seed, only=args.only, report=report, families=families
+    )
     if args.lake is None:
         return 0
     from pipeline.build import build_many

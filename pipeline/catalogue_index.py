@@ -162,6 +162,10 @@ def build_row(view: BuildView, scores: bool = True, approved: date | None = None
         "structure": _text(classification.get("structure")),
         "method": _text(classification.get("method")),
         "tags": [str(t) for t in tags] if isinstance(tags, list) else None,
+        "family": _text(entry.get("family")),
+        "parameters": None
+        if entry.get("parameters") is None
+        else json.dumps(entry["parameters"], sort_keys=True),
         "pipeline_version": entry.get("pipeline_version"),
         "built_at": entry.get("built_at"),
         "indexed_at": datetime.now(UTC),

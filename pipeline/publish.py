@@ -286,6 +286,9 @@ def alpha_entry(
         # The date the research stopped looking (optional): where its out-of-sample part starts
         # unless an approval says otherwise (analytics.live).
         "research_cutoff": manifest.get("research_cutoff"),
+        # The trial family the run is a variant of and its parameters (optional): the catalogue
+        # groups a family's members, whose probability of backtest overfitting is computed together.
+        **{k: manifest[k] for k in ("family", "parameters") if manifest.get(k) is not None},
         "source_archive": source,
         "signal_processing": manifest["signal_processing"],
         "metric_conventions": manifest["metric_conventions"],

@@ -35,12 +35,6 @@ LIVE_CHECKS = ("live_information_ratio", "decay_ratio")
 """The checks of an approved alpha's live part (`/analytics/live` at its approval): measured once
 the alpha has an approval and LIVE_MIN_SESSIONS sessions after it; until then `not_measurable`, and
 left out of the summary's verdict (docs/analytics.md "Checks", "Summary")."""
-OPTIONAL_OFF = (
-    "off: an optional check, off unless the operator's policy ([checks.{id}] {side}) or the request ({parameter}) "
-    "bounds it"
-)
-"""The reason of an optional check that neither the policy nor the request bounds (its verdict
-not_measurable, left out of the summary's verdict)."""
 NOT_APPROVED = (
     "not_applicable: the alpha was never approved (alpha-results promote); the live checks measure the "
     "sessions after an approval"
@@ -77,8 +71,8 @@ class Check:
     recorded with the pipeline's full view (a promotion snapshot, an event) is the reader's own only
     when the reader reads every alpha (`serve.stored_answers`)."""
     optional: bool = False
-    """Off by default: no documented threshold (`defaults` empty); on once the operator's policy or
-    the request bounds it (`parameters` names the sides it may be bounded on)."""
+    """Off by default (`defaults` empty): in the battery only when the operator's policy bounds it,
+    or a request does (its parameter then sets the bound; OPTIONAL_CHECKS)."""
 
 
 def _check(
@@ -87,11 +81,12 @@ def _check(
     definition: str,
     meaning: str,
     over_catalogue: bool = False,
+    optional: bool = False,
     **sides: tuple[float | None, str],
 ) -> Check:
     """A check whose value is served under its id: its unit and annualisation are its term's
     (schemas/vocabulary.py, the only place they are written). A side whose default is None has
-    none: a check without any default is optional (off until a policy or a request bounds it)."""
+    none; an `optional` check has none at all (off until a policy or a request bounds it)."""
     term = VOCABULARY[id]
     if term.annualisation is None:
         raise ValueError(f"the term {id!r} of a check must state its annualisation")
@@ -105,7 +100,7 @@ def _check(
         meaning,
         term.annualisation,
         over_catalogue,
-        optional=all(value is None for value, _ in sides.values()),
+        optional,
     )
 
 
@@ -248,9 +243,27 @@ CHECKS: tuple[Check, ...] = (
         "the lower bound of the 95% bootstrap interval of the book's annualised information ratio ({point}) over "
         "{sessions} sessions",
         min=(None, "min_information_ratio_lower_bound"),
+        optional=True,
+    ),
+    _check(
+        "pbo",
+        "analytics.overfitting",
+        "/analytics/overfitting pbo at splits=16: the probability of backtest overfitting of the trial family the "
+        "alpha's seal names, over the members the key may read (combinatorially symmetric cross-validation of their "
+        "daily long_short returns, whole history); off unless the operator's policy or the request bounds it; not "
+        "measurable without a family or below 6 readable members, which leaves the summary's verdict as the rest "
+        "makes it",
+        "the probability that the best of its family's {trials} trials in sample ranks at or below the median out "
+        "of sample (family {family})",
+        over_catalogue=True,
+        optional=True,
+        max=(None, "max_pbo"),
     ),
 )
 """The battery, in the order every answer lists it."""
+OPTIONAL_CHECKS = tuple(check.id for check in CHECKS if check.optional)
+"""Checks off by default (`Check.optional`): a not-measurable one leaves the verdict as the rest
+makes it (an alpha outside any trial family is not incomplete for it)."""
 BY_ID = {check.id: check for check in CHECKS}
 RENAMED = MappingProxyType({"ic_t_stat": "ic_t_statistic"})
 """Check ids renamed (issue 46, item 3: one name, one meaning), old -> new: a policy file naming the old

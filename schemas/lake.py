@@ -377,6 +377,10 @@ CATALOGUE_INDEX = pa.schema(
         ("structure", pa.string()),
         ("method", pa.string()),
         ("tags", pa.list_(pa.string())),
+        # the seal's trial family and its variant's parameters (a flat JSON object as text); null
+        # when the seal names none (or in a generation written before them)
+        ("family", pa.string()),
+        ("parameters", pa.string()),
         ("pipeline_version", pa.string()),
         ("built_at", pa.string()),
         # headline figures, as /metrics serves them (core, overall; null where not measurable); the

@@ -352,6 +352,20 @@ class SignificanceQuery(Query, frozen=True):
     ) = None
 
 
+class OverfittingQuery(Query, frozen=True):
+    """`/analytics/overfitting`: the probability of backtest overfitting of the alpha's trial family."""
+
+    splits: Annotated[
+        int,
+        Meta(
+            ge=4,
+            le=16,
+            description="S: the blocks (even, 4 to 16) the family's common sessions are cut into; "
+            "C(S, S/2) cross-validations (12,870 at 16).",
+        ),
+    ] = 16
+
+
 class CorrelationQuery(Query, frozen=True):
     basis: Annotated[
         str,
@@ -812,6 +826,19 @@ class ChecksQuery(Query, frozen=True):
     min_fragility: Annotated[float, _threshold("min", "fragility", "ratio")] | None = None
     min_live_information_ratio: (
         Annotated[float, _threshold("min", "live_information_ratio", "ratio")] | None
+    ) = None
+    max_pbo: (
+        Annotated[
+            float,
+            Meta(
+                ge=0,
+                le=1,
+                description="Bound the optional `pbo` check (off unless the operator's policy bounds it): pass "
+                "only at most this probability of backtest overfitting; it may not be looser than the "
+                "operator's policy (400).",
+            ),
+        ]
+        | None
     ) = None
     min_decay_ratio: Annotated[float, _threshold("min", "decay_ratio", "ratio")] | None = None
     min_information_ratio_lower_bound: (

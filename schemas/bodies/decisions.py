@@ -250,8 +250,9 @@ def policy_bounds(check_id: str) -> Meta:
         )
         for side in check.parameters
     }
-    off = " (an optional check: none unless the operator's policy sets it)" if check.optional else ""
-    return figure(f"The policy's thresholds of {check.id}{off}", keys=sides)
+    if check.optional:
+        return figure(f"The policy's thresholds of {check.id} (absent: the check is off)", keys=sides)
+    return figure(f"The policy's thresholds of {check.id}", keys=sides)
 
 
 class PolicyThresholds(Body, kw_only=True, frozen=True):
@@ -270,7 +271,10 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     fragility: Annotated[Bound, policy_bounds("fragility")]
     live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
     decay_ratio: Annotated[Bound, policy_bounds("decay_ratio")]
-    information_ratio_lower_bound: Annotated[Bound, policy_bounds("information_ratio_lower_bound")]
+    information_ratio_lower_bound: (
+        Annotated[Bound, policy_bounds("information_ratio_lower_bound")] | UnsetType
+    ) = UNSET
+    pbo: Annotated[Bound, policy_bounds("pbo")] | UnsetType = UNSET
 
 
 class Policy(Body, kw_only=True, frozen=True):

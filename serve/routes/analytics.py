@@ -32,6 +32,7 @@ from schemas.bodies.docs import AnalyticsDoc
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.factors import FACTOR_MIN_WEEKS, Factors
 from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
+from schemas.bodies.overfitting import Overfitting
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.regimes import Regimes
 from schemas.bodies.residual import Residual
@@ -47,6 +48,7 @@ from schemas.query import (
     CorrelationQuery,
     LiveQuery,
     NoQuery,
+    OverfittingQuery,
     QuantilesQuery,
     Query,
     RegimeWindowQuery,
@@ -101,6 +103,32 @@ async def get_significance(
     answer = await to_thread.run_sync(reading.significance, build, args)
     ctx.validate_with(answer.version)
     return single(answer.data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings))
+
+
+@route(
+    "analytics.overfitting",
+    "/v1/alphas/{alpha:str}/analytics/overfitting",
+    "Probability of backtest overfitting of the alpha's trial family",
+    documented=(
+        "Combinatorially symmetric cross-validation (Bailey, Borwein, López de Prado and Zhu 2015) over the "
+        "members of the trial family the alpha's seal names that the key may read (never a member it may not "
+        "read): their common sessions of daily long_short returns cut into `splits` blocks, each of the C(S, S/2) "
+        "halves taken in sample, the trials ranked by their Sharpe ratio. PBO, the logit distribution, the "
+        "performance degradation (slope of out-of-sample on in-sample Sharpe) and the probability of loss out "
+        "of sample; not_measurable with a reason without a family, below 6 readable members or without "
+        "portfolio.ledger. Whole history: from/to do not apply"
+    ),
+)
+async def get_overfitting(ctx: Ctx[OverfittingQuery], alpha: FromPath[str]) -> Response[Single[Overfitting]]:
+    build, args = await _args(ctx, alpha)
+    reading = ctx.reading()
+    # At most C(16, 8) = 12,870 splits over a few dozen members: a few milliseconds, in a worker thread.
+    answer = await to_thread.run_sync(reading.overfitting, build, args)
+    ctx.validate_with("overfitting:" + answer.version)
+    source = f"lake:catalogue_index@{answer.version}"
+    return single(
+        answer.data, _meta(ctx, build, "catalogue_index", ("portfolio",), answer.warnings, source=source)
+    )
 
 
 @route(
@@ -449,6 +477,7 @@ async def get_residual(ctx: Ctx[ResidualQuery], alpha: FromPath[str]) -> Respons
 
 ROUTES = [
     get_significance,
+    get_overfitting,
     list_correlation,
     list_drawdowns,
     list_rolling,

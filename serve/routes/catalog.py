@@ -8,6 +8,7 @@ import pyarrow as pa
 from litestar import Response
 from litestar.params import FromPath
 
+from analytics import overfitting
 from analytics.reading import catalogue_tag
 from core import errors
 from datasets import answers
@@ -16,6 +17,7 @@ from delivery.event_answers import Viewer, shown_snapshot
 from records.answers import promotions_of
 from schemas.bodies.description import AlphaDescription
 from schemas.bodies.envelope import Collection, Single
+from schemas.bodies.overfitting import Families
 from schemas.bodies.promotions import Promotions
 from schemas.bodies.rows import AlphaListRow
 from schemas.query import CatalogueQuery, NoQuery
@@ -45,6 +47,28 @@ async def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[Collection[AlphaList
     rows = [row | standings.columns(row["alpha_id"]) for row in listing.rows(page.rows)]
     meta = ctx.meta(source="lake:catalog")
     return ctx.collection(Page(rows, page.total), limit, offset, meta)
+
+
+@route(
+    "catalog.families.list",
+    "/v1/families",
+    "Trial families and their members the key may read",
+    documented=(
+        'The catalogue grouped by the trial family each seal names (docs/seal.md "Trial families"): every '
+        "family with a member the key may read, by slug, its members in catalogue order with their parameters. "
+        "A member the key may not read is neither named nor counted; /analytics/overfitting computes a "
+        "family's probability of backtest overfitting over the same members"
+    ),
+)
+async def list_families(ctx: Ctx[NoQuery]) -> Response[Single[Families]]:
+    ctx.args()
+    catalogue = ctx.reader.catalogue()
+    listing = catalogue.listing
+    assert listing is not None  # every catalogue read from the lake has one
+    mask = admitted_mask(catalogue, ctx.caller.alphas)
+    ctx.validate_with(f"families:{catalogue_tag(catalogue, mask)}")
+    data = overfitting.families(catalogue.index, listing.ids, mask)
+    return single(data, ctx.meta(source="lake:catalogue_index"))
 
 
 @route(
@@ -88,4 +112,4 @@ async def get_promotions(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Si
     )
 
 
-ROUTES = [list_alphas, get_alpha, get_promotions]
+ROUTES = [list_alphas, list_families, get_alpha, get_promotions]

@@ -21,6 +21,7 @@ ROUTES = {
     "rolling": "analytics.rolling",
     "costs": "analytics.costs",
     "uncertainty": "analytics.uncertainty",
+    "overfitting": "analytics.overfitting",
     "_doc": "analytics.doc",
 }
 TEST_ALPHAS = [
@@ -56,6 +57,9 @@ REQUESTS: list[tuple[str, dict[str, Any]]] = [
     ("uncertainty", {}),
     ("uncertainty", {"book": "long_only", **WINDOW}),
     ("uncertainty", {"book": "nope"}),
+    ("overfitting", {}),
+    ("overfitting", {"splits": 8}),
+    ("overfitting", {"splits": 5}),
     ("_doc", {}),
 ]
 

@@ -56,12 +56,8 @@ ORDER = [
     "fragility",
     "live_information_ratio",
     "decay_ratio",
-    "information_ratio_lower_bound",
 ]
 LIVE = {"live_information_ratio", "decay_ratio"}
-OPTIONAL = {"information_ratio_lower_bound"}
-"""Off by default (no threshold): not_measurable, its reason `off: ...`, left out of the summary's
-verdict until the policy or the request bounds it."""
 """Measured for an approved alpha only (tests/analytics/test_live_checks.py): not_measurable here,
 where no alpha was approved, and left out of the summary's verdict."""
 DEFAULTS = {
@@ -78,7 +74,6 @@ DEFAULTS = {
     "decay_ratio": {"min": 0.25},
     "fragility": {"min": 0.5},
     "residual_information_ratio": {"min": 0.3},
-    "information_ratio_lower_bound": {},
 }
 PARAMETERS = {
     ("information_ratio", "min"): "min_information_ratio",
@@ -95,7 +90,6 @@ PARAMETERS = {
     ("decay_ratio", "min"): "min_decay_ratio",
     ("fragility", "min"): "min_fragility",
     ("residual_information_ratio", "min"): "min_residual_information_ratio",
-    ("information_ratio_lower_bound", "min"): "min_information_ratio_lower_bound",
 }
 SOURCES = {
     "information_ratio": "portfolio.ledger",
@@ -111,10 +105,8 @@ SOURCES = {
     "decay_ratio": "analytics.live",
     "fragility": "analytics.attribution",
     "residual_information_ratio": "analytics.residual",
-    "information_ratio_lower_bound": "analytics.uncertainty",
 }
 ANNUALISED = {
-    "information_ratio_lower_bound",
     "information_ratio",
     "turnover",
     "recent_information_ratio",
@@ -155,7 +147,6 @@ LOOSE = {
     "decay_ratio": {"min": -50.0},
     "fragility": {"min": -50.0},
     "residual_information_ratio": {"min": -50.0},
-    "information_ratio_lower_bound": {"min": -50.0},
 }
 RECENT_SESSIONS = 504
 MIN_YEAR_SESSIONS = 20
@@ -302,7 +293,6 @@ def expected_values(
         "residual_information_ratio": ref.residual(
             lake, alpha, book, window, [p for p in PRODUCTION if p != alpha and readable(p)]
         ).information_ratio,
-        "information_ratio_lower_bound": None,  # optional, off by default (tests/analytics/test_uncertainty.py)
     }
 
 
@@ -354,12 +344,7 @@ def assert_consistent(data: dict[str, Any], policy: dict[str, dict[str, float]],
     assert summary["failed"] == verdicts.count("fail"), where
     assert summary["not_measurable"] == verdicts.count("not_measurable"), where
     # A live check without a value leaves the verdict to the rest of the battery.
-    unmeasured = any(
-        e["verdict"] == "not_measurable"
-        and e["id"] not in LIVE
-        and not (e["id"] in OPTIONAL and not e["threshold"])
-        for e in data["checks"]
-    )
+    unmeasured = any(e["verdict"] == "not_measurable" and e["id"] not in LIVE for e in data["checks"])
     expected = "fail" if "fail" in verdicts else ("incomplete" if unmeasured else "pass")
     assert summary["verdict"] == expected, where
 
@@ -513,9 +498,7 @@ def test_values_are_measured_somewhere_and_verdicts_vary(api: Api) -> None:
                 if entry["value"] is not None:
                     measured.add(entry["id"])
                 verdicts.add(entry["verdict"])
-    # The live checks are measured once approved (tests/analytics/test_live_checks.py), the optional one
-    # once bounded (tests/analytics/test_uncertainty.py)
-    assert measured == set(ORDER) - LIVE - OPTIONAL
+    assert measured == set(ORDER) - LIVE  # measured once approved: tests/analytics/test_live_checks.py
     assert verdicts == {"pass", "fail", "not_measurable"}
 
 
@@ -636,8 +619,6 @@ def test_loosening_is_a_400_naming_the_parameter(api: Api, loose_api: Api, check
     low = -math.inf if declared.minimum is None else declared.minimum
     high = math.inf if declared.maximum is None else declared.maximum
     for client, policy in ((api, DEFAULTS), (loose_api, LOOSE)):
-        if side not in policy[check]:
-            continue  # an optional check the policy leaves off: any bound tightens it (test_uncertainty.py)
         bound = policy[check][side]
         # Looser, within the values the figure can take (beyond them the declared range refuses).
         looser = max(bound - 0.25, low) if side == "min" else min(bound + 0.25, high)

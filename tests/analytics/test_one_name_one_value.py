@@ -92,6 +92,7 @@ ANSWERS = {
     "risk": ("/analytics/risk", {"book": "long_short"}),
     "checks": ("/analytics/checks", {"book": "long_short"}),
     "significance": ("/analytics/significance", {}),
+    "overfitting": ("/analytics/overfitting", {}),
     "costs": ("/analytics/costs", {"book": "long_short"}),
     "uncertainty": ("/analytics/uncertainty", {"book": "long_short"}),
     "live": ("/analytics/live", {"book": "long_short"}),

@@ -313,6 +313,7 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
         "crowding": _generated.Crowding,
         "regimes": _generated.Regimes,
         "decay": _generated.Decay,
+        "overfitting": _generated.Overfitting,
     }
     paths = list(shared_analytics_doc()["fields"])
     assert len(paths) > 100

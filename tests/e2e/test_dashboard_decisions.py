@@ -49,6 +49,7 @@ SHORT = "Test_short_term_reversal"  # trades on 151 of the combination's 296 ses
 ANALYTICS_PANELS = {
     "significance": "analytics.significance",
     "uncertainty": "analytics.uncertainty",
+    "overfitting": "analytics.overfitting",
     "checks": "analytics.checks",
     "risk": "analytics.risk",
     "drawdown-episodes": "analytics.drawdowns",
@@ -326,6 +327,12 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     assert_uncertainty(
         page, "#uncertainty", site.api(f"{base}/uncertainty", token, book="long_short").json()["data"]
     )
+
+    # The overfitting panel: the demo's alphas name no trial family, so each figure shows its reason.
+    page.wait_for_selector("#overfitting table.overfitting")
+    overfitting = site.api(f"{base}/overfitting", token).json()["data"]
+    assert "names no trial family" in page.inner_text("#overfitting-summary")
+    assert overfitting["pbo"]["withheld_reason"] in page.inner_text("#overfitting table.overfitting")
 
     page.wait_for_selector("#drawdown-episodes table.drawdowns")
     episodes = site.api(f"{base}/drawdowns", token, limit=1000).json()["data"]

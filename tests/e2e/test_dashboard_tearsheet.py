@@ -68,6 +68,7 @@ TOPICS = [
     "checks",
     "significance",
     "uncertainty",
+    "overfitting",
     "costs",
     "cost-curve",
     "cost-capital",

@@ -58,6 +58,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "performance.metrics.doc": re.compile(r"/v1/alphas/[^/]+/metrics/_doc"),
     "benchmarks.daily": re.compile(r"/v1/benchmarks/[^/]+/daily"),
     "analytics.significance": re.compile(r"/v1/alphas/[^/]+/analytics/significance"),
+    "analytics.overfitting": re.compile(r"/v1/alphas/[^/]+/analytics/overfitting"),
     "analytics.correlation": re.compile(r"/v1/alphas/[^/]+/analytics/correlation"),
     "analytics.drawdowns": re.compile(r"/v1/alphas/[^/]+/analytics/drawdowns"),
     "analytics.rolling": re.compile(r"/v1/alphas/[^/]+/analytics/rolling"),
@@ -83,6 +84,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
     "analytics.mmc": re.compile(r"/v1/alphas/[^/]+/analytics/mmc"),
     "analytics.crowding": re.compile(r"/v1/analytics/crowding"),
+    "catalog.families.list": re.compile(r"/v1/families"),
 }
 
 
@@ -930,6 +932,8 @@ class Generator:
         self.mmc_crowding()
         # Issue 50's bootstrap intervals, last, with a generator of its own (as capacity).
         self.uncertainty()
+        # Issue 50's probability of backtest overfitting, last, drawing nothing from the RNG.
+        self.overfitting()
         return self.requests
 
     def first_pages(self) -> None:
@@ -1034,6 +1038,19 @@ class Generator:
                 self.add(f"{checks}?min_information_ratio_lower_bound={bound}", ["raw", "plain"])
         finally:
             self.rng = shared
+
+    def overfitting(self) -> None:
+        """Issue 50's `/analytics/overfitting` per alpha: every token at the default S, S = 8 and an
+        odd S (400) for the raw key; the small demo names no trial family, so every figure is not
+        measurable with its reason (tests/analytics/test_overfitting.py builds families of its own),
+        and the checks with the optional pbo check turned on by the request."""
+        for alpha in self.facts.alphas:
+            base = f"/v1/alphas/{alpha.alpha_id}/analytics"
+            self.add(f"{base}/overfitting", TOKENS)
+            self.add(f"{base}/overfitting?splits=8", ["raw"])
+            self.add(f"{base}/overfitting?splits=7", ["raw"])
+            self.add(f"{base}/checks?max_pbo=0.5", ["raw"])
+        self.add("/v1/families", TOKENS)
 
     def calendar_returns(self) -> None:
         """Issue 46's `/analytics/returns` per alpha: whole history (every token: a key without

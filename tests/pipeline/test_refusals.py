@@ -131,6 +131,22 @@ ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
     # research_cutoff: a calendar date or null, never a timestamp or a date that does not exist.
     ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(research_cutoff="2023-02-30"))),
     ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(research_cutoff="2023-02-01T00:00:00"))),
+    # family and parameters (optional, untrusted): a slug, a flat mapping of slugs to finite numbers or short texts
+    ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(family="Bad Family"))),
+    (
+        "manifest.fields",
+        "manifest",
+        edit_manifest(lambda m: m.update(parameters={"lookback": {"nested": 1}})),
+    ),
+    ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(parameters={"Bad Name": 1}))),
+    ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(parameters={"note": "has spaces"}))),
+    ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(parameters={"flag": True}))),
+    ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(parameters={"x": float("nan")}))),
+    (
+        "manifest.fields",
+        "manifest",
+        edit_manifest(lambda m: m.update(parameters={f"p{i}": i for i in range(33)})),
+    ),
     ("manifest.kinds_present", "pnl", lambda seal: (seal / "pnl" / "long_only.parquet").unlink()),
     ("schema.columns", "decisions", drop_column("decisions.parquet", "average_rank")),
     ("schema.not_null", "positions", null_cell("positions/long_short.parquet", "quantity")),
@@ -419,3 +435,25 @@ def test_the_first_publish_date_survives_a_republish_and_the_research_cutoff_is_
     entry = json.loads((pointer_file.parent / "builds" / second["build_id"] / "alpha.json").read_text())
     assert entry["first_published_at"] == first["first_published_at"]
     assert entry["research_cutoff"] == "2021-06-30"
+
+
+def test_a_family_and_its_parameters_reach_the_build_and_the_catalogue_index(
+    tmp_path: Path, factory_seal: Path, published: tuple[Path, dict[str, bytes]]
+) -> None:
+    from alpha_results_seal.storage import Storage
+    from datasets import catalogue_index
+
+    lake, _ = published
+    again = copy_seal(factory_seal, tmp_path / "again")
+    parameters = {"lookback_weeks": 12, "threshold": 0.5, "universe": "US-large"}
+    edit_manifest(lambda m: m.update(family="momentum_search", parameters=parameters))(again)
+    assert publish_seal(str(again), str(lake)).status == "published"
+    pointer_file = next(lake.glob("alphas/*/_current.json"))
+    build_id = json.loads(pointer_file.read_text())["build_id"]
+    entry = json.loads((pointer_file.parent / "builds" / build_id / "alpha.json").read_text())
+    assert entry["family"] == "momentum_search" and entry["parameters"] == parameters
+    storage = Storage(str(lake))
+    generation = catalogue_index.newest(storage, str(lake))
+    assert generation is not None
+    row = catalogue_index.read_index(storage, str(lake), generation).to_pylist()[0]
+    assert row["family"] == "momentum_search" and json.loads(row["parameters"]) == parameters

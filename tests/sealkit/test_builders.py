@@ -10,6 +10,7 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -251,3 +252,31 @@ def test_a_seal_given_no_stored_metrics_gets_them_derived_from_its_own_books(
     ]
     assert differ == []
     assert "metrics" in built.manifest["kinds_sealed"]
+
+
+def test_a_family_and_its_parameters_are_written_when_given_and_checked() -> None:
+    """`Facts.family` and `Facts.parameters` reach manifest.json only when given (an existing seal's
+    manifest is unchanged), and the manifest's schema check names a bad one."""
+    from alpha_results_seal.builders import Facts, manifest
+    from alpha_results_seal.manifest import manifest_problems
+
+    started = dt.datetime(2026, 1, 5, tzinfo=dt.UTC)
+
+    def written(**given: Any) -> dict[str, Any]:
+        facts = Facts(
+            alpha_id="Test_kit", engine_version="kit 1", started_at=started, sealed_at=started, **given
+        )
+        return manifest(facts, {"metrics.parquet": pa.table({"x": [1]})}, ["long_short"], ["long_short"], 10)
+
+    assert "family" not in written() and "parameters" not in written()
+    good = written(family="momentum_search", parameters={"lookback_weeks": 12, "universe": "US-large"})
+    assert good["family"] == "momentum_search" and good["parameters"] == {
+        "lookback_weeks": 12,
+        "universe": "US-large",
+    }
+    assert not [p for p in manifest_problems(good) if p.field in ("family", "parameters")]
+    bad = written(family="Momentum Search", parameters={"note": "two words"})
+    assert sorted(p.field for p in manifest_problems(bad) if p.field in ("family", "parameters")) == [
+        "family",
+        "parameters",
+    ]

@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-3dbecb0af78b"
+REGISTRY_VERSION = "r-7c8edb168a83"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -410,6 +410,43 @@ class AlphaListRowPage(ApiStruct, kw_only=True, frozen=True):
     data: list[AlphaListRow]
 
     pagination: Pagination
+
+    meta: Meta
+
+
+class FamilyMemberId(ApiStruct, kw_only=True, frozen=True):
+    """A member of a family listed by `/v1/families`."""
+
+    alpha_id: str
+    """The member's alpha id."""
+
+    parameters: dict[str, float | int | str]
+    """The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"""
+
+
+class Family(ApiStruct, kw_only=True, frozen=True):
+    """One trial family of `/v1/families`: its members the key may read."""
+
+    family: str
+    """The family's slug, as its members' seals name it."""
+
+    members: list[FamilyMemberId]
+    """The members the key may read, in catalogue order, each with its seal's parameters."""
+
+
+class Families(ApiStruct, kw_only=True, frozen=True):
+    """`/v1/families`: the catalogue grouped by trial family, over the alphas the key may read."""
+
+    families: list[Family]
+    """Every trial family with at least one member the key may read, by slug; a family none of whose
+    members it may read is not named.
+    """
+
+
+class FamiliesResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/families` (catalog.families.list)."""
+
+    data: Families
 
     meta: Meta
 
@@ -2292,6 +2329,103 @@ class SignificanceResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/significance` (analytics.significance)."""
 
     data: Significance
+
+    meta: Meta
+
+
+class LogitBin(ApiStruct, kw_only=True, frozen=True):
+    """A bin of the logit distribution: the splits whose logit fell in [logit_from, logit_to)."""
+
+    logit_from: float
+    """The bin's lower edge (the first bin takes every logit below it too)"""
+
+    logit_to: float
+    """The bin's upper edge (the last bin takes every logit above it too)"""
+
+    splits_in_bin: int
+    """How many of the combinations' logits fall in the bin."""
+
+
+class FamilyMember(ApiStruct, kw_only=True, frozen=True):
+    """One trial of the family the key may read: its alpha, its seal's parameters and how often the
+    cross-validation picked it in sample.
+    """
+
+    alpha_id: str
+    """The member's alpha id."""
+
+    parameters: dict[str, float | int | str]
+    """The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"""
+
+    pick_share: float | None
+    """Share of the combinations whose in-sample best trial is this member; null when the figures are
+    not measurable.
+    """
+
+
+class Overfitting(ApiStruct, kw_only=True, frozen=True):
+    """The probability of backtest overfitting of the alpha's trial family by combinatorially symmetric
+    cross-validation, over the family's members the key may read.
+    """
+
+    family: str | None
+    """The trial family the alpha's seal names (null: it names none, and no figure is given)"""
+
+    measure: str
+    """What the trials are ranked by in and out of sample: sharpe_per_session, the mean over the
+    standard deviation (ddof 1) of the long_short book's daily returns of the combination's blocks.
+    """
+
+    family_trials: int
+    """The family's members the key may read whose long_short returns are in the catalogue: the trials
+    N (the figures need 6)
+    """
+
+    splits: int
+    """S: the blocks of equal length the members' common sessions are cut into."""
+
+    combinations: int
+    """C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation."""
+
+    cscv_sessions: int
+    """Sessions the cross-validation uses: the members' common sessions with a return, the oldest T mod
+    S left out so that every block holds T // S.
+    """
+
+    pbo: AnalyticsStat
+    """Probability of backtest overfitting: the share of the combinations whose in-sample best trial
+    ranks at or below the median out of sample (logit <= 0)
+    """
+
+    degradation_slope: AnalyticsStat
+    """Performance degradation: the OLS slope of the in-sample best trial's out-of-sample Sharpe ratio
+    on its in-sample one over the combinations (below 0: the better it looked in sample, the worse
+    it did out of sample)
+    """
+
+    degradation_intercept: AnalyticsStat
+    """The intercept of that regression (per-session Sharpe ratio)"""
+
+    probability_of_loss: AnalyticsStat
+    """Probability of loss out of sample: the share of the combinations whose in-sample best trial has
+    an out-of-sample Sharpe ratio below 0.
+    """
+
+    logit_distribution: list[LogitBin]
+    """The combinations' logits in 20 equal bins from -4 to 4 (the end bins take what lies beyond);
+    empty when not measurable.
+    """
+
+    members: list[FamilyMember]
+    """The family's members the key may read, in catalogue order, with their parameters and pick
+    shares.
+    """
+
+
+class OverfittingResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/overfitting` (analytics.overfitting)."""
+
+    data: Overfitting
 
     meta: Meta
 
@@ -5172,10 +5306,11 @@ class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
     decay_ratio: Bound
     """The policy's thresholds of decay_ratio"""
 
-    information_ratio_lower_bound: Bound
-    """The policy's thresholds of information_ratio_lower_bound (an optional check: none unless the
-    operator's policy sets it)
-    """
+    information_ratio_lower_bound: Bound | UnsetType = UNSET
+    """The policy's thresholds of information_ratio_lower_bound (absent: the check is off)"""
+
+    pbo: Bound | UnsetType = UNSET
+    """The policy's thresholds of pbo (absent: the check is off)"""
 
 
 class Policy(ApiStruct, kw_only=True, frozen=True):
@@ -5233,7 +5368,12 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     information ratio is positive; information_ratio_lower_bound: the lower bound of the 95%
     stationary block-bootstrap interval of the book's information ratio over the window:
     /analytics/uncertainty information_ratio.lower (the information ratio as information_ratio;
-    Politis-White block length, 2,000 resamples, seeded); optional, off by default
+    Politis-White block length, 2,000 resamples, seeded); optional, off by default; pbo:
+    /analytics/overfitting pbo at splits=16: the probability of backtest overfitting of the trial
+    family the alpha's seal names, over the members the key may read (combinatorially symmetric
+    cross-validation of their daily long_short returns, whole history); off unless the operator's
+    policy or the request bounds it; not measurable without a family or below 6 readable members,
+    which leaves the summary's verdict as the rest makes it
     """
 
     value: float | None
@@ -5244,8 +5384,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
     stressed_net_information_ratio ratio, production_correlation correlation,
     residual_information_ratio ratio, ic_t_statistic t_statistic, fragility ratio,
-    live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio
-    (per_session: a fraction of equity traded per session)
+    live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio, pbo
+    probability (per_session: a fraction of equity traded per session)
     """
 
     annualisation: str
@@ -5254,7 +5394,7 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio, residual_information_ratio, live_information_ratio,
     information_ratio_lower_bound) or not_annualisable (a probability, a share, a weight, a
     correlation, a t-statistic or a ratio of two annualised figures: deflated_sharpe, max_weight,
-    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio)
+    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio, pbo)
     """
 
     threshold: Bound
@@ -5275,7 +5415,7 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
     residual_information_ratio analytics.residual, ic_t_statistic performance.metrics, fragility
     analytics.attribution, live_information_ratio analytics.live, decay_ratio analytics.live,
-    information_ratio_lower_bound analytics.uncertainty
+    information_ratio_lower_bound analytics.uncertainty, pbo analytics.overfitting
     """
 
     book: str | None
@@ -5317,11 +5457,12 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     decay_ratio: the share of its in-sample information ratio ({backtest}) the book kept over the
     {sessions} sessions after its approval on {split_date} ({live} live);
     information_ratio_lower_bound: the lower bound of the 95% bootstrap interval of the book's
-    annualised information ratio ({point}) over {sessions} sessions ({names} are the figure's own:
-    sessions counted, trials, the symbol and date held, the nearest production alpha, the live
-    part's sessions and split date). not_measurable: why there is no value; starts with
-    access_limited when the key may not read the data it is built from, not_applicable for a live
-    check of an alpha never approved
+    annualised information ratio ({point}) over {sessions} sessions; pbo: the probability that the
+    best of its family's {trials} trials in sample ranks at or below the median out of sample
+    (family {family}) ({names} are the figure's own: sessions counted, trials, the symbol and date
+    held, the nearest production alpha, the live part's sessions and split date). not_measurable:
+    why there is no value; starts with access_limited when the key may not read the data it is built
+    from, not_applicable for a live check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
@@ -5409,7 +5550,7 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
     production_correlation, residual_information_ratio, ic_t_statistic, fragility,
-    live_information_ratio, decay_ratio, information_ratio_lower_bound
+    live_information_ratio, decay_ratio, information_ratio_lower_bound, pbo
     """
 
     summary: ChecksSummary
@@ -6464,6 +6605,13 @@ ENDPOINTS: dict[str, Endpoint] = {
         AlphaListRowPage,
         collection=True,
     ),
+    "catalog.families.list": Endpoint(
+        "catalog.families.list",
+        "/v1/families",
+        (),
+        FamiliesResponse,
+        collection=False,
+    ),
     "catalog.alphas.get": Endpoint(
         "catalog.alphas.get",
         "/v1/alphas/{alpha}",
@@ -6717,6 +6865,13 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("trials", "trials", "integer", None, required=False, enum=None),
         ),
         SignificanceResponse,
+        collection=False,
+    ),
+    "analytics.overfitting": Endpoint(
+        "analytics.overfitting",
+        "/v1/alphas/{alpha}/analytics/overfitting",
+        (Param("splits", "splits", "integer", 16, required=False, enum=None),),
+        OverfittingResponse,
         collection=False,
     ),
     "analytics.correlation": Endpoint(
@@ -7249,6 +7404,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=None,
             ),
+            Param("max_pbo", "max_pbo", "number", None, required=False, enum=None),
             Param("min_decay_ratio", "min_decay_ratio", "number", None, required=False, enum=None),
             Param(
                 "min_information_ratio_lower_bound",
@@ -7470,6 +7626,7 @@ METHODS: dict[str, str] = {
     "meta.me": "me",
     "meta.keys": "keys",
     "catalog.alphas.list": "alphas",
+    "catalog.families.list": "list",
     "catalog.alphas.get": "alpha",
     "catalog.alphas.promotions": "promotions",
     "signals.rebalances.list": "rebalances",
@@ -7484,6 +7641,7 @@ METHODS: dict[str, str] = {
     "performance.metrics": "metrics",
     "performance.metrics.doc": "metrics_doc",
     "analytics.significance": "significance",
+    "analytics.overfitting": "overfitting",
     "analytics.correlation": "correlation",
     "analytics.drawdowns": "drawdowns",
     "analytics.rolling": "rolling",
@@ -7565,6 +7723,13 @@ class GeneratedMethods:
         `complete_only`: Omit alphas still missing required kinds.
         """
         return self._answer("catalog.alphas.list", {}, {"search": search, "complete_only": complete_only})
+
+    def list(self) -> FamiliesResponse:
+        """Trial families and their members the key may read.
+
+        `GET /v1/families` (`catalog.families.list`).
+        """
+        return self._answer("catalog.families.list", {}, {})
 
     def alpha(self, alpha: str) -> AlphaDescriptionResponse:
         """Written description of one alpha.
@@ -7854,6 +8019,16 @@ class GeneratedMethods:
             {"alpha": alpha},
             {"start": start, "end": end, "sr_benchmark": sr_benchmark, "trials": trials},
         )
+
+    def overfitting(self, alpha: str, *, splits: int = 16) -> OverfittingResponse:
+        """Probability of backtest overfitting of the alpha's trial family.
+
+        `GET /v1/alphas/{alpha}/analytics/overfitting` (`analytics.overfitting`).
+
+        `splits`: S: the blocks (even, 4 to 16) the family's common sessions are cut into; C(S, S/2)
+        cross-validations (12,870 at 16).
+        """
+        return self._answer("analytics.overfitting", {"alpha": alpha}, {"splits": splits})
 
     def correlation(
         self,
@@ -8635,6 +8810,7 @@ class GeneratedMethods:
         min_ic_t_statistic: float | None = None,
         min_fragility: float | None = None,
         min_live_information_ratio: float | None = None,
+        max_pbo: float | None = None,
         min_decay_ratio: float | None = None,
         min_information_ratio_lower_bound: float | None = None,
     ) -> ChecksResponse:
@@ -8687,6 +8863,10 @@ class GeneratedMethods:
         `min_live_information_ratio`: Tighten the `live_information_ratio` check: pass only at least
         this (ratio); it may not be looser than the operator's policy (400).
 
+        `max_pbo`: Bound the optional `pbo` check (off unless the operator's policy bounds it): pass
+        only at most this probability of backtest overfitting; it may not be looser than the
+        operator's policy (400).
+
         `min_decay_ratio`: Tighten the `decay_ratio` check: pass only at least this (ratio); it may
         not be looser than the operator's policy (400).
 
@@ -8713,6 +8893,7 @@ class GeneratedMethods:
                 "min_ic_t_statistic": min_ic_t_statistic,
                 "min_fragility": min_fragility,
                 "min_live_information_ratio": min_live_information_ratio,
+                "max_pbo": max_pbo,
                 "min_decay_ratio": min_decay_ratio,
                 "min_information_ratio_lower_bound": min_information_ratio_lower_bound,
             },
@@ -9415,6 +9596,11 @@ __all__ = [
     "Factors",
     "FactorsResponse",
     "FalsificationCriterion",
+    "Families",
+    "FamiliesResponse",
+    "Family",
+    "FamilyMember",
+    "FamilyMemberId",
     "FieldPolicy",
     "Fragility",
     "Health",
@@ -9446,6 +9632,7 @@ __all__ = [
     "LiveHaircut",
     "LivePart",
     "LiveResponse",
+    "LogitBin",
     "MalformedApiKeyError",
     "Me",
     "MeMeta",
@@ -9474,6 +9661,8 @@ __all__ = [
     "NotAcceptableError",
     "NotFoundError",
     "OtherAlpha",
+    "Overfitting",
+    "OverfittingResponse",
     "OverlapWeek",
     "Pagination",
     "Panel",

@@ -491,6 +491,10 @@ class Facts:
     risk_free_rate_source: str = DEFAULT_RISK_FREE_SOURCE
     universe_size: int | None = None
     research_cutoff: dt.date | None = None
+    # The trial family this run is a variant of and the variant's parameters (docs/seal.md "Trial
+    # families"); written only when given, checked by `seal check` as any manifest field.
+    family: str | None = None
+    parameters: Mapping[str, float | int | str] | None = None
 
 
 def manifest(
@@ -532,6 +536,8 @@ def manifest(
         "research_cutoff": None
         if facts.research_cutoff is None
         else day_text(facts.research_cutoff, "Facts.research_cutoff"),
+        **({} if facts.family is None else {"family": facts.family}),
+        **({} if facts.parameters is None else {"parameters": dict(facts.parameters)}),
     }
 
 

@@ -16,6 +16,7 @@ the file, nested ones included, and reports them all.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Iterator
 from datetime import date, datetime
@@ -31,6 +32,14 @@ from alpha_results_seal.identifiers import ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PA
 # Matched whole (`fullmatch`; in the schema, anchored): `re.match` with `$` lets a trailing newline through.
 BOOK_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+FAMILY = re.compile(r"[a-z][a-z0-9_]{0,63}")
+"""A trial family's slug (`family`): the catalogue groups the alphas that name it (docs/seal.md
+"Trial families")."""
+PARAMETER_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+PARAMETER_TEXT = re.compile(r"[A-Za-z0-9_.:+-]{1,64}")
+"""A text parameter's value: short, printable, no spaces (it is shown in tables and CSV cells)."""
+PARAMETERS_MAX = 32
+"""Parameters a seal may name: a variant's settings, not its configuration file."""
 
 SCHEMA_ID = "https://alpha-results.invalid/schemas/manifest.schema.json"
 BOUND_KEYWORDS = ("maxLength", "maxItems")
@@ -59,6 +68,11 @@ Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
 Day = Annotated[str, Meta(extra_json_schema={"format": "date"})]
 """A calendar date written YYYY-MM-DD (no time, no week or ordinal forms)."""
 Name = Annotated[str, Meta(max_length=_bound("name"))]
+Family = Annotated[str, Meta(pattern=anchored(FAMILY))]
+ParameterName = Annotated[str, Meta(pattern=anchored(PARAMETER_NAME))]
+ParameterText = Annotated[str, Meta(pattern=anchored(PARAMETER_TEXT))]
+Parameters = Annotated[dict[ParameterName, int | float | ParameterText], Meta(max_length=PARAMETERS_MAX)]
+"""A flat mapping of a variant's parameter names to numbers or short texts."""
 
 
 class SourceArchive(Struct, kw_only=True, tag_field="status"):
@@ -105,6 +119,10 @@ class AlphaManifest(Struct, kw_only=True, tag_field="type", tag="alpha"):
     research_cutoff: Day | None = None
     # One Struct per status of sealkit/src/alpha_results_seal/arrow_schemas.py SOURCE_ARCHIVE_STATUSES (a test holds them equal).
     source_archive: ReadyArchive | PackagingArchive | FailedArchive | None = None
+    # The trial family the run is one variant of, and that variant's parameters (optional; docs/seal.md
+    # "Trial families"): the probability of backtest overfitting is computed over a family's members.
+    family: Family | None = None
+    parameters: Parameters | None = None
 
 
 class BenchmarkManifest(Struct, kw_only=True, tag_field="type", tag="benchmark"):
@@ -164,7 +182,21 @@ def manifest_problems(manifest: dict[str, Any]) -> list[Problem]:
     found = list(problems.values())
     if not any(p.field in ("books", "trade_books") for p in found):
         found += trade_book_problems(manifest)
+    if not any(p.field == "parameters" for p in found):
+        found += parameter_problems(manifest)
     return found
+
+
+def parameter_problems(manifest: dict[str, Any]) -> list[Problem]:
+    """`parameters`' numbers must be finite: JSON has no NaN or infinity, but Python's reader
+    takes `NaN` and `Infinity`, and the schema's `number` lets them through."""
+    parameters = manifest.get("parameters")
+    if not isinstance(parameters, dict):
+        return []
+    bad = [k for k, v in parameters.items() if isinstance(v, float) and not math.isfinite(v)]
+    return [
+        Problem("parameters", f"parameters.{k} must be a finite number, got {parameters[k]!r}") for k in bad
+    ]
 
 
 def trade_book_problems(manifest: dict[str, Any]) -> list[Problem]:
@@ -204,7 +236,15 @@ def _whole_pattern(validator: Any, pattern: str, instance: Any, schema: dict[str
 
 DECLARED = {
     anchored(pattern): pattern
-    for pattern in (ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PATTERN, BOOK_NAME, SHA256_HEX)
+    for pattern in (
+        ALPHA_ID_PATTERN,
+        BENCHMARK_SYMBOL_PATTERN,
+        BOOK_NAME,
+        SHA256_HEX,
+        FAMILY,
+        PARAMETER_NAME,
+        PARAMETER_TEXT,
+    )
 }
 """The patterns the manifest's fields are matched with, by their text in the schema."""
 Validator = validators.extend(Draft202012Validator, {"pattern": _whole_pattern})
@@ -309,6 +349,10 @@ def _described(error: ValidationError) -> list[tuple[str, Problem]]:
             where = ".".join(filter(None, (where, tag)))
         case "anyOf" if "discriminator" in error.schema:
             text = f"must be an object, got {got}"
+        case "anyOf" if field == "parameters":
+            text = f"must be a number or a text matching {anchored(PARAMETER_TEXT)}, got {got}"
+        case "maxProperties":
+            text = f"must name at most {expected} entries, got {len(error.instance)}"
         case _:
             text = _shown(error.message, 200)
     return [(where, Problem(field, f"{where or 'the manifest'} {text}"))]

@@ -18,11 +18,13 @@ import { loadRisk } from "./risk_panel.js";
 import { loadRolling } from "./rolling_panel.js";
 import { loadSignificance } from "./significance_panel.js";
 import { loadUncertainty } from "./uncertainty_panel.js";
+import { loadOverfitting } from "./overfitting_panel.js";
 import { BENCHMARK } from "./market.js";
 
 const PANELS = [
   ["significance", "Significance", "GET /v1/alphas/{alpha}/analytics/significance", loadSignificance],
   ["uncertainty", "Uncertainty of the headline figures", "GET /v1/alphas/{alpha}/analytics/uncertainty?book=long_short", loadUncertainty],
+  ["overfitting", "Backtest overfitting of the trial family", "GET /v1/alphas/{alpha}/analytics/overfitting", loadOverfitting],
   ["checks", "Checks against the policy", "GET /v1/alphas/{alpha}/analytics/checks", loadChecks],
   ["promote-preview", "Promote preview", "GET /v1/alphas/{alpha}/analytics/promotion_preview (read-only: what alpha-results promote would record and change)", loadPromotionPreview],
   ["risk", `Risk against ${BENCHMARK}`, "GET /v1/alphas/{alpha}/analytics/risk", loadRisk],

@@ -22,6 +22,7 @@ import { renderChecks } from "./checks_panel.js";
 import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { residualBlock } from "./residual_panel.js";
 import { crowdingBlock, mmcBlock } from "./mmc_panel.js";
+import { overfittingBlock } from "./overfitting_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
 import { haircutBlock, icDecayBlock } from "./decay_panel.js";
 import { decisionSummary } from "./decision_summary.js";
@@ -75,6 +76,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     checks: get("/analytics/checks", { book: "long_short" }),
     significance: get("/analytics/significance"),
     uncertainty: get("/analytics/uncertainty", { book: "long_short" }),
+    overfitting: get("/analytics/overfitting"),
     costs: get("/analytics/costs", { book: "long_short" }),
     live: get("/analytics/live", { book: "long_short" }),
     decay: get("/analytics/decay", { book: "long_short" }),
@@ -223,6 +225,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
     sheetPage("uncertainty", "Uncertainty: 95% bootstrap intervals", block("uncertainty", null, got.uncertainty, (body, answer) => renderUncertainty(body, answer))),
+    sheetPage("overfitting", "Backtest overfitting of the trial family", block("overfitting", null, got.overfitting, (body, answer) => add(body, overfittingBlock(answer)))),
     sheetPage("costs", "Costs", block("costs", null, got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" })))),
     sheetPage("cost-curve", "Costs: the net information ratio against the cost", block("cost-curve", null, got.costs, (body, answer) => add(body, costCurveBlock(answer)))),
     sheetPage("cost-capital", "Costs rising with participation", block("cost-capital", null, got.costs, (body, answer) => add(body, costCapitalBlock(answer)))),

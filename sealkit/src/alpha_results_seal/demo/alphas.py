@@ -47,6 +47,11 @@ class AlphaSpec:
     # Where the research stopped looking, as a share of the published sessions: the manifest's
     # `research_cutoff` (None: not sealed), so the demo has an out-of-sample part to show.
     research_cutoff_share: float | None = None
+    # A variant of a trial family (the manifest's `family` and `parameters`): its measurement noise
+    # added to the raw signal, per unit of the signal's own (FAMILIES).
+    family: str | None = None
+    parameters: tuple[tuple[str, float | int | str], ...] = ()
+    extra_noise: float = 0.0
 
     def universe_size(self, size: str) -> int:
         return self.universe_full if size == "full" else self.universe_small
@@ -159,9 +164,80 @@ ALPHAS: tuple[AlphaSpec, ...] = (
 
 ALPHA_IDS = tuple(a.alpha_id for a in ALPHAS)
 
+FAMILY_VARIANTS = 16
+"""Parameter variants per demo trial family: enough for the probability of backtest overfitting
+(analytics/overfitting.py needs 6) and for its 16 splits."""
+
+
+def _family(family: str, prefix: str, signal: str, name: str, tldr: str, day: int) -> tuple[AlphaSpec, ...]:
+    """FAMILY_VARIANTS variants of one signal, ledger only on a small universe (a few seconds of
+    the demo's build each). The planted family's variants observe the latent characteristic through
+    more noise, variant after variant (0 to 3 times the signal's own spread), so their true Sharpe
+    ratios are ordered; the noise family's variants are independent random scores (`noise_draw`).
+    Every variant trades the family's one universe and smooths over 4 weeks."""
+    specs = []
+    for i in range(FAMILY_VARIANTS):
+        if signal == "planted_factor":
+            extra = round(3.0 * i / (FAMILY_VARIANTS - 1), 4)
+            half_life = 4.0
+            parameters: tuple[tuple[str, float | int | str], ...] = (
+                ("measurement_noise", extra),
+                ("half_life_weeks", half_life),
+            )
+        else:
+            extra, half_life = 0.0, 4.0
+            parameters = (("noise_draw", i + 1), ("half_life_weeks", half_life))
+        specs.append(
+            AlphaSpec(
+                alpha_id=f"{prefix}_{i + 1:02d}",
+                source_alpha_id=f"{family}-v{i + 1}",
+                name=f"{name}, variant {i + 1}",
+                tldr=tldr,
+                signal=signal,
+                half_life_weeks=half_life,
+                universe_full=120,
+                universe_small=60,
+                started_at=f"2026-08-{day:02d}T{i // 4 + 6:02d}:{(i % 4) * 15:02d}:00+00:00",
+                description="none",
+                archive="none",
+                kinds_sealed=("metrics", *BOOK_KINDS),
+                required_kinds=("metrics", *BOOK_KINDS),
+                family=family,
+                parameters=parameters,
+                extra_noise=extra,
+            )
+        )
+    return tuple(specs)
+
+
+FAMILIES: tuple[AlphaSpec, ...] = (
+    *_family(
+        "planted_latent",
+        "Test_family_planted",
+        "planted_factor",
+        "Planted latent factor",
+        "The planted characteristic observed through more measurement noise, variant after variant.",
+        12,
+    ),
+    *_family(
+        "pure_noise",
+        "Test_family_noise",
+        "pure_noise",
+        "Pure noise",
+        "Random scores with no relation to returns: a family whose best backtest is luck.",
+        11,
+    ),
+)
+"""Two trial families of FAMILY_VARIANTS variants over the same market (issue 50): one on the planted
+signal, one on noise, so the probability of backtest overfitting has a known answer on each (low,
+high). In the full demo corpus only (`write_corpus(families=True)`): 32 alphas more in every
+catalogue-wide answer of the small demo lake the test suite reads would change them all."""
+
+FAMILY_IDS = tuple(a.alpha_id for a in FAMILIES)
+
 
 def alpha_spec(alpha_id: str) -> AlphaSpec:
-    for spec in ALPHAS:
+    for spec in (*ALPHAS, *FAMILIES):
         if spec.alpha_id == alpha_id:
             return spec
-    raise KeyError(f"unknown demo alpha {alpha_id!r}; known: {', '.join(ALPHA_IDS)}")
+    raise KeyError(f"unknown demo alpha {alpha_id!r}; known: {', '.join((*ALPHA_IDS, *FAMILY_IDS))}")

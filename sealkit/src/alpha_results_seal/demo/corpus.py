@@ -10,7 +10,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from alpha_results_seal.demo.alphas import ALPHAS, alpha_spec
+from alpha_results_seal.demo.alphas import ALPHAS, FAMILIES, alpha_spec
 from alpha_results_seal.demo.engine import SealContent, benchmark_table, run_alpha
 from alpha_results_seal.demo.market import simulate_market
 from alpha_results_seal.demo.sizes import SIZES
@@ -57,11 +57,13 @@ def write_corpus(
     seed: int = 7,
     only: list[str] | None = None,
     report: Callable[[str, int, int], None] | None = None,
+    families: bool = False,
 ) -> list[Path]:
     """Write the seals of the demo corpus under `out_dir` and return their folders.
 
     `only` restricts the alphas written (by alpha_id; `BENCHMARK_SEAL` selects the benchmark).
-    `report(seal_id, rows, bytes)` is called after each seal is written.
+    `report(seal_id, rows, bytes)` is called after each seal is written. `families`: the two trial
+    families' variants too (`alphas.FAMILIES`; `only` may name them without it).
     """
     if size not in SIZES:
         raise ValueError(f"size must be one of {sorted(SIZES)}, got {size!r}")
@@ -73,7 +75,9 @@ def write_corpus(
     out_dir.mkdir(parents=True, exist_ok=True)
     market = simulate_market(size, seed)
     written: list[Path] = []
-    for spec in ALPHAS:
+    for spec in (*ALPHAS, *FAMILIES):
+        if spec.family is not None and not families and (wanted is None or spec.alpha_id not in wanted):
+            continue
         if wanted is not None and spec.alpha_id not in wanted:
             continue
         content = run_alpha(spec, market, size, seed)

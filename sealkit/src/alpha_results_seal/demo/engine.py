@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from alpha_results_seal import arrow_schemas as seal
 from alpha_results_seal.demo import archive, descriptions, exposures, metrics, selection, signals
-from alpha_results_seal.demo.alphas import ALPHAS, AlphaSpec
+from alpha_results_seal.demo.alphas import ALPHAS, FAMILY_IDS, AlphaSpec
 from alpha_results_seal.demo.books import ADJUSTMENT_REASONS, EXIT_REASONS, PHASES, BookResult, simulate_book
 from alpha_results_seal.demo.market import REASONS, UNADJUSTED_BENCHMARK_SESSIONS, Market
 from alpha_results_seal.trading import trade_variants
@@ -294,12 +294,18 @@ def seal_tables(
 
 
 def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealContent:
-    rng = np.random.default_rng([seed, 2, ALPHAS.index(spec)])
-    universe = pick_universe(spec, market, size, rng)
+    stream = [seed, 2, ALPHAS.index(spec)] if spec in ALPHAS else [seed, 3, FAMILY_IDS.index(spec.alpha_id)]
+    rng = np.random.default_rng(stream)
+    # A family's variants trade one universe (drawn per family), so they differ by their parameters alone.
+    family = None if spec.family is None else np.random.default_rng([seed, 4, *spec.family.encode()])
+    universe = pick_universe(spec, market, size, family or rng)
     published = market.published_weeks()
     weeks = published[int(round(spec.first_week_share * len(published))) :]
     flat = frozenset(int(share * len(weeks)) for share in spec.flat_week_shares)
     raw = signals.raw_scores(market, spec.signal, weeks, universe, rng, flat)
+    if spec.extra_noise:  # a family variant observing its signal through more noise (alphas.FAMILIES)
+        spread = float(np.nanstd(raw))
+        raw = raw + spec.extra_noise * spread * rng.standard_normal(raw.shape)
     score = signals.smooth(raw, spec.half_life_weeks, flat)
     run = run_books(market, universe, weeks, score, raw)
     tables = seal_tables(
@@ -353,6 +359,9 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
         "source_archive": record,
         "research_cutoff": _research_cutoff(market, spec.research_cutoff_share),
     }
+    if spec.family is not None:
+        manifest["family"] = spec.family
+        manifest["parameters"] = dict(spec.parameters)
     return SealContent(
         alpha_id=spec.alpha_id,
         manifest=manifest,

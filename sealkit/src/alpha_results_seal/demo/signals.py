@@ -81,7 +81,15 @@ def momentum_reversal_blend(
     )
 
 
+def pure_noise(
+    market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Independent standard normal scores: nothing to do with returns (the noise trial family)."""
+    return rng.standard_normal((len(weeks), len(universe)))
+
+
 SIGNALS: dict[str, SignalFunction] = {
+    "pure_noise": pure_noise,
     "momentum_12_1": momentum_12_1,
     "short_term_reversal": short_term_reversal,
     "planted_factor": planted_factor,

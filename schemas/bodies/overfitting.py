@@ -1,0 +1,167 @@
+"""`/analytics/overfitting`: the probability of backtest overfitting of the alpha's trial family
+(analytics/overfitting.py; docs/analytics.md "Overfitting")."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from schemas.bodies.analytics import AnalyticsStat
+from schemas.bodies.base import Body
+from schemas.bodies.figures import figure
+
+FAMILY_RETURNS = "catalogue_index:returns (each member's daily long_short returns)"
+MEASURE = "sharpe_per_session"
+"""What CSCV ranks the trials by: the Sharpe ratio of their daily long_short returns."""
+
+
+class LogitBin(Body, kw_only=True, frozen=True):
+    """A bin of the logit distribution: the splits whose logit fell in [logit_from, logit_to)."""
+
+    logit_from: Annotated[
+        float, figure("The bin's lower edge (the first bin takes every logit below it too)")
+    ]
+    logit_to: Annotated[float, figure("The bin's upper edge (the last bin takes every logit above it too)")]
+    splits_in_bin: Annotated[int, figure("How many of the combinations' logits fall in the bin.")]
+
+
+class FamilyMember(Body, kw_only=True, frozen=True):
+    """One trial of the family the key may read: its alpha, its seal's parameters and how often the
+    cross-validation picked it in sample."""
+
+    alpha_id: Annotated[str, figure("The member's alpha id.")]
+    parameters: Annotated[
+        dict[str, float | int | str],
+        figure(
+            "The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"
+        ),
+    ]
+    pick_share: Annotated[
+        float | None,
+        figure(
+            "Share of the combinations whose in-sample best trial is this member; null when the figures are "
+            "not measurable.",
+            "picks / combinations",
+        ),
+    ]
+
+
+class Overfitting(Body, kw_only=True, frozen=True):
+    """The probability of backtest overfitting of the alpha's trial family by combinatorially symmetric
+    cross-validation, over the family's members the key may read."""
+
+    family: Annotated[
+        str | None,
+        figure("The trial family the alpha's seal names (null: it names none, and no figure is given)"),
+    ]
+    measure: Annotated[
+        str,
+        figure(
+            "What the trials are ranked by in and out of sample: sharpe_per_session, the mean over the standard "
+            "deviation (ddof 1) of the long_short book's daily returns of the combination's blocks."
+        ),
+    ]
+    family_trials: Annotated[
+        int,
+        figure(
+            "The family's members the key may read whose long_short returns are in the catalogue: the trials N "
+            "(the figures need 6)"
+        ),
+    ]
+    splits: Annotated[int, figure("S: the blocks of equal length the members' common sessions are cut into.")]
+    combinations: Annotated[
+        int,
+        figure(
+            "C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation.", "C(S, S/2)"
+        ),
+    ]
+    cscv_sessions: Annotated[
+        int,
+        figure(
+            "Sessions the cross-validation uses: the members' common sessions with a return, the oldest T mod S left "
+            "out so that every block holds T // S.",
+            "(T // S) * S",
+        ),
+    ]
+    pbo: Annotated[
+        AnalyticsStat,
+        figure(
+            "Probability of backtest overfitting: the share of the combinations whose in-sample best trial ranks "
+            "at or below the median out of sample (logit <= 0)",
+            "mean(logit_c <= 0), logit_c = ln(w_c / (1 - w_c)), w_c = rank out of sample of the in-sample best / (N + 1)",
+            source=FAMILY_RETURNS,
+        ),
+    ]
+    degradation_slope: Annotated[
+        AnalyticsStat,
+        figure(
+            "Performance degradation: the OLS slope of the in-sample best trial's out-of-sample Sharpe ratio on its "
+            "in-sample one over the combinations (below 0: the better it looked in sample, the worse it did out of "
+            "sample)",
+            "cov(SR_out, SR_in) / var(SR_in) over the combinations",
+            source=FAMILY_RETURNS,
+        ),
+    ]
+    degradation_intercept: Annotated[
+        AnalyticsStat,
+        figure(
+            "The intercept of that regression (per-session Sharpe ratio)",
+            "mean(SR_out) - degradation_slope * mean(SR_in)",
+            source=FAMILY_RETURNS,
+        ),
+    ]
+    probability_of_loss: Annotated[
+        AnalyticsStat,
+        figure(
+            "Probability of loss out of sample: the share of the combinations whose in-sample best trial has an "
+            "out-of-sample Sharpe ratio below 0.",
+            "mean(SR_out_c < 0)",
+            source=FAMILY_RETURNS,
+        ),
+    ]
+    logit_distribution: Annotated[
+        list[LogitBin],
+        figure(
+            "The combinations' logits in 20 equal bins from -4 to 4 (the end bins take what lies beyond); empty "
+            "when not measurable."
+        ),
+    ]
+    members: Annotated[
+        list[FamilyMember],
+        figure(
+            "The family's members the key may read, in catalogue order, with their parameters and pick shares."
+        ),
+    ]
+
+
+class Family(Body, kw_only=True, frozen=True):
+    """One trial family of `/v1/families`: its members the key may read."""
+
+    family: Annotated[str, figure("The family's slug, as its members' seals name it.")]
+    members: Annotated[
+        list[FamilyMemberId],
+        figure("The members the key may read, in catalogue order, each with its seal's parameters."),
+    ]
+
+
+class FamilyMemberId(Body, kw_only=True, frozen=True):
+    """A member of a family listed by `/v1/families`."""
+
+    alpha_id: Annotated[str, figure("The member's alpha id.")]
+    parameters: Annotated[
+        dict[str, float | int | str],
+        figure(
+            "The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"
+        ),
+    ]
+
+
+class Families(Body, kw_only=True, frozen=True):
+    """`/v1/families`: the catalogue grouped by trial family, over the alphas the key may read."""
+
+    families: Annotated[
+        list[Family],
+        figure(
+            "Every trial family with at least one member the key may read, by slug; a family none of whose "
+            "members it may read is not named."
+        ),
+    ]

@@ -1,0 +1,290 @@
+"""The probability of backtest overfitting of a trial family (issue 50, items 1 and 2):
+`/analytics/overfitting` against CSCV written again from the paper (Bailey, Borwein, López de Prado
+and Zhu 2015, section 2.2: one loop over the combinations, pandas' Sharpe ratio, scipy's ranks,
+numpy's least squares, a loop over the combinations) over the lake's ledger files, to 1e-9; the key's scope (a member it may not
+read is never in a figure; 3 readable members are too few); the refusals; and the known answers of
+the demo's two families on the full-size market (noise above 0.5, planted below 0.2).
+
+A lake of two small families (8 variants each of the demo's two families, on the small market)
+is built once per run: about 15 s of one core.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import rankdata
+
+from core.context import AllowList
+from tests.analytics import reference as ref
+from tests.analytics.conftest import CALLERS, Api, endpoints_only, serving
+from tests.analytics.helpers import close
+from tests.callers import DATA_IDS, make_caller
+from tests.conftest import built_once
+
+PATH = "/v1/alphas/{}/analytics/overfitting"
+RawData = dict[str, msgspec.Raw]
+PLANTED = [f"Test_family_planted_{i:02d}" for i in range(1, 9)]
+NOISE = [f"Test_family_noise_{i:02d}" for i in range(1, 9)]
+THREE = NOISE[:3]
+SEVEN = NOISE[1:8]
+
+
+def paper_cscv(returns: pd.DataFrame, splits: int) -> dict[str, Any]:
+    """CSCV as the paper's steps say, over `returns` (sessions x trials, no gap), one combination
+    at a time: M cut into S
+    submatrices of T // S rows (the oldest T mod S rows dropped), every combination C of S/2 of
+    them the training set J and the rest the testing set, the trial with the best Sharpe ratio in J,
+    its relative rank in the testing set w = rank / (N + 1), the logit ln(w / (1 - w))."""
+    t, n = returns.shape
+    size = t // splits
+    values = returns.to_numpy()[t - size * splits :]
+    blocks = [values[i * size : (i + 1) * size] for i in range(splits)]
+    logits, ins, outs, picks = [], [], [], []
+    for combo in itertools.combinations(range(splits), splits // 2):
+        train = np.concatenate([blocks[i] for i in combo])
+        test = np.concatenate([blocks[i] for i in range(splits) if i not in combo])
+        sr_train = train.mean(axis=0) / train.std(axis=0, ddof=1)
+        sr_test = test.mean(axis=0) / test.std(axis=0, ddof=1)
+        best = int(np.argmax(sr_train))
+        rank = rankdata(sr_test, method="average")[best]
+        w = rank / (n + 1)
+        logits.append(math.log(w / (1 - w)))
+        ins.append(float(sr_train[best]))
+        outs.append(float(sr_test[best]))
+        picks.append(best)
+    slope, intercept = np.polyfit(np.array(ins), np.array(outs), 1)
+    return {
+        "pbo": float(np.mean(np.array(logits) <= 0)),
+        "slope": float(slope),
+        "intercept": float(intercept),
+        "loss": float(np.mean(np.array(outs) < 0)),
+        "logits": np.array(logits),
+        "picks": np.bincount(picks, minlength=n) / len(picks),
+        "sessions": size * splits,
+    }
+
+
+def family_returns(lake: ref.Lake, members: list[str]) -> pd.DataFrame:
+    """The members' daily long_short returns on the sessions every one of them has, by date."""
+    frame = pd.DataFrame({alpha: lake.returns(alpha, "long_short", (None, None)) for alpha in members})
+    return frame.dropna().sort_index()
+
+
+@pytest.fixture(scope="session")
+def families_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from alpha_results_seal.demo.corpus import write_corpus
+    from pipeline.build import build_many
+
+    def build(lake: Path) -> None:
+        seals = lake.parent / f"{lake.name}-seals"
+        write_corpus(seals, size="small", seed=7, only=[*PLANTED, *NOISE, "benchmark_SPY"])
+        outcomes = build_many(sorted(str(p) for p in seals.iterdir()), str(lake), jobs=2)
+        assert not [o for o in outcomes if o.status == "refused"]
+
+    return built_once(tmp_path_factory, "families_lake", build)
+
+
+@pytest.fixture(scope="module")
+def families_api(families_lake: Path) -> Iterator[Api]:
+    callers = {
+        **CALLERS,
+        "three": make_caller(alphas=AllowList.of_ids(THREE), runs=AllowList.of_ids(THREE)),
+        "seven": make_caller(alphas=AllowList.of_ids(SEVEN), runs=AllowList.of_ids(SEVEN)),
+        "no_portfolio": endpoints_only(frozenset(i for i in DATA_IDS if not i.startswith("portfolio."))),
+    }
+    with serving(families_lake, callers) as api:
+        yield api
+
+
+def check_against_paper(served: dict[str, Any], expected: dict[str, Any], members: list[str]) -> None:
+    assert close(served["pbo"]["value"], expected["pbo"]), (served["pbo"], expected["pbo"])
+    assert close(served["degradation_slope"]["value"], expected["slope"])
+    assert close(served["degradation_intercept"]["value"], expected["intercept"])
+    assert close(served["probability_of_loss"]["value"], expected["loss"])
+    assert served["cscv_sessions"] == expected["sessions"]
+    counts = [b["splits_in_bin"] for b in served["logit_distribution"]]
+    edges = np.linspace(-4, 4, 21)
+    assert counts == np.histogram(np.clip(expected["logits"], -4, 4), bins=edges)[0].tolist()
+    assert [m["alpha_id"] for m in served["members"]] == members
+    for member, share in zip(served["members"], expected["picks"], strict=True):
+        assert close(member["pick_share"], float(share))
+
+
+@pytest.mark.parametrize("splits", [16, 8, 4])
+@pytest.mark.parametrize("family", [PLANTED, NOISE], ids=["planted", "noise"])
+def test_every_figure_equals_the_papers_steps(
+    families_api: Api, families_lake: Path, family: list[str], splits: int
+) -> None:
+    lake = ref.Lake(families_lake)
+    members = sorted(family, reverse=True)  # catalogue order: the later variants started later
+    body = families_api.ok(PATH.format(family[0]), splits=splits)["data"]
+    assert body["family"] == ("planted_latent" if family is PLANTED else "pure_noise")
+    assert body["family_trials"] == len(family) and body["splits"] == splits
+    assert body["combinations"] == math.comb(splits, splits // 2)
+    returns = family_returns(lake, members)
+    check_against_paper(body, paper_cscv(returns, splits), members)
+    for member in body["members"]:
+        manifest = json.loads((lake.build(member["alpha_id"]) / "alpha.json").read_text())
+        assert member["parameters"] == manifest["parameters"]
+
+
+def test_a_key_is_answered_over_the_members_it_may_read(families_api: Api, families_lake: Path) -> None:
+    """Seven of the eight: the figures are the seven's (a member it may not read never enters);
+    three: too few, not measurable, saying so, and nothing of the others named."""
+    lake = ref.Lake(families_lake)
+    body = families_api.ok(PATH.format(SEVEN[0]), "seven", splits=8)["data"]
+    members = sorted(SEVEN, reverse=True)
+    check_against_paper(body, paper_cscv(family_returns(lake, members), 8), members)
+    whole = families_api.ok(PATH.format(SEVEN[0]), splits=8)["data"]
+    assert whole["pbo"]["value"] != body["pbo"]["value"] or whole["family_trials"] == 8
+
+    three = families_api.ok(PATH.format(THREE[0]), "three")["data"]
+    assert three["family_trials"] == 3
+    assert [m["alpha_id"] for m in three["members"]] == sorted(THREE, reverse=True)
+    for name in ("pbo", "degradation_slope", "degradation_intercept", "probability_of_loss"):
+        entry = three[name]
+        assert entry["value"] is None and entry["status"] == "not_measurable"
+        assert (
+            "at least 6 trials" in entry["withheld_reason"]
+            and "may read 3 member" in entry["withheld_reason"]
+        )
+    assert three["logit_distribution"] == [] and all(m["pick_share"] is None for m in three["members"])
+
+
+def test_refusals(families_api: Api, families_lake: Path) -> None:
+    odd = families_api.get(PATH.format(NOISE[0]), splits=7)
+    assert odd.status_code == 400
+    assert odd.json()["error"]["details"]["parameters"] == [
+        {"name": "splits", "rule": "must be even (S/2 blocks in sample, S/2 out), got 7"}
+    ]
+    for bad in (2, 18, "x"):
+        response = families_api.get(PATH.format(NOISE[0]), splits=bad)
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["details"]["parameters"][0]["name"] == "splits"
+    withheld = families_api.ok(PATH.format(NOISE[0]), "no_portfolio")
+    assert withheld["data"]["pbo"]["withheld_reason"].startswith("access_limited")
+    assert [w["code"] for w in withheld["meta"]["warnings"]] == ["access_limited"]
+
+
+def test_an_alpha_without_a_family(api: Api) -> None:
+    body = api.ok(PATH.format("momentum_12_1"))["data"]
+    assert body["family"] is None and body["family_trials"] == 0 and body["members"] == []
+    assert body["pbo"]["withheld_reason"] == "the seal of momentum_12_1 names no trial family"
+
+
+@pytest.mark.slow
+def test_the_demo_families_known_answers() -> None:
+    """On the full-size market (the full demo corpus's), every variant of both families run by the
+    demo engine: the noise family's PBO above 0.5, the planted family's below 0.2 (S = 16), by the
+    paper's steps over the sealed ledgers, and the service's CSCV equal to them."""
+    from alpha_results_seal.demo.alphas import FAMILIES
+    from alpha_results_seal.demo.engine import run_alpha
+    from alpha_results_seal.demo.market import simulate_market
+    from analytics.overfitting import cscv
+
+    market = simulate_market("full", 7)
+    by_family: dict[str, dict[str, pd.Series]] = {}
+    for spec in FAMILIES:
+        ledger = run_alpha(spec, market, "full", 7).tables["portfolio/long_short.parquet"].to_pandas()
+        returns = ledger["ending_equity"] / ledger["starting_equity"] - 1.0
+        by_family.setdefault(str(spec.family), {})[spec.alpha_id] = pd.Series(
+            returns.to_numpy(), index=ledger["date"].to_numpy()
+        )
+    found = {}
+    for family, series in by_family.items():
+        frame = pd.DataFrame(series).dropna().sort_index()
+        assert frame.shape[1] == 16 and frame.shape[0] > 1_000
+        expected = paper_cscv(frame, 16)
+        ours = cscv(frame.to_numpy(), 16)
+        assert close(ours.pbo, expected["pbo"]) and close(ours.slope, expected["slope"])
+        found[family] = expected["pbo"]
+    assert found["pure_noise"] > 0.5, found
+    assert found["planted_latent"] < 0.2, found
+
+
+def test_a_notebook_is_answered_the_served_struct(families_api: Api, families_lake: Path) -> None:
+    """`Figures.overfitting` (derived from the declared answer) is the route's data byte for byte."""
+    from analytics.figures import Figures
+
+    figures = Figures.open(str(families_lake))
+    try:
+        for alpha, splits in ((PLANTED[0], 16), (NOISE[3], 6)):
+            served = families_api.get(PATH.format(alpha), splits=splits)
+            assert served.status_code == 200, served.text
+            local = figures.overfitting(alpha, splits=splits)
+            assert msgspec.json.encode(local) == bytes(
+                msgspec.json.decode(served.content, type=RawData)["data"]
+            )
+    finally:
+        figures.reader.close()
+
+
+# -- the optional pbo check of /analytics/checks ------------------------------------------------------
+
+CHECKS = "/v1/alphas/{}/analytics/checks"
+
+
+def test_the_pbo_check_is_off_by_default_and_on_when_asked(families_api: Api) -> None:
+    default = families_api.ok(CHECKS.format(NOISE[0]))["data"]
+    assert "pbo" not in [c["id"] for c in default["checks"]]
+    assert "pbo" not in default["policy"]["thresholds"]
+    overfitting = families_api.ok(PATH.format(NOISE[0]))["data"]
+    pbo = overfitting["pbo"]["value"]
+    for bound, verdict in ((1.0, "pass"), (0.0, "fail")):
+        found = families_api.ok(CHECKS.format(NOISE[0]), max_pbo=bound)["data"]
+        entry = next(c for c in found["checks"] if c["id"] == "pbo")
+        assert entry["value"] == pbo and entry["verdict"] == verdict, entry
+        assert entry["threshold"] == {"max": bound} and entry["policy_threshold"] == {}
+        assert "family pure_noise" in entry["reason"] and "8 trials" in entry["reason"]
+    # Three readable members: not measurable, with the overfitting answer's reason, and the verdict
+    # as the rest of the battery makes it.
+    three = families_api.ok(CHECKS.format(THREE[0]), "three", max_pbo=0.5)["data"]
+    entry = next(c for c in three["checks"] if c["id"] == "pbo")
+    assert entry["verdict"] == "not_measurable" and "at least 6 trials" in entry["reason"]
+    without = families_api.ok(CHECKS.format(THREE[0]), "three")["data"]
+    assert three["summary"]["verdict"] == without["summary"]["verdict"]
+
+
+def test_an_operator_policy_turns_the_pbo_check_on(tmp_path: Path) -> None:
+    from analytics.policy import PolicyError, load_policy
+    from schemas.query import ChecksQuery
+
+    path = tmp_path / "policy.toml"
+    path.write_text("[checks.pbo]\nmax = 0.4\n")
+    policy = load_policy(str(path))
+    assert dict(policy.thresholds["pbo"]) == {"max": 0.4}
+    assert policy.tightened(ChecksQuery(max_pbo=0.3))["pbo"] == {"max": 0.3}
+    with pytest.raises(Exception, match="max_pbo"):
+        policy.tightened(ChecksQuery(max_pbo=0.5))
+    assert "pbo" not in load_policy("").thresholds
+    path.write_text("[checks.pbo]\nmin = 0.4\n")
+    with pytest.raises(PolicyError, match="bounded by max only"):
+        load_policy(str(path))
+
+
+def test_the_families_listing_names_only_what_the_key_may_read(
+    families_api: Api, families_lake: Path
+) -> None:
+    lake = ref.Lake(families_lake)
+    whole = families_api.ok("/v1/families")["data"]["families"]
+    assert [f["family"] for f in whole] == ["planted_latent", "pure_noise"]
+    for family, members in zip(whole, (PLANTED, NOISE), strict=True):
+        assert [m["alpha_id"] for m in family["members"]] == sorted(members, reverse=True)
+        for member in family["members"]:
+            manifest = json.loads((lake.build(member["alpha_id"]) / "alpha.json").read_text())
+            assert member["parameters"] == manifest["parameters"]
+    three = families_api.ok("/v1/families", "three")["data"]["families"]
+    assert [(f["family"], [m["alpha_id"] for m in f["members"]]) for f in three] == [
+        ("pure_noise", sorted(THREE, reverse=True))
+    ]
+    assert "planted" not in json.dumps(three)
