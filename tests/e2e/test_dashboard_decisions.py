@@ -307,10 +307,15 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     page.wait_for_selector("#significance table.bootstrap")
     significance = site.api(f"{base}/significance", token).json()["data"]
     shown = entry_values(page, "#significance table.significance-headline")
-    assert_entries(shown, {k: significance[k] for k in ("sharpe", "psr", "min_track_record", "dsr")})
+    assert_entries(
+        shown, {k: significance[k] for k in ("sharpe", "psr", "min_track_record", "dsr", "effective_dsr")}
+    )
     years = significance["min_track_record"]["years"]
     assert f"{years:.4g} years" in page.inner_text("#significance-notes")
     assert f"{significance['dsr']['trials']['count']} trials" in page.inner_text("#significance-notes")
+    effective = significance["dsr"]["trials"]["effective_count"]
+    assert effective is not None  # the demo lake's catalogue records its links
+    assert f"the {effective:,} effective trials" in page.inner_text("#significance-notes")
     bootstrap = page.eval_on_selector_all(
         "#significance table.bootstrap tbody tr",
         "trs => trs.map(tr => [...tr.children].map(c => c.innerText.trim()))",

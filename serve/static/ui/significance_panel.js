@@ -1,5 +1,5 @@
 // Significance of an alpha (GET /v1/alphas/{alpha}/analytics/significance, docs/analytics.md):
-// PSR, MinTRL and DSR with the trials they deflate by, the bootstrap's 95% intervals drawn as
+// PSR, MinTRL and DSR with the trials they deflate by (and the DSR of the effective number of trials), the bootstrap's 95% intervals drawn as
 // whiskers on one scale per row, and the multiple-testing adjustments of the IC's p-value.
 
 import { alphaPath, apiGet } from "./api.js";
@@ -9,7 +9,7 @@ import { figureName, figureNameWithBasis } from "./labels.js";
 import { entryCell, entryTable } from "./stat_entry.js";
 import { intervalSvg } from "./svg.js";
 
-const HEADLINE = ["sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr"];
+const HEADLINE = ["sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr", "effective_dsr"];
 // Named by the vocabulary registry (labels.js), with the basis where it is a period.
 const BOOTSTRAP = ["rebuilt_mean_ic", "rebuilt_icir", "information_ratio"].map((key) => [key, figureNameWithBasis(key)]);
 const ADJUSTED = [
@@ -46,6 +46,9 @@ export function renderSignificance(body, answer) {
       trl && Number.isFinite(trl.years) ? `MinTRL at ${trl.confidence * 100}%: ${num(trl.years)} years. ` : "",
       trials
         ? `DSR deflates by ${int(trials.count)} trials (${trials.count_source}); variance of their Sharpe ratios ${num(trials.sharpe_variance)} over ${int(trials.sharpe_variance_alphas)} alphas; expected maximum Sharpe ${num(trials.expected_max_sharpe)} (annualised).`
+        : "",
+      trials && trials.effective_count != null
+        ? ` The effective DSR deflates by the ${int(trials.effective_count)} effective trials (the trials clustered by the correlation of their returns).`
         : "",
     ),
     h("h3", {}, "Bootstrap 95% intervals"),
