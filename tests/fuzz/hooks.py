@@ -119,8 +119,8 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
                     asked = float(query[parameter])
                 except (TypeError, ValueError):
                     continue
-                default = check.defaults[side]
-                if asked < default if side == "min" else asked > default:
+                default = check.defaults.get(side)  # None: an optional check, off: any bound turns it on
+                if default is not None and (asked < default if side == "min" else asked > default):
                     query[parameter] = repr(default)
             if len(check.parameters) == 2:  # a band: a tightened side past the other's default
                 query.pop(check.parameters["min"], None), query.pop(check.parameters["max"], None)
