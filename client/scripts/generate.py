@@ -58,6 +58,7 @@ MIXINS = {
 
 METHOD_NAMES = {
     "catalog.alphas.list": "alphas",
+    "catalog.families.list": "families",
     "catalog.alphas.get": "alpha",
     "catalog.alphas.source.download": "source_download",
     "signals.rebalances.list": "rebalances",

@@ -7626,7 +7626,7 @@ METHODS: dict[str, str] = {
     "meta.me": "me",
     "meta.keys": "keys",
     "catalog.alphas.list": "alphas",
-    "catalog.families.list": "list",
+    "catalog.families.list": "families",
     "catalog.alphas.get": "alpha",
     "catalog.alphas.promotions": "promotions",
     "signals.rebalances.list": "rebalances",
@@ -7724,7 +7724,7 @@ class GeneratedMethods:
         """
         return self._answer("catalog.alphas.list", {}, {"search": search, "complete_only": complete_only})
 
-    def list(self) -> FamiliesResponse:
+    def families(self) -> FamiliesResponse:
         """Trial families and their members the key may read.
 
         `GET /v1/families` (`catalog.families.list`).
