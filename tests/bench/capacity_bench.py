@@ -32,12 +32,13 @@ import httpx
 from tests.bench.catalogue_bench import machine_facts, timed_get
 from tests.bench.harness import (
     REPO,
-    BenchError,
     Children,
     bench_env,
     cli,
     create_admin_key,
     git_revision,
+    p95,
+    route_report,
     run_checked,
     server_env,
     start_api,
@@ -123,7 +124,7 @@ def in_process(lake: Path, sessions: list[str], calls: int, rng: random.Random) 
         frames.append((time.perf_counter() - started) * 1000)
     return {
         "payload_p50_ms": round(statistics.median(took), 2),
-        "payload_p95_ms": round(sorted(took)[int(0.95 * len(took))], 2),
+        "payload_p95_ms": round(p95(took), 2),
         "table_ms_all_books": round(sum(frames), 1),
     }
 
@@ -175,20 +176,14 @@ def main(argv: list[str] | None = None) -> int:
         "calls": args.calls,
         "non_2xx": len(failed),
         "p50_ms": round(p50, 2),
-        "p95_ms": round(sorted(took)[int(0.95 * len(took))], 2),
+        "p95_ms": round(p95(took), 2),
         "target_p50_ms": TARGET_P50_MS,
         "costs_p50_ms": round(statistics.median(beside), 2),
-        "costs_p95_ms": round(sorted(beside)[int(0.95 * len(beside))], 2),
+        "costs_p95_ms": round(p95(beside), 2),
         "pass": p50 < TARGET_P50_MS and not failed,
         **in_process(lake, sessions, 300, rng),
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n")
-    if failed:
-        raise BenchError(f"{len(failed)} non-2xx answers, first: {failed[0]}")
-    return 0 if result["pass"] else 1
+    return route_report(result, failed, args.out)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import random
 import statistics
 import sys
@@ -30,11 +29,12 @@ from tests.bench.capacity_bench import BOOKS, sessions_of
 from tests.bench.catalogue_bench import machine_facts, timed_get
 from tests.bench.harness import (
     REPO,
-    BenchError,
     Children,
     cli,
     create_admin_key,
     git_revision,
+    p95,
+    route_report,
     run_checked,
     server_env,
     start_api,
@@ -64,7 +64,7 @@ def in_process(lake: Path, sessions: list[str], calls: int, rng: random.Random) 
         took.append((time.perf_counter() - started) * 1000)
     return {
         "in_process_p50_ms": round(statistics.median(took), 2),
-        "in_process_p95_ms": round(sorted(took)[int(0.95 * len(took))], 2),
+        "in_process_p95_ms": round(p95(took), 2),
     }
 
 
@@ -105,18 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         "calls": args.calls,
         "non_2xx": len(failed),
         "p50_ms": round(p50, 2),
-        "p95_ms": round(sorted(took)[int(0.95 * len(took))], 2),
+        "p95_ms": round(p95(took), 2),
         "target_p50_ms": TARGET_P50_MS,
         "pass": p50 < TARGET_P50_MS and not failed,
         **in_process(args.lake, sessions, 300, rng),
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n")
-    if failed:
-        raise BenchError(f"{len(failed)} non-2xx answers, first: {failed[0]}")
-    return 0 if result["pass"] else 1
+    return route_report(result, failed, args.out)
 
 
 if __name__ == "__main__":

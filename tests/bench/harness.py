@@ -634,3 +634,20 @@ def private_redis(base_url: str) -> Iterator[tuple[str, list[str]]]:
                 removed += int(client.delete(name))
         client.close()
         print(f"  removed {removed} limiter counters of the bench key from {url}", flush=True)
+
+
+def p95(values: Sequence[float]) -> float:
+    """The 95th percentile of `values` as the route benchmarks report it (the value at 0.95 n)."""
+    return sorted(values)[int(0.95 * len(values))]
+
+
+def route_report(result: dict[str, Any], failed: Sequence[Any], out: Path | None) -> int:
+    """A route benchmark's ending: its result printed (and written to `out`) as JSON, a BenchError
+    naming the first non-2xx answer, else the exit status of `result["pass"]`."""
+    text = json.dumps(result, indent=2)
+    print(text)
+    if out:
+        out.write_text(text + "\n")
+    if failed:
+        raise BenchError(f"{len(failed)} non-2xx answers, first: {failed[0]}")
+    return 0 if result["pass"] else 1
