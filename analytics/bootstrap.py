@@ -81,8 +81,13 @@ def block_length(x: np.ndarray) -> float:
     kernel = np.where(k / m <= 0.5, 1.0, 2.0 * (1.0 - k / m))
     g = float(np.sum(2.0 * kernel * k * acv[1 : m + 1]))
     sigma2 = float(acv[0]) + float(np.sum(2.0 * kernel * acv[1 : m + 1]))
-    if sigma2 == 0 or not math.isfinite(sigma2):
-        return 1.0  # no variance to estimate a block length from
+    if not math.isfinite(sigma2) or acv[0] == 0:
+        return 1.0  # a constant series: no variance to estimate a block length from
+    # A series so short that every lag has full weight: its autocovariances add up to (the sum of
+    # its deviations)^2 / n, zero in exact arithmetic, so b is unbounded and capped at b_max (as
+    # arch's formula gives); its last bits (+-1e-20, by CPU) must not choose the answer.
+    if abs(sigma2) <= 1e-12 * float(acv[0]):
+        return float(b_max)
     b = (2.0 * g * g / (2.0 * sigma2 * sigma2)) ** (1.0 / 3.0) * n ** (1.0 / 3.0)
     return float(max(1.0, min(b, float(b_max))))
 

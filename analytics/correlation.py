@@ -344,29 +344,32 @@ def _indexed_page(
     matrix: Matrix, target: int, readable: np.ndarray, first: int, last: int, limit: int, offset: int
 ) -> tuple[list[str], np.ndarray, int] | None:
     """(alpha ids, matrix rows, total) of the page, from the catalogue's correlation index
-    (`analytics.nearest`): the readable rows whose sketches are nearest the target's are correlated
-    exactly and ordered as the whole catalogue's pass orders them. None, and the caller makes its
-    pass over every row, where the index does not apply: below `nearest.APPROXIMATE_FROM` rows, a
-    generation without an index, a window (the sketches are of the whole history), a page deeper
-    than TOP, or fewer rows with a correlation among the candidates than the page needs (the rows
-    without one are ordered by alpha id among every row)."""
-    sketch, listed = matrix.sketch, matrix.listed
+    (`analytics.nearest`): every readable row's correlation estimated in one float32 pass with its
+    error bound, and the rows that may be on the page (`Estimate.top`) computed exactly and ordered
+    as the whole catalogue's pass orders them. None, and the caller makes its pass over every row,
+    where the index does not apply: below `nearest.APPROXIMATE_FROM` rows, a generation without an
+    index, a target with gaps in its dates within the window, a page deeper than TOP, fewer rows
+    with a correlation than the page needs (the rows without one are ordered by alpha id among
+    every row), or more rows left open than a quarter of the catalogue."""
+    z, listed, present = matrix.z, matrix.listed, matrix.present
     count = matrix.values.shape[0]
-    if sketch is None or listed is None or count < nearest.APPROXIMATE_FROM or sketch.shape[0] != count:
+    if z is None or present is None or listed is None or count < nearest.APPROXIMATE_FROM:
         return None
-    if first != 0 or last != matrix.days.size or offset + limit > TOP or (listed < 0).any():
+    spans = _spans(matrix)
+    if spans is None or offset + limit > TOP or (listed < 0).any():
+        return None
+    run = nearest.target_run(present, target, z.shape[1], first, last)
+    if run is None:
         return None
     allowed = np.zeros(count, dtype=bool)
     allowed[listed[np.asarray(readable, dtype=bool)]] = True
     allowed[target] = False
     total = int(np.count_nonzero(allowed))
-    near = nearest.ranked(sketch, target, allowed, nearest.CANDIDATES)
-    if matrix.present is not None and matrix.present.shape[0] == count:
-        # A second, cheaper stage (issue 51): the candidates' sketched correlations corrected for
-        # the dates each shares with the target; the best of them are computed exactly.
-        near = nearest.refined(sketch, matrix.present, target, near, nearest.exact_count(offset + limit))
-    candidates = np.sort(near)
-    found, _ = pearson_between(matrix.values[candidates], matrix.values[[target]])
+    candidates = nearest.estimate(z, spans, target, run, None).top(allowed, min(offset + limit, total))
+    if candidates is None or candidates.size * 4 > count:
+        return None
+    window = matrix.values[:, first:last]
+    found, _ = pearson_between(np.asarray(window[candidates]), np.asarray(window[[target]]))
     correlations = found[:, 0]
     if np.count_nonzero(np.isfinite(correlations)) < min(offset + limit, total):
         return None
@@ -397,7 +400,7 @@ def within_correlation(
 
 
 def _against_rows(values: np.ndarray, rows: np.ndarray, target: int) -> np.ndarray:
-    """Pearson correlation (`pearson_between`) of each of `rows` (sorted) of `values` with row
+    """Pearson correlation (`pearson_between`) of each of `rows` of `values` with row
     `target`: over the contiguous blocks of every row when `rows` are most of them (a gather of
     most of a memory-mapped matrix copies it whole first), else over those rows alone."""
     if rows.size * 2 > values.shape[0]:
@@ -436,80 +439,54 @@ def within_correlation_rows(
 
 
 def _indexable(matrix: Matrix, candidates: int) -> bool:
-    """Whether `within_correlation` prunes with the correlation index: a large catalogue, an index
-    of this generation, and more candidates than a top-k request computes exactly."""
-    return (
-        matrix.sketch is not None
-        and matrix.present is not None
-        and matrix.values.shape[0] >= nearest.APPROXIMATE_FROM
-        and matrix.sketch.shape[0] == matrix.values.shape[0]
-        and candidates > nearest.CANDIDATES
-    )
+    """Whether `within_correlation` decides with the correlation index: a large catalogue, an index
+    of this generation, and more candidates than the exact pass takes at once (EXACT_ROWS)."""
+    return matrix.values.shape[0] >= nearest.APPROXIMATE_FROM and candidates > EXACT_ROWS and _spans(matrix) is not None
+
+
+def _spans(matrix: Matrix) -> nearest.Spans | None:
+    """The index's `nearest.Spans`, made once per generation (None without an index)."""
+    z, present = matrix.z, matrix.present
+    if z is None or present is None or z.shape[0] != matrix.values.shape[0]:
+        return None
+    found = matrix.memo.get("spans")
+    if not isinstance(found, nearest.Spans):
+        found = nearest.spans(z, present)
+        matrix.memo.setdefault("spans", found)
+    return found
+
+
+EXACT_ROWS = 2_000
+"""Candidates up to which `within_correlation` computes every pair exactly, index or not."""
 
 
 def _within_indexed(matrix: Matrix, rows: np.ndarray, columns: list[int], bound: float) -> np.ndarray:
-    """`within_correlation`'s verdict for each of `rows` (matrix rows), the index pruning: for each
-    reference, the candidates are ordered by their sketched correlation with it corrected for the
-    dates the two share (`nearest.corrected`); the first are correlated exactly, twice as many
-    again (only those not yet correlated) while the exactly correlated tail (the last
-    quarter of them) still holds a correlation above `bound`, starting from twice the candidates
-    whose corrected sketched correlation is above `bound` - MARGIN; past SCAN_LIMIT every candidate
-    left is correlated exactly (a bound half the catalogue exceeds needs the exact pass anyway). A candidate beyond is taken to be within the bound, with a
-    correlation where the two share MIN_OVERLAP dates (counted exactly from the presence bits) and
-    neither is constant. What that may get wrong is measured against the exact filter
-    (docs/benchmarks.md "Issue 51")."""
-    assert matrix.sketch is not None and matrix.present is not None
-    count = matrix.values.shape[0]
-    allowed = np.zeros(count, dtype=bool)
-    allowed[rows] = True
-    sketch = np.asarray(matrix.sketch)
-    varies = np.any(sketch != 0, axis=1)  # a constant row's sketch is zero
-    own = nearest.held(matrix.present)
-    largest = np.full(count, np.nan)
+    """`within_correlation`'s verdict for each of `rows` (matrix rows): per reference, every
+    candidate's correlation estimated in one float32 pass with its error bound
+    (`nearest.estimate`), and the candidates the bound leaves on either side of `bound`
+    (`Estimate.undecided`: a few near it, and rows with gaps in their dates) computed exactly. The
+    verdicts are the exact filter's: a decided row's correlation is on the side of the bound its
+    estimate is. A reference with gaps in its dates is compared exactly with every candidate.
+    Few candidates (under a quarter of the matrix) are gathered; more, the pass reads every row."""
+    spans = _spans(matrix)
+    assert matrix.z is not None and spans is not None and matrix.present is not None
+    count, dates = matrix.z.shape
+    gather = rows.size * 4 < count
+    largest = np.full(rows.size, np.nan)
     for column in columns:
-        magnitude = np.full(count, np.nan)
-        shared = nearest.overlaps(matrix.present, column)
-        beyond = (shared >= MIN_OVERLAP) & varies & bool(varies[column])
-        magnitude[beyond] = 0.0  # within the bound unless computed below
-        scores = nearest.corrected(sketch, sketch[column], own, int(own[column]), shared)
-        eligible = allowed.copy()
-        eligible[column] = False
-        scores[~eligible] = -np.inf
-        total = int(np.count_nonzero(eligible))
-        done = np.zeros(count, dtype=bool)
-        # As many as the sketches say are near the bound or above it, twice over (at least
-        # CANDIDATES): most references settle in one stage.
-        size = max(nearest.CANDIDATES, 2 * int(np.count_nonzero(scores > bound - MARGIN)))
-        if size >= SCAN_LIMIT:  # most candidates are near the bound or above: every one exactly
-            size = total
-        while total:
-            size = min(size, total)
-            near = np.argpartition(-scores, size - 1)[:size] if size < count else np.arange(count)
-            near = near[np.argsort(-scores[near], kind="stable")]  # best first
-            fresh = np.sort(near[~done[near]])
-            if fresh.size:
-                magnitude[fresh] = np.abs(_against_rows(matrix.values, fresh, column))
-                done[fresh] = True
-            tail = magnitude[near[-(near.size // 4 or 1) :]]
-            with np.errstate(invalid="ignore"):
-                above = int(np.count_nonzero(tail > bound))
-            if not above or size >= total:
-                break
-            if size >= SCAN_LIMIT:  # every candidate left, exactly
-                rest = np.flatnonzero(eligible & ~done)
-                if rest.size:
-                    magnitude[rest] = np.abs(_against_rows(matrix.values, rest, column))
-                break
-            size *= 2
-        magnitude[column] = np.nan  # an alpha with itself
+        run = nearest.target_run(matrix.present, column, dates, 0, dates)
+        if run is None:
+            magnitude = np.abs(_against_rows(matrix.values, rows, column))
+        else:
+            found = nearest.estimate(matrix.z, spans, column, run, rows if gather else None)
+            value, undecided = found.value, found.undecided(bound)
+            if not gather:
+                value, undecided = value[rows], undecided[rows]
+            magnitude = np.abs(value)
+            if undecided.any():
+                magnitude[undecided] = np.abs(_against_rows(matrix.values, rows[undecided], column))
+        magnitude[rows == column] = np.nan  # an alpha with itself
         largest = np.fmax(largest, magnitude)
     with np.errstate(invalid="ignore"):
-        kept: np.ndarray = largest[rows] <= bound  # NaN fails
+        kept: np.ndarray = largest <= bound  # NaN fails
     return kept
-
-
-MARGIN = 0.05
-"""How far below the bound a corrected sketched correlation counts as near it (`_within_indexed`'s
-first stage: its estimate's error was within 0.03 for 98 % of pairs at 100,000 alphas)."""
-SCAN_LIMIT = 48_000
-"""Candidates `_within_indexed` correlates exactly by sketch order before it correlates them all."""

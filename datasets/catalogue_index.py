@@ -107,8 +107,8 @@ class Delta:
     "Delta generations"): `index`, the changed alphas' whole rows (every alpha changed since the
     base: deltas are cumulative, so a reader merges one base and one delta), each with the position
     in the base before which it goes (`_position`); `removed`, the alphas of the base no longer
-    indexed; `matrices`, the changed rows of each matrix on their own dates (`{basis}_days`) and
-    their sketches on the base's directions (`{basis}_sketch`); `lists`, the score neighbour list
+    indexed; `matrices`, the changed rows of each matrix on their own dates (`{basis}_days`) with
+    their correlation index (`{basis}_z`, `{basis}_present`: each row's own); `lists`, the score neighbour list
     each alpha whose list changed since the base names now (its row otherwise unchanged)."""
 
     base: int
@@ -428,7 +428,7 @@ def merged_matrix(storage: Storage, root: str, generation: Generation, name: str
             cache = _MERGED[key] = {}
         if name in cache:
             return cache[name]
-    suffix = next((s for s in ("_days", "_sketch", "_axes", "_present") if name.endswith(s)), "")
+    suffix = next((s for s in ("_days", "_z", "_present") if name.endswith(s)), "")
     basis = name.removesuffix(suffix)
     base_days = _load(storage, root, generation.matrices.get(f"{basis}_days"), True)
     own_days = _load(storage, root, delta.matrices.get(f"{basis}_days"), True)
@@ -443,17 +443,11 @@ def merged_matrix(storage: Storage, root: str, generation: Generation, name: str
     elif suffix == "_present":
         values = merged_matrix(storage, root, generation, basis)
         found = None if values is None or f"{basis}_present" not in generation.matrices else _presence(values)
-    elif suffix == "_axes":
-        axes = _load(storage, root, generation.matrices.get(name), True)
-        found = None
-        if axes is not None and base_days is not None:
-            found = np.zeros((axes.shape[0], days.size), np.float32)
-            found[:, np.searchsorted(days, base_days)] = axes
     else:
         base = _load(storage, root, generation.matrices.get(name), True)
         own = _load(storage, root, delta.matrices.get(name), True)
         found = _merged_rows(
-            storage, root, generation, base, own, base_days, own_days, days, suffix == "_sketch"
+            storage, root, generation, base, own, base_days, own_days, days, suffix == "_z"
         )
     with _MERGED_LOCK:
         cache[name] = found
@@ -482,13 +476,15 @@ def _merged_rows(
     base_days: np.ndarray | None,
     own_days: np.ndarray | None,
     days: np.ndarray,
-    sketch: bool,
+    z: bool,
 ) -> np.ndarray | None:
-    """The merged rows of one matrix: the base's kept rows and the delta's, in the index's order."""
+    """The merged rows of one matrix: the base's kept rows and the delta's, in the index's order, on
+    the merged dates; NaN where a row has no value, or for a correlation index's z rows (`z`), zero
+    (as `analytics.nearest.zrows` writes them: a row's z depends on its own values alone)."""
     delta = generation.delta
     assert delta is not None
-    if sketch and (base is None or own is None):
-        return None
+    if z and (base is None or own is None):
+        return None  # a side written before the index: the reader computes without it
     ids = _read_parquet(storage, root, generation.index, ["alpha_id"]).column("alpha_id")
     changed = _read_parquet(storage, root, delta.index, ["alpha_id", POSITION])
     keep, order = _merge_order(ids, changed, delta)
@@ -496,13 +492,7 @@ def _merged_rows(
     rows = kept.size + changed.num_rows
     where = np.empty(rows, np.int64)
     where[order] = np.arange(rows)
-    if sketch:
-        assert base is not None and own is not None
-        found = np.zeros((rows, base.shape[1]), np.float32)
-        found[where[: kept.size]] = np.asarray(base)[kept] if kept.size else 0
-        found[where[kept.size :]] = own
-        return found
-    found = np.full((rows, days.size), np.nan)
+    found = np.zeros((rows, days.size), np.float32) if z else np.full((rows, days.size), np.nan)
     for source, source_days, targets, picked in (
         (base, base_days, where[: kept.size], kept),
         (own, own_days, where[kept.size :], None),

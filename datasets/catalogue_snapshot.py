@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -77,10 +77,13 @@ class Matrix:
     days: np.ndarray
     values: np.ndarray
     # The matrix's correlation index (analytics/nearest.py), None in a generation written before it:
-    # each row's sketch (rank + 1 float32) and the dates it holds (bits)
-    sketch: np.ndarray | None = None
+    # each row z-normalised (float32, zero where none) and the dates it holds (bits)
+    z: np.ndarray | None = None
     present: np.ndarray | None = None
     listed: np.ndarray | None = None  # the row of each alpha of the listing (catalogue order)
+    # What analytics derives from the matrix once per generation, on first use (the correlation
+    # index's runs of dates and z sums, `analytics.nearest.Spans`)
+    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     def series(self, alpha: str) -> tuple[np.ndarray, np.ndarray]:
         """(days, values) where the alpha has a finite value."""
@@ -202,7 +205,7 @@ class CatalogueSnapshot:
         rows = {alpha: row for row, alpha in enumerate(ids.to_pylist())}
         assert generation is not None
         try:
-            sketch = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_sketch")
+            z = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_z")
             present = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_present")
         except (OSError, LakeUnavailable) as exc:
             raise CatalogueIncomplete() from exc
@@ -210,7 +213,7 @@ class CatalogueSnapshot:
         if catalogue.listing is not None:
             positions = pc.fill_null(pc.index_in(catalogue.listing.ids, value_set=ids), -1)
             listed = np.asarray(positions.to_numpy(zero_copy_only=False), dtype=np.int64)
-        found = Matrix(catalogue.version, rows, ids, np.asarray(days), values, sketch, present, listed)
+        found = Matrix(catalogue.version, rows, ids, np.asarray(days), values, z, present, listed)
         with cache.lock:
             cache.matrices[basis] = found
         return found

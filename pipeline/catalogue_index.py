@@ -948,7 +948,7 @@ def _delta_update(
     every alpha (SLIM), the rows and matrix rows it changes, those of the approved alphas and of the
     alphas with score neighbour lists (the candidates), never the whole index or matrices."""
     wanted_names = {*MATRIX_BASES, *(f"{b}_days" for b in MATRIX_BASES)}
-    wanted_names |= {f"{b}_{k}" for b in nearest.INDEXED_BASES for k in ("sketch", "axes", "present")}
+    wanted_names |= {f"{b}{k}" for b in nearest.INDEXED_BASES for k in nearest.INDEX_SUFFIXES}
     if not wanted_names <= set(current.matrices):
         return None
     slim = catalogue_index.read_index(storage, root, current, SLIM)
@@ -1108,7 +1108,7 @@ def _delta_update(
     )
     if every.num_rows > COMPACT_ROWS or len(overridden) > COMPACT_ROWS:
         return None
-    # The delta's matrices: its rows' series, on the dates they hold; sketches on the base's axes.
+    # The delta's matrices: its rows' series, on the dates they hold, and their correlation index.
     matrices: dict[str, np.ndarray] = {}
     delta_ids = every.column("alpha_id").to_pylist()
     for basis in MATRIX_BASES:
@@ -1120,16 +1120,8 @@ def _delta_update(
             if days is not None and values is not None:
                 earlier = (prior.column("alpha_id").to_pylist(), days, values)
         matrices[f"{basis}_days"], matrices[basis] = aligned(delta_ids, fresh, earlier)
-        if basis in nearest.INDEXED_BASES:
-            axes = catalogue_index._load(storage, root, current.matrices[f"{basis}_axes"], True)
-            base_days = catalogue_index._load(storage, root, current.matrices[f"{basis}_days"], True)
-            assert axes is not None and base_days is not None
-            days = np.unique(np.concatenate([base_days, matrices[f"{basis}_days"]])).astype(np.int32)
-            extended = np.zeros((axes.shape[0], days.size), np.float32)
-            extended[:, np.searchsorted(days, base_days)] = axes
-            values = np.full((len(delta_ids), days.size), np.nan)
-            values[:, np.searchsorted(days, matrices[f"{basis}_days"])] = matrices[basis]
-            matrices[f"{basis}_sketch"] = nearest.sketch(values, extended)
+        if basis in nearest.INDEXED_BASES:  # each row's own (analytics/nearest.py)
+            matrices.update(nearest.index_matrices(basis, matrices[basis]))
     # The trials' sums: the replaced Sharpe ratios out, the new ones in (exact).
     sums = trial_sums.TrialSums.parse(current.trials)
     if sums is None:
@@ -1204,7 +1196,8 @@ def compact(root: str, force: bool = False) -> int | None:
         matrices: dict[str, np.ndarray] = {}
         for name in current.matrices:
             found = catalogue_index.read_matrix(storage, root, current, name)
-            if found is not None and not name.endswith(("_sketch", "_axes", "_present")):
+            # the index written again below (and a generation before it had sketches: not kept)
+            if found is not None and not name.endswith((*nearest.INDEX_SUFFIXES, "_sketch", "_axes")):
                 matrices[name] = found
         for basis in nearest.INDEXED_BASES:
             if basis in matrices:
