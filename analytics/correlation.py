@@ -338,6 +338,9 @@ def _series_page(
 
 TOP = 1_000
 """The deepest row (offset + limit) a page answered from the correlation index may reach."""
+PASS_FROM_SHARE = 0.25
+"""The share of the catalogue left open by the index (computed exactly) from which the pass over
+every row is cheaper than gathering those rows."""
 
 
 def _indexed_page(
@@ -350,23 +353,23 @@ def _indexed_page(
     where the index does not apply: below `nearest.APPROXIMATE_FROM` rows, a generation without an
     index, a target with gaps in its dates within the window, a page deeper than TOP, fewer rows
     with a correlation than the page needs (the rows without one are ordered by alpha id among
-    every row), or more rows left open than a quarter of the catalogue."""
-    z, listed, present = matrix.z, matrix.listed, matrix.present
+    every row), or more rows left open than PASS_FROM_SHARE of the catalogue."""
+    z, listed = matrix.z, matrix.listed
     count = matrix.values.shape[0]
-    if z is None or present is None or listed is None or count < nearest.APPROXIMATE_FROM:
+    if z is None or listed is None or count < nearest.APPROXIMATE_FROM:
         return None
     spans = _spans(matrix)
     if spans is None or offset + limit > TOP or (listed < 0).any():
         return None
-    run = nearest.target_run(present, target, z.shape[1], first, last)
+    run = nearest.target_run(spans, target, first, last)
     if run is None:
         return None
     allowed = np.zeros(count, dtype=bool)
     allowed[listed[np.asarray(readable, dtype=bool)]] = True
     allowed[target] = False
     total = int(np.count_nonzero(allowed))
-    candidates = nearest.estimate(z, spans, target, run, None).top(allowed, min(offset + limit, total))
-    if candidates is None or candidates.size * 4 > count:
+    candidates = nearest.estimate(z, spans, z[target], run, None).top(allowed, min(offset + limit, total))
+    if candidates is None or candidates.size > PASS_FROM_SHARE * count:
         return None
     window = matrix.values[:, first:last]
     found, _ = pearson_between(np.asarray(window[candidates]), np.asarray(window[[target]]))
@@ -441,17 +444,21 @@ def within_correlation_rows(
 def _indexable(matrix: Matrix, candidates: int) -> bool:
     """Whether `within_correlation` decides with the correlation index: a large catalogue, an index
     of this generation, and more candidates than the exact pass takes at once (EXACT_ROWS)."""
-    return matrix.values.shape[0] >= nearest.APPROXIMATE_FROM and candidates > EXACT_ROWS and _spans(matrix) is not None
+    return (
+        matrix.values.shape[0] >= nearest.APPROXIMATE_FROM
+        and candidates > EXACT_ROWS
+        and _spans(matrix) is not None
+    )
 
 
 def _spans(matrix: Matrix) -> nearest.Spans | None:
     """The index's `nearest.Spans`, made once per generation (None without an index)."""
-    z, present = matrix.z, matrix.present
-    if z is None or present is None or z.shape[0] != matrix.values.shape[0]:
+    z, span = matrix.z, matrix.span
+    if z is None or span is None or z.shape[0] != matrix.values.shape[0] or span.shape[0] != z.shape[0]:
         return None
     found = matrix.memo.get("spans")
     if not isinstance(found, nearest.Spans):
-        found = nearest.spans(z, present)
+        found = nearest.spans(span, matrix.days)
         matrix.memo.setdefault("spans", found)
     return found
 
@@ -469,16 +476,16 @@ def _within_indexed(matrix: Matrix, rows: np.ndarray, columns: list[int], bound:
     estimate is. A reference with gaps in its dates is compared exactly with every candidate.
     Few candidates (under a quarter of the matrix) are gathered; more, the pass reads every row."""
     spans = _spans(matrix)
-    assert matrix.z is not None and spans is not None and matrix.present is not None
+    assert matrix.z is not None and spans is not None
     count, dates = matrix.z.shape
     gather = rows.size * 4 < count
     largest = np.full(rows.size, np.nan)
     for column in columns:
-        run = nearest.target_run(matrix.present, column, dates, 0, dates)
+        run = nearest.target_run(spans, column, 0, dates)
         if run is None:
             magnitude = np.abs(_against_rows(matrix.values, rows, column))
         else:
-            found = nearest.estimate(matrix.z, spans, column, run, rows if gather else None)
+            found = nearest.estimate(matrix.z, spans, matrix.z[column], run, rows if gather else None)
             value, undecided = found.value, found.undecided(bound)
             if not gather:
                 value, undecided = value[rows], undecided[rows]

@@ -68,42 +68,47 @@ def zrows(values: np.ndarray) -> np.ndarray:
     return found
 
 
-def presence(values: np.ndarray) -> np.ndarray:
-    """(rows x words) uint64: bit d of a row set where it has a finite value at date column d."""
-    words = max(1, -(-values.shape[1] // 64))
-    found = np.zeros((values.shape[0], words), np.uint64)
+def span_rows(values: np.ndarray, z: np.ndarray, days: np.ndarray) -> np.ndarray:
+    """(rows x SPAN_COLUMNS) float64: each row's first and last date holding a value (days since
+    1970; NaN for a row without one), how many dates it holds, and its z row's sum and sum of
+    squares (of the float32 values `zrows` stores). Dates, not columns: a delta generation's rows
+    keep them when its dates are merged with its base's."""
+    found = np.full((values.shape[0], len(SPAN_COLUMNS)), np.nan)
+    day = np.asarray(days, dtype=np.float64)
     for start in range(0, values.shape[0], BLOCK):
         finite = np.isfinite(np.asarray(values[start : start + BLOCK]))
-        padded = np.zeros((finite.shape[0], words * 64), bool)
-        padded[:, : finite.shape[1]] = finite
-        packed = np.packbits(padded, axis=1, bitorder="little")  # 8 bytes per word, little-endian
-        found[start : start + finite.shape[0]] = packed.view("<u8")
+        end = start + finite.shape[0]
+        some = finite.any(axis=1)
+        if day.size:
+            found[start:end, 0] = np.where(some, day[finite.argmax(axis=1)], np.nan)
+            found[start:end, 1] = np.where(some, day[day.size - 1 - finite[:, ::-1].argmax(axis=1)], np.nan)
+        found[start:end, 2] = finite.sum(axis=1)
+        block = np.asarray(z[start:end], dtype=np.float64)
+        found[start:end, 3] = block.sum(axis=1)
+        found[start:end, 4] = np.einsum("ij,ij->i", block, block)
     return found
 
 
-def index_matrices(basis: str, values: np.ndarray) -> dict[str, np.ndarray]:
-    """The index of one basis's matrix, as the generation stores it beside the matrix."""
-    return {f"{basis}_z": zrows(values), f"{basis}_present": presence(values)}
+SPAN_COLUMNS = ("first_day", "last_day", "held", "total", "squares")
+
+
+def index_matrices(basis: str, values: np.ndarray, days: np.ndarray) -> dict[str, np.ndarray]:
+    """The index of one basis's matrix (on `days`), as the generation stores it beside the matrix."""
+    z = zrows(values)
+    return {f"{basis}_z": z, f"{basis}_span": span_rows(values, z, days)}
 
 
 INDEXED_BASES = ("returns", "ic")
 """The matrices a generation indexes (the correlation route's and the screener's bases)."""
-INDEX_SUFFIXES = ("_z", "_present")
+INDEX_SUFFIXES = ("_z", "_span")
 """What `index_matrices` adds to a basis's name (a rewrite of the catalogue writes them again)."""
-
-
-def held_bits(present: np.ndarray, columns: int) -> np.ndarray:
-    """(rows x columns) bool: the dates each row of `present` holds."""
-    bits = np.unpackbits(np.ascontiguousarray(present).view(np.uint8), axis=1, bitorder="little")
-    found: np.ndarray = bits[:, :columns].astype(bool)
-    return found
 
 
 @dataclass(frozen=True)
 class Spans:
-    """Per row of an index: the first date column it holds (`low`), one past its last (`high`),
-    how many it holds (`held`), and its z row's sum and sum of squares (float64, of the float32
-    values stored). A row is `whole` when it holds every date between low and high."""
+    """Per row of an index, on the matrix's date columns: the first column it holds (`low`), one
+    past its last (`high`), how many it holds (`held`), and its z row's sum and sum of squares. A
+    row is `whole` when it holds every date between low and high."""
 
     low: np.ndarray
     high: np.ndarray
@@ -117,22 +122,32 @@ class Spans:
         return found
 
 
-def spans(z: np.ndarray, present: np.ndarray) -> Spans:
-    """The `Spans` of an index (once per generation: a pass over its rows)."""
-    rows, columns = z.shape
-    low, high, held = (np.zeros(rows, np.int64) for _ in range(3))
-    total, squares = np.zeros(rows), np.zeros(rows)
-    for start in range(0, rows, BLOCK):
-        bits = held_bits(present[start : start + BLOCK], columns)
-        some = bits.any(axis=1)
-        end = start + bits.shape[0]
-        low[start:end] = np.where(some, bits.argmax(axis=1), 0)
-        high[start:end] = np.where(some, columns - bits[:, ::-1].argmax(axis=1), 0)
-        held[start:end] = bits.sum(axis=1)
-        block = np.asarray(z[start:end], dtype=np.float64)
-        total[start:end] = block.sum(axis=1)
-        squares[start:end] = np.einsum("ij,ij->i", block, block)
-    return Spans(low, high, held, total, squares)
+def spans(span: np.ndarray, days: np.ndarray) -> Spans:
+    """The `Spans` of an index's stored `span_rows`, on the matrix's `days` (once per generation)."""
+    span = np.asarray(span)
+    some = np.isfinite(span[:, 0])
+    low = np.where(some, np.searchsorted(days, np.nan_to_num(span[:, 0]), "left"), 0)
+    high = np.where(some, np.searchsorted(days, np.nan_to_num(span[:, 1]), "right"), 0)
+    return Spans(
+        low.astype(np.int64), high.astype(np.int64), span[:, 2].astype(np.int64), span[:, 3], span[:, 4]
+    )
+
+
+def target_run(spans: Spans, target: int, first: int, last: int) -> tuple[int, int] | None:
+    """Row `target`'s dates within columns [first, last) as one run [low, high); None when it has
+    gaps (only the exact pass then) or holds none there."""
+    if not spans.whole[target]:
+        return None
+    low, high = max(int(spans.low[target]), first), min(int(spans.high[target]), last)
+    return (low, high) if high > low else None
+
+
+def run_of(finite: np.ndarray) -> tuple[int, int] | None:
+    """The columns where a series holds a value, as one run [low, high); None with gaps or none."""
+    if not finite.any():
+        return None
+    low, high = int(finite.argmax()), finite.size - int(finite[::-1].argmax())
+    return (low, high) if finite[low:high].all() else None
 
 
 @dataclass(frozen=True)
@@ -169,22 +184,12 @@ class Estimate:
         return found
 
 
-def target_run(present: np.ndarray, target: int, columns: int, first: int, last: int) -> tuple[int, int] | None:
-    """The target's dates within columns [first, last) as one run [low, high); None when they have
-    gaps (only the exact pass then) or it holds none."""
-    bits = held_bits(np.asarray(present)[target : target + 1], columns)[0, first:last]
-    if not bits.any():
-        return None
-    low = int(bits.argmax())
-    high = bits.size - int(bits[::-1].argmax())
-    if not bits[low:high].all():
-        return None
-    return first + low, first + high
-
-
-def estimate(z: np.ndarray, spans: Spans, target: int, run: tuple[int, int], rows: np.ndarray | None) -> Estimate:
-    """The correlation of `rows` of the index (None: every row) with row `target` over the dates
-    both hold within the target's `run` of date columns (`target_run`: a window is a shorter run).
+def estimate(
+    z: np.ndarray, spans: Spans, target: np.ndarray, run: tuple[int, int], rows: np.ndarray | None
+) -> Estimate:
+    """The correlation of `rows` of the index (None: every row) with the `target` (a z row on the
+    index's dates: one of its rows, or a new alpha's, `zrows`) over the dates both hold within the
+    target's `run` of date columns (`target_run`, `run_of`: a window is a shorter run).
 
     With each side's z values on the common run S: C = sum(a b) - sum(a) sum(b) / n, the variances
     V = sum(x^2) - sum(x)^2 / n, and the correlation C / sqrt(Va Vb). sum(a b) is the float32
@@ -195,7 +200,7 @@ def estimate(z: np.ndarray, spans: Spans, target: int, run: tuple[int, int], row
     carried is twice the first-order propagation of those, plus the storage of z as float32."""
     low, high = run
     columns = z.shape[1]
-    a = np.asarray(z[target], dtype=np.float64).copy()
+    a = np.asarray(target, dtype=np.float32).astype(np.float64)  # as stored: the bound assumes it
     a[:low] = 0.0
     a[high:] = 0.0
     block = np.asarray(z) if rows is None else np.asarray(z)[rows]
@@ -232,7 +237,9 @@ def estimate(z: np.ndarray, spans: Spans, target: int, run: tuple[int, int], row
         err_cross = err_dot + np.abs(sum_a) * err_sum_b / n
         # z stored as float32: each value off by at most u of itself, on each side
         stored = 8 * UNIT * np.sqrt(squares_a * (np.abs(squares_b) + err_squares_b))
-        stored_var = 4 * UNIT * np.abs(value) * (squares_a / var_a + (np.abs(squares_b) + err_squares_b) / var_b)
+        stored_var = (
+            4 * UNIT * np.abs(value) * (squares_a / var_a + (np.abs(squares_b) + err_squares_b) / var_b)
+        )
         error = 2 * (
             (err_cross + stored) / np.sqrt(var_a * var_b) + np.abs(value) * err_var_b / var_b + stored_var
         )

@@ -108,7 +108,7 @@ class Delta:
     base: deltas are cumulative, so a reader merges one base and one delta), each with the position
     in the base before which it goes (`_position`); `removed`, the alphas of the base no longer
     indexed; `matrices`, the changed rows of each matrix on their own dates (`{basis}_days`) with
-    their correlation index (`{basis}_z`, `{basis}_present`: each row's own); `lists`, the score neighbour list
+    their correlation index (`{basis}_z`, `{basis}_span`: each row's own); `lists`, the score neighbour list
     each alpha whose list changed since the base names now (its row otherwise unchanged)."""
 
     base: int
@@ -428,7 +428,7 @@ def merged_matrix(storage: Storage, root: str, generation: Generation, name: str
             cache = _MERGED[key] = {}
         if name in cache:
             return cache[name]
-    suffix = next((s for s in ("_days", "_z", "_present") if name.endswith(s)), "")
+    suffix = next((s for s in ("_days", "_z", "_span") if name.endswith(s)), "")
     basis = name.removesuffix(suffix)
     base_days = _load(storage, root, generation.matrices.get(f"{basis}_days"), True)
     own_days = _load(storage, root, delta.matrices.get(f"{basis}_days"), True)
@@ -440,30 +440,12 @@ def merged_matrix(storage: Storage, root: str, generation: Generation, name: str
     found: np.ndarray | None
     if suffix == "_days":
         found = days
-    elif suffix == "_present":
-        values = merged_matrix(storage, root, generation, basis)
-        found = None if values is None or f"{basis}_present" not in generation.matrices else _presence(values)
     else:
         base = _load(storage, root, generation.matrices.get(name), True)
         own = _load(storage, root, delta.matrices.get(name), True)
-        found = _merged_rows(
-            storage, root, generation, base, own, base_days, own_days, days, suffix == "_z"
-        )
+        found = _merged_rows(storage, root, generation, base, own, base_days, own_days, days, suffix)
     with _MERGED_LOCK:
         cache[name] = found
-    return found
-
-
-def _presence(values: np.ndarray) -> np.ndarray:
-    """(rows x words) uint64: bit d of a row set where it has a finite value at date column d, the
-    layout `analytics.nearest.presence` writes (datasets may not import analytics: the same lines)."""
-    words = max(1, -(-values.shape[1] // 64))
-    found = np.zeros((values.shape[0], words), np.uint64)
-    for start in range(0, values.shape[0], 8_192):
-        finite = np.isfinite(np.asarray(values[start : start + 8_192]))
-        padded = np.zeros((finite.shape[0], words * 64), bool)
-        padded[:, : finite.shape[1]] = finite
-        found[start : start + finite.shape[0]] = np.packbits(padded, axis=1, bitorder="little").view("<u8")
     return found
 
 
@@ -476,14 +458,15 @@ def _merged_rows(
     base_days: np.ndarray | None,
     own_days: np.ndarray | None,
     days: np.ndarray,
-    z: bool,
+    suffix: str,
 ) -> np.ndarray | None:
     """The merged rows of one matrix: the base's kept rows and the delta's, in the index's order, on
-    the merged dates; NaN where a row has no value, or for a correlation index's z rows (`z`), zero
-    (as `analytics.nearest.zrows` writes them: a row's z depends on its own values alone)."""
+    the merged dates; NaN where a row has no value, or for a correlation index's z rows (`_z`), zero
+    (as `analytics.nearest.zrows` writes them: a row's z depends on its own values alone). An
+    index's spans (`_span`) are per row, of no date column: their rows alone are merged."""
     delta = generation.delta
     assert delta is not None
-    if z and (base is None or own is None):
+    if suffix in ("_z", "_span") and (base is None or own is None):
         return None  # a side written before the index: the reader computes without it
     ids = _read_parquet(storage, root, generation.index, ["alpha_id"]).column("alpha_id")
     changed = _read_parquet(storage, root, delta.index, ["alpha_id", POSITION])
@@ -492,7 +475,13 @@ def _merged_rows(
     rows = kept.size + changed.num_rows
     where = np.empty(rows, np.int64)
     where[order] = np.arange(rows)
-    found = np.zeros((rows, days.size), np.float32) if z else np.full((rows, days.size), np.nan)
+    if suffix == "_span":
+        assert base is not None and own is not None
+        spans = np.empty((rows, base.shape[1]))
+        spans[where[: kept.size]] = np.asarray(base)[kept] if kept.size else 0
+        spans[where[kept.size :]] = own
+        return spans
+    found = np.zeros((rows, days.size), np.float32) if suffix == "_z" else np.full((rows, days.size), np.nan)
     for source, source_days, targets, picked in (
         (base, base_days, where[: kept.size], kept),
         (own, own_days, where[kept.size :], None),

@@ -77,12 +77,13 @@ class Matrix:
     days: np.ndarray
     values: np.ndarray
     # The matrix's correlation index (analytics/nearest.py), None in a generation written before it:
-    # each row z-normalised (float32, zero where none) and the dates it holds (bits)
+    # each row z-normalised (float32, zero where none) and its span (first and last date, dates
+    # held, z sums: `analytics.nearest.span_rows`)
     z: np.ndarray | None = None
-    present: np.ndarray | None = None
+    span: np.ndarray | None = None
     listed: np.ndarray | None = None  # the row of each alpha of the listing (catalogue order)
     # What analytics derives from the matrix once per generation, on first use (the correlation
-    # index's runs of dates and z sums, `analytics.nearest.Spans`)
+    # index's spans on this matrix's date columns, `analytics.nearest.Spans`)
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     def series(self, alpha: str) -> tuple[np.ndarray, np.ndarray]:
@@ -206,14 +207,14 @@ class CatalogueSnapshot:
         assert generation is not None
         try:
             z = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_z")
-            present = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_present")
+            span = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_span")
         except (OSError, LakeUnavailable) as exc:
             raise CatalogueIncomplete() from exc
         listed = None
         if catalogue.listing is not None:
             positions = pc.fill_null(pc.index_in(catalogue.listing.ids, value_set=ids), -1)
             listed = np.asarray(positions.to_numpy(zero_copy_only=False), dtype=np.int64)
-        found = Matrix(catalogue.version, rows, ids, np.asarray(days), values, z, present, listed)
+        found = Matrix(catalogue.version, rows, ids, np.asarray(days), values, z, span, listed)
         with cache.lock:
             cache.matrices[basis] = found
         return found

@@ -334,7 +334,7 @@ def _matrices(
             )
         found[f"{basis}_days"], found[basis] = aligned(order, fresh, previous)
         if basis in nearest.INDEXED_BASES:  # the correlation index (analytics/nearest.py)
-            found.update(nearest.index_matrices(basis, found[basis]))
+            found.update(nearest.index_matrices(basis, found[basis], found[f"{basis}_days"]))
     return found
 
 
@@ -899,6 +899,82 @@ class _Ordered:
         )
 
 
+def _merge_sources(
+    storage: Storage, root: str, current: catalogue_index.Generation
+) -> tuple[np.ndarray, np.ndarray]:
+    """(the base rows a delta generation keeps, the order of [kept base rows, delta rows] in its
+    merged index), from its index files (`catalogue_index._merge_order`)."""
+    delta = current.delta
+    assert delta is not None
+    ids = catalogue_index._read_parquet(storage, root, current.index, ["alpha_id"]).column("alpha_id")
+    changed = catalogue_index._read_parquet(
+        storage, root, delta.index, ["alpha_id", catalogue_index.POSITION]
+    )
+    keep, order = catalogue_index._merge_order(ids, changed, delta)
+    return np.flatnonzero(keep), order
+
+
+def _index_parts(
+    storage: Storage, root: str, current: catalogue_index.Generation, basis: str
+) -> list[catalogue_neighbours.IndexPart] | None:
+    """The generation's correlation index on `basis` as it is stored (mapped, nothing merged or
+    copied): its base's rows and its delta's, each with its rows' positions in the merged index; None
+    without an index."""
+
+    def read(matrices: Mapping[str, str], suffix: str) -> np.ndarray | None:
+        return catalogue_index._load(storage, root, matrices.get(f"{basis}{suffix}"), True)
+
+    z, span, days = (read(current.matrices, s) for s in ("_z", "_span", "_days"))
+    if z is None or span is None or days is None:
+        return None
+    delta = current.delta
+    if delta is None:
+        return [(z, nearest.spans(span, days), days, np.arange(z.shape[0]))]
+    own_z, own_span, own_days = (read(delta.matrices, s) for s in ("_z", "_span", "_days"))
+    if own_z is None or own_span is None or own_days is None:
+        return None
+    kept, order = _merge_sources(storage, root, current)
+    where = np.empty(order.size, np.int64)
+    where[order] = np.arange(order.size)  # merged position of each of [kept base rows, delta rows]
+    base_positions = np.full(z.shape[0], -1, np.int64)
+    base_positions[kept] = where[: kept.size]
+    return [
+        (z, nearest.spans(span, days), days, base_positions),
+        (own_z, nearest.spans(own_span, own_days), own_days, where[kept.size :]),
+    ]
+
+
+OPEN_AT_MOST = 5_000
+"""Rows the correlation index may leave open among a publish's candidates before the publish reads
+every alpha's with a list instead (`_open_rows`)."""
+
+
+def _open_rows(
+    storage: Storage,
+    root: str,
+    current: catalogue_index.Generation,
+    ids: pa.ChunkedArray,
+    eligible: np.ndarray,
+    series: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
+) -> dict[str, set[str]] | None:
+    """For each committed alpha with decisions (`series`: its series per basis), the alphas of the
+    index (`ids`, merged order; `eligible` those that may be a candidate) that the correlation index
+    leaves open among its score-neighbour candidates (`catalogue_neighbours.open_candidates`); None
+    where it cannot decide for one of them."""
+    parts = {basis: _index_parts(storage, root, current, basis) for basis in catalogue_neighbours.PROXY_BASES}
+    found: dict[str, set[str]] = {}
+    for alpha, own in series.items():
+        if any(part is None for part in parts.values()):
+            return None
+        rows = catalogue_neighbours.open_candidates(
+            {b: p for b, p in parts.items() if p is not None}, own, eligible, catalogue_neighbours.CANDIDATES
+        )
+        if rows is None or rows.size > OPEN_AT_MOST:
+            return None
+        found[alpha] = set(ids.take(pa.array(rows)).to_pylist())
+    return found
+
+
 def _gathered(
     storage: Storage, root: str, current: catalogue_index.Generation, name: str, positions: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -916,12 +992,7 @@ def _gathered(
     own_days = catalogue_index._load(storage, root, delta.matrices.get(f"{name}_days"), True)
     own = catalogue_index._load(storage, root, delta.matrices.get(name), True)
     days = np.unique(np.concatenate([d for d in (base_days, own_days) if d is not None])).astype(np.int32)
-    ids = catalogue_index._read_parquet(storage, root, current.index, ["alpha_id"]).column("alpha_id")
-    changed = catalogue_index._read_parquet(
-        storage, root, delta.index, ["alpha_id", catalogue_index.POSITION]
-    )
-    keep, order = catalogue_index._merge_order(ids, changed, delta)
-    kept = np.flatnonzero(keep)
+    kept, order = _merge_sources(storage, root, current)
     sources = order[positions]  # into [kept base rows, delta rows]
     found = np.full((positions.size, days.size), np.nan)
     from_base = sources < kept.size
@@ -934,6 +1005,33 @@ def _gathered(
             own[sources[~from_base] - kept.size]
         )
     return days, found
+
+
+def _chosen(
+    order: list[str],
+    open_rows: Mapping[str, set[str]],
+    scored: Mapping[str, Any],
+    at: Mapping[str, int],
+    matrices: Mapping[str, np.ndarray],
+) -> dict[str, list[int]]:
+    """Each scored committed alpha's `catalogue_neighbours.candidates` among the lists' rows
+    (`order`), correlated exactly over the rows the index left open (`open_rows`) and the other
+    scored committed alphas: the rows a correlation of every eligible row would choose, in the same
+    order (positions in `order`)."""
+    found: dict[str, list[int]] = {}
+    for alpha in scored:
+        subset = [n for n, a in enumerate(order) if a == alpha or a in scored or a in open_rows[alpha]]
+        rows = np.array([at[order[n]] for n in subset], dtype=np.int64)
+        # every row of the subset may be a candidate but the alpha itself (`candidates` skips it)
+        eligible = np.ones(len(subset), dtype=bool)
+        picked = catalogue_neighbours.candidates(
+            {basis: matrices[basis][rows] for basis in catalogue_neighbours.PROXY_BASES},
+            subset.index(order.index(alpha)),
+            eligible,
+            catalogue_neighbours.CANDIDATES,
+        )
+        found[alpha] = [subset[k] for k in picked]
+    return found
 
 
 def _delta_update(
@@ -1025,29 +1123,41 @@ def _delta_update(
         {"alpha_id": a, "build_id": committed[a]["build_id"] if a in committed else build_of[a]}
         for a in order
     ]
-    # Matrix rows of the subset: the others' gathered, the committed ones' from their series.
+    # Matrix rows read: the committed ones' from their series; the approved alphas' (the residual
+    # set); for the score neighbours, the rows the correlation index leaves open among each committed
+    # alpha's candidates, or where it cannot decide, every alpha's with a list.
+    scored = {a: r.get(SERIES, {}) for a, r in committed.items() if r.get(SCORES) is not None}
+    open_rows = _open_rows(storage, root, current, slim.column("alpha_id"), has_list & ~gone, scored)
+    read = (
+        set(order)
+        if open_rows is None
+        else {*committed, *approved_ids, *(a for s in open_rows.values() for a in s)}
+    )
+    matrix_order = [a for a in order if a in read]
     sub_matrices: dict[str, np.ndarray] = {}
-    other_positions = np.array([position[a] for a in order if a not in committed], dtype=np.int64)
-    other_ids = [a for a in order if a not in committed]
+    other_positions = np.array([position[a] for a in matrix_order if a not in committed], dtype=np.int64)
+    other_ids = [a for a in matrix_order if a not in committed]
     for basis in ("returns", "ic"):
         gathered = _gathered(storage, root, current, basis, other_positions)
         if gathered is None:
             return None
         fresh = {a: r[SERIES][basis] for a, r in committed.items() if basis in r.get(SERIES, {})}
-        sub_matrices[f"{basis}_days"], sub_matrices[basis] = aligned(order, fresh, (other_ids, *gathered))
+        sub_matrices[f"{basis}_days"], sub_matrices[basis] = aligned(
+            matrix_order, fresh, (other_ids, *gathered)
+        )
     # Residuals of the committed rows against the approved alphas: `catalogue_residual`'s figures
     # over the rows of the approved alphas (the only ones a residual set reads) and its own.
-    at = {alpha: row for row, alpha in enumerate(order)}
+    at = {alpha: row for row, alpha in enumerate(matrix_order)}
     if committed:
         matrix = Matrix(
-            "", at, pa.array(order, pa.string()), sub_matrices["returns_days"], sub_matrices["returns"]
+            "", at, pa.array(matrix_order, pa.string()), sub_matrices["returns_days"], sub_matrices["returns"]
         )
-        per_year = np.full(len(order), catalogue_residual.DEFAULT_SESSIONS_PER_YEAR, dtype=np.int64)
+        per_year = np.full(len(matrix_order), catalogue_residual.DEFAULT_SESSIONS_PER_YEAR, dtype=np.int64)
         for alpha in committed:
             per_year[at[alpha]] = catalogue_residual._sessions_per_year(_table([committed[alpha]]))[0]
         figures = index_figures(
             matrix,
-            np.array([a in approved_ids for a in order], dtype=bool),
+            np.array([a in approved_ids for a in matrix_order], dtype=bool),
             per_year,
             catalogue_residual.market_series(
                 storage, root, catalogue_residual.current_market(current.benchmarks)
@@ -1061,19 +1171,24 @@ def _delta_update(
         committed[alpha]["approved"] = alpha in approved_ids
     # Score neighbours over the alphas with lists (the candidates) and the committed ones.
     eligible_order = [a for a in order if a in committed or listed_of[a] is not None]
-    pick = np.array([at[a] for a in eligible_order], dtype=np.int64)
+    row_of = {alpha: row for row, alpha in enumerate(order)}
     before = {a: listed_of[a] for a in eligible_order if a not in committed}
     before.update({a: previous[a]["score_neighbours"] for a in committed if a in previous})
     before.update({a: previous[a]["score_neighbours"] for a in removed if a in previous})
+    picked = None if open_rows is None else _chosen(eligible_order, open_rows, scored, at, sub_matrices)
+    list_rows = [sub_rows[row_of[a]] for a in eligible_order]
     lists = catalogue_neighbours.update(
-        [sub_rows[i] for i in pick],
-        {name: sub_matrices[name][pick] for name in ("returns", "ic")},
+        list_rows,
+        {}
+        if picked is not None
+        else {name: sub_matrices[name][[at[a] for a in eligible_order]] for name in ("returns", "ic")},
         {alpha: row.get(SCORES) for alpha, row in committed.items()},
         before,
         partial(_read_list, storage, root),
-        _score_reader(storage, root, [sub_rows[i] for i in pick]),
+        _score_reader(storage, root, list_rows),
         catalogue_neighbours.NEIGHBOURS,
         catalogue_neighbours.CANDIDATES,
+        picked,
     )
     for alpha, path in lists.paths.items():
         if alpha in committed:
@@ -1121,7 +1236,7 @@ def _delta_update(
                 earlier = (prior.column("alpha_id").to_pylist(), days, values)
         matrices[f"{basis}_days"], matrices[basis] = aligned(delta_ids, fresh, earlier)
         if basis in nearest.INDEXED_BASES:  # each row's own (analytics/nearest.py)
-            matrices.update(nearest.index_matrices(basis, matrices[basis]))
+            matrices.update(nearest.index_matrices(basis, matrices[basis], matrices[f"{basis}_days"]))
     # The trials' sums: the replaced Sharpe ratios out, the new ones in (exact).
     sums = trial_sums.TrialSums.parse(current.trials)
     if sums is None:
@@ -1197,11 +1312,13 @@ def compact(root: str, force: bool = False) -> int | None:
         for name in current.matrices:
             found = catalogue_index.read_matrix(storage, root, current, name)
             # the index written again below (and a generation before it had sketches: not kept)
-            if found is not None and not name.endswith((*nearest.INDEX_SUFFIXES, "_sketch", "_axes")):
+            if found is not None and not name.endswith(
+                (*nearest.INDEX_SUFFIXES, "_sketch", "_axes", "_present")
+            ):
                 matrices[name] = found
         for basis in nearest.INDEXED_BASES:
             if basis in matrices:
-                matrices.update(nearest.index_matrices(basis, matrices[basis]))
+                matrices.update(nearest.index_matrices(basis, matrices[basis], matrices[f"{basis}_days"]))
         return catalogue_index.Next(
             index,
             dict(current.benchmarks),

@@ -38,6 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analytics.correlation import Pairing, pearson_between, weekly_score_spearman_against
+from analytics.nearest import Spans, estimate, run_of, znormalised
 from schemas.lake import SCORE_NEIGHBOURS
 
 NEIGHBOURS = 50
@@ -92,6 +93,55 @@ def candidates(matrices: Mapping[str, np.ndarray], row: int, eligible: np.ndarra
     closeness[row] = -math.inf
     order = np.lexsort((np.arange(eligible.size), -closeness))[:count]
     return [int(position) for position in order if closeness[position] > -math.inf]
+
+
+IndexPart = tuple[np.ndarray, Spans, np.ndarray, np.ndarray]
+"""One stored part of a generation's correlation index on one basis (a whole generation has one; a
+delta generation its base's and its delta's): (z rows, their spans, the part's days, the position
+of each of its rows in the merged index, -1 for a row the delta replaced)."""
+
+
+def open_candidates(
+    parts: Mapping[str, list[IndexPart]],
+    series: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    eligible: np.ndarray,
+    count: int,
+) -> np.ndarray | None:
+    """The eligible rows of the index (merged positions, ascending) that may be among a new
+    alpha's `count` `candidates`, decided by the correlation index's error bounds (analytics/nearest.py)
+    without reading any row's series: every row whose closeness (its larger absolute correlation on
+    returns or IC, -1 with neither) may reach the count-th largest lower bound. Correlated exactly,
+    they choose what correlating every eligible row would (issue 51: a publish that does not read
+    the catalogue's series). `series`: the new alpha's (days, values) per basis. None where the
+    index cannot decide: the new alpha's dates on a basis have gaps."""
+    size = eligible.size
+    lower, upper = np.full(size, -1.0), np.full(size, -1.0)
+    for basis in PROXY_BASES:
+        own_days, own_values = series.get(basis, (np.empty(0, np.int32), np.empty(0)))
+        for z, spans, days, positions in parts[basis]:
+            row = np.full(days.size, np.nan)
+            inside = np.isin(own_days, days)
+            row[np.searchsorted(days, own_days[inside])] = own_values[inside]
+            finite = np.isfinite(row)
+            if not finite.any():
+                continue  # no common date with any row of the part: no correlation (-1)
+            run = run_of(finite)
+            if run is None:
+                return None
+            found = estimate(z, spans, znormalised(row[None, :])[0], run, None)
+            undecided, measured = np.isinf(found.error), np.isfinite(found.value)
+            magnitude = np.abs(found.value)
+            low = np.where(undecided | ~measured, -1.0, magnitude - found.error)
+            high = np.where(undecided, np.inf, np.where(measured, magnitude + found.error, -1.0))
+            there = positions >= 0
+            lower[positions[there]] = np.fmax(lower[positions[there]], low[there])
+            upper[positions[there]] = np.fmax(upper[positions[there]], high[there])
+    if int(np.count_nonzero(eligible)) <= count:
+        return np.flatnonzero(eligible)
+    lower[~eligible] = -np.inf
+    floor = np.partition(lower, size - count)[size - count]
+    found_rows: np.ndarray = np.flatnonzero(eligible & (upper >= floor))
+    return found_rows
 
 
 def paired(scores: pl.DataFrame, others: list[tuple[str, str]], read: ScoreReader) -> list[Neighbour]:
@@ -177,10 +227,13 @@ def update(
     read_scores: ScoreReader,
     neighbours: int,
     candidate_count: int,
+    chosen: Mapping[str, list[int]] | None = None,
 ) -> Lists:
     """The lists after the alphas of `fresh` (alpha -> scores of its new build, None without
     decisions) were published. `rows`: the next index's rows (alpha_id, build_id), aligned with the
-    matrices' rows; `before`: the path of each alpha's list in the previous index."""
+    matrices' rows; `before`: the path of each alpha's list in the previous index; `chosen`: each
+    fresh alpha's `candidates` (positions in `rows`) where the caller chose them already (the
+    matrices are then not read)."""
     position = {row["alpha_id"]: n for n, row in enumerate(rows)}
     builds: dict[str, str] = {
         row["alpha_id"]: row["build_id"] for row in rows if row.get("build_id") is not None
@@ -199,8 +252,12 @@ def update(
         if scores is None:
             changed[alpha] = None
             continue
-        chosen = candidates(matrices, position[alpha], eligible, candidate_count)
-        found = paired(scores, [(rows[n]["alpha_id"], rows[n]["build_id"]) for n in chosen], read_scores)
+        picked = (
+            chosen[alpha]
+            if chosen is not None
+            else candidates(matrices, position[alpha], eligible, candidate_count)
+        )
+        found = paired(scores, [(rows[n]["alpha_id"], rows[n]["build_id"]) for n in picked], read_scores)
         held_lists = _read_lists(found, fresh, changed, before, read_list)
         near = [e for e in nearest(found, HOP_FROM) if e.alpha_id not in fresh]
         paired_ids = {alpha, *(e.alpha_id for e in found)}

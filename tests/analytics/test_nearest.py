@@ -25,7 +25,7 @@ GAPPED, CONSTANT, SHORT, EMPTY = 11, 12, 13, 14
 def _matrix(values: np.ndarray, indexed: bool = True) -> Matrix:
     ids = [f"a{i:05d}" for i in range(values.shape[0])]
     days = np.arange(19_000, 19_000 + values.shape[1], dtype=np.int32)
-    index = nearest.index_matrices("returns", values) if indexed else {}
+    index = nearest.index_matrices("returns", values, days) if indexed else {}
     return Matrix(
         "v",
         {alpha: row for row, alpha in enumerate(ids)},
@@ -33,7 +33,7 @@ def _matrix(values: np.ndarray, indexed: bool = True) -> Matrix:
         days,
         values,
         index.get("returns_z"),
-        index.get("returns_present"),
+        index.get("returns_span"),
         np.arange(values.shape[0], dtype=np.int64),
     )
 
@@ -57,15 +57,15 @@ def indexed_from_1000(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _spans(matrix: Matrix) -> nearest.Spans:
-    assert matrix.z is not None and matrix.present is not None
-    return nearest.spans(matrix.z, matrix.present)
+    assert matrix.z is not None and matrix.span is not None
+    return nearest.spans(matrix.span, matrix.days)
 
 
 def test_every_estimate_is_within_its_bound_of_the_exact_correlation(
     catalogue: tuple[Matrix, Matrix, np.ndarray],
 ) -> None:
     matrix, _, _ = catalogue
-    assert matrix.z is not None and matrix.present is not None
+    assert matrix.z is not None
     spans = _spans(matrix)
     assert not spans.whole[GAPPED] and spans.whole[CONSTANT] and spans.held[EMPTY] == 0
     targets = [*np.random.default_rng(1).choice(N, 12, replace=False).tolist(), CONSTANT, SHORT]
@@ -73,10 +73,10 @@ def test_every_estimate_is_within_its_bound_of_the_exact_correlation(
     undecided = 0
     for target in targets:
         for first, last in windows:
-            run = nearest.target_run(matrix.present, target, SESSIONS, first, last)
+            run = nearest.target_run(spans, target, first, last)
             if run is None:
                 continue
-            found = nearest.estimate(matrix.z, spans, target, run, None)
+            found = nearest.estimate(matrix.z, spans, matrix.z[target], run, None)
             window = matrix.values[:, first:last]
             exact, overlap = pearson_between(window, window[[target]])
             exact = exact[:, 0]
@@ -96,13 +96,13 @@ def test_every_estimate_is_within_its_bound_of_the_exact_correlation(
 
 def test_a_gathered_estimate_equals_the_whole_pass(catalogue: tuple[Matrix, Matrix, np.ndarray]) -> None:
     matrix, _, _ = catalogue
-    assert matrix.z is not None and matrix.present is not None
+    assert matrix.z is not None
     spans = _spans(matrix)
     rows = np.array([5, 1999, 3, GAPPED, 700], dtype=np.int64)
-    run = nearest.target_run(matrix.present, 42, SESSIONS, 0, SESSIONS)
+    run = nearest.target_run(spans, 42, 0, SESSIONS)
     assert run is not None
-    every = nearest.estimate(matrix.z, spans, 42, run, None)
-    some = nearest.estimate(matrix.z, spans, 42, run, rows)
+    every = nearest.estimate(matrix.z, spans, matrix.z[42], run, None)
+    some = nearest.estimate(matrix.z, spans, matrix.z[42], run, rows)
     decided = np.isfinite(some.error)
     # float32 products in another blocking: the same within the bound
     assert np.all(np.abs(some.value - every.value[rows])[decided] <= some.error[decided])
@@ -111,15 +111,25 @@ def test_a_gathered_estimate_equals_the_whole_pass(catalogue: tuple[Matrix, Matr
 
 def test_a_target_with_gaps_is_left_to_the_pass(catalogue: tuple[Matrix, Matrix, np.ndarray]) -> None:
     matrix, _, _ = catalogue
-    assert matrix.present is not None
-    assert nearest.target_run(matrix.present, GAPPED, SESSIONS, 0, SESSIONS) is None
-    assert nearest.target_run(matrix.present, GAPPED, SESSIONS, 140, 199) is not None  # no gap there
-    assert nearest.target_run(matrix.present, EMPTY, SESSIONS, 0, SESSIONS) is None
+    spans = _spans(matrix)
+    assert nearest.target_run(spans, GAPPED, 0, SESSIONS) is None
+    assert nearest.target_run(spans, GAPPED, 140, 199) is None  # a target with gaps: the pass
+    assert nearest.target_run(spans, EMPTY, 0, SESSIONS) is None
+    assert nearest.target_run(spans, SHORT, 0, 200) is None  # none of its dates in the window
+    assert nearest.target_run(spans, SHORT, 0, SESSIONS) == (SESSIONS - 8, SESSIONS)
+    finite = np.isfinite(matrix.values[GAPPED])
+    assert nearest.run_of(finite) is None and nearest.run_of(finite[:100]) == (0, 100)
 
 
 @pytest.mark.parametrize(
     ("window", "readable_share", "limit", "offset"),
-    [(None, 1.0, 50, 0), (None, 0.5, 50, 0), ((40, 260), 1.0, 50, 0), ((250, 295), 0.7, 20, 0), (None, 1.0, 50, 200)],
+    [
+        (None, 1.0, 50, 0),
+        (None, 0.5, 50, 0),
+        ((40, 260), 1.0, 50, 0),
+        ((250, 295), 0.7, 20, 0),
+        (None, 1.0, 50, 200),
+    ],
 )
 def test_page_from_the_index_equals_the_pass(
     catalogue: tuple[Matrix, Matrix, np.ndarray],
@@ -147,15 +157,15 @@ def test_page_from_the_index_equals_the_pass(
 def test_the_index_prunes(catalogue: tuple[Matrix, Matrix, np.ndarray]) -> None:
     """A top 50 leaves only a few rows to compute exactly (the bound is narrow)."""
     matrix, _, _ = catalogue
-    assert matrix.z is not None and matrix.present is not None
+    assert matrix.z is not None
     spans = _spans(matrix)
     allowed = np.ones(N, dtype=bool)
     for target in np.random.default_rng(4).choice(N, 10, replace=False):
         allowed[:] = True
         allowed[target] = False
-        run = nearest.target_run(matrix.present, int(target), SESSIONS, 0, SESSIONS)
+        run = nearest.target_run(spans, int(target), 0, SESSIONS)
         assert run is not None
-        rows = nearest.estimate(matrix.z, spans, int(target), run, None).top(allowed, 50)
+        rows = nearest.estimate(matrix.z, spans, matrix.z[int(target)], run, None).top(allowed, 50)
         assert rows is not None and 50 <= rows.size <= 60, rows.size
 
 

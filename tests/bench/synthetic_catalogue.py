@@ -341,7 +341,7 @@ def write(base_root: str, out_root: str, n: int, seed: int = 51, slim: bool = Fa
         values.flush()
         found[basis], found[f"{basis}_days"] = values, matrices[f"{basis}_days"]
         if basis in nearest.INDEXED_BASES:
-            found.update(nearest.index_matrices(basis, values))
+            found.update(nearest.index_matrices(basis, values, matrices[f"{basis}_days"]))
     timings["matrices_seconds"] = time.monotonic() - clock
 
     def update(current: object, _: object) -> catalogue_index.Next:
