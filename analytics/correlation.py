@@ -351,7 +351,7 @@ def _indexed_page(
     error bound, and the rows that may be on the page (`Estimate.top`) computed exactly and ordered
     as the whole catalogue's pass orders them. None, and the caller makes its pass over every row,
     where the index does not apply: below `nearest.APPROXIMATE_FROM` rows, a generation without an
-    index, a target with gaps in its dates within the window, a page deeper than TOP, fewer rows
+    index, a target whose dates its z cannot tell (`nearest.dates_held`), a page deeper than TOP, fewer rows
     with a correlation than the page needs (the rows without one are ordered by alpha id among
     every row), or more rows left open than PASS_FROM_SHARE of the catalogue."""
     z, listed = matrix.z, matrix.listed
@@ -361,14 +361,15 @@ def _indexed_page(
     spans = _spans(matrix)
     if spans is None or offset + limit > TOP or (listed < 0).any():
         return None
-    run = nearest.target_run(spans, target, first, last)
-    if run is None:
+    held = nearest.dates_held(z, spans, target)
+    if held is None:
         return None
     allowed = np.zeros(count, dtype=bool)
     allowed[listed[np.asarray(readable, dtype=bool)]] = True
     allowed[target] = False
     total = int(np.count_nonzero(allowed))
-    candidates = nearest.estimate(z, spans, z[target], run, None).top(allowed, min(offset + limit, total))
+    found_estimate = nearest.estimate(z, spans, z[target], held, (first, last), None)
+    candidates = found_estimate.top(allowed, min(offset + limit, total))
     if candidates is None or candidates.size > PASS_FROM_SHARE * count:
         return None
     window = matrix.values[:, first:last]
@@ -471,9 +472,9 @@ def _within_indexed(matrix: Matrix, rows: np.ndarray, columns: list[int], bound:
     """`within_correlation`'s verdict for each of `rows` (matrix rows): per reference, every
     candidate's correlation estimated in one float32 pass with its error bound
     (`nearest.estimate`), and the candidates the bound leaves on either side of `bound`
-    (`Estimate.undecided`: a few near it, and rows with gaps in their dates) computed exactly. The
-    verdicts are the exact filter's: a decided row's correlation is on the side of the bound its
-    estimate is. A reference with gaps in its dates is compared exactly with every candidate.
+    (`Estimate.undecided`: a few near it) computed exactly. The verdicts are the exact filter's: a
+    decided row's correlation is on the side of the bound its estimate is. A reference whose dates
+    its z cannot tell (`nearest.dates_held`) is compared exactly with every candidate.
     Few candidates (under a quarter of the matrix) are gathered; more, the pass reads every row."""
     spans = _spans(matrix)
     assert matrix.z is not None and spans is not None
@@ -481,11 +482,13 @@ def _within_indexed(matrix: Matrix, rows: np.ndarray, columns: list[int], bound:
     gather = rows.size * 4 < count
     largest = np.full(rows.size, np.nan)
     for column in columns:
-        run = nearest.target_run(spans, column, 0, dates)
-        if run is None:
+        held = nearest.dates_held(matrix.z, spans, column)
+        if held is None:
             magnitude = np.abs(_against_rows(matrix.values, rows, column))
         else:
-            found = nearest.estimate(matrix.z, spans, matrix.z[column], run, rows if gather else None)
+            found = nearest.estimate(
+                matrix.z, spans, matrix.z[column], held, (0, dates), rows if gather else None
+            )
             value, undecided = found.value, found.undecided(bound)
             if not gather:
                 value, undecided = value[rows], undecided[rows]

@@ -133,21 +133,16 @@ def spans(span: np.ndarray, days: np.ndarray) -> Spans:
     )
 
 
-def target_run(spans: Spans, target: int, first: int, last: int) -> tuple[int, int] | None:
-    """Row `target`'s dates within columns [first, last) as one run [low, high); None when it has
-    gaps (only the exact pass then) or holds none there."""
-    if not spans.whole[target]:
-        return None
-    low, high = max(int(spans.low[target]), first), min(int(spans.high[target]), last)
-    return (low, high) if high > low else None
-
-
-def run_of(finite: np.ndarray) -> tuple[int, int] | None:
-    """The columns where a series holds a value, as one run [low, high); None with gaps or none."""
-    if not finite.any():
-        return None
-    low, high = int(finite.argmax()), finite.size - int(finite[::-1].argmax())
-    return (low, high) if finite[low:high].all() else None
+def dates_held(z: np.ndarray, spans: Spans, target: int) -> np.ndarray | None:
+    """Which date columns row `target` holds a value at (bool): its run when it has no gaps; else
+    where its z is not zero, provided that counts as many dates as it holds (a held date whose z is
+    exactly zero, its value the row's mean, would be lost: None, the exact pass then)."""
+    found = np.zeros(z.shape[1], dtype=bool)
+    if spans.whole[target]:
+        found[spans.low[target] : spans.high[target]] = True
+        return found
+    found = np.asarray(z[target]) != 0
+    return found if int(np.count_nonzero(found)) == int(spans.held[target]) else None
 
 
 @dataclass(frozen=True)
@@ -185,31 +180,47 @@ class Estimate:
 
 
 def estimate(
-    z: np.ndarray, spans: Spans, target: np.ndarray, run: tuple[int, int], rows: np.ndarray | None
+    z: np.ndarray,
+    spans: Spans,
+    target: np.ndarray,
+    held: np.ndarray,
+    window: tuple[int, int],
+    rows: np.ndarray | None,
 ) -> Estimate:
     """The correlation of `rows` of the index (None: every row) with the `target` (a z row on the
-    index's dates: one of its rows, or a new alpha's, `zrows`) over the dates both hold within the
-    target's `run` of date columns (`target_run`, `run_of`: a window is a shorter run).
+    index's dates: one of its rows, or a new alpha's, `zrows`; `held`: the date columns it holds a
+    value at) over the dates both hold within the `window` of date columns [first, last).
 
-    With each side's z values on the common run S: C = sum(a b) - sum(a) sum(b) / n, the variances
+    With each side's z values on the common dates S: C = sum(a b) - sum(a) sum(b) / n, the variances
     V = sum(x^2) - sum(x)^2 / n, and the correlation C / sqrt(Va Vb). sum(a b) is the float32
-    product `z @ a` (a zero outside the run); the row's sums over S are its whole sums less its
-    float32 sums before and after the run; the target's are float64 prefix sums. Each float32 sum of
-    k terms errs by at most k u / (1 - k u) times the sum of its terms' magnitudes (u = UNIT; Higham,
-    Accuracy and Stability, 3.1), here bounded by Cauchy-Schwarz from the rows' squares; the bound
+    product `z @ a` (both zero where they hold no value). For a row without gaps, S is its run and
+    the target's dates in common: the row's sums are its whole sums less its float32 sums before and
+    after the target's run and at the target's gaps, the target's are float64 prefix sums. For a row
+    with gaps, its dates are where its z is not zero (checked against the dates it holds: otherwise
+    undecided) and every sum is taken over S directly. Each float32 sum of k terms errs by at most
+    k u / (1 - k u) times the sum of its terms' magnitudes (u = UNIT; Higham, Accuracy and Stability
+    of Numerical Algorithms, 3.1), here bounded by Cauchy-Schwarz from the rows' squares; the bound
     carried is twice the first-order propagation of those, plus the storage of z as float32."""
-    low, high = run
     columns = z.shape[1]
-    a = np.asarray(target, dtype=np.float32).astype(np.float64)  # as stored: the bound assumes it
-    a[:low] = 0.0
-    a[high:] = 0.0
+    first, last = window
+    mask = np.zeros(columns, dtype=bool)
+    mask[first:last] = np.asarray(held, dtype=bool)[first:last]
     block = np.asarray(z) if rows is None else np.asarray(z)[rows]
+    size = block.shape[0]
+    a = np.where(mask, np.asarray(target, dtype=np.float32).astype(np.float64), 0.0)  # as stored
+    whole_a = float(a @ a)
+    if whole_a == 0:  # no date in the window, or constant on its dates there: no correlation
+        return Estimate(np.full(size, np.nan), np.zeros(size))
+    low, high = int(mask.argmax()), columns - int(mask[::-1].argmax())
+    gaps = np.flatnonzero(~mask[low:high]) + low
     picked = slice(None) if rows is None else rows
     dot = (block @ a.astype(np.float32)).astype(np.float64)
+    # Rows without gaps: the common run less the target's gaps.
     row_low, row_high = spans.low[picked], spans.high[picked]
     start, stop = np.maximum(row_low, low), np.minimum(row_high, high)
-    n = np.maximum(stop - start, 0)
-    start, stop = np.minimum(start, columns), np.clip(stop, start, columns)
+    stop = np.maximum(stop, start)
+    n = stop - start - (np.searchsorted(gaps, stop) - np.searchsorted(gaps, start))
+    start, stop = np.minimum(start, columns), np.minimum(stop, columns)
     prefix = np.concatenate([[0.0], np.cumsum(a)])
     prefix_squares = np.concatenate([[0.0], np.cumsum(a * a)])
     sum_a = prefix[stop] - prefix[start]
@@ -220,9 +231,24 @@ def estimate(
         if part.shape[1] and needed.any():
             sum_b -= (part @ np.ones(part.shape[1], np.float32)).astype(np.float64)
             squares_b -= np.einsum("ij,ij->i", part, part).astype(np.float64)
-    whole_a = float(a @ a)
-    if whole_a == 0:  # the target is constant on its run, or holds one date: no correlation
-        return Estimate(np.full(dot.size, np.nan), np.zeros(dot.size))
+    if gaps.size:  # a row is zero outside its run: every gap column inside the run counts
+        part = block[:, gaps].astype(np.float64)
+        sum_b -= part.sum(axis=1)
+        squares_b -= np.einsum("ij,ij->i", part, part)
+    # Rows with gaps: every sum over the common dates directly (float64 of the stored values).
+    held_b = spans.held[picked]
+    gapped = np.flatnonzero(held_b != row_high - row_low)
+    unsure = np.zeros(size, dtype=bool)
+    if gapped.size:
+        values = block[gapped].astype(np.float64)
+        theirs = values != 0
+        unsure[gapped] = theirs.sum(axis=1) != held_b[gapped]
+        common = theirs & mask
+        n[gapped] = common.sum(axis=1)
+        sum_a[gapped] = common @ a
+        squares_a[gapped] = common @ (a * a)
+        sum_b[gapped] = np.where(common, values, 0.0).sum(axis=1)
+        squares_b[gapped] = np.where(common, values * values, 0.0).sum(axis=1)
     gamma = columns * UNIT / (1 - columns * UNIT)
     whole_b = np.maximum(spans.squares[picked], 0.0)
     err_dot = gamma * np.sqrt(whole_a * whole_b)
@@ -244,9 +270,8 @@ def estimate(
             (err_cross + stored) / np.sqrt(var_a * var_b) + np.abs(value) * err_var_b / var_b + stored_var
         )
         error += DECIDED
-        doubtful = (var_b <= 4 * err_var_b) | (var_a <= 1e-9 * squares_a) | ~np.isfinite(error)
-    doubtful |= ~(spans.held[picked] == row_high - row_low)  # gaps: the exact pass decides
-    measured = n >= MIN_PAIRS
+        doubtful = (var_b <= 4 * err_var_b) | (var_a <= 1e-9 * squares_a) | ~np.isfinite(error) | unsure
+    measured = (n >= MIN_PAIRS) | unsure
     value = np.where(measured, value, np.nan)
     error = np.where(measured, np.where(doubtful, np.inf, error), 0.0)
     return Estimate(value, error)

@@ -960,7 +960,7 @@ def _open_rows(
     """For each committed alpha with decisions (`series`: its series per basis), the alphas of the
     index (`ids`, merged order; `eligible` those that may be a candidate) that the correlation index
     leaves open among its score-neighbour candidates (`catalogue_neighbours.open_candidates`); None
-    where it cannot decide for one of them."""
+    without an index, or where it leaves more than OPEN_AT_MOST open."""
     parts = {basis: _index_parts(storage, root, current, basis) for basis in catalogue_neighbours.PROXY_BASES}
     found: dict[str, set[str]] = {}
     for alpha, own in series.items():
@@ -969,7 +969,7 @@ def _open_rows(
         rows = catalogue_neighbours.open_candidates(
             {b: p for b, p in parts.items() if p is not None}, own, eligible, catalogue_neighbours.CANDIDATES
         )
-        if rows is None or rows.size > OPEN_AT_MOST:
+        if rows.size > OPEN_AT_MOST:
             return None
         found[alpha] = set(ids.take(pa.array(rows)).to_pylist())
     return found

@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analytics.correlation import Pairing, pearson_between, weekly_score_spearman_against
-from analytics.nearest import Spans, estimate, run_of, znormalised
+from analytics.nearest import Spans, estimate, znormalised
 from schemas.lake import SCORE_NEIGHBOURS
 
 NEIGHBOURS = 50
@@ -106,14 +106,13 @@ def open_candidates(
     series: Mapping[str, tuple[np.ndarray, np.ndarray]],
     eligible: np.ndarray,
     count: int,
-) -> np.ndarray | None:
+) -> np.ndarray:
     """The eligible rows of the index (merged positions, ascending) that may be among a new
     alpha's `count` `candidates`, decided by the correlation index's error bounds (analytics/nearest.py)
     without reading any row's series: every row whose closeness (its larger absolute correlation on
     returns or IC, -1 with neither) may reach the count-th largest lower bound. Correlated exactly,
     they choose what correlating every eligible row would (issue 51: a publish that does not read
-    the catalogue's series). `series`: the new alpha's (days, values) per basis. None where the
-    index cannot decide: the new alpha's dates on a basis have gaps."""
+    the catalogue's series). `series`: the new alpha's (days, values) per basis."""
     size = eligible.size
     lower, upper = np.full(size, -1.0), np.full(size, -1.0)
     for basis in PROXY_BASES:
@@ -125,10 +124,7 @@ def open_candidates(
             finite = np.isfinite(row)
             if not finite.any():
                 continue  # no common date with any row of the part: no correlation (-1)
-            run = run_of(finite)
-            if run is None:
-                return None
-            found = estimate(z, spans, znormalised(row[None, :])[0], run, None)
+            found = estimate(z, spans, znormalised(row[None, :])[0], finite, (0, days.size), None)
             undecided, measured = np.isinf(found.error), np.isfinite(found.value)
             magnitude = np.abs(found.value)
             low = np.where(undecided | ~measured, -1.0, magnitude - found.error)

@@ -8,6 +8,13 @@ child process), timing the catalogue step (`pipeline.catalogue_index.record`: th
 score neighbours, the matrices, the residual and trials figures, the generation's commit) in wall
 and CPU seconds, then, after the last, a compaction of the delta they left (`pipeline.catalogue_index.compact`), with
 the load average at each measure (the machine is shared). Prints one JSON document.
+
+`--first-stage` measures instead, in this process over each synthetic catalogue, the first stage of
+a publish's score-neighbour pairing when every alpha of the catalogue holds a list (the synthetic
+rows hold none, so a publish there never meets it): choosing the new alpha's candidates by
+correlating every alpha's series (`catalogue_neighbours.candidates` over the gathered rows, as
+before issue 51's index) against the correlation index's open rows correlated exactly
+(`_open_rows`, `_chosen`), for a few real alphas taken as the new one; the two choices compared.
 """
 
 from __future__ import annotations
@@ -111,12 +118,81 @@ def extra_seals(count: int) -> list[Path]:
     return cb.ensure_extra_seals(corpus, 1, count)
 
 
+def first_stage(lake: Path, targets: int) -> list[dict[str, Any]]:
+    """The pairing's first stage over every alpha of `lake`, both ways, for `targets` real alphas."""
+    import numpy as np
+
+    from alpha_results_seal.storage import Storage
+    from datasets import catalogue_index as stored
+    from pipeline import catalogue_index as steps
+    from pipeline import catalogue_neighbours
+
+    root = str(lake)
+    storage = Storage(root)
+    current = stored.newest(storage, root)
+    assert current is not None
+    ids = stored.read_index(storage, root, current, ["alpha_id"]).column("alpha_id")
+    real = [n for n, alpha in enumerate(ids.to_pylist()) if not alpha.startswith("syn")][:targets]
+    found = []
+    for target in real:
+        series = {}
+        for basis in catalogue_neighbours.PROXY_BASES:
+            gathered = steps._gathered(storage, root, current, basis, np.array([target]))
+            assert gathered is not None
+            days, values = gathered
+            finite = np.isfinite(values[0])
+            series[basis] = (days[finite], values[0][finite])
+        eligible = np.ones(len(ids), dtype=bool)
+        eligible[target] = False
+        others = np.flatnonzero(eligible)
+        one: dict[str, Any] = {"alpha": ids[target].as_py(), "n": len(ids)}
+        for way in ("every_row", "index"):
+            wall, cpu = time.perf_counter(), time.process_time()
+            rows = others
+            if way == "index":
+                open_rows = steps._open_rows(storage, root, current, ids, eligible, {"new": series})
+                assert open_rows is not None
+                rows = np.sort(np.asarray(pc_index(ids, open_rows["new"]), dtype=np.int64))
+                one["open_rows"] = int(rows.size)
+            order = np.concatenate([[target], rows])
+            matrices = {}
+            for basis in catalogue_neighbours.PROXY_BASES:
+                gathered = steps._gathered(storage, root, current, basis, order)
+                assert gathered is not None
+                matrices[basis] = gathered[1]
+            sub = np.ones(order.size, dtype=bool)
+            picked = catalogue_neighbours.candidates(matrices, 0, sub, catalogue_neighbours.CANDIDATES)
+            one[f"{way}_wall_seconds"] = round(time.perf_counter() - wall, 4)
+            one[f"{way}_cpu_seconds"] = round(time.process_time() - cpu, 4)
+            one[f"{way}_chosen"] = ids.take(order[picked]).to_pylist()
+        one["same_candidates"] = one.pop("every_row_chosen") == one.pop("index_chosen")
+        one["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        found.append(one)
+        print(json.dumps(one), flush=True)
+    return found
+
+
+def pc_index(ids: Any, alphas: set[str]) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.index_in(pa.array(sorted(alphas), pa.string()), value_set=ids).to_numpy()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--publishes", type=int, default=3)
+    parser.add_argument("--first-stage", type=int, metavar="ALPHAS", help="measure the pairing's first stage")
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args(argv)
+    if args.first_stage:
+        stages = {n: first_stage(synthetic_lake(n), args.first_stage) for n in args.n}
+        text = json.dumps(stages, indent=1)
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+        return 0
     seals = extra_seals(args.publishes)
     results: dict[str, Any] = {"cpus": os.cpu_count(), "runs": []}
     for n in args.n:
