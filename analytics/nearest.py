@@ -199,79 +199,125 @@ def estimate(
     with gaps, its dates are where its z is not zero (checked against the dates it holds: otherwise
     undecided) and every sum is taken over S directly. Each float32 sum of k terms errs by at most
     k u / (1 - k u) times the sum of its terms' magnitudes (u = UNIT; Higham, Accuracy and Stability
-    of Numerical Algorithms, 3.1), here bounded by Cauchy-Schwarz from the rows' squares; the bound
-    carried is twice the first-order propagation of those, plus the storage of z as float32."""
+    of Numerical Algorithms, 3.1), here bounded by Cauchy-Schwarz from the rows' squares (at most the
+    catalogue's largest); the bound carried is twice the first-order propagation of those, plus the
+    storage of z as float32. ROWS at a time, so each step's arrays stay in the CPU's cache."""
     columns = z.shape[1]
     first, last = window
     mask = np.zeros(columns, dtype=bool)
     mask[first:last] = np.asarray(held, dtype=bool)[first:last]
-    block = np.asarray(z) if rows is None else np.asarray(z)[rows]
-    size = block.shape[0]
+    size = z.shape[0] if rows is None else rows.size
     a = np.where(mask, np.asarray(target, dtype=np.float32).astype(np.float64), 0.0)  # as stored
     whole_a = float(a @ a)
-    if whole_a == 0:  # no date in the window, or constant on its dates there: no correlation
-        return Estimate(np.full(size, np.nan), np.zeros(size))
+    value, error = np.full(size, np.nan), np.zeros(size)
+    if whole_a == 0 or size == 0:  # no date in the window, or constant on its dates there
+        return Estimate(value, error)
     low, high = int(mask.argmax()), columns - int(mask[::-1].argmax())
-    gaps = np.flatnonzero(~mask[low:high]) + low
-    picked = slice(None) if rows is None else rows
-    dot = (block @ a.astype(np.float32)).astype(np.float64)
+    terms = _Terms(
+        a=a,
+        a32=a.astype(np.float32),
+        low=low,
+        high=high,
+        gaps=np.flatnonzero(~mask[low:high]) + low,
+        prefix=np.concatenate([[0.0], np.cumsum(a)]),
+        prefix_squares=np.concatenate([[0.0], np.cumsum(a * a)]),
+        mask=mask,
+        whole_a=whole_a,
+        largest_b=float(np.max(spans.squares, initial=0.0)),
+        gamma=columns * UNIT / (1 - columns * UNIT),
+        columns=columns,
+    )
+    for start in range(0, size, ROWS):
+        part = slice(start, min(start + ROWS, size))
+        picked = part if rows is None else rows[part]
+        _estimate_block(np.asarray(z[picked]), spans, picked, terms, value[part], error[part])
+    return Estimate(value, error)
+
+
+ROWS = 32_768
+"""Rows `estimate` works on at once."""
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """What `estimate` computes once per target."""
+
+    a: np.ndarray
+    a32: np.ndarray
+    low: int
+    high: int
+    gaps: np.ndarray
+    prefix: np.ndarray
+    prefix_squares: np.ndarray
+    mask: np.ndarray
+    whole_a: float
+    largest_b: float
+    gamma: float
+    columns: int
+
+
+def _estimate_block(
+    block: np.ndarray,
+    spans: Spans,
+    picked: slice | np.ndarray,
+    t: _Terms,
+    value: np.ndarray,
+    error: np.ndarray,
+) -> None:
+    """`estimate` over one block of rows (`block`, the rows `picked` of the index), into `value` and
+    `error`."""
+    dot = (block @ t.a32).astype(np.float64)
     # Rows without gaps: the common run less the target's gaps.
     row_low, row_high = spans.low[picked], spans.high[picked]
-    start, stop = np.maximum(row_low, low), np.minimum(row_high, high)
+    start, stop = np.maximum(row_low, t.low), np.minimum(row_high, t.high)
     stop = np.maximum(stop, start)
-    n = stop - start - (np.searchsorted(gaps, stop) - np.searchsorted(gaps, start))
-    start, stop = np.minimum(start, columns), np.minimum(stop, columns)
-    prefix = np.concatenate([[0.0], np.cumsum(a)])
-    prefix_squares = np.concatenate([[0.0], np.cumsum(a * a)])
-    sum_a = prefix[stop] - prefix[start]
-    squares_a = prefix_squares[stop] - prefix_squares[start]
+    n = stop - start
+    if t.gaps.size:
+        n -= np.searchsorted(t.gaps, stop) - np.searchsorted(t.gaps, start)
+    sum_a = t.prefix[stop] - t.prefix[start]
+    squares_a = t.prefix_squares[stop] - t.prefix_squares[start]
     sum_b = spans.total[picked].copy()
     squares_b = spans.squares[picked].copy()
-    for part, needed in ((block[:, :low], row_low < low), (block[:, high:], row_high > high)):
+    for part, needed in ((block[:, : t.low], row_low < t.low), (block[:, t.high :], row_high > t.high)):
         if part.shape[1] and needed.any():
             sum_b -= (part @ np.ones(part.shape[1], np.float32)).astype(np.float64)
             squares_b -= np.einsum("ij,ij->i", part, part).astype(np.float64)
-    if gaps.size:  # a row is zero outside its run: every gap column inside the run counts
-        part = block[:, gaps].astype(np.float64)
-        sum_b -= part.sum(axis=1)
-        squares_b -= np.einsum("ij,ij->i", part, part)
+    if t.gaps.size:  # a row is zero outside its run: every gap column inside the run counts
+        part64 = block[:, t.gaps].astype(np.float64)
+        sum_b -= part64.sum(axis=1)
+        squares_b -= np.einsum("ij,ij->i", part64, part64)
     # Rows with gaps: every sum over the common dates directly (float64 of the stored values).
     held_b = spans.held[picked]
     gapped = np.flatnonzero(held_b != row_high - row_low)
-    unsure = np.zeros(size, dtype=bool)
+    unsure = np.zeros(n.size, dtype=bool)
     if gapped.size:
         values = block[gapped].astype(np.float64)
         theirs = values != 0
         unsure[gapped] = theirs.sum(axis=1) != held_b[gapped]
-        common = theirs & mask
+        common = theirs & t.mask
         n[gapped] = common.sum(axis=1)
-        sum_a[gapped] = common @ a
-        squares_a[gapped] = common @ (a * a)
+        sum_a[gapped] = common @ t.a
+        squares_a[gapped] = common @ (t.a * t.a)
         sum_b[gapped] = np.where(common, values, 0.0).sum(axis=1)
         squares_b[gapped] = np.where(common, values * values, 0.0).sum(axis=1)
-    gamma = columns * UNIT / (1 - columns * UNIT)
-    whole_b = np.maximum(spans.squares[picked], 0.0)
-    err_dot = gamma * np.sqrt(whole_a * whole_b)
-    err_sum_b = gamma * np.sqrt(2 * columns * whole_b)  # the slices before and after, at most
-    err_squares_b = gamma * whole_b
+    # The bound's terms, each at most the catalogue's largest row norm allows (scalars but three).
+    g, big = t.gamma, t.largest_b
+    err_sum_b = g * np.sqrt(2 * t.columns * big)  # the slices before and after, at most
+    err_squares_b = g * big
+    err_dot = g * np.sqrt(t.whole_a * big)
+    stored = 8 * UNIT * np.sqrt(t.whole_a * (big + err_squares_b))
     with np.errstate(divide="ignore", invalid="ignore"):
-        cross = dot - sum_a * sum_b / n
         var_a = squares_a - sum_a * sum_a / n
         var_b = squares_b - sum_b * sum_b / n
-        err_var_b = err_squares_b + (2 * np.abs(sum_b) * err_sum_b + err_sum_b**2) / n
-        value = np.clip(cross / np.sqrt(var_a * var_b), -1.0, 1.0)
-        err_cross = err_dot + np.abs(sum_a) * err_sum_b / n
-        # z stored as float32: each value off by at most u of itself, on each side
-        stored = 8 * UNIT * np.sqrt(squares_a * (np.abs(squares_b) + err_squares_b))
-        stored_var = (
-            4 * UNIT * np.abs(value) * (squares_a / var_a + (np.abs(squares_b) + err_squares_b) / var_b)
-        )
-        error = 2 * (
-            (err_cross + stored) / np.sqrt(var_a * var_b) + np.abs(value) * err_var_b / var_b + stored_var
-        )
-        error += DECIDED
-        doubtful = (var_b <= 4 * err_var_b) | (var_a <= 1e-9 * squares_a) | ~np.isfinite(error) | unsure
+        root = np.sqrt(var_a * var_b)
+        found = np.clip((dot - sum_a * sum_b / n) / root, -1.0, 1.0)
+        magnitude = np.abs(found)
+        err_var_b = err_squares_b + (2 * err_sum_b * np.abs(sum_b) + err_sum_b**2) / n
+        bound = (err_dot + stored + np.abs(sum_a) * (err_sum_b / n)) / root
+        bound += magnitude * (err_var_b / var_b)
+        bound += magnitude * (4 * UNIT) * (t.whole_a / var_a + (big + err_squares_b) / var_b)
+        bound = 2 * bound + DECIDED
+        doubtful = (var_b <= 4 * err_var_b) | (var_a <= 1e-9 * squares_a) | ~np.isfinite(bound) | unsure
     measured = (n >= MIN_PAIRS) | unsure
-    value = np.where(measured, value, np.nan)
-    error = np.where(measured, np.where(doubtful, np.inf, error), 0.0)
-    return Estimate(value, error)
+    value[:] = np.where(measured, found, np.nan)
+    error[:] = np.where(measured, np.where(doubtful, np.inf, bound), 0.0)
