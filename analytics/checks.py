@@ -20,7 +20,7 @@ import numpy as np
 
 from analytics import attribution, compounding, inputs, live, residual, sets, significance, uncertainty
 from analytics.access import Access, withheld
-from analytics.correlation import pearson_between
+from analytics.correlation import against_set
 from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, number, window_echo
 from analytics.metrics import metrics_inputs
@@ -522,20 +522,17 @@ def _production_correlation(view: BuildView, production: Production, warnings: W
             "The catalogue's correlation matrices do not hold every alpha of the catalogue yet; "
             "retry with backoff."
         )
-    target = matrix.values[[matrix.rows[view.alpha_id]]]
-    found, _ = pearson_between(matrix.values[[matrix.rows[a] for a in production.references]], target)
-    magnitude = np.abs(found[:, 0])
-    known = np.isfinite(magnitude)
-    compared = int(np.count_nonzero(known))
-    if not compared:
+    rows = np.array([matrix.rows[a] for a in production.references], dtype=np.int64)
+    found, nearest = against_set(matrix, rows, matrix.rows[view.alpha_id])
+    compared = int(np.count_nonzero(np.isfinite(found)))
+    if nearest is None:
         return figure(
             None,
             f"no {production.origin} alpha has a correlation with it (too few common sessions, or a constant side)",
             0,
             None,
         )
-    nearest = int(np.argmax(np.where(known, magnitude, -1.0)))
-    return figure(float(magnitude[nearest]), "", compared, production.references[nearest])
+    return figure(float(abs(found[nearest])), "", compared, production.references[nearest])
 
 
 def production_references(

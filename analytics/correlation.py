@@ -452,6 +452,33 @@ def _indexable(matrix: Matrix, candidates: int) -> bool:
     )
 
 
+def against_set(matrix: Matrix, rows: np.ndarray, target: int) -> tuple[np.ndarray, int | None]:
+    """The whole-history correlations of matrix row `target` with `rows`, as their largest magnitude
+    needs them (the checks' production correlation): (correlations: NaN exactly where a row has
+    none, exact for every row that may be the largest, else an estimate within its bound; the
+    position in `rows` of the largest magnitude, first of ties, None with none). From EXACT_ROWS rows and a catalogue of `nearest.APPROXIMATE_FROM`
+    alphas, the correlation index decides which rows may hold it (`Estimate.top`) and which have a
+    correlation at all; below, every row is computed exactly."""
+    spans = _spans(matrix) if rows.size > EXACT_ROWS and matrix.values.shape[0] >= nearest.APPROXIMATE_FROM else None
+    held = None if spans is None or matrix.z is None else nearest.dates_held(matrix.z, spans, target)
+    if spans is None or held is None or matrix.z is None:
+        found, _ = pearson_between(matrix.values[rows], matrix.values[[target]])
+        values = found[:, 0]
+    else:
+        estimate = nearest.estimate(matrix.z, spans, matrix.z[target], held, (0, matrix.z.shape[1]), rows)
+        everyone = np.ones(rows.size, dtype=bool)
+        near = estimate.top(everyone, 1)
+        near = np.flatnonzero(everyone & np.isinf(estimate.error)) if near is None else near
+        values = np.where(np.isfinite(estimate.error), estimate.value, np.nan)
+        if near.size:
+            exact, _ = pearson_between(matrix.values[rows[near]], matrix.values[[target]])
+            values[near] = exact[:, 0]
+    magnitude = np.abs(values)
+    known = np.isfinite(magnitude)
+    largest = None if not known.any() else int(np.argmax(np.where(known, magnitude, -1.0)))
+    return values, largest
+
+
 def _spans(matrix: Matrix) -> nearest.Spans | None:
     """The index's `nearest.Spans`, made once per generation (None without an index)."""
     z, span = matrix.z, matrix.span

@@ -13,7 +13,13 @@ import pyarrow as pa
 import pytest
 
 from analytics import nearest
-from analytics.correlation import _indexed_page, _series_page, pearson_between, within_correlation
+from analytics.correlation import (
+    _indexed_page,
+    _series_page,
+    against_set,
+    pearson_between,
+    within_correlation,
+)
 from datasets.catalogue_snapshot import Matrix
 from tests.bench.synthetic_catalogue import synthetic_series
 
@@ -214,3 +220,29 @@ def test_max_correlation_decided_by_the_index_keeps_what_the_exact_filter_keeps(
         kept = within_correlation(candidates, matrix, ["a00003"], bound)
         assert kept == within_correlation(candidates, exact_matrix, ["a00003"], bound)
         assert ("a00040" in kept) == (bound > abs(exact_value[0, 0])) or "a00040" not in candidates
+
+
+def test_the_largest_correlation_to_a_set_is_the_pass_s(
+    catalogue: tuple[Matrix, Matrix, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks' production correlation (`against_set`): from the index, the number of rows with
+    a correlation, the row of the largest and its exact value equal the pass over every row's."""
+    matrix, exact_matrix, _ = catalogue
+    monkeypatch.setattr(nearest, "APPROXIMATE_FROM", 1_000)
+    monkeypatch.setattr("analytics.correlation.EXACT_ROWS", 100)
+    rng = np.random.default_rng(9)
+    for target in [*rng.choice(N, 8, replace=False).tolist(), GAPPED, SHORT, CONSTANT]:
+        rows = np.sort(rng.choice(np.delete(np.arange(N), target), 600, replace=False))
+        rows = np.concatenate([rows, [GAPPED, SHORT, EMPTY]])
+        rows = rows[rows != target]
+        found, largest = against_set(matrix, rows, target)
+        exact, _ = pearson_between(matrix.values[rows], matrix.values[[target]])
+        truth = np.abs(exact[:, 0])
+        assert np.array_equal(np.isfinite(found), np.isfinite(truth)), target
+        if not np.isfinite(truth).any():
+            assert largest is None
+            continue
+        assert largest == int(np.argmax(np.nan_to_num(truth, nan=-1.0))), target
+        assert abs(abs(found[largest]) - truth[largest]) <= 1e-12  # exact (another blocking: last bits)
+        plain, plain_largest = against_set(exact_matrix, rows, target)  # no index: the pass
+        assert plain_largest == largest and np.array_equal(np.abs(plain), truth, equal_nan=True)
