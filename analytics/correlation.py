@@ -459,7 +459,11 @@ def against_set(matrix: Matrix, rows: np.ndarray, target: int) -> tuple[np.ndarr
     position in `rows` of the largest magnitude, first of ties, None with none). From EXACT_ROWS rows and a catalogue of `nearest.APPROXIMATE_FROM`
     alphas, the correlation index decides which rows may hold it (`Estimate.top`) and which have a
     correlation at all; below, every row is computed exactly."""
-    spans = _spans(matrix) if rows.size > EXACT_ROWS and matrix.values.shape[0] >= nearest.APPROXIMATE_FROM else None
+    spans = (
+        _spans(matrix)
+        if rows.size > EXACT_ROWS and matrix.values.shape[0] >= nearest.APPROXIMATE_FROM
+        else None
+    )
     held = None if spans is None or matrix.z is None else nearest.dates_held(matrix.z, spans, target)
     if spans is None or held is None or matrix.z is None:
         found, _ = pearson_between(matrix.values[rows], matrix.values[[target]])
