@@ -299,6 +299,17 @@ POSITION = "_position"
 """A delta row's column: the row of its base's index before which it goes (catalogue order)."""
 
 
+def merge_sources(storage: Storage, root: str, generation: Generation) -> tuple[np.ndarray, np.ndarray]:
+    """(the base rows a delta generation keeps, the source of each row of its merged index: a
+    position in [kept base rows, delta rows]), from its index files (`_merge_order`)."""
+    delta = generation.delta
+    assert delta is not None
+    ids = _read_parquet(storage, root, generation.index, ["alpha_id"]).column("alpha_id")
+    changed = _read_parquet(storage, root, delta.index, ["alpha_id", POSITION])
+    keep, order = _merge_order(ids, changed, delta)
+    return np.flatnonzero(keep), order
+
+
 def _merge_order(base_ids: pa.ChunkedArray, changed: pa.Table, delta: Delta) -> tuple[np.ndarray, np.ndarray]:
     """(which base rows are kept, the order of [kept base rows, delta rows] in catalogue order):
     a base row goes when the delta replaces or removes its alpha; a delta row (stored in catalogue
@@ -410,8 +421,8 @@ def read_matrix(
 
 
 _MERGED: dict[tuple[str, int], dict[str, np.ndarray | None]] = {}
-"""The merged matrices of the last delta generation read, (root, number) -> name -> array: its
-presence bits are computed from its merged values, which are merged once. One generation only (at
+"""The merged matrices of the last delta generation read, (root, number) -> name -> array, each
+merged once. One generation only (at
 100,000 alphas its returns are 240 MB of the process's own memory; a reader's snapshot holds the
 current one anyway)."""
 _MERGED_LOCK = threading.Lock()
@@ -468,11 +479,8 @@ def _merged_rows(
     assert delta is not None
     if suffix in ("_z", "_span") and (base is None or own is None):
         return None  # a side written before the index: the reader computes without it
-    ids = _read_parquet(storage, root, generation.index, ["alpha_id"]).column("alpha_id")
-    changed = _read_parquet(storage, root, delta.index, ["alpha_id", POSITION])
-    keep, order = _merge_order(ids, changed, delta)
-    kept = np.flatnonzero(keep)
-    rows = kept.size + changed.num_rows
+    kept, order = merge_sources(storage, root, generation)
+    rows = order.size
     where = np.empty(rows, np.int64)
     where[order] = np.arange(rows)
     if suffix == "_span":

@@ -899,21 +899,6 @@ class _Ordered:
         )
 
 
-def _merge_sources(
-    storage: Storage, root: str, current: catalogue_index.Generation
-) -> tuple[np.ndarray, np.ndarray]:
-    """(the base rows a delta generation keeps, the order of [kept base rows, delta rows] in its
-    merged index), from its index files (`catalogue_index._merge_order`)."""
-    delta = current.delta
-    assert delta is not None
-    ids = catalogue_index._read_parquet(storage, root, current.index, ["alpha_id"]).column("alpha_id")
-    changed = catalogue_index._read_parquet(
-        storage, root, delta.index, ["alpha_id", catalogue_index.POSITION]
-    )
-    keep, order = catalogue_index._merge_order(ids, changed, delta)
-    return np.flatnonzero(keep), order
-
-
 def _index_parts(
     storage: Storage, root: str, current: catalogue_index.Generation, basis: str
 ) -> list[catalogue_neighbours.IndexPart] | None:
@@ -933,7 +918,7 @@ def _index_parts(
     own_z, own_span, own_days = (read(delta.matrices, s) for s in ("_z", "_span", "_days"))
     if own_z is None or own_span is None or own_days is None:
         return None
-    kept, order = _merge_sources(storage, root, current)
+    kept, order = catalogue_index.merge_sources(storage, root, current)
     where = np.empty(order.size, np.int64)
     where[order] = np.arange(order.size)  # merged position of each of [kept base rows, delta rows]
     base_positions = np.full(z.shape[0], -1, np.int64)
@@ -961,14 +946,15 @@ def _open_rows(
     index (`ids`, merged order; `eligible` those that may be a candidate) that the correlation index
     leaves open among its score-neighbour candidates (`catalogue_neighbours.open_candidates`); None
     without an index, or where it leaves more than OPEN_AT_MOST open."""
-    parts = {basis: _index_parts(storage, root, current, basis) for basis in catalogue_neighbours.PROXY_BASES}
+    parts: dict[str, list[catalogue_neighbours.IndexPart]] = {}
+    for basis in catalogue_neighbours.PROXY_BASES:
+        part = _index_parts(storage, root, current, basis)
+        if part is None:
+            return None
+        parts[basis] = part
     found: dict[str, set[str]] = {}
     for alpha, own in series.items():
-        if any(part is None for part in parts.values()):
-            return None
-        rows = catalogue_neighbours.open_candidates(
-            {b: p for b, p in parts.items() if p is not None}, own, eligible, catalogue_neighbours.CANDIDATES
-        )
+        rows = catalogue_neighbours.open_candidates(parts, own, eligible, catalogue_neighbours.CANDIDATES)
         if rows.size > OPEN_AT_MOST:
             return None
         found[alpha] = set(ids.take(pa.array(rows)).to_pylist())
@@ -992,7 +978,7 @@ def _gathered(
     own_days = catalogue_index._load(storage, root, delta.matrices.get(f"{name}_days"), True)
     own = catalogue_index._load(storage, root, delta.matrices.get(name), True)
     days = np.unique(np.concatenate([d for d in (base_days, own_days) if d is not None])).astype(np.int32)
-    kept, order = _merge_sources(storage, root, current)
+    kept, order = catalogue_index.merge_sources(storage, root, current)
     sources = order[positions]  # into [kept base rows, delta rows]
     found = np.full((positions.size, days.size), np.nan)
     from_base = sources < kept.size
