@@ -12,7 +12,6 @@ inputs.
 
 from __future__ import annotations
 
-import datetime as dt
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +38,7 @@ from analytics.entries import Warnings
 from analytics.errors import DataNotReadable
 from analytics.inputs import require_built
 from analytics.regimes import MarketRegimes
+from analytics.tenure import Tenure
 from datasets import answers
 from datasets.queries import Page, Window, page_of
 from datasets.reader import BuildView
@@ -88,6 +88,9 @@ class BuildAnswers:
         raise NotImplementedError
 
     def market_regimes(self) -> MarketRegimes:
+        raise NotImplementedError
+
+    def tenure(self, alpha: str) -> Tenure | None:
         raise NotImplementedError
 
     @staticmethod
@@ -188,14 +191,16 @@ class BuildAnswers:
         data = book_returns.returns_payload(view, book, window, self.scope.access, market, warnings)
         return self._answer(data, warnings, _with_market(view, market))
 
-    def live(self, view: BuildView, q: LiveQuery, approved: dt.date | None) -> Answer[Live]:
-        """`approved`: the as_of of the alpha's latest approval (the split when the query names
-        none), None when never approved."""
+    def live(self, view: BuildView, q: LiveQuery) -> Answer[Live]:
+        """The split: the query's, else the alpha's tenure's (`Reading.tenure`), else the seal's."""
         book = self._book(view, q.book)
-        split = live.split_of(view, approved, q.split)
+        held = self.tenure(view.alpha_id)
+        split = live.split_of(view, held, q.split)
         warnings = Warnings()
         data = live.live_payload(view, book, split, self.scope.access, warnings)
-        return self._answer(data, warnings, f"{view.build_id}+approval-{approved}")
+        return self._answer(
+            data, warnings, f"{view.build_id}+{'tenure-none' if held is None else held.tag()}"
+        )
 
     def attribution(self, view: BuildView, q: AttributionQuery) -> Answer[Attribution]:
         book = self._book(view, q.book)

@@ -28,6 +28,7 @@ from analytics.metrics.blocks import nwt_ic_block
 from analytics.policy import BY_ID, CHECKS, Policy
 from analytics.returns import daily_returns
 from analytics.significance import Seen
+from analytics.tenure import Tenure
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CatalogueIncomplete
 from datasets.queries import Window, day_numbers, window_bounds
@@ -141,6 +142,7 @@ def numbers(values: tuple[float | None, ...], unit: str) -> list[str]:
     return ["" if v is None else next(out) + suffix for v in values]
 
 
+CHECKS_ENDPOINT = "analytics.checks"
 CORRELATION_ENDPOINT = "analytics.correlation"
 POSITIONS_ENDPOINT = "portfolio.positions"
 RESIDUAL_ENDPOINT = "analytics.residual"
@@ -186,14 +188,19 @@ def checks_payload(
     access: Access,
     positions: str | None,
     warnings: Warnings,
-    approved: dt.date | None = None,
+    held: Tenure | None = None,
     residual_basis: residual.Basis | None = None,
     pbo: Figure | None = None,
+    only: frozenset[str] | None = None,
 ) -> Checks:
-    """`positions`: why the key may not read the book's positions (None: it may); `approved`: the
-    as_of of the alpha's latest approval (None: never approved), where the live checks' part starts;
+    """`positions`: why the key may not read the book's positions (None: it may); `held`: the
+    alpha's tenure (None: never approved), whose live part the live checks measure;
     `residual_basis`: what the residual information ratio is computed from (None: not asked for,
-    not measurable); `pbo`: the optional pbo check's figure, when it is on (`pbo_figure`)."""
+    not measurable); `pbo`: the optional pbo check's figure, when it is on (`pbo_figure`); `only`:
+    the checks to compute (a decision's consequences need the reference-set checks alone), None for
+    the battery."""
+    if only is not None:
+        return _only(view, book, window, thresholds, policy, production, residual_basis, only, warnings)
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, book)
     part = None if ledger is None else ledger.window(window)
@@ -208,7 +215,7 @@ def checks_payload(
         "max_weight": _max_weight(view, book, window, positions),
         "production_correlation": _production_correlation(view, production, warnings),
         "ic_t_statistic": _ic_t_statistic(view, access, warnings),
-        **_live_figures(view, book, approved, window[1], access, warnings),
+        **_live_figures(view, book, held, window[1], access, warnings),
         "fragility": _fragility(view, book, window, access, warnings),
         "residual_information_ratio": _residual(view, book, window, residual_basis),
     }
@@ -243,6 +250,45 @@ def checks_payload(
             failed=failed,
             not_measurable=unmeasured,
             verdict="fail" if failed else ("incomplete" if incomplete else "pass"),
+        ),
+    )
+
+
+def _only(
+    view: BuildView,
+    book: str,
+    window: Window,
+    thresholds: Mapping[str, Mapping[str, float]],
+    policy: Policy,
+    production: Production,
+    residual_basis: residual.Basis | None,
+    only: frozenset[str],
+    warnings: Warnings,
+) -> Checks:
+    """The reference-set checks alone (`REFERENCE_SET_CHECKS` of `only`), as the battery computes
+    them; its summary counts them alone."""
+    figures = {
+        "production_correlation": lambda: _production_correlation(view, production, warnings),
+        "residual_information_ratio": lambda: _residual(view, book, window, residual_basis),
+    }
+    entries = [
+        _entry(check.id, figures[check.id](), thresholds, policy)
+        for check in CHECKS
+        if check.id in thresholds and check.id in only and check.id in figures
+    ]
+    verdicts = [entry.verdict for entry in entries]
+    return Checks(
+        alpha=view.alpha_id,
+        book=book,
+        window=window_echo(window),
+        sessions=None,
+        policy=policy.echo(),
+        checks=entries,
+        summary=ChecksSummary(
+            passed=verdicts.count("pass"),
+            failed=verdicts.count("fail"),
+            not_measurable=verdicts.count("not_measurable"),
+            verdict="fail" if "fail" in verdicts else "pass",
         ),
     )
 
@@ -372,23 +418,24 @@ def _information_ratio_lower_bound(
 def _live_figures(
     view: BuildView,
     book: str,
-    approved: dt.date | None,
+    held: Tenure | None,
     end: dt.date | None,
     access: Access,
     warnings: Warnings,
 ) -> dict[str, Figure]:
     """live_information_ratio and decay_ratio: `/analytics/live`'s out-of-sample information ratio
-    and decay ratio at the approval's split (`analytics.live`, the same computation), up to `end`
-    (the window's `to`; its `from` does not narrow them), measured once LIVE_MIN_SESSIONS sessions
-    follow the approval."""
+    and decay ratio at the tenure's split (`analytics.live.split_of`, the same computation: the
+    sessions first published after the approval was recorded), up to `end` (the window's `to`; its
+    `from` does not narrow them), measured once LIVE_MIN_SESSIONS sessions are live."""
 
     def figures(reason: str, split: dt.date | None) -> dict[str, Figure]:
         return {
             name: Figure(None, reason, book, APPROVAL_SPLIT, {"split_date": split}) for name in LIVE_CHECKS
         }
 
-    if approved is None:
+    if held is None:
         return figures(NOT_APPROVED, None)
+    split = live.split_of(view, held)
     if not access.ledger:
         return {
             name: Figure(
@@ -396,30 +443,31 @@ def _live_figures(
                 withheld("ledger", f"checks.{name}", warnings),
                 book,
                 APPROVAL_SPLIT,
-                {"split_date": approved},
+                {"split_date": split.date},
             )
             for name in LIVE_CHECKS
         }
     if inputs.ledger(view, book) is None:
-        return figures("the run has no ledger for this book", approved)
-    found = live.live_payload(view, book, live.split_of(view, approved), access, Warnings(), end)
+        return figures("the run has no ledger for this book", split.date)
+    found = live.live_payload(view, book, split, access, Warnings(), end)
     sessions = found.out_of_sample.sessions or 0
     if sessions < LIVE_MIN_SESSIONS:
         up_to = "" if end is None else f" up to {end}"
+        recorded = held.approved_at.strftime("%Y-%m-%d %H:%M UTC")
         return figures(
-            f"the out-of-sample part holds {sessions} sessions after the approval on {approved}{up_to}; at least "
-            f"{LIVE_MIN_SESSIONS} are needed",
-            approved,
+            f"{sessions} sessions were first published after the approval was recorded ({recorded}){up_to}; "
+            f"at least {LIVE_MIN_SESSIONS} are needed",
+            split.date,
         )
     ir, decay = found.out_of_sample.information_ratio, found.decay_ratio
     backtest = found.in_sample.information_ratio.value
     context = {
         "sessions": sessions,
-        "split_date": approved,
+        "split_date": split.date,
         "backtest": "n/a" if backtest is None else f"{backtest:.3g}",
         "live": "n/a" if ir.value is None else f"{ir.value:.3g}",
     }
-    extra = {"split_date": approved}
+    extra = {"split_date": split.date}
     return {
         "live_information_ratio": Figure(
             ir.value, ir.withheld_reason or "not measurable", book, APPROVAL_SPLIT, extra, context

@@ -65,6 +65,7 @@ from schemas.bodies.live import Live
 from schemas.bodies.mmc import Crowding
 from schemas.bodies.promotions import DecisionAction, PromotionPreview
 from schemas.bodies.residual import Residual
+from schemas.bodies.review import ReviewQueue
 from schemas.bodies.service import Warning
 from schemas.query import (
     ChecksQuery,
@@ -109,41 +110,26 @@ class Figures:
         """The served build of `alpha`; `LookupError` when the lake publishes none."""
         return self.reader.view(self._published(alpha))
 
-    def _approved(self, alpha: str, given: dt.date | None) -> dt.date | None:
-        """The approval a live figure splits at: the one given, else the one in force in `standings`
-        (the one place a notebook's answers take it from the standings, as the server's do)."""
-        return given if given is not None else self.standings.approved.get(alpha)
-
     def _published(self, alpha: str) -> AlphaBuild:
         found = self.reader.alpha(alpha)
         if found is None:
             raise LookupError(f"no alpha {alpha!r} in {self.reader.root}")
         return found
 
-    def live(
-        self, alpha: str, warnings: Warnings | None = None, approved: dt.date | None = None, **params: Any
-    ) -> Live:
-        """`/analytics/live` of one book (`LiveQuery`); `approved` is the as_of of the alpha's latest
-        approval, which the server reads from its records (`records.store.open_records(url)
-        .promotions.approval(alpha)`); None: the approval in force in `standings`, if any (as the
-        server answers an approved alpha), else the split is the request's, the seal's
-        research_cutoff or the first publish date."""
+    def live(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Live:
+        """`/analytics/live` of one book (`LiveQuery`), split at the alpha's tenure in `standings`
+        (as the server answers it: `analytics.tenure`), else at the request's split, the seal's
+        research_cutoff or the alpha's first publication."""
         q = LiveQuery(**params)
-        return _collected(
-            self.reading().live(self.build(alpha), q, self._approved(alpha, approved)), warnings
-        )
+        return _collected(self.reading().live(self.build(alpha), q), warnings)
 
-    def decay(
-        self, alpha: str, warnings: Warnings | None = None, approved: dt.date | None = None, **params: Any
-    ) -> Decay:
+    def decay(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Decay:
         """`/analytics/decay` of one book (`LiveQuery`: `book`, `split`): the IC's half-life by
         horizon and the expected live information ratio, the haircut calibrated on the alphas the
-        catalogue index holds approved (their live columns at the approval, which `alpha-results
-        promote` records); `approved` as for `live`."""
+        catalogue index holds approved (their live columns: the sessions first published after the
+        approval was recorded, which `alpha-results promote` records); split as `live`."""
         q = LiveQuery(**params)
-        return _collected(
-            self.reading().decay(self.build(alpha), q, self._approved(alpha, approved)), warnings
-        )
+        return _collected(self.reading().decay(self.build(alpha), q), warnings)
 
     def compare(self, alpha: str, other: str, warnings: Warnings | None = None, **params: Any) -> Comparison:
         """`/analytics/compare` of `alpha` with `other` (the route's `with`) over one book
@@ -158,20 +144,18 @@ class Figures:
         alpha: str,
         policy: Policy | str | os.PathLike[str] | None = None,
         warnings: Warnings | None = None,
-        approved: dt.date | None = None,
         **params: Any,
     ) -> Checks:
         """`/analytics/checks` of one book (`ChecksQuery`: `book`, `start`, `end` and the
         `min_`/`max_` bounds, which may only tighten the policy) against `policy`: a `Policy`, the
         path of a policy file (what the server's `checks_policy_file` names, read by the same
-        `analytics.policy.load_policy`), or None, the built-in defaults. `approved` is the as_of of
-        the alpha's latest approval, as for `live`: the live checks (live_information_ratio,
-        decay_ratio) measure the sessions after it; None: the approval in force in `standings`, and
+        `analytics.policy.load_policy`), or None, the built-in defaults. The live checks
+        (live_information_ratio, decay_ratio) measure the alpha's tenure in `standings`, as `live`;
         without one they are not_measurable (not_applicable)."""
         q = ChecksQuery(**params)
         view = self.build(alpha)
         judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
-        return _collected(self.reading(judged).checks(view, q, self._approved(alpha, approved)), warnings)
+        return _collected(self.reading(judged).checks(view, q), warnings)
 
     def promotion_preview(
         self,
@@ -180,25 +164,27 @@ class Figures:
         warnings: Warnings | None = None,
         *,
         action: DecisionAction | None = None,
-        approved: dt.date | None = None,
         last_decided: dt.date | None = None,
         **params: Any,
     ) -> PromotionPreview:
-        """`/analytics/promotion_preview` (`PromotionPreviewQuery`: `as_of`) with these standings:
-        what approving the alpha (retiring it, when the standings hold it approved; or `action`)
-        would record and change, its checks judged against `policy` (as `checks`). `approved`: the
-        as_of of its latest approval (the live checks' split); `last_decided`: the as_of of its
-        latest decision, which the decision may not precede. `alpha-results promote --dry-run`
-        prints this answer."""
+        """`/analytics/promotion_preview` (`PromotionPreviewQuery`: `effective`) with these
+        standings: what approving the alpha (retiring it, when the standings hold it approved; or
+        `action`) would record and change, its checks judged against `policy` (as `checks`).
+        `last_decided`: the as_of of its latest decision, which the decision may not precede.
+        `alpha-results promote --dry-run` prints this answer."""
         q = PromotionPreviewQuery(**params)
         view = self.build(alpha)
         judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
         if action is None:
             action = "retired" if alpha in self.standings.approved else "approved"
-        answer = self.reading(judged).promotion_preview(
-            view, q, action, self._approved(alpha, approved), last_decided
-        )
+        answer = self.reading(judged).promotion_preview(view, q, action, last_decided)
         return _collected(answer, warnings)
+
+    def review(self, policy: Policy | str | os.PathLike[str] | None = None) -> ReviewQueue:
+        """`/v1/review` with these standings: the nominated alphas, oldest nomination first, each
+        with the verdict of its checks against `policy` (as `checks`)."""
+        judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
+        return self.reading(judged).review().data
 
     def combine(
         self,

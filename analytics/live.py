@@ -4,9 +4,11 @@ side, the decay ratio, and whether the out-of-sample part is consistent with the
 
 The split is one date (`Split`): sessions on or before it are in-sample, those after it
 out-of-sample. `split_of` says where it comes from, in this order: the request's `split` (a
-what-if), the operator's latest approval (its `as_of`), the seal's `research_cutoff`, the date the
-catalogue first published the alpha. A weekly IC belongs to the part its forward return is realised
-in (`schemas.bodies.live.WEEK_RULE`).
+what-if), the alpha's tenure (the last session the lake held when its approval was recorded: the
+out-of-sample part is then live, first seen after the decision; `analytics.tenure`), the seal's
+`research_cutoff` (out of sample after the research cutoff, never live), the last session of the
+alpha's first publication. A weekly IC belongs to the part its forward return is realised in
+(`schemas.bodies.live.WEEK_RULE`).
 
 Every figure is the one other routes serve under the same name: the information ratio and turnover
 of `/analytics/checks`, the excess Sharpe ratio against the ledger's own risk-free return, mean IC,
@@ -23,12 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics import inputs, significance
+from analytics import inputs, significance, tenure
 from analytics.access import FULL_ACCESS, Access, withheld
 from analytics.compounding import max_drawdown_fraction
 from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, declared_stat
 from analytics.returns import mean_over_std
+from analytics.tenure import Tenure
 from datasets.reader import BuildView
 from datasets.rows import date_at, day_number
 from schemas.bodies.analytics import AnalyticsStat
@@ -48,10 +51,12 @@ WEEK_DAYS = 7
 
 @dataclass(frozen=True)
 class Split:
-    """The last in-sample date and where it comes from (both None: the alpha has no split)."""
+    """The last in-sample date and where it comes from (both None: the alpha has no split), and
+    for a retired alpha the last session of its live part (`end`; None: every later session)."""
 
     date: dt.date | None
     origin: SplitOrigin | None
+    end: dt.date | None = None
 
 
 def _day(text: object) -> dt.date | None:
@@ -64,28 +69,31 @@ def _day(text: object) -> dt.date | None:
         return None
 
 
-def split_of(view: BuildView, approved: dt.date | None, requested: dt.date | None = None) -> Split:
-    """The split of `view`'s alpha: `requested`, else the approval's as_of (`approved`), else the
-    seal's `research_cutoff`, else the date the catalogue first published the alpha."""
+def split_of(view: BuildView, held: Tenure | None, requested: dt.date | None = None) -> Split:
+    """The split of `view`'s alpha, the one rule every surface asks (`analytics.tenure`):
+    `requested` (a what-if), else the tenure's knowledge split (the last session the lake held when
+    the approval was recorded; the live part ends with the last known when a retirement was), else
+    the seal's `research_cutoff`, else the last session of the alpha's first publication."""
     if requested is not None:
         return Split(requested, "request")
-    if approved is not None:
-        return Split(approved, "approval")
+    if held is not None:
+        found = tenure.knowledge_split(view, held)
+        return Split(found.last_backtest, "approval", found.last_live)
     cutoff = _day(view.entry.get("research_cutoff"))
     if cutoff is not None:
         return Split(cutoff, "research_cutoff")
-    published = _day(view.entry.get("first_published_at"))
+    published = tenure.first_publication(view)
     if published is not None:
         return Split(published, "first_published")
     return Split(None, None)
 
 
-def index_columns(view: BuildView, approved: dt.date | None) -> dict[str, object]:
+def index_columns(view: BuildView, held: Tenure | None) -> dict[str, object]:
     """The catalogue index's live columns (`schemas.lake.LIVE_COLUMNS`) of `view`'s alpha: the
-    long_short book's `/analytics/live` at its split (`split_of`: `approved`, the approval the row
-    is computed after, else the seal's research_cutoff, else the first publish), read off
-    `live_payload`'s answer (the one computation); None where not measurable."""
-    split = split_of(view, approved)
+    long_short book's `/analytics/live` at its split (`split_of`: the tenure the row is computed
+    with, else the seal's research_cutoff, else the first publication), read off `live_payload`'s
+    answer (the one computation); None where not measurable."""
+    split = split_of(view, held)
     if split.date is None:
         return dict.fromkeys(LIVE_COLUMNS)
     found = live_payload(view, "long_short", split, FULL_ACCESS, Warnings())
@@ -96,6 +104,8 @@ def index_columns(view: BuildView, approved: dt.date | None) -> dict[str, object
         "backtest_information_ratio": found.in_sample.information_ratio.value,
         "decay_ratio": found.decay_ratio.value,
         "live_sessions": found.out_of_sample.sessions,
+        "live_approved_at": None if held is None else held.approved_at,
+        "live_retired_at": None if held is None else held.retired_at,
     }
     assert tuple(columns) == LIVE_COLUMNS
     return columns
@@ -217,6 +227,9 @@ def live_payload(
     # The split date closes the in-sample window; the live part is every session after it (none
     # without a split, nor after a split past the last session: 9999-12-31 is a what-if of an
     # alpha not live yet).
+    # A retired alpha's live part ends with the last session known when it was retired.
+    if split.end is not None:
+        end = split.end if end is None else min(end, split.end)
     ledgers: list[inputs.Ledger | None] = [None, None]
     if ledger is not None:
         ledger = ledger if end is None else ledger.window((None, end))

@@ -39,10 +39,18 @@ class PolicyError(ValueError):
     """A policy file the server refuses to start with; the message names the setting and the rule."""
 
 
+APPROVALS = ("never", "every_check_passes")
+"""What the written approval policy may say (`[approval] approve = ...` in the policy file):
+`never` (the default: only an operator's `alpha-results promote` approves) or `every_check_passes`
+(a nominated alpha whose checks' verdict is pass is approved by the policy, `decided_by` policy)."""
+
+
 @dataclass(frozen=True)
 class Policy:
     thresholds: Thresholds
     origin: str  # "defaults" or "operator" (a file was read)
+    approve: str = "never"
+    """The written approval policy (`APPROVALS`)."""
 
     def echo(self) -> PolicyEcho:
         """The policy as answers echo it (never the file's path: it is the operator's)."""
@@ -115,15 +123,29 @@ def load_policy(path: str) -> Policy:
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(f"{SETTING}={path}: not valid TOML ({exc})") from exc
     try:
-        return Policy(_thresholds(document), "operator")
+        return Policy(_thresholds(document), "operator", _approve(document))
     except PolicyError as exc:
         raise PolicyError(f"{SETTING}={path}: {exc}") from None
 
 
+def _approve(document: dict[str, Any]) -> str:
+    table = document.get("approval", {})
+    if not isinstance(table, dict) or set(table) - {"approve"}:
+        raise PolicyError(
+            'approval must be a table holding one key, approve = "never" or "every_check_passes"'
+        )
+    found = table.get("approve", "never")
+    if found not in APPROVALS:
+        raise PolicyError(f"approval.approve: must be one of {', '.join(APPROVALS)}, got {found!r}")
+    return str(found)
+
+
 def _thresholds(document: dict[str, Any]) -> Thresholds:
-    extra = sorted(set(document) - {"checks"})
+    extra = sorted(set(document) - {"checks", "approval"})
     if extra:
-        raise PolicyError(f"unknown top-level key {extra[0]!r} (the file holds one table, [checks.<id>])")
+        raise PolicyError(
+            f"unknown top-level key {extra[0]!r} (the file holds [checks.<id>] tables and an [approval] table)"
+        )
     given = document.get("checks", {})
     if not isinstance(given, dict):
         raise PolicyError("checks must be a table of [checks.<id>] tables")

@@ -15,10 +15,10 @@ from __future__ import annotations
 import datetime as dt
 import shlex
 from collections.abc import Collection
+from dataclasses import replace
 
-from analytics import inputs
 from analytics.standings import Decided, Standings
-from datasets.reader import BuildView
+from analytics.tenure import Tenure
 from schemas.bodies.decisions import CheckResult, Checks
 from schemas.bodies.promotions import CheckChange, DecisionAction
 
@@ -27,15 +27,14 @@ DECISION_BOOK = "long_short"
 
 REFERENCE_CHECKS = ("production_correlation", "residual_information_ratio")
 """The checks whose value depends on the approved set (the default reference set)."""
+REFERENCE_SET = frozenset(REFERENCE_CHECKS)
 
-
-def last_session(view: BuildView) -> dt.date | None:
-    """The last session of the alpha's long_short ledger (a decision's default `as_of`); None when
-    the build has no such ledger."""
-    ledger = inputs.ledger(view, DECISION_BOOK)
-    if ledger is None or ledger.days.size == 0:
-        return None
-    return dt.date(1970, 1, 1) + dt.timedelta(days=int(ledger.days[-1]))
+OTHERS_CHECKED = 500
+"""Alphas outside the live book whose reference-set checks a preview computes before and after (in
+catalogue order, the reader's readable ones): each is two regressions and a correlation against
+the approved set, so the preview stays seconds, not minutes, on a large catalogue. Beyond it the
+answer counts those not checked (`others_unchecked`); the decision's `alpha.checks_changed`
+events are computed the same way (docs/events.md, "Every consequence announced")."""
 
 
 def next_action(latest: Decided | None) -> DecisionAction:
@@ -44,23 +43,23 @@ def next_action(latest: Decided | None) -> DecisionAction:
     return "retired" if latest is not None and latest.action == "approved" else "approved"
 
 
-def too_early(alpha: str, latest: Decided | None, as_of: dt.date) -> str | None:
-    """Why a decision as of `as_of` does not follow from the latest one (an earlier date), or None:
-    the rule `records.promotions.Promotions.follows` applies when the decision is recorded."""
-    if latest is not None and as_of < latest.as_of:
-        return f"is before the last decision about {alpha} ({latest.as_of})"
-    return None
-
-
-def standings_after(standings: Standings, alpha: str, action: DecisionAction, as_of: dt.date) -> Standings:
-    """Where every alpha stands once the decision is recorded."""
+def standings_after(
+    standings: Standings, alpha: str, action: DecisionAction, as_of: dt.date, recorded_at: dt.datetime
+) -> Standings:
+    """Where every alpha stands once the decision is recorded at `recorded_at`."""
     approved = dict(standings.approved)
+    tenures = dict(standings.tenures)
     if action == "approved":
         approved[alpha] = as_of
+        tenures[alpha] = Tenure(approved_at=recorded_at, as_of=as_of)
     else:
         approved.pop(alpha, None)
-    retired = standings.retired | ({alpha} if action == "retired" else set())
-    return Standings(approved, frozenset(retired))
+        held = tenures.get(alpha)
+        if held is not None:
+            tenures[alpha] = replace(held, retired_at=recorded_at)
+    retired = (standings.retired - {alpha}) | ({alpha} if action == "retired" else set())
+    nominated = {a: at for a, at in standings.nominated.items() if a != alpha}
+    return Standings(approved, frozenset(retired), nominated, tenures)
 
 
 def live_book(before: Standings, after: Standings) -> list[str]:
@@ -111,11 +110,14 @@ def refusal(
     )
 
 
-def command(alpha: str, action: DecisionAction, as_of: dt.date, verdict: str) -> str:
-    """The command an operator runs to record the decision: who and why left to fill in, and an
-    override to justify when an approval's verdict is fail."""
+def command(alpha: str, action: DecisionAction, as_of: dt.date, verdict: str, imported: bool = False) -> str:
+    """The command an operator runs to record the decision: who and why left to fill in, an
+    override to justify when an approval's verdict is fail, and for an import of a decision taken
+    elsewhere its day and where it was taken (a decision recorded now needs no date)."""
     verb = "promote" if action == "approved" else "retire"
-    words = ["alpha-results", verb, shlex.quote(alpha), "--as-of", as_of.isoformat()]
+    words = ["alpha-results", verb, shlex.quote(alpha)]
+    if imported:
+        words += ["--as-of", as_of.isoformat(), "--import", '"<where it was decided>"']
     words += ["--by", '"<who decides>"', "--note", '"<why>"']
     if action == "approved" and verdict == "fail":
         words += ["--override", '"<why approve it although its checks fail>"']

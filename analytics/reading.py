@@ -47,7 +47,8 @@ from analytics.policy import Policy, default_policy
 from analytics.regimes import MarketRegimes, market_regimes
 from analytics.series import BenchmarkSeries, benchmark_series
 from analytics.standings import NO_DECISIONS, Standings
-from datasets import answers, screener
+from analytics.tenure import Tenure
+from datasets import answers, clock, screener
 from datasets.catalogue_snapshot import CatalogueSnapshot
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, Window
@@ -65,6 +66,7 @@ from schemas.bodies.promotions import (
     PromotionPreview,
 )
 from schemas.bodies.residual import Residual
+from schemas.bodies.review import ReviewEntry, ReviewQueue
 from schemas.query import (
     ChecksQuery,
     CombineQuery,
@@ -264,9 +266,14 @@ class Reading(BuildAnswers):
         )
         return Answer(data, warnings.entries, f"{view.build_id}+{tag}")
 
-    def checks(self, view: BuildView, q: ChecksQuery, approved: dt.date | None) -> Answer[Checks]:
-        """The battery of `q.book` against the policy tightened by `q`; `approved`: the as_of of
-        the alpha's latest approval (the live checks' split), None when never approved."""
+    def tenure(self, alpha: str) -> Tenure | None:
+        """The alpha's tenure as this reading's standings hold it: the one rule of "which approval,
+        which split" for every answer (`analytics.tenure`)."""
+        return self.standings.tenure(alpha)
+
+    def checks(self, view: BuildView, q: ChecksQuery, only: frozenset[str] | None = None) -> Answer[Checks]:
+        """The battery of `q.book` against the policy tightened by `q`; the live checks measure the
+        alpha's tenure (`tenure`); `only`: those checks alone (a decision's consequences)."""
         thresholds = self.policy.tightened(q)
         require_built(view)
         book = self.book(view, q.book)
@@ -289,9 +296,10 @@ class Reading(BuildAnswers):
                 market = self.market()
             except BenchmarkMissing as exc:  # one check without SPY, not the battery
                 residual_why = residual.market_missing(exc)
+        held = self.tenure(view.alpha_id)
         # The optional pbo check, when the policy or the request turned it on: /analytics/overfitting's.
         pbo = None
-        if "pbo" in thresholds:
+        if "pbo" in thresholds and only is None:
             found = self.overfitting(view, OverfittingQuery())
             warnings.extend(found.warnings)
             pbo = checks.pbo_figure(found.data)
@@ -311,9 +319,10 @@ class Reading(BuildAnswers):
             access,
             positions,
             warnings,
-            approved,
+            held,
             basis,
             pbo,
+            only,
         )
         # The build, the policy, the trials, the builds of the production alphas the reader may
         # read, the approval, the market's build and what the reader may read; nothing else.
@@ -323,7 +332,7 @@ class Reading(BuildAnswers):
                 self.policy.tag(),
                 seen.tag(),
                 catalogue_tag(catalogue, reference.mask, "checks.production", reference.origin, "returns"),
-                f"approval-{approved}",
+                "tenure-none" if held is None else held.tag(),
                 "market-none" if market is None else f"market-{market.build_id}",
                 f"{int(access.ledger)}{int(access.cross_sections)}{int(refused is None)}"
                 f"{int(positions is None)}{int(residual_why is None)}",
@@ -331,14 +340,17 @@ class Reading(BuildAnswers):
         )
         if pbo is not None:  # the family's members the reader may read (only when the check is on)
             version += f"+pbo-{found.version}"
+        if only is not None:
+            version += "+only-" + ",".join(sorted(only))
         return Answer(data, warnings.entries, version)
 
-    def decay(self, view: BuildView, q: LiveQuery, approved: dt.date | None) -> Answer[Decay]:
+    def decay(self, view: BuildView, q: LiveQuery) -> Answer[Decay]:
         """`/analytics/decay` of `q.book` (its backtest ends at `q.split`, else the alpha's own split:
-        `approved`, the as_of of its latest approval, None when never approved), the haircut
-        calibrated on the approved alphas the reader may read, this one excepted."""
+        its tenure's), the haircut calibrated on the live tracks of the approved alphas the reader
+        may read (first published after their approvals), this one excepted."""
         book = self._book(view, q.book)
-        split = live.split_of(view, approved, q.split)
+        held = self.tenure(view.alpha_id)
+        split = live.split_of(view, held, q.split)
         records = None
         catalogue_part = "ledger-withheld"
         if self.scope.access.ledger:
@@ -353,7 +365,7 @@ class Reading(BuildAnswers):
             catalogue_part = catalogue_tag(catalogue, mask, "decay")
         warnings = Warnings()
         data = decay.decay_payload(view, book, split, records, self.scope.access, warnings)
-        version = "+".join((view.build_id, f"approval-{approved}", catalogue_part))
+        version = "+".join((view.build_id, "tenure-none" if held is None else held.tag(), catalogue_part))
         return Answer(data, warnings.entries, version)
 
     def promotion_preview(
@@ -361,72 +373,94 @@ class Reading(BuildAnswers):
         view: BuildView,
         q: PromotionPreviewQuery,
         action: DecisionAction,
-        approved: dt.date | None,
         last_decided: dt.date | None = None,
+        today: dt.date | None = None,
     ) -> Answer[PromotionPreview]:
-        """What `action` about the alpha as of `q.as_of` (else its last session) would record and
-        change (`analytics.promotion`): its checks of the long_short book up to that date, and the
-        reference-set checks of the other alphas of the live book the reader may read, before and
-        after (the others counted, never named). `approved`: the as_of of the alpha's latest
-        approval before the decision; `last_decided`: the as_of of its latest decision, which the
-        decision may not precede. The standings are the reader's before the decision."""
+        """What `action` about the alpha would record and change (`analytics.promotion`), dated
+        `q.effective` (an import's earlier day), else today by our clock: its checks of the
+        long_short book up to that day, and every other alpha the reader may read whose
+        reference-set checks move: those of the live book (the approved alphas, before or after)
+        with every value that moves, and any other whose verdict flips (`promotion.consequences`).
+        `last_decided`: the as_of of its latest decision, which the decision may not precede. The
+        standings are the reader's before the decision."""
         require_built(view)
         alpha = view.alpha_id
-        as_of = q.as_of or promotion.last_session(view)
-        if as_of is None:
+        today = today or clock.now().date()
+        as_of = q.effective or today
+        if as_of > today:
             raise BadParameters(
                 {
-                    "as_of": f"is needed: {alpha} has no {promotion.DECISION_BOOK} ledger to take its last session from"
+                    "effective": f"is after today ({today}): a decision takes effect when it is recorded, never later"
                 }
             )
-        if q.as_of is None and last_decided is not None and as_of < last_decided:
-            # A decision as of a date after the data's last session (a seal's approval as of its
-            # first publish): the next one defaults to that date, never a 400 the reader did not ask.
-            as_of = last_decided
         if last_decided is not None and as_of < last_decided:
-            raise BadParameters({"as_of": f"is before the last decision about {alpha} ({last_decided})"})
+            raise BadParameters({"effective": f"is before the last decision about {alpha} ({last_decided})"})
         try:
-            own = self.checks(view, ChecksQuery(book=promotion.DECISION_BOOK, end=as_of), approved)
+            own = self.checks(view, ChecksQuery(book=promotion.DECISION_BOOK, end=as_of))
         except BadParameters as exc:  # the checks' window ends at as_of: its rule is as_of's
             rules = "; ".join(f"{name} {rule}" for name, rule in exc.problems.items())
-            raise BadParameters({"as_of": f"leaves the checks unmeasurable: {rules}"}) from None
+            raise BadParameters({"effective": f"leaves the checks unmeasurable: {rules}"}) from None
         before = self.standings
-        after = promotion.standings_after(before, alpha, action, as_of)
+        after = promotion.standings_after(before, alpha, action, as_of, clock.now())
         then = Reading(self.reader, self.scope, lambda: after, self.policy)
         then.snapshot = self.snapshot  # one generation for both sides
-        others: list[OtherAlpha] = []
-        versions = [own.version]
-        not_shown = 0
-        for other in promotion.live_book(before, after):
-            if other == alpha:
-                continue
-            if not self.scope.may_read(other):
-                not_shown += 1  # counted, never named
-                continue
-            moved, version = self._moved(then, other)
-            others.append(OtherAlpha(alpha_id=other, changes=moved))
-            versions.append(version)
+        others, unchecked, versions = self._consequences(then, alpha, before, after)
         verdict = own.data.summary.verdict
         failed = [c for c in own.data.checks if c.verdict == "fail"]
         readable = self.scope.may_read
+        held = before.tenure(alpha)
+        refused = promotion.refusal(alpha, action, verdict, failed, as_of)
         data = PromotionPreview(
             alpha=alpha,
             action=action,
             as_of=as_of,
-            approval_before=approved,
+            imported=as_of < today,
+            approval_before=None if held is None else held.as_of,
+            approval_recorded_at=None if held is None else _wire_time(held.approved_at),
             build_id=view.build_id,
             verdict=verdict,
-            refused=promotion.refusal(alpha, action, verdict, failed, as_of),
+            refused=refused,
             policy=own.data.policy,
             checks=own.data.checks,
             approved_before=sorted(a for a in before.approved if readable(a)),
             approved_after=sorted(a for a in after.approved if readable(a)),
             others=others,
-            others_not_shown=not_shown,
-            command=promotion.command(alpha, action, as_of, verdict),
+            others_unchecked=unchecked,
+            command=promotion.command(alpha, action, as_of, verdict, imported=as_of < today),
         )
-        digest = hashlib.sha256("\x00".join((action, str(as_of), str(not_shown), *versions)).encode())
+        digest = hashlib.sha256(
+            "\x00".join((action, str(as_of), str(today), own.version, *versions)).encode()
+        )
         return Answer(data, own.warnings, digest.hexdigest()[:24])
+
+    def _consequences(
+        self, then: Reading, alpha: str, before: Standings, after: Standings
+    ) -> tuple[list[OtherAlpha], int, list[str]]:
+        """Every other alpha the reader may read whose reference-set checks the decision moves: the
+        live book's (every value that moves), then the rest's whose verdict flips, in id order; how
+        many readable alphas beyond `promotion.OTHERS_CHECKED` were not checked; the answers'
+        versions. Only when the approved set changes (it always does, but for an alpha not
+        published)."""
+        if dict(before.approved).keys() == dict(after.approved).keys():
+            return [], 0, []
+        book = set(promotion.live_book(before, after)) - {alpha}
+        catalogue = self.snapshot.catalogue
+        readable_ids = sets.readable_ids(catalogue, self.readable()).to_pylist()
+        rest = [a for a in readable_ids if a != alpha and a not in book]
+        checked = rest[: promotion.OTHERS_CHECKED]
+        others: list[OtherAlpha] = []
+        versions: list[str] = []
+        for other in sorted(a for a in book if self.scope.may_read(a)):
+            moved, version = self._moved(then, other)
+            others.append(OtherAlpha(alpha_id=other, live_book=True, changes=moved))
+            versions.append(version)
+        for other in sorted(checked):
+            moved, version = self._moved(then, other)
+            flips = [change for change in moved if change.flips]
+            versions.append(version)
+            if flips:
+                others.append(OtherAlpha(alpha_id=other, live_book=False, changes=flips))
+        return others, len(rest) - len(checked), versions
 
     def _moved(self, then: Reading, alpha: str) -> tuple[list[CheckChange], str]:
         """The reference-set checks of `alpha` that move between this reading's standings and
@@ -436,11 +470,55 @@ class Reading(BuildAnswers):
             return [], f"{alpha}-none"
         try:
             view = self.reader.view(found)
-            now = self.checks(view, ChecksQuery(), None)
-            later = then.checks(view, ChecksQuery(), None)
+            now = self.checks(view, ChecksQuery(), promotion.REFERENCE_SET)
+            later = then.checks(view, ChecksQuery(), promotion.REFERENCE_SET)
         except (LookupError, BadParameters, AnalyticsNotBuilt):
-            return [], f"{alpha}-none"  # an alpha of the live book without checks: nothing of it moves
+            return [], f"{alpha}-none"  # an alpha without checks: nothing of it moves
         return promotion.changes(now.data, later.data), f"{now.version}/{later.version}"
+
+    def review(self) -> Answer[ReviewQueue]:
+        """The review queue: the nominated alphas the reader may read, oldest nomination first,
+        each with the verdict of its long_short checks now (`checks`, the route's computation)."""
+        standings = self.standings
+        entries: list[ReviewEntry] = []
+        versions: list[str] = [self.policy.tag(), self.policy.approve]
+        nominated = sorted(standings.nominated.items(), key=lambda item: (item[1].recorded_at, item[0]))
+        for alpha, nomination in nominated:
+            if not self.scope.may_read(alpha):
+                continue
+            found = self.reader.alpha(alpha)
+            if found is None:
+                continue  # nominated, then its pointer removed: not in the catalogue
+            verdict, failed, reason = None, [], None
+            if not self.scope.may_call(checks.CHECKS_ENDPOINT):
+                reason = (
+                    f"access_limited: the verdict is /analytics/checks', which needs {checks.CHECKS_ENDPOINT}"
+                )
+            else:
+                try:
+                    answer = self.checks(self.reader.view(found), ChecksQuery())
+                except (BadParameters, AnalyticsNotBuilt) as exc:
+                    reason = f"not measurable: {exc}"
+                else:
+                    verdict = answer.data.summary.verdict
+                    failed = [c.id for c in answer.data.checks if c.verdict == "fail"]
+                    versions.append(answer.version)
+            entries.append(
+                ReviewEntry(
+                    alpha=alpha,
+                    nominated_at=_wire_time(nomination.recorded_at),
+                    nominated_by=nomination.nominated_by,
+                    note=nomination.note,
+                    nominated_build_id=nomination.build_id,
+                    build_id=found.build_id,
+                    verdict=verdict,
+                    failed=failed,
+                    reason=reason,
+                )
+            )
+            versions.append(f"{alpha}@{found.build_id}:{nomination.recorded_at.isoformat()}")
+        data = ReviewQueue(approval_policy=self.policy.approve, entries=entries)
+        return Answer(data, [], hashlib.sha256("\x00".join(versions).encode()).hexdigest()[:24])
 
     def residual(self, view: BuildView, q: ResidualQuery) -> Answer[Residual]:
         require_built(view)
@@ -638,3 +716,8 @@ class ScreenPage:
     compared: sets.DefaultReference | None
     builds: str
     """The version of the builds the rows are of (`meta.source`), the standings aside."""
+
+
+def _wire_time(moment: dt.datetime) -> str:
+    """A time as the API writes it (UTC, microseconds, `Z`)."""
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

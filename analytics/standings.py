@@ -21,12 +21,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analytics.tenure import Tenure
 from datasets.served import Catalogue, Listing
 from schemas.bodies.promotions import Standing
 
 
 class Decided(Protocol):
-    """The latest decision about an alpha, as the records keep it (`records.promotions.Promotion`)."""
+    """A decision about an alpha, as the records keep it (`records.promotions.Promotion`)."""
 
     @property
     def action(self) -> str: ...
@@ -34,14 +35,44 @@ class Decided(Protocol):
     @property
     def as_of(self) -> dt.date: ...
 
+    @property
+    def recorded_at(self) -> dt.datetime: ...
+
+    @property
+    def decided_by(self) -> str: ...
+
+    @property
+    def imported_from(self) -> str | None: ...
+
+
+class Nominated(Protocol):
+    """A nomination, as the records keep it (`records.nominations.Nomination`)."""
+
+    @property
+    def recorded_at(self) -> dt.datetime: ...
+
+    @property
+    def nominated_by(self) -> str: ...
+
+    @property
+    def note(self) -> str: ...
+
+    @property
+    def build_id(self) -> str: ...
+
 
 @dataclass(frozen=True)
 class Standings:
     """The alphas in force in the live book (`approved`: alpha -> the as_of of the approval in
-    force) and those retired from it; every other alpha was never decided on."""
+    force), those retired from it, those waiting in the review queue (`nominated`: alpha -> its
+    nomination),
+    and every alpha's tenure (`tenures`: its latest approval and the retirement that ended it, the
+    one rule of its live part: `analytics.tenure`); every other alpha was never decided on."""
 
     approved: Mapping[str, dt.date | None] = field(default_factory=dict)
     retired: frozenset[str] = frozenset()
+    nominated: Mapping[str, Nominated] = field(default_factory=dict)
+    tenures: Mapping[str, Tenure] = field(default_factory=dict)
     # Which listed alphas are approved, retired or either, for the listing last asked about (its
     # catalogue version): a request reads them without a pass over every alpha id (issue 51).
     _members: dict[str, tuple[Listing, np.ndarray]] = field(
@@ -49,11 +80,39 @@ class Standings:
     )
 
     @classmethod
-    def of(cls, latest: Mapping[str, Decided]) -> Standings:
-        """From the latest decision about each alpha (`Promotions.standing()`)."""
+    def of(
+        cls,
+        latest: Mapping[str, Decided],
+        approvals: Mapping[str, Decided] | None = None,
+        nominations: Mapping[str, Nominated] | None = None,
+    ) -> Standings:
+        """From the latest decision about each alpha (`Promotions.standing()`), the latest approval
+        of each (`Promotions.approvals()`: the tenures; without it, the approvals in force) and the
+        latest nomination of each (`Nominations.latest()`: nominated while no decision followed)."""
         approved = {alpha: d.as_of for alpha, d in latest.items() if d.action == "approved"}
         retired = frozenset(alpha for alpha, d in latest.items() if d.action == "retired")
-        return cls(approved, retired)
+        found = (
+            approvals
+            if approvals is not None
+            else {a: d for a, d in latest.items() if d.action == "approved"}
+        )
+        tenures = {}
+        for alpha, approval in found.items():
+            last = latest.get(alpha)
+            ended = last is not None and last.action == "retired" and last.recorded_at >= approval.recorded_at
+            tenures[alpha] = Tenure(
+                approved_at=approval.recorded_at,
+                as_of=approval.as_of,
+                retired_at=last.recorded_at if ended and last is not None else None,
+                decided_by=approval.decided_by,
+                imported=approval.imported_from is not None,
+            )
+        nominated = {
+            alpha: n
+            for alpha, n in (nominations or {}).items()
+            if alpha not in approved and (alpha not in latest or latest[alpha].recorded_at < n.recorded_at)
+        }
+        return cls(approved, retired, nominated, tenures)
 
     @classmethod
     def approving(cls, alphas: Iterable[str] | Mapping[str, dt.date | None]) -> Standings:
@@ -66,7 +125,14 @@ class Standings:
     def standing(self, alpha: str) -> Standing:
         if alpha in self.approved:
             return "approved"
+        if alpha in self.nominated:
+            return "nominated"
         return "retired" if alpha in self.retired else "never"
+
+    def tenure(self, alpha: str) -> Tenure | None:
+        """The alpha's tenure (in force, or ended by a retirement); None when never approved: the
+        one answer to "which approval, which split" (`analytics.live.split_of`)."""
+        return self.tenures.get(alpha)
 
     def approved_since(self, alpha: str) -> dt.date | None:
         """The as_of of the approval in force; None when the alpha is not approved (or a notebook
@@ -85,13 +151,16 @@ class Standings:
         chosen = set(wanted)
         keep = np.zeros(len(listing.ids), dtype=bool)
         approved = self._member(catalogue, "approved")
-        retired = self._member(catalogue, "retired")
+        nominated = self._member(catalogue, "nominated") & ~approved
+        retired = self._member(catalogue, "retired") & ~nominated
         if "approved" in chosen:
             keep |= approved
+        if "nominated" in chosen:
+            keep |= nominated
         if "retired" in chosen:
             keep |= retired
         if "never" in chosen:
-            keep |= ~(approved | retired)
+            keep |= ~(approved | retired | nominated)
         return keep
 
     def tag(self, catalogue: Catalogue, readable: np.ndarray) -> str:
@@ -106,7 +175,7 @@ class Standings:
         return digest.hexdigest()[:16]
 
     def _member(self, catalogue: Catalogue, which: str) -> np.ndarray:
-        """Which listed alphas of `catalogue` are `which` (approved, retired, decided: either),
+        """Which listed alphas of `catalogue` are `which` (approved, retired, nominated, decided: any),
         computed once per listing (read only, shared by requests)."""
         listing = catalogue.listing
         assert listing is not None
@@ -116,7 +185,8 @@ class Standings:
         alphas = {
             "approved": self.approved.keys(),
             "retired": self.retired,
-            "decided": {*self.approved, *self.retired},
+            "nominated": self.nominated.keys(),
+            "decided": {*self.approved, *self.retired, *self.nominated},
         }[which]
         found = _member(listing.ids, alphas)
         found.setflags(write=False)

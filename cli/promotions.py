@@ -2,13 +2,16 @@
 and `alpha-results events purge`: the operator's decisions about an alpha, kept as an append-only history in the database the key
 store uses (`--keystore`, else `ALPHA_RESULTS_KEYSTORE_URL`, else `sqlite:///var/keys.sqlite3`).
 
-A decision records the date it takes effect (`--as-of`, default the alpha's last session), who
-decided (`--by`), why (`--note`), and a snapshot of what was seen: the alpha's served build and its
-checks over its history up to that date against the operator's policy (`--policy`, else
-`ALPHA_RESULTS_CHECKS_POLICY_FILE`, else the built-in defaults). Before anything is written it says
+A decision is dated when it is recorded (today, by the records' clock); an earlier `--as-of` is
+accepted only for an import of a decision taken elsewhere (`--import "where"`), whose live part
+still starts when it is recorded, and a later one never. It records who decided (`--by`), why
+(`--note`), and a snapshot of what was seen: the alpha's served build and its checks against the
+operator's policy (`--policy`, else `ALPHA_RESULTS_CHECKS_POLICY_FILE`, else the built-in defaults),
+what it read and the request that answers the same checks again. Before anything is written it says
 on stderr the verdict, each failed check, and what the decision changes for the other alphas (the
-approved set their reference set is drawn from, and each check of the live book that flips);
-`--dry-run` stops there. An approval whose checks fail is refused unless `--override "reason"`,
+approved set their reference set is drawn from, each check of the live book that moves, and every
+other alpha whose check flips, each of which gets an `alpha.checks_changed` event); `--dry-run`
+stops there (and needs neither `--by` nor `--note`). An approval whose checks fail is refused unless `--override "reason"`,
 recorded with it. It prints the record as JSON on stdout. Each writes its event (`alpha.approved`,
 `alpha.retired`) with it, in one transaction.
 """
@@ -38,13 +41,23 @@ def register(subparsers: Any) -> None:
     ):
         parser = subparsers.add_parser(name, help=help_text, description=__doc__)
         parser.add_argument("alpha", help="the alpha's id, as the lake publishes it")
-        parser.add_argument("--by", required=True, help="who decided (a name or an e-mail)")
-        parser.add_argument("--note", required=True, help="why, in a sentence")
+        parser.add_argument(
+            "--by", default=None, help="who decided (a name or an e-mail); not with --dry-run"
+        )
+        parser.add_argument("--note", default=None, help="why, in a sentence; not with --dry-run")
         parser.add_argument(
             "--as-of",
             type=_date,
             default=None,
-            help="the date the decision takes effect (default: the alpha's last session, its data's last day)",
+            help="the day it takes effect: today (the default: a decision is dated when it is recorded), or an "
+            "earlier day with --import",
+        )
+        parser.add_argument(
+            "--import",
+            dest="imported_from",
+            metavar="WHERE",
+            default=None,
+            help="record a decision taken elsewhere on --as-of, saying where (its live part still starts now)",
         )
         parser.add_argument(
             "--dry-run",
@@ -60,6 +73,23 @@ def register(subparsers: Any) -> None:
             )
         _common(parser)
         parser.set_defaults(handler=_decide, action=action)
+    review = subparsers.add_parser(
+        "review",
+        help="the review queue: the nominated alphas, each with its verdict and failed checks",
+        description="The alphas standing nominated (their seal asked for review, or an operator nominated "
+        "them), oldest nomination first, each with its build and the verdict of its checks; --nominate puts an "
+        "alpha in the queue, --apply-policy approves every nominated alpha whose checks pass when the written "
+        "policy says so ([approval] approve = every_check_passes).",
+    )
+    review.add_argument("--nominate", metavar="ALPHA", default=None, help="put this alpha in the queue")
+    review.add_argument("--by", default=None, help="who nominates (with --nominate)")
+    review.add_argument("--note", default=None, help="why (with --nominate)")
+    review.add_argument(
+        "--apply-policy", action="store_true", help="approve by the written policy (decided_by policy)"
+    )
+    review.add_argument("--json", action="store_true", help="the queue as JSON")
+    _common(review)
+    review.set_defaults(handler=_review)
     history = subparsers.add_parser("promotions", help="the decisions about an alpha, oldest first")
     history.add_argument("alpha")
     _common(history)
@@ -98,7 +128,18 @@ def _decide(args: argparse.Namespace) -> int:
     if override is not None and not override.strip():
         print("error: --override needs a reason", file=sys.stderr)
         return 2
-    decision = Decision(args.alpha, args.action, args.as_of, args.by, args.note, override)
+    if not args.dry_run and (args.by is None or args.note is None):
+        print("error: say who decided and why: --by and --note (a --dry-run needs neither)", file=sys.stderr)
+        return 2
+    decision = Decision(
+        args.alpha,
+        args.action,
+        args.by or "(dry run)",
+        args.note or "",
+        override,
+        as_of=args.as_of,
+        imported_from=args.imported_from,
+    )
     policy = settings.checks_policy_file if args.policy is None else args.policy
     where = (args.lake or settings.lake, args.keystore or settings.keystore_url, policy)
     try:
@@ -114,6 +155,36 @@ def _decide(args: argparse.Namespace) -> int:
         print_lines([f"error: {exc}"], sys.stderr)
         return 1
     print(json.dumps(as_json(promotion), indent=2))
+    return 0
+
+
+def _review(args: argparse.Namespace) -> int:
+    from alpha_results_seal.printable import print_lines
+    from pipeline.promotions import DecisionRefused, apply_policy, nominate, queue
+
+    settings = Settings.from_env()
+    policy = settings.checks_policy_file if args.policy is None else args.policy
+    lake, url = args.lake or settings.lake, args.keystore or settings.keystore_url
+    try:
+        if args.nominate is not None:
+            if not args.by or not args.note:
+                print("error: --nominate needs --by and --note", file=sys.stderr)
+                return 2
+            nominate(lake, url, args.nominate, args.by, args.note)
+        if args.apply_policy:
+            for line in apply_policy(lake, url, policy):
+                print_lines([line], sys.stderr)
+        found = queue(lake, url, policy)
+    except DecisionRefused as exc:
+        print_lines([f"error: {exc}"], sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps([entry.as_json() for entry in found], indent=2))
+        return 0
+    if not found:
+        print("the review queue is empty")
+    for entry in found:
+        print_lines(entry.lines())
     return 0
 
 

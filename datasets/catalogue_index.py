@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from alpha_results_seal.storage import Storage
-from datasets import layout
+from datasets import layout, pins
 from datasets.faults import CorruptLakeFile
 from schemas.lake import CATALOGUE_INDEX
 
@@ -699,17 +699,22 @@ def collect(storage: Storage, root: str, newest_number: int) -> None:
             limit = number
             break
     # The oldest generation kept names the oldest base still read (bases only move forward): its
-    # full files stay; every other file older than `limit` goes (deltas, and bases no one names).
+    # full files stay; every other file older than `limit` goes (deltas, and bases no one names),
+    # but for what a record pinned (`datasets.pins`: a decision's generation, its index and
+    # matrices, kept while the record exists).
     try:
         kept = read_generation(storage, root, limit)
     except CorruptLakeFile:
         kept = None
     base = None if kept is None else kept.base  # unknown: every full file stays this time
+    held, held_files = _pinned_files(storage, root)
     for folder in ("index", "matrices"):
         for number, name in _listed(storage, root, folder):
             if number >= limit:
                 break
             if ".delta" not in name and (base is None or number == base):
+                continue
+            if f"{folder}/{name}" in held_files:
                 continue
             path = layout.join(catalogue_dir(root), folder, name)
             if folder == "matrices":
@@ -719,9 +724,32 @@ def collect(storage: Storage, root: str, newest_number: int) -> None:
     for number in old:
         if number >= limit:
             break
+        if number in held:
+            continue
         path = generation_path(root, number)
         _delete_retired(storage, root, number, path)
         storage.delete_file(path)
+
+
+def _pinned_files(storage: Storage, root: str) -> tuple[frozenset[int], frozenset[str]]:
+    """The generations records pinned, and the files (`index/...`, `matrices/...` entries of the
+    catalogue folder) each names: its index and matrices, its base's when it is a delta."""
+    held = pins.pinned(storage, root).generations
+    files: set[str] = set()
+    for number in held:
+        try:
+            generation = read_generation(storage, root, number)
+        except CorruptLakeFile:
+            continue
+        if generation is None:
+            continue
+        named = [generation.index, *generation.matrices.values()]
+        if generation.delta is not None:
+            named += [generation.delta.index, *generation.delta.matrices.values()]
+        for relative in named:
+            parts = relative.split("/")
+            files.add("/".join(parts[:2]))
+    return frozenset(held), frozenset(files)
 
 
 def _delete_retired(storage: Storage, root: str, number: int, path: str) -> None:

@@ -9,10 +9,12 @@ A build is immutable once written. Three rules decide when its folder may go:
    `KEEP_PREVIOUS_BUILDS` newest. Workers re-read pointers at least every
    `layout.MAX_REFRESH_SECONDS` and map a build's files when they open it, so no worker still
    serves a build once it leaves this history, however fast the publishes come.
-2. **Leased builds stay.** A publish takes a lease (`leases/{build_id}.json`, renewed while it
+2. **Pinned builds stay.** A build a record read (a decision's snapshot: `datasets.pins`) is kept
+   while the record exists, whatever its age.
+3. **Leased builds stay.** A publish takes a lease (`leases/{build_id}.json`, renewed while it
    runs) before it creates its folder and drops it after the switch, so a folder that is still
    being written is never collected.
-3. **Everything else is garbage**: a folder that no pointer names and no live lease covers (a
+4. **Everything else is garbage**: a folder that no pointer names and no live lease covers (a
    killed publish, a killed prune, the loser of two publishes of one seal), except a complete
    build younger than `BUILD_RETENTION_SECONDS` (see `find_garbage`). Any later publish of
    the alpha collects it, and `alpha-results lake gc --apply` collects the whole lake.
@@ -34,7 +36,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from alpha_results_seal.storage import Storage
-from datasets import catalog, catalogue_index, layout
+from datasets import catalog, catalogue_index, layout, pins
 
 log = logging.getLogger("datasets.retention")
 
@@ -150,7 +152,7 @@ def find_garbage(
     now: float | None = None,
     indexed: frozenset[str] | None = None,
 ) -> list[Garbage]:
-    """Build folders under `builds_dir` that rules 1 and 2 do not keep.
+    """Build folders under `builds_dir` that rules 1 to 3 do not keep.
 
     The reads go in the publisher's order reversed: folders, then leases, then the pointer. A
     folder listed was created under a lease; a lease gone by the time leases are read was dropped
@@ -165,7 +167,9 @@ def find_garbage(
     leased = {b for b, expires in leases(storage, builds_dir).items() if expires > now}
     named = history(catalog.read_json(storage, pointer_path))
     if indexed is None:
+        root = builds_dir.rstrip("/").removesuffix("/builds").rsplit("/", 2)[0]  # {root}/alphas/{id}/builds
         indexed = catalogue_index.indexed_builds(storage, builds_dir, now)
+        indexed |= pins.pinned(storage, root).builds_of(builds_dir, root)
     named |= indexed
     return [
         Garbage(builds_dir, name)
@@ -243,10 +247,12 @@ def _every_alpha(
     storage = storage or Storage(root)
     found: list[Garbage] = []
     indexed = catalogue_index.indexed_by_folder(storage, root, now)  # read once for the whole lake
+    held = pins.pinned(storage, root)  # what records pinned: kept while they exist
     folders = _build_folders(root, storage) if targets is None else _target_folders(root, targets)
     for builds_dir, pointer_path in folders:
         try:
-            found += run(storage, builds_dir, pointer_path, now, indexed.get(builds_dir, frozenset()))
+            keep = indexed.get(builds_dir, frozenset()) | held.builds_of(builds_dir, root)
+            found += run(storage, builds_dir, pointer_path, now, keep)
         except catalog.CorruptLakeFile as exc:
             log.error("not collecting under %s: %s", builds_dir, exc)  # what it names is unknown
     return found

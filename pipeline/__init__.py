@@ -15,4 +15,7 @@
 #        and benchmark builds `serving/regimes.arrow` (issue 50's regimes of SPY); a 2.3 build is
 #        served, its first pages made from the rows as before, its regimes answered 503
 #        `analytics_not_built` until rebuilt.
-PIPELINE_VERSION = "2.4.0"
+# 2.5.0: builds also carry `known_sessions` (when the lake first published each session, carried
+#        from the build replaced) and `restatements` (issue 64); a 2.4 build is served, its sessions
+#        taken as known since its pointer's `published_at` (the earliest the lake can prove).
+PIPELINE_VERSION = "2.5.0"

@@ -43,6 +43,7 @@ from analytics.metrics.inputs import MetricsInputs, metrics_inputs
 from analytics.residual import index_figures
 from analytics.returns import daily_returns
 from analytics.significance import moments
+from analytics.tenure import Tenure
 from datasets import catalog, catalogue_index, layout, trial_sums
 from datasets.build_view import BuildView
 from datasets.catalogue_snapshot import Matrix
@@ -121,10 +122,10 @@ def _day(value: Any) -> date | None:
     return date.fromisoformat(str(value)[:10])
 
 
-def build_row(view: BuildView, scores: bool = True, approved: date | None = None) -> dict[str, Any]:
+def build_row(view: BuildView, scores: bool = True, approved: Tenure | None = None) -> dict[str, Any]:
     """The index row of one opened build (with its scores, for a publish to pair, when `scores`);
-    `approved`: the as_of of the alpha's latest approval, its live columns' split (None: the seal's
-    research_cutoff, else the first publish)."""
+    `approved`: the alpha's tenure, its live columns' split (None: the seal's research_cutoff, else
+    the first publication)."""
     entry = view.entry
     description = view.json(layout.DESCRIPTION_JSON) or {}
     classification = description.get("classification") or {}
@@ -209,9 +210,9 @@ def _text(value: Any) -> str | None:
 
 
 def alpha_row(
-    storage: Storage, root: str, alpha_id: str, scores: bool = True, approved: date | None = None
+    storage: Storage, root: str, alpha_id: str, scores: bool = True, approved: Tenure | None = None
 ) -> dict[str, Any] | None:
-    """The row of `alpha_id`'s current build (its live columns split at `approved` when given);
+    """The row of `alpha_id`'s current build (its live columns split at its tenure when given);
     None when nothing is published under it. An alpha whose pointer or alpha.json cannot be read
     gets a row saying why (`unreadable`): workers answer 503 for it and health names it, as for a
     damaged build."""
@@ -355,35 +356,38 @@ def _current(row: dict[str, Any] | None, storage: Storage, root: str, alpha_id: 
 
 def _approvals_of(
     storage: Storage, root: str, generation: catalogue_index.Generation | None
-) -> dict[str, date]:
-    """alpha -> the approval split its row in `generation` was computed at (live_split_origin
-    approval): kept by the next row of the alpha, as the approval stays where its live part starts."""
+) -> dict[str, Tenure]:
+    """alpha -> the tenure its row in `generation` was split at (live_split_origin approval, with
+    the times its approval and retirement were recorded): kept by the next row of the alpha, as the
+    live part of a tenure starts where it started whatever build follows."""
     if generation is None:
         return {}
-    index = catalogue_index.read_index(
-        storage, root, generation, ["alpha_id", "live_split", "live_split_origin"]
-    )
-    if "live_split_origin" not in index.column_names:
-        return {}  # written before the live columns
-    index = index.filter(pc.fill_null(pc.equal(index.column("live_split_origin"), "approval"), False))
-    return {
-        alpha: split
-        for alpha, split, origin in zip(
-            *(index.column(n).to_pylist() for n in ("alpha_id", "live_split", "live_split_origin")),
-            strict=True,
+    names = ["alpha_id", "live_split_origin", "live_approved_at", "live_retired_at"]
+    index = catalogue_index.read_index(storage, root, generation, names)
+    if "live_approved_at" not in index.column_names:
+        return {}  # written before the tenures: `lake index` or the next decision records them
+    index = index.select(names).filter(
+        pc.and_(
+            pc.fill_null(pc.equal(index.column("live_split_origin"), "approval"), False),
+            pc.is_valid(index.column("live_approved_at")),
         )
-        if origin == "approval" and split is not None
+    )
+    return {
+        alpha: Tenure(approved_at=approved_at, as_of=approved_at.date(), retired_at=retired_at)
+        for alpha, _, approved_at, retired_at in zip(
+            *(index.column(n).to_pylist() for n in names), strict=True
+        )
     }
 
 
 def live_refreshed(
-    storage: Storage, root: str, alpha_id: str, build_id: str, approved: date
+    storage: Storage, root: str, alpha_id: str, build_id: str, approved: Tenure | None
 ) -> dict[str, Any]:
-    """The live columns of `alpha_id`'s build `build_id` split at `approved` (the build's ledger and
-    weekly IC read, nothing else)."""
+    """The live columns of `alpha_id`'s build `build_id` split at its tenure `approved` (None: the
+    split of an alpha not approved) (the build's ledger, weekly IC and knowledge read, nothing else)."""
     build = catalog.PublishedBuild(alpha_id, build_id, layout.alpha_build_dir(root, alpha_id, build_id))
     entry = catalog.read_alpha(root, build, storage)
-    with opened(storage, build, entry, tables=("portfolio", "weekly_signal")) as view:
+    with opened(storage, build, entry, tables=("portfolio", "weekly_signal", "known_sessions")) as view:
         return live.index_columns(view, approved)
 
 
@@ -391,14 +395,14 @@ def record(
     root: str,
     alpha_ids: Sequence[str] = (),
     benchmarks: Sequence[str] = (),
-    approvals: Mapping[str, date] | None = None,
+    approvals: Mapping[str, Tenure | None] | None = None,
     in_force: Collection[str] | None = None,
 ) -> int:
     """Commits the rows of `alpha_ids` (their current builds) and the current builds of
-    `benchmarks` as the next generation; returns its number. `approvals` (alpha -> the as_of of its
-    latest approval, what `alpha-results promote` and `retire` pass) records those alphas' live
-    columns at their approval: a row already naming the current build gets its live columns alone
-    computed again (its matrices and score neighbours are those of the same build).
+    `benchmarks` as the next generation; returns its number. `approvals` (alpha -> its tenure after
+    a decision, None when it has none, what `alpha-results promote` and `retire` pass) records those
+    alphas' live columns at their tenure: a row already naming the current build gets its live
+    columns alone computed again (its matrices and score neighbours are those of the same build).
 
     A row is committed only while the alpha's pointer still names its build: a publish of a newer
     build that switched the pointer meanwhile commits its own row, after this one or before.
@@ -419,7 +423,7 @@ def record(
         approved_before = catalogue_residual.approved_in(
             catalogue_index.read_index(storage, root, newest, ["alpha_id", "approved"])
         )
-    approved = _approvals_of(storage, root, newest) | dict(approvals or {})
+    approved: dict[str, Tenure | None] = {**_approvals_of(storage, root, newest), **(approvals or {})}
     named = [*alpha_ids, *(a for a in approvals or {} if a not in alpha_ids)]
     todo = [a for a in named if a not in indexed or indexed[a] != _pointed(storage, root, a)]
     moved = [
@@ -462,7 +466,7 @@ def record(
                     "alpha_id": alpha,
                     "build_id": same,
                     "previous": same,
-                    "live_split": str(columns["live_split"]),
+                    "live_split": None if columns["live_split"] is None else str(columns["live_split"]),
                 }
             )
         for alpha, row in rows.items():
@@ -567,9 +571,14 @@ def rebuild(
     ]
     for row in computed:  # rows computed elsewhere (Dask tasks) split where the records do not say
         alpha = row["alpha_id"]
-        split = (row.get("live_split_origin"), row.get("live_split"))
-        if alpha in approved and row.get("build_id") and split != ("approval", approved[alpha]):
-            row.update(live_refreshed(storage, root, alpha, row["build_id"], approved[alpha]))
+        held = approved.get(alpha)
+        split = (row.get("live_split_origin"), row.get("live_approved_at"), row.get("live_retired_at"))
+        if (
+            held is not None
+            and row.get("build_id")
+            and split != ("approval", held.approved_at, held.retired_at)
+        ):
+            row.update(live_refreshed(storage, root, alpha, row["build_id"], held))
     symbols = storage.list_names(layout.benchmarks_dir(root))
     ordered = _ordered(computed)
     eligible = np.array([_has_decisions(row) for row in ordered], dtype=bool)

@@ -35,15 +35,16 @@ import pyarrow.compute as pc
 from alpha_results_seal.printable import bounded
 from analytics.figures import Figures
 from analytics.policy import Policy, load_policy
-from analytics.standings import Standings
+from analytics.restatements import restated_of
+from datasets import clock
+from datasets.reader import BuildView
 from pipeline.build import SealResult
 from pipeline.catalogue_steps import StepReport
-from pipeline.seal_approvals import seed_approvals
+from pipeline.promotions import approve_by_policy, standings_of
 from records.events import Event, EventLog, event_of, in_id_order
-from records.promotions import Promotion
 from records.sql import Statement, Unavailable
 from records.store import Records, open_records
-from schemas.bodies.event_data import recorded
+from schemas.bodies.event_data import AUDIT_TRAIL, RESTATED, RESTATED_SHOWN, recorded
 from schemas.bodies.events import BUILD_REFUSED as REFUSED
 from schemas.bodies.events import CHECKS_CHANGED, DECAY, PUBLISHED, REPUBLISHED
 from schemas.checks import LIVE_CHECKS
@@ -98,9 +99,10 @@ def headline_of(row: dict[str, Any]) -> dict[str, float | int | None]:
     return out
 
 
-def checks_of(figures: Figures, alpha: str, policy: Policy, approved: dt.date | None) -> dict[str, Any]:
-    """Each check's value, unit and verdict (by id, the battery's order) of the served build."""
-    judged = figures.checks(alpha, policy, approved=approved, book=CHECKS_BOOK)
+def checks_of(figures: Figures, alpha: str, policy: Policy) -> dict[str, Any]:
+    """Each check's value, unit and verdict (by id, the battery's order) of the served build, its
+    live checks over the alpha's tenure in `figures.standings` (the one rule: `analytics.tenure`)."""
+    judged = figures.checks(alpha, policy, book=CHECKS_BOOK)
     return {
         check.id: {"value": check.value, "unit": check.unit, "verdict": check.verdict}
         for check in judged.checks
@@ -168,6 +170,47 @@ def build_events(
     return events
 
 
+def restated_event(view: BuildView, last: Event | None) -> tuple[str, dict[str, Any]] | None:
+    """`alpha.restated` of the values the served build changed of what was published (the rows its
+    `restatements` table adds), or None. A build whose event is already recorded is never compared
+    again (`record_alpha_events`), so a restatement is announced once."""
+    if last is None:
+        return None  # a first publish restates nothing
+    rows = restated_of(view).by_build(view.build_id)
+    if not rows:
+        return None
+    rows.sort(key=lambda row: (row["date"], row["dataset"], row.get("book") or ""))
+    shown = [
+        {
+            "dataset": row["dataset"],
+            "book": row.get("book"),
+            "date": str(row["date"]),
+            "field": row["field"],
+            "period": row.get("period"),
+            "symbol": row.get("symbol"),
+            "before": _finite(row.get("before")),
+            "after": _finite(row.get("after")),
+            "names_changed": row.get("names_changed"),
+        }
+        for row in rows[:RESTATED_SHOWN]
+    ]
+    return (
+        RESTATED,
+        {
+            "build_id": view.build_id,
+            "previous_build_id": rows[0].get("previous_build_id"),
+            "count": len(rows),
+            "first_date": str(rows[0]["date"]),
+            "last_date": str(rows[-1]["date"]),
+            "restated": shown,
+        },
+    )
+
+
+def _finite(value: Any) -> float | None:
+    return value if isinstance(value, int | float) and math.isfinite(value) else None
+
+
 def last_build_event(log: EventLog, alpha: str) -> Event | None:
     """The alpha's last `alpha.published`/`republished`: what its next build is compared with."""
     return log.latest(alpha, BUILDS)
@@ -192,11 +235,13 @@ def record_alpha_events(records: Records, figures: Figures, alpha: str, policy: 
     row = index_row(figures, alpha)
     if row is None or row.get("build_id") != build.build_id:
         return []  # not indexed yet, or switched meanwhile: the next run records it
-    promotion: Promotion | None = records.promotions.latest(alpha)
-    approved = promotion is not None and promotion.action == "approved"
-    approval = promotion.as_of if promotion is not None and approved else None
-    checks = checks_of(figures, alpha, policy, approval)
+    held = figures.standings.tenure(alpha)
+    approved = held is not None and held.in_force
+    checks = checks_of(figures, alpha, policy)
     found = build_events(alpha, build.build_id, headline_of(row), checks, last, approved)
+    restated = restated_event(build, last)
+    if restated is not None:
+        found.append(restated)
     statements: list[Statement] = [
         EventLog.statement(kind, recorded(kind, data), alpha_id=alpha) for kind, data in found
     ]
@@ -260,19 +305,10 @@ def record_run_events(
     the run's refused seals, then delete the events older than `retention_days`."""
     policy = load_policy(policy_file)
     failed: dict[str, str] = {}
-    # A sealed production alpha's first publish is its seal's approval (`pipeline.seal_approvals`),
-    # recorded before its build event, whose checks then judge its live part.
-    try:
-        seeded = seed_approvals(records, lake_root, alphas, policy)
-    except Unavailable:
-        raise
-    except Exception as exc:  # reported; the next run seeds what this one could not
-        seeded = []
-        failed["seal approvals"] = f"{type(exc).__name__}: {exc}"
     # The standings in force: the reference set of the checks route (production_correlation, the
-    # residual), so an event's checks are that route's answer.
-    figures = Figures.open(lake_root, Standings.of(records.promotions.standing()))
-    events: list[Event] = [event for _, event in seeded]
+    # residual) and every alpha's tenure, so an event's checks are that route's answer.
+    figures = Figures.open(lake_root, standings_of(records))
+    events: list[Event] = []
     for alpha in alphas:
         try:
             events += record_alpha_events(records, figures, alpha, policy)
@@ -280,11 +316,52 @@ def record_run_events(
             continue  # not published (a seal refused before its first build)
         except Exception as exc:  # reported; the next run reconciles this alpha
             failed[alpha] = f"{type(exc).__name__}: {exc}"
+    # A run that asks for review (its seal's `nominate`) puts its alpha in the queue; the written
+    # approval policy then approves a nominated alpha whose checks pass (decided_by policy).
+    try:
+        events += nominate_sealed(records, figures, alphas)
+        events += approve_by_policy(records, lake_root, policy_file, policy)
+    except Unavailable:
+        raise
+    except Exception as exc:  # reported; the next run nominates what this one could not
+        failed["nominations"] = f"{type(exc).__name__}: {exc}"
     for kind, data in refused_events(results):
         events.append(records.events.append(kind, recorded(kind, data), audience="admin"))
-    moment = now or dt.datetime.now(dt.UTC)
-    purged = records.events.purge(moment - dt.timedelta(days=retention_days), keep_latest_of=BUILDS)
+    moment = now or clock.now()
+    purged = records.events.purge(
+        moment - dt.timedelta(days=retention_days), keep_latest_of=BUILDS, keep_all_of=AUDIT_TRAIL
+    )
     return Recorded(events, purged, failed)
+
+
+POLICY_DECIDER = "policy"
+POLICY_NOTE = (
+    "every check passes: the operator's written approval policy ([approval] approve = every_check_passes)"
+)
+SEAL_NOMINATOR = "seal"
+
+
+def nominate_sealed(records: Records, figures: Figures, alphas: Sequence[str]) -> list[Event]:
+    """A nomination of each alpha of `alphas` whose served build's seal asks for review
+    (`nominate`), unless it stands approved or that build is nominated already (so a run built
+    again nominates nothing twice)."""
+    standings = figures.standings
+    latest = records.nominations.latest()
+    events = []
+    for alpha in dict.fromkeys(alphas):
+        try:
+            view = figures.build(alpha)
+        except LookupError:
+            continue
+        if not view.entry.get("nominate") or alpha in standings.approved:
+            continue
+        known = latest.get(alpha)
+        if known is not None and known.build_id == view.build_id:
+            continue
+        note = str(view.entry.get("nomination_note") or "the run asks for review")
+        _, event = records.nominate(alpha, view.build_id, SEAL_NOMINATOR, note)
+        events.append(event)
+    return events
 
 
 def events_step(
@@ -331,8 +408,10 @@ def purge(records_url: str, retention_days: int, now: dt.datetime | None = None)
     except Unavailable as exc:
         raise RecordsUnavailable(f"the records database cannot be opened: {exc}") from None
     try:
-        moment = now or dt.datetime.now(dt.UTC)
-        return records.events.purge(moment - dt.timedelta(days=retention_days), keep_latest_of=BUILDS)
+        moment = now or clock.now()
+        return records.events.purge(
+            moment - dt.timedelta(days=retention_days), keep_latest_of=BUILDS, keep_all_of=AUDIT_TRAIL
+        )
     except Unavailable as exc:
         raise RecordsUnavailable(f"the records database cannot be used: {exc}") from None
     finally:

@@ -18,11 +18,12 @@ killed publishes or prunes.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import polars as pl
@@ -37,11 +38,12 @@ from alpha_results_seal.seal_limits import SealLimits
 from alpha_results_seal.storage import Storage
 from analytics.regimes import regime_table
 from analytics.series import benchmark_table, equity_curve_table
-from datasets import catalog, layout, retention
+from datasets import catalog, clock, layout, publish_lock, retention
 from datasets.exports import write_alpha_exports, write_benchmark_exports
+from datasets.publish_lock import PublishBusy
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
 from datasets.writer import BuildWriter, dumps
-from pipeline import PIPELINE_VERSION, catalogue_index
+from pipeline import PIPELINE_VERSION, catalogue_index, knowledge
 from pipeline.derive import DerivedAlpha, derive
 from schemas import lake
 from schemas.alpha_ids import is_test_alpha
@@ -56,11 +58,22 @@ class Outcome:
     rows: int = 0
     bytes: int = 0
     rejection: dict[str, Any] | None = field(default=None)
+    restated: int = 0
+    """Rows of the alpha's `restatements` this publish added: published values it changed."""
+    detail: str | None = None
+    """What else the line says: why a publish lost its race, a rollback published by force."""
 
     def line(self) -> str:
         if self.status == "refused":
             return f"refused    {self.target}  ({self.seal})"
-        return f"{self.status:<10} {self.target}  build {self.build_id}  {self.rows:,} rows  {self.bytes:,} bytes"
+        if self.status == "lost_race":
+            return f"lost race  {self.target}  ({self.seal}): {self.detail}; nothing written, run it again"
+        line = f"{self.status:<10} {self.target}  build {self.build_id}  {self.rows:,} rows  {self.bytes:,} bytes"
+        if self.restated:
+            line += f'  RESTATED {self.restated} published value(s) (docs/lake.md, "Restatements")'
+        if self.detail:
+            line += f"  [{self.detail}]"
+        return line
 
 
 def content_id_for(seal: Seal) -> str:
@@ -91,11 +104,17 @@ def _not_recorded(lake_root: str, alpha_ids: Sequence[str] = (), benchmarks: Seq
 
 
 def publish_seal(
-    seal_path: str, lake_root: str, indexed: bool = True, limits: SealLimits | None = None
+    seal_path: str,
+    lake_root: str,
+    indexed: bool = True,
+    limits: SealLimits | None = None,
+    allow_rollback: bool = False,
 ) -> Outcome:
     """Builds one seal into the lake, then commits its row of the catalogue index unless
     `indexed` is false (a backfill, indexed once after by `alpha-results lake index`). Raises SealRejected
-    when it breaks a rule, `seal.size_limits` included (`limits`: the declared defaults when None)."""
+    when it breaks a rule, `seal.size_limits` included (`limits`: the declared defaults when None),
+    or when it is older than the run published (`knowledge.ROLLBACK_RULE`) unless `allow_rollback`.
+    Another publish of the alpha running at the same time makes it `lost_race`, nothing written."""
     seal_storage = Storage(seal_path)
     seal = open_seal(seal_path, seal_storage, limits)
     record = catalogue_index.record if indexed else _not_recorded
@@ -104,12 +123,13 @@ def publish_seal(
         return publish_benchmark(check, seal_storage, lake_root, record)
     lake_storage = Storage(lake_root)
     content_id = content_id_for(seal)
-    pointer = None
     if check.manifest():  # the content may be published already: then nothing more is read
         alpha_id = seal.manifest["alpha_id"]
         pointer = catalog.read_json(lake_storage, layout.alpha_pointer(lake_root, alpha_id))
         if pointed_content(pointer) == content_id:
-            record(lake_root, [alpha_id])  # a lake indexed before this build: no-op
+            record(
+                lake_root, [alpha_id, *finish_interrupted(lake_root, indexed)]
+            )  # a lake indexed before this build: no-op
             return _unchanged(seal_path, alpha_id, lake_storage, lake_root, pointer)
 
     check.contents()
@@ -122,26 +142,55 @@ def publish_seal(
     builds_dir = layout.alpha_builds_dir(lake_root, alpha_id)
     build_dir = layout.alpha_build_dir(lake_root, alpha_id, build_id)
     writer = BuildWriter(lake_storage)
-    with retention.publish_lease(lake_storage, builds_dir, build_id):
-        write_tables(writer, build_dir, derived, seal.manifest["kinds_sealed"])
-        source = write_source(lake_storage, lake_root, seal, writer, build_dir)
-        if seal.description is not None:
-            description = normalise_description(
-                seal.description, alpha_id, seal.manifest.get("name"), seal.manifest.get("tldr")
+    try:
+        with publish_lock.hold(lake_storage, lake_root, alpha_id, build_id) as held:
+            # The build this one replaces, read under the alpha's lock: no other publish can
+            # switch the pointer until this one is done.
+            pointer = catalog.read_json(lake_storage, pointer_path)
+            if pointed_content(pointer) == content_id:  # the same seal, published meanwhile
+                record(lake_root, [alpha_id])
+                return _unchanged(seal_path, alpha_id, lake_storage, lake_root, pointer)
+            before = knowledge.read_predecessor(lake_storage, lake_root, alpha_id, pointer)
+            last = _last_session(derived)
+            older = knowledge.rollback(seal.manifest.get("sealed_at"), last, before)
+            if older is not None and not allow_rollback:
+                raise SealRejected(
+                    knowledge.ROLLBACK_RULE,
+                    "manifest",
+                    f"{older}. A retry of an older run is refused so that no published session goes back "
+                    "silently; to publish it all the same, run the build with --allow-rollback (every "
+                    "session it changes or drops is recorded as a restatement)",
+                )
+            now = clock.now()
+            restated = knowledge.restated(derived, before)
+            derived.single.update(
+                knowledge.as_tables(
+                    knowledge.known_sessions(derived, before, build_id, now),
+                    knowledge.restatements(restated, before, build_id, now),
+                )
             )
-            writer.write_json(layout.join(build_dir, layout.DESCRIPTION_JSON), description)
-        entry = alpha_entry(seal, derived, writer, build_id, source)
-        entry["first_published_at"] = first_published(pointer, datetime.now(UTC))
-        entry["files"] = writer.manifest(build_dir)
-        writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
+            with retention.publish_lease(lake_storage, builds_dir, build_id):
+                write_tables(writer, build_dir, derived, seal.manifest["kinds_sealed"])
+                source = write_source(lake_storage, lake_root, seal, writer, build_dir)
+                if seal.description is not None:
+                    description = normalise_description(
+                        seal.description, alpha_id, seal.manifest.get("name"), seal.manifest.get("tldr")
+                    )
+                    writer.write_json(layout.join(build_dir, layout.DESCRIPTION_JSON), description)
+                entry = alpha_entry(seal, derived, writer, build_id, source)
+                entry["first_published_at"] = first_published(pointer, now)
+                entry["files"] = writer.manifest(build_dir)
+                writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
 
-        document = {"alpha_id": alpha_id, "build_id": build_id, "content_id": content_id}
-        before, after = switch_pointer(lake_storage, pointer_path, document)
-        if after is None:  # another publish of this seal switched first: its build is served
-            retention.delete_build(lake_storage, build_dir)  # the folder this publish created
-            record(lake_root, [alpha_id])
-            return _unchanged(seal_path, alpha_id, lake_storage, lake_root, before)
-    record(lake_root, [alpha_id])  # readers see the build from this generation on
+                document = {"alpha_id": alpha_id, "build_id": build_id, "content_id": content_id}
+                switch_pointer(lake_storage, pointer_path, document, now)
+                held.switched()
+            # Readers see the build from this generation on; publishes a killed run left half
+            # committed are finished in the same commit.
+            record(lake_root, [alpha_id, *finish_interrupted(lake_root, indexed)])
+    except PublishBusy as exc:
+        retention.delete_build(lake_storage, build_dir)  # nothing was written, unless a lease expired
+        return Outcome(seal_path, alpha_id, "lost_race", detail=str(exc))
     retention.collect(lake_storage, builds_dir, pointer_path)
     totals = writer.table_totals()
     return Outcome(
@@ -151,7 +200,34 @@ def publish_seal(
         build_id,
         sum(t["rows"] for t in totals.values()),
         entry["build_bytes"],
+        restated=restated.height,
+        detail=f"{older}; published all the same (--allow-rollback)" if older else None,
     )
+
+
+def _last_session(derived: DerivedAlpha) -> dt.date | None:
+    """The last session of the run's ledger books (None: no ledger)."""
+    ledgers = derived.books.get("portfolio", {})
+    dates = [frame["date"].max() for frame in ledgers.values() if frame.height]
+    found = max((d for d in dates if d is not None), default=None)
+    return found if isinstance(found, dt.date) else None
+
+
+def finish_interrupted(lake_root: str, indexed: bool = True) -> list[str]:
+    """The alphas whose publish was killed after its pointer switch and before the catalogue
+    committed it (`datasets.publish_lock`), to commit now with the caller's (their pointer names
+    the build to serve); an intent killed before its switch is dropped. Returns none when the
+    caller does not index (a deferred backfill: `lake index` finishes them)."""
+    if not indexed:
+        return []
+    storage = Storage(lake_root)
+    alphas = []
+    for intent in publish_lock.interrupted(storage, lake_root):
+        pointer = catalog.read_json(storage, layout.alpha_pointer(lake_root, intent.alpha_id))
+        if pointer is not None and pointer.get("build_id") == intent.build_id:
+            alphas.append(intent.alpha_id)  # switched: committed by the caller's record
+        publish_lock.clear(storage, lake_root, intent)
+    return alphas
 
 
 def _unchanged(
@@ -269,7 +345,7 @@ def alpha_entry(
         "sealed_at": manifest["sealed_at"],
         "engine_version": manifest["engine_version"],
         "build_id": build_id,
-        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "built_at": clock.now().isoformat(timespec="seconds"),
         "pipeline_version": PIPELINE_VERSION,
         "seal_sha256": seal.content_sha256,
         "kinds_present": kinds_present,
@@ -289,6 +365,13 @@ def alpha_entry(
         # The trial family the run is a variant of and its parameters (optional): the catalogue
         # groups a family's members, whose probability of backtest overfitting is computed together.
         **{k: manifest[k] for k in ("family", "parameters") if manifest.get(k) is not None},
+        # Whether the run asks for its alpha to be reviewed (the build run records the nomination:
+        # pipeline.events); it approves nothing.
+        **(
+            {"nominate": True, "nomination_note": manifest.get("nomination_note")}
+            if manifest.get("nominate")
+            else {}
+        ),
         "source_archive": source,
         "signal_processing": manifest["signal_processing"],
         "metric_conventions": manifest["metric_conventions"],
@@ -313,7 +396,7 @@ def first_published(pointer: dict[str, Any] | None, now: datetime) -> str:
 
 
 def switch_pointer(
-    storage: Storage, pointer_path: str, document: dict[str, Any]
+    storage: Storage, pointer_path: str, document: dict[str, Any], now: datetime | None = None
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """Replaces the pointer; returns the pointer it replaced and the new one.
 
@@ -326,7 +409,7 @@ def switch_pointer(
     previous = catalog.read_json(storage, pointer_path)
     if pointed_content(previous) == document["content_id"]:
         return previous, None
-    now = datetime.now(UTC)
+    now = now or clock.now()
     document = {
         **document,
         "published_at": now.isoformat(timespec="seconds"),

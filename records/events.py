@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from datasets import clock
 from records.sql import Database, Rows, Statement
 from records.times import read_time, stored_time
 
@@ -167,7 +168,7 @@ class EventLog:
                 audience,
                 key_id,
                 json.dumps(data, separators=(",", ":"), allow_nan=False),
-                stored_time(now or dt.datetime.now(dt.UTC)),
+                stored_time(now or clock.now()),
             ),
         )
 
@@ -249,10 +250,16 @@ class EventLog:
         rows, _ = self._database.execute("SELECT coalesce(max(id), 0) FROM events")
         return int(rows[0][0])
 
-    def purge(self, before: dt.datetime, keep_latest_of: tuple[str, ...] = ()) -> int:
+    def purge(
+        self, before: dt.datetime, keep_latest_of: tuple[str, ...] = (), keep_all_of: tuple[str, ...] = ()
+    ) -> int:
         """Delete the events created before `before` (the retention), except each alpha's newest
-        event of `keep_latest_of` (what its next build is compared with); how many went."""
+        event of `keep_latest_of` (what its next build is compared with) and every event of
+        `keep_all_of` (the audit trail: decisions, nominations, restatements); how many went."""
         sql, params = "DELETE FROM events WHERE created_at < ?", [stored_time(before)]
+        if keep_all_of:
+            sql += f" AND type NOT IN ({', '.join('?' * len(keep_all_of))})"
+            params += list(keep_all_of)
         if keep_latest_of:
             marks = ", ".join("?" * len(keep_latest_of))
             sql += (

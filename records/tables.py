@@ -29,6 +29,19 @@ def records_schema(dialect: Dialect) -> tuple[str, ...]:
         )
         """,
         "CREATE INDEX IF NOT EXISTS promotions_by_alpha ON promotions (alpha_id, id)",
+        # A nomination (records.nominations): a seal that asked for its alpha to be reviewed, or an
+        # operator who put it in the review queue; it stands nominated until a decision follows it.
+        f"""
+        CREATE TABLE IF NOT EXISTS nominations (
+            id {dialect.serial},
+            alpha_id TEXT NOT NULL,
+            build_id TEXT NOT NULL,
+            nominated_by TEXT NOT NULL,
+            note TEXT NOT NULL,
+            recorded_at TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS nominations_by_alpha ON nominations (alpha_id, id)",
         # What happened (records.events): about one alpha (`alpha_id`), for administrators only
         # (`audience` admin: a refused build), or for one key only (`key_id`: its webhook).
         f"""

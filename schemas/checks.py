@@ -37,7 +37,7 @@ the alpha has an approval and LIVE_MIN_SESSIONS sessions after it; until then `n
 left out of the summary's verdict (docs/analytics.md "Checks", "Summary")."""
 NOT_APPROVED = (
     "not_applicable: the alpha was never approved (alpha-results promote); the live checks measure the "
-    "sessions after an approval"
+    "sessions first published after an approval was recorded"
 )
 """The reason of a live check of an alpha never approved."""
 FRAGILITY_DAYS = 5

@@ -138,6 +138,39 @@ METRICS_STORED = pa.schema(
     [("scope", pa.string()), ("period", pa.string()), ("metric", pa.string()), ("value", pa.float64())]
 )
 
+KNOWN_SESSIONS = pa.schema(
+    [
+        ("dataset", pa.string()),  # portfolio (a ledger book's session) or decisions (a week's scores)
+        ("book", pa.string()),  # the ledger book; null for decisions
+        ("date", pa.date32()),
+        ("first_published_at", UTC_TS),  # when the lake first published it, by our clock
+        ("first_build_id", pa.string()),  # the build that first published it
+    ]
+)
+"""When the lake first published each session of each ledger book and each week of scores
+(`pipeline.knowledge`): carried from build to build, so a rebuild or a republish never moves it;
+sorted by dataset, book, date."""
+
+RESTATEMENTS = pa.schema(
+    [
+        ("restated_at", UTC_TS),  # when the restating build was published, by our clock
+        ("build_id", pa.string()),  # the build that restated it
+        ("previous_build_id", pa.string()),  # the build that had published the value before
+        ("dataset", pa.string()),  # portfolio, decisions or metrics_stored
+        ("book", pa.string()),  # portfolio: the ledger book; else null
+        ("date", pa.date32()),  # the session, the week, or the last day of a stored metric's period
+        ("field", pa.string()),  # return, scores, or the stored metric's name
+        ("period", pa.string()),  # a stored metric's scope:period (yearly:2022); else null
+        ("symbol", pa.string()),  # scores: the name whose score moved most; else null
+        ("before", pa.float64()),  # the value published before (null: the session was not there)
+        ("after", pa.float64()),  # the value published now (null: the session is gone)
+        ("names_changed", pa.int32()),  # scores: names whose score changed, came or went; else null
+    ]
+)
+"""Every change a later run made to an already published session, week or closed stored-metric
+period (`pipeline.knowledge`): cumulative, each build carrying its predecessor's rows and its own,
+sorted by restated_at, dataset, book, date."""
+
 # Weekly series the metrics endpoint aggregates (computed once, in the pipeline).
 WEEKLY_SIGNAL = pa.schema(
     [
@@ -409,6 +442,11 @@ CATALOGUE_INDEX = pa.schema(
         ("backtest_information_ratio", pa.float64()),  # in_sample.information_ratio
         ("decay_ratio", pa.float64()),
         ("live_sessions", pa.int32()),  # out_of_sample.sessions
+        # the tenure the live columns were split at (analytics/tenure.py): when its approval and the
+        # retirement that ended it were recorded, as a decision last handed them to the index; null
+        # when the split is not an approval's
+        ("live_approved_at", pa.timestamp("us", tz="UTC")),
+        ("live_retired_at", pa.timestamp("us", tz="UTC")),
         # the alpha against its default reference set (analytics/residual.py: /analytics/residual's figures
         # with no parameter, for a key reading every alpha): the whole-history long_short returns regressed
         # on the set's and SPY's; null where not measurable (RESIDUAL_COLUMNS)
@@ -445,6 +483,8 @@ LIVE_COLUMNS = (
     "backtest_information_ratio",
     "decay_ratio",
     "live_sessions",
+    "live_approved_at",
+    "live_retired_at",
 )
 """The catalogue index's live columns (`analytics.live.index_columns`), added after the index first
 shipped: null in a generation written before them until `alpha-results lake index` rewrites it."""
@@ -513,6 +553,20 @@ TABLES: tuple[LakeTable, ...] = (
     LakeTable("trades", TRADES, "book", "books", "per book and fill: the trades"),
     LakeTable(
         "metrics_stored", METRICS_STORED, "single", "as_is", "scope, period, metric, value (as sealed)"
+    ),
+    LakeTable(
+        "known_sessions",
+        KNOWN_SESSIONS,
+        "single",
+        "as_is",
+        "per ledger book and session, and per week of scores: when the lake first published it",
+    ),
+    LakeTable(
+        "restatements",
+        RESTATEMENTS,
+        "single",
+        "as_is",
+        "every change a later run made to a published session, week or closed stored-metric period",
     ),
     LakeTable(
         "exposures",

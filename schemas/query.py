@@ -1166,12 +1166,13 @@ def _declared(query: type[Query]) -> tuple[Param, ...]:
 class PromotionPreviewQuery(Query, frozen=True):
     """`/analytics/promotion_preview`: what the alpha's next decision would record and change."""
 
-    as_of: (
+    effective: (
         Annotated[
             dt.date,
             Meta(
                 description="The date the decision would take effect (YYYY-MM-DD): the checks are measured up to it. "
-                "Absent: the alpha's last session (the last day of its long_short ledger), as alpha-results promote.",
+                "Absent: today (a decision is dated when it is recorded); an earlier day previews an import of a "
+                "decision taken elsewhere (alpha-results promote --import), a later one is refused.",
             ),
         ]
         | None

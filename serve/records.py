@@ -23,7 +23,6 @@ from anyio import to_thread
 from analytics.standings import Standings
 from core.errors import UpstreamUnavailable
 from records.events import Event, Reader, Wanted
-from records.promotions import Promotion
 from records.sql import Unavailable
 from records.store import Records, open_records
 from serve import stopping
@@ -63,9 +62,6 @@ class RecordsSource:
         if opened is not None and opened.database.in_process:
             return self._call(read)
         return await to_thread.run_sync(partial(self._call, read))
-
-    async def approval(self, alpha_id: str) -> Promotion | None:
-        return await self.read(lambda records: records.promotions.approval(alpha_id))
 
     # -- events (docs/events.md, "The feed" and "The stream") ------------------------------------
 
@@ -137,23 +133,25 @@ class RecordsSource:
 
     # -- standings: where every alpha stands, read once per records version ----------------------
 
-    _standings: tuple[int, Standings] | None = None  # (promotions.version(), what it read)
+    _standings: tuple[tuple[int, int], Standings] | None = None  # (records.version(), what it read)
 
     async def standings(self) -> Standings:
         """Where every alpha stands (`analytics.standings.Standings`): the catalogue's and the
         screener's columns, the screener's filter and the decision routes' default reference set.
-        Each call asks the records' version (the last decision's id: one `SELECT max(id)`) and
-        reads every alpha's latest decision again only when it moved, so a decision is served by
-        the next request and the standings are not read per request."""
+        Each call asks the records' version (the last decision's and nomination's ids: two `SELECT
+        max(id)`) and reads every alpha's latest decision, approval and nomination again only when
+        it moved, so a decision is served by the next request and the standings are not read per
+        request."""
 
         def read(records: Records) -> Standings:
-            version = records.promotions.version()
+            version = records.version()
             cached = self._standings
             if cached is not None and cached[0] == version:
                 return cached[1]
             # A decision recorded between the two reads is in `found`, kept under the older version:
             # the next call sees the newer one and reads again.
-            found = Standings.of(records.promotions.standing())
+            decided = records.decisions_in_force()
+            found = Standings.of(decided.latest, decided.approvals, decided.nominations)
             self._standings = (version, found)
             return found
 

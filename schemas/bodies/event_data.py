@@ -28,11 +28,22 @@ CHECKS_CHANGED = "alpha.checks_changed"
 APPROVED = "alpha.approved"
 RETIRED = "alpha.retired"
 DECAY = "alpha.decay"
+NOMINATED = "alpha.nominated"
+RESTATED = "alpha.restated"
 BUILD_REFUSED = "build.refused"
 WEBHOOK_DISABLED = "webhook.disabled"
 
 SCREEN = "analytics.screen"
 CHECKS = "analytics.checks"
+RESTATEMENTS = "catalog.alphas.restatements"
+
+AUDIT_TRAIL = ("alpha.approved", "alpha.retired", NOMINATED, RESTATED)
+"""The events the retention never deletes: what was decided, nominated and restated, and when
+(an auditor reading a decision a year later reads them)."""
+
+RESTATED_SHOWN = 100
+"""The restated values an `alpha.restated` event lists (the first, in date order); the rest are
+counted, and every one is in the lake and on `/v1/alphas/{alpha}/restatements`."""
 
 
 class Headline(Body, kw_only=True, frozen=True):
@@ -122,13 +133,26 @@ class Republished(Published, kw_only=True, frozen=True):
 
 
 class ChecksChanged(EventData, kw_only=True, frozen=True):
-    """Checks whose verdict flipped with a republish."""
+    """Checks whose verdict flipped: with a republish of the alpha, or with a decision about
+    another alpha that changed its default reference set (`cause`)."""
 
     type: ClassVar[str] = CHECKS_CHANGED
     figures_from: ClassVar[dict[str, str]] = {"changed": CHECKS}
     build_id: Annotated[str, doc("The build now served.")]
-    previous_build_id: Annotated[str | None, doc("The build served before.")]
+    previous_build_id: Annotated[
+        str | None, doc("The build served before (the same build when a decision caused the change).")
+    ]
     changed: Annotated[list[CheckFlip] | None, doc("Each flipped check.")]
+    cause: (
+        Annotated[
+            str,
+            doc(
+                "The decision about another alpha that changed the approved set this alpha's reference-set checks "
+                "are measured against (`alpha.approved of X`, `alpha.retired of X`); absent when a build caused it."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class Decay(EventData, kw_only=True, frozen=True):
@@ -152,12 +176,66 @@ class Decided(EventData, kw_only=True, frozen=True):
     override: Annotated[str, doc("Why a failing alpha was approved all the same (absent: it was not).")] | (
         UnsetType
     ) = UNSET
+    imported_from: (
+        Annotated[
+            str,
+            doc(
+                "Where a decision recorded as an import was taken, on its earlier as_of (absent: taken when "
+                "recorded); its live part starts when it was recorded all the same."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class Retired(Decided, kw_only=True, frozen=True):
     """An alpha retired from the live book."""
 
     type: ClassVar[str] = RETIRED
+
+
+class Nominated(EventData, kw_only=True, frozen=True):
+    """An alpha put in the review queue: by its seal (`nominate` in its manifest) or by an operator.
+    It approves nothing; a decision follows it."""
+
+    type: ClassVar[str] = NOMINATED
+    build_id: Annotated[str, doc("The build nominated (the one served when it was nominated).")]
+    nominated_by: Annotated[str, doc("Who nominated it: `seal` (its run asked) or the operator's name.")]
+    note: Annotated[str, doc("Why, in the nominator's words (the seal's nomination note).")]
+
+
+class RestatedValue(Body, kw_only=True, frozen=True):
+    """One published value a later run changed."""
+
+    dataset: Annotated[
+        str, doc("portfolio (a ledger session's return), decisions (a week's scores) or metrics_stored.")
+    ]
+    book: Annotated[str | None, doc("The ledger book (portfolio only).")]
+    date: Annotated[
+        str, doc("The session, the week, or the last day of the stored metric's period (ISO 8601).")
+    ]
+    field: Annotated[str, doc("return, scores, or the stored metric's name.")]
+    period: Annotated[str | None, doc("A stored metric's scope:period (yearly:2022); null otherwise.")]
+    symbol: Annotated[str | None, doc("scores: the name whose score moved most that week; null otherwise.")]
+    before: Annotated[float | None, doc("The value published before (null: the session was not there).")]
+    after: Annotated[float | None, doc("The value published now (null: the session is gone).")]
+    names_changed: Annotated[int | None, doc("scores: the names whose score changed, came or went.")]
+
+
+class Restated(EventData, kw_only=True, frozen=True):
+    """A build that changed values already published (docs/lake.md, "Restatements")."""
+
+    type: ClassVar[str] = RESTATED
+    figures_from: ClassVar[dict[str, str]] = {"restated": RESTATEMENTS}
+    build_id: Annotated[str, doc("The build that restated them (now served).")]
+    previous_build_id: Annotated[str | None, doc("The build that had published them.")]
+    count: Annotated[int, doc("How many values it restated.")]
+    first_date: Annotated[str, doc("The earliest date restated (ISO 8601).")]
+    last_date: Annotated[str, doc("The latest date restated (ISO 8601).")]
+    restated: Annotated[
+        list[RestatedValue] | None,
+        doc(f"The first {RESTATED_SHOWN} restated values, in date order, each with both values."),
+    ]
 
 
 class BuildRefused(EventData, kw_only=True, frozen=True):
@@ -192,6 +270,8 @@ EVENT_DATA: dict[str, type[EventData]] = {
         ChecksChanged,
         Decided,
         Retired,
+        Nominated,
+        Restated,
         Decay,
         BuildRefused,
         WebhookDisabled,

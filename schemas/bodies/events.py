@@ -17,8 +17,10 @@ from schemas.bodies.event_data import (
     DECAY,
     EVENT_DATA,
     FIGURE_BLOCKS,
+    NOMINATED,
     PUBLISHED,
     REPUBLISHED,
+    RESTATED,
     RETIRED,
     WEBHOOK_DISABLED,
 )
@@ -49,7 +51,8 @@ class Event(Body, kw_only=True, frozen=True):
         one_of(EVENT_TYPES),
         doc(
             "What happened: alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, "
-            "alpha.retired or alpha.decay (about one alpha, seen by the keys that may read it), "
+            "alpha.retired, alpha.nominated, alpha.restated or alpha.decay (about one alpha, seen by the keys "
+            "that may read it), "
             "build.refused (administrators only) or webhook.disabled (the key whose webhook it was only)."
         ),
     ]
@@ -93,8 +96,10 @@ __all__ = [
     "DECAY",
     "EVENT_TYPES",
     "FIGURE_BLOCKS",
+    "NOMINATED",
     "PUBLISHED",
     "REPUBLISHED",
+    "RESTATED",
     "RETIRED",
     "WEBHOOK_DISABLED",
 ]

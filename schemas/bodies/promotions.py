@@ -15,7 +15,7 @@ from schemas.bodies.base import Body
 from schemas.bodies.decisions import CheckResult, Policy
 from schemas.bodies.figures import figure
 
-Standing = Literal["approved", "retired", "never"]
+Standing = Literal["approved", "nominated", "retired", "never"]
 STANDINGS: tuple[Standing, ...] = get_args(Standing)
 """Where an alpha stands, in the order documents list them."""
 
@@ -48,10 +48,37 @@ class PolicySeen(Body, kw_only=True, frozen=True):
     ]
 
 
+class DecisionRead(Body, kw_only=True, frozen=True):
+    """What a decision read, so that it can be reproduced from the API (docs/events.md,
+    "Reproducing a decision")."""
+
+    at: Annotated[
+        str,
+        figure(
+            "When the lake and the records were read (UTC, ISO 8601): the as_of of the request that reproduces "
+            "the snapshot, before the decision was recorded."
+        ),
+    ]
+    generation: Annotated[int | None, figure("The catalogue generation read.")]
+    build_id: Annotated[str, figure("The alpha's build the checks were measured on.")]
+    reference_builds: Annotated[
+        dict[str, str],
+        figure("The builds of the approved alphas the reference-set checks were measured against."),
+    ]
+    benchmark_build: Annotated[str | None, figure("SPY's build (the residual's regressor); null when none.")]
+    request: Annotated[
+        str,
+        figure(
+            "The request that answers the snapshot's checks again (a key that reads every alpha): the route, the "
+            "book, the window and as_of."
+        ),
+    ]
+
+
 class Snapshot(Body, kw_only=True, frozen=True):
     """What was seen when deciding."""
 
-    as_of: Annotated[dt.date, figure("The last session the checks were measured over.")]
+    as_of: Annotated[dt.date, figure("The last day the checks were measured up to (the decision's as_of).")]
     policy: Annotated[PolicySeen, figure("The operator's policy that day.")]
     checks: Annotated[list[CheckSeen], figure("Every check, in the battery's order.")]
     verdict: Annotated[
@@ -77,6 +104,20 @@ class Snapshot(Body, kw_only=True, frozen=True):
             "operator's words; null when the verdict did not fail or for a retirement."
         ),
     ]
+    imported_from: Annotated[
+        str | None,
+        figure(
+            "Where a decision recorded as an import was taken (alpha-results promote --import), on its earlier "
+            "as_of; null when it was taken when recorded."
+        ),
+    ] = None
+    read: Annotated[
+        DecisionRead | None,
+        figure(
+            "What the decision read and the request that answers the same checks again: the builds, the catalogue "
+            "generation and the time the lake and the records were read (null in a record kept before it)."
+        ),
+    ] = None
 
 
 class Decision(Body, kw_only=True, frozen=True):
@@ -91,8 +132,29 @@ class Decision(Body, kw_only=True, frozen=True):
     decided_by: Annotated[str, figure("Who decided, as the operator recorded it.")]
     note: Annotated[str, figure("Why, in the operator's words.")]
     build_id: Annotated[str, figure("The build the catalogue served when it was decided.")]
-    recorded_at: Annotated[str, figure("When it was recorded (UTC, ISO 8601)")]
+    recorded_at: Annotated[
+        str,
+        figure(
+            "When it was recorded (UTC, ISO 8601), by the records' clock: an approval's live part is the sessions first published after it"
+        ),
+    ]
     snapshot: Annotated[Snapshot, figure("What the checks said up to as_of against the policy of that day.")]
+    served_build_id: Annotated[
+        str | None,
+        figure(
+            "The build the catalogue serves now when it is not the one decided on (the figures shown today are "
+            "of another build than the decision's); null when it is the same."
+        ),
+    ] = None
+
+
+class Nomination(Body, kw_only=True, frozen=True):
+    """One nomination: the alpha put in the review queue (it approves nothing)."""
+
+    nominated_by: Annotated[str, figure("Who nominated it: seal (its run asked) or the operator's name.")]
+    note: Annotated[str, figure("Why, in the nominator's words.")]
+    build_id: Annotated[str, figure("The build nominated.")]
+    recorded_at: Annotated[str, figure("When it was recorded (UTC, ISO 8601).")]
 
 
 class Promotions(Body, kw_only=True, frozen=True):
@@ -102,11 +164,13 @@ class Promotions(Body, kw_only=True, frozen=True):
     standing: Annotated[
         Standing,
         figure(
-            "Where it stands: approved (the latest decision approved it), retired, or never (no decision)"
+            "Where it stands: approved (the latest decision approved it), nominated (in the review queue: "
+            "nominated since its latest decision), retired, or never (no decision)"
         ),
     ]
     since: Annotated[dt.date | None, figure("as_of of the latest decision; null when never decided.")]
     decisions: Annotated[list[Decision], figure("Every decision, oldest first.")]
+    nominations: Annotated[list[Nomination], figure("Every nomination, oldest first.")] = []
 
 
 DecisionAction = Literal["approved", "retired"]
@@ -128,12 +192,22 @@ class CheckChange(Body, kw_only=True, frozen=True):
 
 
 class OtherAlpha(Body, kw_only=True, frozen=True):
-    """Another alpha of the live book, and what the decision changes of its checks."""
+    """Another alpha whose reference-set checks the decision moves."""
 
     alpha_id: Annotated[str, figure("The other alpha (one the caller may read).")]
+    live_book: Annotated[
+        bool,
+        figure(
+            "Whether it is in the live book (approved before or after the decision): its checks are listed "
+            "with every value that moves; any other alpha is listed only when a verdict flips."
+        ),
+    ]
     changes: Annotated[
         list[CheckChange],
-        figure("Its reference-set checks whose value or verdict moves; empty: its checks do not move."),
+        figure(
+            "Its reference-set checks whose value or verdict moves (outside the live book: whose verdict "
+            "flips); empty: its checks do not move."
+        ),
     ]
 
 
@@ -151,13 +225,27 @@ class PromotionPreview(Body, kw_only=True, frozen=True):
     ]
     as_of: Annotated[
         dt.date,
-        figure("The date the decision would take effect: as_of asked, else the alpha's last session."),
+        figure(
+            "The date the decision would take effect: today (a decision is dated when it is recorded), or the "
+            "earlier day asked (effective) of an import of a decision taken elsewhere."
+        ),
+    ]
+    imported: Annotated[
+        bool,
+        figure(
+            "Whether it previews an import (as_of before today: recorded with alpha-results promote --import); "
+            "its live part would still start when it is recorded."
+        ),
     ]
     approval_before: Annotated[
         dt.date | None,
+        figure("as_of of the alpha's latest approval before the decision; null when never approved."),
+    ]
+    approval_recorded_at: Annotated[
+        str | None,
         figure(
-            "as_of of the alpha's latest approval before the decision (where its live checks start); null when "
-            "never approved."
+            "When that approval was recorded (UTC, ISO 8601): its live part is the sessions first published after "
+            "it; null when never approved."
         ),
     ]
     build_id: Annotated[str, figure("The build the catalogue serves, which the decision would record.")]
@@ -193,13 +281,18 @@ class PromotionPreview(Body, kw_only=True, frozen=True):
     others: Annotated[
         list[OtherAlpha],
         figure(
-            "The other alphas of the live book (the approved ones, before or after: the production alphas) the "
-            "caller may read, in id order, each with the reference-set checks the decision moves."
+            "The other alphas the caller may read whose reference-set checks the decision moves: those of the "
+            "live book (the approved ones, before or after: the production alphas) with every value that moves, "
+            "then any other whose verdict flips, each group in id order. Alphas the caller may not read are "
+            "neither named nor counted."
         ),
     ]
-    others_not_shown: Annotated[
+    others_unchecked: Annotated[
         int,
-        figure("How many other alphas of the live book the caller may not read: their checks are not shown."),
+        figure(
+            "Alphas the caller may read, outside the live book, whose reference-set checks were not computed: "
+            "beyond the first 500 (in catalogue order) a preview checks; 0 on a catalogue of up to 500 more."
+        ),
     ]
     command: Annotated[
         str,

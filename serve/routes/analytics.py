@@ -305,9 +305,10 @@ def get_analytics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Singl
     "In-sample against out-of-sample of a book (live against backtest)",
     documented=(
         "The book's in-sample and out-of-sample parts side by side: sessions on or before the split date are "
-        "in-sample, after it out-of-sample. The split is the request's `split`, else the alpha's latest "
-        "approval (`as_of`), else its seal's research_cutoff, else the date the catalogue first published it "
-        "(split_origin). Each part's information ratio, excess Sharpe ratio, mean IC, annualised ICIR, hit rate, "
+        "in-sample, after it out-of-sample. The split is the request's `split`, else the alpha's tenure (the "
+        "last session the lake had published when its approval was recorded: the out-of-sample part is then "
+        "live, first seen after the decision), else its seal's research_cutoff (out of sample, not live), else "
+        "the last session of its first publication (split_origin). Each part's information ratio, excess Sharpe ratio, mean IC, annualised ICIR, hit rate, "
         "max drawdown and turnover; the decay ratio (out-of-sample IR over in-sample IR) and the probabilistic "
         "Sharpe ratio of the out-of-sample part against the in-sample Sharpe ratio, both not measurable below "
         f"{LIVE_MIN_SESSIONS} out-of-sample sessions. Ledger figures need portfolio.ledger, IC figures "
@@ -316,10 +317,8 @@ def get_analytics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Singl
 )
 async def get_live(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single[Live]]:
     build, args = await _args(ctx, alpha)
-    approval = await ctx.approval(build.alpha_id)
-    approved = None if approval is None else approval.as_of
-    answer = await to_thread.run_sync(ctx.reading().live, build, args, approved)
-    # The answer depends on the build and on the approval (replaces the tag open_run set).
+    answer = await to_thread.run_sync(ctx.reading().live, build, args)
+    # The answer depends on the build and on the tenure (replaces the tag open_run set).
     ctx.validate_with(answer.version)
     entries = [*answer.warnings, *answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY)]
     return single(answer.data, with_warnings(ctx.run_meta(build, "portfolio", book=args.book), entries))
@@ -336,17 +335,15 @@ async def get_live(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single
         "information ratio, its backtest information ratio (/analytics/live in_sample at the same split) times the "
         "retention the approved alphas the key may read show live (this one excepted: the least-squares slope "
         f"of their live on their backtest information ratios, each with {CALIBRATION_MIN_SESSIONS} sessions "
-        f"after its approval), with its standard error and leave-one-out RMSE; below {CALIBRATION_MIN_ALPHAS} "
+        f"first published after its approval was recorded), with its standard error and leave-one-out RMSE; below {CALIBRATION_MIN_ALPHAS} "
         f"such alphas, the literature's haircut ({LITERATURE_HAIRCUT:.0%}, McLean and Pontiff 2016). IC figures "
         "need signals.rebalances.get or signals.scores, ledger figures portfolio.ledger"
     ),
 )
 async def get_decay(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single[Decay]]:
     build, args = await _args(ctx, alpha)
-    approval = await ctx.approval(build.alpha_id)
-    approved = None if approval is None else approval.as_of
-    answer = await to_thread.run_sync(ctx.reading().decay, build, args, approved)
-    # The build, the approval and the index rows of the alphas the key may read.
+    answer = await to_thread.run_sync(ctx.reading().decay, build, args)
+    # The build, the tenure and the index rows of the alphas the key may read.
     ctx.validate_with(answer.version)
     return single(
         answer.data,

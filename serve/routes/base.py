@@ -80,12 +80,6 @@ class Context(Generic[Q]):
     def policy(self) -> Policy:
         return self.services.checks_policy
 
-    async def approval(self, alpha: str) -> Promotion | None:
-        """The alpha's latest approval (`alpha-results promote`), None when never approved or the
-        app keeps no records; 503 when the records cannot be read."""
-        source: RecordsSource | None = self.services.records
-        return None if source is None else await source.approval(alpha)
-
     async def standings(self) -> Standings:
         """Where every alpha stands (`RecordsSource.standings`): none decided when the app keeps no
         records; 503 when the records cannot be read."""

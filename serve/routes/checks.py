@@ -41,10 +41,7 @@ from serve.routes.declare import route
 async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Single[Checks]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
-    reading = ctx.reading()
-    approval = await ctx.approval(build.alpha_id)
-    approved = None if approval is None else approval.as_of
-    answer = await to_thread.run_sync(reading.checks, build, args, approved)
+    answer = await to_thread.run_sync(ctx.reading().checks, build, args)
     ctx.validate_with(answer.version)
     missing = answers.missing_kinds(
         build, ("portfolio", "positions", "decisions"), "what is built from it is null"
@@ -59,11 +56,12 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
     "What approving (or retiring) the alpha would record and change, read-only",
     documented=(
         "What the alpha's next decision (alpha-results promote, or retire when it stands approved) would "
-        "record and change, before anything is recorded: the verdict of its long_short checks up to as_of, "
-        "each check and why, and for the other alphas of the live book the approved set their default "
-        "reference set is drawn from, before and after, with each reference-set check that moves or flips; "
-        "in the key's scope (other alphas it may not read are counted, never named). Read-only: the "
-        "decision is recorded by the command it names"
+        "record and change, before anything is recorded: dated today (a decision is dated when it is "
+        "recorded; `effective` previews an import of one taken elsewhere on an earlier day), the verdict of "
+        "its long_short checks, each check and why, the approved set every other alpha's default reference "
+        "set is drawn from, before and after, each reference-set check of the live book that moves, and "
+        "every other alpha whose reference-set verdict flips; in the key's scope (an alpha it may not read is "
+        "neither named nor counted). Read-only: the decision is recorded by the command it names"
     ),
 )
 async def get_promotion_preview(
@@ -74,15 +72,8 @@ async def get_promotion_preview(
     reading = ctx.reading()
     history = await ctx.promotions(build.alpha_id)
     latest = history[-1] if history else None
-    approvals = [decision for decision in history if decision.action == "approved"]
-    approved = approvals[-1].as_of if approvals else None
     answer = await to_thread.run_sync(
-        reading.promotion_preview,
-        build,
-        args,
-        next_action(latest),
-        approved,
-        None if latest is None else latest.as_of,
+        reading.promotion_preview, build, args, next_action(latest), None if latest is None else latest.as_of
     )
     ctx.validate_with(answer.version)
     missing = answers.missing_kinds(

@@ -223,6 +223,7 @@ TEXT_MAX_CHARS: dict[str, int] = {
     "name": 200,
     "tldr": 2_000,
     "engine_version": 200,
+    "nomination_note": 500,
     "classification.structure": 128,
     "classification.method": 128,
     "classification.frequency[]": 64,

@@ -123,6 +123,10 @@ class AlphaManifest(Struct, kw_only=True, tag_field="type", tag="alpha"):
     # "Trial families"): the probability of backtest overfitting is computed over a family's members.
     family: Family | None = None
     parameters: Parameters | None = None
+    # Asks for the alpha to be reviewed (docs/seal.md "Nomination"): the build run that publishes it
+    # puts it in the review queue. It approves nothing: only a decision does.
+    nominate: bool = False
+    nomination_note: Annotated[str, Meta(max_length=_bound("nomination_note"))] | None = None
 
 
 class BenchmarkManifest(Struct, kw_only=True, tag_field="type", tag="benchmark"):

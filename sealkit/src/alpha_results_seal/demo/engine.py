@@ -293,7 +293,12 @@ def seal_tables(
     return tables
 
 
-def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealContent:
+def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int, end: int | None = None) -> SealContent:
+    """One run of the alpha over the market; `end`: the last session it saw (an index into
+    `market.dates`; None, the whole market). Its scores are drawn over the whole market and cut at
+    `end`, so a run that ends earlier holds exactly what a later one holds of those sessions (the
+    demo's weekly runs: `pipeline.demo_history`), but for what only the later could know (a week's
+    forward return, a fill on a later open)."""
     stream = [seed, 2, ALPHAS.index(spec)] if spec in ALPHAS else [seed, 3, FAMILY_IDS.index(spec.alpha_id)]
     rng = np.random.default_rng(stream)
     # A family's variants trade one universe (drawn per family), so they differ by their parameters alone.
@@ -307,6 +312,10 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
         spread = float(np.nanstd(raw))
         raw = raw + spec.extra_noise * spread * rng.standard_normal(raw.shape)
     score = signals.smooth(raw, spec.half_life_weeks, flat)
+    whole = market
+    if end is not None:  # what a run sealed on session `end` holds: the weeks decided by then
+        seen = market.decision_sessions[weeks] <= end
+        market, weeks, raw, score = market.truncated(end), weeks[seen], raw[seen], score[seen]
     run = run_books(market, universe, weeks, score, raw)
     tables = seal_tables(
         market,
@@ -357,7 +366,7 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
         },
         "universe_size": int(len(universe)),
         "source_archive": record,
-        "research_cutoff": _research_cutoff(market, spec.research_cutoff_share),
+        "research_cutoff": _research_cutoff(whole, spec.research_cutoff_share),
     }
     if spec.family is not None:
         manifest["family"] = spec.family

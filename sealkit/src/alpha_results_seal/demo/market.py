@@ -123,6 +123,24 @@ class Market:
     def risk_free_session(self) -> np.ndarray:
         return self.risk_free_annual / 252.0
 
+    def truncated(self, last: int) -> Market:
+        """The market as the engine saw it on session `last` (an index into `dates`): every
+        series up to it, the weeks decided on or before it. What a run sealed that day reads; the
+        sessions before are the same as the whole market's, so two runs agree on what both hold."""
+        weeks = self.decision_sessions <= last
+        sessions = len(self.dates)
+        fields = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if name == "dates":
+                value = value[: last + 1]
+            elif name in ("decision_sessions", "latent", "payoff", "value"):
+                value = value[weeks]
+            elif isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == sessions:
+                value = value[: last + 1]
+            fields[name] = value
+        return Market(**fields)
+
     def published_weeks(self) -> np.ndarray:
         """Indices into `decision_sessions` of the weeks whose decision is a published session."""
         return np.flatnonzero(self.decision_sessions >= self.first_session)

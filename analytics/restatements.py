@@ -1,0 +1,81 @@
+"""What a build says was restated: values a later run changed after the lake had published them
+(`restatements`, written by `pipeline.knowledge`; docs/lake.md, "Restatements").
+
+One reading for every surface: the alpha's `/restatements` route, the `restated` warning on every
+answer whose window holds a restated session (`restated_in`), the `alpha.restated` event, the alpha
+page and the tear sheet. Read once per opened build.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from datasets.reader import BuildView
+from datasets.rows import date_at
+
+TABLE = "restatements"
+
+DATASET_DATA = {"portfolio": "ledger", "decisions": "cross_sections", "metrics_stored": "ledger"}
+"""The data each restated dataset's values are built from (`analytics.access.Access`): a key that
+may not read it sees the restatement's date and field, not its values."""
+
+
+@dataclass(frozen=True)
+class Restated:
+    """The build's restatements, in table order (restated_at, then dataset, book, date)."""
+
+    table: pa.Table | None
+    days: np.ndarray  # the restated dates (days since 1970), sorted ascending (for windows)
+
+    @property
+    def count(self) -> int:
+        return 0 if self.table is None else self.table.num_rows
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [] if self.table is None else self.table.to_pylist()
+
+    def by_build(self, build_id: str) -> list[dict[str, Any]]:
+        """The rows one build added (what its `alpha.restated` event lists)."""
+        return [row for row in self.rows() if row.get("build_id") == build_id]
+
+
+def restated_of(view: BuildView) -> Restated:
+    return view.memo(TABLE, lambda: _read(view))
+
+
+def _read(view: BuildView) -> Restated:
+    table = view.table(TABLE)
+    if table is None or table.num_rows == 0:
+        return Restated(table, np.empty(0, dtype=np.int64))
+    days = np.sort(
+        np.asarray(table.column("date").cast(pa.int32()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    )
+    return Restated(table, days)
+
+
+@dataclass(frozen=True)
+class InWindow:
+    """The restated dates inside a window: how many, the first and the last."""
+
+    count: int
+    first: dt.date | None
+    last: dt.date | None
+
+
+def restated_in(view: BuildView, start: dt.date | None, end: dt.date | None) -> InWindow:
+    """The restatements dated inside [start, end] (None: open), for the `restated` warning of an
+    answer over that window."""
+    days = restated_of(view).days
+    if days.size == 0:
+        return InWindow(0, None, None)
+    lo = 0 if start is None else int(np.searchsorted(days, (start - dt.date(1970, 1, 1)).days, "left"))
+    hi = days.size if end is None else int(np.searchsorted(days, (end - dt.date(1970, 1, 1)).days, "right"))
+    if hi <= lo:
+        return InWindow(0, None, None)
+    inside = days[lo:hi]
+    return InWindow(int(inside.size), date_at(inside, 0), date_at(inside, inside.size - 1))
