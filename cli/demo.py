@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from pathlib import Path
 
 from alpha_results_seal.demo.sizes import SIZES
@@ -29,9 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "demo",
         description="Simulate a market and the demo alphas, and write one seal per alpha plus the "
-        "benchmark seal under --out.",
+        "benchmark seal under --out; or, with --lake, play the demo's history into a lake: each run "
+        "published at its time on a simulated clock and the decisions recorded at theirs, in the records "
+        "of --keystore (docs/events.md, 'The demo').",
     )
-    parser.add_argument("--out", type=Path, required=True, help="folder to write the seals into")
+    parser.add_argument("--out", type=Path, default=None, help="folder to write the seals into")
     parser.add_argument("--size", choices=sorted(SIZES), default="full", help="corpus size (default: full)")
     parser.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default: {DEFAULT_SEED})"
@@ -52,31 +53,47 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--lake",
         default=None,
-        help="then build the seals written into this lake (what `serve --init-demo` runs in the background)",
+        help="play the demo's history into this lake instead (what `serve --init-demo` runs on an empty lake)",
+    )
+    parser.add_argument(
+        "--keystore",
+        metavar="URL",
+        default=None,
+        help="with --lake: the records the decisions go to (default: $ALPHA_RESULTS_KEYSTORE_URL, else the server's)",
     )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
+    if (args.out is None) == (args.lake is None):
+        print(
+            "alpha-results demo: name either --out (write the seals) or --lake (play the history)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.lake is not None:
+        from core.settings import Settings
+        from pipeline.demo_history import play
+
+        settings = Settings.from_env()
+        played = play(
+            args.lake,
+            args.keystore or settings.keystore_url,
+            args.size,
+            args.seed,
+            families=args.families,
+            report=lambda line: print(line, flush=True),
+            policy_file=settings.checks_policy_file,
+        )
+        print(f"{len(played.outcomes)} runs published, {played.decisions} decisions recorded", flush=True)
+        return 0
     from alpha_results_seal.demo.corpus import write_corpus
 
     def report(seal_id: str, rows: int, size_bytes: int) -> None:
         print(f"{seal_id}\trows={rows}\tbytes={size_bytes}", flush=True)
 
     families = args.size == "full" if args.families is None else args.families
-    seals = write_corpus(
-        args.out, size=args.size, seed=args.seed, only=args.only, report=report, families=families
-    )
-    if args.lake is None:
-        return 0
-    from pipeline.build import build_many
-
-    outcomes = build_many([str(s) for s in seals], args.lake)
-    for outcome in outcomes:
-        print(f"  {outcome.line()}", flush=True)
-    from cli.serve import record_demo_events
-    from core.settings import Settings
-
-    # Into the deployment's records when there are some (`serve --init-demo` created them).
-    record_demo_events(replace(Settings.from_env(), lake=args.lake), outcomes, create=False)
-    return 1 if any(o.status in ("refused", "failed") for o in outcomes) else 0
+    write_corpus(args.out, size=args.size, seed=args.seed, only=args.only, report=report, families=families)
+    return 0

@@ -6,26 +6,19 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
 from cli.main import console_script
 from core.settings import Settings
 
-if TYPE_CHECKING:
-    from pipeline.build import SealResult
-
-DEMO_SEALS = "var/seals"
-"""Where the full demo corpus is written (and built from, in the background: `FullDemo`)."""
-FIRST_DEMO_SEALS = "var/seals-first"
-"""Where the small demo corpus a first `serve --init-demo` answers from is written."""
-FULL_DEMO_PENDING = "var/demo-full.pending"
-"""Present while the full demo corpus has not been published over the small one: each `serve
---init-demo` starts its build in the background until one finishes."""
-FULL_DEMO_LOG = "var/demo-full.log"
-BACKGROUND_NICENESS = 10
+FULL_DEMO_LAKE = "var/lake-full"
+FULL_DEMO_KEYSTORE = "sqlite:///var/keys-full.sqlite3"
+"""Where `serve --init-demo --demo full` plays the full demo's history (and keeps its demo keys and
+records) unless `--lake` or the settings name others: beside the small demo, never over it (a full
+run published over a small one would restate every session it had published)."""
 HTTP_PROTOCOL = "serve.http_protocol:ServiceHttpProtocol"
 """uvicorn's httptools protocol with bounded request heads and connections, refusals in the error
 envelope and TCP_NODELAY on each accepted socket (serve/http_protocol.py)."""
@@ -43,13 +36,28 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--init-demo",
         action="store_true",
-        help="If the lake holds no alpha, generate and build the demo corpus; create the demo keys and print them.",
+        help="If the lake holds no alpha, play the demo's history into it (seals published run by run on a "
+        "simulated clock, decisions recorded: docs/events.md 'The demo'); create the demo keys and print them.",
+    )
+    parser.add_argument(
+        "--demo",
+        choices=("small", "full"),
+        default="small",
+        help="With --init-demo: the small demo (about a minute the first time) or the full one (a year and more "
+        f"of live weeks; several minutes; in {FULL_DEMO_LAKE} with its own keys in {FULL_DEMO_KEYSTORE} unless "
+        "--lake or the settings say otherwise)",
     )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = Settings.from_env(host=args.host, port=args.port, workers=args.workers, lake=args.lake)
+    lake, keystore = args.lake, None
+    if args.init_demo and args.demo == "full":
+        lake = lake or os.environ.get("ALPHA_RESULTS_LAKE") or FULL_DEMO_LAKE
+        keystore = os.environ.get("ALPHA_RESULTS_KEYSTORE_URL") or FULL_DEMO_KEYSTORE
+    settings = Settings.from_env(host=args.host, port=args.port, workers=args.workers, lake=lake)
+    if keystore is not None:
+        settings = replace(settings, keystore_url=keystore)
     from serve.startup import StartRefused, metrics_folder, prepare
 
     try:
@@ -59,82 +67,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # Before anything imports prometheus-client: with one worker this process is the worker.
     with metrics_folder(settings):
-        full = None
         if args.init_demo:
-            init_demo(settings)
-            full = FullDemo.start_if_pending(settings.lake)
+            init_demo(settings, args.demo)
         import uvicorn
 
-        try:
-            with terminal_foreground():
-                uvicorn.run(**uvicorn_options(settings))  # returns after a graceful SIGINT/SIGTERM shutdown
-        finally:
-            if full is not None:
-                full.stop()
+        with terminal_foreground():
+            uvicorn.run(**uvicorn_options(settings))  # returns after a graceful SIGINT/SIGTERM shutdown
     return 0
-
-
-class FullDemo:
-    """The full demo corpus (80 MB of seals, a minute of building on a quiet machine), written and
-    published over the small one by `alpha-results demo --size full --lake LAKE` in a process of its
-    own while the server answers (issue 47: the first `./dev serve` answered after 158 to 205 s on a
-    loaded machine, most of it this build). Each alpha's full build replaces its small one as it is
-    published; the server serves each new build as its reader sees it. Its output goes to
-    `FULL_DEMO_LOG`; when it succeeds it removes `FULL_DEMO_PENDING`. A server that stops first stops
-    it: the next `serve --init-demo` starts it again."""
-
-    def __init__(self, process: Any) -> None:
-        self.process = process
-
-    @classmethod
-    def start_if_pending(cls, lake: str) -> FullDemo | None:
-        import subprocess
-        import threading
-
-        if not Path(FULL_DEMO_PENDING).exists():
-            return None
-        log = open(FULL_DEMO_LOG, "w")
-        argv = [
-            sys.executable,
-            "-m",
-            "cli.main",
-            "demo",
-            "--size",
-            "full",
-            "--out",
-            DEMO_SEALS,
-            "--lake",
-            lake,
-        ]
-        # A session of its own: a Ctrl-C meant for the server does not reach the build, which the
-        # server stops itself (`stop`) after its graceful shutdown. At a lower priority: the
-        # server's start and its requests come first.
-        process = subprocess.Popen(
-            argv,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=lambda: os.nice(BACKGROUND_NICENESS),
-        )
-        print(
-            f"The full demo corpus is being written and built in the background (pid {process.pid}, "
-            f"output in {FULL_DEMO_LOG}): each alpha's full build replaces its small one as it is published.",
-            flush=True,
-        )
-
-        def finished() -> None:
-            if process.wait() == 0:
-                Path(FULL_DEMO_PENDING).unlink(missing_ok=True)
-            log.close()
-
-        threading.Thread(target=finished, name="full-demo", daemon=True).start()
-        return cls(process)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            with suppress(Exception):
-                self.process.wait(timeout=10)
 
 
 @contextmanager
@@ -246,28 +185,7 @@ def index_if_absent(lake: str) -> None:
         print(f"  catalogue index generation {rebuild(lake)}", flush=True)
 
 
-def record_demo_events(settings: Settings, outcomes: Sequence[SealResult], create: bool) -> None:
-    """The demo build's events into the deployment's records (`pipeline.events`), the seal's
-    approvals of its production alphas first (`pipeline.seal_approvals`): so the demo's
-    momentum_12_1 and value_composite_legacy stand approved, with a history. `create`: the records
-    database is created when absent (else a lake without one records nothing)."""
-    from pipeline.events import events_step
-
-    alphas = list(dict.fromkeys(o.target for o in outcomes if not o.target.startswith("benchmark:")))
-    report = events_step(
-        settings.keystore_url,
-        create,
-        settings.lake,
-        alphas,
-        outcomes,
-        settings.checks_policy_file,
-        settings.events_retention_days,
-    )
-    for line in [*report.lines, *([] if report.error is None else [f"events not recorded: {report.error}"])]:
-        print(f"  {line}", flush=True)
-
-
-def init_demo(settings: Settings) -> None:
+def init_demo(settings: Settings, size: str = "small") -> None:
     from pipeline.lake_upkeep import holds_alphas
     from serve.archives import ensure_signing_key
 
@@ -275,24 +193,21 @@ def init_demo(settings: Settings) -> None:
         print(f"Created the source-download signing key {settings.signing_key_file} (mode 0600).", flush=True)
 
     if not holds_alphas(settings.lake):
-        from alpha_results_seal.demo.corpus import write_corpus
-        from pipeline.build import build_many
+        from pipeline.demo_history import play
 
-        # The small corpus first (seconds): the server answers on it while the full one is built
-        # in the background (`FullDemo`).
         print(
-            f"The lake {settings.lake} holds no alpha: writing the small demo corpus into {FIRST_DEMO_SEALS} "
-            "(the full one follows in the background) ...",
+            f"The lake {settings.lake} holds no alpha: playing the {size} demo's history into it (each run "
+            "published at its time on a simulated clock, the decisions recorded at theirs) ...",
             flush=True,
         )
-        seals = write_corpus(Path(FIRST_DEMO_SEALS), size="small")
-        print(f"Building {len(seals)} seals into {settings.lake} ...", flush=True)
-        outcomes = build_many([str(s) for s in seals], settings.lake)
-        for outcome in outcomes:
-            print(f"  {outcome.line()}", flush=True)
-        record_demo_events(settings, outcomes, create=True)
-        Path(FULL_DEMO_PENDING).parent.mkdir(parents=True, exist_ok=True)
-        Path(FULL_DEMO_PENDING).touch()
+        played = play(
+            settings.lake,
+            settings.keystore_url,
+            size,
+            report=lambda line: print(f"  {line}", flush=True),
+            policy_file=settings.checks_policy_file,
+        )
+        print(f"  {len(played.outcomes)} runs published, {played.decisions} decisions recorded", flush=True)
     else:
         index_if_absent(settings.lake)
     from access import ensure_demo_identities, open_store

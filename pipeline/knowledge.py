@@ -58,6 +58,17 @@ CLOSED_SCOPES = ("yearly", "monthly")
 moves. `overall` covers the whole history, which every new session changes."""
 
 
+def ledger_metric(name: str) -> bool:
+    """Whether a stored metric is made of the ledger's sessions alone (a return, a ratio of returns,
+    a drawdown, P&L, turnover), so its closed period cannot move unless a session does. A metric of
+    the weekly IC (`mean_ic`, `icir`, their `raw_` twins, `ic_hit_rate`...) is made of forward
+    returns an engine may realise weeks later (a legacy engine's quarter-long horizon), so its
+    periods close when the engine says, not the lake: its changes show as the scores' and the
+    sessions' restatements, never as its own."""
+    words = name.split("_")
+    return not ({"ic", "icir", "coverage"} & set(words))
+
+
 @dataclass(frozen=True)
 class Predecessor:
     """The build a publish replaces, as far as knowledge time needs it."""
@@ -370,7 +381,7 @@ def _metrics_restated(derived: DerivedAlpha, before: Predecessor) -> pl.DataFram
     for scope, period, metric, value in before.metrics.select(
         "scope", "period", "metric", "value"
     ).iter_rows():
-        if scope not in CLOSED_SCOPES:
+        if scope not in CLOSED_SCOPES or not ledger_metric(metric):
             continue
         end = period_end(scope, period or "")
         if end is None or end >= last:

@@ -86,23 +86,18 @@ def records_of(lake: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def demo_lake(tmp_path_factory: pytest.TempPathFactory, demo_seals: Path) -> Path:
-    """The small corpus built into a local lake, once per run (tests copy it before changing it),
-    with its records beside it (`demo_records`): as `alpha-results demo --lake` and `serve
-    --init-demo` build it, the run's events recorded, the seal's approvals of its production alphas
-    (momentum_12_1, value_composite_legacy) first, and the catalogue index rows after them."""
-    from pipeline.build import build_many
-    from pipeline.events import events_step
+def demo_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small demo's history played into a local lake, once per run (tests copy it before
+    changing it), with its records beside it (`demo_records`): as `alpha-results demo --lake` and
+    `serve --init-demo` play it (`pipeline.demo_history`): each run published at its time on the
+    demo's simulated clock, the decisions recorded at theirs (value_composite_legacy approved and
+    fading, Test_planted_factor approved then retired, momentum_12_1 approved with a restated run,
+    Test_short_term_reversal nominated and waiting)."""
+    from pipeline.demo_history import play
 
     def build(lake: Path) -> None:
-        seals = sorted(str(p) for p in demo_seals.iterdir() if (p / "manifest.json").exists())
-        outcomes = build_many(seals, str(lake), jobs=2)
-        refused = [o for o in outcomes if o.status == "refused"]
-        assert not refused, refused
         records_of(lake).unlink(missing_ok=True)  # a build that failed half-way
-        alphas = list(dict.fromkeys(o.target for o in outcomes if not o.target.startswith("benchmark:")))
-        report = events_step(f"sqlite:///{records_of(lake)}", True, str(lake), alphas, outcomes, "", 3650)
-        assert report.error is None, report.error
+        play(str(lake), f"sqlite:///{records_of(lake)}", "small")
 
     return built_once(tmp_path_factory, "demo_lake", build)
 

@@ -68,17 +68,11 @@ def normalise(value: Any) -> Any:
 
 
 def build_demo_lake(root: Path) -> Path:
-    """The small demo corpus built into `root/lake`, with the calls of tests/conftest.py."""
-    from alpha_results_seal.demo.corpus import write_corpus
-    from pipeline.build import build_many
+    """The small demo's history played into `root/demo_lake`, as tests/conftest.py plays it."""
+    from pipeline.demo_history import play
 
-    seals_dir = root / "demo_seals"
     lake = root / "demo_lake"
-    write_corpus(seals_dir, size="small", seed=7)
-    seals = sorted(str(p) for p in seals_dir.iterdir() if (p / "manifest.json").exists())
-    outcomes = build_many(seals, str(lake), jobs=2)
-    refused = [o for o in outcomes if o.status == "refused"]
-    assert not refused, refused
+    play(str(lake), f"sqlite:///{root / 'records.sqlite3'}", "small")
     return lake
 
 

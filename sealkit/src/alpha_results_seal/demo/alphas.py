@@ -52,6 +52,12 @@ class AlphaSpec:
     family: str | None = None
     parameters: tuple[tuple[str, float | int | str], ...] = ()
     extra_noise: float = 0.0
+    # From this share of its weeks on, the signal is gone (its raw scores pure noise): an alpha
+    # whose live track decays (`demo/history.py`).
+    fades_after_share: float | None = None
+    # The run asks for review (the manifest's `nominate`, with this note): the demo's history puts it
+    # in the review queue (None: it does not ask).
+    nomination_note: str | None = None
 
     def universe_size(self, size: str) -> int:
         return self.universe_full if size == "full" else self.universe_small
@@ -72,6 +78,7 @@ ALPHAS: tuple[AlphaSpec, ...] = (
         universe_pick="all",
         tags=("momentum", "cross_sectional", "price"),
         research_cutoff_share=0.8,
+        nomination_note="12-1 momentum: research complete, ready for the committee",
     ),
     AlphaSpec(
         alpha_id="Test_planted_factor",
@@ -100,6 +107,7 @@ ALPHAS: tuple[AlphaSpec, ...] = (
         description="partial",
         archive="packaging",
         tags=("reversal", "liquidity_provision"),
+        nomination_note="one-week reversal as a liquidity provider: please review",
     ),
     AlphaSpec(
         alpha_id="Test_small_universe",
@@ -159,6 +167,8 @@ ALPHAS: tuple[AlphaSpec, ...] = (
         icir_annualised=False,
         legacy_ic=True,
         tags=("value", "fundamental"),
+        research_cutoff_share=0.6,
+        fades_after_share=0.75,
     ),
 )
 

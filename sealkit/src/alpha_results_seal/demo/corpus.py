@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from alpha_results_seal.demo.alphas import ALPHAS, FAMILIES, alpha_spec
@@ -44,6 +45,16 @@ def write_seal(content: SealContent, folder: Path) -> Path:
     if content.source_zip is not None:
         (folder / "source.zip").write_bytes(content.source_zip)
     _write_json(folder / "manifest.json", content.manifest)
+    return folder
+
+
+def write_benchmark_seal(table: pa.Table, folder: Path) -> Path:
+    """Write the benchmark seal of `table` (its daily series) into `folder`, replacing it."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    pq.write_table(table, folder / "daily.parquet", compression="zstd")
+    _write_json(folder / "manifest.json", BENCHMARK_MANIFEST)
     return folder
 
 
@@ -86,13 +97,8 @@ def write_corpus(
         if report:
             report(spec.alpha_id, sum(t.num_rows for t in content.tables.values()), _folder_bytes(folder))
     if wanted is None or BENCHMARK_SEAL in wanted:
-        folder = out_dir / BENCHMARK_SEAL
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
         table = benchmark_table(market)
-        pq.write_table(table, folder / "daily.parquet", compression="zstd")
-        _write_json(folder / "manifest.json", BENCHMARK_MANIFEST)
+        folder = write_benchmark_seal(table, out_dir / BENCHMARK_SEAL)
         written.append(folder)
         if report:
             report(BENCHMARK_SEAL, table.num_rows, _folder_bytes(folder))

@@ -22,7 +22,7 @@ defined from the first published week; nothing before `first_session` is ever se
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -140,6 +140,13 @@ class Market:
                 value = value[: last + 1]
             fields[name] = value
         return Market(**fields)
+
+    def corrected(self, sessions: tuple[int, ...], factor: float) -> Market:
+        """The market after a vendor corrected the closing prices of `sessions` (every name's close
+        times `factor`): what a run sealed after the correction reads (the demo's restated run)."""
+        close = self.close.copy()
+        close[list(sessions)] *= factor
+        return replace(self, close=close)
 
     def published_weeks(self) -> np.ndarray:
         """Indices into `decision_sessions` of the weeks whose decision is a published session."""
