@@ -38,6 +38,7 @@ from analytics.entries import Warnings
 from analytics.errors import DataNotReadable
 from analytics.inputs import require_built
 from analytics.regimes import MarketRegimes
+from analytics.restatements import restatement_rows
 from analytics.tenure import Tenure
 from datasets import answers
 from datasets.queries import Page, Window, page_of
@@ -66,6 +67,7 @@ from schemas.query import (
     RegimeWindowQuery,
     RiskQuery,
     RollingQuery,
+    WindowPageQuery,
 )
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
@@ -164,6 +166,13 @@ class BuildAnswers:
         require_readable(self.scope.access, "ledger")
         page = page_of(drawdowns.drawdown_rows(view, book, (q.start, q.end)), q.limit, q.offset)
         return self._answer(page, Warnings(), view.build_id)
+
+    def restatements(self, view: BuildView, q: WindowPageQuery) -> Answer[Page]:
+        """The values later runs changed of what the lake had published (`analytics.restatements`),
+        dated inside the window, newest restatement first, each with both values unless the key may
+        not read what they are built from."""
+        rows = restatement_rows(view, (q.start, q.end), self.scope.access)
+        return self._answer(page_of(rows, q.limit, q.offset), Warnings(), view.build_id)
 
     def rolling(self, view: BuildView, q: RollingQuery) -> Answer[Page]:
         book = self._book(view, q.book)

@@ -9,14 +9,17 @@ page and the tear sheet. Read once per opened build.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from analytics.access import DATA_LABELS, Access
 from datasets.reader import BuildView
 from datasets.rows import date_at
+from schemas.bodies.restatements import RestatementRow
 
 TABLE = "restatements"
 
@@ -79,3 +82,51 @@ def restated_in(view: BuildView, start: dt.date | None, end: dt.date | None) -> 
         return InWindow(0, None, None)
     inside = days[lo:hi]
     return InWindow(int(inside.size), date_at(inside, 0), date_at(inside, inside.size - 1))
+
+
+def restatement_rows(
+    view: BuildView, window: tuple[dt.date | None, dt.date | None], access: Access
+) -> list[RestatementRow]:
+    """The build's restatements dated inside `window`, newest restatement first (then dataset,
+    book, date), each with both values unless the key may not read the data they are built from
+    (`DATASET_DATA`), then with `withheld_reason`."""
+    start, end = window
+    rows = []
+    for row in reversed(restated_of(view).rows()):
+        day = row["date"]
+        if (start is not None and day < start) or (end is not None and day > end):
+            continue
+        data = DATASET_DATA.get(str(row["dataset"]), "ledger")
+        readable = access.may_read(data)
+        rows.append(
+            RestatementRow(
+                restated_at=_wire(row["restated_at"]),
+                build_id=row["build_id"],
+                previous_build_id=row.get("previous_build_id"),
+                dataset=row["dataset"],
+                book=row.get("book"),
+                date=day,
+                field=row["field"],
+                period=row.get("period"),
+                symbol=row.get("symbol") if readable else None,
+                before=_finite(row.get("before")) if readable else None,
+                after=_finite(row.get("after")) if readable else None,
+                names_changed=row.get("names_changed"),
+                withheld_reason=None
+                if readable
+                else f"access_limited: built from {DATA_LABELS[data]}, which this key may not read",
+            )
+        )
+    return rows
+
+
+def _wire(value: object) -> str:
+    """A time as the API writes it: the serving file's text, or a timestamp made so."""
+    if isinstance(value, dt.datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+        return aware.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return str(value)
+
+
+def _finite(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None

@@ -118,6 +118,8 @@ WARNING_CODES = (
     "block_error",
     "ic_family_mismatch",
     "ic_reproduction_mismatch",
+    "headline_reproduction_mismatch",
+    "restated",
     "kind_missing",
     "in_sample_weights",
     "negative_weights",

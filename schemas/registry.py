@@ -31,6 +31,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("catalog.alphas.get"),
     Endpoint("catalog.alphas.source.download"),
     Endpoint("catalog.alphas.promotions"),
+    Endpoint("catalog.alphas.restatements"),
+    Endpoint("catalog.review"),
     Endpoint("catalog.families.list"),
     Endpoint("signals.rebalances.list"),
     Endpoint("signals.rebalances.get"),

@@ -14,6 +14,7 @@ from urllib.parse import quote, urlencode
 
 import msgspec
 from litestar import Response
+from msgspec import UNSET
 
 from access.tokens import redact_tokens
 from core import errors
@@ -132,5 +133,9 @@ def error_response(exc: errors.ApiError, request_id: str) -> Response[bytes]:
 
 
 def with_warnings(meta: EnvelopeMeta[Any], warnings: Sequence[Warning]) -> EnvelopeMeta[Any]:
-    """`meta.warnings` is present only when a block degraded."""
-    return msgspec.structs.replace(meta, warnings=list(warnings)) if warnings else meta
+    """`meta.warnings` is present only when a block degraded: `warnings` after those `meta` holds
+    already (a run answer's `restated`: `serve.routes.base.Context.run_meta`)."""
+    if not warnings:
+        return meta
+    held = [] if meta.warnings is UNSET else list(meta.warnings)
+    return msgspec.structs.replace(meta, warnings=[*held, *warnings])

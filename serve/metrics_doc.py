@@ -40,6 +40,11 @@ _WARNINGS: dict[str, str] = {
     "and nwt.ic is null.",
     "ic_reproduction_mismatch": "mean(weekly IC) rebuilt from the cross-sections differs from the sealed mean "
     "IC by more than 1e-6 (or no mean IC was sealed); nwt.ic is null because it would not test core.ic.",
+    "headline_reproduction_mismatch": "a sealed overall headline figure (information_ratio, max_drawdown_pct) "
+    "differs from what the run's own long_short ledger rebuilds by more than 1e-6 relative: core serves the "
+    "sealed value, the analytics routes and /equity-curve the ledger's.",
+    "restated": "a value in the answer's window was restated: a later run changed it after the lake first "
+    "published it (both values on /v1/alphas/{alpha}/restatements).",
     "kind_missing": "Emitted by collection endpoints for a kind that was not sealed; the metrics endpoint "
     "reports the same condition as missing_kind.",
     **WEIGHT_WARNINGS,

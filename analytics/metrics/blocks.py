@@ -18,10 +18,12 @@ import numpy as np
 from msgspec import UNSET
 
 from analytics.access import Access
+from analytics.compounding import max_drawdown_fraction
 from analytics.entries import DateWindow, Warnings, number
 from analytics.ic import annualisation_factor, annualised_icir
 from analytics.metrics.inputs import Columns, Conventions, MetricsInputs
 from analytics.newey_west import InsufficientData, NonpositiveVariance, newey_west_mean
+from analytics.returns import information_ratio
 from schemas.bodies.base import Body
 from schemas.bodies.figures import field_facts, key_facts
 from schemas.bodies.metrics import (
@@ -328,7 +330,48 @@ def core_block(inputs: MetricsInputs, window: DateWindow, access: Access, warnin
             "Stored metrics absent for: " + ", ".join(missing) + "; they are served as not_measurable.",
             block="core",
         )
+    if access.ledger:  # the comparison reads the ledger: only a key that may read it is told
+        mismatch = headline_reproduction_mismatch(inputs)
+        if mismatch is not None:
+            warnings.add("headline_reproduction_mismatch", mismatch, block="core")
     return msgspec.structs.replace(core, tenure=tenure(inputs, window, access, warnings))
+
+
+HEADLINE_REPRODUCTION_TOLERANCE = 1e-6
+"""Relative (to max(1, |value|)): a sealed headline figure its own ledger rebuilds within rounding."""
+
+
+def headline_reproduction_mismatch(inputs: MetricsInputs) -> str | None:
+    """Which sealed overall headline figures (information_ratio, max_drawdown_pct) the run's own
+    long_short ledger does not rebuild (the `headline_reproduction_mismatch` rule, as the IC's
+    `ic_reproduction_mismatch`): a run that changed its sessions and not its stored metrics, or an
+    engine whose convention differs. None when they reproduce, or when there is nothing to compare."""
+    overall = None if inputs.stored is None else inputs.stored.get("overall", {}).get("")
+    if overall is None or inputs.ledger is None:
+        return None
+    _, returns = daily_returns(inputs.ledger, DateWindow(None, None))
+    if returns.size < 2:
+        return None
+    rebuilt = {
+        "information_ratio": information_ratio(returns, inputs.conventions.sessions_per_year),
+        "max_drawdown_pct": max_drawdown_fraction(returns) * 100.0,
+    }
+    found = []
+    for name, value in rebuilt.items():
+        sealed = overall.get(name)
+        if sealed is None or not np.isfinite(value):
+            continue
+        if abs(value - sealed) > HEADLINE_REPRODUCTION_TOLERANCE * max(1.0, abs(sealed)):
+            found.append(
+                f"{name} sealed {sealed:.6g}, rebuilt from the ledger's {returns.size} sessions {value:.6g}"
+            )
+    if not found:
+        return None
+    return (
+        "The sealed headline figures are not what the run's own ledger gives: "
+        + "; ".join(found)
+        + " (core serves the sealed values; /analytics and /equity-curve the ledger's)"
+    )
 
 
 def rank_ic_block(inputs: MetricsInputs, warnings: Warnings) -> RankIc | None:

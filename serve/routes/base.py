@@ -7,6 +7,7 @@ document, the reference and the client read (`serve.endpoints`).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -20,6 +21,7 @@ from msgspec import UNSET
 from analytics.access import Access
 from analytics.policy import Policy
 from analytics.reading import Reading
+from analytics.restatements import restated_in
 from analytics.standings import NO_DECISIONS, Standings
 from core.context import Caller
 from datasets import answers
@@ -29,6 +31,7 @@ from datasets.reader import BuildView, LakeReader
 from records.promotions import Promotion
 from schemas import wire
 from schemas.bodies.envelope import EnvelopeMeta
+from schemas.bodies.service import Warning
 from schemas.query import NoQuery, Query, params_of
 from serve import params as p
 from serve import representation, resolve
@@ -68,6 +71,8 @@ class Context(Generic[Q]):
     by `Accept`; None when Accept offers none (a 406 once the parameters are read)."""
     services: Services
     """The app's services, read through the typed properties below (`ctx.keys`, `ctx.policy`...)."""
+    parsed: Any = None
+    """The query as `args` parsed it: the window a run answer's `restated` warning is about."""
 
     # The services a handler asks for, typed. On the one injected `ctx`, not as dependencies of
     # their own: Litestar resolves two or more dependencies of a handler concurrently in an anyio
@@ -123,6 +128,7 @@ class Context(Generic[Q]):
         args = self.query.parse(self.declared, problems, details, self.request.path_params)
         if self.representation is None:
             raise representation.not_acceptable(self.request.headers.get("accept", ""))
+        self.parsed = args
         return args
 
     async def open_run(self, alpha: str) -> BuildView:
@@ -228,12 +234,38 @@ class Context(Generic[Q]):
         """The `meta` of an answer about one run: its identity, and `source` the build's `table`
         (unless `extra` names another)."""
         source_alpha_id = build.entry.get("source_alpha_id")
+        restated = restated_warning(build, self.parsed)
         return self.meta(
             run=build.alpha_id,
             alpha_id=build.alpha_id,
             source_alpha_id=UNSET if source_alpha_id is None else source_alpha_id,
             **{"source": f"lake:{table}@{build.build_id}", **extra},
+            **({"warnings": [restated]} if restated is not None else {}),
         )
+
+
+def restated_warning(build: BuildView, query: Any) -> Warning | None:
+    """The `restated` warning of an answer about `build` over the window `query` asks (its `from`
+    and `to`; a week's `date`; the whole history without them): how many values a later run
+    changed after the lake had published them, in that window (`analytics.restatements`)."""
+    start = getattr(query, "start", None)
+    end = getattr(query, "end", None)
+    week = getattr(query, "date", None)
+    if isinstance(week, dt.date):
+        start = end = week
+    found = restated_in(
+        build, start if isinstance(start, dt.date) else None, end if isinstance(end, dt.date) else None
+    )
+    if not found.count:
+        return None
+    return Warning(
+        code="restated",
+        message=(
+            f"{found.count} value(s) in this window, dated {found.first} to {found.last}, were restated: a later "
+            "run changed them after the lake had first published them. The answer is today's; both values are "
+            f"on /v1/alphas/{build.alpha_id}/restatements."
+        ),
+    )
 
 
 DOC_CACHE_CONTROL = "public, max-age=86400, immutable"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 import pyarrow as pa
+from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
@@ -19,8 +20,10 @@ from schemas.bodies.description import AlphaDescription
 from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.overfitting import Families
 from schemas.bodies.promotions import Promotions
+from schemas.bodies.restatements import RestatementRow
+from schemas.bodies.review import ReviewQueue
 from schemas.bodies.rows import AlphaListRow
-from schemas.query import CatalogueQuery, NoQuery
+from schemas.query import CatalogueQuery, NoQuery, WindowPageQuery
 from serve.envelope import single
 from serve.readable import admitted_mask
 from serve.routes.base import Ctx
@@ -112,4 +115,43 @@ async def get_promotions(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Si
     )
 
 
-ROUTES = [list_alphas, list_families, get_alpha, get_promotions]
+@route(
+    "catalog.alphas.restatements",
+    "/v1/alphas/{alpha:str}/restatements",
+    "Published values later runs changed, with both values",
+    documented=(
+        "Every value a later run changed after the lake had first published it (a ledger session's return, a "
+        "week's scores, a stored metric of a closed period), dated inside from/to, newest restatement first, "
+        "with the build that restated it, the value before and after (withheld for data the key may not read). "
+        'An answer whose window holds one carries a `restated` warning (docs/lake.md, "Restatements")'
+    ),
+)
+async def list_restatements(
+    ctx: Ctx[WindowPageQuery], alpha: FromPath[str]
+) -> Response[Collection[RestatementRow]]:
+    build = await ctx.open_run(alpha)
+    args = ctx.args()
+    answer = ctx.reading().restatements(build, args)
+    return ctx.collection(answer.data, args.limit, args.offset, ctx.run_meta(build, "restatements"))
+
+
+@route(
+    "catalog.review",
+    "/v1/review",
+    "The review queue: nominated alphas and their verdicts",
+    documented=(
+        "The alphas standing nominated (their seal asked for review, or an operator nominated them) that the key "
+        "may read, oldest nomination first, each with who nominated it and why, the build, and the verdict of its "
+        "long_short checks now (needs analytics.checks); and the operator's written approval policy. A nomination "
+        "approves nothing: a decision follows it (alpha-results promote, retire, or the policy)"
+    ),
+)
+async def get_review(ctx: Ctx[NoQuery]) -> Response[Single[ReviewQueue]]:
+    ctx.args()
+    reading = ctx.reading()
+    answer = await to_thread.run_sync(reading.review)
+    ctx.validate_with(f"review:{answer.version}")
+    return single(answer.data, ctx.meta(source="records:nominations"))
+
+
+ROUTES = [list_alphas, list_families, get_alpha, get_promotions, list_restatements, get_review]

@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-7c8edb168a83"
+REGISTRY_VERSION = "r-a1c3e3329d7f"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -687,11 +687,39 @@ class CheckSeen(ApiStruct, kw_only=True, frozen=True):
     """
 
 
+class DecisionRead(ApiStruct, kw_only=True, frozen=True):
+    """What a decision read, so that it can be reproduced from the API (docs/events.md, "Reproducing a
+    decision").
+    """
+
+    at: str
+    """When the lake and the records were read (UTC, ISO 8601): the as_of of the request that
+    reproduces the snapshot, before the decision was recorded.
+    """
+
+    generation: int | None
+    """The catalogue generation read."""
+
+    build_id: str
+    """The alpha's build the checks were measured on."""
+
+    reference_builds: dict[str, str]
+    """The builds of the approved alphas the reference-set checks were measured against."""
+
+    benchmark_build: str | None
+    """SPY's build (the residual's regressor); null when none."""
+
+    request: str
+    """The request that answers the snapshot's checks again (a key that reads every alpha): the route,
+    the book, the window and as_of.
+    """
+
+
 class Snapshot(ApiStruct, kw_only=True, frozen=True):
     """What was seen when deciding."""
 
     as_of: dt.date
-    """The last session the checks were measured over."""
+    """The last day the checks were measured up to (the decision's as_of)."""
 
     policy: PolicySeen
     """The operator's policy that day."""
@@ -715,6 +743,17 @@ class Snapshot(ApiStruct, kw_only=True, frozen=True):
     operator's words; null when the verdict did not fail or for a retirement.
     """
 
+    imported_from: str | None | UnsetType = UNSET
+    """Where a decision recorded as an import was taken (alpha-results promote --import), on its
+    earlier as_of; null when it was taken when recorded.
+    """
+
+    read: DecisionRead | None | UnsetType = UNSET
+    """What the decision read and the request that answers the same checks again: the builds, the
+    catalogue generation and the time the lake and the records were read (null in a record kept
+    before it).
+    """
+
 
 class Decision(ApiStruct, kw_only=True, frozen=True):
     """One decision, as recorded (never changed)."""
@@ -735,10 +774,33 @@ class Decision(ApiStruct, kw_only=True, frozen=True):
     """The build the catalogue served when it was decided."""
 
     recorded_at: str
-    """When it was recorded (UTC, ISO 8601)"""
+    """When it was recorded (UTC, ISO 8601), by the records' clock: an approval's live part is the
+    sessions first published after it
+    """
 
     snapshot: Snapshot
     """What the checks said up to as_of against the policy of that day."""
+
+    served_build_id: str | None | UnsetType = UNSET
+    """The build the catalogue serves now when it is not the one decided on (the figures shown today
+    are of another build than the decision's); null when it is the same.
+    """
+
+
+class Nomination(ApiStruct, kw_only=True, frozen=True):
+    """One nomination: the alpha put in the review queue (it approves nothing)."""
+
+    nominated_by: str
+    """Who nominated it: seal (its run asked) or the operator's name."""
+
+    note: str
+    """Why, in the nominator's words."""
+
+    build_id: str
+    """The build nominated."""
+
+    recorded_at: str
+    """When it was recorded (UTC, ISO 8601)."""
 
 
 class Promotions(ApiStruct, kw_only=True, frozen=True):
@@ -748,7 +810,9 @@ class Promotions(ApiStruct, kw_only=True, frozen=True):
     """The alpha."""
 
     standing: str
-    """Where it stands: approved (the latest decision approved it), retired, or never (no decision)"""
+    """Where it stands: approved (the latest decision approved it), nominated (in the review queue:
+    nominated since its latest decision), retired, or never (no decision)
+    """
 
     since: dt.date | None
     """as_of of the latest decision; null when never decided."""
@@ -756,11 +820,125 @@ class Promotions(ApiStruct, kw_only=True, frozen=True):
     decisions: list[Decision]
     """Every decision, oldest first."""
 
+    nominations: list[Nomination]
+    """Every nomination, oldest first."""
+
 
 class PromotionsResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/promotions` (catalog.alphas.promotions)."""
 
     data: Promotions
+
+    meta: Meta
+
+
+class RestatementRow(ApiStruct, kw_only=True, frozen=True):
+    """One published value a later run changed, with both values."""
+
+    restated_at: str
+    """When the restating build was published (UTC, ISO 8601), by the lake's clock."""
+
+    build_id: str
+    """The build that restated it."""
+
+    previous_build_id: str | None
+    """The build that had published the value before."""
+
+    dataset: str
+    """portfolio (a ledger session's return), decisions (a week's scores) or metrics_stored (a stored
+    metric of a closed period).
+    """
+
+    book: str | None
+    """The ledger book (portfolio only); null otherwise."""
+
+    date: dt.date
+    """The session, the week, or the last day of the stored metric's period."""
+
+    field: str
+    """return, scores, or the stored metric's name."""
+
+    period: str | None
+    """A stored metric's scope:period (yearly:2022); null otherwise."""
+
+    symbol: str | None
+    """scores: the name whose score moved most that week; null otherwise."""
+
+    before: float | None
+    """The value published before, in the field's own unit (a return as a fraction, a score, a stored
+    metric in its unit); null when the session was not there, or when the key may not read its data
+    (withheld_reason).
+    """
+
+    after: float | None
+    """The value published now; null when the session is gone, or withheld as before."""
+
+    names_changed: int | None
+    """scores: the names whose score changed, came or went that week; null otherwise."""
+
+    withheld_reason: str | None
+    """Why before and after are withheld from this key (access_limited: ...); null when they are not."""
+
+
+class RestatementRowPage(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/restatements` (catalog.alphas.restatements)."""
+
+    data: list[RestatementRow]
+
+    pagination: Pagination
+
+    meta: Meta
+
+
+class ReviewEntry(ApiStruct, kw_only=True, frozen=True):
+    """One nominated alpha."""
+
+    alpha: str
+    """The alpha."""
+
+    nominated_at: str
+    """When it was nominated (UTC, ISO 8601), by the records' clock."""
+
+    nominated_by: str
+    """Who nominated it: seal (its run asked for review) or an operator."""
+
+    note: str
+    """Why, in the nominator's words."""
+
+    nominated_build_id: str
+    """The build nominated."""
+
+    build_id: str
+    """The build the catalogue serves now (the checks are of it)."""
+
+    verdict: str | None
+    """The verdict of its long_short checks now (/analytics/checks summary.verdict): pass, fail or
+    incomplete; null when the key may not call /analytics/checks or the build has no checks.
+    """
+
+    failed: list[str]
+    """The ids of its checks that fail now, in the battery's order."""
+
+    reason: str | None
+    """Why the verdict is null (access_limited: ..., or what cannot be measured)."""
+
+
+class ReviewQueue(ApiStruct, kw_only=True, frozen=True):
+    """The review queue (`/v1/review`)."""
+
+    approval_policy: str
+    """The operator's written approval policy: never (only alpha-results promote approves) or
+    every_check_passes (a nominated alpha whose verdict is pass is approved by the policy).
+    """
+
+    entries: list[ReviewEntry]
+    """Every nominated alpha the key may read, oldest nomination first."""
+
+
+class ReviewQueueResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/review` (catalog.review)."""
+
+    data: ReviewQueue
 
     meta: Meta
 
@@ -5588,13 +5766,20 @@ class CheckChange(ApiStruct, kw_only=True, frozen=True):
 
 
 class OtherAlpha(ApiStruct, kw_only=True, frozen=True):
-    """Another alpha of the live book, and what the decision changes of its checks."""
+    """Another alpha whose reference-set checks the decision moves."""
 
     alpha_id: str
     """The other alpha (one the caller may read)."""
 
+    live_book: bool
+    """Whether it is in the live book (approved before or after the decision): its checks are listed
+    with every value that moves; any other alpha is listed only when a verdict flips.
+    """
+
     changes: list[CheckChange]
-    """Its reference-set checks whose value or verdict moves; empty: its checks do not move."""
+    """Its reference-set checks whose value or verdict moves (outside the live book: whose verdict
+    flips); empty: its checks do not move.
+    """
 
 
 class PromotionPreview(ApiStruct, kw_only=True, frozen=True):
@@ -5611,11 +5796,21 @@ class PromotionPreview(ApiStruct, kw_only=True, frozen=True):
     """
 
     as_of: dt.date
-    """The date the decision would take effect: as_of asked, else the alpha's last session."""
+    """The date the decision would take effect: today (a decision is dated when it is recorded), or the
+    earlier day asked (effective) of an import of a decision taken elsewhere.
+    """
+
+    imported: bool
+    """Whether it previews an import (as_of before today: recorded with alpha-results promote
+    --import); its live part would still start when it is recorded.
+    """
 
     approval_before: dt.date | None
-    """as_of of the alpha's latest approval before the decision (where its live checks start); null
-    when never approved.
+    """as_of of the alpha's latest approval before the decision; null when never approved."""
+
+    approval_recorded_at: str | None
+    """When that approval was recorded (UTC, ISO 8601): its live part is the sessions first published
+    after it; null when never approved.
     """
 
     build_id: str
@@ -5646,12 +5841,16 @@ class PromotionPreview(ApiStruct, kw_only=True, frozen=True):
     """The same set after the decision."""
 
     others: list[OtherAlpha]
-    """The other alphas of the live book (the approved ones, before or after: the production alphas)
-    the caller may read, in id order, each with the reference-set checks the decision moves.
+    """The other alphas the caller may read whose reference-set checks the decision moves: those of the
+    live book (the approved ones, before or after: the production alphas) with every value that
+    moves, then any other whose verdict flips, each group in id order. Alphas the caller may not
+    read are neither named nor counted.
     """
 
-    others_not_shown: int
-    """How many other alphas of the live book the caller may not read: their checks are not shown."""
+    others_unchecked: int
+    """Alphas the caller may read, outside the live book, whose reference-set checks were not computed:
+    beyond the first 500 (in catalogue order) a preview checks; 0 on a catalogue of up to 500 more.
+    """
 
     command: str
     """The command an operator runs to record the decision (who decided and why to fill in; --override
@@ -6441,8 +6640,9 @@ class Event(ApiStruct, kw_only=True, frozen=True):
 
     type: str
     """What happened: alpha.published, alpha.republished, alpha.checks_changed, alpha.approved,
-    alpha.retired or alpha.decay (about one alpha, seen by the keys that may read it), build.refused
-    (administrators only) or webhook.disabled (the key whose webhook it was only).
+    alpha.retired, alpha.nominated, alpha.restated or alpha.decay (about one alpha, seen by the keys
+    that may read it), build.refused (administrators only) or webhook.disabled (the key whose
+    webhook it was only).
     """
 
     alpha: str | None
@@ -6493,8 +6693,9 @@ class StreamedEvent(ApiStruct, kw_only=True, frozen=True):
 
     type: str
     """What happened: alpha.published, alpha.republished, alpha.checks_changed, alpha.approved,
-    alpha.retired or alpha.decay (about one alpha, seen by the keys that may read it), build.refused
-    (administrators only) or webhook.disabled (the key whose webhook it was only).
+    alpha.retired, alpha.nominated, alpha.restated or alpha.decay (about one alpha, seen by the keys
+    that may read it), build.refused (administrators only) or webhook.disabled (the key whose
+    webhook it was only).
     """
 
     alpha: str | None
@@ -6624,6 +6825,33 @@ ENDPOINTS: dict[str, Endpoint] = {
         "/v1/alphas/{alpha}/promotions",
         (),
         PromotionsResponse,
+        collection=False,
+    ),
+    "catalog.alphas.restatements": Endpoint(
+        "catalog.alphas.restatements",
+        "/v1/alphas/{alpha}/restatements",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+            Param(
+                "format",
+                "format",
+                "string",
+                None,
+                required=False,
+                enum=("json", "arrow", "csv", "ndjson", "parquet"),
+            ),
+        ),
+        RestatementRowPage,
+        collection=True,
+    ),
+    "catalog.review": Endpoint(
+        "catalog.review",
+        "/v1/review",
+        (),
+        ReviewQueueResponse,
         collection=False,
     ),
     "signals.rebalances.list": Endpoint(
@@ -7421,7 +7649,7 @@ ENDPOINTS: dict[str, Endpoint] = {
     "analytics.promotion_preview": Endpoint(
         "analytics.promotion_preview",
         "/v1/alphas/{alpha}/analytics/promotion_preview",
-        (Param("as_of", "as_of", "date", None, required=False, enum=None),),
+        (Param("effective", "effective", "date", None, required=False, enum=None),),
         PromotionPreviewResponse,
         collection=False,
     ),
@@ -7629,6 +7857,8 @@ METHODS: dict[str, str] = {
     "catalog.families.list": "families",
     "catalog.alphas.get": "alpha",
     "catalog.alphas.promotions": "promotions",
+    "catalog.alphas.restatements": "restatements",
+    "catalog.review": "review",
     "signals.rebalances.list": "rebalances",
     "signals.rebalances.get": "cross_section",
     "signals.scores": "scores",
@@ -7744,6 +7974,26 @@ class GeneratedMethods:
         `GET /v1/alphas/{alpha}/promotions` (`catalog.alphas.promotions`).
         """
         return self._answer("catalog.alphas.promotions", {"alpha": alpha}, {})
+
+    def restatements(
+        self, alpha: str, start: dt.date | str | None = None, end: dt.date | str | None = None
+    ) -> Collection[RestatementRow]:
+        """Published values later runs changed, with both values.
+
+        `GET /v1/alphas/{alpha}/restatements` (`catalog.alphas.restatements`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("catalog.alphas.restatements", {"alpha": alpha}, {"start": start, "end": end})
+
+    def review(self) -> ReviewQueueResponse:
+        """The review queue: nominated alphas and their verdicts.
+
+        `GET /v1/review` (`catalog.review`).
+        """
+        return self._answer("catalog.review", {}, {})
 
     def rebalances(
         self, alpha: str, start: dt.date | str | None = None, end: dt.date | str | None = None
@@ -8499,8 +8749,8 @@ class GeneratedMethods:
         others (never approved, or retired); absent: both.
 
         `standing`: Keep alphas standing as one of these after the operator's decisions (the
-        `standing` column): approved, retired, never; comma-separated, or the parameter repeated.
-        Absent: every alpha.
+        `standing` column): approved, nominated, retired, never; comma-separated, or the parameter
+        repeated. Absent: every alpha.
 
         `ic_reproduces`: true: alphas whose sealed mean IC the weekly IC rebuilt from their
         cross-sections reproduces; false: those whose does not (the `ic_reproduces` flag); absent:
@@ -8899,16 +9149,19 @@ class GeneratedMethods:
             },
         )
 
-    def promotion_preview(self, alpha: str, as_of: dt.date | str | None = None) -> PromotionPreviewResponse:
+    def promotion_preview(
+        self, alpha: str, *, effective: dt.date | str | None = None
+    ) -> PromotionPreviewResponse:
         """What approving (or retiring) the alpha would record and change, read-only.
 
         `GET /v1/alphas/{alpha}/analytics/promotion_preview` (`analytics.promotion_preview`).
 
-        `as_of`: The date the decision would take effect (YYYY-MM-DD): the checks are measured up to
-        it. Absent: the alpha's last session (the last day of its long_short ledger), as
-        alpha-results promote.
+        `effective`: The date the decision would take effect (YYYY-MM-DD): the checks are measured
+        up to it. Absent: today (a decision is dated when it is recorded); an earlier day previews
+        an import of a decision taken elsewhere (alpha-results promote --import), a later one is
+        refused.
         """
-        return self._answer("analytics.promotion_preview", {"alpha": alpha}, {"as_of": as_of})
+        return self._answer("analytics.promotion_preview", {"alpha": alpha}, {"effective": effective})
 
     def compare(
         self,
@@ -9562,6 +9815,7 @@ __all__ = [
     "DecayResponse",
     "DecileBucket",
     "Decision",
+    "DecisionRead",
     "DecisionRow",
     "DecisionRowMeta",
     "DecisionRowPage",
@@ -9658,6 +9912,7 @@ __all__ = [
     "NeutralIcWeek",
     "NeweyWest",
     "NeweyWestTests",
+    "Nomination",
     "NotAcceptableError",
     "NotFoundError",
     "OtherAlpha",
@@ -9711,6 +9966,11 @@ __all__ = [
     "ResidualReference",
     "ResidualResponse",
     "ResponseWarning",
+    "RestatementRow",
+    "RestatementRowPage",
+    "ReviewEntry",
+    "ReviewQueue",
+    "ReviewQueueResponse",
     "Risk",
     "RiskBenchmark",
     "RiskResponse",
