@@ -29,6 +29,11 @@ DEFAULT_LAKE = "var/lake"
 DASK_SCHEDULER_ENV = "ALPHA_RESULTS_DASK_SCHEDULER"
 
 
+LOST_RACE = 3
+"""`alpha-results build`'s exit code when a seal's publish lost its race to another publish of the
+same alpha (nothing written; run it again) and nothing else failed."""
+
+
 def default_lake() -> str:
     return os.environ.get("ALPHA_RESULTS_LAKE") or DEFAULT_LAKE
 
@@ -60,6 +65,12 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="publish without committing the catalogue index after each seal (a backfill of many "
         "seals); readers see the new builds once `alpha-results lake index` has run",
+    )
+    build.add_argument(
+        "--allow-rollback",
+        action="store_true",
+        help="publish a run older than the one published (sealed before it, or ending before its last "
+        "session); refused without it, since it takes published sessions back (each recorded as a restatement)",
     )
     build.add_argument(
         "--keystore",
@@ -157,7 +168,14 @@ def run_build(args: argparse.Namespace) -> int:
         return 2
     if scheduler is None:
         results: list[SealResult] = list(
-            build_many(seals, lake_root, args.jobs, indexed=not args.defer_index, limits=limits)
+            build_many(
+                seals,
+                lake_root,
+                args.jobs,
+                indexed=not args.defer_index,
+                limits=limits,
+                allow_rollback=args.allow_rollback,
+            )
         )
         failed = print_results(results, lake_root)
         reports = run_catalogue_steps(lake_root, results)
@@ -176,6 +194,7 @@ def run_build(args: argparse.Namespace) -> int:
                 progress=PrintedProgress(),
                 indexed=not args.defer_index,
                 limits=limits,
+                allow_rollback=args.allow_rollback,
             )
         except OSError as exc:  # the scheduler cannot be reached (refused, timed out)
             print_lines([f"alpha-results build: Dask scheduler {scheduler}: {exc}"], sys.stderr)
@@ -198,7 +217,11 @@ def run_build(args: argparse.Namespace) -> int:
         from pipeline.build_metrics import record_run
 
         record_run(args.metrics_file, [result.status for result in results], failed_steps, started)
-    return 1 if failed_steps or failed else 0
+    if failed_steps or failed:
+        return 1
+    # A publish that lost its race to another publish of the same alpha wrote nothing: its own code,
+    # so a scheduler retries it rather than taking it for a refused seal.
+    return LOST_RACE if any(result.status == "lost_race" for result in results) else 0
 
 
 def record_events(
@@ -234,9 +257,13 @@ def print_results(results: Sequence[SealResult], lake_root: str) -> int:
         elif result.rejection is not None:
             refused += 1
             print_lines("  " + line for line in SealRejected(**result.rejection).lines())
-    built = len(results) - refused - failed
+    raced = sum(1 for result in results if result.status == "lost_race")
+    built = len(results) - refused - failed - raced
     failures = f", {failed} failed" if failed else ""
-    print_lines([f"{len(results)} seals: {built} built, {refused} refused{failures}  (lake {lake_root})"])
+    races = f", {raced} lost their race (run again)" if raced else ""
+    print_lines(
+        [f"{len(results)} seals: {built} built, {refused} refused{failures}{races}  (lake {lake_root})"]
+    )
     return refused + failed
 
 

@@ -45,26 +45,35 @@ SealResult = Outcome | Failure
 
 
 def build_one(
-    seal_path: str, lake_root: str, indexed: bool = True, limits: SealLimits | None = None
+    seal_path: str,
+    lake_root: str,
+    indexed: bool = True,
+    limits: SealLimits | None = None,
+    allow_rollback: bool = False,
 ) -> Outcome:
     """Never raises for a broken seal: the refusal travels back as the outcome's report. `indexed`:
-    commit the catalogue index after the publish (`publish_seal`). Any other exception is raised,
-    so that Dask retries the task."""
+    commit the catalogue index after the publish (`publish_seal`); `allow_rollback`: publish a run
+    older than the one published (`pipeline.knowledge.ROLLBACK_RULE`). Any other exception is
+    raised, so that Dask retries the task."""
     try:
-        return publish_seal(seal_path, lake_root, indexed, limits)
+        return publish_seal(seal_path, lake_root, indexed, limits, allow_rollback)
     except SealRejected as exc:
         return Outcome(seal_path, seal_target(seal_path, limits), "refused", rejection=exc.as_dict())
 
 
 def build_chain(
-    seal_paths: Sequence[str], lake_root: str, indexed: bool = True, limits: SealLimits | None = None
+    seal_paths: Sequence[str],
+    lake_root: str,
+    indexed: bool = True,
+    limits: SealLimits | None = None,
+    allow_rollback: bool = False,
 ) -> list[SealResult]:
     """The local executor's seals of one target, in turn. A build that raises is that seal's
     `Failure` (its error in the report), never the end of the run: the next seal still builds."""
     results: list[SealResult] = []
     for path in seal_paths:
         try:
-            results.append(build_one(path, lake_root, indexed, limits))
+            results.append(build_one(path, lake_root, indexed, limits, allow_rollback))
         except Exception as exc:
             results.append(Failure(path, seal_target(path, limits), f"{type(exc).__name__}: {exc}"))
     return results
@@ -93,6 +102,7 @@ def build_many(
     jobs: int | None = None,
     indexed: bool = True,
     limits: SealLimits | None = None,
+    allow_rollback: bool = False,
 ) -> list[SealResult]:
     """Results in the order of `seal_paths`, one per seal whatever happens to the others."""
     targets = [seal_target(path, limits) for path in seal_paths]
@@ -101,7 +111,7 @@ def build_many(
     results: list[SealResult | None] = [None] * len(seal_paths)
     if jobs == 1:
         for indexes in chains.values():
-            chain = build_chain([seal_paths[i] for i in indexes], lake_root, indexed, limits)
+            chain = build_chain([seal_paths[i] for i in indexes], lake_root, indexed, limits, allow_rollback)
             for index, result in zip(indexes, chain, strict=True):
                 results[index] = result
     else:
@@ -115,7 +125,7 @@ def build_many(
         ) as pool:
             futures = {
                 pool.submit(
-                    build_chain, [seal_paths[i] for i in indexes], lake_root, indexed, limits
+                    build_chain, [seal_paths[i] for i in indexes], lake_root, indexed, limits, allow_rollback
                 ): indexes
                 for indexes in chains.values()
             }
