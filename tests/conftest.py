@@ -91,7 +91,7 @@ def demo_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
     changing it), with its records beside it (`demo_records`): as `alpha-results demo --lake` and
     `serve --init-demo` play it (`pipeline.demo_history`): each run published at its time on the
     demo's simulated clock, the decisions recorded at theirs (value_composite_legacy approved and
-    fading, Test_planted_factor approved then retired, momentum_12_1 approved with a restated run,
+    decaying (its factor reversed), Test_planted_factor approved then retired, momentum_12_1 approved with a restated run,
     Test_short_term_reversal nominated and waiting)."""
     from pipeline.demo_history import play
 

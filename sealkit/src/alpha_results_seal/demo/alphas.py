@@ -52,9 +52,9 @@ class AlphaSpec:
     family: str | None = None
     parameters: tuple[tuple[str, float | int | str], ...] = ()
     extra_noise: float = 0.0
-    # From this share of its weeks on, the signal is gone (its raw scores pure noise): an alpha
-    # whose live track decays (`demo/history.py`).
-    fades_after_share: float | None = None
+    # From this share of its weeks on, the signal turns against the book (its raw scores negated: a
+    # crowded factor whose payoff reversed): an alpha whose live track decays (`demo/history.py`).
+    reverses_after_share: float | None = None
     # The run asks for review (the manifest's `nominate`, with this note): the demo's history puts it
     # in the review queue (None: it does not ask).
     nomination_note: str | None = None
@@ -168,7 +168,7 @@ ALPHAS: tuple[AlphaSpec, ...] = (
         legacy_ic=True,
         tags=("value", "fundamental"),
         research_cutoff_share=0.6,
-        fades_after_share=0.75,
+        reverses_after_share=0.62,
     ),
 )
 

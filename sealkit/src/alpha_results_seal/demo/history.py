@@ -8,8 +8,8 @@ clock (`datasets.clock.simulated`, for the demo alone), and the pipeline's drive
 
 - the benchmark (SPY) is republished up to the day before each step, as a vendor delivers it;
 - `value_composite_legacy` seals its research run at its research cutoff, is approved by the head
-  of research (its checks fail: with an override, as the committee did), and then its signal fades
-  (`fades_after_share`): its live track decays;
+  of research (its checks fail: with an override, as the committee did), and then its signal turns
+  against the book (`reverses_after_share`): its live track decays;
 - `Test_planted_factor` seals its research run at its cutoff, is approved, and is retired later
   (its turnover is too costly for the book it was meant for);
 - `momentum_12_1` seals its research run at its cutoff, asking for review (`nominate`), and is

@@ -1,0 +1,118 @@
+"""The demo's history (issue 64, item 6): its lake holds a live track first seen after the
+decisions, as a deployment's would, and every state a head of research meets: an approved alpha
+whose live part starts after its recorded approval, one that decays, a restated run, a nominated
+alpha waiting, a retired one; overrides, nominations and restatements on the record."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from analytics.figures import Figures
+from analytics.restatements import restated_of
+from analytics.tenure import known_of
+from datasets.rows import day_number
+from pipeline.promotions import standings_of
+from records.store import Records, open_records
+
+
+@pytest.fixture(scope="module")
+def records(demo_records: Path) -> Iterator[Records]:
+    opened = open_records(f"sqlite:///{demo_records}", create=False)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(scope="module")
+def figures(demo_lake: Path, records: Records) -> Figures:
+    return Figures.open(str(demo_lake), standings_of(records))
+
+
+def _live_sessions_first_published(figures: Figures, alpha: str, after: dt.date) -> np.ndarray:
+    """When each session after `after` was first published (µs since the epoch)."""
+    known = known_of(figures.build(alpha))
+    return known.session_first_us[known.session_days > day_number(after)]
+
+
+def test_the_approved_alpha_is_live_only_after_its_recorded_approval(figures: Figures, records: Records) -> None:
+    [approval] = [p for p in records.promotions.history("momentum_12_1") if p.action == "approved"]
+    assert approval.decided_by == "head of research" and approval.snapshot["override"]
+    live = figures.live("momentum_12_1", book="long_short")
+    assert live.split_origin == "approval" and live.split_date is not None
+    # The split is the research run's last session: what the lake held when the approval was recorded.
+    entry_cutoff = dt.date.fromisoformat(figures.build("momentum_12_1").entry["research_cutoff"])
+    assert live.split_date >= entry_cutoff
+    first = _live_sessions_first_published(figures, "momentum_12_1", live.split_date)
+    recorded_us = int(approval.recorded_at.timestamp() * 1_000_000)
+    assert first.size and (first > recorded_us).all()  # every live session was first seen after it
+    held = known_of(figures.build("momentum_12_1"))
+    assert (held.session_first_us[held.session_days <= day_number(live.split_date)] <= recorded_us).all()
+    assert live.out_of_sample.sessions and live.out_of_sample.sessions >= 40
+
+
+def test_a_session_dated_after_the_approval_but_published_before_it_is_not_live(figures: Figures) -> None:
+    """The approval's as_of is the day it was recorded: sessions the research run held up to its
+    last one are backtest, whatever their dates (an approval as of an earlier day is an import)."""
+    approval = figures.standings.tenure("momentum_12_1")
+    assert approval is not None and approval.as_of == approval.approved_at.date()
+    live = figures.live("momentum_12_1", book="long_short")
+    assert live.split_date is not None and live.split_date < approval.as_of
+
+
+def test_the_retired_alpha_was_live_from_its_approval_to_its_retirement(figures: Figures, records: Records) -> None:
+    actions = [p.action for p in records.promotions.history("Test_planted_factor")]
+    assert actions == ["approved", "retired"]
+    assert figures.standings.standing("Test_planted_factor") == "retired"
+    tenure = figures.standings.tenure("Test_planted_factor")
+    assert tenure is not None and tenure.retired_at is not None
+    live = figures.live("Test_planted_factor", book="long_short")
+    assert live.split_origin == "approval" and live.out_of_sample.last_session is not None
+    assert live.out_of_sample.last_session <= tenure.retired_at.date()
+
+
+def test_the_reversing_alpha_decays_live(figures: Figures) -> None:
+    live = figures.live("value_composite_legacy", book="long_short")
+    assert live.split_origin == "approval"
+    assert live.decay_ratio.value is not None and live.decay_ratio.value < 0
+
+
+def test_the_nominated_alpha_waits_in_the_queue(figures: Figures, records: Records) -> None:
+    queue = figures.review()
+    assert [e.alpha for e in queue.entries] == ["Test_short_term_reversal"]
+    [entry] = queue.entries
+    assert entry.nominated_by == "seal" and "review" in entry.note and entry.verdict in ("pass", "fail", "incomplete")
+    assert figures.standings.standing("Test_short_term_reversal") == "nominated"
+    assert records.promotions.history("Test_short_term_reversal") == []  # a nomination approves nothing
+
+
+def test_the_restated_run_is_on_the_record_with_both_values(figures: Figures, records: Records) -> None:
+    rows = restated_of(figures.build("momentum_12_1")).rows()
+    returns = [r for r in rows if r["field"] == "return"]
+    assert returns and all(r["before"] != r["after"] for r in returns)
+    events = records.events.latest("momentum_12_1", ("alpha.restated",))
+    assert events is not None and events.data["count"] >= len(returns)
+
+
+def test_no_alpha_is_approved_by_its_seal(records: Records) -> None:
+    """A seal's production id is an access class: every approval in the demo is an operator's."""
+    deciders = {p.decided_by for a in ("momentum_12_1", "value_composite_legacy", "Test_planted_factor") for p in records.promotions.history(a)}
+    assert deciders == {"head of research"}
+
+
+def test_the_expected_live_information_ratio_is_calibrated_on_live_tracks_first_seen_after_approvals(
+    figures: Figures,
+) -> None:
+    """The calibration's alphas are the approved ones whose live part (first published after the
+    approval was recorded) is long enough: the decay answer says which."""
+    index = figures.reader.snapshot().catalogue.index
+    assert index is not None
+    approval_rows = index.filter(pa.compute.equal(index.column("live_split_origin"), "approval"))
+    approved = set(approval_rows.column("alpha_id").to_pylist())
+    assert approved == {"momentum_12_1", "value_composite_legacy", "Test_planted_factor"}
+    for row in approval_rows.to_pylist():
+        assert row["live_approved_at"] is not None  # split at a recorded approval, never a date claimed
