@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "promote": ("cli.promotions", "approve an alpha into the live book, recording what its checks said"),
     "retire": ("cli.promotions", "retire an approved alpha from the live book"),
     "promotions": ("cli.promotions", "the decisions about an alpha, oldest first"),
+    "review": ("cli.promotions", "the review queue: the nominated alphas with their verdicts; nominate one"),
     "events": ("cli.promotions", "the event log: purge the events older than the retention"),
     "webhooks": (
         "cli.webhooks",

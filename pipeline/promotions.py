@@ -486,9 +486,11 @@ def approve_by_policy(records: Records, lake_root: str, policy_file: str, policy
     for alpha in sorted(standings_of(records).nominated):
         decision = Decision(alpha, "approved", POLICY_DECIDER, POLICY_NOTE)
         try:
+            if _preview(records, lake_root, policy_file, decision).verdict != "pass":
+                continue  # a check fails or cannot be measured: it waits for an operator
             _, event = record_decision(records, lake_root, policy_file, decision)
         except (DecisionRefused, PromotionRefused):
-            continue  # its checks do not all pass: it waits for an operator
+            continue
         events.append(event)
     return events
 

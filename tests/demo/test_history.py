@@ -39,7 +39,9 @@ def _live_sessions_first_published(figures: Figures, alpha: str, after: dt.date)
     return known.session_first_us[known.session_days > day_number(after)]
 
 
-def test_the_approved_alpha_is_live_only_after_its_recorded_approval(figures: Figures, records: Records) -> None:
+def test_the_approved_alpha_is_live_only_after_its_recorded_approval(
+    figures: Figures, records: Records
+) -> None:
     [approval] = [p for p in records.promotions.history("momentum_12_1") if p.action == "approved"]
     assert approval.decided_by == "head of research" and approval.snapshot["override"]
     live = figures.live("momentum_12_1", book="long_short")
@@ -64,7 +66,9 @@ def test_a_session_dated_after_the_approval_but_published_before_it_is_not_live(
     assert live.split_date is not None and live.split_date < approval.as_of
 
 
-def test_the_retired_alpha_was_live_from_its_approval_to_its_retirement(figures: Figures, records: Records) -> None:
+def test_the_retired_alpha_was_live_from_its_approval_to_its_retirement(
+    figures: Figures, records: Records
+) -> None:
     actions = [p.action for p in records.promotions.history("Test_planted_factor")]
     assert actions == ["approved", "retired"]
     assert figures.standings.standing("Test_planted_factor") == "retired"
@@ -85,7 +89,11 @@ def test_the_nominated_alpha_waits_in_the_queue(figures: Figures, records: Recor
     queue = figures.review()
     assert [e.alpha for e in queue.entries] == ["Test_short_term_reversal"]
     [entry] = queue.entries
-    assert entry.nominated_by == "seal" and "review" in entry.note and entry.verdict in ("pass", "fail", "incomplete")
+    assert (
+        entry.nominated_by == "seal"
+        and "review" in entry.note
+        and entry.verdict in ("pass", "fail", "incomplete")
+    )
     assert figures.standings.standing("Test_short_term_reversal") == "nominated"
     assert records.promotions.history("Test_short_term_reversal") == []  # a nomination approves nothing
 
@@ -100,7 +108,11 @@ def test_the_restated_run_is_on_the_record_with_both_values(figures: Figures, re
 
 def test_no_alpha_is_approved_by_its_seal(records: Records) -> None:
     """A seal's production id is an access class: every approval in the demo is an operator's."""
-    deciders = {p.decided_by for a in ("momentum_12_1", "value_composite_legacy", "Test_planted_factor") for p in records.promotions.history(a)}
+    deciders = {
+        p.decided_by
+        for a in ("momentum_12_1", "value_composite_legacy", "Test_planted_factor")
+        for p in records.promotions.history(a)
+    }
     assert deciders == {"head of research"}
 
 

@@ -84,7 +84,9 @@ def test_a_session_keeps_the_time_it_was_first_published_across_republishes(
     # simulated clock runs on from the time set while a publish derives its tables).
     [first], [second] = by_part[True], by_part[False]
     assert T0 <= first.replace(tzinfo=dt.UTC) < T0 + dt.timedelta(minutes=10)
-    assert T0 + dt.timedelta(days=14) <= second.replace(tzinfo=dt.UTC) < T0 + dt.timedelta(days=14, minutes=10)
+    assert (
+        T0 + dt.timedelta(days=14) <= second.replace(tzinfo=dt.UTC) < T0 + dt.timedelta(days=14, minutes=10)
+    )
     assert _table(republished, ALPHA, "restatements").height == 0
 
 
@@ -106,7 +108,11 @@ def test_a_rerun_that_changes_published_sessions_is_a_restatement_with_both_valu
     assert (returns["before"] != returns["after"]).all()  # both values kept, and they differ
     assert set(returns["previous_build_id"]) == {_current(republished, ALPHA).name}
     [restated_at] = set(rows["restated_at"])
-    assert T0 + dt.timedelta(days=15) <= restated_at.replace(tzinfo=dt.UTC) < T0 + dt.timedelta(days=15, minutes=10)
+    assert (
+        T0 + dt.timedelta(days=15)
+        <= restated_at.replace(tzinfo=dt.UTC)
+        < T0 + dt.timedelta(days=15, minutes=10)
+    )
     # The restated sessions keep the time they were first published: a restatement is not news.
     after = _table(lake, ALPHA, "known_sessions")
     assert after.select("dataset", "book", "date", "first_published_at").equals(

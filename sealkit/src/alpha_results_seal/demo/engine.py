@@ -311,7 +311,9 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int, end: int | 
     if spec.extra_noise:  # a family variant observing its signal through more noise (alphas.FAMILIES)
         spread = float(np.nanstd(raw))
         raw = raw + spec.extra_noise * spread * rng.standard_normal(raw.shape)
-    if spec.reverses_after_share is not None:  # the factor's payoff reversed: the signal turns against the book
+    if (
+        spec.reverses_after_share is not None
+    ):  # the factor's payoff reversed: the signal turns against the book
         reversed_from = int(round(spec.reverses_after_share * len(weeks)))
         raw[reversed_from:] = -raw[reversed_from:]
     score = signals.smooth(raw, spec.half_life_weeks, flat)
