@@ -65,8 +65,8 @@ export function renderPromotionPreview(body, answer) {
           const unit = units[change.check];
           return h(
             "tr",
-            { "data-alpha": other.alpha_id, "data-check": change.check, "data-flips": String(change.flips) },
-            h("th", { scope: "row" }, other.alpha_id),
+            { "data-alpha": other.alpha_id, "data-check": change.check, "data-flips": String(change.flips), "data-live-book": String(other.live_book) },
+            h("th", { scope: "row" }, other.alpha_id, other.live_book ? null : h("span", { class: "muted" }, " (not in the live book)")),
             h("td", {}, figureName(change.check), " ", h("code", {}, change.check)),
             numberCell(change.value_before == null ? DASH : inUnit(change.value_before, unit), change.value_before),
             numberCell(change.value_after == null ? DASH : inUnit(change.value_after, unit), change.value_after),
@@ -81,13 +81,13 @@ export function renderPromotionPreview(body, answer) {
   );
   const others = rows.length
     ? table(["Other alpha", "Check", "Before", "After", "Verdict"], [], { className: "data promote-others" })
-    : note("No other alpha of the live book this key may read.", "muted");
+    : note("No other alpha this key may read: none of the live book, and no check of another flips.", "muted");
   if (rows.length) others.querySelector("tbody").append(...rows);
   others.id = "promote-others";
-  const hidden = data.others_not_shown
-    ? note(`${data.others_not_shown} other alpha${data.others_not_shown === 1 ? "'s" : "s'"} checks not shown (this key may not read ${data.others_not_shown === 1 ? "it" : "them"}).`, "muted")
+  const hidden = data.others_unchecked
+    ? note(`${data.others_unchecked} further alpha${data.others_unchecked === 1 ? " was" : "s were"} not checked (a preview checks the first 500 outside the live book); the decision's events list every flip.`, "muted")
     : null;
-  if (hidden) hidden.id = "promote-not-shown";
+  if (hidden) hidden.id = "promote-unchecked";
   fill(
     body,
     warningList(answer.meta && answer.meta.warnings),
