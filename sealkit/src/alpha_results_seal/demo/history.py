@@ -11,7 +11,7 @@ clock (`datasets.clock.simulated`, for the demo alone), and the pipeline's drive
   of research (its checks fail: with an override, as the committee did), and then its signal turns
   against the book (`reverses_after_share`): its live track decays;
 - `Test_planted_factor` seals its research run at its cutoff, is approved, and is retired later
-  (its turnover is too costly for the book it was meant for);
+  (its turnover is too costly for the book it was meant for); its team keeps running it;
 - `momentum_12_1` seals its research run at its cutoff, asking for review (`nominate`), and is
   approved with an override; its runs from 90 % of the history on read closing prices a vendor
   corrected for three sessions a month earlier (`Market.corrected`): the first of them restates
@@ -105,13 +105,16 @@ def history(market: Market, families: bool = False, only: frozenset[str] | None 
         target = first + int(share * (count - 1))
         return int(published[np.searchsorted(published, target)])
 
-    def runs_after(alpha: str, start: int, stop: int) -> list[Run]:
+    def runs_after(alpha: str, start: int, stop: int, corrected: bool = True) -> list[Run]:
         """The alpha's runs after `start` up to `stop` (decision sessions): every RUN_EVERY weeks,
-        then every week over the history's last WEEKLY_LAST weeks."""
+        then every week over the history's last WEEKLY_LAST weeks; reading the corrected feed from
+        the restating run on when `corrected` (the live book's feed)."""
         weeks = [int(d) for d in published if start < d <= stop]
         weekly_from = int(published[-WEEKLY_LAST]) if len(published) >= WEEKLY_LAST else 0
         chosen = [d for i, d in enumerate(weeks) if d >= weekly_from or (i + 1) % RUN_EVERY == 0 or d == stop]
-        return [Run(alpha, d, _at(_day(market, d), 1, 6), corrected=d >= corrected_from) for d in chosen]
+        return [
+            Run(alpha, d, _at(_day(market, d), 1, 6), corrected=corrected and d >= corrected_from) for d in chosen
+        ]
 
     last = int(published[-1])
     # The vendor's correction: three sessions a month before the restating run (momentum's run at
@@ -157,7 +160,7 @@ def history(market: Market, families: bool = False, only: frozenset[str] | None 
             override="a calibration sleeve: the committee approves it whatever its costs check says",
         )
     )
-    steps += runs_after("Test_planted_factor", planted_cut, planted_retired)
+    steps += runs_after("Test_planted_factor", planted_cut, planted_retired, corrected=False)
     steps.append(
         Decision(
             "Test_planted_factor",
@@ -166,6 +169,9 @@ def history(market: Market, families: bool = False, only: frozenset[str] | None 
             "its turnover costs more than the calibration sleeve is worth",
         )
     )
+    # Its team keeps running it after its retirement (on the feed as first delivered: it left the
+    # live book before the correction reached it).
+    steps += runs_after("Test_planted_factor", planted_retired, last, corrected=False)
     steps.append(research("momentum_12_1", momentum_cut))
     steps.append(
         Decision(
