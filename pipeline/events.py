@@ -343,20 +343,16 @@ SEAL_NOMINATOR = "seal"
 
 def nominate_sealed(records: Records, figures: Figures, alphas: Sequence[str]) -> list[Event]:
     """A nomination of each alpha of `alphas` whose served build's seal asks for review
-    (`nominate`), unless it stands approved or that build is nominated already (so a run built
-    again nominates nothing twice)."""
+    (`nominate`), unless it stands approved or nominated already (a routine run of a team that
+    always asks puts its alpha in the queue once, until a decision follows)."""
     standings = figures.standings
-    latest = records.nominations.latest()
     events = []
     for alpha in dict.fromkeys(alphas):
         try:
             view = figures.build(alpha)
         except LookupError:
             continue
-        if not view.entry.get("nominate") or alpha in standings.approved:
-            continue
-        known = latest.get(alpha)
-        if known is not None and known.build_id == view.build_id:
+        if not view.entry.get("nominate") or alpha in standings.approved or alpha in standings.nominated:
             continue
         note = str(view.entry.get("nomination_note") or "the run asks for review")
         _, event = records.nominate(alpha, view.build_id, SEAL_NOMINATOR, note)

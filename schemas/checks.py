@@ -215,23 +215,24 @@ CHECKS: tuple[Check, ...] = (
     _check(
         "live_information_ratio",
         "analytics.live",
-        "information ratio of the book's daily returns after the alpha's latest approval (in force or since "
-        "retired): /analytics/live out_of_sample.information_ratio at the approval's as_of, annualised as "
-        "information_ratio (x sqrt(252)), over the sessions after it up to the window's `to` (its `from` does not "
-        f"narrow it); measured once {LIVE_MIN_SESSIONS} sessions follow the approval",
-        "the book's annualised information ratio over the {sessions} sessions after its approval on {split_date}",
+        "information ratio of the book's daily returns over its live part (the sessions first published after "
+        "its latest approval was recorded, up to its retirement's if retired since): /analytics/live "
+        "out_of_sample.information_ratio at the tenure's split, annualised as information_ratio (x sqrt(252)), up "
+        f"to the window's `to` (its `from` does not narrow it); measured once {LIVE_MIN_SESSIONS} sessions are live",
+        "the book's annualised information ratio over the {sessions} sessions first published after its approval "
+        "(its backtest ends {split_date})",
         min=(0.0, "min_live_information_ratio"),
     ),
     _check(
         "decay_ratio",
         "analytics.live",
-        "/analytics/live decay_ratio at the approval's as_of: the information ratio after the approval (up to the "
-        "window's `to`) over the information ratio up to it (1 held up, 0 nothing left, below 0 reversed); "
+        "/analytics/live decay_ratio at the tenure's split: the information ratio of the live part (up to the "
+        "window's `to`) over the information ratio up to the split (1 held up, 0 nothing left, below 0 reversed); "
         "measured once "
-        f"{LIVE_MIN_SESSIONS} sessions follow the approval and while the in-sample information ratio is "
+        f"{LIVE_MIN_SESSIONS} sessions are live and while the in-sample information ratio is "
         "positive",
         "the share of its in-sample information ratio ({backtest}) the book kept over the {sessions} sessions "
-        "after its approval on {split_date} ({live} live)",
+        "first published after its approval ({live} live)",
         min=(0.25, "min_decay_ratio"),
     ),
     _check(

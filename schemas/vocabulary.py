@@ -1281,7 +1281,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "min_live_sessions",
         "Sessions live needed to calibrate (M)",
-        "/analytics/decay: the sessions after its approval an alpha needs to count in the calibration",
+        "/analytics/decay: the sessions first published after its approval an alpha needs to count in the calibration",
         "sessions",
     ),
     Term(

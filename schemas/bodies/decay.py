@@ -24,7 +24,7 @@ CALIBRATION_MIN_ALPHAS = 5
 """K: the approved alphas with a live record the catalogue needs before its own haircut replaces the
 literature's."""
 CALIBRATION_MIN_SESSIONS = LIVE_MIN_SESSIONS
-"""M: the sessions after its approval an alpha needs to count in the calibration (its decay ratio's)."""
+"""M: the sessions first published after its approval an alpha needs to count in the calibration (its decay ratio's)."""
 LITERATURE_HAIRCUT = 0.26
 """McLean and Pontiff (2016): anomaly returns are 26% lower out of sample (58% after publication)."""
 LITERATURE = (
@@ -139,7 +139,7 @@ class LiveHaircut(Body, kw_only=True, frozen=True):
         int, figure("K: the alphas the catalogue needs before its own calibration is used")
     ] = CALIBRATION_MIN_ALPHAS
     min_live_sessions: Annotated[
-        int, figure("M: the sessions after its approval an alpha needs to count in the calibration")
+        int, figure("M: the sessions first published after its approval an alpha needs to count in the calibration")
     ] = CALIBRATION_MIN_SESSIONS
     retention: Annotated[
         AnalyticsStat,

@@ -458,9 +458,9 @@ class CheckResult(Body, kw_only=True, frozen=True):
         Annotated[
             dt.date | None,
             figure(
-                "live_information_ratio and decay_ratio only: the split, the as_of of the alpha's latest approval "
-                "(in force or since retired; /analytics/live split_date with split_origin approval): sessions after "
-                "it are the live part. Null when the alpha was never approved"
+                "live_information_ratio and decay_ratio only: the split, the last session the lake had published when "
+                "the alpha's latest approval was recorded (in force or since retired; /analytics/live split_date with "
+                "split_origin approval): sessions after it are the live part. Null when the alpha was never approved"
             ),
         ]
         | UnsetType

@@ -1,13 +1,15 @@
 """The live checks of `/analytics/checks` (`live_information_ratio`, `decay_ratio`; issue 35 item 2):
-an alpha approved through the real command line (`alpha-results promote`) is measured after its
-approval with exactly `/analytics/live`'s figures at that split (and within 1e-9 of the independent
-recomputation of tests/analytics/test_live.py); an alpha never approved is not_applicable, one
-approved too recently not measurable, each with its reason, and neither moves the summary's
-verdict; the operator's policy file sets both thresholds and a request may only tighten them; the
-notebook's `Figures.checks(..., approved=...)` is the served answer byte for byte.
+an approved alpha is measured over its live part (the sessions first published after its approval
+was recorded: issue 64) with exactly `/analytics/live`'s figures at that split (and within 1e-9 of
+the independent recomputation of tests/analytics/test_live.py at the split the lake's knowledge
+times give, tests/knowledge.py); an alpha never approved is not_applicable, one approved too
+recently not measurable, each with its reason, and neither moves the summary's verdict; the
+operator's policy file sets both thresholds and a request may only tighten them; the notebook's
+`Figures.checks` with the same standings is the served answer byte for byte.
 
-The lake is a copy (a decision re-records the alpha's catalogue index row) and the records a SQLite
-file of this module's own."""
+The demo's history approved value_composite_legacy (its live part long enough) and momentum_12_1
+(too short); the lake is a copy and the records a copy of the demo's (a decision re-records an
+index row)."""
 
 from __future__ import annotations
 
@@ -30,16 +32,17 @@ from tests.analytics.conftest import CALLERS, Api
 from tests.analytics.reference import Lake
 from tests.analytics.test_live import expected
 from tests.callers import authenticator_for
+from tests.knowledge import demo_split
 
 PATH = "/v1/alphas/{}/analytics/checks"
 LIVE_PATH = "/v1/alphas/{}/analytics/live"
 LIVE = ("live_information_ratio", "decay_ratio")
 MIN_OOS = 63
 TOLERANCE = 1e-9
-POLICY = {"live_information_ratio": {"min": -1.0}, "decay_ratio": {"min": 0.1}}
+POLICY = {"live_information_ratio": {"min": -5.0}, "decay_ratio": {"min": -10.0}}
 """The operator's live thresholds in this module's policy file (the defaults are 0.0 and 0.25)."""
-MEASURED = "Test_planted_factor"  # approved 30% through its history (its in-sample IR is positive)
-RECENT = "momentum_12_1"  # approved 9 sessions before its last
+MEASURED = "value_composite_legacy"  # approved after its research run, live for 24 weeks since
+RECENT = "momentum_12_1"  # approved later: its live part is shorter than a quarter
 NEVER = "Test_small_universe"
 
 
@@ -49,27 +52,24 @@ class World:
     lake: Path
     records: str
     policy: Path
-    approved: dict[str, str]  # alpha -> as_of
-    snapshot: dict[str, Any]  # MEASURED's approval as the CLI printed it
-    etag_before: str  # MEASURED's checks before its approval
+    approved: dict[str, str]  # alpha -> its live split (the last session known at its approval)
 
 
 @pytest.fixture(scope="module")
-def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+def world(demo_lake: Path, demo_records: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
 
     folder = tmp_path_factory.mktemp("live_checks")
     lake = Path(shutil.copytree(demo_lake, folder / "lake"))
+    shutil.copyfile(demo_records, folder / "records.sqlite3")
     records = f"sqlite:///{folder / 'records.sqlite3'}"
     policy = folder / "checks.toml"
     policy.write_text(
         "".join(f"[checks.{check}]\nmin = {bound['min']!r}\n\n" for check, bound in POLICY.items())
     )
-    reference = Lake(lake)
-    dates = {alpha: reference.ledger(alpha, "long_short")["date"].tolist() for alpha in (MEASURED, RECENT)}  # type: ignore[index]
-    approved = {MEASURED: dates[MEASURED][len(dates[MEASURED]) * 3 // 10], RECENT: dates[RECENT][-10]}
+    approved = {alpha: demo_split(lake, folder / "records.sqlite3", alpha) for alpha in (MEASURED, RECENT)}
     app = create_app(
         Settings(lake=str(lake), environment="test", checks_policy_file=str(policy)),
         authenticate=authenticator_for(CALLERS),
@@ -77,37 +77,17 @@ def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         records=RecordsSource(records),
     )
     with TestClient(app=app) as client:
-        api = Api(client)
-        # The records database exists once the command line first writes it.
-        printed = _promoted(lake, records, policy, RECENT, approved[RECENT])
-        before = api.get(PATH.format(MEASURED))
-        assert before.status_code == 200, before.text
-        snapshot = _promoted(lake, records, policy, MEASURED, approved[MEASURED])
-        assert printed["as_of"] == approved[RECENT]
-        yield World(api, lake, records, policy, approved, snapshot, before.headers["etag"])
+        yield World(Api(client), lake, records, policy, approved)
 
 
-def _promoted(lake: Path, records: str, policy: Path, alpha: str, as_of: str) -> dict[str, Any]:
-    """`alpha-results promote` as an operator runs it (with the server's policy file); the decision
-    it prints."""
+def _promoted(lake: Path, records: str, policy: Path, alpha: str) -> dict[str, Any]:
+    """`alpha-results promote` as an operator runs it today (with the server's policy file); the
+    decision it prints."""
     out = io.StringIO()
     where = ["--lake", str(lake), "--keystore", records, "--policy", str(policy), "--by", "head of research"]
-    where += ["--note", "live"]
+    where += ["--note", "live", "--override", "approved in a test whatever its checks"]
     with contextlib.redirect_stdout(out):
-        assert (
-            cli(
-                [
-                    "promote",
-                    alpha,
-                    "--as-of",
-                    as_of,
-                    *where,
-                    "--override",
-                    "approved in a test whatever its checks",
-                ]
-            )
-            == 0
-        )
+        assert cli(["promote", alpha, *where]) == 0
     decision: dict[str, Any] = json.loads(out.getvalue())
     return decision
 
@@ -154,7 +134,7 @@ def test_an_approved_alpha_is_measured_with_the_live_routes_figures(world: World
         assert entry["policy_threshold"] == entry["threshold"] == POLICY[entry["id"]]
         bound = POLICY[entry["id"]]["min"]
         assert entry["verdict"] == ("pass" if entry["value"] >= bound else "fail"), entry
-        assert f"over the {sessions} sessions after its approval on {as_of}" in entry["reason"], entry
+        assert f"over the {sessions} sessions first published after its approval" in entry["reason"], entry
     assert ir["horizon"] == decay["horizon"] == "approval_split"
     assert (
         f"in-sample information ratio ({live['in_sample']['information_ratio']['value']:.3g})"
@@ -187,15 +167,17 @@ def test_a_live_part_too_short_is_not_measurable_and_says_why(world: World) -> N
     as_of = world.approved[RECENT]
     data = world.api.ok(PATH.format(RECENT))["data"]
     live = world.api.ok(LIVE_PATH.format(RECENT))["data"]
-    assert live["out_of_sample"]["sessions"] == 9
+    sessions = live["out_of_sample"]["sessions"]
+    assert 0 < sessions < MIN_OOS
     # The live route still shows the part's information ratio; the check waits for a quarter.
     assert live["out_of_sample"]["information_ratio"]["value"] is not None
     for check in LIVE:
         entry = by_id(data)[check]
         assert (entry["value"], entry["verdict"], entry["split_date"]) == (None, "not_measurable", as_of)
-        assert entry["reason"] == (
-            f"the out-of-sample part holds 9 sessions after the approval on {as_of}; at least {MIN_OOS} are needed"
+        assert entry["reason"].startswith(
+            f"{sessions} sessions were first published after the approval was recorded"
         )
+        assert entry["reason"].endswith(f"at least {MIN_OOS} are needed")
     assert data["summary"]["verdict"] == battery_verdict(data["checks"])
 
 
@@ -216,13 +198,13 @@ def test_a_check_up_to_a_date_sees_no_session_after_it(world: World) -> None:
     assert oos is not None and ins is not None and ins > 0
     assert close(data["live_information_ratio"]["value"], oos), data["live_information_ratio"]
     assert close(data["decay_ratio"]["value"], oos / ins), data["decay_ratio"]
-    assert "over the 100 sessions after its approval" in data["live_information_ratio"]["reason"]
+    assert "over the 100 sessions first published after its approval" in data["live_information_ratio"]["reason"]
     before = by_id(world.api.ok(PATH.format(MEASURED), to=as_of)["data"])
     for check in LIVE:
-        assert before[check]["reason"] == (
-            f"the out-of-sample part holds 0 sessions after the approval on {as_of} up to {as_of}; at least "
-            f"{MIN_OOS} are needed"
+        assert before[check]["reason"].startswith(
+            "0 sessions were first published after the approval was recorded"
         )
+        assert f"up to {as_of}; at least {MIN_OOS} are needed" in before[check]["reason"]
 
 
 def ratio(r: Any) -> float | None:
@@ -234,41 +216,34 @@ def ratio(r: Any) -> float | None:
     return float(np.mean(r)) / float(np.std(r, ddof=1)) * math.sqrt(252)
 
 
-def test_a_retirement_records_the_live_checks_up_to_its_date(world: World, tmp_path: Path) -> None:
-    """The snapshot of a retirement sees the approval it ends: the live checks over the sessions
-    between the two dates, as the checks route answers them up to the retirement's date."""
-    records = f"sqlite:///{tmp_path / 'records.sqlite3'}"
-    ledger = Lake(world.lake).ledger(MEASURED, "long_short")
-    assert ledger is not None
-    dates = ledger["date"].tolist()
-    approved, retired = world.approved[MEASURED], dates[dates.index(world.approved[MEASURED]) + 80]
-    _promoted(world.lake, records, world.policy, MEASURED, approved)
+def test_a_retirement_records_the_live_checks_of_the_tenure_it_ends(world: World, tmp_path: Path) -> None:
+    """The snapshot of a retirement sees the approval it ends: the live checks of its live part, as
+    the checks route answered them just before."""
+    lake = Path(shutil.copytree(world.lake, tmp_path / "lake"))
+    records = tmp_path / "records.sqlite3"
+    shutil.copyfile(world.records.removeprefix("sqlite:///"), records)
+    served = by_id(world.api.ok(PATH.format(MEASURED))["data"])
     out = io.StringIO()
-    where = ["--lake", str(world.lake), "--keystore", records, "--policy", str(world.policy)]
+    where = ["--lake", str(lake), "--keystore", f"sqlite:///{records}", "--policy", str(world.policy)]
     with contextlib.redirect_stdout(out):
-        assert cli(["retire", MEASURED, "--as-of", retired, *where, "--by", "ops", "--note", "decayed"]) == 0
+        assert cli(["retire", MEASURED, *where, "--by", "ops", "--note", "decayed"]) == 0
     seen = {check["id"]: check for check in json.loads(out.getvalue())["snapshot"]["checks"]}
-    served = by_id(world.api.ok(PATH.format(MEASURED), to=retired)["data"])  # the same approval date
     for check in LIVE:
         assert seen[check]["value"] is not None
         assert {k: seen[check][k] for k in ("value", "verdict", "reason")} == {
             k: served[check][k] for k in ("value", "verdict", "reason")
         }
-    assert "over the 80 sessions after its approval" in seen["live_information_ratio"]["reason"]
 
 
-def test_the_approval_is_part_of_the_answers_etag(world: World) -> None:
-    after = world.api.get(PATH.format(MEASURED))
-    assert after.status_code == 200
-    assert after.headers["etag"] != world.etag_before
-    again = world.api.get(PATH.format(MEASURED), headers={"If-None-Match": after.headers["etag"]})
-    assert again.status_code == 304
-
-
-def test_the_snapshot_of_an_approval_lists_the_live_checks_not_applicable(world: World) -> None:
+def test_the_snapshot_of_an_approval_lists_the_live_checks_not_applicable(
+    world: World, tmp_path: Path
+) -> None:
     """At the approval the alpha has no live part yet: the snapshot says so, and its verdict is the
     battery's without them."""
-    snapshot = world.snapshot["snapshot"]
+    lake = Path(shutil.copytree(world.lake, tmp_path / "lake"))
+    records = tmp_path / "records.sqlite3"
+    shutil.copyfile(world.records.removeprefix("sqlite:///"), records)
+    snapshot = _promoted(lake, f"sqlite:///{records}", world.policy, NEVER)["snapshot"]
     seen = {check["id"]: check for check in snapshot["checks"]}
     assert list(seen)[-2:] == list(LIVE)
     for check in LIVE:
@@ -317,24 +292,19 @@ def test_a_key_without_the_ledger_has_them_withheld(world: World) -> None:
     assert {f"checks.{check}" for check in LIVE} <= blocks
 
 
-def test_the_notebooks_checks_take_the_approval(world: World) -> None:
-    import datetime as dt
-
+def test_the_notebooks_checks_take_the_tenure_from_the_standings(world: World) -> None:
     from analytics.figures import Figures
-    from analytics.standings import Standings
+    from pipeline.promotions import standings_of
     from records.store import open_records
 
-    as_of = dt.date.fromisoformat(world.approved[MEASURED])
     records = open_records(world.records)
     try:  # the server's default reference set (production_correlation) follows the records too
-        standings = Standings.of(records.promotions.standing())
+        standings = standings_of(records)
     finally:
         records.close()
     figures = Figures.open(str(world.lake), standings)
     try:
-        found = figures.checks(MEASURED, world.policy, approved=as_of, book="long_only")
-        # Without `approved=`, Figures takes the approval from the standings it was opened with.
-        assert figures.checks(MEASURED, world.policy, book="long_only") == found
+        found = figures.checks(MEASURED, world.policy, book="long_only")
     finally:
         figures.reader.close()
     served = world.api.ok(PATH.format(MEASURED), book="long_only")["data"]

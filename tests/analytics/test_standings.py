@@ -23,8 +23,10 @@ from analytics.figures import Figures
 from analytics.sets import NO_APPROVED, default_reference
 from analytics.standings import NO_DECISIONS, Standings
 from datasets.served import Catalogue, Listing
+from pipeline.promotions import standings_of
 from records.store import open_records
 from tests.analytics.conftest import ALPHAS, CALLERS, Api
+from tests.decided import decide_on, noon
 
 IDS = ["p1", "t1", "t2", "p2", "t3"]
 PRODUCTION_IDS = {"p1", "p2"}
@@ -105,7 +107,14 @@ def test_an_approved_alpha_the_caller_may_not_read_is_not_approved_for_it() -> N
 
 
 def decision(action: str, as_of: str) -> Any:
-    return SimpleNamespace(action=action, as_of=dt.date.fromisoformat(as_of))
+    """A decision as the records keep it, recorded at noon of its day."""
+    return SimpleNamespace(
+        action=action,
+        as_of=dt.date.fromisoformat(as_of),
+        recorded_at=noon(as_of),
+        decided_by="tests",
+        imported_from=None,
+    )
 
 
 def test_standings_of_the_latest_decisions() -> None:
@@ -155,10 +164,10 @@ def decided(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     url = f"sqlite:///{tmp_path_factory.mktemp('standings') / 'records.sqlite3'}"
     records = open_records(url)
     for alpha, as_of in APPROVED.items():
-        records.decide(alpha, "approved", as_of, "tests", "", "b", {})
-    records.decide("Test_small_universe", "approved", dt.date(2021, 3, 1), "tests", "", "b", {})
-    records.decide("Test_small_universe", "retired", dt.date(2021, 6, 1), "tests", "", "b", {})
-    standings = Standings.of(records.promotions.standing())
+        decide_on(records, alpha, "approved", as_of)
+    decide_on(records, "Test_small_universe", "approved", dt.date(2021, 3, 1))
+    decide_on(records, "Test_small_universe", "retired", dt.date(2021, 6, 1))
+    standings = standings_of(records)
     records.close()
     app = create_app(
         Settings(lake=str(demo_lake), environment="test"),
