@@ -49,6 +49,10 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
     Each worker building its own demo lake cost the suite about a minute of one core's time."""
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's folder
+    kept = os.environ.get("ALPHA_RESULTS_TEST_SHARED")
+    if kept:  # a developer's folder kept between runs (docs/development.md): built once, ever
+        shared = Path(kept)
+        shared.mkdir(parents=True, exist_ok=True)
     folder = shared / f"shared-{name}"
     with (shared / f"shared-{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if `build` fails

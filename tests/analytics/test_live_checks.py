@@ -198,7 +198,9 @@ def test_a_check_up_to_a_date_sees_no_session_after_it(world: World) -> None:
     assert oos is not None and ins is not None and ins > 0
     assert close(data["live_information_ratio"]["value"], oos), data["live_information_ratio"]
     assert close(data["decay_ratio"]["value"], oos / ins), data["decay_ratio"]
-    assert "over the 100 sessions first published after its approval" in data["live_information_ratio"]["reason"]
+    assert (
+        "over the 100 sessions first published after its approval" in data["live_information_ratio"]["reason"]
+    )
     before = by_id(world.api.ok(PATH.format(MEASURED), to=as_of)["data"])
     for check in LIVE:
         assert before[check]["reason"].startswith(

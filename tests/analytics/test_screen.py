@@ -23,7 +23,6 @@ import msgspec
 import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
 
@@ -76,11 +75,16 @@ def screen_api(demo_lake: Path, demo_records: Path) -> Iterator[Api]:
         yield Api(client)
 
 
-def index_path(root: Path) -> Path:
-    """The index file of the newest generation, found from the generation documents alone."""
-    generations = sorted((root / "catalogue" / "generations").glob("*.json"))
-    document = json.loads(generations[-1].read_text())
-    return root / "catalogue" / document["index"]
+def newest_index(root: Path) -> pa.Table:
+    """The newest generation's index, its delta's rows merged in (the demo's history publishes run
+    by run: its newest generation is a delta over a base; docs/lake.md "Delta generations")."""
+    from alpha_results_seal.storage import Storage
+    from datasets import catalogue_index
+
+    storage = Storage(str(root))
+    generation = catalogue_index.newest(storage, str(root))
+    assert generation is not None
+    return catalogue_index.read_index(storage, str(root), generation)
 
 
 def as_screened(index: pa.Table) -> pl.DataFrame:
@@ -93,17 +97,24 @@ def as_screened(index: pa.Table) -> pl.DataFrame:
 @pytest.fixture(scope="module")
 def index(demo_lake: Path, demo_records: Path) -> pl.DataFrame:
     """The demo's index as the screener serves it, with where each alpha stands read from the
-    records directly (`standing`, `approved_since`: the seal approved momentum_12_1 and
-    value_composite_legacy at their first publish)."""
+    records directly (`standing`, `approved_since`: the demo's history approved momentum_12_1 and
+    value_composite_legacy, retired Test_planted_factor, and Test_short_term_reversal waits
+    nominated)."""
     from records.store import open_records
 
     records = open_records(f"sqlite:///{demo_records}", create=False)
     try:
         decided = records.promotions.standing()
+        nominated = records.nominations.latest()
     finally:
         records.close()
-    frame = as_screened(pq.read_table(index_path(demo_lake)))
+    frame = as_screened(newest_index(demo_lake).drop_columns(["entry"]))
     standing = {a: p.action for a, p in decided.items()}
+    standing |= {
+        a: "nominated"
+        for a, n in nominated.items()
+        if a not in decided or decided[a].recorded_at < n.recorded_at
+    }
     since = {a: p.as_of.isoformat() for a, p in decided.items() if p.action == "approved"}
     assert sorted(a for a, s in standing.items() if s == "approved") == [
         "momentum_12_1",
@@ -303,7 +314,7 @@ def test_each_filter_alone(screen_api: Api, index: pl.DataFrame) -> None:
         assert body["pagination"]["total"] == len(expected)
     # The demo exercises what these rules are about.
     assert [r["alpha_id"] for r in screen_api.ok(PATH, tag="momentum,price")["data"]] == ["momentum_12_1"]
-    # production=true is the approved set: the demo's production alphas, approved by their seal.
+    # production=true is the approved set: the demo's production alphas, approved by the head of research.
     approved = screen_api.ok(PATH, production="true", limit=100)["data"]
     assert sorted((r["alpha_id"], r["standing"]) for r in approved) == [
         ("momentum_12_1", "approved"),
@@ -311,7 +322,9 @@ def test_each_filter_alone(screen_api: Api, index: pl.DataFrame) -> None:
     ]
     assert all(r["approved_since"] is not None for r in approved)
     others = screen_api.ok(PATH, production="false", limit=100)["data"]
-    assert {r["standing"] for r in others} == {"never"} and len(others) == len(index) - 2
+    assert {r["standing"] for r in others} == {"never", "nominated", "retired"} and len(others) == len(
+        index
+    ) - 2
     nulls = screen_api.ok(PATH, sort="-mean_ic")["data"]
     assert nulls[-1]["mean_ic"] is None and nulls[0]["mean_ic"] is not None
     ties = screen_api.ok(PATH, sort="-sessions")["data"]
