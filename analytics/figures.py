@@ -54,6 +54,7 @@ from analytics.entries import Warnings
 from analytics.errors import BadParameters
 from analytics.policy import Policy, default_policy, load_policy
 from analytics.reading import EVERYTHING, Reading
+from analytics.restatements import restated_warning
 from analytics.standings import NO_DECISIONS, Standings
 from datasets.queries import Page
 from datasets.reader import AlphaBuild, BuildView, LakeReader
@@ -121,7 +122,8 @@ class Figures:
         (as the server answers it: `analytics.tenure`), else at the request's split, the seal's
         research_cutoff or the alpha's first publication."""
         q = LiveQuery(**params)
-        return _collected(self.reading().live(self.build(alpha), q), warnings)
+        view = self.build(alpha)
+        return _collected(self.reading().live(view, q), warnings, view, q)
 
     def decay(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Decay:
         """`/analytics/decay` of one book (`LiveQuery`: `book`, `split`): the IC's half-life by
@@ -129,7 +131,8 @@ class Figures:
         catalogue index holds approved (their live columns: the sessions first published after the
         approval was recorded, which `alpha-results promote` records); split as `live`."""
         q = LiveQuery(**params)
-        return _collected(self.reading().decay(self.build(alpha), q), warnings)
+        view = self.build(alpha)
+        return _collected(self.reading().decay(view, q), warnings, view, q)
 
     def compare(self, alpha: str, other: str, warnings: Warnings | None = None, **params: Any) -> Comparison:
         """`/analytics/compare` of `alpha` with `other` (the route's `with`) over one book
@@ -137,7 +140,7 @@ class Figures:
         q = CompareQuery(other=other, **params)
         a = self.build(alpha)
         comparison.require_other(a.alpha_id, q.other)
-        return _collected(self.reading().compare(a, self.build(q.other), q), warnings)
+        return _collected(self.reading().compare(a, self.build(q.other), q), warnings, a, q)
 
     def checks(
         self,
@@ -155,7 +158,7 @@ class Figures:
         q = ChecksQuery(**params)
         view = self.build(alpha)
         judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
-        return _collected(self.reading(judged).checks(view, q), warnings)
+        return _collected(self.reading(judged).checks(view, q), warnings, view, q)
 
     def promotion_preview(
         self,
@@ -178,7 +181,7 @@ class Figures:
         if action is None:
             action = "retired" if alpha in self.standings.approved else "approved"
         answer = self.reading(judged).promotion_preview(view, q, action, last_decided)
-        return _collected(answer, warnings)
+        return _collected(answer, warnings, view, q)
 
     def review(self, policy: Policy | str | os.PathLike[str] | None = None) -> ReviewQueue:
         """`/v1/review` with these standings: the nominated alphas, oldest nomination first, each
@@ -244,7 +247,8 @@ class Figures:
             start=start,
             end=end,
         )
-        return _collected(self.reading().contribution(self.build(alpha), q), warnings)
+        view = self.build(alpha)
+        return _collected(self.reading().contribution(view, q), warnings, view, q)
 
     def crowding(self, start: Date = None, end: Date = None) -> Crowding:
         """`/v1/analytics/crowding`: how alike the books of the approved alphas of `standings` are
@@ -300,7 +304,8 @@ def _asking(name: str, query: type[Query]) -> Callable[..., Any]:
 
     def ask(self: Figures, alpha: str, warnings: Warnings | None = None, **params: Any) -> Any:
         q = query(**{k: tuple(v) if isinstance(v, list) else v for k, v in params.items()})
-        return _collected(getattr(self.reading(), name)(self.build(alpha), q), warnings)
+        view = self.build(alpha)
+        return _collected(getattr(self.reading(), name)(view, q), warnings, view, q)
 
     fields = msgspec.structs.fields(query)
     keywords = [
@@ -344,9 +349,13 @@ def _collect(warnings: Warnings | None, entries: list[Warning]) -> None:
         warnings.extend(entries)
 
 
-def _collected(answer: Answer[T], warnings: Warnings | None) -> T:
-    """The answer's Struct, its warnings added to `warnings` (when given), as the API's meta holds them."""
-    _collect(warnings, answer.warnings)
+def _collected(
+    answer: Answer[T], warnings: Warnings | None, view: BuildView | None = None, q: object = None
+) -> T:
+    """The answer's Struct, its warnings added to `warnings` (when given), as the API's meta holds them:
+    an answer about one build's window first says whether a value in it was restated."""
+    restated = None if view is None else restated_warning(view, q)
+    _collect(warnings, [*([restated] if restated is not None else []), *answer.warnings])
     return answer.data
 
 

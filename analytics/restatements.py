@@ -20,6 +20,7 @@ from analytics.access import DATA_LABELS, Access
 from datasets.reader import BuildView
 from datasets.rows import date_at
 from schemas.bodies.restatements import RestatementRow
+from schemas.bodies.service import Warning
 
 TABLE = "restatements"
 
@@ -130,3 +131,29 @@ def _wire(value: object) -> str:
 
 def _finite(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+def restated_warning(view: BuildView, query: object) -> Warning | None:
+    """The `restated` warning of an answer about `view` over the window `query` asks (its `start`
+    and `end`, `from` and `to` on the wire; a week's `date`; the whole history without them): how
+    many values a later run changed after the lake had first published them, in that window. Every
+    surface adds it alike: the routes' `meta.warnings` first (`serve.routes.base.Context.run_meta`),
+    `Figures`' warnings first."""
+    start = getattr(query, "start", None)
+    end = getattr(query, "end", None)
+    week = getattr(query, "date", None)
+    if isinstance(week, dt.date):
+        start = end = week
+    found = restated_in(
+        view, start if isinstance(start, dt.date) else None, end if isinstance(end, dt.date) else None
+    )
+    if not found.count:
+        return None
+    return Warning(
+        code="restated",
+        message=(
+            f"{found.count} value(s) in this window, dated {found.first} to {found.last}, were restated: a later "
+            "run changed them after the lake had first published them. The answer is today's; both values are "
+            f"on /v1/alphas/{view.alpha_id}/restatements."
+        ),
+    )

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from analytics.access import Access
 from records.events import Event as Recorded
 from records.events import Reader, Scope
@@ -153,16 +155,15 @@ def shown_snapshot(snapshot: Snapshot, viewer: Viewer) -> Snapshot:
     """A promotion's snapshot as `viewer` sees it: its checks and verdict withheld (null, the reason
     in `withheld_reason`) when it may not call `/analytics/checks`, else each check by the rules
     above; the policy and the date as recorded."""
+    if snapshot.read is not None and not viewer.every_alpha:
+        # The builds of the approved alphas it was measured against name other alphas: only a key
+        # that reads every alpha is shown them (as the reference-set checks' own rule).
+        snapshot = msgspec.structs.replace(
+            snapshot, read=msgspec.structs.replace(snapshot.read, reference_builds={})
+        )
     if not viewer.may_call(CHECKS_ENDPOINT):
         blocked = f"access_limited: served by {CHECKS_ENDPOINT}, which this key may not call"
-        return Snapshot(
-            as_of=snapshot.as_of,
-            policy=snapshot.policy,
-            checks=[],
-            verdict=None,
-            withheld_reason=blocked,
-            override=snapshot.override,
-        )
+        return msgspec.structs.replace(snapshot, checks=[], verdict=None, withheld_reason=blocked)
     checks, hidden = [], []
     for check in snapshot.checks:
         why = withheld_check(check.id, viewer)
@@ -177,14 +178,7 @@ def shown_snapshot(snapshot: Snapshot, viewer: Viewer) -> Snapshot:
         return snapshot
     # The verdict counts every check: not the key's to read when one of them is withheld.
     counted = f"access_limited: counts checks this key may not see ({', '.join(hidden)})"
-    return Snapshot(
-        as_of=snapshot.as_of,
-        policy=snapshot.policy,
-        checks=checks,
-        verdict=None,
-        withheld_reason=counted,
-        override=snapshot.override,
-    )
+    return msgspec.structs.replace(snapshot, checks=checks, verdict=None, withheld_reason=counted)
 
 
 def scope_of(allowed: AllowList) -> Scope:

@@ -139,7 +139,10 @@ class LiveHaircut(Body, kw_only=True, frozen=True):
         int, figure("K: the alphas the catalogue needs before its own calibration is used")
     ] = CALIBRATION_MIN_ALPHAS
     min_live_sessions: Annotated[
-        int, figure("M: the sessions first published after its approval an alpha needs to count in the calibration")
+        int,
+        figure(
+            "M: the sessions first published after its approval an alpha needs to count in the calibration"
+        ),
     ] = CALIBRATION_MIN_SESSIONS
     retention: Annotated[
         AnalyticsStat,

@@ -110,14 +110,14 @@ class Snapshot(Body, kw_only=True, frozen=True):
             "Where a decision recorded as an import was taken (alpha-results promote --import), on its earlier "
             "as_of; null when it was taken when recorded."
         ),
-    ] = None
+    ]
     read: Annotated[
         DecisionRead | None,
         figure(
             "What the decision read and the request that answers the same checks again: the builds, the catalogue "
             "generation and the time the lake and the records were read (null in a record kept before it)."
         ),
-    ] = None
+    ]
 
 
 class Decision(Body, kw_only=True, frozen=True):
@@ -145,7 +145,7 @@ class Decision(Body, kw_only=True, frozen=True):
             "The build the catalogue serves now when it is not the one decided on (the figures shown today are "
             "of another build than the decision's); null when it is the same."
         ),
-    ] = None
+    ]
 
 
 class Nomination(Body, kw_only=True, frozen=True):
@@ -170,7 +170,7 @@ class Promotions(Body, kw_only=True, frozen=True):
     ]
     since: Annotated[dt.date | None, figure("as_of of the latest decision; null when never decided.")]
     decisions: Annotated[list[Decision], figure("Every decision, oldest first.")]
-    nominations: Annotated[list[Nomination], figure("Every nomination, oldest first.")] = []
+    nominations: Annotated[list[Nomination], figure("Every nomination, oldest first.")]
 
 
 DecisionAction = Literal["approved", "retired"]

@@ -7,7 +7,6 @@ document, the reference and the client read (`serve.endpoints`).
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -21,17 +20,17 @@ from msgspec import UNSET
 from analytics.access import Access
 from analytics.policy import Policy
 from analytics.reading import Reading
-from analytics.restatements import restated_in
+from analytics.restatements import restated_warning
 from analytics.standings import NO_DECISIONS, Standings
 from core.context import Caller
 from datasets import answers
 from datasets.answers import Answer
 from datasets.queries import Paged, TablePage
 from datasets.reader import BuildView, LakeReader
+from records.nominations import Nomination
 from records.promotions import Promotion
 from schemas import wire
 from schemas.bodies.envelope import EnvelopeMeta
-from schemas.bodies.service import Warning
 from schemas.query import NoQuery, Query, params_of
 from serve import params as p
 from serve import representation, resolve
@@ -107,6 +106,14 @@ class Context(Generic[Q]):
         if source is None:
             return []
         return await source.read(lambda records: records.promotions.history(alpha))
+
+    async def nominations(self, alpha: str) -> list[Nomination]:
+        """Every nomination of the alpha, oldest first (none without records); 503 when the records
+        cannot be read."""
+        source: RecordsSource | None = self.services.records
+        if source is None:
+            return []
+        return await source.read(lambda records: records.nominations.history(alpha))
 
     @property
     def signer(self) -> ArchiveSigner | None:
@@ -242,30 +249,6 @@ class Context(Generic[Q]):
             **{"source": f"lake:{table}@{build.build_id}", **extra},
             **({"warnings": [restated]} if restated is not None else {}),
         )
-
-
-def restated_warning(build: BuildView, query: Any) -> Warning | None:
-    """The `restated` warning of an answer about `build` over the window `query` asks (its `from`
-    and `to`; a week's `date`; the whole history without them): how many values a later run
-    changed after the lake had published them, in that window (`analytics.restatements`)."""
-    start = getattr(query, "start", None)
-    end = getattr(query, "end", None)
-    week = getattr(query, "date", None)
-    if isinstance(week, dt.date):
-        start = end = week
-    found = restated_in(
-        build, start if isinstance(start, dt.date) else None, end if isinstance(end, dt.date) else None
-    )
-    if not found.count:
-        return None
-    return Warning(
-        code="restated",
-        message=(
-            f"{found.count} value(s) in this window, dated {found.first} to {found.last}, were restated: a later "
-            "run changed them after the lake had first published them. The answer is today's; both values are "
-            f"on /v1/alphas/{build.alpha_id}/restatements."
-        ),
-    )
 
 
 DOC_CACHE_CONTROL = "public, max-age=86400, immutable"

@@ -104,13 +104,15 @@ async def get_promotions(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Si
     build = await ctx.open_alpha(alpha)
     ctx.args()
     history = await ctx.promotions(build.alpha_id)
+    nominations = await ctx.nominations(build.alpha_id)
     viewer = Viewer.of(ctx.caller)
-    # The answer is the records', not the build's: its tag is the alpha's last decision and what of
-    # the snapshots' figures the key sees.
-    ctx.validate_with(f"promotions:{history[-1].id if history else 0}:{viewer.tag()}")
+    # The answer is the records' and which build is served: its tag is the alpha's last decision and
+    # nomination, the served build, and what of the snapshots' figures the key sees.
+    last = f"{history[-1].id if history else 0}.{nominations[-1].id if nominations else 0}"
+    ctx.validate_with(f"promotions:{last}:{build.build_id}:{viewer.tag()}")
     shown = partial(shown_snapshot, viewer=viewer)
     return single(
-        promotions_of(build.alpha_id, history, shown),
+        promotions_of(build.alpha_id, history, shown, nominations, build.build_id),
         ctx.meta(alpha_id=build.alpha_id, source="records:promotions"),
     )
 

@@ -287,7 +287,9 @@ def expected_values(
         "stressed_net_information_ratio": ratio(r - k),
         "production_correlation": max(correlations.values()) if correlations else None,
         "ic_t_statistic": ic_t_statistic(lake, alpha),
-        "live_information_ratio": None,  # never approved here
+        # The live checks of the demo's approved alphas: tests/analytics/test_live_checks.py (their
+        # split is the lake's knowledge time), not compared here.
+        "live_information_ratio": None,
         "decay_ratio": None,
         "fragility": fragility(ledger),
         "residual_information_ratio": ref.residual(
@@ -417,7 +419,8 @@ def test_every_value_reproduces_over_random_windows_and_books(api: Api, lake: re
         served = by_id(data)
         for check, value in expected_values(lake, alpha, book, window).items():
             entry = served[check]
-            assert close(entry["value"], value), (where, check, entry, value)
+            if check not in LIVE:
+                assert close(entry["value"], value), (where, check, entry, value)
             assert entry["threshold"] == DEFAULTS[check], (where, entry)
         held = largest_held(lake, alpha, book, window)
         weight = served["max_weight"]
@@ -498,7 +501,9 @@ def test_values_are_measured_somewhere_and_verdicts_vary(api: Api) -> None:
                 if entry["value"] is not None:
                     measured.add(entry["id"])
                 verdicts.add(entry["verdict"])
-    assert measured == set(ORDER) - LIVE  # measured once approved: tests/analytics/test_live_checks.py
+    assert measured == set(
+        ORDER
+    )  # the live ones of the demo's approved alpha: tests/analytics/test_live_checks.py
     assert verdicts == {"pass", "fail", "not_measurable"}
 
 
@@ -678,11 +683,14 @@ def test_data_the_key_may_not_read_is_withheld(
     data = body["data"]
     assert_consistent(data, DEFAULTS, token)
     expected = expected_values(lake, "Test_planted_factor", "long_short", window)
+    # Test_planted_factor was approved, then retired (the demo's history): its live checks read the
+    # ledger, withheld too from a key that may not read it.
+    withheld = withheld | (LIVE if token == "no_portfolio" else set())
     for check, entry in by_id(data).items():
         if check in withheld:
             assert entry["value"] is None and entry["verdict"] == "not_measurable", entry
             assert entry["reason"].startswith("access_limited"), entry
-        else:
+        elif check not in LIVE:
             assert close(entry["value"], expected[check]), (check, entry)
     assert warned_blocks(body) == {f"checks.{check}" for check in withheld}
     assert (data["sessions"] is None) == (token == "no_portfolio")

@@ -203,7 +203,8 @@ def test_risk_reproduces_over_random_windows(
             continue
         body = risk(risk_api, alpha, book, window)
         check_figures(body["data"], expected_risk(r, b), basis, (alpha, book, window))
-        assert "warnings" not in body["meta"], body["meta"]
+        # Nothing degraded; a window holding a session a later run restated says so (issue 64).
+        assert [w["code"] for w in body["meta"].get("warnings", [])] in ([], ["restated"]), body["meta"]
 
 
 def test_the_demo_exercises_the_figures(lake: ref.Lake, spy: tuple[str, pd.Series]) -> None:

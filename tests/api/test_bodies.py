@@ -344,6 +344,8 @@ def _data_answers(client: Any, headers: dict[str, Any]) -> dict[str, list[tuple[
         ("catalog.alphas.source.download", "/v1/alphas/Test_planted_factor/source/download", member),
         ("catalog.alphas.promotions", "/v1/alphas/Test_planted_factor/promotions", member),
         ("catalog.families.list", "/v1/families", member),
+        ("catalog.alphas.restatements", "/v1/alphas/Test_planted_factor/restatements", member),
+        ("catalog.review", "/v1/review", member),
         ("analytics.screen", "/v1/analytics/screen?limit=1000", member),
         ("analytics.screen", "/v1/analytics/screen?limit=1000&sort=-information_ratio", admin),
         ("events.list", "/v1/events?limit=1000", member),

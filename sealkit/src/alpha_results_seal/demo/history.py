@@ -113,7 +113,8 @@ def history(market: Market, families: bool = False, only: frozenset[str] | None 
         weekly_from = int(published[-WEEKLY_LAST]) if len(published) >= WEEKLY_LAST else 0
         chosen = [d for i, d in enumerate(weeks) if d >= weekly_from or (i + 1) % RUN_EVERY == 0 or d == stop]
         return [
-            Run(alpha, d, _at(_day(market, d), 1, 6), corrected=corrected and d >= corrected_from) for d in chosen
+            Run(alpha, d, _at(_day(market, d), 1, 6), corrected=corrected and d >= corrected_from)
+            for d in chosen
         ]
 
     last = int(published[-1])
