@@ -417,7 +417,7 @@ class Front:
     ) -> Any:
         """The guard steps in their order (docs/limits.md "Which requests count"): the method
         (another than GET is 404 `method_not_allowed` before a key is read), then on a keyed route
-        the key in the URL, the key, the endpoint allow-list and the limits. The caller, or None
+        the key in the URL, the key, the limits and the endpoint allow-list. The caller, or None
         on a public route."""
         method = scope["method"]
         if method not in facts.methods:
@@ -431,11 +431,14 @@ class Front:
         peer = client[0] if client else "0.0.0.0"
         ip = address_of(peer, forwarded, self.hops) if self.hops > 0 else peer
         caller = await identify_presented(self.services, exchange, authorization, ip)
+        # Counted before the allow-list is read (issue 60, finding 4): a call outside the key's
+        # grant costs its key a request as any other, on every surface (a route, an MCP tool's
+        # call, Delta Sharing), so a key cannot probe or flood with calls it may not make for free.
+        await count_request(self.services, caller, exchange)
         if not caller.may_call(endpoint):
             raise errors.EndpointNotAllowed(
                 f"This key may not call {endpoint}.", details={"endpoint": endpoint}
             )
-        await count_request(self.services, caller, exchange)
         return caller
 
 
