@@ -396,13 +396,9 @@ class Reading(BuildAnswers):
         then.snapshot = self.snapshot  # one generation for both sides
         others: list[OtherAlpha] = []
         versions = [own.version]
-        not_shown = 0
         for other in promotion.live_book(before, after):
-            if other == alpha:
-                continue
-            if not self.scope.may_read(other):
-                not_shown += 1  # counted, never named
-                continue
+            if other == alpha or not self.scope.may_read(other):
+                continue  # another the reader may not read is neither named nor counted (issue 60)
             moved, version = self._moved(then, other)
             others.append(OtherAlpha(alpha_id=other, changes=moved))
             versions.append(version)
@@ -422,10 +418,10 @@ class Reading(BuildAnswers):
             approved_before=sorted(a for a in before.approved if readable(a)),
             approved_after=sorted(a for a in after.approved if readable(a)),
             others=others,
-            others_not_shown=not_shown,
+            others_not_shown=0,
             command=promotion.command(alpha, action, as_of, verdict),
         )
-        digest = hashlib.sha256("\x00".join((action, str(as_of), str(not_shown), *versions)).encode())
+        digest = hashlib.sha256("\x00".join((action, str(as_of), *versions)).encode())
         return Answer(data, own.warnings, digest.hexdigest()[:24])
 
     def _moved(self, then: Reading, alpha: str) -> tuple[list[CheckChange], str]:

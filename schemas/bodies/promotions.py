@@ -199,7 +199,11 @@ class PromotionPreview(Body, kw_only=True, frozen=True):
     ]
     others_not_shown: Annotated[
         int,
-        figure("How many other alphas of the live book the caller may not read: their checks are not shown."),
+        figure(
+            "Always 0, kept for clients of the earlier contract: a count of the other alphas of the live book "
+            "the caller may not read told it how many were approved (issue 60); they are neither named nor "
+            "counted."
+        ),
     ]
     command: Annotated[
         str,
