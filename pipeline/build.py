@@ -17,6 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+from alpha_results_seal.families import DEFAULT_TEAM
 from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.seal import MANIFEST, seal_target
 from alpha_results_seal.seal_limits import SealLimits
@@ -45,26 +46,34 @@ SealResult = Outcome | Failure
 
 
 def build_one(
-    seal_path: str, lake_root: str, indexed: bool = True, limits: SealLimits | None = None
+    seal_path: str,
+    lake_root: str,
+    indexed: bool = True,
+    limits: SealLimits | None = None,
+    team: str = DEFAULT_TEAM,
 ) -> Outcome:
     """Never raises for a broken seal: the refusal travels back as the outcome's report. `indexed`:
     commit the catalogue index after the publish (`publish_seal`). Any other exception is raised,
     so that Dask retries the task."""
     try:
-        return publish_seal(seal_path, lake_root, indexed, limits)
+        return publish_seal(seal_path, lake_root, indexed, limits, team)
     except SealRejected as exc:
         return Outcome(seal_path, seal_target(seal_path, limits), "refused", rejection=exc.as_dict())
 
 
 def build_chain(
-    seal_paths: Sequence[str], lake_root: str, indexed: bool = True, limits: SealLimits | None = None
+    seal_paths: Sequence[str],
+    lake_root: str,
+    indexed: bool = True,
+    limits: SealLimits | None = None,
+    team: str = DEFAULT_TEAM,
 ) -> list[SealResult]:
     """The local executor's seals of one target, in turn. A build that raises is that seal's
     `Failure` (its error in the report), never the end of the run: the next seal still builds."""
     results: list[SealResult] = []
     for path in seal_paths:
         try:
-            results.append(build_one(path, lake_root, indexed, limits))
+            results.append(build_one(path, lake_root, indexed, limits, team))
         except Exception as exc:
             results.append(Failure(path, seal_target(path, limits), f"{type(exc).__name__}: {exc}"))
     return results
@@ -93,15 +102,17 @@ def build_many(
     jobs: int | None = None,
     indexed: bool = True,
     limits: SealLimits | None = None,
+    team: str = DEFAULT_TEAM,
 ) -> list[SealResult]:
-    """Results in the order of `seal_paths`, one per seal whatever happens to the others."""
+    """Results in the order of `seal_paths`, one per seal whatever happens to the others; `team`:
+    the team the run publishes for (the trial families' owner, alpha_results_seal.families)."""
     targets = [seal_target(path, limits) for path in seal_paths]
     chains = chains_by_target(targets)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chains)))
     results: list[SealResult | None] = [None] * len(seal_paths)
     if jobs == 1:
         for indexes in chains.values():
-            chain = build_chain([seal_paths[i] for i in indexes], lake_root, indexed, limits)
+            chain = build_chain([seal_paths[i] for i in indexes], lake_root, indexed, limits, team)
             for index, result in zip(indexes, chain, strict=True):
                 results[index] = result
     else:
@@ -115,7 +126,7 @@ def build_many(
         ) as pool:
             futures = {
                 pool.submit(
-                    build_chain, [seal_paths[i] for i in indexes], lake_root, indexed, limits
+                    build_chain, [seal_paths[i] for i in indexes], lake_root, indexed, limits, team
                 ): indexes
                 for indexes in chains.values()
             }
