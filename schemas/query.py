@@ -40,6 +40,7 @@ import msgspec
 from msgspec import Meta
 
 from alpha_results_seal.identifiers import TICKER as TICKER
+from alpha_results_seal.manifest import FAMILY
 from schemas import choices, wire
 from schemas.bodies import attribution
 from schemas.bodies.capacity import CAPITAL_DEFAULT, CAPITAL_MAX, CAPITAL_MIN, GRID_MAX
@@ -170,6 +171,21 @@ class CatalogueQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+
+
+class FamiliesQuery(Query, frozen=True):
+    family: (
+        Annotated[
+            str,
+            Meta(
+                pattern=f"^(?:{FAMILY.pattern})$",
+                description="Only this trial family's members (its slug).",
+            ),
+        ]
+        | None
+    ) = None
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
 
 
 class WindowPageQuery(Query, frozen=True):

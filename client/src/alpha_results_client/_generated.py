@@ -414,8 +414,13 @@ class AlphaListRowPage(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class FamilyMemberId(ApiStruct, kw_only=True, frozen=True):
-    """A member of a family listed by `/v1/families`."""
+class FamilyMemberRow(ApiStruct, kw_only=True, frozen=True):
+    """A row of `/v1/families`: one member the key may read of one trial family (by family slug, then
+    catalogue order; issue 60: the listing is paged, one answer held 50,000 members).
+    """
+
+    family: str
+    """The family's slug, as its members' seals name it."""
 
     alpha_id: str
     """The member's alpha id."""
@@ -424,29 +429,12 @@ class FamilyMemberId(ApiStruct, kw_only=True, frozen=True):
     """The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"""
 
 
-class Family(ApiStruct, kw_only=True, frozen=True):
-    """One trial family of `/v1/families`: its members the key may read."""
-
-    family: str
-    """The family's slug, as its members' seals name it."""
-
-    members: list[FamilyMemberId]
-    """The members the key may read, in catalogue order, each with its seal's parameters."""
-
-
-class Families(ApiStruct, kw_only=True, frozen=True):
-    """`/v1/families`: the catalogue grouped by trial family, over the alphas the key may read."""
-
-    families: list[Family]
-    """Every trial family with at least one member the key may read, by slug; a family none of whose
-    members it may read is not named.
-    """
-
-
-class FamiliesResponse(ApiStruct, kw_only=True, frozen=True):
+class FamilyMemberRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/families` (catalog.families.list)."""
 
-    data: Families
+    data: list[FamilyMemberRow]
+
+    pagination: Pagination
 
     meta: Meta
 
@@ -5651,7 +5639,10 @@ class PromotionPreview(ApiStruct, kw_only=True, frozen=True):
     """
 
     others_not_shown: int
-    """How many other alphas of the live book the caller may not read: their checks are not shown."""
+    """Always 0, kept for clients of the earlier contract: a count of the other alphas of the live book
+    the caller may not read told it how many were approved (issue 60); they are neither named nor
+    counted.
+    """
 
     command: str
     """The command an operator runs to record the decision (who decided and why to fill in; --override
@@ -6608,9 +6599,13 @@ ENDPOINTS: dict[str, Endpoint] = {
     "catalog.families.list": Endpoint(
         "catalog.families.list",
         "/v1/families",
-        (),
-        FamiliesResponse,
-        collection=False,
+        (
+            Param("family", "family", "string", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+        ),
+        FamilyMemberRowPage,
+        collection=True,
     ),
     "catalog.alphas.get": Endpoint(
         "catalog.alphas.get",
@@ -7724,12 +7719,14 @@ class GeneratedMethods:
         """
         return self._answer("catalog.alphas.list", {}, {"search": search, "complete_only": complete_only})
 
-    def families(self) -> FamiliesResponse:
+    def families(self, *, family: str | None = None) -> Collection[FamilyMemberRow]:
         """Trial families and their members the key may read.
 
         `GET /v1/families` (`catalog.families.list`).
+
+        `family`: Only this trial family's members (its slug).
         """
-        return self._answer("catalog.families.list", {}, {})
+        return self._answer("catalog.families.list", {}, {"family": family})
 
     def alpha(self, alpha: str) -> AlphaDescriptionResponse:
         """Written description of one alpha.
@@ -9596,11 +9593,9 @@ __all__ = [
     "Factors",
     "FactorsResponse",
     "FalsificationCriterion",
-    "Families",
-    "FamiliesResponse",
-    "Family",
     "FamilyMember",
-    "FamilyMemberId",
+    "FamilyMemberRow",
+    "FamilyMemberRowPage",
     "FieldPolicy",
     "Fragility",
     "Health",
