@@ -308,6 +308,22 @@ SETTINGS: tuple[Setting, ...] = (
         "too_many_streams.",
     ),
     Setting(
+        "egress_rows_per_day",
+        1_000_000,
+        _non_negative_int,
+        "Rows one key may take in a UTC day across every surface: collection pages (the route's own, "
+        "through MCP too) and Delta Sharing's; past it every keyed request is 429 egress_budget_exceeded "
+        "until 00:00 UTC. 0: no budget. Administrators' keys have none.",
+    ),
+    Setting(
+        "egress_bytes_per_day",
+        1 << 30,
+        _non_negative_int,
+        "Answer bytes one key may take in a UTC day across every surface (pages, exports and signed "
+        "downloads, Delta Sharing, MCP); past it 429 egress_budget_exceeded, and a download that "
+        "would pass it is refused before a byte is sent. 0: no budget. Administrators' keys have none.",
+    ),
+    Setting(
         "checks_policy_file",
         "",
         str,
@@ -400,6 +416,8 @@ class Settings:
     max_request_bodies_per_account: int = 32
     max_streams_per_key: int = 8
     max_streams_per_account: int = 32
+    egress_rows_per_day: int = 1_000_000
+    egress_bytes_per_day: int = 1 << 30
     checks_policy_file: str = ""
     events_retention_days: int = 90
     events_poll_seconds: float = 0.5

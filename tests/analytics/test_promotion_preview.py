@@ -90,7 +90,9 @@ def test_a_one_alpha_key_sees_its_own_verdict_and_no_other_name(
     for later in (again, after):
         assert later.content == first.content.replace(
             first.json()["meta"]["request_id"].encode(), later.json()["meta"]["request_id"].encode()
-        ).replace(first.json()["meta"]["generated_at"].encode(), later.json()["meta"]["generated_at"].encode())
+        ).replace(
+            first.json()["meta"]["generated_at"].encode(), later.json()["meta"]["generated_at"].encode()
+        )
         assert later.headers["etag"] == first.headers["etag"]
     # Its own verdict, as its own checks route answers it.
     checks = api.ok(f"/v1/alphas/{ASKED}/analytics/checks", "momentum_only", to=str(own.as_of))["data"]

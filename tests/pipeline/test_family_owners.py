@@ -72,7 +72,10 @@ def test_a_seal_naming_another_teams_family_is_refused_until_it_is_handed_over(
     assert "family.owner" in capsys.readouterr().out
     # An operator hands the family over; the register keeps who did it, and the new owner's seal joins.
     assert main(["lake", "family", FAMILY, "--lake", str(lake), "--hand-over-to", "research_b"]) == 2
-    assert main(["lake", "family", FAMILY, "--lake", str(lake), "--hand-over-to", "research_b", "--by", "ops"]) == 0
+    assert (
+        main(["lake", "family", FAMILY, "--lake", str(lake), "--hand-over-to", "research_b", "--by", "ops"])
+        == 0
+    )
     assert "handed over from team research_a to team research_b by ops" in capsys.readouterr().out
     assert publish_seal(str(intruder), str(lake), team="research_b").status == "published"
     record = read_family(Storage(str(lake)), str(lake), FAMILY)

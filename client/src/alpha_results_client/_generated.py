@@ -9275,6 +9275,15 @@ class RequestTargetTooLongError(ApiError):
     status = 414
 
 
+class EgressBudgetExceededError(RateLimitedError):
+    """429 `egress_budget_exceeded`: This key has taken today's budget of rows or bytes; retry after
+    00:00 UTC.
+    """
+
+    code = "egress_budget_exceeded"
+    status = 429
+
+
 class QuotaExceededError(RateLimitedError):
     """429 `quota_exceeded`: Monthly quota exhausted."""
 
@@ -9447,6 +9456,7 @@ ERROR_CLASSES: dict[str, type[ApiError]] = {
     "request_body_timeout": RequestBodyTimeoutError,
     "request_head_timeout": RequestHeadTimeoutError,
     "request_target_too_long": RequestTargetTooLongError,
+    "egress_budget_exceeded": EgressBudgetExceededError,
     "quota_exceeded": QuotaExceededError,
     "rate_limit_day": RateLimitDayError,
     "rate_limit_minute": RateLimitMinuteError,
@@ -9568,6 +9578,7 @@ __all__ = [
     "DrawdownRow",
     "DrawdownRowPage",
     "DsrTrials",
+    "EgressBudgetExceededError",
     "EndpointNotAllowedError",
     "EquityRow",
     "EquityRowMeta",
