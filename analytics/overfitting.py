@@ -371,18 +371,18 @@ def family_order(version: str, index: pa.Table | None, listed: pa.Array) -> Fami
     if index is None or "family" not in index.column_names:
         found = FamilyOrder(empty, empty, empty, np.array([], dtype=np.int64))
     else:
-        named = index.filter(pc.is_valid(index.column("family")))
-        position = {alpha: i for i, alpha in enumerate(listed.to_pylist())}
-        alphas = named.column("alpha_id").to_pylist()
-        keep = [i for i, alpha in enumerate(alphas) if alpha in position]
-        families_of = np.array(named.column("family").to_pylist(), dtype=object)[keep]
-        alpha_ids = np.array(alphas, dtype=object)[keep]
-        texts = np.array(named.column("parameters").to_pylist(), dtype=object)[keep]
-        positions = np.array([position[a] for a in alpha_ids], dtype=np.int64)
-        order = (
-            np.lexsort((positions, families_of.astype(str))) if len(keep) else np.array([], dtype=np.int64)
+        # Arrow's kernels throughout (no Python loop over the catalogue, which held the GIL from the
+        # event loop: 56 ms of a health answer at 10^5 alphas).
+        named = index.filter(pc.is_valid(index.column("family"))).select(["alpha_id", "family", "parameters"])
+        at = pc.index_in(named.column("alpha_id"), value_set=listed)
+        named = named.append_column("position", at).filter(pc.is_valid(at))
+        named = named.take(pc.sort_indices(named, [("family", "ascending"), ("position", "ascending")]))
+        found = FamilyOrder(
+            np.asarray(named.column("family").to_numpy(zero_copy_only=False), dtype=object),
+            np.asarray(named.column("alpha_id").to_numpy(zero_copy_only=False), dtype=object),
+            np.asarray(named.column("parameters").to_numpy(zero_copy_only=False), dtype=object),
+            named.column("position").to_numpy(zero_copy_only=False).astype(np.int64),
         )
-        found = FamilyOrder(families_of[order], alpha_ids[order], texts[order], positions[order])
     with _orders_lock:
         _orders[key] = found
         while len(_orders) > 4:

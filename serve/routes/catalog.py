@@ -43,9 +43,14 @@ async def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[Collection[AlphaList
     # and its tag moves with those alphas' builds and standings alone.
     mask = admitted_mask(catalogue, ctx.caller.alphas)
     ctx.validate_with(f"catalog:{catalogue_tag(catalogue, mask)}:{standings.tag(catalogue, mask)}")
-    positions = listing.select(None if mask.all() else pa.array(mask), complete_only, needle)
-    page = page_of(positions, limit, offset)
-    rows = [row | standings.columns(row["alpha_id"]) for row in listing.rows(page.rows)]
+
+    def rows_of() -> tuple[Page, list[dict[str, object]]]:
+        # In a worker thread: a page of 5,000 rows took the event loop 50 ms (issue 60).
+        positions = listing.select(None if mask.all() else pa.array(mask), complete_only, needle)
+        page = page_of(positions, limit, offset)
+        return page, [row | standings.columns(row["alpha_id"]) for row in listing.rows(page.rows)]
+
+    page, rows = await to_thread.run_sync(rows_of)
     meta = ctx.meta(source="lake:catalog")
     return ctx.collection(Page(rows, page.total), limit, offset, meta)
 

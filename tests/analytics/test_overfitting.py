@@ -25,9 +25,11 @@ import pytest
 from scipy.stats import rankdata
 
 from core.context import AllowList
+from schemas.bodies.overfitting import FamilyMemberRow
 from tests.analytics import reference as ref
 from tests.analytics.conftest import CALLERS, Api, endpoints_only, serving
 from tests.analytics.helpers import close
+from tests.api.test_bodies import round_trip
 from tests.callers import DATA_IDS, make_caller
 from tests.conftest import built_once
 
@@ -281,6 +283,8 @@ def test_the_families_listing_names_only_what_the_key_may_read(
     for row in rows:
         grouped.setdefault(row["family"], []).append(row)
     assert list(grouped) == ["planted_latent", "pure_noise"]
+    for row in rows:  # each row decodes strictly as its Struct and encodes back equal, key order too
+        assert round_trip(FamilyMemberRow, row, "/v1/families") == []
     for members, expected in zip(grouped.values(), (PLANTED, NOISE), strict=True):
         assert [m["alpha_id"] for m in members] == sorted(expected, reverse=True)
         for member in members:
