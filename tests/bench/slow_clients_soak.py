@@ -87,6 +87,19 @@ class Attempt:
     data: bytes = b""
 
 
+def answered(attempt: Attempt) -> int | None:
+    """Read what the server sent on the attempt's connection: the answer's status once its status
+    line is whole, 0 when the server closed it first, None while neither."""
+    try:
+        chunk = attempt.sock.recv(65536)
+    except (BlockingIOError, InterruptedError):
+        return None
+    except OSError:
+        chunk = b""
+    attempt.data += chunk
+    return head_status(attempt.data) if chunk else 0
+
+
 @dataclass
 class Attack:
     """`total` attempts of `request` on new connections from the attackers' addresses, at an even
@@ -122,14 +135,7 @@ class Attack:
         self.selector.register(sock, selectors.EVENT_READ, Attempt(sock))
 
     def read(self, attempt: Attempt) -> None:
-        try:
-            chunk = attempt.sock.recv(65536)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            chunk = b""
-        attempt.data += chunk
-        status = head_status(attempt.data) if chunk else 0
+        status = answered(attempt)
         if status is None:
             return
         self.outcomes[status] += 1
@@ -219,19 +225,13 @@ class Heads:
             self.held_peak = max(self.held_peak, sum(self.held.values()))
             for key, _ in self.selector.select(0.02):
                 source, attempt = key.data
-                try:
-                    chunk = attempt.sock.recv(65536)
-                except (BlockingIOError, InterruptedError):
+                status = answered(attempt)
+                if status is None:
                     continue
-                except OSError:
-                    chunk = b""
-                attempt.data += chunk
-                if chunk and head_status(attempt.data) is None:
-                    continue  # the answer's status line is not whole yet
                 self.selector.unregister(attempt.sock)
                 attempt.sock.close()
                 self.held[source] -= 1
-                self.closed[head_status(attempt.data) or 0] += 1
+                self.closed[status] += 1
         for key in list(self.selector.get_map().values()):
             key.fileobj.close()  # type: ignore[union-attr]
         self.selector.close()
