@@ -39,8 +39,8 @@ from typing import Annotated, Any, ClassVar, Union
 import msgspec
 from msgspec import Meta
 
+from alpha_results_seal.identifiers import FAMILY_PATTERN
 from alpha_results_seal.identifiers import TICKER as TICKER
-from alpha_results_seal.manifest import FAMILY
 from schemas import choices, wire
 from schemas.bodies import attribution
 from schemas.bodies.capacity import CAPITAL_DEFAULT, CAPITAL_MAX, CAPITAL_MIN, GRID_MAX
@@ -178,7 +178,7 @@ class FamiliesQuery(Query, frozen=True):
         Annotated[
             str,
             Meta(
-                pattern=f"^(?:{FAMILY.pattern})$",
+                pattern=f"^(?:{FAMILY_PATTERN.pattern})$",
                 description="Only this trial family's members (its slug).",
             ),
         ]
