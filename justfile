@@ -186,6 +186,10 @@ synthetic-catalogue *ARGS:
 bench-synthetic *ARGS:
     python -m tests.bench.synthetic_bench {{ARGS}}
 
+# Issue 60: every catalogue-wide route at its largest parameters over a 10^4-member family in a 10^5-alpha synthetic catalogue, /v1/health asked every 10 ms meanwhile (exit 1 at 50 ms or more) [--n 100000] [--family 10000].
+bench-hostile-scale *ARGS:
+    python -m tests.bench.hostile_scale_bench {{ARGS}}
+
 # Issue 51 through `alpha-results serve --workers 1` over the synthetic catalogue (--n, written when absent): the listing with and without a search, the screener, max_correlation, correlation top 50, p50/p95 wall and the worker's CPU per request, the first significance after restarts, worker memory (docs/benchmarks.md "Issue 51").
 bench-synthetic-served *ARGS:
     python -m tests.bench.synthetic_served {{ARGS}}

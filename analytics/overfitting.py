@@ -41,10 +41,8 @@ from analytics.errors import BadParameters
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.overfitting import (
     MEASURE,
-    Families,
-    Family,
     FamilyMember,
-    FamilyMemberId,
+    FamilyMemberRow,
     LogitBin,
     Overfitting,
 )
@@ -93,6 +91,12 @@ def splits_of(blocks: int) -> np.ndarray:
     return chosen
 
 
+CHUNK_CELLS = 1 << 18
+"""Split x trial cells computed at once (2 MiB per array of float64): CSCV runs over the splits in
+chunks of this many cells, so its memory is bounded whatever the family's size (issue 60: 592 MB at
+1,000 members and 5.9 GB at 10^4 when every split was one array)."""
+
+
 def cscv(returns: np.ndarray, blocks: int) -> Cscv:
     """CSCV over `returns` (T sessions x N trials, every value finite) cut into `blocks` (even)."""
     t, n = returns.shape
@@ -102,22 +106,31 @@ def cscv(returns: np.ndarray, blocks: int) -> Cscv:
     # Per block: the count, the sum and the sum of squares, so a split's moments are sums over its blocks.
     sums = by_block.sum(axis=1)
     squares = (by_block**2).sum(axis=1)
+    whole_sums, whole_squares = sums.sum(axis=0), squares.sum(axis=0)
     chosen = splits_of(blocks)
     half = size * (blocks // 2)
-    in_sums, in_squares = chosen @ sums, chosen @ squares
-    # Out of sample: the complement's sums, the whole's less the split's.
-    outside = _sharpe(sums.sum(axis=0) - in_sums, squares.sum(axis=0) - in_squares, half)
-    inside = _sharpe(in_sums, in_squares, half)  # last: it overwrites in_squares
-    picks = np.argmax(np.where(np.isfinite(inside), inside, -np.inf), axis=1)
-    rows = np.arange(picks.size)
-    picked_out = outside[rows, picks]
-    # The pick's average rank out of sample (1 the worst): below + (equal + 1) / 2.
-    below = (outside < picked_out[:, None]).sum(axis=1)
-    equal = (outside == picked_out[:, None]).sum(axis=1)
-    rank = below + (equal + 1) / 2.0
+    step = max(1, CHUNK_CELLS // max(n, 1))
+    picks = np.empty(len(chosen), dtype=np.int64)
+    picked_out = np.empty(len(chosen))
+    picked_in = np.empty(len(chosen))
+    rank = np.empty(len(chosen))
+    for start in range(0, len(chosen), step):
+        part = chosen[start : start + step]
+        in_sums, in_squares = part @ sums, part @ squares
+        # Out of sample: the complement's sums, the whole's less the split's.
+        outside = _sharpe(whole_sums - in_sums, whole_squares - in_squares, half)
+        inside = _sharpe(in_sums, in_squares, half)  # last: it overwrites in_squares
+        found = np.argmax(np.where(np.isfinite(inside), inside, -np.inf), axis=1)
+        rows = np.arange(found.size)
+        out = outside[rows, found]
+        # The pick's average rank out of sample (1 the worst): below + (equal + 1) / 2.
+        below = (outside < out[:, None]).sum(axis=1)
+        equal = (outside == out[:, None]).sum(axis=1)
+        where = slice(start, start + found.size)
+        picks[where], picked_out[where], picked_in[where] = found, out, inside[rows, found]
+        rank[where] = below + (equal + 1) / 2.0
     omega = rank / (n + 1)
     logits = np.log(omega / (1.0 - omega))
-    picked_in = inside[rows, picks]
     slope, intercept = _ols(picked_in, picked_out)
     return Cscv(
         splits=int(picks.size),
@@ -131,7 +144,18 @@ def cscv(returns: np.ndarray, blocks: int) -> Cscv:
     )
 
 
+class _InFlight:
+    """A CSCV being computed: the threads asking for the same one wait for its answer."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.waiting = 0
+        self.found: tuple[Cscv | None, int] | None = None
+        self.error: BaseException | None = None
+
+
 _kept: OrderedDict[tuple[str, tuple[str, ...], int], tuple[Cscv | None, int]] = OrderedDict()
+_in_flight: dict[tuple[str, tuple[str, ...], int], _InFlight] = {}
 _kept_lock = threading.Lock()
 
 
@@ -141,19 +165,44 @@ def kept_cscv(
     """CSCV of `members`' common sessions (`values()`: their rows of the catalogue's returns matrix of
     generation `version`), made once per (version, members, S) and kept (KEPT, least recently asked
     dropped), with the common sessions' count; None when they are fewer than S blocks of
-    MIN_BLOCK_SESSIONS. The members are the reader's, so an entry never serves another scope."""
+    MIN_BLOCK_SESSIONS. The members are the reader's, so an entry never serves another scope.
+
+    Single flight: while one thread computes an entry, the others asking for it wait for its answer
+    instead of computing it too (issue 60: four first asks of one family all computed, 1 GB at 500
+    members)."""
     key = (version, members, blocks)
     with _kept_lock:
         if key in _kept:
             _kept.move_to_end(key)
             return _kept[key]
-    returns = common_sessions(values())
-    found = cscv(returns, blocks) if returns.shape[0] >= blocks * MIN_BLOCK_SESSIONS else None
-    with _kept_lock:
-        _kept[key] = (found, returns.shape[0])
-        while len(_kept) > KEPT:
-            _kept.popitem(last=False)
-    return found, returns.shape[0]
+        flight = _in_flight.get(key)
+        computes = flight is None
+        if flight is None:
+            flight = _in_flight[key] = _InFlight()
+        else:
+            flight.waiting += 1
+    if not computes:
+        flight.done.wait()
+        if flight.error is not None:
+            raise flight.error
+        assert flight.found is not None
+        return flight.found
+    try:
+        returns = common_sessions(values())
+        found = cscv(returns, blocks) if returns.shape[0] >= blocks * MIN_BLOCK_SESSIONS else None
+        flight.found = (found, returns.shape[0])
+    except BaseException as error:
+        flight.error = error
+        raise
+    finally:
+        with _kept_lock:
+            del _in_flight[key]
+            if flight.found is not None:
+                _kept[key] = flight.found
+                while len(_kept) > KEPT:
+                    _kept.popitem(last=False)
+        flight.done.set()
+    return flight.found
 
 
 def _sharpe(total: np.ndarray, total_sq: np.ndarray, count: int) -> np.ndarray:
@@ -293,25 +342,69 @@ def family_members(
     return found
 
 
-def families(index: pa.Table | None, listed: pa.Array, readable: np.ndarray) -> Families:
-    """Every family with a member the reader may read (`readable`, a mask over `listed`), by slug,
-    its members in catalogue order (`/v1/families`)."""
-    found: dict[str, list[FamilyMemberId]] = {}
+@dataclass(frozen=True)
+class FamilyOrder:
+    """The catalogue's family members of one index generation in `/v1/families`' order (family slug,
+    then catalogue position): made once per generation and kept, so a page costs a mask and a slice,
+    and only its own rows' parameters are decoded (issue 60: the whole listing, 50,000 members,
+    took 3.7 s and 119 MB on the event loop)."""
+
+    families: np.ndarray  # object: each row's family slug
+    alphas: np.ndarray  # object: each row's alpha id
+    parameters: np.ndarray  # object: each row's parameters as its seal wrote them (JSON text or None)
+    positions: np.ndarray  # int64: each row's position in the listing (the readable mask's index)
+
+
+_orders: OrderedDict[tuple[str, int], FamilyOrder] = OrderedDict()
+_orders_lock = threading.Lock()
+
+
+def family_order(version: str, index: pa.Table | None, listed: pa.Array) -> FamilyOrder:
+    """`FamilyOrder` of catalogue generation `version` (its index and listing), kept for the last
+    four generations asked."""
+    key = (version, len(listed))
+    with _orders_lock:
+        if key in _orders:
+            _orders.move_to_end(key)
+            return _orders[key]
+    empty = np.array([], dtype=object)
     if index is None or "family" not in index.column_names:
-        return Families(families=[])
-    named = index.filter(pc.is_valid(index.column("family")))
-    rows = {
-        alpha: (family, text)
-        for alpha, family, text in zip(
-            named.column("alpha_id").to_pylist(),
-            named.column("family").to_pylist(),
-            named.column("parameters").to_pylist(),
-            strict=True,
+        found = FamilyOrder(empty, empty, empty, np.array([], dtype=np.int64))
+    else:
+        # Arrow's kernels throughout (no Python loop over the catalogue, which held the GIL from the
+        # event loop: 56 ms of a health answer at 10^5 alphas).
+        named = index.filter(pc.is_valid(index.column("family"))).select(["alpha_id", "family", "parameters"])
+        at = pc.index_in(named.column("alpha_id"), value_set=listed)
+        named = named.append_column("position", at).filter(pc.is_valid(at))
+        named = named.take(pc.sort_indices(named, [("family", "ascending"), ("position", "ascending")]))
+        found = FamilyOrder(
+            np.asarray(named.column("family").to_numpy(zero_copy_only=False), dtype=object),
+            np.asarray(named.column("alpha_id").to_numpy(zero_copy_only=False), dtype=object),
+            np.asarray(named.column("parameters").to_numpy(zero_copy_only=False), dtype=object),
+            named.column("position").to_numpy(zero_copy_only=False).astype(np.int64),
         )
-    }
-    for alpha, may in zip(listed.to_pylist(), readable.tolist(), strict=True):
-        if may and alpha in rows:
-            family, text = rows[alpha]
-            parameters = {} if text is None else dict(json.loads(text))
-            found.setdefault(family, []).append(FamilyMemberId(alpha_id=alpha, parameters=parameters))
-    return Families(families=[Family(family=f, members=found[f]) for f in sorted(found)])
+    with _orders_lock:
+        _orders[key] = found
+        while len(_orders) > 4:
+            _orders.popitem(last=False)
+    return found
+
+
+def families_page(
+    order: FamilyOrder, readable: np.ndarray, family: str | None, limit: int, offset: int
+) -> tuple[list[FamilyMemberRow], int]:
+    """A page of `/v1/families`: the members the reader may read (`readable`, a mask over the
+    listing), of `family` when given, and how many there are in all."""
+    keep = readable[order.positions] if order.positions.size else np.zeros(0, dtype=bool)
+    if family is not None:
+        keep = keep & (order.families == family)
+    rows = np.flatnonzero(keep)
+    page = rows[offset : offset + limit]
+    return [
+        FamilyMemberRow(
+            family=str(order.families[i]),
+            alpha_id=str(order.alphas[i]),
+            parameters={} if order.parameters[i] is None else dict(json.loads(order.parameters[i])),
+        )
+        for i in page
+    ], int(rows.size)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 DEFAULT_LAKE = "var/lake"
 DASK_SCHEDULER_ENV = "ALPHA_RESULTS_DASK_SCHEDULER"
+TEAM_ENV = "ALPHA_RESULTS_TEAM"
 
 
 LOST_RACE = 3
@@ -65,6 +66,14 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="publish without committing the catalogue index after each seal (a backfill of many "
         "seals); readers see the new builds once `alpha-results lake index` has run",
+    )
+    build.add_argument(
+        "--team",
+        default=None,
+        metavar="TEAM",
+        help="the team this run publishes for (default: $ALPHA_RESULTS_TEAM, else `default`): the first "
+        "team to publish into a trial family owns it, and a seal naming another team's family is refused "
+        '(docs/seal.md "Trial families")',
     )
     build.add_argument(
         "--allow-rollback",
@@ -119,6 +128,22 @@ def register(subparsers: Any) -> None:
     )
     index.add_argument("--keystore", default=None, metavar="URL", help="as for build")
     index.set_defaults(handler=run_index)
+    family = lake_sub.add_parser(
+        "family",
+        help="show a trial family's owner and members, or hand it over to another team (--hand-over-to)",
+    )
+    family.add_argument(
+        "family", nargs="?", default=None, help="the family's slug (default: list every family)"
+    )
+    family.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
+    family.add_argument(
+        "--hand-over-to",
+        default=None,
+        metavar="TEAM",
+        help="make TEAM the family's owner (recorded with --by)",
+    )
+    family.add_argument("--by", default=None, help="who hands it over (required with --hand-over-to)")
+    family.set_defaults(handler=run_family)
 
 
 def executor_of(flag: str | None) -> str | None:
@@ -154,6 +179,13 @@ def run_build(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print_lines([f"alpha-results build: {exc}"], sys.stderr)
         return 2
+    from alpha_results_seal.families import DEFAULT_TEAM, team_checked
+
+    try:
+        team = team_checked(args.team or os.environ.get(TEAM_ENV) or DEFAULT_TEAM)
+    except ValueError as exc:
+        print_lines([f"alpha-results build: --team: {exc}"], sys.stderr)
+        return 2
     seals = list(args.seals)
     for prefix in args.from_prefixes:
         found = expand_seal_prefix(prefix)
@@ -174,6 +206,7 @@ def run_build(args: argparse.Namespace) -> int:
                 args.jobs,
                 indexed=not args.defer_index,
                 limits=limits,
+                team=team,
                 allow_rollback=args.allow_rollback,
             )
         )
@@ -194,6 +227,7 @@ def run_build(args: argparse.Namespace) -> int:
                 progress=PrintedProgress(),
                 indexed=not args.defer_index,
                 limits=limits,
+                team=team,
                 allow_rollback=args.allow_rollback,
             )
         except OSError as exc:  # the scheduler cannot be reached (refused, timed out)
@@ -324,6 +358,42 @@ def run_index(args: argparse.Namespace) -> int:
     if args.events:
         alphas = [] if rows is None else [str(a) for a in rows.column("alpha_id").to_pylist()]
         return 1 if print_steps([record_events(args, lake_root, alphas, [])]) else 0
+    return 0
+
+
+def run_family(args: argparse.Namespace) -> int:
+    from alpha_results_seal.families import team_checked
+    from pipeline.families import families, hand_over
+
+    lake_root = args.lake or default_lake()
+    if args.hand_over_to is None:
+        found = [f for f in families(lake_root) if args.family in (None, f.family)]
+        if args.family is not None and not found:
+            print_lines([f"alpha-results lake family: no seal named family {args.family}"], sys.stderr)
+            return 1
+        for record in found:
+            print_lines(
+                [
+                    f"{record.family}  owner {record.owner}  {len(record.members)} member(s)  since {record.claimed_at}"
+                ]
+            )
+        return 0
+    if args.family is None or not args.by:
+        print_lines(["alpha-results lake family: --hand-over-to needs FAMILY and --by"], sys.stderr)
+        return 2
+    try:
+        team = team_checked(args.hand_over_to)
+    except ValueError as exc:
+        print_lines([f"alpha-results lake family: --hand-over-to: {exc}"], sys.stderr)
+        return 2
+    try:
+        before, after = hand_over(lake_root, args.family, team, args.by)
+    except KeyError:
+        print_lines([f"alpha-results lake family: no seal named family {args.family}"], sys.stderr)
+        return 1
+    print_lines(
+        [f"family {after.family}: handed over from team {before.owner} to team {after.owner} by {args.by}"]
+    )
     return 0
 
 

@@ -7,7 +7,9 @@ else `sqlite:///var/keys.sqlite3`). docs/events.md, "Webhooks".
     webhooks attempts WEBHOOK_ID [--limit N]
     webhooks rotate-secret WEBHOOK_ID [--keep-old-for DURATION] [--ed25519]
     webhooks disable|enable|remove WEBHOOK_ID
-    deliver [--once] [--timeout S] [--retry-first S] [--retry-max S] [--retry-window S] ...
+    webhooks replay WEBHOOK_ID --from CURSOR [--to CURSOR] [--by NAME]
+    deliver [--once] [--timeout S] [--retry-first S] [--retry-max S] [--retry-window S]
+            [--retry-jitter SHARE] [--throttle S] ...
 
 `add` prints the webhook as JSON with its signing secret, the only time the secret is shown;
 `rotate-secret` prints the new one, the only time it is shown, the old one signing too meanwhile.
@@ -153,20 +155,56 @@ def register(subparsers: Any) -> None:
         _keystore(parser)
         parser.set_defaults(handler=_change, state=state)
 
+    replayed = actions.add_parser(
+        "replay",
+        help="deliver a range of a webhook's events again, in order, then resume where it was",
+    )
+    replayed.add_argument("webhook_id")
+    replayed.add_argument(
+        "--from", dest="first", required=True, metavar="CURSOR", help="the first event's id"
+    )
+    replayed.add_argument(
+        "--to", dest="last", default=None, metavar="CURSOR", help="the last event's id (default: the newest)"
+    )
+    replayed.add_argument("--by", default=None, help="who asks (default: the OS user)")
+    _keystore(replayed)
+    replayed.set_defaults(handler=_replay)
+
     deliver = subparsers.add_parser(
         "deliver", help="the delivery worker: push events to webhooks", description=__doc__
     )
     deliver.add_argument("--once", action="store_true", help="deliver what is due now, then exit")
     deliver.add_argument("--timeout", type=_positive, default=10.0, help="seconds a delivery may take (10)")
-    deliver.add_argument("--retry-first", type=_positive, default=30.0, help="first retry after (30 s)")
     deliver.add_argument(
-        "--retry-max", type=_positive, default=3600.0, help="longest wait between retries (3600 s)"
+        "--retry-first",
+        type=_positive,
+        default=None,
+        help="first retry after S seconds, doubling to --retry-max (default: the Standard Webhooks "
+        "schedule, 5 s, 5 min, 30 min, 2, 5, 10, 14, 20 and 24 h)",
+    )
+    deliver.add_argument(
+        "--retry-max",
+        type=_positive,
+        default=None,
+        help="longest wait between retries (with --retry-first; 86400 s)",
     )
     deliver.add_argument(
         "--retry-window",
         type=_positive,
-        default=86400.0,
-        help="failing this long disables a webhook (86400 s)",
+        default=None,
+        help="failing this long disables a webhook (default: the schedule's span, 272405 s, about 3 days)",
+    )
+    deliver.add_argument(
+        "--retry-jitter",
+        type=float,
+        default=0.2,
+        help="each wait drawn within this share either side of its step (0.2)",
+    )
+    deliver.add_argument(
+        "--throttle",
+        type=_positive,
+        default=1.0,
+        help="after a 429, 502 or 504, at most one delivery per S seconds to that webhook, doubling (1)",
     )
     deliver.add_argument(
         "--poll", type=_positive, default=1.0, help="seconds between looks for new events (1)"
@@ -302,12 +340,30 @@ def _change(args: argparse.Namespace) -> int:
     return _answer(args, change)
 
 
+def _replay(args: argparse.Namespace) -> int:
+    from delivery.webhooks import replay
+
+    def replayed(registry: Registry) -> Any:
+        by = _operator() if args.by is None else args.by
+        return _shown(registry, replay(registry, args.webhook_id, args.first, args.last, by))
+
+    return _answer(args, replayed)
+
+
 def _deliver(args: argparse.Namespace) -> int:
     from delivery.deliveries import Options, Schedule, run_worker
 
     settings = Settings.from_env()
+    standard = Schedule()
+    window = standard.window if args.retry_window is None else args.retry_window
+    jitter = min(max(args.retry_jitter, 0.0), 0.9)
+    if args.retry_first is None and args.retry_max is None:
+        schedule = Schedule(standard.delays, window, jitter)
+    else:
+        schedule = Schedule.doubling(args.retry_first or 5.0, args.retry_max or 86400.0, window, jitter)
     options = Options(
-        schedule=Schedule(args.retry_first, args.retry_max, args.retry_window),
+        schedule=schedule,
+        throttle_first=args.throttle,
         timeout=args.timeout,
         poll=args.poll,
         lease_seconds=args.lease,

@@ -204,6 +204,12 @@ class TooManyStreams(ApiError):
     default_message = "This key holds as many open event streams as it may; retry once one has ended."
 
 
+class EgressBudgetExceeded(ApiError):
+    code = "egress_budget_exceeded"
+    status = 429
+    default_message = "This key has taken today's budget of rows or bytes; retry after 00:00 UTC."
+
+
 class TooManyRequestBodies(ApiError):
     code = "too_many_request_bodies"
     status = 429

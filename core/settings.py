@@ -225,8 +225,9 @@ SETTINGS: tuple[Setting, ...] = (
         "max_connections_per_worker",
         512,
         _positive_int,
-        "Connections a worker holds at once. At the limit a new connection closes the idle one held "
-        "longest (nothing asked yet, or kept alive after an answer); only when every one is busy is it "
+        "Connections a worker holds at once. At the limit a new connection closes an idle connection "
+        "(nothing asked yet, or kept alive after an answer) or else an unfinished request head of the "
+        "address holding the most in the block holding the most; only when every one is busy is it "
         "answered 503 too_many_connections and closed.",
     ),
     Setting(
@@ -237,6 +238,15 @@ SETTINGS: tuple[Setting, ...] = (
         "client's new connection closes its own idle one held longest, else it is answered 503 "
         "too_many_connections. Not applied when ALPHA_RESULTS_TRUSTED_PROXY_HOPS > 0: every "
         "connection then comes from the proxy.",
+    ),
+    Setting(
+        "max_connections_per_address_block",
+        256,
+        _positive_int,
+        "Connections a worker holds from one address block (an IPv4 /24, an IPv6 /48). At the bound a "
+        "new connection from the block closes an idle connection or an unfinished request head of the "
+        "block's address holding the most, else it is answered 503 too_many_connections. Not applied "
+        "when ALPHA_RESULTS_TRUSTED_PROXY_HOPS > 0.",
     ),
     Setting(
         "send_timeout_seconds",
@@ -296,6 +306,22 @@ SETTINGS: tuple[Setting, ...] = (
         _positive_int,
         "Event streams a worker holds open at once for all the keys of one account; the next is 429 "
         "too_many_streams.",
+    ),
+    Setting(
+        "egress_rows_per_day",
+        1_000_000,
+        _non_negative_int,
+        "Rows one key may take in a UTC day across every surface: collection pages (the route's own, "
+        "through MCP too) and Delta Sharing's; past it every keyed request is 429 egress_budget_exceeded "
+        "until 00:00 UTC. 0: no budget. Administrators' keys have none.",
+    ),
+    Setting(
+        "egress_bytes_per_day",
+        1 << 30,
+        _non_negative_int,
+        "Answer bytes one key may take in a UTC day across every surface (pages, exports and signed "
+        "downloads, Delta Sharing, MCP); past it 429 egress_budget_exceeded, and a download that "
+        "would pass it is refused before a byte is sent. 0: no budget. Administrators' keys have none.",
     ),
     Setting(
         "checks_policy_file",
@@ -381,6 +407,7 @@ class Settings:
     request_head_timeout_seconds: float = 10.0
     max_connections_per_worker: int = 512
     max_connections_per_peer: int = 128
+    max_connections_per_address_block: int = 256
     send_timeout_seconds: float = 30.0
     send_buffer_bytes: int = 256 << 10
     request_body_timeout_seconds: float = 10.0
@@ -389,6 +416,8 @@ class Settings:
     max_request_bodies_per_account: int = 32
     max_streams_per_key: int = 8
     max_streams_per_account: int = 32
+    egress_rows_per_day: int = 1_000_000
+    egress_bytes_per_day: int = 1 << 30
     checks_policy_file: str = ""
     events_retention_days: int = 90
     events_poll_seconds: float = 0.5

@@ -95,6 +95,11 @@ class TablePage:
         return self._shape.rows(self._source, self._positions)
 
     @property
+    def returned(self) -> int:
+        """The page's rows, counted without making them."""
+        return self._source.num_rows if self._positions is None else len(self._positions)
+
+    @property
     def envelope_rows(self) -> list[Any] | PremadeRows:
         """What the JSON envelope's `data` holds: the JSON the pipeline wrote of this page when it
         did (a week's first page), else the rows."""

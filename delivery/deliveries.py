@@ -10,9 +10,12 @@ Every write of the holder is fenced by the lease, so one that stalled past it wr
 **In order, at least once.** A webhook's events go one at a time, oldest first. An event counts
 as delivered when the receiver answered 2xx and that answer was recorded; a worker killed in
 between re-delivers it (the same event id, for the receiver to drop). A failure (any other
-status, a refused or unreachable destination, no answer within `timeout`) is retried after
-`first_retry` seconds, doubling to at most `max_retry`, and the events after it wait; when an
-event has failed for `window` seconds the webhook is disabled and its key told (`webhook.disabled`).
+status, a refused or unreachable destination, no answer within `timeout`) is retried on the
+Standard Webhooks specification's schedule, jittered (`Schedule`), no sooner than the answer's
+`Retry-After` asks, and the events after it wait; when an event has failed for the schedule's
+`window` (about three days), or the receiver answers 410 Gone, the webhook is disabled and its key
+told (`webhook.disabled`). A 429, 502 or 504 also paces the webhook's later deliveries (issue 60).
+An operator's replay (`records.webhooks.Replay`) sends a range of events again, then resumes.
 
 **Only to a key that may see it.** Before each attempt the worker reads the key (`delivery.webhooks.
 key_access`) and asks whether `GET /v1/events` would show it the event (`delivery.event_answers.reader_of`,
@@ -30,11 +33,13 @@ from __future__ import annotations
 
 import concurrent.futures
 import datetime as dt
+import email.utils
 import http.client
 import io
 import itertools
 import logging
 import os
+import random
 import re
 import socket
 import ssl
@@ -79,18 +84,51 @@ RUN_LENGTH = 100
 ATTEMPT_RETENTION_CHECK_SECONDS = 3600.0
 
 
+STANDARD_DELAYS = (5.0, 300.0, 1800.0, 7200.0, 18000.0, 36000.0, 50400.0, 72000.0, 86400.0)
+"""The waits after each failed attempt of an event, the Standard Webhooks specification's example
+schedule ("Deliverability and reliability"): 5 s, 5 min, 30 min, 2, 5, 10, 14, 20 and 24 h, the
+last repeating, spanning about three days before the webhook is disabled."""
+
+
 @dataclass(frozen=True)
 class Schedule:
     """When a failed event is tried again, and for how long before its webhook is disabled."""
 
-    first_retry: float = 30.0
-    max_retry: float = 3600.0
-    window: float = 86400.0
+    delays: tuple[float, ...] = STANDARD_DELAYS
+    window: float = sum(STANDARD_DELAYS)  # 272,405 s, about 75.7 h
+    jitter: float = 0.2
+    """Each wait is drawn uniformly within this share either side of its step, so receivers that
+    failed together (an outage) are not all retried at the same instant: the specification
+    recommends jitter "to prevent cases where the failures are due to recurring load caused by the
+    webhook attempts themselves"."""
 
-    def delay(self, failures: int) -> float:
-        """Seconds before the next attempt after `failures` failed ones: 30 s, 1, 2, 4, 8, 16 and
-        32 min, then every hour (by default)."""
-        return float(min(self.first_retry * 2 ** min(failures - 1, 60), self.max_retry))
+    @classmethod
+    def doubling(cls, first: float, longest: float, window: float, jitter: float = 0.2) -> Schedule:
+        """Waits from `first`, doubling up to `longest` (the operator's `--retry-first`, `--retry-max`)."""
+        delays = [first]
+        while delays[-1] * 2 < longest and len(delays) < 64:
+            delays.append(delays[-1] * 2)
+        if delays[-1] < longest:
+            delays.append(longest)
+        return cls(tuple(delays), window, jitter)
+
+    def step(self, failures: int) -> float:
+        """The wait after `failures` failed attempts, before jitter."""
+        return self.delays[min(failures, len(self.delays)) - 1]
+
+    def delay(self, failures: int, draw: Callable[[], float] = random.random) -> float:
+        """Seconds before the next attempt after `failures` failed ones: the step, jittered."""
+        return self.step(failures) * (1.0 - self.jitter + 2.0 * self.jitter * draw())
+
+
+RETRY_AFTER_MAX = 86400.0
+"""The longest wait a receiver's `Retry-After` may ask for: honoured up to a day, so an answer
+cannot postpone its events for ever (the window still disables a webhook that never recovers)."""
+THROTTLED = frozenset({429, 502, 504})
+"""Statuses that say the receiver is overloaded (the specification: "throttle"): besides the retry,
+the worker paces that webhook's later deliveries (`Options.throttle_first`)."""
+GONE = 410
+"""The receiver wants no more deliveries: the webhook is disabled at once (the specification)."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +144,11 @@ class Options:
     settle: float = 10.0
     allow_private: bool = False
     retention_days: int = 90
+    throttle_first: float = 1.0
+    """The pace after a throttling answer (429, 502, 504): at most one delivery per this many seconds
+    to that webhook, doubling with each further such answer up to `throttle_max`, halving with each
+    delivery, until it is under an eighth of this."""
+    throttle_max: float = 60.0
     worker_id: str = field(
         default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}:{os.urandom(3).hex()}"
     )
@@ -118,6 +161,8 @@ class Sent:
     status: int | None
     error: str | None
     duration_us: int
+    retry_after: float | None = None
+    """Seconds the receiver's `Retry-After` asked for (a number, or an HTTP date from now)."""
 
     @property
     def delivered(self) -> bool:
@@ -262,7 +307,7 @@ def post(
     for address in target.addresses:
         sent = _post_to(target, address, body, headers, timeout, started)
         if sent.status is not None or not sent.error or not sent.error.startswith("connect:"):
-            return Sent(sent.status, sent.error, took())
+            return Sent(sent.status, sent.error, took(), sent.retry_after)
         error = sent.error
         if time.monotonic() - started >= timeout:
             break
@@ -297,9 +342,10 @@ def _post_to(
         status = response.status
         if 200 <= status < 300:
             return Sent(status, None, 0)
+        retry_after = retry_after_seconds(response.getheader("Retry-After"))
         text = _excerpt(response.read(EXCERPT_BYTES))
         moved = " (redirects are not followed)" if 300 <= status < 400 else ""
-        return Sent(status, f"HTTP {status}{moved}" + (f": {text}" if text else ""), 0)
+        return Sent(status, f"HTTP {status}{moved}" + (f": {text}" if text else ""), 0, retry_after)
     except (OSError, http.client.HTTPException) as exc:
         if expired.is_set() or isinstance(exc, TimeoutError):
             return Sent(None, f"{phase}: timed out after {timeout:g} s", 0)
@@ -309,6 +355,23 @@ def _post_to(
     finally:
         _DEADLINES.remove(watch)
         connection.close()
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """A `Retry-After` header's wait in seconds (RFC 9110: delay-seconds, or an HTTP date), None
+    when absent or unreadable; never below 0."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(int(text[:12]))
+    try:
+        moment = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        return None
+    return max(0.0, moment.timestamp() - (time.time() if now is None else now))
 
 
 # -- the worker -------------------------------------------------------------------------------
@@ -341,6 +404,8 @@ class Worker:
         self._wake = threading.Event()
         self._purged_at = 0.0
         self._stop = threading.Event()
+        self._pace: dict[str, float] = {}  # a throttled webhook's seconds between deliveries
+        self._paced_until: dict[str, float] = {}  # monotonic time before which it gets none
 
     # The loop ------------------------------------------------------------------------------
 
@@ -399,6 +464,8 @@ class Worker:
                     continue
             due = webhook.progress.next_attempt_at
             if due is not None and due > now:
+                continue
+            if self._paced_until.get(webhook.id, 0.0) > time.monotonic():
                 continue
             if self._idle.get(webhook.id) == (horizon, webhook.progress.delivered_through):
                 continue
@@ -473,7 +540,17 @@ class Worker:
         due = webhook.progress.next_attempt_at
         if due is not None and due > now:
             return False
-        event = self.records.webhooks.next_event(webhook, horizon)
+        if self._paced_until.get(webhook.id, 0.0) > time.monotonic():
+            return False  # throttled: the loop starts it again once its pace allows
+        replay = self.records.webhooks.replay_of(webhook.id)
+        through = horizon if replay is None else min(horizon, replay.last_event)
+        event = self.records.webhooks.next_event(webhook, through)
+        if event is None and replay is not None and replay.last_event <= horizon:
+            # Every event of the replayed range is done: resume where the webhook was.
+            ended = self.records.webhooks.end_replay(self.lease, webhook.id, replay)
+            if ended:
+                log.info("webhook %s: replay through event %d done", webhook.id, replay.last_event)
+            return ended
         if event is None:
             self._idle[webhook.id] = (horizon, webhook.progress.delivered_through)
             return False
@@ -491,17 +568,23 @@ class Worker:
         headers = self._headers(webhook, event, body, attempt, keys)
         sent = self._post(webhook.url, body, headers, self.options.allow_private, self.options.timeout)
         done = dt.datetime.now(dt.UTC)
+        pace = self._paced(webhook.id, sent)
         if sent.delivered:
             tried = Tried(webhook.id, event.id, attempt, now, "delivered", sent.duration_us, sent.status)
             return self._record(self.records.webhooks.finish(self.lease, tried), webhook, event, tried)
         failing_since = (webhook.progress.failing_since if retrying else None) or now
-        if (done - failing_since).total_seconds() >= self.options.schedule.window:
+        gone = sent.status == GONE
+        if gone or (done - failing_since).total_seconds() >= self.options.schedule.window:
             tried = Tried(
                 webhook.id, event.id, attempt, now, "failed", sent.duration_us, sent.status, sent.error
             )
-            self._give_up(webhook, event, tried, failing_since)
+            said = "the receiver answered 410 Gone: it wants no more deliveries" if gone else None
+            self._give_up(webhook, event, tried, failing_since, said)
             return False
-        next_at = done + dt.timedelta(seconds=self.options.schedule.delay(attempt))
+        wait = self.options.schedule.delay(attempt)
+        if sent.retry_after is not None:  # the receiver's own word, within a day
+            wait = max(wait, min(sent.retry_after, RETRY_AFTER_MAX))
+        next_at = done + dt.timedelta(seconds=max(wait, pace))
         tried = Tried(
             webhook.id, event.id, attempt, now, "failed", sent.duration_us, sent.status, sent.error, next_at
         )
@@ -509,6 +592,25 @@ class Worker:
             self.records.webhooks.retry_later(self.lease, tried, failing_since), webhook, event, tried
         )
         return False
+
+    def _paced(self, webhook_id: str, sent: Sent) -> float:
+        """The webhook's pace after this answer (0: none): a throttling answer starts or doubles it,
+        a delivery halves it (dropped under an eighth of `throttle_first`); the next delivery waits
+        that long."""
+        options = self.options
+        pace = self._pace.get(webhook_id, 0.0)
+        if sent.status in THROTTLED:
+            pace = min(max(pace * 2.0, options.throttle_first), options.throttle_max)
+        elif sent.delivered and pace:
+            pace = pace / 2.0 if pace / 2.0 >= options.throttle_first / 8.0 else 0.0
+        with self._lock:
+            if pace:
+                self._pace[webhook_id] = pace
+                self._paced_until[webhook_id] = time.monotonic() + pace
+            else:
+                self._pace.pop(webhook_id, None)
+                self._paced_until.pop(webhook_id, None)
+        return pace
 
     def _headers(
         self, webhook: Webhook, event: Event, body: bytes, attempt: int, keys: list[SigningKey]
@@ -525,11 +627,15 @@ class Worker:
             **signature_headers(keys, cursor, int(time.time()), body),
         }
 
-    def _give_up(self, webhook: Webhook, event: Event, tried: Tried, failing_since: dt.datetime) -> None:
+    def _give_up(
+        self, webhook: Webhook, event: Event, tried: Tried, failing_since: dt.datetime, why: str | None = None
+    ) -> None:
         cursor = self.records.cursors.write(event.id)
         failed_for = (tried.at - failing_since).total_seconds()
         reason = (
-            f"no 2xx answer for event {cursor} in {failed_for:.0f} s ({tried.attempt} attempts; "
+            f"{why} (event {cursor}, attempt {tried.attempt})"
+            if why
+            else f"no 2xx answer for event {cursor} in {failed_for:.0f} s ({tried.attempt} attempts; "
             f"the last: {tried.error})"
         )
         said = recorded(

@@ -45,7 +45,7 @@ from access.backends import open_store
 from access.store import KeyStoreUnavailable, SqlKeyStore
 from core.context import Caller
 from delivery.event_answers import Viewer, event_answer
-from records.cursors import Cursors
+from records.cursors import CursorInvalid, Cursors
 from records.events import Event
 from records.sql import Unavailable
 from records.store import Records, open_records
@@ -420,6 +420,28 @@ def change_state(registry: Registry, webhook_id: str, state: State, from_now: bo
     registry.records.webhooks.set_state(webhook_id, state, reason)
     if from_now:
         registry.records.webhooks.skip_to_now(webhook_id)
+    changed = registry.records.webhooks.get(webhook_id)
+    assert changed is not None
+    return changed
+
+
+def replay(registry: Registry, webhook_id: str, first: str, last: str | None, by: str) -> Webhook:
+    """Deliver the webhook's events from cursor `first` through cursor `last` (default: the newest
+    event) again, in order, then resume where its delivery was (the operator's; the Standard
+    Webhooks specification: "replay ... failures within a range in order to recover from long
+    outages"). Each is sent with its own `webhook-id` (its cursor), so a receiver that kept one
+    drops it; the key's access is checked again at each, as at every delivery."""
+    found(registry, webhook_id)
+    cursors = registry.records.cursors
+    try:
+        first_id = cursors.read(first)
+        last_id = registry.records.events.last_id() if last is None else cursors.read(last)
+    except CursorInvalid as exc:
+        raise WebhookRefused(f"not an event cursor of this deployment: {exc}") from None
+    if last_id < first_id:
+        raise WebhookRefused("the range is empty: --to names an event before --from")
+    if registry.records.webhooks.replay(webhook_id, first_id, last_id, by, datetime.now(UTC)) is None:
+        raise WebhookRefused(f"no webhook {webhook_id!r} (alpha-results webhooks list shows them)")
     changed = registry.records.webhooks.get(webhook_id)
     assert changed is not None
     return changed

@@ -17,6 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+from alpha_results_seal.families import DEFAULT_TEAM
 from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.seal import MANIFEST, seal_target
 from alpha_results_seal.seal_limits import SealLimits
@@ -49,6 +50,7 @@ def build_one(
     lake_root: str,
     indexed: bool = True,
     limits: SealLimits | None = None,
+    team: str = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> Outcome:
     """Never raises for a broken seal: the refusal travels back as the outcome's report. `indexed`:
@@ -56,7 +58,7 @@ def build_one(
     older than the one published (`pipeline.knowledge.ROLLBACK_RULE`). Any other exception is
     raised, so that Dask retries the task."""
     try:
-        return publish_seal(seal_path, lake_root, indexed, limits, allow_rollback)
+        return publish_seal(seal_path, lake_root, indexed, limits, team, allow_rollback)
     except SealRejected as exc:
         return Outcome(seal_path, seal_target(seal_path, limits), "refused", rejection=exc.as_dict())
 
@@ -66,6 +68,7 @@ def build_chain(
     lake_root: str,
     indexed: bool = True,
     limits: SealLimits | None = None,
+    team: str = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> list[SealResult]:
     """The local executor's seals of one target, in turn. A build that raises is that seal's
@@ -73,7 +76,7 @@ def build_chain(
     results: list[SealResult] = []
     for path in seal_paths:
         try:
-            results.append(build_one(path, lake_root, indexed, limits, allow_rollback))
+            results.append(build_one(path, lake_root, indexed, limits, team, allow_rollback))
         except Exception as exc:
             results.append(Failure(path, seal_target(path, limits), f"{type(exc).__name__}: {exc}"))
     return results
@@ -102,16 +105,20 @@ def build_many(
     jobs: int | None = None,
     indexed: bool = True,
     limits: SealLimits | None = None,
+    team: str = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> list[SealResult]:
-    """Results in the order of `seal_paths`, one per seal whatever happens to the others."""
+    """Results in the order of `seal_paths`, one per seal whatever happens to the others; `team`:
+    the team the run publishes for (the trial families' owner, alpha_results_seal.families)."""
     targets = [seal_target(path, limits) for path in seal_paths]
     chains = chains_by_target(targets)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chains)))
     results: list[SealResult | None] = [None] * len(seal_paths)
     if jobs == 1:
         for indexes in chains.values():
-            chain = build_chain([seal_paths[i] for i in indexes], lake_root, indexed, limits, allow_rollback)
+            chain = build_chain(
+                [seal_paths[i] for i in indexes], lake_root, indexed, limits, team, allow_rollback
+            )
             for index, result in zip(indexes, chain, strict=True):
                 results[index] = result
     else:
@@ -125,7 +132,13 @@ def build_many(
         ) as pool:
             futures = {
                 pool.submit(
-                    build_chain, [seal_paths[i] for i in indexes], lake_root, indexed, limits, allow_rollback
+                    build_chain,
+                    [seal_paths[i] for i in indexes],
+                    lake_root,
+                    indexed,
+                    limits,
+                    team,
+                    allow_rollback,
                 ): indexes
                 for indexes in chains.values()
             }

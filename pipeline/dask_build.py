@@ -46,6 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from alpha_results_seal.families import DEFAULT_TEAM
 from alpha_results_seal.printable import print_lines
 from alpha_results_seal.seal_limits import SealLimits
 from datasets import catalog
@@ -177,6 +178,7 @@ def build_seal_task(
     topic: str,
     indexed: bool,
     limits: SealLimits | None = None,
+    team: str = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> SealResult:
     """One seal, on a worker: announced, checked against the client's pipeline version, built."""
@@ -188,7 +190,7 @@ def build_seal_task(
             f"this worker runs pipeline {PIPELINE_VERSION}, the client {client_version}: "
             "install the same version of alpha-results on every worker",
         )
-    return build_one(seal_path, lake_root, indexed, limits, allow_rollback)
+    return build_one(seal_path, lake_root, indexed, limits, team, allow_rollback)
 
 
 def catalogue_task(lake_root: str, results: list[SealResult], topic: str) -> list[StepReport]:
@@ -241,6 +243,7 @@ def build_on_dask(
     retries: int = TASK_RETRIES,
     indexed: bool = True,
     limits: SealLimits | None = None,
+    team: str = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> DaskBuild:
     """Builds every seal as a task on the cluster at `scheduler` (a Dask address), then runs the
@@ -289,6 +292,7 @@ def build_on_dask(
                 topic,
                 indexed,
                 limits,
+                team,
                 allow_rollback,
                 key=f"alpha-results-seal-{run_id}-{index}",
                 retries=retries,

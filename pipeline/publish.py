@@ -32,6 +32,7 @@ import pyarrow as pa
 from alpha_results_seal import arrow_schemas as seal_schema
 from alpha_results_seal.check import SealCheck
 from alpha_results_seal.description import normalise_description
+from alpha_results_seal.families import DEFAULT_TEAM
 from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.seal import Seal, open_seal
 from alpha_results_seal.seal_limits import SealLimits
@@ -45,6 +46,7 @@ from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
 from datasets.writer import BuildWriter, dumps
 from pipeline import PIPELINE_VERSION, catalogue_index, knowledge
 from pipeline.derive import DerivedAlpha, derive
+from pipeline.families import join_family
 from schemas import lake
 from schemas.alpha_ids import is_test_alpha
 
@@ -108,13 +110,15 @@ def publish_seal(
     lake_root: str,
     indexed: bool = True,
     limits: SealLimits | None = None,
+    team: str = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> Outcome:
     """Builds one seal into the lake, then commits its row of the catalogue index unless
     `indexed` is false (a backfill, indexed once after by `alpha-results lake index`). Raises SealRejected
     when it breaks a rule, `seal.size_limits` included (`limits`: the declared defaults when None),
     or when it is older than the run published (`knowledge.ROLLBACK_RULE`) unless `allow_rollback`.
-    Another publish of the alpha running at the same time makes it `lost_race`, nothing written."""
+    Another publish of the alpha running at the same time makes it `lost_race`, nothing written;
+    the family rules for a build publishing as `team` (the seal joins its family first)."""
     seal_storage = Storage(seal_path)
     seal = open_seal(seal_path, seal_storage, limits)
     record = catalogue_index.record if indexed else _not_recorded
@@ -135,6 +139,9 @@ def publish_seal(
     check.contents()
     check.refuse()  # every broken rule, the first named (the manifest's among them)
     alpha_id = seal.manifest["alpha_id"]
+    if (family := seal.manifest.get("family")) is not None:
+        # Against the register as it is now, the membership written in the same step (issue 60).
+        join_family(lake_root, family, alpha_id, team, (limits or SealLimits()).family_members)
     pointer_path = layout.alpha_pointer(lake_root, alpha_id)
     derived = derive(seal)
 

@@ -134,6 +134,19 @@ def records_schema(dialect: Dialect) -> tuple[str, ...]:
         )
         """,
         "CREATE INDEX IF NOT EXISTS webhook_signing_keys_by_webhook ON webhook_signing_keys (webhook_id, id)",
+        # An operator's replay of a range of a webhook's events (records.webhooks.Replay, issue 60):
+        # its progress was moved back to before `first_event`; once the events through
+        # `last_event` are done it resumes after `resume_after`, where it was. A table of its own.
+        f"""
+        CREATE TABLE IF NOT EXISTS webhook_replays (
+            webhook_id TEXT PRIMARY KEY REFERENCES webhooks (id),
+            first_event {dialect.bigint} NOT NULL,
+            last_event {dialect.bigint} NOT NULL,
+            resume_after {dialect.bigint} NOT NULL,
+            asked_by TEXT NOT NULL,
+            asked_at TEXT NOT NULL
+        )
+        """,
         # Who delivers (records.webhooks.Lease): one row per lease, taken atomically by one worker
         # and renewed by it; another takes it only once it has expired.
         """

@@ -93,6 +93,18 @@ class SigningKey:
 
 
 @dataclass(frozen=True)
+class Replay:
+    """An operator's replay of a webhook's events `first_event` to `last_event` (ids): delivered
+    again in order, then the webhook resumes after `resume_after`, the progress it had."""
+
+    first_event: int
+    last_event: int
+    resume_after: int
+    asked_by: str
+    asked_at: dt.datetime
+
+
+@dataclass(frozen=True)
 class Attempt:
     id: int
     webhook_id: str
@@ -393,6 +405,80 @@ class Webhooks:
             (webhook_id,),
         )
 
+    def replay(self, webhook_id: str, first: int, last: int, by: str, now: dt.datetime) -> Replay | None:
+        """Deliver the webhook's events `first` to `last` again (an operator's): its progress moved
+        back to before `first` (any retry pending cleared), and the replay recorded with where it
+        resumes after (the progress it had, or `last` when that is further). A replay asked while
+        one runs replaces it, resuming where the first would have. None when the webhook is removed
+        or unknown."""
+        moment = stored_time(now)
+        results = self._database.transaction(
+            [
+                (
+                    "INSERT INTO webhook_replays (webhook_id, first_event, last_event, resume_after, asked_by, "
+                    "asked_at) SELECT webhook_id, ?, ?, "
+                    "CASE WHEN coalesce((SELECT resume_after FROM webhook_replays r WHERE r.webhook_id = ?), "
+                    "delivered_through) > ? THEN coalesce((SELECT resume_after FROM webhook_replays r "
+                    "WHERE r.webhook_id = ?), delivered_through) ELSE ? END, ?, ? "
+                    "FROM webhook_progress WHERE webhook_id = ? AND EXISTS (SELECT 1 FROM webhooks "
+                    "WHERE id = ? AND state <> 'removed') "
+                    "ON CONFLICT (webhook_id) DO UPDATE SET first_event = excluded.first_event, "
+                    "last_event = excluded.last_event, resume_after = excluded.resume_after, "
+                    "asked_by = excluded.asked_by, asked_at = excluded.asked_at",
+                    (first, last, webhook_id, last, webhook_id, last, by, moment, webhook_id, webhook_id),
+                ),
+                (
+                    "UPDATE webhook_progress SET delivered_through = ?, pending_event = NULL, failures = 0, "
+                    "failing_since = NULL, next_attempt_at = NULL WHERE webhook_id = ? AND EXISTS "
+                    "(SELECT 1 FROM webhook_replays WHERE webhook_id = ? AND asked_at = ?)",
+                    (first - 1, webhook_id, webhook_id, moment),
+                ),
+            ]
+        )
+        return self.replay_of(webhook_id) if results[1][1] == 1 else None
+
+    def replay_of(self, webhook_id: str) -> Replay | None:
+        rows, _ = self._database.execute(
+            "SELECT first_event, last_event, resume_after, asked_by, asked_at FROM webhook_replays "
+            "WHERE webhook_id = ?",
+            (webhook_id,),
+        )
+        if not rows:
+            return None
+        first, last, resume, by, at = rows[0]
+        return Replay(int(first), int(last), int(resume), str(by), _time(at))
+
+    def end_replay(self, lease: Lease, webhook_id: str, replay: Replay) -> bool:
+        """The replay done (every event through its last one delivered or skipped): the webhook
+        resumes after `replay.resume_after`. False when the lease was lost or the replay changed."""
+        _, ended = self._fenced(
+            lease,
+            [
+                (
+                    "UPDATE webhook_progress SET delivered_through = ? WHERE webhook_id = ? AND "
+                    "delivered_through < ? AND EXISTS (SELECT 1 FROM "
+                    "webhook_replays WHERE webhook_id = ? AND last_event = ? AND asked_at = ?) AND "
+                    "EXISTS (SELECT 1 FROM webhook_leases WHERE name = ? AND holder = ?)",
+                    (
+                        replay.resume_after,
+                        webhook_id,
+                        replay.resume_after,
+                        webhook_id,
+                        replay.last_event,
+                        stored_time(replay.asked_at),
+                        lease.name,
+                        lease.holder,
+                    ),
+                ),
+                (
+                    "DELETE FROM webhook_replays WHERE webhook_id = ? AND last_event = ? AND asked_at = ? "
+                    "AND EXISTS (SELECT 1 FROM webhook_leases WHERE name = ? AND holder = ?)",
+                    (webhook_id, replay.last_event, stored_time(replay.asked_at), lease.name, lease.holder),
+                ),
+            ],
+        )
+        return bool(ended[1] == 1)  # the replay's row deleted: the progress is where it resumes
+
     def attempts(self, webhook_id: str, limit: int = 50) -> list[Attempt]:
         """The last `limit` attempts of a webhook, oldest first."""
         rows, _ = self._database.execute(
@@ -524,8 +610,19 @@ class Webhooks:
                     "UPDATE webhook_progress SET delivered_through = ?, pending_event = NULL, "
                     "failures = 0, failing_since = NULL, next_attempt_at = NULL "
                     "WHERE webhook_id = ? AND delivered_through < ? AND "
+                    # A replay asked while this attempt was under way moved the progress back:
+                    # it is kept (the event is sent again with the range).
+                    "NOT EXISTS (SELECT 1 FROM webhook_replays WHERE webhook_id = ? AND asked_at > ?) AND "
                     "EXISTS (SELECT 1 FROM webhook_leases WHERE name = ? AND holder = ?)",
-                    (tried.event_id, tried.webhook_id, tried.event_id, lease.name, lease.holder),
+                    (
+                        tried.event_id,
+                        tried.webhook_id,
+                        tried.event_id,
+                        tried.webhook_id,
+                        stored_time(tried.at),
+                        lease.name,
+                        lease.holder,
+                    ),
                 ),
             ],
         )

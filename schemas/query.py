@@ -39,6 +39,7 @@ from typing import Annotated, Any, ClassVar, Union
 import msgspec
 from msgspec import Meta
 
+from alpha_results_seal.identifiers import FAMILY_PATTERN
 from alpha_results_seal.identifiers import TICKER as TICKER
 from schemas import choices, wire
 from schemas.bodies import attribution
@@ -170,6 +171,21 @@ class CatalogueQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+
+
+class FamiliesQuery(Query, frozen=True):
+    family: (
+        Annotated[
+            str,
+            Meta(
+                pattern=f"^(?:{FAMILY_PATTERN.pattern})$",
+                description="Only this trial family's members (its slug).",
+            ),
+        ]
+        | None
+    ) = None
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
 
 
 class WindowPageQuery(Query, frozen=True):

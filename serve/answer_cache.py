@@ -40,6 +40,8 @@ class Entry:
     request_id: bytes
     generated_at: bytes | None
     entity_tag: str | None
+    rows: int = 0
+    """The page's rows: a key's egress (serve/limits/egress.py) counts them when it is sent again."""
 
     @property
     def size(self) -> int:
@@ -68,6 +70,7 @@ def entry_of(
     request_id: str,
     generated_at: str,
     entity_tag: str | None,
+    rows: int = 0,
 ) -> Entry | None:
     """The entry of an answer made for `request_id` at `generated_at`, or None when the time it
     states is not the one given (made across a second's turn: kept next time) or when it is a
@@ -82,7 +85,7 @@ def entry_of(
             break
         if _GENERATED_AT in text:
             return None  # made in the second before: kept next time
-    return Entry(tuple(headers), body, request_id.encode("latin-1"), stamp, entity_tag)
+    return Entry(tuple(headers), body, request_id.encode("latin-1"), stamp, entity_tag, rows)
 
 
 class AnswerCache:

@@ -40,6 +40,10 @@ class Exchange:
     """The query string's (name, value) pairs, in order, blanks kept: parsed once, when the exchange
     is made, and read by everything that looks at the query (the key-in-URL refusal, the
     representation's `format`, the parameters' parser, the entity tag, the `Link` header)."""
+    egress_rows: int = 0
+    """Rows of the collection page this request answered (serve/limits/egress.py)."""
+    egress_bytes: int = 0
+    """Answer body bytes sent for this request, counted by `serve.front.Cycle.send`."""
     held: list[Callable[[], None]] = field(default_factory=list)
     """What gives back the places the request holds among its key's (an open stream's, a body's
     still arriving): each called once the request ends, however it ends (serve/slow_clients.py)."""

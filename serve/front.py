@@ -24,10 +24,12 @@ every other `/v1/me` (a query string is its 400).
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from litestar import Litestar
@@ -54,12 +56,15 @@ from serve.conditional import conditional_response, normalised_query
 from serve.dependencies import KeyBackends
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, now_iso
 from serve.exchange import Exchange, exchange_of
+from serve.limits import egress
 from serve.pages import MCP_PATH
 from serve.routes import meta, sharing
 from serve.sharing import protocol as sharing_protocol
 from serve.slow_clients import BODIES, BodyLimits, body_timeout
 from serve.slow_clients import log as body_log
 from serve.warm import ImportWatch
+
+log = logging.getLogger("serve.egress")
 
 _REQUEST_ID = REQUEST_ID_HEADER.lower().encode()
 _NOSNIFF_NAME = b"x-content-type-options"
@@ -128,6 +133,8 @@ class Cycle:
                 await conditional_response(message, self.scope)
         elif self.exchange.not_modified and message["type"] == "http.response.body":
             message["body"] = b""
+        elif message["type"] == "http.response.body":
+            self.exchange.egress_bytes += len(message.get("body", b""))
         await self.inner_send(message)
 
     async def receive(self) -> Any:
@@ -202,6 +209,7 @@ class Front:
         self.observe = observe
         self.health = health
         self.keys = KeyBackends(services.store, services.limiter)
+        self.budget = egress.Budget.of(services.settings)
         self.facts: dict[int, RouteFacts] = {}
         # The key as this request's authentication read it, from the identity cache (none for a
         # store without one, or an authenticator of tests).
@@ -232,12 +240,30 @@ class Front:
         finally:
             for give_back in exchange.held:
                 give_back()
+            if (exchange.egress_bytes or exchange.egress_rows) and egress.applies(
+                self.budget, exchange.caller
+            ):
+                await self.spend(scope, exchange)
             if self.imports.changed():
                 self.imports.check_scope(scope)
             seconds = time.perf_counter() - started
             if self.observe is not None:
                 self.observe(scope, cycle.status, seconds)
             self.access.put(scope, cycle.status, seconds)
+
+    async def spend(self, scope: Any, exchange: Exchange) -> None:
+        """Add the answer's rows and bytes to its key's day (serve/limits/egress.py). Not `/mcp`'s
+        own answer: its tool results are route answers, each counted as that request."""
+        limiter, caller = self.services.limiter, exchange.caller
+        if limiter is None or caller is None or scope["path"] == MCP_PATH:
+            return
+        now = datetime.now(UTC)
+        try:
+            await limiter.egress_add(
+                caller.key_id, egress.day_start(now), exchange.egress_rows, exchange.egress_bytes
+            )
+        except Exception:  # the answer is sent; a count that cannot be kept is logged, not raised
+            log.exception("the egress of key %s could not be counted", caller.key_id)
 
     async def dispatch(self, scope: Any, exchange: Exchange, cycle: Cycle) -> None:
         receive, send = cycle.receive, cycle.send
@@ -382,12 +408,18 @@ class Front:
             )
             if start["status"] == 200 and exchange.made_once:
                 made = entry_of(
-                    list(start.get("headers", ())), body, exchange.request_id, now_iso(), exchange.entity_tag
+                    list(start.get("headers", ())),
+                    body,
+                    exchange.request_id,
+                    now_iso(),
+                    exchange.entity_tag,
+                    exchange.egress_rows,
                 )
                 if made is not None:
                     self.answers.put(key, made)
         else:
             start, body = _start_of(entry, exchange)
+            exchange.egress_rows = entry.rows
         if accept_encoding and negotiated_coding(b",".join(accept_encoding).decode("latin-1")):
             scope["state"][_ANSWER] = (start, body)
             await self.compressed(scope, receive, cycle.send)
@@ -417,7 +449,7 @@ class Front:
     ) -> Any:
         """The guard steps in their order (docs/limits.md "Which requests count"): the method
         (another than GET is 404 `method_not_allowed` before a key is read), then on a keyed route
-        the key in the URL, the key, the endpoint allow-list and the limits. The caller, or None
+        the key in the URL, the key, the limits and the endpoint allow-list. The caller, or None
         on a public route."""
         method = scope["method"]
         if method not in facts.methods:
@@ -431,11 +463,20 @@ class Front:
         peer = client[0] if client else "0.0.0.0"
         ip = address_of(peer, forwarded, self.hops) if self.hops > 0 else peer
         caller = await identify_presented(self.services, exchange, authorization, ip)
+        # Counted before the allow-list is read (issue 60, finding 4): a call outside the key's
+        # grant costs its key a request as any other, on every surface (a route, an MCP tool's
+        # call, Delta Sharing), so a key cannot probe or flood with calls it may not make for free.
+        await count_request(self.services, caller, exchange)
         if not caller.may_call(endpoint):
             raise errors.EndpointNotAllowed(
                 f"This key may not call {endpoint}.", details={"endpoint": endpoint}
             )
-        await count_request(self.services, caller, exchange)
+        if (
+            self.budget is not None
+            and self.services.limiter is not None
+            and egress.applies(self.budget, caller)
+        ):
+            egress.check(self.services.limiter, self.budget, caller.key_id, datetime.now(UTC))
         return caller
 
 

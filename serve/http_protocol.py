@@ -14,21 +14,28 @@ service facing hostile clients needs on each connection before any request reach
   under a deadline and a byte-rate floor (serve/slow_clients.py, in the app, so that each surface
   refuses a late body in its own error shape); every request that announces one is answered and its
   connection closed, so a body trickled after the answer cannot hold the connection.
-- **Connections per worker, idle ones first to go.** A worker holds at most
-  `max_connections_per_worker`: each costs a descriptor and some memory, and a worker also needs
-  descriptors for its backends and builds (docs/operations.md, "File limits"). At the limit a new
-  connection closes the idle connection held longest (one that has sent no byte of a request yet,
-  or kept alive after its answers, all sent): refusing the newcomer instead let one client holding 512
-  silent connections, reopened as they closed, get 158 of 159 other clients' connections refused.
-  Only when every held connection is busy (a request being read or answered, an answer being
-  sent) is the newcomer answered 503 and closed at once. The idle connections are kept oldest
-  first, so choosing one is O(1).
-- **Connections per peer.** A worker holds at most `max_connections_per_peer` connections from
-  one client address (an IPv6 client's /64, which one host commonly holds whole): at the bound
-  the peer's new connection closes the peer's own oldest idle one, else it is refused, so one
-  client's busy connections cannot fill the worker. Loopback is a peer like any other. Behind
-  trusted proxies (`trusted_proxy_hops` > 0) every connection comes from a proxy, so the bound is
-  not applied: bounding each client is the proxy's to do.
+- **Connections per worker, shared fairly.** A worker holds at most `max_connections_per_worker`:
+  each costs a descriptor and some memory, and a worker also needs descriptors for its backends
+  and builds (docs/operations.md, "File limits"). At the limit a new connection closes a connection
+  that may be closed (an idle one: it has sent no byte of a request yet, or is kept alive after
+  its answers, all sent; else one whose request head is still arriving, answered 503 saying why)
+  of the address holding the most connections in the address block holding the most (its idle one
+  held longest first, then its oldest head). Refusing the newcomer instead let one client holding
+  512 silent connections, reopened as they closed, get 158 of 159 other clients' connections
+  refused; closing the oldest idle one alone let 128 unfinished heads from each of four addresses
+  (issue 60) keep every place busy, and would close the newcomer of a client that holds one
+  connection before its head came. Only when every held connection is busy (a request being
+  answered or its body read, an answer being sent) is the newcomer answered 503 and closed at
+  once.
+- **Connections per peer and per address block.** A worker holds at most
+  `max_connections_per_peer` connections from one client address (an IPv6 client's /64, which one
+  host commonly holds whole): at the bound the peer's new connection closes the peer's own oldest
+  idle one, else it is refused, so one client's busy connections cannot fill the worker. And at
+  most `max_connections_per_address_block` from one block (an IPv4 /24, an IPv6 /48): at the bound
+  the block's largest holder gives up a connection as above, so neighbours of a crowd keep their
+  place and many addresses of one network hold half a worker at most. Loopback is a peer like any
+  other. Behind trusted proxies (`trusted_proxy_hops` > 0) every connection comes from a proxy, so
+  neither bound is applied: bounding each client is the proxy's to do.
 - **Refusals in the error envelope**, like every other answer of the service, not uvicorn's plain
   text: these, and a request the parser refuses (a NUL byte in a header). A refusal comes after the
   answers of the requests read before it on the connection (a pipelined request keeps its answer),
@@ -104,19 +111,20 @@ class ConnectionLimits:
     head_timeout_seconds: float
     connections: int
     connections_per_peer: int | None  # None behind trusted proxies: the peer is a proxy
+    connections_per_block: int | None  # the same
     send_timeout_seconds: float
     send_buffer_bytes: int
 
     @classmethod
     def of(cls, settings: Settings) -> ConnectionLimits:
+        direct = not settings.trusted_proxy_hops
         return cls(
             request_target_bytes=settings.max_request_target_bytes,
             head_bytes=settings.max_request_head_bytes,
             head_timeout_seconds=settings.request_head_timeout_seconds,
             connections=settings.max_connections_per_worker,
-            connections_per_peer=settings.max_connections_per_peer
-            if not settings.trusted_proxy_hops
-            else None,
+            connections_per_peer=settings.max_connections_per_peer if direct else None,
+            connections_per_block=settings.max_connections_per_address_block if direct else None,
             send_timeout_seconds=settings.send_timeout_seconds,
             send_buffer_bytes=settings.send_buffer_bytes,
         )
@@ -170,16 +178,27 @@ def queued_bytes(transport: asyncio.BaseTransport) -> tuple[int, int]:
 def peer_of(client: tuple[str, int] | None) -> str:
     """The address a peer's connections are counted under: its IP address, an IPv6 one's /64 (one
     host commonly holds a whole /64), an IPv4-mapped IPv6 one's IPv4 address."""
+    return _counted_as(client, 32, 64)
+
+
+def block_of(client: tuple[str, int] | None) -> str:
+    """The address block a peer's connections are also counted under: an IPv4 /24, an IPv6 /48 (a
+    site's usual assignment, RFC 6177), an IPv4-mapped IPv6 address's /24."""
+    return _counted_as(client, 24, 48)
+
+
+def _counted_as(client: tuple[str, int] | None, v4_prefix: int, v6_prefix: int) -> str:
     host = client[0] if client else ""
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
-        return host  # a Unix socket: one peer
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.IPv6Network((address, 64), strict=False))
-    return host
+        return host  # a Unix socket: one peer, one block
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    prefix = v4_prefix if isinstance(address, ipaddress.IPv4Address) else v6_prefix
+    if prefix == address.max_prefixlen:
+        return str(address)
+    return str(ipaddress.ip_network((address, prefix), strict=False))
 
 
 class CoalescedWrites:
@@ -231,13 +250,18 @@ class CoalescedWrites:
 
 
 class HeldConnections:
-    """The connections a worker holds: how many per peer, and the idle ones, oldest first, in all
-    and per peer (ordered dicts: adding, removing and taking the oldest are O(1))."""
+    """The connections a worker holds: how many per peer and per address block, and those that may
+    be closed to make room, oldest first per peer: the idle ones, and those reading a request head
+    with no request of theirs being answered (ordered dicts: adding, removing and taking the oldest
+    are O(1); choosing whose to close is O(peers held), at most the worker's connections)."""
 
     def __init__(self) -> None:
         self.per_peer: Counter[str] = Counter()
+        self.per_block: Counter[str] = Counter()
+        self.peers_of_block: dict[str, set[str]] = {}
         self.idle: OrderedDict[ServiceHttpProtocol, None] = OrderedDict()
         self.idle_per_peer: dict[str, OrderedDict[ServiceHttpProtocol, None]] = {}
+        self.heads_per_peer: dict[str, OrderedDict[ServiceHttpProtocol, None]] = {}
         self.held = 0
 
     def busy(self) -> int:
@@ -248,33 +272,54 @@ class HeldConnections:
     def hold(self, connection: ServiceHttpProtocol) -> None:
         self.held += 1
         self.per_peer[connection.peer] += 1
+        self.per_block[connection.block] += 1
+        self.peers_of_block.setdefault(connection.block, set()).add(connection.peer)
         self.mark_idle(connection)
 
     def release(self, connection: ServiceHttpProtocol) -> None:
         self.mark_busy(connection)
         self.held -= 1
-        self.per_peer[connection.peer] -= 1
-        if not self.per_peer[connection.peer]:
-            del self.per_peer[connection.peer]
-            self.idle_per_peer.pop(connection.peer, None)
+        peer, block = connection.peer, connection.block
+        self.per_peer[peer] -= 1
+        if not self.per_peer[peer]:
+            del self.per_peer[peer]
+            self.idle_per_peer.pop(peer, None)
+            self.heads_per_peer.pop(peer, None)
+            self.peers_of_block[block].discard(peer)
+        self.per_block[block] -= 1
+        if not self.per_block[block]:
+            del self.per_block[block]
+            del self.peers_of_block[block]
 
     def mark_idle(self, connection: ServiceHttpProtocol) -> None:
+        self.mark_busy(connection)
         connection.idle = True
         self.idle[connection] = None
         self.idle_per_peer.setdefault(connection.peer, OrderedDict())[connection] = None
+
+    def mark_reading_head(self, connection: ServiceHttpProtocol) -> None:
+        """A head is arriving and no earlier request of the connection is being answered: closing
+        it loses the client nothing but a head it has been slow to send."""
+        if not connection.reading_head:
+            self.mark_busy(connection)
+            connection.reading_head = True
+            self.heads_per_peer.setdefault(connection.peer, OrderedDict())[connection] = None
 
     def mark_busy(self, connection: ServiceHttpProtocol) -> None:
         if connection.idle:
             connection.idle = False
             del self.idle[connection]
             del self.idle_per_peer[connection.peer][connection]
+        if connection.reading_head:
+            connection.reading_head = False
+            del self.heads_per_peer[connection.peer][connection]
 
-    def evict_oldest_idle(self, peer: str | None = None) -> bool:
-        """Close the idle connection held longest (of `peer`, when given); False when none is.
-        One found busy after all (bytes of a request not read yet, or of an answer not sent)
-        leaves the idle ones: it is marked idle again when its next answer is sent, and an idle
-        keep-alive connection is closed by uvicorn's keep-alive timeout anyway."""
-        idle = self.idle if peer is None else self.idle_per_peer.get(peer)
+    def evict_oldest_idle(self, peer: str) -> bool:
+        """Close the peer's idle connection held longest; False when it holds none. One found busy
+        after all (bytes of a request not read yet, or of an answer not sent) leaves the idle ones:
+        it is marked idle again when its next answer is sent, and an idle keep-alive connection is
+        closed by uvicorn's keep-alive timeout anyway."""
+        idle = self.idle_per_peer.get(peer)
         while idle:
             connection = next(iter(idle))
             self.mark_busy(connection)
@@ -282,6 +327,38 @@ class HeldConnections:
                 connection.evict()
                 return True
         return False
+
+    def make_room(self, limit: int, per: str, block: str | None = None) -> bool:
+        """Close a connection of the address holding the most connections (of `block` when given,
+        else of the address block holding the most) among those holding one that may be closed:
+        its idle connection held longest, else its oldest unfinished head. False when none may be.
+        So a client holding a few connections keeps them while others hold many: four addresses
+        sending heads they never finish fill a worker no longer, and a client that sends its
+        request in time is served."""
+        while (peer := self._largest_holder(block)) is not None:
+            if self.evict_oldest_idle(peer):
+                return True
+            heads = self.heads_per_peer.get(peer)
+            if heads:
+                connection = next(iter(heads))
+                self.mark_busy(connection)
+                connection.evict_head(limit, per)
+                return True
+        return False
+
+    def _largest_holder(self, block: str | None) -> str | None:
+        def may_close(peer: str) -> bool:
+            return bool(self.idle_per_peer.get(peer)) or bool(self.heads_per_peer.get(peer))
+
+        blocks = [block] if block is not None else self.per_block
+        best: tuple[int, int, str] | None = None
+        for name in blocks:
+            for peer in self.peers_of_block.get(name, ()):
+                if may_close(peer):
+                    rank = (self.per_block[name], self.per_peer[peer], peer)
+                    if best is None or rank > best:
+                        best = rank
+        return None if best is None else best[2]
 
 
 @functools.cache
@@ -330,12 +407,32 @@ def head_timeout(seconds: float) -> errors.ApiError:
     )
 
 
+def _holding(limit: int, per: str) -> str:
+    return {
+        "worker": f"its {limit:,} connections",
+        "peer_address": f"{limit:,} connections from your address",
+        "address_block": f"{limit:,} connections from your address block",
+    }[per]
+
+
 def too_many_connections(limit: int, per: str) -> errors.ApiError:
-    """503 for a connection beyond `limit` busy connections `per` worker, or per peer address."""
-    held = f"its {limit:,} connections" if per == "worker" else f"{limit:,} connections from your address"
+    """503 for a connection beyond `limit` busy connections `per` worker, per peer address or per
+    address block."""
     return errors.TooManyConnections(
-        f"This server process holds {held}, each busy; retry shortly.",
+        f"This server process holds {_holding(limit, per)}, each busy; retry shortly.",
         details={"limit": limit, "per": per},
+        headers={"Retry-After": "1"},
+    )
+
+
+def head_closed_for_room(limit: int, per: str) -> errors.ApiError:
+    """503 for a connection closed while its request head was still arriving, to hold another's:
+    the server holds `limit` connections `per` worker or address block, the most of them this
+    client's address's."""
+    return errors.TooManyConnections(
+        f"This server process holds {_holding(limit, per)}, the most of them from your address, and "
+        "needed this one's place while its request head was still arriving; retry shortly.",
+        details={"limit": limit, "per": per, "closed": "unfinished_head"},
         headers={"Retry-After": "1"},
     )
 
@@ -365,8 +462,10 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         self.limits = worker_limits()
         self.held = worker_connections()
         self.peer = ""  # peer_of(client), counted in `held` once the connection is admitted
+        self.block = ""  # block_of(client), the same
         self.admitted = False
         self.idle = False  # in `held`'s idle connections: may be closed to admit another
+        self.reading_head = False  # in `held`'s unfinished heads: may be closed to admit another
         self.head_open = True  # the next bytes read belong to a request head (or come before one)
         self.head_begun = False  # a head's first byte was parsed, and not its end
         self.head_bytes = 0  # bytes read since the head opened (those of its first read may be missed)
@@ -381,7 +480,8 @@ class ServiceHttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         tune_socket(transport, self.limits)
-        self.peer = peer_of(get_remote_addr(transport))
+        client = get_remote_addr(transport)
+        self.peer, self.block = peer_of(client), block_of(client)
         if (refused := self.admission()) is not None:
             self.transport, self.refused = transport, b""
             transport.write(refusal(refused))
@@ -399,18 +499,30 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         super().shutdown()
 
     def admission(self) -> errors.ApiError | None:
-        """None when this connection may be held, making room by closing an idle one if needed;
-        else the refusal. A peer at its bound makes room among its own connections only."""
-        per_peer = self.limits.connections_per_peer
-        if per_peer is not None and self.held.per_peer[self.peer] >= per_peer:
-            if not self.held.evict_oldest_idle(self.peer):
+        """None when this connection may be held, making room by closing another if needed; else
+        the refusal. A peer at its bound makes room among its own idle connections only; at its
+        block's bound, or the worker's, the address holding the most (in the block, in the worker's
+        largest block) gives up an idle connection or an unfinished head."""
+        limits, held = self.limits, self.held
+        per_peer, per_block = limits.connections_per_peer, limits.connections_per_block
+        if per_peer is not None and held.per_peer[self.peer] >= per_peer:
+            if not held.evict_oldest_idle(self.peer):
                 log.warning(
                     "refused a connection from %s: %d busy (max_connections_per_peer)", self.peer, per_peer
                 )
                 return too_many_connections(per_peer, "peer_address")
-        elif len(self.connections) >= self.limits.connections and not self.held.evict_oldest_idle():
+        elif per_block is not None and held.per_block[self.block] >= per_block:
+            if not held.make_room(per_block, "address_block", self.block):
+                log.warning(
+                    "refused a connection from %s: %d busy in %s (max_connections_per_address_block)",
+                    self.peer,
+                    per_block,
+                    self.block,
+                )
+                return too_many_connections(per_block, "address_block")
+        elif len(self.connections) >= limits.connections and not held.make_room(limits.connections, "worker"):
             log.warning("refused a connection: %d busy (max_connections_per_worker)", len(self.connections))
-            return too_many_connections(self.limits.connections, "worker")
+            return too_many_connections(limits.connections, "worker")
         return None
 
     def evictable(self) -> bool:
@@ -428,6 +540,16 @@ class ServiceHttpProtocol(HttpToolsProtocol):
     def evict(self) -> None:
         log.info("closed an idle connection from %s to hold another", _peer(self.client))
         self.transport.close()
+
+    def evict_head(self, limit: int, per: str) -> None:
+        """Close this connection, whose head is still arriving, with a 503 saying why, at once (its
+        place is wanted now: no lingering)."""
+        log.info("closed an unfinished request head from %s to hold another", _peer(self.client))
+        self.stop_head_timer()
+        self.refused = b""  # nothing more is read
+        if not self.transport.is_closing():
+            self.transport.write(refusal(head_closed_for_room(limit, per)))
+            self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.stop_head_timer()
@@ -491,8 +613,11 @@ class ServiceHttpProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self.refused is not None:
             return  # dropped: nothing after a refusal is read
-        self.held.mark_busy(self)
         self._unset_keepalive_if_required()
+        if self.head_open and not self.answering():
+            self.held.mark_reading_head(self)
+        else:
+            self.held.mark_busy(self)
         if self.head_open:
             self.head_bytes += len(data)
             if self.head_timer is None:  # bytes before a head (empty lines) start its clock too
@@ -546,6 +671,7 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         self.head_open = self.head_begun = False
         self.head_bytes = 0
         self.stop_head_timer()
+        self.held.mark_busy(self)  # a request to answer: no longer a head that may be closed
         super().on_headers_complete()
         self.cycles = [cycle for cycle in self.cycles if not cycle.response_complete]
         if self.cycle is not None:

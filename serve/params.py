@@ -149,7 +149,11 @@ class QueryParams:
             return self.numbers(param.name, param.max_length)
         if param.max_length is not None:
             return self.text(param.name, param.max_length)
-        return self.values[param.name]
+        value = self.values[param.name]
+        if param.pattern is not None and re.search(param.pattern, value) is None:
+            self.fail(param.name, f"must match {param.pattern}")
+            return param.default
+        return value
 
     def path_value(self, param: Param, text: str) -> Any:
         """A path parameter by its declaration: a date, or one of its values exactly (the 400

@@ -24,6 +24,8 @@ import pytest
 
 SLOWEST_FIRST = (
     "tests/lake/test_kill.py",  # 95 s
+    "tests/access/test_scope_mutation.py",  # 90 s (issue 60; alone, on a loaded machine)
+    "tests/ops/test_webhook_standard.py",  # 80 s (issue 60; both backends)
     "tests/e2e/test_dashboard.py",  # 91 s
     "tests/ops/test_webhook_delivery.py",  # 90 s
     "tests/analytics/test_quantiles.py",  # 89 s
@@ -37,6 +39,7 @@ SLOWEST_FIRST = (
     "tests/e2e/test_dashboard_decisions.py",  # 59 s
     "tests/s3/test_s3_lake.py",  # 54 s
     "tests/e2e/test_dashboard_live.py",  # 54 s
+    "tests/e2e/test_egress_budgets.py",  # 55 s (issue 60)
     "tests/e2e/test_delta_sharing_served.py",  # 50 s
     "tests/analytics/test_significance.py",  # 49 s
     "tests/e2e/test_connection_limits.py",  # 48 s

@@ -133,35 +133,15 @@ class Overfitting(Body, kw_only=True, frozen=True):
     ]
 
 
-class Family(Body, kw_only=True, frozen=True):
-    """One trial family of `/v1/families`: its members the key may read."""
+class FamilyMemberRow(Body, kw_only=True, frozen=True):
+    """A row of `/v1/families`: one member the key may read of one trial family (by family slug,
+    then catalogue order; issue 60: the listing is paged, one answer held 50,000 members)."""
 
     family: Annotated[str, figure("The family's slug, as its members' seals name it.")]
-    members: Annotated[
-        list[FamilyMemberId],
-        figure("The members the key may read, in catalogue order, each with its seal's parameters."),
-    ]
-
-
-class FamilyMemberId(Body, kw_only=True, frozen=True):
-    """A member of a family listed by `/v1/families`."""
-
     alpha_id: Annotated[str, figure("The member's alpha id.")]
     parameters: Annotated[
         dict[str, float | int | str],
         figure(
             "The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"
-        ),
-    ]
-
-
-class Families(Body, kw_only=True, frozen=True):
-    """`/v1/families`: the catalogue grouped by trial family, over the alphas the key may read."""
-
-    families: Annotated[
-        list[Family],
-        figure(
-            "Every trial family with at least one member the key may read, by slug; a family none of whose "
-            "members it may read is not named."
         ),
     ]

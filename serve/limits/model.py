@@ -177,6 +177,35 @@ class Limiter(ABC):
         self.floors = UsageFloors(ledger if ledger is not None else MemoryLedger())
         self._stop = threading.Event()
         self._sync_thread: threading.Thread | None = None
+        # Egress (issue 60): key_id -> (day start, rows, bytes) as this worker last knew them.
+        self._egress: dict[str, tuple[int, int, int]] = {}
+        self._egress_lock = threading.Lock()
+
+    # -- egress: rows and bytes a key took today (serve/limits/egress.py) ------------------------
+
+    def egress_spent(self, key_id: str, day_start: int) -> tuple[int, int]:
+        """Rows and bytes `key_id` took in the UTC day starting at `day_start`, as this worker
+        knows them (no I/O: the shared store's totals come back with each `egress_add`)."""
+        known = self._egress.get(key_id)
+        return (known[1], known[2]) if known is not None and known[0] == day_start else (0, 0)
+
+    async def egress_add(self, key_id: str, day_start: int, rows: int, size: int) -> None:
+        """Add an answer's rows and bytes to the key's day (the memory backend: this process)."""
+        self._egress_add_here(key_id, day_start, rows, size)
+
+    def egress_add_sync(self, key_id: str, day_start: int, rows: int, size: int) -> None:
+        """`egress_add` from a worker thread (a download's bytes)."""
+        self._egress_add_here(key_id, day_start, rows, size)
+
+    def _egress_add_here(self, key_id: str, day_start: int, rows: int, size: int) -> None:
+        with self._egress_lock:
+            spent = self.egress_spent(key_id, day_start)
+            self._egress[key_id] = (day_start, spent[0] + rows, spent[1] + size)
+
+    def _egress_known(self, key_id: str, day_start: int, rows: int, size: int) -> None:
+        """The shared store's totals for the key's day, as it answered them."""
+        with self._egress_lock:
+            self._egress[key_id] = (day_start, rows, size)
 
     async def hit(self, key_id: str, limits: Limits, now: datetime) -> Decision:
         """Admit or refuse one request of `key_id` at `now`, counting it only if admitted. On the

@@ -225,6 +225,46 @@ class RedisLimiter(Limiter):
         except NoScriptError:
             return await client.eval(ADMIT_SCRIPT, len(keys), *keys, *args)
 
+    def _egress_name(self, key_id: str, day_start: int) -> str:
+        return f"{self._prefix}:{key_id}:egress:{day_start}"
+
+    async def egress_add(self, key_id: str, day_start: int, rows: int, size: int) -> None:
+        """Add to the key's day in Redis (shared by every worker), learning its totals; while Redis
+        fails, counted in this worker (its day's totals then start from what it last knew)."""
+        if self._redis_usable():
+            try:
+                totals = await self._call_async(self._egress_in_redis, key_id, day_start, rows, size)
+            except LimiterUnavailable:
+                pass  # the request path's own call trips the outage; this count stays local
+            else:
+                self._egress_known(key_id, day_start, int(totals[0]), int(totals[1]))
+                return
+        self._egress_add_here(key_id, day_start, rows, size)
+
+    def egress_add_sync(self, key_id: str, day_start: int, rows: int, size: int) -> None:
+        if self._redis_usable():
+            try:
+                pipe = self._client.pipeline(transaction=True)
+                self._queue_egress(pipe, key_id, day_start, rows, size)
+                totals = self._call(pipe.execute)
+            except LimiterUnavailable:
+                pass
+            else:
+                self._egress_known(key_id, day_start, int(totals[0]), int(totals[1]))
+                return
+        self._egress_add_here(key_id, day_start, rows, size)
+
+    async def _egress_in_redis(self, key_id: str, day_start: int, rows: int, size: int) -> Any:
+        pipe = self._loop_client().pipeline(transaction=True)
+        self._queue_egress(pipe, key_id, day_start, rows, size)
+        return await pipe.execute()
+
+    def _queue_egress(self, pipe: Any, key_id: str, day_start: int, rows: int, size: int) -> None:
+        name = self._egress_name(key_id, day_start)
+        pipe.hincrby(name, "rows", rows)
+        pipe.hincrby(name, "bytes", size)
+        pipe.expire(name, 86_400 + EXPIRY_GRACE_SECONDS)
+
     def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
         if self._redis_usable():
             try:

@@ -174,6 +174,9 @@ class Context(Generic[Q]):
         """The page in the negotiated representation (the JSON envelope by default), with a `Link`
         header to the next and previous pages."""
         name = self.representation or representation.DEFAULT
+        # The page's rows, which the key's egress counts (serve/limits/egress.py).
+        returned = page.returned if isinstance(page, TablePage) else len(page.rows)
+        exchange_of(self.request.scope).egress_rows = returned
         if name == representation.JSON:
             rows = page.envelope_rows if isinstance(page, TablePage) else page.rows
             response = collection_envelope(rows, page.total, limit, offset, meta)

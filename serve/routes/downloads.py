@@ -68,6 +68,7 @@ from serve.byte_ranges import ByteRange, Unsatisfiable, requested_range
 from serve.compression import SKIP_COMPRESSION
 from serve.dependencies import DEPENDENCIES, KeyBackends
 from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename, export_needs
+from serve.limits import egress
 
 log = logging.getLogger("serve.downloads")
 
@@ -225,13 +226,13 @@ such error: there the key simply gets the plain variant)."""
 
 def _check_holder(
     request: Request[Any, Any, Any], store: Any | None, holder: str, now: float, target: _Object
-) -> None:
+) -> Caller | None:
     """403 `download_url_invalid` unless the key the URL was signed for may still make requests
     and may still fetch this file with its grants of now (`grants_refusal`), read from the key
     store on every fetch (503 `target.unavailable` when it cannot be reached). An app built
     without a key store (a test rig with its own authenticator) has no key to read."""
     if store is None:
-        return
+        return None
     try:
         key = store.get_key(holder)
         account = None if key is None else store.get_account(key.user_id)
@@ -248,7 +249,8 @@ def _check_holder(
         )
     assert key is not None and account is not None  # holder_refusal refuses a missing one
     client = request.client.host if request.client is not None else ""
-    narrowed = grants_refusal(build_caller(key, account, client), target)
+    caller = build_caller(key, account, client)
+    narrowed = grants_refusal(caller, target)
     if narrowed is not None:
         reason, details = narrowed
         raise errors.DownloadUrlInvalid(
@@ -256,6 +258,7 @@ def _check_holder(
             "request a new URL, which gets what the key may read now.",
             details={"reason": reason, **details},
         )
+    return caller
 
 
 @route(
@@ -291,7 +294,7 @@ def download_archive(
     expires, holder, signature = query["expires"], query["holder"], query["signature"]
     now = time.time()
     signer.verify(object_path, expires, holder, signature, now)
-    _check_holder(request, keys.store, holder, now, target)
+    caller = _check_holder(request, keys.store, holder, now, target)
     storage = signer.storage
     try:
         path = stored_object(storage, object_path)
@@ -335,7 +338,15 @@ def download_archive(
     # server cannot tell how much the client kept); the limit leaves room for such retries. A
     # range counts its share of the file (access.download_fetches).
     units = FETCH_UNITS if wanted is None else range_units(wanted.length, size)
+    # The bytes are the key's egress (issue 60): a download that would pass its day's budget is
+    # refused before a byte is sent, and one sent is counted whole (serve/limits/egress.py).
+    budget = egress.Budget.of(settings)
+    sending = size if wanted is None else wanted.length
     try:
+        if budget is not None and keys.limiter is not None and egress.applies(budget, caller):
+            moment = datetime.fromtimestamp(now, UTC)
+            egress.check(keys.limiter, budget, holder, moment, adding_bytes=sending)
+            keys.limiter.egress_add_sync(holder, egress.day_start(moment), 0, sending)
         _count_fetch(fetches, signature, expires, now, target.unavailable, units)
         if wanted is not None:
             handle.seek(wanted.start)

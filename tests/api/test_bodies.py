@@ -254,10 +254,17 @@ def test_every_body_property_is_described() -> None:
 
 # -- the bodies outside the recording: identity, errors, health, administration, downloads ---------
 
+EMPTY_IN_THE_DEMO = frozenset({"catalog.families.list"})
+"""Routes whose rows the small demo has none of: it names no trial family, so /v1/families' rows
+are round-tripped over a lake of families (tests/analytics/test_overfitting.py)."""
 LIVE_BODIES: dict[str, type[Body]] = {
-    **SINGLE_BODIES,
-    **ROW_BODIES,
-    "analytics.screen": ROWS["analytics.screen"],
+    endpoint: body
+    for endpoint, body in {
+        **SINGLE_BODIES,
+        **ROW_BODIES,
+        "analytics.screen": ROWS["analytics.screen"],
+    }.items()
+    if endpoint not in EMPTY_IN_THE_DEMO
 }
 """serve/openapi/bodies.py's Struct of each route's `data` object, or of each of its rows, and the
 screener's rows, which the recording does not hold."""
@@ -343,7 +350,6 @@ def _data_answers(client: Any, headers: dict[str, Any]) -> dict[str, list[tuple[
         ("admin.builds.list", "/v1/admin/builds?limit=1000", admin),
         ("catalog.alphas.source.download", "/v1/alphas/Test_planted_factor/source/download", member),
         ("catalog.alphas.promotions", "/v1/alphas/Test_planted_factor/promotions", member),
-        ("catalog.families.list", "/v1/families", member),
         ("catalog.alphas.restatements", "/v1/alphas/Test_planted_factor/restatements", member),
         ("catalog.review", "/v1/review", member),
         ("analytics.screen", "/v1/analytics/screen?limit=1000", member),

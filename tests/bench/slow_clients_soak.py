@@ -2,7 +2,14 @@
 default settings, beside normal traffic (docs/benchmarks.md "Slow clients").
 
     python -m tests.bench.slow_clients_soak [--bodies 1000] [--streams 1000] [--seconds 20]
-                                            [--lake DIR]
+                                            [--lake DIR] [--heads-from 4,64] [--heads-seconds 30]
+                                            [--only-heads]
+
+First, issue 60's attack without a key: 128 unfinished request heads (`GET /v1/health HTTP/1.1`
+and one header, never ended) from each of 4, then 64, loopback addresses, each in a /24 of its own
+(127.0.1.2, 127.0.2.2, ...), each head reopened as soon as the server closes it (its head timeout,
+or closed to make room for another client), for `--heads-seconds`, beside the two bystanders below:
+every bystander request must be answered 200.
 
 One worker over `--lake` (var/lake, else the small demo corpus built once into var/bench-mcp, as
 `bench-mcp` does) and a key store of its own. One member key attacks, from eight loopback
@@ -80,6 +87,19 @@ class Attempt:
     data: bytes = b""
 
 
+def answered(attempt: Attempt) -> int | None:
+    """Read what the server sent on the attempt's connection: the answer's status once its status
+    line is whole, 0 when the server closed it first, None while neither."""
+    try:
+        chunk = attempt.sock.recv(65536)
+    except (BlockingIOError, InterruptedError):
+        return None
+    except OSError:
+        chunk = b""
+    attempt.data += chunk
+    return head_status(attempt.data) if chunk else 0
+
+
 @dataclass
 class Attack:
     """`total` attempts of `request` on new connections from the attackers' addresses, at an even
@@ -115,14 +135,7 @@ class Attack:
         self.selector.register(sock, selectors.EVENT_READ, Attempt(sock))
 
     def read(self, attempt: Attempt) -> None:
-        try:
-            chunk = attempt.sock.recv(65536)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            chunk = b""
-        attempt.data += chunk
-        status = head_status(attempt.data) if chunk else 0
+        status = answered(attempt)
         if status is None:
             return
         self.outcomes[status] += 1
@@ -160,6 +173,67 @@ class Attack:
                     self.kept.remove(sock)
         for sock in self.kept:
             sock.close()
+        self.selector.close()
+
+
+UNFINISHED_HEAD = b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+"""A request head begun and never finished (issue 60, finding 1)."""
+
+
+def head_addresses(count: int) -> list[str]:
+    """`count` loopback addresses, each in a /24 of its own (127.0.1.2, 127.0.2.2, ...; all of
+    127.0.0.0/8 is local on Linux)."""
+    return [f"127.{1 + i // 250}.{1 + i % 250}.2" for i in range(count)]
+
+
+@dataclass
+class Heads:
+    """Up to `per_address` unfinished heads from each of `addresses`, each reopened as soon as the
+    server closes it (its head timeout, or closed to make room), until stopped: the attack of issue
+    60's finding 1 (128 from each of four addresses filled a worker's 512 places)."""
+
+    port: int
+    addresses: list[str]
+    per_address: int = 128
+    opened: int = 0
+    closed: Counter[int] = field(default_factory=Counter)  # by the status answered before the close
+    held_peak: int = 0
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.selector = selectors.DefaultSelector()
+        self.held: Counter[str] = Counter()
+        self.thread = threading.Thread(target=self.run, name="heads", daemon=True)
+
+    def open(self, source: str) -> None:
+        try:
+            sock = socket.create_connection(("127.0.0.1", self.port), timeout=5, source_address=(source, 0))
+            sock.sendall(UNFINISHED_HEAD)
+        except OSError:
+            self.closed[0] += 1
+            return
+        sock.setblocking(False)
+        self.selector.register(sock, selectors.EVENT_READ, (source, Attempt(sock)))
+        self.held[source] += 1
+        self.opened += 1
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            for source in self.addresses:
+                while self.held[source] < self.per_address and not self.stop.is_set():
+                    self.open(source)
+            self.held_peak = max(self.held_peak, sum(self.held.values()))
+            for key, _ in self.selector.select(0.02):
+                source, attempt = key.data
+                status = answered(attempt)
+                if status is None:
+                    continue
+                self.selector.unregister(attempt.sock)
+                attempt.sock.close()
+                self.held[source] -= 1
+                self.closed[status] += 1
+        for key in list(self.selector.get_map().values()):
+            key.fileobj.close()  # type: ignore[union-attr]
         self.selector.close()
 
 
@@ -203,6 +277,42 @@ class Bystander:
         )
 
 
+def run_heads(
+    port: int, alpha_id: str, week: str, normal: IssuedKey, counts: list[int], seconds: float
+) -> list[tuple[str, int]]:
+    """The unfinished-heads attack from each of `counts` addresses for `seconds`, beside the two
+    bystanders: a table row per bystander and run, with the requests not answered 200."""
+    rows = []
+    for count in counts:
+        heads = Heads(port, head_addresses(count))
+        bystanders = [
+            Bystander(port, "/v1/health", BYSTANDER, {}),
+            Bystander(port, f"/v1/alphas/{alpha_id}/rebalances/{week}?limit=100", NORMAL, normal.headers),
+        ]
+        heads.thread.start()
+        time.sleep(min(5.0, seconds / 3))  # the heads in place before the bystanders ask
+        for bystander in bystanders:
+            bystander.thread.start()
+        time.sleep(seconds)
+        stopping: list[Bystander | Heads] = [*bystanders, heads]
+        for each in stopping:
+            each.stop.set()
+            each.thread.join(60)
+        closed = ", ".join(f"{s or 'no answer'}: {n}" for s, n in sorted(heads.closed.items()))
+        for bystander, what in zip(
+            bystanders, ("`/v1/health`, no key", "week page, 100 rows, a key"), strict=True
+        ):
+            bad = sum(n for s, n in bystander.statuses.items() if s != 200)
+            cells = bystander.row(what).strip("|").split("|")
+            rows.append(
+                (
+                    f"| {count} addresses, each its own /24 | {heads.opened} | {closed or '-'} | {heads.held_peak} |{'|'.join(cells)}|",
+                    bad,
+                )
+            )
+    return rows
+
+
 def established(port: int) -> int:
     """The server's established connections on `port` (/proc/net/tcp)."""
     count = 0
@@ -229,8 +339,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--streams", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--lake", default=str(REPO / "var" / "lake"))
+    parser.add_argument(
+        "--heads-from",
+        default="4,64",
+        help="the unfinished-heads attack (issue 60) from this many addresses, one run each (4,64; empty: none)",
+    )
+    parser.add_argument("--heads-seconds", type=float, default=30, help="each heads run's length (30)")
+    parser.add_argument("--only-heads", action="store_true", help="skip the bodies' and streams' attacks")
     args = parser.parse_args(argv)
-    loopback_only(*ATTACKERS, BYSTANDER, NORMAL)
+    head_counts = [int(n) for n in args.heads_from.split(",") if n.strip()]
+    loopback_only(*ATTACKERS, BYSTANDER, NORMAL, *head_addresses(max(head_counts, default=0)))
     lake = lake_of(args.lake)
     print(f"soak-slow-clients: {git_revision()}; one worker, default settings, lake {lake}")
     with (
@@ -263,20 +381,26 @@ def main(argv: list[str] | None = None) -> int:
             "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"
         ).encode()
         stream_head = ("GET /v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "\r\n").encode()
-        attacks = [
-            Attack("stalled bodies", server.port, body_head, args.bodies, args.seconds),
-            Attack("stream attempts", server.port, stream_head, args.streams, args.seconds, keep=200),
-        ]
+        heads_rows = run_heads(server.port, alpha_id, week, normal, head_counts, args.heads_seconds)
+        attacks = (
+            []
+            if args.only_heads
+            else [
+                Attack("stalled bodies", server.port, body_head, args.bodies, args.seconds),
+                Attack("stream attempts", server.port, stream_head, args.streams, args.seconds, keep=200),
+            ]
+        )
         for bystander in bystanders:
             bystander.thread.start()
         time.sleep(2)  # the bystanders' figures before the attacks
         for attack in attacks:
             attack.thread.start()
         peak = 0
-        while any(attack.finished == 0 for attack in attacks):
+        while attacks and any(attack.finished == 0 for attack in attacks):
             peak = max(peak, established(server.port))
             time.sleep(0.25)
-        for each in [*bystanders, *attacks]:
+        ending: list[Bystander | Attack] = [*bystanders, *attacks]
+        for each in ending:
             each.stop.set()
             each.thread.join(60)
         print(f"\n| attack (one key, {len(ATTACKERS)} addresses) | attempts | outcomes | done after |")
@@ -293,6 +417,13 @@ def main(argv: list[str] | None = None) -> int:
         print(bystanders[0].row("`/v1/health`, no key"))
         print(bystanders[1].row(f"week page `{alpha_id}` {week}, 100 rows, another account's key"))
         failed = sum(n for b in bystanders for s, n in b.statuses.items() if s != 200)
+        print(
+            "\n| unfinished heads (128 per address, reopened as closed) | heads opened | closed by the server (answer: count) | held at most | bystander | requests | 200 | other | ms p50 / p99 / max |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|")
+        for row, bad in heads_rows:
+            print(row)
+            failed += bad
     if failed:
         print(f"\nFAILED: {failed} bystander requests not answered 200")
         return 1

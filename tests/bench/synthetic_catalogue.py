@@ -270,7 +270,40 @@ def _rows(series: Series, base: pa.Table, days: np.ndarray, seed: int, slim: boo
     return pa.table(arrays)
 
 
-def write(base_root: str, out_root: str, n: int, seed: int = 51, slim: bool = False) -> dict[str, object]:
+FAMILY = "synthetic_search"
+"""The trial family `--family-members` writes (issue 60's 10^4-member family)."""
+
+
+def with_family(index: pa.Table, members: int, real_member: str | None) -> pa.Table:
+    """`index` with its first `members` synthetic alphas, and `real_member` (a real alpha, whose
+    routes answer), naming `FAMILY`, each with a parameter of its own: a family no cap admitted,
+    as a lake published before the cap may hold (written directly, not published)."""
+    alphas = index.column("alpha_id").to_pylist()
+    family = index.column("family").to_pylist()
+    parameters = index.column("parameters").to_pylist()
+    named = 0
+    for i, alpha in enumerate(alphas):
+        if alpha == real_member or (named < members and alpha.startswith("syn")):
+            family[i], parameters[i] = FAMILY, json.dumps({"variant": i})
+            named += alpha != real_member
+    return index.set_column(
+        index.schema.get_field_index("family"), "family", pa.array(family, index.schema.field("family").type)
+    ).set_column(
+        index.schema.get_field_index("parameters"),
+        "parameters",
+        pa.array(parameters, index.schema.field("parameters").type),
+    )
+
+
+def write(
+    base_root: str,
+    out_root: str,
+    n: int,
+    seed: int = 51,
+    slim: bool = False,
+    family_members: int = 0,
+    real_member: str | None = None,
+) -> dict[str, object]:
     """Copies the lake `base_root` to `out_root` (hard links) and commits a generation of its
     alphas and `n` synthetic ones; returns what it did and how long each step took. The series and
     the ordered matrices are memory-mapped files beside the lake, written a block of rows at a time
@@ -318,6 +351,8 @@ def write(base_root: str, out_root: str, n: int, seed: int = 51, slim: bool = Fa
     ordered = _in_catalogue_order(marked)
     order = ordered.column("_row").to_numpy()
     index = ordered.drop_columns(["_row"])
+    if family_members:
+        index = with_family(index, family_members, real_member)
     del both, marked, ordered
     timings["order_seconds"] = time.monotonic() - clock
     clock = time.monotonic()

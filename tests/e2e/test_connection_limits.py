@@ -358,9 +358,9 @@ def received_bytes(sock: socket.socket) -> int:
     return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0])
 
 
-def busy_reader(port: int) -> socket.socket:
+def busy_reader(port: int, source: str = "127.0.0.1") -> socket.socket:
     """A connection busy sending the bundle to a client that does not read it."""
-    sock = non_reader(port)
+    sock = non_reader(port, source=source)
     wait_until(lambda: received_bytes(sock) > 0, "the answer arriving")
     return sock
 
@@ -455,6 +455,112 @@ def test_one_peer_holds_at_most_its_share_of_a_worker(tmp_path: Path) -> None:
         assert other.answer().status == 200
         for peer in [*busy, other, newcomer]:
             peer.close()
+
+
+UNFINISHED = b"GET /v1/health HTTP/1.1\r\n"
+"""A request head begun and never finished: a busy connection until the head timeout."""
+
+
+def unfinished_heads(port: int, sources: list[str], each: int) -> list[Peer]:
+    heads = []
+    for source in sources:
+        for _ in range(each):
+            peer = Peer(port, source=source)
+            peer.send(UNFINISHED)
+            heads.append(peer)
+    return heads
+
+
+def closed_for_room(heads: list[Peer]) -> list[Answer]:
+    """The answers of the heads the server closed to make room (each a 503 before its close),
+    those peers taken out of `heads`."""
+    found = []
+    for peer in list(heads):
+        if select.select([peer.sock], [], [], 0)[0]:
+            answer = peer.answer()
+            assert peer.closed_within()
+            found.append(answer)
+            heads.remove(peer)
+            peer.close()
+    return found
+
+
+@pytest.fixture(scope="module")
+def fair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, list[str]]]:
+    """16 places per worker, 4 per address, 8 per address block, and heads that do not time out
+    during a test: issue 60's lock-out from four addresses, small."""
+    with server_and_output(
+        tmp_path_factory.mktemp("fair"),
+        max_connections_per_worker="16",
+        max_connections_per_peer="4",
+        max_connections_per_address_block="8",
+        request_head_timeout_seconds="600",
+    ) as served:
+        yield served
+
+
+def test_unfinished_heads_from_four_addresses_do_not_lock_out_a_client(fair: tuple[int, list[str]]) -> None:
+    """Issue 60, finding 1: 128 unfinished heads from each of four addresses filled a worker's 512
+    places and a well-behaved client's /v1/health got 503 (0 of 10). Now, with the worker full of
+    heads, a newcomer closes the oldest unfinished head of the address holding the most (in the
+    largest block), answered 503 saying why; a client that sends its request in time is served,
+    and one whose connection is open but has not sent its head yet is not the one closed."""
+    port, output = fair
+    wait_until(lambda: holds_no_connection(port), "the server free of the last test's connections")
+    mark = len(output)
+    sources = [f"127.0.{n}.2" for n in range(1, 5)]  # four addresses in four /24 blocks
+    heads = unfinished_heads(port, sources, 4)  # 16: the worker is full, each one busy
+    bystander = Peer(port, source="127.0.9.1")
+    bystander.send(HEALTH)
+    assert bystander.answer().status == 200  # before: 503 too_many_connections
+    logged(output, "closed an unfinished request head from 127.0.", mark)
+    (closed,) = closed_for_room(heads)
+    assert_refused(closed, 503, "too_many_connections")
+    assert closed.error["details"] == {"limit": 16, "per": "worker", "closed": "unfinished_head"}
+    # A client whose connection is open and whose head has not come yet keeps its place while an
+    # address holding more opens another: the newcomer closes one of that address's heads.
+    waiting = Peer(port, source="127.0.8.1")
+    more = unfinished_heads(port, [sources[0]], 1)
+    waiting.send(HEALTH)
+    assert waiting.answer().status == 200
+    for peer in [*heads, *more, bystander, waiting]:
+        peer.close()
+
+
+def test_an_address_block_holds_at_most_its_share_and_its_small_holders_keep_theirs(
+    fair: tuple[int, list[str]],
+) -> None:
+    """Addresses of one /24 hold at most `max_connections_per_address_block` of a worker: beyond,
+    a newcomer of the block closes an unfinished head of the block's largest holder (another
+    address of the same block included), and only when none may be closed is it refused."""
+    port, output = fair
+    wait_until(lambda: holds_no_connection(port), "the server free of the last test's connections")
+    heads = unfinished_heads(port, ["127.0.0.2", "127.0.0.3"], 4)  # the block 127.0.0.0/24 is full
+    neighbour = Peer(port, source="127.0.0.4")
+    neighbour.send(HEALTH)
+    assert neighbour.answer().status == 200
+    (closed,) = closed_for_room(heads)
+    assert closed.error["details"] == {"limit": 8, "per": "address_block", "closed": "unfinished_head"}
+    # Outside the block nothing is closed: the worker has room.
+    other = Peer(port, source="127.0.5.1")
+    other.send(HEALTH)
+    assert other.answer().status == 200
+    assert closed_for_room(heads) == []
+    # A block whose every connection is busy refuses its newcomer with the block's 503.
+    for peer in heads:
+        peer.close()
+    neighbour.close()
+    wait_until(lambda: len(server_sockets(port)) <= 1, "the block's connections gone")
+    busy = [busy_reader(port, source="127.0.0.2") for _ in range(4)]
+    busy += [busy_reader(port, source="127.0.0.3") for _ in range(4)]
+    refused = Peer(port, source="127.0.0.4")
+    answer = refused.answer()
+    assert_refused(answer, 503, "too_many_connections")
+    assert answer.error["details"] == {"limit": 8, "per": "address_block"}
+    logged(output, "busy in 127.0.0.0/24 (max_connections_per_address_block)")
+    for sock in busy:
+        sock.close()
+    other.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -607,20 +713,20 @@ def test_the_limits_are_settings_and_a_bad_value_refuses_to_start() -> None:
         head_timeout_seconds=10.0,
         connections=512,
         connections_per_peer=128,
+        connections_per_block=256,
         send_timeout_seconds=30.0,
         send_buffer_bytes=262144,
     )
-    # Behind trusted proxies every connection comes from a proxy: no bound per peer.
-    assert (
-        ConnectionLimits.of(Settings.from_env({"ALPHA_RESULTS_TRUSTED_PROXY_HOPS": "1"})).connections_per_peer
-        is None
-    )
+    # Behind trusted proxies every connection comes from a proxy: no bound per peer or block.
+    proxied = ConnectionLimits.of(Settings.from_env({"ALPHA_RESULTS_TRUSTED_PROXY_HOPS": "1"}))
+    assert proxied.connections_per_peer is None and proxied.connections_per_block is None
     bad = {
         "ALPHA_RESULTS_MAX_REQUEST_TARGET_BYTES": "0",
         "ALPHA_RESULTS_MAX_REQUEST_HEAD_BYTES": "-1",
         "ALPHA_RESULTS_REQUEST_HEAD_TIMEOUT_SECONDS": "inf",
         "ALPHA_RESULTS_MAX_CONNECTIONS_PER_WORKER": "many",
         "ALPHA_RESULTS_MAX_CONNECTIONS_PER_PEER": "0",
+        "ALPHA_RESULTS_MAX_CONNECTIONS_PER_ADDRESS_BLOCK": "0",
         "ALPHA_RESULTS_SEND_TIMEOUT_SECONDS": "0",
         "ALPHA_RESULTS_SEND_BUFFER_BYTES": "-4096",
     }

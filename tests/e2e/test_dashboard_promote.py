@@ -134,9 +134,9 @@ def test_a_key_of_a_few_alphas_sees_no_other_name(site: Site, tab: Any, tmp_path
     ]
     hidden = [o["alpha_id"] for o in everything["others"] if not o["alpha_id"].startswith("Test_")]
     assert APPROVED in hidden and APPROVED in everything["approved_before"]
-    assert hidden and data["others_not_shown"] == len(hidden)
+    assert hidden and data["others_not_shown"] == 0  # neither named nor counted (issue 60)
     assert [name for name in hidden if name in shown["text"]] == []
-    assert f"{len(hidden)} other alpha" in page.inner_text("#promote-not-shown")
+    assert page.locator("#promote-not-shown").count() == 0
     page.locator("#promote-preview").scroll_into_view_if_needed()
     keep_screenshot(page, tmp_path, f"promote-preview-limited-{LIMITED_ALPHA}.png")
     panel = tmp_path / f"promote-preview-panel-limited-{LIMITED_ALPHA}.png"

@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 import pytest
 from requests import HTTPError
 
-from access import open_store
+from access import RateLimit, open_store
 from access.records import Grants
 from core.context import AllowList
 from pipeline.publish import publish_seal
@@ -64,7 +64,12 @@ class Served:
     folder: Path
 
     def issue(
-        self, *, raw: bool = False, alphas: AllowList | None = None, endpoints: AllowList | None = None
+        self,
+        *,
+        raw: bool = False,
+        alphas: AllowList | None = None,
+        endpoints: AllowList | None = None,
+        rate_limit: RateLimit = ROOMY,
     ) -> IssuedKey:
         store = open_store(self.keystore_url)
         try:
@@ -80,7 +85,7 @@ class Served:
                 expose_raw_book=raw,
             )
             key, token = store.create_key(
-                account.user_id, "sharing test key", grants=grants, rate_limit=ROOMY
+                account.user_id, "sharing test key", grants=grants, rate_limit=rate_limit
             )
             return IssuedKey(key.key_id, token, account.user_id)
         finally:
@@ -286,6 +291,17 @@ def test_a_key_without_the_export_routes_is_refused_in_the_protocols_shape(serve
         "errorCode": "ENDPOINT_NOT_ALLOWED",
         "message": "This key may not call exports.download.",
     }
+
+
+def test_a_refused_call_is_metered_as_every_call(served: Served) -> None:
+    """Issue 60, finding 4, on this surface: a call the key's grant refuses costs it a request, as on
+    /v1 and at /mcp, so the 403 carries the window's count and a key at its limit gets the 429."""
+    limited = RateLimit(per_second=100, per_minute=100, per_day=2, monthly_requests=None)
+    key = served.issue(endpoints=AllowList.of_ids(["exports.list"]), rate_limit=limited)
+    answers = [query(served, key, ALPHA, "decisions") for _ in range(3)]
+    assert [answer.status_code for answer in answers] == [403, 403, 429]
+    assert [answer.headers["x-ratelimit-used"] for answer in answers[:2]] == ["1", "2"]
+    assert answers[2].json()["errorCode"] == "RATE_LIMIT_DAY"
 
 
 def test_a_key_without_raw_access_never_gets_a_raw_file(served: Served) -> None:

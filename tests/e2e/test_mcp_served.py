@@ -645,6 +645,23 @@ def test_every_protocol_message_is_metered_as_a_request(world: World) -> None:
     assert isinstance(error.data, dict) and error.data["error"]["code"] == "rate_limit_day"
 
 
+def test_a_tool_call_outside_the_grant_is_metered(world: World) -> None:
+    """Issue 60, finding 4: a 5/s key sent 1,946 `tools/call` of a tool outside its grant in 10 s,
+    each answered 403 `endpoint_not_allowed` inside a 200 and none counted. Each is one request of
+    the key now: the 403 carries the window's count, and at the limit the call is the route's 429."""
+    key = new_key(world, NARROW, per_day(2))
+    call = {"name": "analytics.significance", "arguments": {"alpha": "anything"}}
+    codes, used = [], []
+    for n in range(4):
+        answer = post_message(world, key, {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call})
+        result = answer.json()["result"]
+        assert result["isError"]
+        codes.append(result["structuredContent"]["error"]["code"])
+        used.append(result["_meta"][RATE_LIMIT]["remaining"])
+    assert codes == ["endpoint_not_allowed", "endpoint_not_allowed", "rate_limit_day", "rate_limit_day"]
+    assert used == [1, 0, 0, 0]
+
+
 def leaves(group: BaseExceptionGroup[MCPError]) -> list[MCPError]:
     return [
         leaf

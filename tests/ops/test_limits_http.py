@@ -175,14 +175,28 @@ def test_which_requests_count(client: TestClient[Any], limiter: Any) -> None:
         assert health.status_code == 200 and "x-ratelimit-limit" not in health.headers
     client.get("/v1/nothing-here", headers=bearer(token))  # router 404, before any key is read
     client.post("/v1/alphas", headers=bearer(token))  # method_not_allowed, before any key is read
-    CALLERS[token + "-narrow"] = replace(CALLERS[token], endpoints=frozenset({"meta.health"}))
-    client.get("/v1/alphas", headers=bearer(token + "-narrow"))  # 403 endpoint_not_allowed: same key id
     assert day_count() == 0
+    # Issue 60, finding 4: a call outside the key's grant is counted like any other (it was free:
+    # 1,946 refused tool calls in 10 s on a 5/s key), with the window's headers on its 403.
+    CALLERS[token + "-narrow"] = replace(CALLERS[token], endpoints=frozenset({"meta.health"}))
+    forbidden = client.get("/v1/alphas", headers=bearer(token + "-narrow"))  # the same key id
+    assert forbidden.status_code == 403 and forbidden.json()["error"]["code"] == "endpoint_not_allowed"
+    assert forbidden.headers["x-ratelimit-used"] == "1"
+    assert day_count() == 1
     assert (
         client.get("/v1/alphas/no_such/books", headers=bearer(token)).status_code == 404
     )  # admitted, then 404
     assert client.get("/v1/alphas", headers=bearer(token)).status_code == 200
-    assert day_count() == 2
+    assert day_count() == 3
+
+
+def test_calls_outside_the_grant_meet_the_limits(client: TestClient[Any]) -> None:
+    """A key at its limit calling a route it may not call gets the window's 429, not a free 403."""
+    token = caller_token(per_day=2)
+    clear_of_boundary("day")
+    CALLERS[token] = replace(CALLERS[token], endpoints=frozenset({"meta.health"}))
+    statuses = [client.get("/v1/alphas", headers=bearer(token)).status_code for _ in range(4)]
+    assert statuses == [403, 403, 429, 429]
 
 
 def test_unlimited_month_is_never_binding(client: TestClient[Any]) -> None:

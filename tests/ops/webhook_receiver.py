@@ -21,8 +21,8 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-Answer = int | str
-"""An HTTP status to answer with, `hang` (answer 200 only once released: longer than the worker's
+Answer = int | str | tuple[int, dict[str, str]]
+"""An HTTP status to answer with (alone, or with headers to send: `(503, {"Retry-After": "7"})`), `hang` (answer 200 only once released: longer than the worker's
 timeout), `hold` (the same, and say that a request is held: the test kills the worker then) or
 `stall-head` (send the status line `200 OK`, then drip a header a byte at a time, never ending the
 head, until released or the worker closes the connection)."""
@@ -105,9 +105,12 @@ class Receiver:
                 if answer in ("hang", "hold"):
                     receiver._released.wait(60)
                     answer = 200
-                assert isinstance(answer, int)
+                status, extra = answer if isinstance(answer, tuple) else (answer, {})
+                assert isinstance(status, int)
                 try:
-                    self.send_response(answer)
+                    self.send_response(status)
+                    for name, value in extra.items():
+                        self.send_header(name, value)
                     self.send_header("Content-Length", "2")
                     self.end_headers()
                     self.wfile.write(b"ok")

@@ -28,6 +28,7 @@ import pytest
 from access import tokens
 from access.tokens import generate_token, parse_token
 from alpha_results_seal import arrow_schemas as seal
+from alpha_results_seal import families
 from alpha_results_seal.manifest import BOOK_NAME, PARAMETER_TEXT, SHA256_HEX
 from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.validate import SNAKE_CASE
@@ -73,6 +74,9 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     "tag list": (params.ITEM_LIST_PATTERN, "trend, value", ","),
     # A text value of a seal's trial parameters (manifest `parameters`, issue 50): no space.
     "seal parameter text": (PARAMETER_TEXT, "ridge:0.5e-3", " "),
+    # A build run's team (`build --team`) and a family register's version file (issue 60).
+    "team": (families.TEAM, "research_a", " "),
+    "family register version": (families.VERSION, "00000001.json", "x"),
     # A seal's sector (exposures.sector_text): plain text, spaces inside allowed.
     "sector": (seal.SECTOR_PATTERN, "Health Care", "!"),
     # The /metrics bearer token an operator writes in its token file: printable ASCII, no space.

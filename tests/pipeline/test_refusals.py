@@ -346,6 +346,8 @@ def test_benchmark_close_must_be_positive(tmp_path: Path, benchmark_seal: Path) 
 TESTED_ELSEWHERE = {
     "seal.regular_files": "test_seal_ownership.py",
     "seal.size_limits": "test_seal_limits.py",
+    "family.owner": "test_family_owners.py",
+    "family.members": "test_family_owners.py",
     **{
         f"{kind}.{rule}": "test_seal_text.py"
         for kind in ("manifest", "description")

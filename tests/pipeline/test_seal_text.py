@@ -136,6 +136,43 @@ def test_a_text_over_its_bound_is_refused_naming_the_rule_path_and_bound(
     assert snapshot(lake) == before
 
 
+def huge_parameter(seal: Path) -> None:
+    """A 4,000-digit integer parameter (issue 60, finding 6), written as JSON text: Python's own
+    encoder refuses to write an integer of that many digits only above 4,300."""
+    text = (seal / "manifest.json").read_text()
+    document = json.loads(text)
+    document.update(family="huge_numbers", parameters={"lookback": 0})
+    (seal / "manifest.json").write_text(
+        json.dumps(document).replace('"lookback": 0', '"lookback": 9' + "9" * 3_999)
+    )
+
+
+@pytest.mark.parametrize("value", [2**53, -(2**53), "huge"], ids=["just_over", "just_under", "4000_digits"])
+def test_a_number_over_its_bound_is_refused_like_a_text(
+    value: Any, tmp_path: Path, factory_seal: Path, published: tuple[Path, dict[str, bytes]]
+) -> None:
+    """Issue 60, finding 6: a 4,000-digit integer parameter passed `seal check`, published and was
+    served verbatim while texts were capped. Every integer of either file is bounded now, by the
+    same rule, the report giving its length in digits and never the value; at the bound it passes."""
+    lake, before = published
+    if value == "huge":
+        mutate = huge_parameter
+    else:
+        mutate = manifest(lambda m: m.update(family="big_numbers", parameters={"lookback": value}))
+    rejected = refusal(tmp_path, factory_seal, lake, mutate)
+    assert rejected.rule == "manifest.text_bounds", rejected.report()
+    assert rejected.samples[0]["path"] == "parameters.lookback"
+    assert rejected.samples[0]["digits"] == (4_000 if value == "huge" else 16)
+    assert "at most ±9,007,199,254,740,991" in rejected.message
+    assert "9" * 30 not in rejected.report()
+    assert snapshot(lake) == before
+    at_bound = copy_seal(factory_seal, tmp_path / "at_bound")
+    manifest(
+        lambda m: m.update(family="big_numbers", parameters={"lookback": 2**53 - 1, "skip": -(2**53 - 1)})
+    )(at_bound)
+    assert publish_seal(str(at_bound), str(tmp_path / "lake_at_bound")).status == "published"
+
+
 BIDI: list[tuple[str, str, Callable[[Path], None]]] = [
     (
         "manifest.no_bidi_controls",

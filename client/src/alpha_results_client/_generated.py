@@ -414,8 +414,13 @@ class AlphaListRowPage(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class FamilyMemberId(ApiStruct, kw_only=True, frozen=True):
-    """A member of a family listed by `/v1/families`."""
+class FamilyMemberRow(ApiStruct, kw_only=True, frozen=True):
+    """A row of `/v1/families`: one member the key may read of one trial family (by family slug, then
+    catalogue order; issue 60: the listing is paged, one answer held 50,000 members).
+    """
+
+    family: str
+    """The family's slug, as its members' seals name it."""
 
     alpha_id: str
     """The member's alpha id."""
@@ -424,29 +429,12 @@ class FamilyMemberId(ApiStruct, kw_only=True, frozen=True):
     """The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"""
 
 
-class Family(ApiStruct, kw_only=True, frozen=True):
-    """One trial family of `/v1/families`: its members the key may read."""
-
-    family: str
-    """The family's slug, as its members' seals name it."""
-
-    members: list[FamilyMemberId]
-    """The members the key may read, in catalogue order, each with its seal's parameters."""
-
-
-class Families(ApiStruct, kw_only=True, frozen=True):
-    """`/v1/families`: the catalogue grouped by trial family, over the alphas the key may read."""
-
-    families: list[Family]
-    """Every trial family with at least one member the key may read, by slug; a family none of whose
-    members it may read is not named.
-    """
-
-
-class FamiliesResponse(ApiStruct, kw_only=True, frozen=True):
+class FamilyMemberRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/families` (catalog.families.list)."""
 
-    data: Families
+    data: list[FamilyMemberRow]
+
+    pagination: Pagination
 
     meta: Meta
 
@@ -743,12 +731,12 @@ class Snapshot(ApiStruct, kw_only=True, frozen=True):
     operator's words; null when the verdict did not fail or for a retirement.
     """
 
-    imported_from: str | None | UnsetType = UNSET
+    imported_from: str | None
     """Where a decision recorded as an import was taken (alpha-results promote --import), on its
     earlier as_of; null when it was taken when recorded.
     """
 
-    read: DecisionRead | None | UnsetType = UNSET
+    read: DecisionRead | None
     """What the decision read and the request that answers the same checks again: the builds, the
     catalogue generation and the time the lake and the records were read (null in a record kept
     before it).
@@ -781,7 +769,7 @@ class Decision(ApiStruct, kw_only=True, frozen=True):
     snapshot: Snapshot
     """What the checks said up to as_of against the policy of that day."""
 
-    served_build_id: str | None | UnsetType = UNSET
+    served_build_id: str | None
     """The build the catalogue serves now when it is not the one decided on (the figures shown today
     are of another build than the decision's); null when it is the same.
     """
@@ -3450,7 +3438,7 @@ class LiveHaircut(ApiStruct, kw_only=True, frozen=True):
     """K: the alphas the catalogue needs before its own calibration is used"""
 
     min_live_sessions: int
-    """M: the sessions after its approval an alpha needs to count in the calibration"""
+    """M: the sessions first published after its approval an alpha needs to count in the calibration"""
 
     retention: AnalyticsStat
     """Share of the backtest information ratio the live book keeps: the least-squares slope through the
@@ -5536,22 +5524,22 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     /analytics/attribution fragility.best_days_kept with drop=5, without_best_days /
     information_ratio (both as information_ratio, the best sessions those of largest daily return,
     dropped); not measurable while the information ratio is not positive; live_information_ratio:
-    information ratio of the book's daily returns after the alpha's latest approval (in force or
-    since retired): /analytics/live out_of_sample.information_ratio at the approval's as_of,
-    annualised as information_ratio (x sqrt(252)), over the sessions after it up to the window's
-    `to` (its `from` does not narrow it); measured once 63 sessions follow the approval;
-    decay_ratio: /analytics/live decay_ratio at the approval's as_of: the information ratio after
-    the approval (up to the window's `to`) over the information ratio up to it (1 held up, 0 nothing
-    left, below 0 reversed); measured once 63 sessions follow the approval and while the in-sample
-    information ratio is positive; information_ratio_lower_bound: the lower bound of the 95%
-    stationary block-bootstrap interval of the book's information ratio over the window:
-    /analytics/uncertainty information_ratio.lower (the information ratio as information_ratio;
-    Politis-White block length, 2,000 resamples, seeded); optional, off by default; pbo:
-    /analytics/overfitting pbo at splits=16: the probability of backtest overfitting of the trial
-    family the alpha's seal names, over the members the key may read (combinatorially symmetric
-    cross-validation of their daily long_short returns, whole history); off unless the operator's
-    policy or the request bounds it; not measurable without a family or below 6 readable members,
-    which leaves the summary's verdict as the rest makes it
+    information ratio of the book's daily returns over its live part (the sessions first published
+    after its latest approval was recorded, up to its retirement's if retired since):
+    /analytics/live out_of_sample.information_ratio at the tenure's split, annualised as
+    information_ratio (x sqrt(252)), up to the window's `to` (its `from` does not narrow it);
+    measured once 63 sessions are live; decay_ratio: /analytics/live decay_ratio at the tenure's
+    split: the information ratio of the live part (up to the window's `to`) over the information
+    ratio up to the split (1 held up, 0 nothing left, below 0 reversed); measured once 63 sessions
+    are live and while the in-sample information ratio is positive; information_ratio_lower_bound:
+    the lower bound of the 95% stationary block-bootstrap interval of the book's information ratio
+    over the window: /analytics/uncertainty information_ratio.lower (the information ratio as
+    information_ratio; Politis-White block length, 2,000 resamples, seeded); optional, off by
+    default; pbo: /analytics/overfitting pbo at splits=16: the probability of backtest overfitting
+    of the trial family the alpha's seal names, over the members the key may read (combinatorially
+    symmetric cross-validation of their daily long_short returns, whole history); off unless the
+    operator's policy or the request bounds it; not measurable without a family or below 6 readable
+    members, which leaves the summary's verdict as the rest makes it
     """
 
     value: float | None
@@ -5631,16 +5619,16 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     Newey-West t-statistic of the signal's mean weekly IC over the whole history (is the IC
     distinguishable from 0?); fragility: the share of its information ratio ({information_ratio})
     the book keeps without its best {days} days ({without}); live_information_ratio: the book's
-    annualised information ratio over the {sessions} sessions after its approval on {split_date};
-    decay_ratio: the share of its in-sample information ratio ({backtest}) the book kept over the
-    {sessions} sessions after its approval on {split_date} ({live} live);
-    information_ratio_lower_bound: the lower bound of the 95% bootstrap interval of the book's
-    annualised information ratio ({point}) over {sessions} sessions; pbo: the probability that the
-    best of its family's {trials} trials in sample ranks at or below the median out of sample
-    (family {family}) ({names} are the figure's own: sessions counted, trials, the symbol and date
-    held, the nearest production alpha, the live part's sessions and split date). not_measurable:
-    why there is no value; starts with access_limited when the key may not read the data it is built
-    from, not_applicable for a live check of an alpha never approved
+    annualised information ratio over the {sessions} sessions first published after its approval
+    (its backtest ends {split_date}); decay_ratio: the share of its in-sample information ratio
+    ({backtest}) the book kept over the {sessions} sessions first published after its approval
+    ({live} live); information_ratio_lower_bound: the lower bound of the 95% bootstrap interval of
+    the book's annualised information ratio ({point}) over {sessions} sessions; pbo: the probability
+    that the best of its family's {trials} trials in sample ranks at or below the median out of
+    sample (family {family}) ({names} are the figure's own: sessions counted, trials, the symbol and
+    date held, the nearest production alpha, the live part's sessions and split date).
+    not_measurable: why there is no value; starts with access_limited when the key may not read the
+    data it is built from, not_applicable for a live check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
@@ -5678,9 +5666,10 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     """
 
     split_date: dt.date | None | UnsetType = UNSET
-    """live_information_ratio and decay_ratio only: the split, the as_of of the alpha's latest approval
-    (in force or since retired; /analytics/live split_date with split_origin approval): sessions
-    after it are the live part. Null when the alpha was never approved
+    """live_information_ratio and decay_ratio only: the split, the last session the lake had published
+    when the alpha's latest approval was recorded (in force or since retired; /analytics/live
+    split_date with split_origin approval): sessions after it are the live part. Null when the alpha
+    was never approved
     """
 
 
@@ -6809,9 +6798,13 @@ ENDPOINTS: dict[str, Endpoint] = {
     "catalog.families.list": Endpoint(
         "catalog.families.list",
         "/v1/families",
-        (),
-        FamiliesResponse,
-        collection=False,
+        (
+            Param("family", "family", "string", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+        ),
+        FamilyMemberRowPage,
+        collection=True,
     ),
     "catalog.alphas.get": Endpoint(
         "catalog.alphas.get",
@@ -7954,12 +7947,14 @@ class GeneratedMethods:
         """
         return self._answer("catalog.alphas.list", {}, {"search": search, "complete_only": complete_only})
 
-    def families(self) -> FamiliesResponse:
+    def families(self, *, family: str | None = None) -> Collection[FamilyMemberRow]:
         """Trial families and their members the key may read.
 
         `GET /v1/families` (`catalog.families.list`).
+
+        `family`: Only this trial family's members (its slug).
         """
-        return self._answer("catalog.families.list", {}, {})
+        return self._answer("catalog.families.list", {}, {"family": family})
 
     def alpha(self, alpha: str) -> AlphaDescriptionResponse:
         """Written description of one alpha.
@@ -9531,6 +9526,15 @@ class RequestTargetTooLongError(ApiError):
     status = 414
 
 
+class EgressBudgetExceededError(RateLimitedError):
+    """429 `egress_budget_exceeded`: This key has taken today's budget of rows or bytes; retry after
+    00:00 UTC.
+    """
+
+    code = "egress_budget_exceeded"
+    status = 429
+
+
 class QuotaExceededError(RateLimitedError):
     """429 `quota_exceeded`: Monthly quota exhausted."""
 
@@ -9703,6 +9707,7 @@ ERROR_CLASSES: dict[str, type[ApiError]] = {
     "request_body_timeout": RequestBodyTimeoutError,
     "request_head_timeout": RequestHeadTimeoutError,
     "request_target_too_long": RequestTargetTooLongError,
+    "egress_budget_exceeded": EgressBudgetExceededError,
     "quota_exceeded": QuotaExceededError,
     "rate_limit_day": RateLimitDayError,
     "rate_limit_minute": RateLimitMinuteError,
@@ -9825,6 +9830,7 @@ __all__ = [
     "DrawdownRow",
     "DrawdownRowPage",
     "DsrTrials",
+    "EgressBudgetExceededError",
     "EndpointNotAllowedError",
     "EquityRow",
     "EquityRowMeta",
@@ -9850,11 +9856,9 @@ __all__ = [
     "Factors",
     "FactorsResponse",
     "FalsificationCriterion",
-    "Families",
-    "FamiliesResponse",
-    "Family",
     "FamilyMember",
-    "FamilyMemberId",
+    "FamilyMemberRow",
+    "FamilyMemberRowPage",
     "FieldPolicy",
     "Fragility",
     "Health",

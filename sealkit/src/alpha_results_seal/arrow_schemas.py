@@ -240,6 +240,11 @@ LIST_MAX_ITEMS: dict[str, int] = {"classification.tags": 32}
 """Lists with their own bound."""
 DEFAULT_LIST_MAX_ITEMS = 500
 """Any other list (pseudocode lines, validity rules, source papers, parameters)."""
+INTEGER_MAX_ABS = 2**53 - 1
+"""Every integer of manifest.json and description.json (a parameter, a size, a count) is within
+plus or minus this: the largest a JSON reader keeping numbers as doubles (JavaScript, the dashboard)
+reads exactly. A 4,000-digit integer parameter passed the check, published and was served verbatim
+(issue 60); a float is bounded by being finite."""
 
 # BIDI_CONTROLS (imported above, declared with what a report escapes): in seal text they reverse
 # or reorder the text shown beside it (a name, a number), so no text or key of manifest.json or

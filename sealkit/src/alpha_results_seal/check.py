@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from alpha_results_seal.families import DEFAULT_TEAM, FamilyLookup, family_refusal
 from alpha_results_seal.rules import ALPHA_RULES, BENCHMARK_RULES, Findings, NotChecked, SealRejected
 from alpha_results_seal.seal import Seal, load_contents, open_seal, seal_target, target_of
 from alpha_results_seal.seal_limits import SealLimits
@@ -44,9 +45,29 @@ class SealCheck:
         else:
             check_alpha(self.seal, self.found, self.broken_fields)
 
+    def family(self, families: FamilyLookup | None, team: str) -> None:
+        """`family.owner` and `family.members` against the lake's registers (`families`), as they
+        are now; not checked without them (a publish checks them as it joins the family)."""
+        family = self.seal.manifest.get("family")
+        if self.seal.is_benchmark or not isinstance(family, str) or "family" in self.broken_fields:
+            return
+        if families is None:
+            self.found.skip(
+                FAMILY_RULES,
+                f"no lake was given to read family {family}'s owner from (seal check --lake, --team)",
+            )
+            return
+        limit = (self.limits or SealLimits()).family_members
+        refused = family_refusal(families(family), family, self.seal.manifest["alpha_id"], team, limit)
+        if refused is not None:
+            self.found.add(refused)
+
     def refuse(self) -> None:
         """Raises the first broken rule, carrying every other one, when any rule is broken."""
         self.found.refuse()
+
+
+FAMILY_RULES = ("family.owner", "family.members")
 
 
 @dataclass(frozen=True)
@@ -95,8 +116,14 @@ def is_folder(path: str) -> bool:
     return Storage(path).is_dir(path)
 
 
-def check_seal(path: str, limits: SealLimits | None = None) -> SealReport:
-    """Every rule over the seal at `path`, without a lake: nothing is written."""
+def check_seal(
+    path: str,
+    limits: SealLimits | None = None,
+    families: FamilyLookup | None = None,
+    team: str = DEFAULT_TEAM,
+) -> SealReport:
+    """Every rule over the seal at `path`, nothing written; the family rules against `families`
+    (a lake's registers, for a build publishing as `team`), not checked without them."""
     found = Findings()
     try:
         seal = open_seal(path, Storage(path), limits)
@@ -110,4 +137,5 @@ def check_seal(path: str, limits: SealLimits | None = None) -> SealReport:
     check = SealCheck(seal, limits, found)
     check.manifest()
     check.contents()
+    check.family(families, team)
     return SealReport(path, target_of(seal.manifest, path), *found.in_rule_order())

@@ -25,6 +25,19 @@ def add_check_arguments(check: argparse.ArgumentParser) -> None:
         action="store_true",
         help='print one JSON document (docs/seal.md, "Checking a seal") instead of the readable report',
     )
+    check.add_argument(
+        "--lake",
+        default=None,
+        metavar="ROOT",
+        help="also check the family rules (family.owner, family.members) against this lake's trial "
+        "families, as a publish into it would (a folder or s3:// prefix; read only)",
+    )
+    check.add_argument(
+        "--team",
+        default=None,
+        metavar="TEAM",
+        help="the team the seals would be published for (alpha-results build --team; default: default)",
+    )
 
 
 def storage_errors() -> tuple[type[BaseException], ...]:
@@ -62,6 +75,14 @@ def run_check(args: argparse.Namespace, prog: str = "alpha-results-seal check") 
     except ValueError as exc:
         print_lines([f"{prog}: {exc}"], sys.stderr)
         return 2
+    from alpha_results_seal.families import DEFAULT_TEAM, lake_families, team_checked
+
+    try:
+        team = team_checked(args.team or DEFAULT_TEAM)
+    except ValueError as exc:
+        print_lines([f"{prog}: --team: {exc}"], sys.stderr)
+        return 2
+    families = None if args.lake is None else lake_families(args.lake)
     unreachable = storage_errors()
     usage: list[str] = []
     for path in args.seals:
@@ -76,7 +97,7 @@ def run_check(args: argparse.Namespace, prog: str = "alpha-results-seal check") 
     reports: list[SealReport] = []
     for path in args.seals:
         try:
-            reports.append(check_seal(path, limits))
+            reports.append(check_seal(path, limits, families, team))
         except unreachable as error:  # the store failed mid-check: no verdict, not a refusal
             print_lines([f"{prog}: {path} could not be read: {_cause(error)}"], sys.stderr)
             return 2

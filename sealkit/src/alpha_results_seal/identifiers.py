@@ -9,6 +9,9 @@ import re
 # Matched whole (`fullmatch`): `re.match` with `$` lets a trailing newline through.
 ALPHA_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 BENCHMARK_SYMBOL_PATTERN = re.compile(r"[A-Z][A-Z0-9.]{0,15}")
+FAMILY_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
+"""A trial family's slug (a manifest's `family`, `/v1/families?family=`): the catalogue groups the
+alphas that name it (docs/seal.md "Trial families")."""
 TICKER = r"[A-Za-z0-9][A-Za-z0-9._-]{0,23}"
 """A name's symbol (a seal's `symbol` column, a `symbol` query parameter's ticker)."""
 

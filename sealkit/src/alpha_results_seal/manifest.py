@@ -27,14 +27,11 @@ from jsonschema import Draft202012Validator, FormatChecker, ValidationError, val
 from msgspec import Meta, Struct
 
 from alpha_results_seal import arrow_schemas as S
-from alpha_results_seal.identifiers import ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PATTERN
+from alpha_results_seal.identifiers import ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PATTERN, FAMILY_PATTERN
 
 # Matched whole (`fullmatch`; in the schema, anchored): `re.match` with `$` lets a trailing newline through.
 BOOK_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
-FAMILY = re.compile(r"[a-z][a-z0-9_]{0,63}")
-"""A trial family's slug (`family`): the catalogue groups the alphas that name it (docs/seal.md
-"Trial families")."""
 PARAMETER_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 PARAMETER_TEXT = re.compile(r"[A-Za-z0-9_.:+-]{1,64}")
 """A text parameter's value: short, printable, no spaces (it is shown in tables and CSV cells)."""
@@ -68,7 +65,7 @@ Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
 Day = Annotated[str, Meta(extra_json_schema={"format": "date"})]
 """A calendar date written YYYY-MM-DD (no time, no week or ordinal forms)."""
 Name = Annotated[str, Meta(max_length=_bound("name"))]
-Family = Annotated[str, Meta(pattern=anchored(FAMILY))]
+Family = Annotated[str, Meta(pattern=anchored(FAMILY_PATTERN))]
 ParameterName = Annotated[str, Meta(pattern=anchored(PARAMETER_NAME))]
 ParameterText = Annotated[str, Meta(pattern=anchored(PARAMETER_TEXT))]
 Parameters = Annotated[dict[ParameterName, int | float | ParameterText], Meta(max_length=PARAMETERS_MAX)]
@@ -245,7 +242,7 @@ DECLARED = {
         BENCHMARK_SYMBOL_PATTERN,
         BOOK_NAME,
         SHA256_HEX,
-        FAMILY,
+        FAMILY_PATTERN,
         PARAMETER_NAME,
         PARAMETER_TEXT,
     )

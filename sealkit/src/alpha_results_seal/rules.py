@@ -25,7 +25,7 @@ RULES: dict[str, str] = {
     "seal.regular_files": "every entry of the seal is a regular file or folder of its own: no symlink, hard link, device, fifo or socket, no path leaving the seal",
     "seal.size_limits": "every table within its kind's rows and decoded bytes, every JSON file within its size and nesting depth, checked before it is decoded (sealkit/src/alpha_results_seal/seal_limits.py)",
     "manifest.fields": "manifest.json has every required field with the right type",
-    "manifest.text_bounds": "every text of manifest.json within its length, every key within 128 characters, every list within its count (sealkit/src/alpha_results_seal/arrow_schemas.py)",
+    "manifest.text_bounds": "every text of manifest.json within its length, every key within 128 characters, every list within its count, every integer within ±(2^53 - 1) (sealkit/src/alpha_results_seal/arrow_schemas.py)",
     "manifest.no_bidi_controls": "no text or key of manifest.json holds a bidirectional control character",
     "manifest.kinds_present": "every declared kind and book has its file, and every file is declared",
     "schema.columns": "each file has exactly the columns and types of sealkit/src/alpha_results_seal/arrow_schemas.py",
@@ -58,11 +58,13 @@ RULES: dict[str, str] = {
     "trades.enums": "phase, rebalance_adjustment_reason and exit_reason take known values",
     "trades.variants_are_subsets": "<book>_adjustments and <book>_settlements rows are rows of <book>",
     "description.json_object": "description.json, when sealed, is UTF-8 JSON holding an object",
-    "description.text_bounds": "every text of description.json within its length, every key within 128 characters, every list within its count (sealkit/src/alpha_results_seal/arrow_schemas.py)",
+    "description.text_bounds": "every text of description.json within its length, every key within 128 characters, every list within its count, every integer within ±(2^53 - 1) (sealkit/src/alpha_results_seal/arrow_schemas.py)",
     "description.no_bidi_controls": "no text or key of description.json holds a bidirectional control character",
     "description.exactly_one_seed": "source_papers, when any, have known roles and exactly one `seed`",
     "description.tldr_matches_manifest": "a tldr in description.json equals the manifest's tldr",
     "source.sha256_matches": "a delivered source.zip has the recorded size and SHA-256",
+    "family.owner": "a seal naming a trial family is published by the team that owns it (the first to publish into it), checked at publish and by seal check --lake",
+    "family.members": "a trial family holds at most ALPHA_RESULTS_SEAL_FAMILY_MEMBERS members (1,000), checked at publish and by seal check --lake",
     "benchmark.dates_ascending_positive_close": "benchmark dates strictly ascending, close > 0",
 }
 

@@ -63,11 +63,20 @@ def bytes_variable(kind: str) -> str:
 
 JSON_BYTES_VARIABLE = f"{ENV_PREFIX}MAX_JSON_BYTES"
 FILE_BYTES_VARIABLE = f"{ENV_PREFIX}MAX_FILE_BYTES"
+FAMILY_MEMBERS_VARIABLE = f"{ENV_PREFIX}FAMILY_MEMBERS"
+DEFAULT_FAMILY_MEMBERS = 1_000
+"""Members a trial family may hold (`family.members`, alpha_results_seal.families): the probability
+of backtest overfitting computes over every member, 1,000 in about 2 s and a bounded memory
+(docs/benchmarks.md, issue 60); a team exploring more variants starts another family."""
 
 
 def declared_settings() -> list[tuple[str, int]]:
     """Every limit's environment variable and default (docs/settings.md lists each one)."""
-    settings = [(JSON_BYTES_VARIABLE, DEFAULT_JSON_BYTES), (FILE_BYTES_VARIABLE, DEFAULT_FILE_BYTES)]
+    settings = [
+        (JSON_BYTES_VARIABLE, DEFAULT_JSON_BYTES),
+        (FILE_BYTES_VARIABLE, DEFAULT_FILE_BYTES),
+        (FAMILY_MEMBERS_VARIABLE, DEFAULT_FAMILY_MEMBERS),
+    ]
     for kind, limit in DEFAULT_KIND_LIMITS.items():
         settings += [(rows_variable(kind), limit.rows), (bytes_variable(kind), limit.bytes)]
     return settings
@@ -78,6 +87,7 @@ class SealLimits:
     kinds: Mapping[str, KindLimit] = field(default_factory=lambda: dict(DEFAULT_KIND_LIMITS))
     json_bytes: int = DEFAULT_JSON_BYTES
     file_bytes: int = DEFAULT_FILE_BYTES  # any file of the seal, on disk
+    family_members: int = DEFAULT_FAMILY_MEMBERS  # the members of a trial family
 
     def of(self, kind: str) -> KindLimit:
         return self.kinds[kind]
@@ -108,4 +118,5 @@ class SealLimits:
             kinds,
             read(JSON_BYTES_VARIABLE, DEFAULT_JSON_BYTES),
             read(FILE_BYTES_VARIABLE, DEFAULT_FILE_BYTES),
+            read(FAMILY_MEMBERS_VARIABLE, DEFAULT_FAMILY_MEMBERS),
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -224,8 +225,29 @@ def _lists(value: Any, path: str = "") -> Iterator[tuple[str, int]]:
             yield from _lists(item, f"{path}[]")
 
 
+def _integers(value: Any, path: str = "") -> Iterator[tuple[str, int]]:
+    """Every integer of a JSON document as (path, value) (a boolean is not one)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _integers(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for item in value:
+            yield from _integers(item, f"{path}[]")
+
+
+def _digits(number: int) -> int:
+    """The decimal digits of `number` > 0, without writing it out (it may be thousands of digits):
+    from the lower bound its bits give, up to the exact count."""
+    digits = int((number.bit_length() - 1) * math.log10(2)) + 1
+    while 10**digits <= number:
+        digits += 1
+    return digits
+
+
 def check_text(document: dict[str, Any], kind: str, found: Findings) -> None:
-    """`<kind>.text_bounds` and `<kind>.no_bidi_controls` over every text, key and list of
+    """`<kind>.text_bounds` and `<kind>.no_bidi_controls` over every text, key, list and integer of
     manifest.json or description.json (`kind`), bounds from sealkit/src/alpha_results_seal/arrow_schemas.py."""
     default = S.MANIFEST_TEXT_MAX_CHARS if kind == "manifest" else S.DESCRIPTION_TEXT_MAX_CHARS
     over: list[dict[str, Any]] = []
@@ -243,15 +265,23 @@ def check_text(document: dict[str, Any], kind: str, found: Findings) -> None:
         bound = S.LIST_MAX_ITEMS.get(path, S.DEFAULT_LIST_MAX_ITEMS)
         if items > bound:
             over.append({"path": path, "items": items, "limit": bound})
+    for path, number in _integers(document):
+        if abs(number) > S.INTEGER_MAX_ABS:
+            over.append({"path": path, "digits": _digits(abs(number)), "limit": S.INTEGER_MAX_ABS})
     if over:
         first = over[0]
-        what = f"{first['items']:,} items" if "items" in first else f"{first['chars']:,} characters"
+        if "items" in first:
+            what, limit = f"{first['items']:,} items", f"{first['limit']:,}"
+        elif "digits" in first:
+            what, limit = f"an integer of {first['digits']:,} digits", f"±{first['limit']:,}"
+        else:
+            what, limit = f"{first['chars']:,} characters", f"{first['limit']:,}"
         found.add(
             SealRejected(
                 f"{kind}.text_bounds",
                 kind,
-                f"{len(over)} value(s) over their bound; {first['path']} has {what}, at most "
-                f'{first["limit"]:,} (docs/seal.md "Text")',
+                f"{len(over)} value(s) over their bound; {first['path']} has {what}, at most {limit} "
+                '(docs/seal.md "Text")',
                 samples=over,
             )
         )
