@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from analytics.access import DATA_LABELS, Access
+from analytics.access import DATA_LABELS, FULL_ACCESS, Access
 from datasets.reader import BuildView
 from datasets.rows import date_at
 from schemas.bodies.restatements import RestatementRow
@@ -35,6 +35,7 @@ class Restated:
 
     table: pa.Table | None
     days: np.ndarray  # the restated dates (days since 1970), sorted ascending (for windows)
+    data: np.ndarray  # what each of `days` is built from (`DATASET_DATA`), in the same order
 
     @property
     def count(self) -> int:
@@ -55,11 +56,13 @@ def restated_of(view: BuildView) -> Restated:
 def _read(view: BuildView) -> Restated:
     table = view.table(TABLE)
     if table is None or table.num_rows == 0:
-        return Restated(table, np.empty(0, dtype=np.int64))
-    days = np.sort(
-        np.asarray(table.column("date").cast(pa.int32()).to_numpy(zero_copy_only=False), dtype=np.int64)
+        return Restated(table, np.empty(0, dtype=np.int64), np.empty(0, dtype=object))
+    days = np.asarray(table.column("date").cast(pa.int32()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    data = np.array(
+        [DATASET_DATA.get(d, "ledger") for d in table.column("dataset").to_pylist()], dtype=object
     )
-    return Restated(table, days)
+    order = np.argsort(days, kind="stable")
+    return Restated(table, days[order], data[order])
 
 
 @dataclass(frozen=True)
@@ -71,10 +74,14 @@ class InWindow:
     last: dt.date | None
 
 
-def restated_in(view: BuildView, start: dt.date | None, end: dt.date | None) -> InWindow:
-    """The restatements dated inside [start, end] (None: open), for the `restated` warning of an
-    answer over that window."""
-    days = restated_of(view).days
+def restated_in(
+    view: BuildView, start: dt.date | None, end: dt.date | None, access: Access = FULL_ACCESS
+) -> InWindow:
+    """The restatements dated inside [start, end] (None: open) of data `access` may read, for the
+    `restated` warning of an answer over that window."""
+    found = restated_of(view)
+    readable = np.array([access.may_read(str(d)) for d in found.data], dtype=bool)
+    days = found.days[readable] if found.days.size else found.days
     if days.size == 0:
         return InWindow(0, None, None)
     lo = 0 if start is None else int(np.searchsorted(days, (start - dt.date(1970, 1, 1)).days, "left"))
@@ -133,19 +140,19 @@ def _finite(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
 
 
-def restated_warning(view: BuildView, query: object) -> Warning | None:
+def restated_warning(view: BuildView, query: object, access: Access = FULL_ACCESS) -> Warning | None:
     """The `restated` warning of an answer about `view` over the window `query` asks (its `start`
     and `end`, `from` and `to` on the wire; a week's `date`; the whole history without them): how
     many values a later run changed after the lake had first published them, in that window. Every
     surface adds it alike: the routes' `meta.warnings` first (`serve.routes.base.Context.run_meta`),
-    `Figures`' warnings first."""
+    `Figures`' warnings first. Only restatements of data `access` may read are counted."""
     start = getattr(query, "start", None)
     end = getattr(query, "end", None)
     week = getattr(query, "date", None)
     if isinstance(week, dt.date):
         start = end = week
     found = restated_in(
-        view, start if isinstance(start, dt.date) else None, end if isinstance(end, dt.date) else None
+        view, start if isinstance(start, dt.date) else None, end if isinstance(end, dt.date) else None, access
     )
     if not found.count:
         return None

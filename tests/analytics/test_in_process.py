@@ -26,7 +26,7 @@ from analytics.entries import Warnings
 from analytics.errors import BadParameters
 from analytics.figures import ASKED, Figures
 from analytics.policy import default_policy, load_policy
-from analytics.standings import Standings
+from pipeline.promotions import standings_of
 from records.store import open_records
 from schemas import choices
 from schemas.bodies.envelope import EnvelopeMeta
@@ -51,7 +51,7 @@ def figures(demo_lake: Path, demo_records: Path) -> Iterator[Figures]:
     """A notebook's `Figures` with the standings the server reads (the seal's approvals)."""
     records = open_records(f"sqlite:///{demo_records}", create=False)
     try:
-        standings = Standings.of(records.promotions.standing())
+        standings = standings_of(records)
     finally:
         records.close()
     found = Figures.open(str(demo_lake), standings)

@@ -25,6 +25,7 @@ from litestar.testing import TestClient
 
 from analytics.sets import NO_APPROVED
 from core.context import AllowList
+from pipeline.promotions import standings_of
 from tests.analytics import reference as ref
 from tests.analytics.conftest import (
     ALPHAS,
@@ -353,11 +354,10 @@ def test_figures_residual_is_the_served_answer(
     import msgspec
 
     from analytics.figures import Figures
-    from analytics.standings import Standings
     from records.store import open_records
 
     records = open_records(f"sqlite:///{demo_records}", create=False)
-    standings = Standings.of(records.promotions.standing())  # the server's: the seal's approvals
+    standings = standings_of(records)  # the server's: the seal's approvals
     records.close()
     figures = Figures.open(str(demo_lake), standings)
     for alpha, params in (

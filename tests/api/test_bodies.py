@@ -350,7 +350,7 @@ def _data_answers(client: Any, headers: dict[str, Any]) -> dict[str, list[tuple[
         ("admin.builds.list", "/v1/admin/builds?limit=1000", admin),
         ("catalog.alphas.source.download", "/v1/alphas/Test_planted_factor/source/download", member),
         ("catalog.alphas.promotions", "/v1/alphas/Test_planted_factor/promotions", member),
-        ("catalog.alphas.restatements", "/v1/alphas/Test_planted_factor/restatements", member),
+        ("catalog.alphas.restatements", "/v1/alphas/momentum_12_1/restatements", admin),
         ("catalog.review", "/v1/review", member),
         ("analytics.screen", "/v1/analytics/screen?limit=1000", member),
         ("analytics.screen", "/v1/analytics/screen?limit=1000&sort=-information_ratio", admin),
