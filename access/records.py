@@ -25,9 +25,8 @@ class Restriction:
     without grants read the open alphas alone: `SELF_SERVICE_GRANTS`, `DEFAULT_KEY_GRANTS`).
 
     Access only: it says nothing of an alpha's standing. The production alphas are the approved
-    set (`analytics.standings`; docs/analytics.md, "The reference set"), whatever their id; a
-    seal's id without the prefix is also its production flag, which approves it once, at its
-    first publish (`pipeline.seal_approvals`)."""
+    set (`analytics.standings`; docs/analytics.md, "The reference set"), whatever their id: only
+    an operator's decision approves (issue 64)."""
 
     open_prefix: str
 

@@ -2,8 +2,8 @@
 
 Declared here, in the contract, because two parts read it that must not read each other: access
 (`access.records.RESTRICTED`: an id without the prefix is restricted, a key reads it only by an
-administrator's grant) and the pipeline (a seal's id without the prefix is its production flag,
-which approves it once at its first publish: `pipeline.seal_approvals`; the catalogue's `is_test`).
+administrator's grant) and the pipeline (the catalogue's `is_test`). The prefix approves nothing:
+only an operator's decision does (docs/seal.md, "Production or test").
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def test_the_alpha_asked_about_is_left_out_and_said_so() -> None:
 
 def test_without_an_approved_alpha_the_set_is_empty_and_says_why() -> None:
     """No fallback on the ids: an id without the Test_ prefix is not in the live book unless it
-    stands approved (its seal approves it at its first publish, `pipeline.seal_approvals`)."""
+    stands approved (only a decision approves: issue 64)."""
     for approved in ((), ["gone"], ["t1"]):  # none; one the catalogue no longer holds; only the alpha
         found = default_reference(catalogue(), EVERY, approved, "t1")
         assert (found.alphas, found.origin, found.mask.any()) == ([], "approved", False), approved

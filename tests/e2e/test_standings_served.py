@@ -2,9 +2,8 @@
 `retire` record it (issue 35, item 1): the catalogue's and the screener's `standing` and
 `approved_since`, the screener's `standing` and `production` filters, the answers' ETags, and the
 decision routes' default reference set: the approved alphas the key may read (`origin` approved),
-empty with its reason while there is none. Here the records start empty (a key store that did not
-hear of the seals' approvals, `pipeline.seal_approvals`), so nothing is approved until the
-operator decides. A key that may not read an approved alpha gets the approved alphas it may read,
+empty with its reason while there is none. Here the records start empty, so nothing is approved
+until the operator decides (a seal never approves itself). A key that may not read an approved alpha gets the approved alphas it may read,
 else an empty set, and nothing in any answer names or counts the other.
 
 The figures over the new reference set are recomputed from the lake's files (pandas, numpy), as

@@ -20,7 +20,6 @@ from access.records import (
     Grants,
 )
 from core.context import AllowList
-from pipeline.seal_approvals import sealed_as_production
 from schemas.registry import ADMIN_IDS, ALL_IDS
 
 SAMPLE_IDS = [
@@ -213,13 +212,12 @@ def test_ip_allowed(allow: tuple[str, ...] | None, ip: str, expected: bool) -> N
 def test_restricted_alphas_are_those_without_the_open_prefix(alpha: str, restricted: bool) -> None:
     """The spec's access rule has its own name (issue 47, item 1): an id not starting with `Test_`
     is restricted, read only by an administrator's grant; a new account's ceiling and a key created
-    without grants admit exactly the others. The seal's production flag is the same id test, and
-    only that: production is the approved standing (docs/analytics.md, "The reference set")."""
+    without grants admit exactly the others. The id approves nothing: production is the approved
+    standing, which only a decision gives (docs/analytics.md, "The reference set")."""
     assert (alpha in RESTRICTED) is restricted
     for grants in (SELF_SERVICE_GRANTS, DEFAULT_KEY_GRANTS):
         assert grants.alphas == grants.runs == RESTRICTED.open_alphas()
         assert grants.alphas.permits(alpha) is not restricted
-    assert sealed_as_production(alpha) is restricted
 
 
 def test_the_access_docs_name_restricted_alphas_never_production() -> None:
