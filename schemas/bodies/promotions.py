@@ -135,7 +135,7 @@ class Decision(Body, kw_only=True, frozen=True):
     recorded_at: Annotated[
         str,
         figure(
-            "When it was recorded (UTC, ISO 8601), by the records' clock: an approval's live part is the sessions first published after it"
+            "When it was recorded (UTC, ISO 8601), by the records' clock: an approval's live part is the sessions first published after it."
         ),
     ]
     snapshot: Annotated[Snapshot, figure("What the checks said up to as_of against the policy of that day.")]

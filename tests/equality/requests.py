@@ -85,6 +85,8 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.mmc": re.compile(r"/v1/alphas/[^/]+/analytics/mmc"),
     "analytics.crowding": re.compile(r"/v1/analytics/crowding"),
     "catalog.families.list": re.compile(r"/v1/families"),
+    "catalog.alphas.restatements": re.compile(r"/v1/alphas/[^/]+/restatements"),
+    "catalog.review": re.compile(r"/v1/review"),
 }
 
 
@@ -930,6 +932,7 @@ class Generator:
         self.decay()
         # Issue 50's meta-model contribution and crowding, last, with a generator of their own.
         self.mmc_crowding()
+        self.add("/v1/review", TOKENS)  # issue 64's queue (an app without records: empty)
         # Issue 50's bootstrap intervals, last, with a generator of its own (as capacity).
         self.uncertainty()
         # Issue 50's probability of backtest overfitting, last, drawing nothing from the RNG.
@@ -1130,6 +1133,7 @@ class Generator:
             self.add(f"{base}/analytics/live", TOKENS)
         self.add(f"{base}/analytics/live?split=2021-02-30", ["raw"])
         self.add(f"{base}/promotions", TOKENS)
+        self.add(f"{base}/restatements", TOKENS)  # issue 64: the demo's vendor correction
 
     def attribution(self, alpha: AlphaFacts) -> None:
         """`/analytics/attribution` (issue 36) over one alpha: a random book, window, `top` and

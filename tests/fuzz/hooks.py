@@ -70,7 +70,7 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
     `weights` only with weighting=given (one per alpha), `shrinkage` only with max_ir, no `fit_to`; a set's
     window must hold 20 common sessions, risk's, checks' and attribution's 2, compare's 3, quantiles' and factors' 2
     weeks, residual's 63 sessions (each dropped: a
-    generated window rarely does), promotion_preview's `as_of` likewise; overfitting's `splits` even;
+    generated window rarely does), promotion_preview's `effective` likewise; overfitting's `splits` even;
     checks' bounds may only tighten the policy (each pulled to the default's side); capacity's `grid`
     a valid list."""
     alphas = [a for a in readable_alphas() if a != path_values.get("alpha")]
@@ -107,9 +107,9 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
             query["alphas"] = f"{first},{_pick(first + 'x', [a for a in alphas if a != first])}"
         weighting_rule(query, 2)
     if path.endswith("/analytics/promotion_preview"):
-        # `as_of` must leave the checks' window sessions to measure (dropped: a generated date
+        # `effective` must leave the checks' window sessions to measure (dropped: a generated date
         # rarely falls inside the history).
-        query.pop("as_of", None)
+        query.pop("effective", None)
     if path.endswith("/analytics/overfitting") and "splits" in query:
         # S is even (S/2 blocks in sample, S/2 out): the schema states the range only.
         try:
