@@ -763,7 +763,7 @@ class Decision(ApiStruct, kw_only=True, frozen=True):
 
     recorded_at: str
     """When it was recorded (UTC, ISO 8601), by the records' clock: an approval's live part is the
-    sessions first published after it
+    sessions first published after it.
     """
 
     snapshot: Snapshot
