@@ -25,10 +25,12 @@ from access import ADMIN_CEILING, Grants, open_store
 from analytics.sets import NO_APPROVED
 from cli.main import main as cli
 from core.context import AllowList
+from datasets import clock
 from tests.analytics.conftest import ALPHAS, Api
 from tests.analytics.helpers import close
 from tests.analytics.reference import Lake, series_corr
 from tests.analytics.test_contribution import check_contribution
+from tests.decided import noon
 from tests.lake.conftest import Served, serving
 from tests.ops.keys import issue_key
 
@@ -115,10 +117,13 @@ def lake(demo_lake: Path) -> Lake:
 
 
 def decide(action: str, alpha: str, as_of: str, demo_lake: Path, url: str) -> None:
+    """`alpha-results promote` or `retire`, recorded on `as_of`'s clock (a decision is dated when it
+    is recorded)."""
     where = ["--lake", str(demo_lake), "--keystore", url, "--by", "head of research", "--note", "e2e"]
     if action == "promote":
         where += ["--override", "approved in a test whatever its checks"]
-    assert cli([action, alpha, "--as-of", as_of, *where]) == 0
+    with clock.simulated(noon(as_of)):
+        assert cli([action, alpha, *where]) == 0
 
 
 def catalogue(api: ServedApi, token: str = "raw") -> dict[str, dict[str, Any]]:
