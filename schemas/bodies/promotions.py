@@ -54,10 +54,7 @@ class DecisionRead(Body, kw_only=True, frozen=True):
 
     at: Annotated[
         str,
-        figure(
-            "When the lake and the records were read (UTC, ISO 8601): the as_of of the request that reproduces "
-            "the snapshot, before the decision was recorded."
-        ),
+        figure("When the lake and the records were read (UTC, ISO 8601), before the decision was recorded."),
     ]
     generation: Annotated[int | None, figure("The catalogue generation read.")]
     build_id: Annotated[str, figure("The alpha's build the checks were measured on.")]
@@ -70,7 +67,7 @@ class DecisionRead(Body, kw_only=True, frozen=True):
         str,
         figure(
             "The request that answers the snapshot's checks again (a key that reads every alpha): the route, the "
-            "book, the window and as_of."
+            "book and the window; it reproduces them while the builds read are the ones served."
         ),
     ]
 

@@ -681,9 +681,7 @@ class DecisionRead(ApiStruct, kw_only=True, frozen=True):
     """
 
     at: str
-    """When the lake and the records were read (UTC, ISO 8601): the as_of of the request that
-    reproduces the snapshot, before the decision was recorded.
-    """
+    """When the lake and the records were read (UTC, ISO 8601), before the decision was recorded."""
 
     generation: int | None
     """The catalogue generation read."""
@@ -699,7 +697,7 @@ class DecisionRead(ApiStruct, kw_only=True, frozen=True):
 
     request: str
     """The request that answers the snapshot's checks again (a key that reads every alpha): the route,
-    the book, the window and as_of.
+    the book and the window; it reproduces them while the builds read are the ones served.
     """
 
 
