@@ -74,6 +74,10 @@ bench-seal-kit:
 bench-pipeline:
     python -m tests.bench.pipeline_bench
 
+# What knowing when each session was first published costs a weekly publish and a read, by history length (issue 64).
+bench-knowledge *ARGS:
+    python -m tests.bench.knowledge_bench {{ARGS}}
+
 # N copies of the full-size alpha built by the local pool and on a two-process Dask LocalCluster: alphas per minute, peak RSS per worker.
 bench-build-many *ARGS:
     python -m tests.bench.build_many_bench {{ARGS}}
