@@ -95,7 +95,7 @@ POSITIONAL = {
     "analytics.correlation": ("basis",),
     "analytics.contribution": ("reference",),
     "analytics.residual": ("reference",),
-    "analytics.promotion_preview": ("as_of",),
+    "analytics.promotion_preview": ("effective",),  # named as_of before issue 64
 }
 """Parameters, beyond the rule above, that the methods written before generation took
 positionally (before `book`, `from`, `to`); kept so existing calls bind. Frozen: a new route

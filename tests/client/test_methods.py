@@ -110,9 +110,11 @@ def test_the_why_and_decision_methods(plain: Client) -> None:
     with the parameters it takes, as `call` does."""
     live = plain.live(ALPHA, split="2021-06-30").data
     assert (live.split_origin, str(live.split_date)) == ("request", "2021-06-30")
-    preview = plain.promotion_preview(ALPHA, as_of="2021-06-30").data
+    # An earlier day previews an import of a decision taken elsewhere (this server's records are empty).
+    preview = plain.promotion_preview(ALPHA, effective="2021-06-30").data
     assert (preview.alpha, str(preview.as_of), preview.action) == (ALPHA, "2021-06-30", "approved")
-    assert preview.command.startswith(f"alpha-results promote {ALPHA} --as-of 2021-06-30 ")
+    assert preview.imported is True
+    assert preview.command.startswith(f"alpha-results promote {ALPHA} --as-of 2021-06-30 --import ")
     attribution = plain.attribution(ALPHA, top=3, drop=2).data
     assert len(attribution.by_name.contributors) <= 3 and attribution.fragility.drop == 2
     capacity = plain.capacity(ALPHA, capital=1e7, grid=[1e6, 1e7, 1e8]).data

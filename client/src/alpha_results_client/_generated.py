@@ -9143,7 +9143,7 @@ class GeneratedMethods:
         )
 
     def promotion_preview(
-        self, alpha: str, *, effective: dt.date | str | None = None
+        self, alpha: str, effective: dt.date | str | None = None
     ) -> PromotionPreviewResponse:
         """What approving (or retiring) the alpha would record and change, read-only.
 
