@@ -199,14 +199,26 @@ def test_sigint_to_dev_serve_without_a_terminal_ends_quietly_with_status_0(
 def test_ctrl_c_while_the_first_serve_builds_the_demo_lake_says_interrupted_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ctrl-C during the first `./dev serve`'s build: one line and status 130 (the lake is not
-    built), not a traceback. The build's worker processes end silently (`pipeline.build`)."""
-    from alpha_results_seal.demo import corpus
+    """Ctrl-C during the first `./dev serve`'s play of the demo history (pipeline/demo_history.py):
+    one line and status 130 (the lake holds no alpha), not a traceback."""
+    import uvicorn
 
-    def interrupted(*args: object, **kwargs: object) -> list[Path]:
+    from pipeline import demo_history
+    from pipeline.lake_upkeep import holds_alphas
+
+    publishing: list[str] = []
+
+    def interrupted(seal: str, lake: str, *args: object, **kwargs: object) -> object:
+        publishing.append(seal)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(corpus, "write_corpus", interrupted)
+    def started(**options: object) -> None:  # never serve in-process: fail instead of hanging
+        raise AssertionError(
+            f"the server started: the history's first publish was not interrupted {publishing}"
+        )
+
+    monkeypatch.setattr(demo_history, "publish_seal", interrupted)
+    monkeypatch.setattr(uvicorn, "run", started)
     port = free_port()
     # Given here, so that what `serve` exports for its workers is undone after the test.
     for name, value in serve_env(tmp_path / "lake", tmp_path, port).items():
@@ -216,9 +228,12 @@ def test_ctrl_c_while_the_first_serve_builds_the_demo_lake_says_interrupted_once
     monkeypatch.setenv("ALPHA_RESULTS_PUBLIC_BASE_URL", f"http://127.0.0.1:{port}")
     code = cli(["serve", "--init-demo"])
     said = capsys.readouterr()
+    assert len(publishing) == 1, publishing  # interrupted while publishing the history's first run
     assert code == 130
     assert said.err == "alpha-results serve: interrupted\n"
-    assert "holds no alpha: writing the small demo corpus" in said.out
+    assert "holds no alpha: playing the small demo's history into it" in said.out
+    assert "Traceback" not in said.out + said.err
+    assert not holds_alphas(str(tmp_path / "lake"))
 
 
 def test_a_second_init_demo_names_the_commands_that_make_another_key(
