@@ -20,6 +20,7 @@
 // A figure a route does not measure is its reason; a refused route is its error, in its row only.
 
 import { add, errorBox, h } from "./dom.js";
+import { decisionRecord } from "./decision_record.js";
 import { DASH, int } from "./format.js";
 import { figureName, inUnit, outOfSample, unitText } from "./labels.js";
 import { ORIGINS } from "./live_panel.js";
@@ -65,7 +66,7 @@ function standingOf(answer) {
   const data = answer.data;
   const decisions = data.decisions || [];
   const last = decisions[decisions.length - 1];
-  const word = { approved: "Approved", retired: "Retired", never: "Never approved" }[data.standing] || String(data.standing);
+  const word = { approved: "Approved", retired: "Retired", nominated: "Nominated", never: "Never approved" }[data.standing] || String(data.standing);
   const by = last ? [" by ", h("span", { class: "decided-by" }, last.decided_by), last.note ? [": “", h("span", { class: "decision-note" }, last.note), "”"] : null] : null;
   const since = data.since ? [` since ${data.since}`, by] : null;
   return { word, since, data };
@@ -160,6 +161,7 @@ export function decisionSummary(alpha, got) {
         [
           since ? [word, since, "."] : "No promotion is recorded for this alpha.",
           decisions.length ? ` ${decisions.length} decision${decisions.length === 1 ? "" : "s"} recorded.` : "",
+          decisionRecord(data),
           " ",
           h("span", { class: "muted" }, "The operator records a decision: ", h("code", {}, `alpha-results ${data.standing === "approved" ? "retire" : "promote"} ${alpha} --dry-run`), " says what it would change."),
         ],

@@ -6,6 +6,7 @@
 // the charts then follow it, and "The alpha's own split" goes back.
 
 import { alphaPath, apiGet, isAbort } from "./api.js";
+import { decisionRecord } from "./decision_record.js";
 import { fill, h, note, showError, table, warningList } from "./dom.js";
 import { DASH, int } from "./format.js";
 import { figureName, inUnit, outOfSample as afterSplit, unitText } from "./labels.js";
@@ -281,6 +282,8 @@ async function loadStanding(target, alpha, signal) {
       approval ? h("span", { class: "decided-by" }, approval.decided_by) : null,
       approval ? "." : "",
     ];
+  } else if (data.standing === "nominated") {
+    line = [h("strong", {}, "Nominated"), ", not approved: the live part starts only with an approval."];
   } else {
     line = [h("strong", {}, "Never approved"), ": no promotion is recorded for this alpha."];
   }
@@ -292,6 +295,7 @@ async function loadStanding(target, alpha, signal) {
       "Promotion: ",
       line,
       last ? ` ${decisions.length} decision${decisions.length === 1 ? "" : "s"} recorded (alpha-results promotions).` : "",
+      decisionRecord(data),
     ),
   );
 }
