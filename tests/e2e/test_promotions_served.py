@@ -1,7 +1,8 @@
 """A decision recorded by `alpha-results promote` is served by the real `alpha-results serve`
 process, which reads the records beside its keys (issue 35, items 1 and 2): the alpha's history
-and its live part, whose split moves to the approval's as_of. A key that may not read the alpha
-learns nothing of the decision."""
+and its live part, whose split moves to the approval: the last session the lake held when the
+decision was recorded (issue 64; recomputed by tests/knowledge.py). A key that may not read the
+alpha learns nothing of the decision."""
 
 from __future__ import annotations
 
@@ -16,12 +17,18 @@ import pytest
 from access import Grants, open_store
 from cli.main import main as cli
 from core.context import AllowList
+from datasets import clock
+from tests.decided import noon
+from tests.knowledge import approval_recorded_at, known_split
 from tests.lake.conftest import Http, Served, serving
 from tests.ops.keys import IssuedKey, issue_key
 
 pytestmark = pytest.mark.e2e
 
 ALPHA = "Test_planted_factor"
+DECIDED = "2021-12-06"
+"""The day the decision is recorded on (its clock): the demo lake then held the alpha's sessions up
+to 2021-12-03, published by its second run; the rest of its history was first published after."""
 
 
 @pytest.fixture(scope="module")
@@ -69,38 +76,27 @@ def test_a_promotion_is_served_with_the_live_part_it_starts(
     assert status == 200 and live["data"]["split_origin"] == "research_cutoff", live
 
     where = ["--lake", str(demo_lake), "--keystore", url, "--by", "head of research", "--note", "diversifier"]
-    assert (
-        cli(
-            [
-                "promote",
-                ALPHA,
-                "--as-of",
-                "2021-09-30",
-                *where,
-                "--override",
-                "approved in a test whatever its checks",
-            ]
-        )
-        == 0
-    )
+    with clock.simulated(noon(DECIDED)):
+        assert cli(["promote", ALPHA, *where, "--override", "approved in a test whatever its checks"]) == 0
     recorded = json.loads(capsys.readouterr().out)
+    split = known_split(
+        demo_lake, ALPHA, approval_recorded_at(Path(url.removeprefix("sqlite:///")), ALPHA)
+    ).isoformat()
+    assert split < DECIDED, split
 
     status, after = get(server, keys["admin"], f"/v1/alphas/{ALPHA}/promotions")
     assert status == 200, after
     data = after["data"]
-    assert (data["standing"], data["since"]) == ("approved", "2021-09-30")
+    assert (data["standing"], data["since"]) == ("approved", DECIDED)
     assert data["decisions"] == [{k: v for k, v in recorded.items() if k != "alpha_id"}]
     status, live = get(server, keys["admin"], f"/v1/alphas/{ALPHA}/analytics/live")
     assert status == 200, live
-    assert (live["data"]["split_origin"], live["data"]["split_date"]) == ("approval", "2021-09-30")
-    assert (
-        live["data"]["in_sample"]["last_session"]
-        <= "2021-09-30"
-        < live["data"]["out_of_sample"]["first_session"]
-    )
+    assert (live["data"]["split_origin"], live["data"]["split_date"]) == ("approval", split)
+    assert live["data"]["in_sample"]["last_session"] == split < live["data"]["out_of_sample"]["first_session"]
 
     # A key that may not read the alpha: the same refusal as for an alpha that does not exist.
     for path in (f"/v1/alphas/{ALPHA}/promotions", f"/v1/alphas/{ALPHA}/analytics/live"):
         status, refused = get(server, keys["narrow"], path)
         assert status == 403, refused
-        assert "approved" not in json.dumps(refused) and "2021-09-30" not in json.dumps(refused)
+        text = json.dumps(refused)
+        assert "approved" not in text and DECIDED not in text and split not in text
