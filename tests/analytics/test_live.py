@@ -1,7 +1,8 @@
 """`/analytics/live`: in-sample against out-of-sample, every figure recomputed independently from
 the lake's files (pandas and scipy, nothing from `analytics/`) on random split dates within 1e-9;
-where the split comes from (the request, an approval recorded by `alpha-results promote`, the
-seal's research_cutoff, the first publish date); too short an out-of-sample part; what a key that
+where the split comes from (the request, an approval recorded by `alpha-results promote`: the
+last session first published before it was recorded, the seal's research_cutoff, the last session
+of the first publication); too short an out-of-sample part; what a key that
 may not read the ledger or the cross-sections sees."""
 
 from __future__ import annotations
@@ -10,18 +11,22 @@ import datetime as dt
 import json
 import math
 import random
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import polars as pl
 import pytest
 from scipy import stats
 
-from access.records import RESTRICTED
 from cli.main import main as cli
+from datasets import clock
 from tests.analytics.conftest import ALPHAS, Api
 from tests.analytics.reference import Lake
+from tests.decided import noon
+from tests.knowledge import current_build, demo_split, known_split
 
 TOLERANCE = 1e-9
 MIN_OOS = 63
@@ -181,23 +186,63 @@ def test_a_short_live_part_is_not_measurable_and_says_why(api: Api, lake: Lake) 
     assert data["out_of_sample"]["information_ratio"]["status"] == "available"
 
 
-def test_the_split_is_the_seals_research_cutoff_else_the_first_publish(api: Api, demo_lake: Path) -> None:
+def first_publication_split(lake: Path, alpha: str) -> str:
+    """The last session of the alpha's first publication (polars over its `known_sessions`)."""
+    known = pl.read_parquet(current_build(lake, alpha) / "known_sessions.parquet").filter(
+        pl.col("dataset") == "portfolio"
+    )
+    first = known.filter(pl.col("first_published_at") == known["first_published_at"].min())
+    found = first["date"].max()
+    assert isinstance(found, dt.date)
+    return found.isoformat()
+
+
+def decided(records: Path) -> set[str]:
+    """The alphas the records hold an approval of (sqlite3, nothing of `records/`)."""
+    with sqlite3.connect(records) as db:
+        return {row[0] for row in db.execute("SELECT alpha_id FROM promotions WHERE action = 'approved'")}
+
+
+def test_the_split_is_the_approval_else_the_seals_research_cutoff_else_the_first_publish(
+    api: Api, demo_lake: Path, demo_records: Path
+) -> None:
+    approved = decided(demo_records)
+    # The demo's history: two approved alphas and one approved then retired (docs/events.md).
+    assert approved == {"momentum_12_1", "value_composite_legacy", "Test_planted_factor"}
+    origins = set()
     for alpha in ALPHAS:
-        build = json.loads((demo_lake / "alphas" / alpha / "_current.json").read_text())["build_id"]
-        entry = json.loads((demo_lake / "alphas" / alpha / "builds" / build / "alpha.json").read_text())
+        entry = json.loads((current_build(demo_lake, alpha) / "alpha.json").read_text())
         data = api.ok(PATH.format(alpha))["data"]
-        sealed = entry.get("research_cutoff") or entry["first_published_at"][:10]
-        if alpha in RESTRICTED:  # approved by its seal at its first publish, as of that date
-            assert (data["split_origin"], data["split_date"]) == ("approval", sealed)
+        origins.add(data["split_origin"])
+        if alpha in approved:  # the last session the lake held when the approval was recorded
+            split = demo_split(demo_lake, demo_records, alpha)
+            assert (data["split_origin"], data["split_date"]) == ("approval", split), alpha
+            # Published after the seal's cutoff and before the decision: backtest, not live.
+            assert entry["research_cutoff"] < split, alpha
         elif entry.get("research_cutoff"):
             assert (data["split_origin"], data["split_date"]) == ("research_cutoff", entry["research_cutoff"])
         else:
-            assert data["split_origin"] == "first_published"
-            assert data["split_date"] == entry["first_published_at"][:10]
-    # The demo seals a cutoff for two alphas; the others were first published when the lake was built.
-    cut = api.ok(PATH.format("Test_planted_factor"))["data"]
-    assert cut["split_origin"] == "research_cutoff"
-    assert cut["out_of_sample"]["sessions"] > 0 and cut["in_sample"]["sessions"] > 0
+            assert (data["split_origin"], data["split_date"]) == (
+                "first_published",
+                first_publication_split(demo_lake, alpha),
+            ), alpha
+        assert (
+            data["out_of_sample"]["first_session"] is None
+            or data["out_of_sample"]["first_session"] > (data["split_date"])
+        )
+    assert origins == {"approval", "first_published"}
+    # The approved ones have a live track first seen after their approval.
+    for alpha in ("momentum_12_1", "value_composite_legacy"):
+        cut = api.ok(PATH.format(alpha))["data"]
+        assert cut["out_of_sample"]["sessions"] > 0 and cut["in_sample"]["sessions"] > 0
+    # The retired one: its live part ends with the last session known when it was retired.
+    with sqlite3.connect(demo_records) as db:
+        row = db.execute(
+            "SELECT recorded_at FROM promotions WHERE alpha_id = 'Test_planted_factor' AND action = 'retired'"
+        ).fetchone()
+    retired = known_split(demo_lake, "Test_planted_factor", dt.datetime.fromisoformat(row[0]))
+    ended = api.ok(PATH.format("Test_planted_factor"))["data"]["out_of_sample"]
+    assert ended["last_session"] == retired.isoformat() and ended["sessions"] > 0
 
 
 def test_a_key_without_the_ledger_or_the_cross_sections_sees_those_figures_withheld(api: Api) -> None:
@@ -224,65 +269,71 @@ def test_bad_split_is_a_400_naming_it(api: Api) -> None:
     assert [p["name"] for p in named] == ["split"] and "YYYY-MM-DD" in named[0]["rule"]
 
 
+def recorded_at(records: Path, alpha: str, action: str) -> dt.datetime:
+    """When the alpha's latest decision `action` was recorded (sqlite3)."""
+    with sqlite3.connect(records) as db:
+        row = db.execute(
+            "SELECT recorded_at FROM promotions WHERE alpha_id = ? AND action = ? ORDER BY id DESC LIMIT 1",
+            (alpha, action),
+        ).fetchone()
+    assert row is not None, (alpha, action)
+    return dt.datetime.fromisoformat(row[0])
+
+
+@pytest.mark.parametrize("with_records", ["empty"], indirect=True)  # records that never heard of the demo's
 def test_an_approval_recorded_by_the_cli_becomes_the_split(
     with_records: tuple[Api, str, Path], lake: Lake, capsys: pytest.CaptureFixture[str]
 ) -> None:
     api, url, copy = with_records
+    records = Path(url.removeprefix("sqlite:///"))
+    alpha = "Test_planted_factor"
 
     def split_of_other() -> tuple[str, str]:
         other = api.ok(PATH.format("momentum_12_1"))["data"]
         return other["split_origin"], other["split_date"]
 
-    ledger = lake.ledger("Test_planted_factor", "long_short")
-    assert ledger is not None
-    as_of = ledger["date"].iloc[len(ledger) // 2]
-    # No approval of it yet (the records hold the seal's of the restricted alphas): its cutoff.
-    assert api.ok(PATH.format("Test_planted_factor"))["data"]["split_origin"] == "research_cutoff"
-    args = ["--lake", str(copy), "--keystore", url, "--by", "head of research", "--note", "n"]
-    assert (
-        cli(
-            [
-                "promote",
-                "Test_planted_factor",
-                "--as-of",
-                as_of,
-                *args,
-                "--override",
-                "approved in a test whatever its checks",
-            ]
-        )
-        == 0
-    )
-    first = api.get(PATH.format("Test_planted_factor"))
-    data = first.json()["data"]
-    assert (data["split_origin"], data["split_date"]) == ("approval", as_of)
+    def decide(day: str, *argv: str) -> None:
+        """`argv` recorded on `day`'s clock (a decision is dated when it is recorded)."""
+        with clock.simulated(noon(day)):
+            assert (
+                cli(
+                    [*argv, "--lake", str(copy), "--keystore", url, "--by", "head of research", "--note", "n"]
+                )
+                == 0
+            )
+
+    override = ("--override", "approved in a test whatever its checks")
+    # Nominated, not approved yet (records that never heard of the demo's decisions): its cutoff.
+    decide("2021-11-15", "review", "--nominate", alpha)
+    assert api.ok(PATH.format(alpha))["data"]["split_origin"] == "research_cutoff"
     other_before = split_of_other()
-    assert other_before[0] == "approval"
-    assert_reproduces(data, expected(lake, "Test_planted_factor", "long_short", as_of), as_of)
-    # Retired since: the latest approval still starts the live part.
-    retired = ledger["date"].iloc[len(ledger) // 2 + 10]
-    assert cli(["retire", "Test_planted_factor", "--as-of", retired, *args]) == 0
-    assert api.ok(PATH.format("Test_planted_factor"))["data"]["split_date"] == as_of
-    # The approval is part of the answer's ETag: approving again (a later date) changes it.
-    later = ledger["date"].iloc[len(ledger) // 2 + 20]
-    assert (
-        cli(
-            [
-                "promote",
-                "Test_planted_factor",
-                "--as-of",
-                later,
-                *args,
-                "--override",
-                "approved in a test whatever its checks",
-            ]
-        )
-        == 0
-    )
-    second = api.get(PATH.format("Test_planted_factor"))
+    assert other_before[0] == "research_cutoff"
+    # Approved a fortnight after its research run was first published: the live part is what the
+    # lake first published after that, never the sessions dated after the approval published before.
+    decide("2021-11-20", "promote", alpha, *override)
+    split = known_split(copy, alpha, recorded_at(records, alpha, "approved")).isoformat()
+    assert split < "2021-11-20"
+    first = api.get(PATH.format(alpha))
+    data = first.json()["data"]
+    assert (data["split_origin"], data["split_date"]) == ("approval", split)
+    want = expected(lake, alpha, "long_short", split)
+    assert want["out_of_sample"]["sessions"] >= MIN_OOS  # a decay ratio to measure
+    assert_reproduces(data, want, split)
+    # Retired since: the latest approval still starts the live part, which ends with the last
+    # session known when the retirement was recorded.
+    decide("2021-12-10", "retire", alpha)
+    ended = known_split(copy, alpha, recorded_at(records, alpha, "retired")).isoformat()
+    data = api.ok(PATH.format(alpha))["data"]
+    assert (data["split_date"], data["out_of_sample"]["last_session"]) == (split, ended)
+    assert split < ended < "2021-12-10"
+    # The approval is part of the answer's ETag: approving again (later) changes it.
+    decide("2022-01-12", "promote", alpha, *override)
+    later = known_split(copy, alpha, recorded_at(records, alpha, "approved")).isoformat()
+    assert later > ended
+    second = api.get(PATH.format(alpha))
     assert second.json()["data"]["split_date"] == later
     assert second.headers["etag"] != first.headers["etag"]
-    # Another alpha keeps its own split (momentum_12_1: its seal's approval at its research cutoff).
+    # Another alpha keeps its own split.
     assert split_of_other() == other_before
     capsys.readouterr()
 

@@ -152,7 +152,7 @@ def test_an_alpha_never_approved_is_not_applicable(world: World) -> None:
         )
         assert entry["reason"] == (
             "not_applicable: the alpha was never approved (alpha-results promote); the live checks measure the "
-            "sessions after an approval"
+            "sessions first published after an approval was recorded"
         )
         assert entry["threshold"] == POLICY[check]
     # Counted as not measurable, but the verdict is the rest of the battery's.
