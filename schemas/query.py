@@ -447,7 +447,7 @@ class ScreenQuery(Query, frozen=True):
             bool,
             Meta(
                 description="true: production alphas only, those standing approved (the `standing` column: "
-                "approved by alpha-results promote, or by their seal at their first publish); false: the others "
+                "approved by a recorded decision: alpha-results promote or the approval policy); false: the others "
                 "(never approved, or retired); absent: both."
             ),
         ]

@@ -178,7 +178,8 @@ class Live(Body, kw_only=True, frozen=True):
     split_origin: Annotated[
         SplitOrigin | None,
         figure(
-            "Where the split comes from: approval (the operator's approval in force, its as_of), research_cutoff "
+            "Where the split comes from: approval (the decision in force: the last session the lake had published "
+            "when the approval was recorded), research_cutoff "
             "(the seal's manifest), first_published (the date the catalogue first published the alpha), or "
             "request (the `split` parameter); null with split_date"
         ),

@@ -3331,9 +3331,10 @@ class Live(ApiStruct, kw_only=True, frozen=True):
     """
 
     split_origin: str | None
-    """Where the split comes from: approval (the operator's approval in force, its as_of),
-    research_cutoff (the seal's manifest), first_published (the date the catalogue first published
-    the alpha), or request (the `split` parameter); null with split_date
+    """Where the split comes from: approval (the decision in force: the last session the lake had
+    published when the approval was recorded), research_cutoff (the seal's manifest),
+    first_published (the date the catalogue first published the alpha), or request (the `split`
+    parameter); null with split_date
     """
 
     in_sample: LivePart
@@ -8738,7 +8739,7 @@ class GeneratedMethods:
         `complete_only`: Omit alphas still missing required kinds.
 
         `production`: true: production alphas only, those standing approved (the `standing` column:
-        approved by alpha-results promote, or by their seal at their first publish); false: the
+        approved by a recorded decision: alpha-results promote or the approval policy); false: the
         others (never approved, or retired); absent: both.
 
         `standing`: Keep alphas standing as one of these after the operator's decisions (the
