@@ -484,11 +484,9 @@ def decided(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     records = f"sqlite:///{folder / 'records.sqlite3'}"
     where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
     for alpha in ("Test_small_universe", "Test_low_vol_incomplete"):
-        run_cli(
+        run_cli(  # recorded today: a decision is dated when it is recorded
             "promote",
             alpha,
-            "--as-of",
-            "2021-10-01",
             *where,
             "--note",
             "residual",
