@@ -67,6 +67,8 @@ class Wanted:
     alphas: tuple[str, ...] = ()
     through: int | None = field(default=None)
     """At most this id (a stream reads up to what it was told exists)."""
+    newest: bool = False
+    """Newest first: the events before `after` (0: from the newest), in descending id order."""
 
 
 def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
@@ -173,9 +175,13 @@ class EventLog:
         )
 
     def page(self, reader: Reader, wanted: Wanted) -> Page:
-        """The events `reader` may see after `wanted.after`, oldest first, at most `wanted.limit`."""
+        """The events `reader` may see after `wanted.after`, oldest first, at most `wanted.limit`
+        (`wanted.newest`: before it, newest first)."""
         visible, params = visible_sql(reader)
-        conditions, values = ["id > ?", visible], [wanted.after, *params]
+        if wanted.newest:
+            conditions, values = ["(? = 0 OR id < ?)", visible], [wanted.after, wanted.after, *params]
+        else:
+            conditions, values = ["id > ?", visible], [wanted.after, *params]
         if wanted.through is not None:
             conditions.append("id <= ?")
             values.append(wanted.through)
@@ -189,7 +195,7 @@ class EventLog:
         sql = (
             "SELECT id, type, alpha_id, audience, key_id, data, created_at FROM events WHERE "  # noqa: S608
             + " AND ".join(conditions)
-            + " ORDER BY id LIMIT ?"
+            + (" ORDER BY id DESC LIMIT ?" if wanted.newest else " ORDER BY id LIMIT ?")
         )
         rows, _ = self._database.execute(sql, (*values, wanted.limit + 1))
         events = [event_of(row) for row in rows[: wanted.limit]]

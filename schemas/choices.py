@@ -18,6 +18,8 @@ REBALANCE_SORTS = {"score": "score", "rank": "average_rank", "symbol": "symbol",
 REBALANCE_DEFAULT_ORDER = {"score": "desc", "weight": "desc", "rank": "asc", "symbol": "asc"}
 
 ORDERS = ("asc", "desc")
+EVENT_ORDERS = ("oldest", "newest")
+"""The feed's orders (`/v1/events?order=`): oldest first, its default, or newest first."""
 
 DIRECTIONS = {
     "1": 1,

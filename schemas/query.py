@@ -1018,9 +1018,9 @@ After = Annotated[
     Meta(
         max_length=32,
         pattern="^[0-9a-f]{32}$",
-        description="Resume after this event: a cursor the service wrote (an event's `id`, or `meta.next_cursor` "
-        "of a page). Absent: from the oldest event kept. A cursor older than the retention resumes at the oldest "
-        "event kept.",
+        description="Resume after this event, in the page's order: a cursor the service wrote (an event's `id`, or "
+        "`meta.next_cursor` of a page). Absent: from the oldest event kept (order=newest: from the newest). A "
+        "cursor older than the retention resumes at the oldest event kept.",
     ),
 ]
 _EVENT_TYPE = "[ \t]*(?:" + "|".join(re.escape(name) for name in EVENT_TYPES) + ")[ \t]*"
@@ -1030,8 +1030,8 @@ EventTypes = Annotated[
         max_length=EVENT_TYPES_MAX_LENGTH,
         pattern=f"^(?:{_EVENT_TYPE}(?:,{_EVENT_TYPE})*)$",
         description="Only events of these types: comma-separated or the parameter repeated, each one of "
-        "alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired, alpha.decay, "
-        "build.refused, webhook.disabled. Absent: every type.",
+        + ", ".join(EVENT_TYPES)
+        + ". Absent: every type.",
         extra={"read": "list", "repeat": True},
     ),
 ]
@@ -1049,9 +1049,18 @@ EventAlphas = Annotated[
 
 
 class EventsQuery(Query, frozen=True):
-    """`/v1/events`: a page of the events the key may see, oldest first, after a cursor."""
+    """`/v1/events`: a page of the events the key may see, oldest first (or newest first), after a
+    cursor."""
 
     after: After | None = None
+    order: Annotated[
+        str,
+        Meta(
+            description="oldest: oldest first, each page after the last (the feed's order: new events come "
+            "after); newest: newest first, each page older than the last (an activity list, most recent on top).",
+            extra={"enum": choices.EVENT_ORDERS},
+        ),
+    ] = choices.EVENT_ORDERS[0]
     type: EventTypes | None = None
     alpha: EventAlphas | None = None
     limit: Limit = DEFAULT_LIMIT

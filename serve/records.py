@@ -75,7 +75,7 @@ class RecordsSource:
             start = 0 if after is None else records.cursors.read(after)
             page = records.events.page(reader, replace(wanted, after=start))
             events, has_more = page.events, page.has_more
-            if events:
+            if events and not wanted.newest:
                 # Not past an event still being committed (PostgreSQL): it would be skipped.
                 horizon = records.events.settled_through(start, events[-1].id, SETTLE)
                 if horizon < events[-1].id:

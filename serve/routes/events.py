@@ -85,13 +85,18 @@ def records_of(ctx: Context[Any]) -> RecordsSource | None:
 @route(
     "events.list",
     "/v1/events",
-    "Events after a cursor, oldest first",
+    "Events after a cursor, oldest first (order=newest: newest first)",
     meta=("next_cursor",),
 )
 async def list_events(ctx: Ctx[EventsQuery]) -> Response[Collection[Event]]:
     after = ctx.query.values.get("after")
     args = ctx.args(filter_problems(ctx.query.values, {"after": after}))
-    wanted = Wanted(limit=args.limit, types=args.type or (), alphas=tuple(dict.fromkeys(args.alpha or ())))
+    wanted = Wanted(
+        limit=args.limit,
+        types=args.type or (),
+        alphas=tuple(dict.fromkeys(args.alpha or ())),
+        newest=args.order == "newest",
+    )
     source = records_of(ctx)
     if source is None:  # an app embedded without records keeps no event (and wrote no cursor)
         if args.after is not None:

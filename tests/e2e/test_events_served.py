@@ -315,6 +315,34 @@ def test_pages_oldest_first_and_resume_from_next_cursor(world: World) -> None:
     assert [e["id"] for e in feed(world, "member", alpha=alpha, after=last)["data"]] == [world.cursor(later)]
 
 
+def test_newest_first_pages_go_back_and_the_link_keeps_the_order(world: World) -> None:
+    """`order=newest` (the activity page, issue 64): the same events as the feed's order, reversed,
+    each page older than the last through `meta.next_cursor` and the `Link` header; new events are
+    read in the feed's order after the newest one's id."""
+    alpha = unique()
+    appended = [world.append("alpha.republished", alpha, n=n) for n in range(5)]
+    pages: list[dict[str, Any]] = []
+    params: dict[str, Any] = {"alpha": alpha, "limit": 2, "order": "newest"}
+    while True:
+        response = world.get("member", "/v1/events", **params)
+        assert response.status_code == 200, response.text
+        page = response.json()
+        pages.append(page)
+        if not page["pagination"]["has_more"]:
+            break
+        link = response.headers["link"]
+        assert "order=newest" in link and f"after={page['meta']['next_cursor']}" in link
+        params["after"] = page["meta"]["next_cursor"]
+    served = [event for page in pages for event in page["data"]]
+    assert [len(p["data"]) for p in pages] == [2, 2, 1]
+    assert [e["id"] for e in served] == [world.cursor(e) for e in reversed(appended)]
+    later = world.append("alpha.checks_changed", alpha, flipped=["ic"])
+    fresh = feed(world, "member", alpha=alpha, after=served[0]["id"])
+    assert [e["id"] for e in fresh["data"]] == [world.cursor(later)]
+    bad = world.get("member", "/v1/events", order="sideways")
+    assert bad.status_code == 400 and "order" in bad.text
+
+
 def test_filters_by_type_and_alpha_repeated_or_listed(world: World) -> None:
     first, second = unique(), unique()
     made = [

@@ -61,6 +61,18 @@ def test_pages_and_has_more_count_only_visible_events(records: Records) -> None:
     assert last.events == [] and not last.has_more
 
 
+def test_newest_first_pages_go_back_in_time(records: Records) -> None:
+    """`order=newest` (the activity page, issue 64): the newest visible events first, each page older
+    than the last, the same events as the feed's order reversed, filters and scope alike."""
+    fill(records)
+    first = records.events.page(TEST_ONLY, Wanted(limit=2, newest=True))
+    assert [e.data["n"] for e in first.events] == [7, 5] and first.has_more
+    rest = records.events.page(TEST_ONLY, Wanted(after=first.events[-1].id, limit=2, newest=True))
+    assert [e.data["n"] for e in rest.events] == [2] and not rest.has_more
+    assert numbers(records, EVERYTHING, Wanted(newest=True)) == [7, 4, 2, 1]
+    assert numbers(records, EVERYTHING, Wanted(types=("alpha.published",), newest=True)) == [2, 1]
+
+
 def test_filters_by_type_and_alpha(records: Records) -> None:
     fill(records)
     assert numbers(records, EVERYTHING, Wanted(types=("alpha.published",))) == [1, 2]

@@ -7762,6 +7762,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         "/v1/events",
         (
             Param("after", "after", "string", None, required=False, enum=None),
+            Param("order", "order", "string", "oldest", required=False, enum=("oldest", "newest")),
             Param("type", "type", "string", None, required=False, enum=None),
             Param("alpha", "alpha", "string", None, required=False, enum=None),
             Param("limit", "limit", "integer", 100, required=False, enum=None),
@@ -9271,26 +9272,33 @@ class GeneratedMethods:
         self,
         *,
         after: str | None = None,
+        order: Literal["oldest", "newest"] = "oldest",
         type: str | Iterable[str] | None = None,
         alpha: str | Iterable[str] | None = None,
     ) -> Collection[Event]:
-        """Events after a cursor, oldest first.
+        """Events after a cursor, oldest first (order=newest: newest first).
 
         `GET /v1/events` (`events.list`).
 
-        `after`: Resume after this event: a cursor the service wrote (an event's `id`, or
-        `meta.next_cursor` of a page). Absent: from the oldest event kept. A cursor older than the
-        retention resumes at the oldest event kept.
+        `after`: Resume after this event, in the page's order: a cursor the service wrote (an
+        event's `id`, or `meta.next_cursor` of a page). Absent: from the oldest event kept
+        (order=newest: from the newest). A cursor older than the retention resumes at the oldest
+        event kept.
+
+        `order`: oldest: oldest first, each page after the last (the feed's order: new events come
+        after); newest: newest first, each page older than the last (an activity list, most recent
+        on top).
 
         `type`: Only events of these types: comma-separated or the parameter repeated, each one of
         alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired,
-        alpha.decay, build.refused, webhook.disabled. Absent: every type.
+        alpha.nominated, alpha.restated, alpha.decay, build.refused, webhook.disabled. Absent: every
+        type.
 
         `alpha`: Only events about these alphas: comma-separated or the parameter repeated. An alpha
         the key may not read gives no event, exactly as one that does not exist. Absent: every alpha
         the key may read (and the events about no alpha it may see).
         """
-        return self._answer("events.list", {}, {"after": after, "type": type, "alpha": alpha})
+        return self._answer("events.list", {}, {"after": after, "order": order, "type": type, "alpha": alpha})
 
     def stream_events(
         self,
@@ -9308,7 +9316,8 @@ class GeneratedMethods:
 
         `type`: Only events of these types: comma-separated or the parameter repeated, each one of
         alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired,
-        alpha.decay, build.refused, webhook.disabled. Absent: every type.
+        alpha.nominated, alpha.restated, alpha.decay, build.refused, webhook.disabled. Absent: every
+        type.
 
         `alpha`: Only events about these alphas: comma-separated or the parameter repeated. An alpha
         the key may not read gives no event, exactly as one that does not exist. Absent: every alpha

@@ -1,9 +1,9 @@
 // The activity page (#/activity): what happened, from GET /v1/events (docs/events.md), the events
 // this key may see and nothing else (the server applies the key's alpha and run allow-lists to every
-// page, its counts and cursors). Oldest first, in the feed's own order: a page resumes after the
-// cursor of the last one (`meta.next_cursor`), "Load more" asks for the next, and while the list is
-// at its end the page asks again after that cursor every few seconds ("Watch for new events"), so
-// new events arrive at the bottom, where the reader already is, with no gap and no duplicate.
+// page, its counts and cursors). Newest first (`order=newest`, issue 64): "Load more" asks for the
+// page older than the last one (its `meta.next_cursor`), and while watched the page asks every few
+// seconds for what came after the newest event shown (the feed's own order, after that event's id,
+// which is its cursor), so new events arrive at the top with no gap and no duplicate.
 //
 // Polling, not the stream: /v1/events/stream wants the key in an `Authorization` header, which a
 // browser's EventSource cannot send, and the dashboard never puts the key in a URL (session.js).
@@ -27,9 +27,11 @@ export const EVENT_TYPES = {
   "alpha.published": "Published",
   "alpha.republished": "Republished",
   "alpha.checks_changed": "Checks changed",
+  "alpha.nominated": "Nominated",
   "alpha.approved": "Approved",
   "alpha.retired": "Retired",
   "alpha.decay": "Decay",
+  "alpha.restated": "Restated",
   "build.refused": "Build refused",
   "webhook.disabled": "Webhook disabled",
 };
@@ -138,7 +140,7 @@ export function renderActivity(main, { signal }) {
     main,
     h("h1", {}, "Activity"),
     note(
-      "What happened to the alphas this key may read, oldest first: builds published and republished (their headline figures before and after), checks that flipped, approvals and retirements, decay of an approved alpha; for administrators also refused builds. GET /v1/events, in the feed's order: new events arrive at the bottom.",
+      "What happened to the alphas this key may read, newest first: builds published and republished (their headline figures before and after), restatements of published figures, checks that flipped, nominations, approvals (with their override reasons) and retirements, decay of an approved alpha; for administrators also refused builds. GET /v1/events?order=newest: new events arrive at the top.",
       "muted",
     ),
     form,
@@ -148,7 +150,7 @@ export function renderActivity(main, { signal }) {
       "div",
       { class: "pager events-pager" },
       more,
-      h("label", { class: "checkbox", for: "events-watch" }, watch, ` Watch for new events (asks again every ${POLL_SECONDS} s at the end of the list)`),
+      h("label", { class: "checkbox", for: "events-watch" }, watch, ` Watch for new events (asks again every ${POLL_SECONDS} s for new events at the top)`),
     ),
     status,
   );
@@ -158,27 +160,30 @@ export function renderActivity(main, { signal }) {
     .catch(() => {}); // the suggestions only: a key that may not list the alphas types them
 
   const shown = new Set(); // event ids on the page: a page asked twice adds nothing twice
-  let cursor = null; // meta.next_cursor of the last page read
+  let older = null; // meta.next_cursor of the last older page read (order=newest)
+  let newest = null; // the id (a cursor) of the newest event shown: new events come after it
   let hasMore = false;
   let busy = null; // the request in flight: one at a time, so pages arrive in order
   let timer = null;
 
-  more.addEventListener("click", () => next());
+  more.addEventListener("click", () => next(false));
   watch.addEventListener("change", () => schedule());
   signal.addEventListener("abort", () => clearTimeout(timer));
-  next();
+  next(false);
 
-  function next() {
-    if (!busy) busy = read().finally(() => (busy = null));
+  /** `fresh`: what came after the newest shown (at the top); else the next older page (at the bottom). */
+  function next(fresh) {
+    if (!busy) busy = read(fresh).finally(() => (busy = null));
     return busy;
   }
 
-  async function read() {
+  async function read(fresh) {
     clearTimeout(timer);
     more.disabled = true;
+    const asked = fresh ? { ...params, after: newest } : { ...params, order: "newest", after: older };
     let answer;
     try {
-      answer = await apiGet("/v1/events", { ...params, after: cursor }, { signal });
+      answer = await apiGet("/v1/events", asked, { signal });
     } catch (error) {
       if (isAbort(error)) return;
       fill(problem, errorBox(error, "The events could not be read"));
@@ -188,29 +193,38 @@ export function renderActivity(main, { signal }) {
       return;
     }
     fill(problem);
+    const items = [];
     for (const event of answer.data) {
       if (shown.has(event.id)) continue;
       shown.add(event.id);
-      list.append(eventItem(event));
+      items.push(eventItem(event));
     }
-    if (answer.meta && answer.meta.next_cursor) cursor = answer.meta.next_cursor;
-    hasMore = Boolean(answer.pagination && answer.pagination.has_more);
+    if (fresh) {
+      // Oldest first from the server: each goes on top of the one before it.
+      for (const item of items) list.prepend(item);
+      if (answer.data.length) newest = answer.data[answer.data.length - 1].id;
+    } else {
+      list.append(...items);
+      if (newest === null && answer.data.length) newest = answer.data[0].id;
+      if (answer.meta && answer.meta.next_cursor) older = answer.meta.next_cursor;
+      hasMore = Boolean(answer.pagination && answer.pagination.has_more);
+    }
     more.hidden = !hasMore;
     more.disabled = false;
-    const last = list.lastElementChild;
+    const top = list.firstElementChild;
     status.textContent = shown.size
-      ? `${int(shown.size)} event${shown.size === 1 ? "" : "s"} shown; the latest recorded ${last.dataset.created.replace("T", " ").slice(0, 19)} UTC${hasMore ? "; more after it" : ""}.`
+      ? `${int(shown.size)} event${shown.size === 1 ? "" : "s"} shown; the latest recorded ${top.dataset.created.replace("T", " ").slice(0, 19)} UTC${hasMore ? "; older ones below (Load more)" : ""}.`
       : "No event that this key may see" + (filters.types.length || filters.alphas.length ? " with these filters." : " yet.");
     schedule();
   }
 
-  /** Ask again after the cursor in a few seconds, while the list is at its end and watched. */
+  /** Ask for what came after the newest event shown in a few seconds, while watched. */
   function schedule() {
     clearTimeout(timer);
-    if (signal.aborted || hasMore || !watch.checked) return;
+    if (signal.aborted || !watch.checked) return;
     timer = setTimeout(() => {
       if (document.hidden) schedule(); // a tab in the background asks nothing
-      else next();
+      else next(true);
     }, POLL_SECONDS * 1000);
   }
 }
@@ -251,8 +265,37 @@ export function summaryOf(event) {
       case "alpha.checks_changed":
         if (!Array.isArray(data.changed)) return rawData(data);
         return [
-          h("p", {}, `Verdicts flipped in build `, h("code", {}, plain(data.build_id)), " (was ", h("code", {}, plain(data.previous_build_id)), "):"),
+          data.cause
+            ? h("p", {}, "Verdicts flipped by a decision about another alpha (", h("span", { class: "event-cause" }, plain(data.cause)), "), build ", h("code", {}, plain(data.build_id)), ":")
+            : h("p", {}, `Verdicts flipped in build `, h("code", {}, plain(data.build_id)), " (was ", h("code", {}, plain(data.previous_build_id)), "):"),
           flippedTable(data.changed),
+        ];
+      case "alpha.nominated":
+        return h(
+          "p",
+          {},
+          h("strong", {}, "Nominated for review"),
+          " by ",
+          h("span", { class: "decided-by" }, plain(data.nominated_by)),
+          data.note ? [": “", h("span", { class: "decision-note" }, plain(data.note)), "”"] : "",
+          " (build ",
+          h("code", {}, plain(data.build_id)),
+          "). It waits in the review queue until a decision.",
+        );
+      case "alpha.restated":
+        if (!Array.isArray(data.restated)) return rawData(data);
+        return [
+          h(
+            "p",
+            {},
+            h("strong", {}, `Restated ${plain(data.count)} published value${data.count === 1 ? "" : "s"}`),
+            ` dated ${plain(data.first_date)} to ${plain(data.last_date)}: build `,
+            h("code", {}, plain(data.build_id)),
+            " changed what ",
+            h("code", {}, plain(data.previous_build_id)),
+            " had published. Both values of each are on /v1/alphas/{alpha}/restatements.",
+          ),
+          h("details", {}, h("summary", {}, `The first ${data.restated.length}`), restatedTable(data.restated)),
         ];
       case "alpha.approved":
       case "alpha.retired":
@@ -399,7 +442,28 @@ function decision(what, data) {
     data.note ? [": “", h("span", { class: "decision-note" }, plain(data.note)), "”"] : "",
     data.build_id ? [" (build ", h("code", {}, plain(data.build_id)), ")"] : "",
     ".",
+    data.override ? [" Approved with failing checks, the override given: “", h("span", { class: "override-reason" }, plain(data.override)), "”."] : "",
+    data.imported_from ? [" Imported: taken elsewhere (", h("span", { class: "imported-from" }, plain(data.imported_from)), "); its live part starts when it was recorded."] : "",
   );
+}
+
+/** The restated values an alpha.restated event carries: each with both values, as text. */
+function restatedTable(values) {
+  const grid = table(["Date", "Dataset", "Field", "Before", "After"], [], { className: "data compact event-restated" });
+  grid.querySelector("tbody").append(
+    ...values.map((v) =>
+      h(
+        "tr",
+        {},
+        h("td", {}, plain(v.date)),
+        h("td", {}, [plain(v.dataset), v.book ? ` (${plain(v.book)})` : ""]),
+        h("td", {}, [plain(v.field), v.period ? ` ${plain(v.period)}` : "", v.symbol ? ` ${plain(v.symbol)}` : ""]),
+        h("td", { class: "number" }, v.before == null ? DASH : plain(v.before)),
+        h("td", { class: "number" }, v.after == null ? DASH : plain(v.after)),
+      ),
+    ),
+  );
+  return grid;
 }
 
 /** The data as JSON text (an event type this page does not know, or an unexpected shape). */
