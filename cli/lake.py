@@ -314,8 +314,12 @@ def print_steps(reports: Sequence[StepReport]) -> int:
 
 def run_gc(args: argparse.Namespace) -> int:
     from pipeline.lake_upkeep import garbage
+    from pipeline.publish import finish_interrupted_publishes
 
     lake_root = args.lake or default_lake()
+    if args.apply:
+        for alpha in finish_interrupted_publishes(lake_root):
+            print(f"finished  the interrupted publish of {alpha}: the catalogue serves its pointer's build")
     found = garbage(lake_root, delete=args.apply)
     verb = "deleted" if args.apply else "garbage"
     for path in found:
@@ -329,6 +333,7 @@ def run_gc(args: argparse.Namespace) -> int:
 
 def run_index(args: argparse.Namespace) -> int:
     from pipeline import catalogue_index
+    from pipeline.publish import finish_interrupted
 
     lake_root = args.lake or default_lake()
     try:
@@ -348,6 +353,9 @@ def run_index(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"alpha-results lake index: Dask scheduler {scheduler}: {exc}", file=sys.stderr)
             return 2
+    # The rebuild indexed every pointer's build, an interrupted publish's switched one with them:
+    # its intent is done.
+    finish_interrupted(lake_root)
     rows = catalogue_index.current_rows(lake_root)
     count = 0 if rows is None else rows.num_rows
     print(

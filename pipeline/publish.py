@@ -237,6 +237,17 @@ def finish_interrupted(lake_root: str, indexed: bool = True) -> list[str]:
     return alphas
 
 
+def finish_interrupted_publishes(lake_root: str) -> list[str]:
+    """`alpha-results lake gc --apply` and `lake index`: every publish killed between its pointer
+    switch and the catalogue commit finished now (the catalogue commits the build its pointer
+    names, so the pointer and the API name the same build again); an intent never switched is
+    dropped (its folder is garbage). Returns the alphas committed."""
+    alphas = finish_interrupted(lake_root)
+    if alphas:
+        catalogue_index.record(lake_root, alphas)
+    return alphas
+
+
 def _unchanged(
     seal_path: str, alpha_id: str, storage: Storage, lake_root: str, pointer: dict[str, Any] | None
 ) -> Outcome:

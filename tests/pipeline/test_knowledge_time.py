@@ -174,6 +174,49 @@ def test_a_second_publish_of_the_alpha_at_the_same_time_loses_its_race(
     assert "lost race" in done.stdout
 
 
+def served_build(lake: Path, alpha: str) -> str:
+    """The build the catalogue index's newest generation serves for `alpha` (what the API reads)."""
+    from pipeline.catalogue_index import current_rows
+
+    rows = current_rows(str(lake))
+    assert rows is not None
+    return dict(zip(rows.column("alpha_id").to_pylist(), rows.column("build_id").to_pylist(), strict=True))[
+        alpha
+    ]
+
+
+@pytest.mark.parametrize("command", [("lake", "gc", "--apply"), ("lake", "index")])
+def test_a_publish_killed_after_its_switch_is_finished_by_gc_and_index(
+    republished: Path, runs: Runs, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Finding 9: a publish killed between its pointer switch and the catalogue commit left the
+    pointer naming a build the API did not serve. Its intent (expired, `switched`) is finished by
+    `lake gc --apply` and by `lake index`: the catalogue then serves the pointer's build."""
+    lake = tmp_path / "lake"
+    subprocess.run(["cp", "-r", str(republished), str(lake)], check=True)
+    before = served_build(lake, ALPHA)
+    # The switch without the commit (a deferred index), then the intent a killed publish leaves.
+    switched = publish_seal(str(runs.seal(ALPHA, 3, "killed")), str(lake), indexed=False)
+    assert switched.status == "published" and switched.build_id is not None
+    assert _current(lake, ALPHA).name == switched.build_id != served_build(lake, ALPHA) == before
+    intent = {
+        "alpha_id": ALPHA,
+        "build_id": switched.build_id,
+        "token": "killed",
+        "state": "switched",
+        "started_at": T0.isoformat(),
+        "expires_at": 0.0,
+    }
+    (lake / "publishing").mkdir(exist_ok=True)
+    (lake / "publishing" / f"{ALPHA}.json").write_text(json.dumps(intent))
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", *command, "--lake", str(lake)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert served_build(lake, ALPHA) == _current(lake, ALPHA).name == switched.build_id
+    assert not (lake / "publishing" / f"{ALPHA}.json").exists()
+
+
 def test_a_week_of_scores_changed_by_a_rerun_is_restated_with_the_names_that_moved(
     runs: Runs, tmp_path: Path
 ) -> None:
