@@ -5,20 +5,26 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from access.records import RESTRICTED
 from cli.main import main
+from datasets import clock
 from pipeline.events import record_run_events
 from records.events import Reader, Scope, Wanted
 from records.store import open_records
 from schemas.checks import LIVE_CHECKS
 from tests.analytics.conftest import ALPHAS, Api
+from tests.decided import noon
 
 ALPHA = "Test_planted_factor"
+"""Approved by the demo's history (2021-11-08) and retired (2022-01-10)."""
+REOPENED = "2022-02-28"
+"""A session after the demo's retirement of ALPHA: the day test_a_promotion_keeps_what_the_checks_said_that_day
+approves it again."""
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -30,45 +36,94 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 OVERRIDE = ("--override", "approved in a test whatever its checks")
 
 
-def approve(capsys: pytest.CaptureFixture[str], alpha: str, as_of: str, *where: str) -> tuple[int, str, str]:
-    """`promote` of an alpha whatever its checks (the standings a test needs)."""
-    return run(capsys, "promote", alpha, "--as-of", as_of, *where, *OVERRIDE)
+def approve(capsys: pytest.CaptureFixture[str], alpha: str, day: str, *where: str) -> tuple[int, str, str]:
+    """`promote` of an alpha whatever its checks (the standings a test needs), recorded on `day`'s
+    clock (a decision is dated when it is recorded)."""
+    with clock.simulated(noon(day)):
+        return run(capsys, "promote", alpha, *where, *OVERRIDE)
+
+
+def retire(capsys: pytest.CaptureFixture[str], alpha: str, day: str, *where: str) -> tuple[int, str, str]:
+    """`retire`, recorded on `day`'s clock."""
+    with clock.simulated(noon(day)):
+        return run(capsys, "retire", alpha, *where)
+
+
+def demo_promotions(records: Path, alpha: str) -> list[tuple[str, str, str]]:
+    """The demo history's decisions about `alpha` (action, as_of, decided_by), oldest first, read
+    from its records with sqlite3."""
+    with sqlite3.connect(records) as db:
+        rows = db.execute(
+            "SELECT action, as_of, decided_by FROM promotions WHERE alpha_id = ? ORDER BY id", (alpha,)
+        ).fetchall()
+    return [(str(a), str(d), str(b)) for a, d, b in rows]
+
+
+def demo_nominations(records: Path) -> dict[str, list[tuple[str, str]]]:
+    """The demo history's nominations (nominated_by, build_id) by alpha, oldest first."""
+    with sqlite3.connect(records) as db:
+        rows = db.execute("SELECT alpha_id, nominated_by, build_id FROM nominations ORDER BY id").fetchall()
+    found: dict[str, list[tuple[str, str]]] = {}
+    for alpha, by, build in rows:
+        found.setdefault(str(alpha), []).append((str(by), str(build)))
+    return found
 
 
 def test_a_promotion_keeps_what_the_checks_said_that_day(
     api: Api, demo_lake: Path, demo_records: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     keystore = f"sqlite:///{tmp_path}/records.sqlite3"
-    shutil.copyfile(demo_records, tmp_path / "records.sqlite3")  # the server's: the seal's approvals
+    shutil.copyfile(demo_records, tmp_path / "records.sqlite3")  # the server's: the demo's decisions
     copy = shutil.copytree(demo_lake, tmp_path / "lake")  # a decision records its index row again
     where = ("--lake", str(copy), "--keystore", keystore, "--policy", "")
-    asked = ("promote", ALPHA, "--by", "head of research", "--note", "diversifier", "--as-of", "2021-12-31")
-    served = api.get(f"/v1/alphas/{ALPHA}/analytics/checks", "raw", to="2021-12-31").json()["data"]
+    asked = ("promote", ALPHA, "--by", "head of research", "--note", "diversifier")
+    demo = json.loads(run(capsys, "promotions", ALPHA, "--keystore", keystore)[1])
+    assert [(p["action"], p["as_of"], p["decided_by"]) for p in demo] == demo_promotions(demo_records, ALPHA)
+    assert [p["action"] for p in demo] == ["approved", "retired"] and demo[-1]["as_of"] < REOPENED
+    served = api.get(f"/v1/alphas/{ALPHA}/analytics/checks", "raw", to=REOPENED).json()["data"]
     failed = [c for c in served["checks"] if c["verdict"] == "fail"]
     assert served["summary"]["verdict"] == "fail" and failed
-    # Issue 47: the verdict first, one line per failed check; a failing alpha is not approved
-    # without an override, and nothing is written.
-    code, out, err = run(capsys, *asked, *where)
-    lines = err.splitlines()
-    assert code == 1 and out == "", err
-    assert (
-        lines[0].startswith(f"approve {ALPHA} as of 2021-12-31") and f"FAIL, {len(failed)} failed" in lines[0]
-    )
-    assert lines[1 : 1 + len(failed)] == [f"  fail  {c['id']}: {c['reason']}" for c in failed]
-    assert '--override "reason"' in lines[-1] and lines[-1].startswith("error: ")
-    assert run(capsys, "promotions", ALPHA, "--keystore", keystore)[1].strip() == "[]"
-    # --dry-run says the same and records nothing, exit 0.
-    code, out, err = run(capsys, *asked, *where, "--dry-run")
-    assert code == 0 and out == "" and err.splitlines()[0] == lines[0]
-    assert "dry run: nothing recorded" in err
-    code, out, err = run(capsys, *asked, *where, "--override", "the diversifier we lack")
+    with clock.simulated(noon(REOPENED)):
+        # A decision is dated when it is recorded: an earlier day only as an import of a decision
+        # taken elsewhere, a later one never; nothing is written.
+        code, out, err = run(capsys, *asked, "--as-of", "2021-12-31", *where, *OVERRIDE)
+        assert (
+            code == 1
+            and out == ""
+            and err.startswith(f"error: as of 2021-12-31 is before today ({REOPENED})")
+        )
+        assert '--import "where"' in err
+        code, out, err = run(
+            capsys, *asked, "--as-of", "2022-03-01", "--import", "minutes", *where, *OVERRIDE
+        )
+        assert (
+            code == 1 and out == "" and err.startswith(f"error: as of 2022-03-01 is after today ({REOPENED}")
+        )
+        # Issue 47: the verdict first, one line per failed check; a failing alpha is not approved
+        # without an override, and nothing is written.
+        code, out, err = run(capsys, *asked, *where)
+        lines = err.splitlines()
+        assert code == 1 and out == "", err
+        assert (
+            lines[0].startswith(f"approve {ALPHA} as of {REOPENED}")
+            and f"FAIL, {len(failed)} failed" in lines[0]
+        )
+        assert lines[1 : 1 + len(failed)] == [f"  fail  {c['id']}: {c['reason']}" for c in failed]
+        assert '--override "reason"' in lines[-1] and lines[-1].startswith("error: ")
+        assert json.loads(run(capsys, "promotions", ALPHA, "--keystore", keystore)[1]) == demo
+        # --dry-run says the same and records nothing, exit 0.
+        code, out, err = run(capsys, *asked, *where, "--dry-run")
+        assert code == 0 and out == "" and err.splitlines()[0] == lines[0]
+        assert "dry run: nothing recorded" in err
+        code, out, err = run(capsys, *asked, *where, "--override", "the diversifier we lack")
     assert code == 0, err
     recorded = json.loads(out)
     assert recorded["snapshot"]["override"] == "the diversifier we lack"
-    assert recorded["action"] == "approved" and recorded["as_of"] == "2021-12-31"
+    assert recorded["action"] == "approved" and recorded["as_of"] == REOPENED
+    assert recorded["recorded_at"].startswith(f"{REOPENED}T12:")
     assert recorded["decided_by"] == "head of research" and recorded["note"] == "diversifier"
     snapshot = recorded["snapshot"]
-    assert snapshot["as_of"] == "2021-12-31"
+    assert snapshot["as_of"] == REOPENED and snapshot.get("imported_from") is None
     assert snapshot["policy"] == served["policy"]
     assert snapshot["verdict"] == served["summary"]["verdict"]
     assert snapshot["checks"] == [
@@ -81,39 +136,31 @@ def test_a_promotion_keeps_what_the_checks_said_that_day(
         events = records.events.page(Reader(scopes=(Scope(everything=True),)), Wanted()).events
     finally:
         records.close()
-    # (the records also hold the demo build's events and the seal's approvals of its production alphas)
+    # (the records also hold the demo history's events: its approval of ALPHA among them)
     assert [
         (e.type, e.alpha_id, e.data["as_of"], e.data["override"])
         for e in events
         if (e.alpha_id, e.type) == (ALPHA, "alpha.approved")
-    ] == [("alpha.approved", ALPHA, "2021-12-31", "the diversifier we lack")]
+    ] == [
+        ("alpha.approved", ALPHA, demo[0]["as_of"], demo[0]["snapshot"]["override"]),
+        ("alpha.approved", ALPHA, REOPENED, "the diversifier we lack"),
+    ]
 
     # A decision that does not follow from the last is refused, and nothing is written.
-    code, _, err = run(
-        capsys,
-        "promote",
-        ALPHA,
-        "--by",
-        "me",
-        "--note",
-        "again",
-        *where,
-        *OVERRIDE,
-    )
-    assert code == 1 and "already approved" in err
-    code, _, err = run(
-        capsys, "retire", ALPHA, "--by", "me", "--note", "early", "--as-of", "2021-06-01", *where
-    )
-    assert code == 1 and "before the last decision" in err
-    code, out, err = run(
-        capsys, "retire", ALPHA, "--by", "risk", "--note", "decayed", "--as-of", "2022-03-01", *where
-    )
+    with clock.simulated(noon(REOPENED)):
+        code, _, err = run(capsys, "promote", ALPHA, "--by", "me", "--note", "again", *where, *OVERRIDE)
+        assert code == 1 and "already approved" in err
+        early = ("--as-of", "2022-02-01", "--import", "committee minutes")
+        code, _, err = run(capsys, "retire", ALPHA, "--by", "me", "--note", "early", *early, *where)
+        assert code == 1 and "before the last decision" in err
+    code, out, err = retire(capsys, ALPHA, "2022-03-11", "--by", "risk", "--note", "decayed", *where)
     assert code == 0, err
     code, out, _ = run(capsys, "promotions", ALPHA, "--keystore", keystore)
     assert code == 0
     assert [(p["action"], p["as_of"]) for p in json.loads(out)] == [
-        ("approved", "2021-12-31"),
-        ("retired", "2022-03-01"),
+        *((p["action"], p["as_of"]) for p in demo),
+        ("approved", REOPENED),
+        ("retired", "2022-03-11"),
     ]
 
 
@@ -140,35 +187,57 @@ def test_an_alpha_the_lake_does_not_publish_is_refused(
 
 
 def test_the_history_is_served_to_the_alphas_readers_only(
-    with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
+    with_records: tuple[Api, str, Path], demo_records: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     api, url, lake = with_records
     where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why")
-    assert approve(capsys, ALPHA, "2021-06-30", *where)[0] == 0
-    assert run(capsys, "retire", ALPHA, "--as-of", "2021-09-30", *where)[0] == 0
+    demo = demo_promotions(demo_records, ALPHA)  # approved, then retired, by the demo's history
+    assert approve(capsys, ALPHA, REOPENED, *where)[0] == 0
+    approved = api.ok(f"/v1/alphas/{ALPHA}/promotions")["data"]["decisions"][-1]
+    checks = api.ok(f"/v1/alphas/{ALPHA}/analytics/checks", to=REOPENED)["data"]
+    assert approved["snapshot"]["verdict"] == checks["summary"]["verdict"]
+    assert [c["verdict"] for c in approved["snapshot"]["checks"]] == [c["verdict"] for c in checks["checks"]]
+    assert retire(capsys, ALPHA, "2022-03-11", *where)[0] == 0
     printed = json.loads(run(capsys, "promotions", ALPHA, "--keystore", url)[1])
     body = api.get(f"/v1/alphas/{ALPHA}/promotions")
     assert body.status_code == 200, body.text
     data = body.json()["data"]
-    assert (data["alpha"], data["standing"], data["since"]) == (ALPHA, "retired", "2021-09-30")
-    assert [d["action"] for d in data["decisions"]] == ["approved", "retired"]
-    # The command line prints the same decisions, each with its alpha.
-    assert [{k: v for k, v in d.items() if k != "alpha_id"} for d in printed] == data["decisions"]
-    approved = data["decisions"][0]
-    checks = api.ok(f"/v1/alphas/{ALPHA}/analytics/checks", to="2021-06-30")["data"]
-    assert approved["snapshot"]["verdict"] == checks["summary"]["verdict"]
-    assert [c["verdict"] for c in approved["snapshot"]["checks"]] == [c["verdict"] for c in checks["checks"]]
-    # Never decided: standing never, no decisions.
+    assert (data["alpha"], data["standing"], data["since"]) == (ALPHA, "retired", "2022-03-11")
+    assert [(d["action"], d["as_of"], d["decided_by"]) for d in data["decisions"]] == [
+        *demo,
+        ("approved", REOPENED, "ops"),
+        ("retired", "2022-03-11", "ops"),
+    ]
+    # The command line prints the same decisions, each with its alpha; the route also says which
+    # build it serves now of a decision taken on another (the demo's, on its research run).
+    served_now = json.loads((lake / "alphas" / ALPHA / "_current.json").read_text())["build_id"]
+    assert [d.get("served_build_id") for d in data["decisions"]] == [
+        None if d["build_id"] == served_now else served_now for d in data["decisions"]
+    ]
+    assert data["decisions"][0]["build_id"] != served_now
+    assert [{k: v for k, v in d.items() if k not in ("alpha_id", "served_build_id")} for d in printed] == [
+        {k: v for k, v in d.items() if k != "served_build_id"} for d in data["decisions"]
+    ]
+    # Never decided nor nominated: standing never, no decisions.
     never = api.ok("/v1/alphas/Test_small_universe/promotions")["data"]
-    assert (never["standing"], never["since"], never["decisions"]) == ("never", None, [])
-    # Sealed as production: approved by its seal at its first publish, as of its research cutoff.
-    sealed = api.ok("/v1/alphas/momentum_12_1/promotions")["data"]
-    assert sealed["standing"] == "approved" and [d["action"] for d in sealed["decisions"]] == ["approved"]
-    assert (sealed["decisions"][0]["decided_by"], sealed["decisions"][0]["note"]) == (
-        "seal",
-        "sealed as production",
+    assert (never["standing"], never["since"], never["decisions"], never["nominations"]) == (
+        "never",
+        None,
+        [],
+        [],
     )
-    assert sealed["since"] == sealed["decisions"][0]["as_of"]
+    # The demo's history recorded momentum_12_1's nomination by its seal, then the head of research's
+    # approval (with an override): its seal approved nothing.
+    momentum = api.ok("/v1/alphas/momentum_12_1/promotions")["data"]
+    recorded = demo_promotions(demo_records, "momentum_12_1")
+    assert [(d["action"], d["as_of"], d["decided_by"]) for d in momentum["decisions"]] == recorded
+    assert [d["decided_by"] for d in momentum["decisions"]] == ["head of research"]
+    assert momentum["decisions"][0]["snapshot"]["override"]
+    assert (momentum["standing"], momentum["since"]) == ("approved", recorded[-1][1])
+    nominated = demo_nominations(demo_records)["momentum_12_1"]
+    assert [(n["nominated_by"], n["build_id"]) for n in momentum["nominations"]] == nominated
+    assert [by for by, _ in nominated] == ["seal"]
+    assert momentum["nominations"][0]["recorded_at"] < momentum["decisions"][0]["recorded_at"]
     # A key that may not read the alpha learns nothing about its decisions, not even that there are any.
     hidden = api.get("/v1/alphas/momentum_12_1/promotions", token="testonly")
     assert hidden.status_code == 403 and hidden.json()["error"]["code"] == "alpha_not_allowed"
@@ -188,13 +257,15 @@ def publish_now(api: Api, url: str, lake: Path, alpha: str) -> list[dict]:
     """The build events a run of `alpha` records now (the checks of today's standings), as served."""
     records = open_records(url)
     try:
-        record_run_events(records, str(lake), [alpha], [], "", 365)
+        # A retention that keeps the events of the test's decisions, recorded on 2021's clock: a
+        # purge of them would leave ids missing before the new event, which the feed waits for.
+        record_run_events(records, str(lake), [alpha], [], "", 36_500)
     finally:
         records.close()
     return [e for e in api.ok("/v1/events", limit=100)["data"] if e["type"] == "alpha.published"]
 
 
-@pytest.mark.parametrize("with_records", ["empty"], indirect=True)  # records without the seals'
+@pytest.mark.parametrize("with_records", ["empty"], indirect=True)  # records without the demo's decisions
 def test_a_snapshot_and_an_event_are_the_checks_route_with_the_standings_of_their_day(
     with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -267,26 +338,28 @@ def test_a_snapshot_and_an_event_are_the_checks_route_with_the_standings_of_thei
     assert not any(other in json.dumps(bare) for other in others)
 
 
-def test_a_decision_takes_effect_on_the_last_session_and_says_what_it_moves(
+def test_a_decision_takes_effect_the_day_it_is_recorded_and_says_what_it_moves(
     with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 47: `--as-of` defaults to the alpha's last session (was today: after the data, every
-    live figure not measurable), and a decision says what it changes for the live book: the
-    approved set every reference set is drawn from, and each reference-set check of the approved
-    alphas (the production ones) that moves, as their own checks route answers before and after."""
+    """Issue 64: a decision is dated when it is recorded (`--as-of` defaults to today by the records'
+    clock; issue 47 had made it the alpha's last session), and (issue 47) it says what it changes for
+    the live book: the approved set every reference set is drawn from, and each reference-set check
+    of the approved alphas (the production ones) that moves, as their own checks route answers
+    before and after."""
     api, url, lake = with_records
     where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why", "--policy", "")
     override = OVERRIDE
-    code, _, err = run(capsys, "promote", ALPHA, *where, *override, "--dry-run")
-    last = long_short_returns(lake, ALPHA)["date"].max()
-    assert code == 0 and f"as of {last}" in err.splitlines()[0], err
+    today = "2022-03-14"  # the Monday after the demo's last session (2022-03-11)
+    with clock.simulated(noon(today)):
+        code, _, err = run(capsys, "promote", ALPHA, *where, *override, "--dry-run")
+    assert code == 0 and err.splitlines()[0].startswith(f"approve {ALPHA} as of {today} "), err
     (moves,) = [line for line in err.splitlines() if line.startswith("the approved set every")]
     before_set, after_set = moves.split(": ", 1)[1].split(" -> ")
-    assert before_set == "momentum_12_1, value_composite_legacy", moves  # the seal's approvals
+    assert before_set == "momentum_12_1, value_composite_legacy", moves  # the demo's approvals
     assert set(after_set.split(", ")) == {"momentum_12_1", "value_composite_legacy", ALPHA}, moves
     before = {c["id"]: c for c in api.ok("/v1/alphas/momentum_12_1/analytics/checks")["data"]["checks"]}
-    code, out, err = run(capsys, "promote", ALPHA, *where, *override)
-    assert code == 0 and json.loads(out)["as_of"] == str(last)
+    code, out, err = approve(capsys, ALPHA, today, *where)
+    assert code == 0 and json.loads(out)["as_of"] == today
     after = {c["id"]: c for c in api.ok("/v1/alphas/momentum_12_1/analytics/checks")["data"]["checks"]}
     moving = [
         c
@@ -298,55 +371,61 @@ def test_a_decision_takes_effect_on_the_last_session_and_says_what_it_moves(
         moved = f"  momentum_12_1  {check}: {before[check]['value']:.4g} -> {after[check]['value']:.4g}, "
         assert any(line.startswith(moved) for line in err.splitlines()), (moved, err)
     # A decision that does not follow from the last is refused before any figure is computed.
-    code, _, err = run(capsys, "promote", ALPHA, *where, *override, "--dry-run")
+    with clock.simulated(noon(today)):
+        code, _, err = run(capsys, "promote", ALPHA, *where, *override, "--dry-run")
     assert code == 1 and err.splitlines() == [
-        f"error: {ALPHA} is already approved (as of {last}); retire it first"
+        f"error: {ALPHA} is already approved (as of {today}); retire it first"
     ]
 
 
-def test_the_catalogue_shows_each_alphas_standing_and_since_when(
-    api: Api, demo_seals: Path, demo_lake: Path
-) -> None:
+def test_the_catalogue_shows_each_alphas_standing_and_since_when(api: Api, demo_records: Path) -> None:
     """Issue 47, item 1: one standing per alpha, shown where the alphas are listed. `/v1/alphas`
     says of every alpha where it stands and since when, as its `/promotions` does: the demo's
-    restricted alphas (sealed as production) approved by their seal at their first publish, as of
-    their research cutoff, the `Test_` alphas never decided; a key reading `Test_` alphas alone
-    sees their rows only, the same."""
+    history decided on value_composite_legacy and momentum_12_1 (approved), Test_planted_factor
+    (approved, then retired), its seal's nomination of Test_short_term_reversal waits in the queue,
+    every other alpha never decided (read independently from the records with sqlite3); a key
+    reading `Test_` alphas alone sees their rows only, the same."""
+    nominations = demo_nominations(demo_records)
+    expected: dict[str, tuple[str, str | None]] = {}
+    for alpha in ALPHAS:
+        decided = demo_promotions(demo_records, alpha)
+        if decided:
+            expected[alpha] = (decided[-1][0], decided[-1][1] if decided[-1][0] == "approved" else None)
+        else:
+            expected[alpha] = ("nominated" if alpha in nominations else "never", None)
+    assert {a for a, (standing, _) in expected.items() if standing == "approved"} == {
+        "momentum_12_1",
+        "value_composite_legacy",
+    }
+    assert expected[ALPHA][0] == "retired" and expected["Test_short_term_reversal"][0] == "nominated"
     rows = {row["alpha_id"]: row for row in api.all_rows("/v1/alphas")}
     assert sorted(rows) == sorted(ALPHAS)
     for alpha, row in rows.items():
+        assert (row["standing"], row["approved_since"]) == expected[alpha], row
         history = api.ok(f"/v1/alphas/{alpha}/promotions")["data"]
-        decided = [(d["action"], d["as_of"], d["decided_by"], d["note"]) for d in history["decisions"]]
-        if alpha in RESTRICTED:
-            # As of its research cutoff, else of its first publish (after its last session).
-            cutoff = json.loads((demo_seals / alpha / "manifest.json").read_text())["research_cutoff"]
-            since = row["approved_since"]
-            assert row["standing"] == "approved" and since == (cutoff or since), row
-            assert cutoff is not None or since > str(long_short_returns(demo_lake, alpha)["date"].max())
-            assert decided == [("approved", since, "seal", "sealed as production")], decided
-        else:
-            assert (row["standing"], row["approved_since"], decided) == ("never", None, []), (row, decided)
-        assert (history["standing"], history["since"]) == (row["standing"], row["approved_since"])
+        decided = [(d["action"], d["as_of"], d["decided_by"]) for d in history["decisions"]]
+        assert decided == demo_promotions(demo_records, alpha)
+        assert history["standing"] == row["standing"]
+        assert history["since"] == (decided[-1][1] if decided else None)
+        assert [(n["nominated_by"], n["build_id"]) for n in history["nominations"]] == nominations.get(
+            alpha, []
+        )
     # The screener's standing column says the same, and its production filter is the approved set.
     screened = {
         r["alpha_id"]: (r["standing"], r["approved_since"]) for r in api.all_rows("/v1/analytics/screen")
     }
-    assert screened == {a: (r["standing"], r["approved_since"]) for a, r in rows.items()}
+    assert screened == expected
     production = {r["alpha_id"] for r in api.all_rows("/v1/analytics/screen", production="true")}
-    assert (
-        production
-        == {a for a, r in rows.items() if r["standing"] == "approved"}
-        == set(filter(RESTRICTED.__contains__, ALPHAS))
-    )
+    assert production == {a for a, (standing, _) in expected.items() if standing == "approved"}
     tested = api.all_rows("/v1/alphas", "testonly")
     assert [(r["alpha_id"], r["standing"], r["approved_since"]) for r in tested] == [
-        (r["alpha_id"], "never", None) for r in rows.values() if r["alpha_id"] not in RESTRICTED
+        (r["alpha_id"], *expected[r["alpha_id"]]) for r in rows.values() if r["alpha_id"].startswith("Test_")
     ]
 
 
 @pytest.mark.parametrize(
     "with_records", ["empty"], indirect=True
-)  # no seal approvals: the sets are the test's
+)  # without the demo's decisions: the sets are the test's
 def test_after_a_retirement_a_snapshot_measures_the_set_of_its_day(
     with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -360,7 +439,7 @@ def test_after_a_retirement_a_snapshot_measures_the_set_of_its_day(
     where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why", "--policy", "")
     for alpha, as_of in ((ALPHA, "2021-06-30"), ("value_composite_legacy", "2021-09-30")):
         assert approve(capsys, alpha, as_of, *where)[0] == 0
-    assert run(capsys, "retire", ALPHA, "--as-of", "2021-11-30", *where)[0] == 0
+    assert retire(capsys, ALPHA, "2021-11-30", *where)[0] == 0
     code, out, err = approve(capsys, "momentum_12_1", "2021-12-31", *where)
     assert code == 0, err
     by_id = {check["id"]: check for check in json.loads(out)["snapshot"]["checks"]}
