@@ -12,9 +12,10 @@ from collections.abc import Iterator
 import pytest
 
 from analytics.standings import Standings
-from records.promotions import Promotion
+from records.promotions import Action, Promotion
 from records.store import Records
 from serve.records import RecordsSource
+from tests.decided import decide_on
 
 
 @pytest.fixture
@@ -28,8 +29,9 @@ def standings(source: RecordsSource) -> Standings:
     return asyncio.run(source.standings())
 
 
-def decide(records: Records, alpha: str, action: str, as_of: str) -> None:
-    records.decide(alpha, action, dt.date.fromisoformat(as_of), "tests", "", "build", {})  # type: ignore[arg-type]
+def decide(records: Records, alpha: str, action: Action, as_of: str) -> None:
+    """The decision recorded on `as_of`'s clock (a decision is dated when it is recorded)."""
+    decide_on(records, alpha, action, as_of, build_id="build")
 
 
 def test_the_standings_follow_each_decision_and_are_read_once_per_version(
