@@ -1,10 +1,11 @@
 """The screener's live columns (issue 35 item 2): each alpha's live against backtest at its split,
 paid once in the pipeline (the catalogue index row), served, sorted and filtered.
 
-Over a copy of the demo lake on which an operator approved four alphas at random dates with the real
-command line (`alpha-results promote`, one retired since): every alpha's `live_split` is its approval
-(the decision recorded its index row again), else its seal's research_cutoff, else its first
-publish, as `/analytics/live` says; the figures are `/analytics/live`'s at that split exactly, and an
+Over a copy of the demo lake on which an operator approved four alphas on random days' clocks with
+the real command line (`alpha-results promote`, one retired since): every alpha's `live_split` is
+its approval's, the last session the lake had first published when it was recorded (the decision
+recorded its index row again; tests/knowledge.py), else its seal's research_cutoff, else the last
+session of its first publication, as `/analytics/live` says; the figures are `/analytics/live`'s at that split exactly, and an
 independent recomputation from the served ledger rows within 1e-9; sorts and filters select what
 the recomputation selects; a key without the ledger sees them null and may not filter on them;
 `alpha-results lake index` keeps the approval split; and an index written before the columns serves
@@ -13,31 +14,37 @@ them null until a row is recorded again."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import io
 import math
 import random
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import polars as pl
 import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
 
 from cli.main import main as cli
+from datasets import clock
 from tests.analytics.conftest import ALPHAS, CALLERS, Api
 from tests.callers import authenticator_for
+from tests.decided import noon
+from tests.knowledge import current_build, known_split
 
 PATH = "/v1/analytics/screen"
 LIVE_PATH = "/v1/alphas/{}/analytics/live"
 TOLERANCE = 1e-9
 MIN_OOS = 63
 LIVE_FIGURES = ("live_information_ratio", "backtest_information_ratio", "decay_ratio", "live_sessions")
-APPROVED = ("momentum_12_1", "value_composite_legacy", "Test_small_universe", "Test_low_vol_incomplete")
-RETIRED = "Test_small_universe"
+APPROVED = ("momentum_12_1", "value_composite_legacy", "Test_planted_factor", "Test_small_universe")
+RETIRED = "Test_planted_factor"
 
 
 @dataclass(frozen=True)
@@ -45,7 +52,8 @@ class World:
     api: Api
     lake: Path
     records: str
-    approvals: dict[str, str]  # alpha -> as_of
+    approvals: dict[str, str]  # alpha -> its live split: the last session known when it was approved
+    ends: dict[str, str]  # a retired alpha -> the last session known when it was retired
 
 
 def run_cli(*argv: str) -> str:
@@ -59,8 +67,33 @@ def ledger_dates(api: Api, alpha: str) -> list[str]:
     return [row["date"] for row in api.all_rows(f"/v1/alphas/{alpha}/portfolio", book="long_short")]
 
 
+def first_published_on(lake: Path, alpha: str) -> dt.date:
+    """The day the lake first published the alpha (polars over its `known_sessions`)."""
+    known = pl.read_parquet(current_build(lake, alpha) / "known_sessions.parquet")
+    first = known["first_published_at"].min()
+    assert isinstance(first, dt.datetime)
+    return first.date()
+
+
+def recorded(records: str, alpha: str, action: str) -> dt.datetime:
+    """When the alpha's latest decision `action` was recorded (sqlite3)."""
+    with sqlite3.connect(records.removeprefix("sqlite:///")) as db:
+        row = db.execute(
+            "SELECT recorded_at FROM promotions WHERE alpha_id = ? AND action = ? ORDER BY id DESC LIMIT 1",
+            (alpha, action),
+        ).fetchone()
+    assert row is not None, (alpha, action)
+    return dt.datetime.fromisoformat(row[0])
+
+
 @pytest.fixture(scope="module")
 def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -> Iterator[World]:
+    """Records of their own (not the demo's), on which an operator approved four alphas with the
+    command line, each on a random day's clock (a decision is dated when it is recorded), and
+    retired one: so each live split is the last session the lake had first published that day
+    (tests/knowledge.py), never the day itself. The demo played its history on a simulated clock:
+    momentum_12_1, value_composite_legacy and Test_planted_factor were published run by run, the
+    others all at once at its end."""
     from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
@@ -69,26 +102,39 @@ def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -
     lake = Path(shutil.copytree(demo_lake, folder / "lake"))
     records = f"sqlite:///{folder / 'records.sqlite3'}"
     rng = random.Random("screen:live")
-    approvals: dict[str, str] = {}
+    retired_on = dt.date.fromisoformat(ledger_dates(api, RETIRED)[-3])
+    days: dict[str, dt.date] = {}
     for n, alpha in enumerate(APPROVED):
         dates = ledger_dates(api, alpha)
-        # One approved too recently for a decay ratio, the others anywhere with a live quarter.
-        approvals[alpha] = dates[-20] if n == 0 else rng.choice(dates[20 : -MIN_OOS - 5])
+        if n == 0:  # approved too recently for a decay ratio
+            days[alpha] = dt.date.fromisoformat(dates[-20])
+            continue
+        first = first_published_on(lake, alpha)
+        if alpha == "Test_small_universe":  # first published whole at the history's end: no live part
+            days[alpha] = first + dt.timedelta(days=1)
+            continue
+        # Any day after its first publication whose live part (to its retirement) holds a quarter.
+        last = known_split(lake, alpha, noon(retired_on)).isoformat() if alpha == RETIRED else dates[-1]
+        candidates = [
+            day
+            for day in (first + dt.timedelta(days=k) for k in range(1, 120))
+            if sum(known_split(lake, alpha, noon(day)).isoformat() < d <= last for d in dates) >= MIN_OOS + 5
+        ]
+        days[alpha] = rng.choice(candidates)
     where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
-    for alpha, as_of in approvals.items():
-        run_cli(
-            "promote",
-            alpha,
-            "--as-of",
-            as_of,
-            *where,
-            "--note",
-            "live",
-            "--override",
-            "approved in a test whatever its checks",
-        )
-    retired = ledger_dates(api, RETIRED)[-3]
-    run_cli("retire", RETIRED, "--as-of", retired, *where, "--note", "decayed")
+    override = ("--override", "approved in a test whatever its checks")
+    decisions = [(day, "promote", alpha, "live", *override) for alpha, day in days.items()]
+    decisions.append((retired_on, "retire", RETIRED, "decayed"))
+    for day, action, alpha, note, *more in sorted(decisions):
+        with clock.simulated(noon(day)):
+            run_cli(action, alpha, *where, "--note", note, *more)
+    approvals = {
+        alpha: known_split(lake, alpha, recorded(records, alpha, "approved")).isoformat()
+        for alpha in APPROVED
+    }
+    for alpha, day in days.items():  # never the day itself: what was first published by then
+        assert approvals[alpha] < day.isoformat(), (alpha, approvals[alpha], day)
+    ends = {RETIRED: known_split(lake, RETIRED, recorded(records, RETIRED, "retired")).isoformat()}
     app = create_app(
         Settings(lake=str(lake), environment="test"),
         authenticate=authenticator_for(CALLERS),
@@ -96,7 +142,7 @@ def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -
         records=RecordsSource(records),
     )
     with TestClient(app=app) as client:
-        yield World(Api(client), lake, records, approvals)
+        yield World(Api(client), lake, records, approvals, ends)
 
 
 def information_ratio(r: np.ndarray) -> float | None:
@@ -106,9 +152,12 @@ def information_ratio(r: np.ndarray) -> float | None:
     return float(np.mean(r)) / sd * math.sqrt(252) if sd > 0 else None
 
 
-def recomputed(api: Api, alpha: str, split: str | None) -> dict[str, Any]:
-    """The live columns from the served long_short ledger rows (numpy only), at `split`."""
+def recomputed(api: Api, alpha: str, split: str | None, end: str | None = None) -> dict[str, Any]:
+    """The live columns from the served long_short ledger rows (numpy only), at `split`, the live
+    part ending with `end` (a retirement's last known session) when given."""
     rows = api.all_rows(f"/v1/alphas/{alpha}/portfolio", book="long_short")
+    if end is not None:
+        rows = [row for row in rows if row["date"] <= end]
     if split is None:
         return dict.fromkeys(LIVE_FIGURES)
     if not rows:
@@ -149,6 +198,8 @@ def test_every_row_splits_where_the_live_route_does(world: World) -> None:
         )
         if alpha in world.approvals:  # the retired one too: its live part starts at the approval
             assert (row["live_split"], row["live_split_origin"]) == (world.approvals[alpha], "approval")
+            if alpha in world.ends:  # the last session known when its retirement was recorded
+                assert live["out_of_sample"]["last_session"] == world.ends[alpha]
         else:
             assert row["live_split_origin"] in ("research_cutoff", "first_published"), row
         # One computation: the live route's own figures at that split, to the last bit.
@@ -161,13 +212,16 @@ def test_every_row_splits_where_the_live_route_does(world: World) -> None:
 def test_the_live_columns_equal_a_recomputation_from_served_rows(world: World) -> None:
     measured = 0
     for row in screened(world):
-        want = recomputed(world.api, row["alpha_id"], row["live_split"])
+        want = recomputed(world.api, row["alpha_id"], row["live_split"], world.ends.get(row["alpha_id"]))
         for name in LIVE_FIGURES:
             assert close(row[name], want[name]), (row["alpha_id"], name, row[name], want[name])
         measured += row["decay_ratio"] is not None
     assert measured >= 2  # approvals with a live quarter and a positive backtest
     recent = next(r for r in screened(world) if r["alpha_id"] == APPROVED[0])
-    assert recent["live_sessions"] == 19 and recent["decay_ratio"] is None
+    assert 0 < recent["live_sessions"] < MIN_OOS and recent["decay_ratio"] is None
+    # Approved after its whole history was first published at once: nothing live yet.
+    whole = next(r for r in screened(world) if r["alpha_id"] == APPROVED[3])
+    assert (whole["live_sessions"], whole["live_information_ratio"]) == (0, None)
 
 
 @pytest.mark.parametrize(
@@ -189,7 +243,10 @@ def test_sorted_on_a_live_column_as_recomputed(world: World, column: str) -> Non
 
 def test_filtered_on_live_columns_as_recomputed(world: World) -> None:
     rows = screened(world)
-    want = {r["alpha_id"]: recomputed(world.api, r["alpha_id"], r["live_split"]) for r in rows}
+    want = {
+        r["alpha_id"]: recomputed(world.api, r["alpha_id"], r["live_split"], world.ends.get(r["alpha_id"]))
+        for r in rows
+    }
 
     def kept(name: str, low: float | None = None, high: float | None = None) -> list[str]:
         return [
@@ -266,9 +323,8 @@ def test_lake_index_keeps_the_approval_split(world: World, tmp_path: Path) -> No
 def test_an_index_written_before_the_live_columns_serves_them_null(world: World, tmp_path: Path) -> None:
     """Until `lake index`, an older generation has no live column: null on every row, and a
     decision records its alpha's row with them."""
-    import datetime as dt
-
     from alpha_results_seal.storage import Storage
+    from analytics.tenure import Tenure
     from datasets.catalogue_index import catalogue_dir, newest
     from pipeline.catalogue_index import record
     from schemas.lake import LIVE_COLUMNS
@@ -282,14 +338,17 @@ def test_an_index_written_before_the_live_columns_serves_them_null(world: World,
     app = TestClient(app=_app(lake))
     with app as client:
         rows = Api(client).all_rows(PATH)
-    assert rows and all(row[c] is None for row in rows for c in LIVE_COLUMNS)
-    # An approval recorded now (as `alpha-results promote` does): that row alone has them.
-    as_of = dt.date.fromisoformat(world.approvals[APPROVED[2]])
-    record(str(lake), approvals={APPROVED[2]: as_of})
+    served = ("live_split", "live_split_origin", *LIVE_FIGURES)  # the tenure columns are the index's own
+    assert rows and all(row[c] is None for row in rows for c in served)
+    # An approval recorded (as `alpha-results promote` records the row): that row alone has them.
+    alpha = APPROVED[1]
+    approved_at = recorded(world.records, alpha, "approved")
+    record(str(lake), approvals={alpha: Tenure(approved_at, approved_at.date())})
     found = index_rows(lake)
-    assert (found[APPROVED[2]]["live_split"], found[APPROVED[2]]["live_split_origin"]) == (as_of, "approval")
-    assert found[APPROVED[2]]["live_sessions"] is not None
-    assert all(found[a]["live_split"] is None for a in found if a != APPROVED[2])
+    split = dt.date.fromisoformat(world.approvals[alpha])
+    assert (found[alpha]["live_split"], found[alpha]["live_split_origin"]) == (split, "approval")
+    assert found[alpha]["live_sessions"] >= MIN_OOS
+    assert all(found[a]["live_split"] is None for a in found if a != alpha)
 
 
 def _app(lake: Path) -> Any:
@@ -317,8 +376,6 @@ def test_a_row_that_cannot_be_written_leaves_the_decision_recorded(
     printed = run_cli(
         "promote",
         "Test_ledger_only",
-        "--as-of",
-        "2021-12-31",
         *where,
         "--override",
         "approved in a test whatever its checks",
@@ -336,39 +393,46 @@ def test_a_row_that_cannot_be_written_leaves_the_decision_recorded(
 def test_a_republished_approved_alpha_keeps_its_approval_split(tmp_path: Path) -> None:
     """A new build of an approved alpha is published by the pipeline, which reads no records: its
     row keeps the approval split of the row it replaces, with the new build's figures there."""
-    import datetime as dt
-
     from analytics.figures import Figures
     from pipeline.build import build_many
     from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
 
     alpha = "Test_live_factory"
-    seals = {n: write_factory_seal(tmp_path / f"v{n}", alpha_id=alpha, weeks=40, seed=n) for n in (3, 4)}
+    # The same seed writes the same first weeks: the second run appends weeks after the approval.
+    seals = {w: write_factory_seal(tmp_path / f"w{w}", alpha_id=alpha, weeks=w, seed=3) for w in (20, 40)}
     lake = tmp_path / "lake"
     spy = write_benchmark_seal(tmp_path / "spy", sessions=300)
-    assert all(o.status != "refused" for o in build_many([str(spy), str(seals[3])], str(lake), jobs=1))
+    # Each step on its own day's clock (the lake keeps whole seconds: steps a second apart on the
+    # real clock could be dated alike): the research run published the day after its last session,
+    # the approval two days later, the next run once its weeks are over.
+    with clock.simulated(noon("2023-05-20")):
+        assert all(o.status != "refused" for o in build_many([str(spy), str(seals[20])], str(lake), jobs=1))
     records = f"sqlite:///{tmp_path / 'records.sqlite3'}"
-    as_of = dt.date(2023, 5, 26)  # 20 of the 40 weeks after it
     where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "ops", "--note", "n")
-    run_cli(
-        "promote",
-        alpha,
-        "--as-of",
-        as_of.isoformat(),
-        *where,
-        "--override",
-        "approved in a test whatever its checks",
-    )
+    with clock.simulated(noon("2023-05-22")):
+        run_cli("promote", alpha, *where, "--override", "approved in a test whatever its checks")
+    # The last session the lake held when the approval was recorded: the research run's last.
+    as_of = known_split(lake, alpha, recorded(records, alpha, "approved"))
+    assert as_of == dt.date(2023, 5, 19)
     first = index_rows(lake)[alpha]
-    assert (first["live_split"], first["live_split_origin"]) == (as_of, "approval")
+    assert (first["live_split"], first["live_split_origin"], first["live_sessions"]) == (as_of, "approval", 0)
 
-    assert all(o.status != "refused" for o in build_many([str(seals[4])], str(lake), jobs=1))
+    with clock.simulated(noon("2023-10-07")):
+        assert all(o.status != "refused" for o in build_many([str(seals[40])], str(lake), jobs=1))
     row = index_rows(lake)[alpha]
     assert row["build_id"] != first["build_id"]
     assert (row["live_split"], row["live_split_origin"]) == (as_of, "approval")
-    figures = Figures.open(str(lake))
+    assert known_split(lake, alpha, recorded(records, alpha, "approved")) == as_of  # carried to the new build
+    from pipeline.promotions import standings_of
+    from records.store import open_records
+
+    held = open_records(records)
     try:
-        live = figures.live(alpha, approved=as_of)
+        figures = Figures.open(str(lake), standings_of(held))
+    finally:
+        held.close()
+    try:
+        live = figures.live(alpha)
     finally:
         figures.reader.close()
     assert live.split_origin == "approval"
