@@ -165,6 +165,7 @@ def executor_of(flag: str | None) -> str | None:
 def run_build(args: argparse.Namespace) -> int:
     started = time.time()
     from alpha_results_seal.seal_limits import SealLimits
+    from datasets.retention import history_seconds
     from pipeline.build import build_many, expand_seal_prefix
     from pipeline.catalogue_steps import run_catalogue_steps
 
@@ -176,6 +177,7 @@ def run_build(args: argparse.Namespace) -> int:
         return 2
     try:
         limits = SealLimits.from_env()
+        history_seconds()  # the operator's history retention, checked before anything is written
     except ValueError as exc:
         print_lines([f"alpha-results build: {exc}"], sys.stderr)
         return 2

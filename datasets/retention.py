@@ -5,7 +5,8 @@ A build is immutable once written. Three rules decide when its folder may go:
 1. **Named builds stay.** The catalogue index's newest generation names the build readers serve
    (`datasets/catalogue_index.py`), and the pointer names the current build and its retained predecessors
    (`previous_builds`, with `superseded_at` for each). A predecessor is retained while it was
-   superseded less than `layout.BUILD_RETENTION_SECONDS` ago, or while it is one of the
+   superseded less than the operator's history retention ago (`ALPHA_RESULTS_BUILD_HISTORY_DAYS`,
+   default 7 days, never under `layout.BUILD_RETENTION_SECONDS`), or while it is one of the
    `KEEP_PREVIOUS_BUILDS` newest. Workers re-read pointers at least every
    `layout.MAX_REFRESH_SECONDS` and map a build's files when they open it, so no worker still
    serves a build once it leaves this history, however fast the publishes come.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -41,6 +43,27 @@ from datasets import catalog, catalogue_index, layout, pins
 log = logging.getLogger("datasets.retention")
 
 KEEP_PREVIOUS_BUILDS = 2
+
+HISTORY_ENV = "ALPHA_RESULTS_BUILD_HISTORY_DAYS"
+DEFAULT_HISTORY_DAYS = 7.0
+"""How long a superseded build stays named by its alpha's pointer (so kept), in days, as the
+operator sets it (issue 64: a notebook holding a build, two runs compared). Never shorter than
+`layout.BUILD_RETENTION_SECONDS` (what a worker may still serve)."""
+
+
+def history_seconds() -> float:
+    """The operator's history retention in seconds; ValueError naming the setting when it is not a
+    number of days from 0 to 36,500."""
+    text = os.environ.get(HISTORY_ENV, "").strip()
+    if not text:
+        return DEFAULT_HISTORY_DAYS * 86_400.0
+    try:
+        days = float(text)
+    except ValueError:
+        days = float("nan")
+    if not 0.0 <= days <= 36_500.0:  # NaN fails too
+        raise ValueError(f"{HISTORY_ENV} must be a number of days from 0 to 36500, not {text!r}")
+    return max(days * 86_400.0, layout.BUILD_RETENTION_SECONDS)
 
 
 def _iso(moment: float) -> str:
@@ -71,6 +94,7 @@ def next_history(previous: dict[str, Any] | None, new_build_id: str, now: float)
 
     Pointers written before `superseded_at` was recorded count their predecessors as superseded
     now (kept longer, never shorter)."""
+    keep = history_seconds()
     entries: list[tuple[str, float]] = []
     if previous and previous.get("build_id"):
         recorded = previous.get("superseded_at") or {}
@@ -80,7 +104,7 @@ def next_history(previous: dict[str, Any] | None, new_build_id: str, now: float)
     for build_id, superseded in entries:
         if build_id == new_build_id or any(build_id == k for k, _ in kept):
             continue
-        recent = now - superseded < layout.BUILD_RETENTION_SECONDS
+        recent = now - superseded < keep
         if recent or len(kept) < KEEP_PREVIOUS_BUILDS:
             kept.append((build_id, superseded))
     return {

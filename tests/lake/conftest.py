@@ -286,3 +286,11 @@ def stop(process: subprocess.Popen[Any]) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)  # not reaped yet: the group is still this server's
         process.wait(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def history_at_its_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lake's retention tests measure the floor every deployment keeps (the two newest
+    predecessors, and what a worker may still serve: `layout.BUILD_RETENTION_SECONDS`): the
+    operator's history in days is set to 0 here; tests/lake/test_history_days.py tests the days."""
+    monkeypatch.setenv("ALPHA_RESULTS_BUILD_HISTORY_DAYS", "0")

@@ -16,6 +16,7 @@ import pytest
 from alpha_results_seal import arrow_schemas as S
 from datasets import catalog
 from datasets.layout import BUILD_RETENTION_SECONDS
+from datasets.retention import history_seconds
 from datasets.writer import BuildWriter
 from pipeline import catalogue_index
 from pipeline.publish import publish_seal
@@ -122,8 +123,9 @@ def test_builds_superseded_long_ago_beyond_the_two_newest_are_deleted(
     ]
     pointer_path = lake / "alphas" / "Test_factory" / "_current.json"
     pointer = json.loads(pointer_path.read_text())
-    # As if the three predecessors had been superseded an hour ago.
-    long_ago = (datetime.now(UTC) - timedelta(seconds=BUILD_RETENTION_SECONDS + 3000)).isoformat()
+    # As if the three predecessors had been superseded before the history retention (7 days by
+    # default: ALPHA_RESULTS_BUILD_HISTORY_DAYS) and an hour.
+    long_ago = (datetime.now(UTC) - timedelta(seconds=history_seconds() + 3000)).isoformat()
     pointer["superseded_at"] = {b: long_ago for b in pointer["previous_builds"]}
     pointer_path.write_text(json.dumps(pointer))
     old = time.time() - BUILD_RETENTION_SECONDS - 3000
