@@ -28,8 +28,11 @@ import httpx
 import pytest
 
 import tests.e2e.test_serve_stack as serve_stack
+from cli.main import main as run_cli
+from datasets import clock
 from records.store import open_records
 from serve.endpoints import endpoints
+from tests.decided import noon
 from tests.e2e.browser import chromium_or_skip
 from tests.e2e.test_dashboard import (
     ROOMY,
@@ -42,13 +45,16 @@ from tests.e2e.test_dashboard import (
     make_keys,
     open_dashboard,
 )
+from tests.knowledge import approval_recorded_at, known_split
 
 pytestmark = pytest.mark.e2e
 
 ALPHA = "momentum_12_1"  # its seal's research_cutoff splits it (2021-12-14)
-APPROVED = "Test_planted_factor"  # approved by the module's fixture on APPROVED_ON
-APPROVED_ON = "2021-09-30"
-AFTER_THE_DATA = "value_composite_legacy"  # split on the day the catalogue first published it
+APPROVED = "Test_planted_factor"  # approved by the module's fixture, recorded on APPROVED_ON's clock
+APPROVED_ON = "2021-12-06"
+"""The approval's day (its as_of): the demo lake then held the alpha's sessions up to 2021-12-03 (its
+second run); its live part is the sessions first published after (the split: `LiveSite.split`)."""
+AFTER_THE_DATA = "Test_short_term_reversal"  # no research_cutoff: split at its first publication's end
 HOSTILE = '<img src=x onerror="window.__pwned = 1"><script>window.__pwned = 1</script>'
 DECIDED_BY = f"head of research {HOSTILE}"
 TIME_CHARTS = ("cumulative-return", "drawdown", "ic-weekly", "rolling-ic", "rolling-ir")
@@ -68,6 +74,7 @@ class LiveSite(Site):
     no_live: str = ""  # every endpoint but analytics.live and catalog.alphas.promotions; every alpha
     admin: str = ""  # an administrator's key: sees build.refused too
     records_url: str = ""  # the key store's database, where the records (promotions, events) are
+    split: str = ""  # APPROVED's live split, recomputed from the lake's files (tests/knowledge.py)
 
 
 def granted_key(keystore: str, email: str, name: str, without: set[str]) -> str:
@@ -109,31 +116,23 @@ def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         "all",
     )
     admin = granted_key(keystore, "ops@example.com", "ops", set())
-    # The decision as an operator records it (its alpha.approved event with it), before the server starts.
-    cli(
-        keystore,
-        "promote",
-        APPROVED,
-        "--as-of",
-        APPROVED_ON,
-        "--by",
-        DECIDED_BY,
-        "--note",
-        f"diversifier {HOSTILE}",
-        "--override",
-        "approved in a test whatever its checks",
-        "--lake",
-        str(demo_lake),
-        "--keystore",
-        keystore,
-    )
+    # The decision as an operator records it (its alpha.approved event with it), before the server
+    # starts, on APPROVED_ON's clock (a decision is dated when it is recorded).
+    with clock.simulated(noon(APPROVED_ON)):
+        promote = ["promote", APPROVED, "--by", DECIDED_BY, "--note", f"diversifier {HOSTILE}"]
+        promote += ["--override", "approved in a test whatever its checks"]
+        assert run_cli([*promote, "--lake", str(demo_lake), "--keystore", keystore]) == 0
+    split = known_split(demo_lake, APPROVED, approval_recorded_at(folder / "keys.sqlite3", APPROVED))
+    assert split.isoformat() < APPROVED_ON
     with (
         serve_stack.serving(demo_lake, keystore, workers=1) as (port, _),
         sync_playwright() as playwright,
     ):
         browser = playwright.chromium.launch(executable_path=executable)
         try:
-            yield LiveSite(f"http://127.0.0.1:{port}", browser, keys, no_live, admin, keystore)
+            yield LiveSite(
+                f"http://127.0.0.1:{port}", browser, keys, no_live, admin, keystore, split.isoformat()
+            )
         finally:
             browser.close()
 
@@ -160,13 +159,24 @@ def shown_number(text: str) -> float:
     return float(matched[0].replace(",", ""))
 
 
+def four_digits(value: float) -> str:
+    """A number as format.js `num` writes it: four significant digits, an exponent (JavaScript's
+    `toExponential(3)`: `5.906e-4`) outside [1e-3, 1e6)."""
+    if value == 0:
+        return "0"
+    if 1e-3 <= abs(value) < 1e6:
+        return repr(float(f"{value:.4g}")).removesuffix(".0")
+    mantissa, exponent = f"{value:.3e}".split("e")
+    return f"{mantissa}e{int(exponent):+d}"
+
+
 def as_shown(value: float, unit: str) -> str:
     """How the page writes a value of `unit` (labels.js UNITS), recomputed here."""
     if unit == "percentage_points":
         return f"{value:.2f}%".replace("-0.00%", "0.00%")
     if unit == "per_year":
-        return f"{float(f'{value:.4g}')!r} per year".replace(".0 per", " per")
-    return repr(float(f"{value:.4g}")).removesuffix(".0")
+        return f"{four_digits(value)} per year"
+    return four_digits(value)
 
 
 LIVE_ROWS = (
@@ -384,10 +394,12 @@ def test_an_approved_alpha_shows_its_standing_and_its_live_part_from_the_approva
     page = visit.page
     page.wait_for_selector("#live-split[data-origin='approval']")
     answer = site.api(f"/v1/alphas/{APPROVED}/analytics/live", site.keys.full).json()["data"]
-    assert (answer["split_date"], answer["split_origin"]) == (APPROVED_ON, "approval")
+    assert (answer["split_date"], answer["split_origin"]) == (site.split, "approval")
     assert answer["consistency"]["verdict"] != "not_measurable"  # long enough to be judged
-    assert page.inner_text("#live-split-date") == APPROVED_ON
-    assert "the approval (its as_of: an operator's" in page.inner_text("#live-split")
+    assert page.inner_text("#live-split-date") == site.split
+    assert "the approval: the last session the lake had published when it was recorded" in page.inner_text(
+        "#live-split"
+    )
     assert_live_table(page, answer)
     assert_verdicts(page, answer)
     # The standing, with who decided and why as text (their markup is not parsed).
@@ -399,7 +411,7 @@ def test_an_approved_alpha_shows_its_standing_and_its_live_part_from_the_approva
     assert page.eval_on_selector_all("#live img, #live script", "nodes => nodes.length") == 0
     assert page.evaluate("window.__pwned") is None
     for chart in TIME_CHARTS:
-        assert_shaded_after(page, chart, APPROVED_ON, "approval")
+        assert_shaded_after(page, chart, site.split, "approval")
     assert "Out of sample (live)" in page.inner_text("#live-table thead")
     keep_screenshot(page, tmp_path, "alpha-approved-live.png")
     check_clean(site, visit)
@@ -420,12 +432,12 @@ def test_an_approved_alpha_shows_its_standing_and_its_live_part_from_the_approva
     )
     assert sheet.page.inner_text(row.format("live") + " th") == "Live against backtest"
     live = sheet.page.inner_text(row.format("live") + " td.summary-says")
-    assert live.startswith(f"Live (out of sample) ({APPROVED_ON}: the approval (its as_of"), live
+    assert live.startswith(f"Live (out of sample) ({site.split}: the approval: the last session"), live
     assert sheet.page.inner_text("#page-live > h2") == "Live against backtest"
     legend = sheet.page.eval_on_selector_all(
         "#sheet-equity svg.svg-legend text", "ts => ts.map(t => t.textContent)"
     )
-    assert legend[-1] == f"live (out of sample) after {APPROVED_ON}"
+    assert legend[-1] == f"live (out of sample) after {site.split}"
     assert sheet.page.eval_on_selector_all("#tearsheet img, #tearsheet script", "nodes => nodes.length") == 0
     sheet.page.locator("#page-summary").screenshot(path=str(tmp_path / "tearsheet-approved-summary.png"))
     keep_artefact(tmp_path / "tearsheet-approved-summary.png")
@@ -560,11 +572,13 @@ EVENT_ROWS = (
 
 
 def served_events(site: LiveSite, token: str, **params: Any) -> list[dict[str, Any]]:
-    """Every event the key may see, oldest first, page after page (as the dashboard reads them)."""
+    """Every event the key may see, newest first (`order=newest`), page after page (as the dashboard
+    reads them)."""
     out: list[dict[str, Any]] = []
     after = None
     while True:
-        page = site.api("/v1/events", token, limit=2, **params, **({"after": after} if after else {})).json()
+        cursor = {"after": after} if after else {}
+        page = site.api("/v1/events", token, limit=2, order="newest", **params, **cursor).json()
         out += page["data"]
         if not page["pagination"]["has_more"]:
             return out
@@ -579,6 +593,14 @@ def wait_for_events(page: Any, ids: list[str]) -> list[dict[str, Any]]:
     )
     rows: list[dict[str, Any]] = page.eval_on_selector_all("#events li.event", EVENT_ROWS)
     return rows
+
+
+def page_through(page: Any, ids: list[str]) -> list[dict[str, Any]]:
+    """The list grows two at a time, "Load more" reading each older page, until it is `ids`."""
+    for end in range(2, len(ids), 2):
+        wait_for_events(page, ids[:end])
+        page.click("#events-more")
+    return wait_for_events(page, ids)
 
 
 def small_pages(route: Any) -> None:
@@ -597,23 +619,34 @@ def test_the_activity_page_lists_pages_filters_and_watches_the_events(
     served = served_events(site, site.keys.full)
     types = [e["type"] for e in served]
     assert "build.refused" not in types  # for administrators
-    mine = ["alpha.approved", "alpha.republished", "alpha.checks_changed", "alpha.decay", "alpha.published"]
-    assert [t for t in types if t in mine][:5] == mine  # oldest first
-    # Two at a time: "Load more" follows the cursor until the end, and the list is the feed's.
-    for end in range(2, len(served), 2):
-        wait_for_events(page, [e["id"] for e in served[:end]])
-        page.click("#events-more")
-    shown = wait_for_events(page, [e["id"] for e in served])
+    # Newest first: the events the fixture wrote, newest on top, then the checks the approval
+    # changed (every other alpha's correlation to the approved set, now measurable), then the
+    # approval.
+    written = ["alpha.published", "alpha.decay", "alpha.checks_changed", "alpha.republished"]
+    assert types[:4] == written
+    assert types[-1] == "alpha.approved" and served[-1]["alpha"] == APPROVED
+    decided = served[4:-1]
+    others = {a["alpha_id"] for a in site.api("/v1/alphas", site.keys.full).json()["data"]} - {APPROVED}
+    assert sorted(e["alpha"] for e in decided) == sorted(others)
+    for event in decided:
+        assert event["type"] == "alpha.checks_changed", event
+        assert [c["id"] for c in event["data"]["changed"]] == ["production_correlation"], event
+    # Two at a time: "Load more" follows the cursor back to the first, and the list is the feed's.
+    shown = page_through(page, [e["id"] for e in served])
     page.wait_for_selector("#events-more[hidden]", state="attached")
     asked = [dict(httpx.URL(url).params) for url in visit.requests if httpx.URL(url).path == "/v1/events"]
-    assert asked[0] == {"limit": "50"} and asked[1]["after"] == served[1]["id"]  # as sent, before the rewrite
+    first = site.api("/v1/events", site.keys.full, limit=2, order="newest").json()
+    assert asked[0] == {"limit": "50", "order": "newest"}  # as sent, before the rewrite
+    assert asked[1] == {"limit": "50", "order": "newest", "after": first["meta"]["next_cursor"]}
     # Each event: its type, its alpha (a link to its page), its time, and what its data says.
-    by_type = {row["type"]: row for row in reversed(shown)}  # the first of each type
+    by_type = {row["type"]: row for row in reversed(shown)}  # the newest of each type
     for row, event in zip(shown, served, strict=True):
         assert row["alpha"] == (event["alpha"] or "")
         assert f"{event['created_at'][:19].replace('T', ' ')} UTC" in row["text"]
     republished_id = next(e["id"] for e in served if e["type"] == "alpha.republished")
-    changed_id = next(e["id"] for e in served if e["type"] == "alpha.checks_changed")
+    changed_id = next(
+        e["id"] for e in served if e["type"] == "alpha.checks_changed" and e["data"]["build_id"] == "b-new"
+    )
     assert page.get_attribute(f"li[data-id='{republished_id}'] a.event-alpha", "href") == f"#/alphas/{ALPHA}"
     republished = by_type["alpha.republished"]["text"]
     assert "New build b-new (was b-old)" in republished
@@ -639,7 +672,7 @@ def test_the_activity_page_lists_pages_filters_and_watches_the_events(
     assert "Decay ratio decay_ratio: 0.2 FAIL" in by_type["alpha.decay"]["text"]
     keep_screenshot(page, tmp_path, "activity.png")
 
-    # Watched: an event recorded now arrives at the bottom, after the cursor, without a reload.
+    # Watched: an event recorded now arrives on top, after the newest shown, without a reload.
     records = open_records(site.records_url)
     try:
         records.events.append(
@@ -655,10 +688,10 @@ def test_the_activity_page_lists_pages_filters_and_watches_the_events(
         )
     finally:
         records.database.close()
-    newest = served_events(site, site.keys.full)[-1]
+    newest = served_events(site, site.keys.full)[0]
     assert newest["type"] == "alpha.retired"
-    rows = wait_for_events(page, [e["id"] for e in served] + [newest["id"]])
-    assert "Retired from the live book as of 2022-03-01 by cio: “decayed”" in rows[-1]["text"]
+    rows = wait_for_events(page, [newest["id"]] + [e["id"] for e in served])
+    assert "Retired from the live book as of 2022-03-01 by cio: “decayed”" in rows[0]["text"]
 
     # Filters: by type, then by alpha; each list is what the feed answers for the same filter.
     page.check("#activity-form input[value='alpha.republished']")
@@ -667,7 +700,7 @@ def test_the_activity_page_lists_pages_filters_and_watches_the_events(
     page.wait_for_function("location.hash === '#/activity?type=alpha.republished%2Calpha.checks_changed'")
     typed = served_events(site, site.keys.full, type="alpha.republished,alpha.checks_changed")
     assert {e["type"] for e in typed} == {"alpha.republished", "alpha.checks_changed"}
-    wait_for_events(page, [e["id"] for e in typed])
+    page_through(page, [e["id"] for e in typed])
     page.goto(f"{site.base}/ui#/alphas/{APPROVED}")
     page.click("#open-activity")  # an alpha's page links its own events
     only = served_events(site, site.keys.full, alpha=APPROVED)
@@ -704,10 +737,10 @@ def test_the_activity_page_shows_nothing_about_an_alpha_the_key_may_not_read(
     assert served and all((e["alpha"] or "Test_").startswith("Test_") for e in served)
     rows = wait_for_events(page, [e["id"] for e in served])
     assert ALPHA not in page.inner_text("#events") and "new_alpha" not in page.inner_text("#events")
-    assert rows[-1]["type"] == "webhook.disabled" and rows[-1]["alpha"] == ""
+    assert rows[0]["type"] == "webhook.disabled" and rows[0]["alpha"] == ""  # the newest
     assert (
         "The webhook wh_1 to https://hooks.example.com/alpha was disabled after 30 attempts failing since"
-        f" 2026-11-24T18:00:00Z, at event {'0' * 32}: {notice['reason']}." in rows[-1]["text"]
+        f" 2026-11-24T18:00:00Z, at event {'0' * 32}: {notice['reason']}." in rows[0]["text"]
     )
     assert "webhook.disabled" not in [e["type"] for e in served_events(site, site.keys.full)]
     keep_screenshot(page, tmp_path, "activity-limited.png")
@@ -752,14 +785,18 @@ def test_hostile_text_in_an_event_is_shown_as_text(site: LiveSite, events: list[
     page = visit.page
     served = served_events(site, site.keys.full, alpha="Test_ledger_only")
     rows = wait_for_events(page, [e["id"] for e in served])
-    assert [row["type"] for row in rows] == ["alpha.published", "alpha.checks_changed"]
-    assert f"First published: build {HOSTILE}." in rows[0]["text"]
-    page.click(f"li[data-id='{served[0]['id']}'] details summary")
-    assert HOSTILE in page.inner_text(f"li[data-id='{served[0]['id']}'] table")
+    # Newest first: the two written here, then the approval's change of its correlation check.
+    assert [row["type"] for row in rows] == [
+        "alpha.checks_changed",
+        "alpha.published",
+        "alpha.checks_changed",
+    ]
+    changed, published = served[0]["id"], served[1]["id"]
+    assert f"First published: build {HOSTILE}." in rows[1]["text"]
+    page.click(f"li[data-id='{published}'] details summary")
+    assert HOSTILE in page.inner_text(f"li[data-id='{published}'] table")
     # A shape the page does not expect (`changed` is not a list) is shown as its JSON, as text.
-    assert '"changed": "<img src=x onerror=' in page.inner_text(
-        f"li[data-id='{served[1]['id']}'] pre.event-data"
-    )
+    assert '"changed": "<img src=x onerror=' in page.inner_text(f"li[data-id='{changed}'] pre.event-data")
     assert page.eval_on_selector_all("#events img, #events script, #events b", "nodes => nodes.length") == 0
     assert page.evaluate("window.__pwned") is None
     check_clean(site, visit)

@@ -19,7 +19,7 @@ export const PART_FIGURES = ["information_ratio", "excess_sharpe", "rebuilt_mean
 
 // Where a split comes from (`split_origin`), in the words of docs/analytics.md.
 export const ORIGINS = {
-  approval: "the approval (its as_of: an operator's, or the seal's at the alpha's first publish): the live part starts after the day it was approved",
+  approval: "the approval: the last session the lake had published when it was recorded; the live part is every session first published after it",
   research_cutoff: "the seal's research_cutoff: the last date the research looked at",
   first_published: "the date the catalogue first published the alpha",
   request: "the what-if split asked here (split=), not the alpha's own",
