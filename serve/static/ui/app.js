@@ -1,6 +1,6 @@
 // The dashboard's entry point: sign-in, the top bar, and the views (the catalogue at #/, an alpha at
 // #/alphas/{alpha_id}, its tear sheet at #/alphas/{alpha_id}/tearsheet, #/compare, #/combine,
-// #/report (the comparison report of up to ten alphas) and #/activity). Routing is by the URL's
+// #/report (the comparison report of up to ten alphas), #/review (the review queue) and #/activity). Routing is by the URL's
 // fragment, so the server serves one page.
 
 import { renderActivity } from "./activity_page.js";
@@ -9,6 +9,7 @@ import { renderCatalogue } from "./catalogue.js";
 import { renderCombine } from "./combine_page.js";
 import { renderCompare } from "./compare_page.js";
 import { renderReport } from "./report_page.js";
+import { renderReview } from "./review_page.js";
 import { add, fill, h } from "./dom.js";
 import { forgetKey, readKey } from "./session.js";
 import { checkKey, renderSignIn } from "./sign_in.js";
@@ -40,6 +41,7 @@ document.querySelector(".topbar .brand").after(
     h("a", { href: "#/compare" }, "Compare"),
     h("a", { href: "#/combine" }, "Combine"),
     h("a", { href: "#/report", id: "nav-report" }, "Report"),
+    h("a", { href: "#/review", id: "nav-review" }, "Review"),
     h("a", { href: "#/activity", id: "nav-activity" }, "Activity"),
   ),
 );
@@ -66,6 +68,7 @@ function route() {
   else if (/^#\/compare(\?|$)/.test(hash)) renderCompare(main, context);
   else if (/^#\/combine(\?|$)/.test(hash)) renderCombine(main, context);
   else if (/^#\/report(\?|$)/.test(hash)) renderReport(main, context);
+  else if (/^#\/review$/.test(hash)) renderReview(main, context);
   else if (/^#\/activity(\?|$)/.test(hash)) renderActivity(main, context);
   else renderCatalogue(main, context);
 }
