@@ -11,6 +11,7 @@ import statsmodels.api as sm
 from scipy.stats import spearmanr
 
 from analytics.access import Access
+from analytics.metrics import MetricsInputs
 from tests.metrics.factory import ALL_ACCESS, make_inputs, metrics_json
 
 REL = 1e-9
@@ -184,8 +185,23 @@ def test_partly_absent_stored_metrics_name_what_is_missing() -> None:
     assert data["core"]["information_ratio"]["value"] == 0.9
 
 
+def rebuilt_headline(inputs: MetricsInputs) -> tuple[float, float]:
+    """The information ratio and max drawdown (percentage points) of the inputs' ledger, recomputed
+    with numpy: daily r = ending / starting - 1; mean / std (ddof 1) x sqrt(sessions a year); the
+    deepest fall of (1 + r).cumprod() from its running peak, the start at 1.0 included."""
+    assert inputs.ledger is not None
+    r = inputs.ledger["ending_equity"] / inputs.ledger["starting_equity"] - 1.0
+    ir = r.mean() / r.std(ddof=1) * np.sqrt(inputs.conventions.sessions_per_year)
+    equity = np.r_[1.0, np.cumprod(1.0 + r)]
+    return float(ir), float(np.max(1.0 - equity / np.maximum.accumulate(equity)) * 100.0)
+
+
 def test_core_stat_entries_follow_the_rules() -> None:
-    data, warnings = metrics_json(make_inputs(), "overall", None, None, False, ALL_ACCESS)
+    # Sealed headline figures its own ledger rebuilds: nothing to say (issue 64's rule below).
+    inputs = make_inputs()
+    overall = inputs.stored["overall"][""]  # type: ignore[index]
+    overall["information_ratio"], overall["max_drawdown_pct"] = rebuilt_headline(inputs)
+    data, warnings = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
     core = data["core"]
     assert warnings == []
     assert core["ic"]["annualisation"] == "per_period" and core["ic"]["signal"] == "conditioned"
@@ -205,6 +221,36 @@ def test_core_stat_entries_follow_the_rules() -> None:
     assert data["doc_url"] == "/v1/alphas/Test_synthetic/metrics/_doc"
     assert (data["alpha"], data["alpha_id"]) == ("Test_synthetic", "src-synthetic-1")
     assert "panel" not in data and "doc" not in data
+
+
+def test_sealed_headline_figures_the_ledger_does_not_rebuild_are_flagged() -> None:
+    """Issue 64: a stored headline figure its own ledger does not rebuild (a run that changed its
+    sessions and not its stored metrics) is flagged on core, naming each figure sealed and rebuilt;
+    core serves the sealed values. Only a key that may read the ledger is told."""
+    inputs = make_inputs()  # sealed information_ratio 0.9, max_drawdown_pct 9.5: not the ledger's
+    ir, drawdown = rebuilt_headline(inputs)
+    assert abs(ir - 0.9) > 1e-3 and abs(drawdown - 9.5) > 1e-3
+    data, warnings = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
+    assert codes(warnings) == [("headline_reproduction_mismatch", "core")]
+    (message,) = [w["message"] for w in warnings]
+    sessions = inputs.ledger["date"].size  # type: ignore[index]
+    assert f"information_ratio sealed 0.9, rebuilt from the ledger's {sessions} sessions {ir:.6g}" in message
+    assert (
+        f"max_drawdown_pct sealed 9.5, rebuilt from the ledger's {sessions} sessions {drawdown:.6g}"
+        in message
+    )
+    assert (
+        data["core"]["information_ratio"]["value"] == 0.9 and data["core"]["max_drawdown_pct"]["value"] == 9.5
+    )
+    # One figure off: that one alone is named.
+    overall = inputs.stored["overall"][""]  # type: ignore[index]
+    overall["information_ratio"] = ir
+    _, warnings = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
+    (message,) = [w["message"] for w in warnings if w["code"] == "headline_reproduction_mismatch"]
+    assert "max_drawdown_pct sealed 9.5" in message and "information_ratio" not in message
+    without_ledger = dataclasses.replace(ALL_ACCESS, ledger=False)
+    _, warnings = metrics_json(inputs, "overall", None, None, False, without_ledger)
+    assert "headline_reproduction_mismatch" not in [w["code"] for w in warnings]
 
 
 @pytest.mark.parametrize(
