@@ -1,13 +1,23 @@
 """Decay and the expected live haircut (`/analytics/decay`; issue 50, item 7).
 
-Over a copy of the demo lake on which an operator approved every alpha with the real command line
-(`alpha-results promote`, each at a date with a positive backtest and a live quarter where one
-exists; one retired since): the IC's decay is refitted by scipy's `curve_fit` (another optimiser)
-to the term structure read from the build's `weekly_term.parquet` with pandas; the haircut is
-recomputed from the served `/analytics/live` of every other approved alpha the key may read
-(numpy's `lstsq`, a loop for leave-one-out) within 1e-9, for a key reading every alpha (the
-catalogue's calibration) and one reading Test_ alphas alone (too few: the literature's, counted
-over its alphas alone); the figures withheld from a key without the ledger or the cross-sections.
+The IC's decay, over a copy of the demo lake: refitted by scipy's `curve_fit` (another optimiser)
+to the term structure read from the build's `weekly_term.parquet` with pandas.
+
+The haircut is recomputed from the served `/analytics/live` of every other approved alpha the key
+may read with a live quarter (numpy's `lstsq`, a loop for leave-one-out) within 1e-9. A live track
+is the sessions the lake first published after the approval was recorded (docs/events.md, "What
+was known when"), so each world records its decisions with the real command line (`alpha-results
+promote`, `retire`) on that day's clock, and expects the knowledge split (tests/knowledge.py):
+
+- the demo lake, every alpha approved on a random day (one retired since): its history published
+  value_composite_legacy and Test_planted_factor run by run, so theirs alone hold a live quarter,
+  too few for the catalogue's calibration: the literature's, its error over those two;
+- a lake of eight factory alphas published run by run on a simulated clock (a research run, then
+  two more), each approved after the first: the catalogue's calibration for a key reading every
+  alpha, the literature's for one reading Test_ alphas alone (two of them), a retired one still
+  counted;
+
+and the figures withheld from a key without the ledger or the cross-sections.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ import io
 import math
 import random
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -28,15 +39,19 @@ from typing import Any
 import msgspec
 import numpy as np
 import pandas as pd
+import polars as pl
 import pytest
 from litestar.testing import TestClient
 from scipy.optimize import curve_fit
 
 from analytics.decay import fit_decay
 from cli.main import main as cli
+from datasets import clock
 from tests.analytics.conftest import ALPHAS, CALLERS, Api
 from tests.analytics.reference import Lake
 from tests.callers import authenticator_for
+from tests.decided import noon
+from tests.knowledge import current_build, known_split
 
 PATH = "/v1/alphas/{}/analytics/decay"
 LIVE_PATH = "/v1/alphas/{}/analytics/live"
@@ -45,14 +60,34 @@ MIN_LIVE = 63  # M
 MIN_ALPHAS = 5  # K
 PRIOR = 0.74  # 1 - McLean and Pontiff's 26%
 HORIZONS = (1, 2, 4, 8)
-RETIRED = "Test_small_universe"
+RETIRED = "Test_planted_factor"
+LIVE_TRACKS = ("value_composite_legacy", "Test_planted_factor")
+"""The demo's alphas published run by run long enough for a live quarter after an approval."""
+FACTORY = {
+    "factory_a": 100,
+    "factory_b": 102,
+    "factory_c": 104,
+    "factory_d": 106,
+    "factory_e": 110,
+    "factory_f": 112,
+    "Test_factory_g": 113,
+    "Test_factory_h": 118,
+}
+"""The factory lake's alphas and their seeds (each with a positive backtest at its approval, some
+with a live track that keeps it and some with one that loses it)."""
+FACTORY_RETIRED = "factory_c"
+RUNS = {30: "2023-07-29", 50: "2023-12-16", 60: "2024-02-24"}
+"""The factory alphas' runs (weeks) and the day each was published: the day after its last session."""
+FACTORY_APPROVED_ON = "2023-07-31"
+FACTORY_RETIRED_ON = "2024-01-10"
 
 
 @dataclass(frozen=True)
 class World:
     api: Api
     lake: Path
-    approvals: dict[str, str]
+    records: str
+    approvals: dict[str, str]  # alpha -> its live split: the last session known when it was approved
 
 
 def run_cli(*argv: str) -> None:
@@ -65,41 +100,128 @@ def ir(r: pd.Series) -> float | None:
     return None if len(r) < 2 or not sd > 0 else float(r.mean() / sd * math.sqrt(252))
 
 
-def approval_date(api: Api, alpha: str, rng: random.Random) -> str:
-    """A date with a positive backtest information ratio and a live quarter after it, where one is."""
-    rows = api.all_rows(f"/v1/alphas/{alpha}/portfolio", book="long_short")
-    frame = pd.DataFrame(rows)
+def recorded(records: str, alpha: str, action: str) -> dt.datetime:
+    """When the alpha's latest decision `action` was recorded (sqlite3)."""
+    with sqlite3.connect(records.removeprefix("sqlite:///")) as db:
+        row = db.execute(
+            "SELECT recorded_at FROM promotions WHERE alpha_id = ? AND action = ? ORDER BY id DESC LIMIT 1",
+            (alpha, action),
+        ).fetchone()
+    assert row is not None, (alpha, action)
+    return dt.datetime.fromisoformat(row[0])
+
+
+def publications(lake: Path, alpha: str) -> list[tuple[dt.datetime, dt.date]]:
+    """Each publication of the alpha's sessions: when, and the last session it held (polars)."""
+    known = pl.read_parquet(current_build(lake, alpha) / "known_sessions.parquet")
+    grouped = (
+        known.filter(pl.col("dataset") == "portfolio")
+        .group_by("first_published_at")
+        .agg(pl.col("date").max())
+        .sort("first_published_at")
+    )
+    return list(zip(grouped["first_published_at"], grouped["date"], strict=True))
+
+
+def approval_day(api: Api, lake: Path, alpha: str, rng: random.Random, end: str | None) -> dt.date | None:
+    """A day after the alpha's first publication on which an approval splits it at a positive
+    backtest information ratio with a live quarter after it (to `end`, a retirement's last known
+    session), None when no day does."""
+    frame = pd.DataFrame(api.all_rows(f"/v1/alphas/{alpha}/portfolio", book="long_short"))
     r = frame["ending_equity"] / frame["starting_equity"] - 1.0
-    cuts = range(60, len(frame) - MIN_LIVE - 5)
-    good = [c for c in cuts if (ir(r.iloc[: c + 1]) or 0.0) > 0]
-    return str(frame["date"].iloc[rng.choice(good or list(cuts))])
+    dates = frame["date"]
+    published = publications(lake, alpha)
+    good = []
+    for k in range(1, 200):
+        day = published[0][0].date() + dt.timedelta(days=k)
+        split = max(last for at, last in published if at <= noon(day)).isoformat()
+        live = int(((dates > split) & (dates <= (end or dates.iloc[-1]))).sum())
+        if live >= MIN_LIVE + 5 and (ir(r[dates <= split]) or 0.0) > 0:
+            good.append(day)
+    return rng.choice(good) if good else None
 
 
-@pytest.fixture(scope="module")
-def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -> Iterator[World]:
+def served_app(lake: Path, records: str) -> Any:
     from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
 
-    folder = tmp_path_factory.mktemp("decay")
-    lake = Path(shutil.copytree(demo_lake, folder / "lake"))
-    records = f"sqlite:///{folder / 'records.sqlite3'}"
-    rng = random.Random("decay")
-    approvals = {alpha: approval_date(api, alpha, rng) for alpha in ALPHAS}
-    where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
-    for alpha, as_of in approvals.items():
-        run_cli("promote", alpha, "--as-of", as_of, *where, "--note", "live", "--override", "a test")
-    # Retired since: its live record still counts (no survivorship).
-    last = api.all_rows(f"/v1/alphas/{RETIRED}/portfolio", book="long_short")[-3]["date"]
-    run_cli("retire", RETIRED, "--as-of", last, *where, "--note", "decayed")
-    app = create_app(
+    return create_app(
         Settings(lake=str(lake), environment="test"),
         authenticate=authenticator_for(CALLERS),
         limiter=None,
         records=RecordsSource(records),
     )
-    with TestClient(app=app) as client:
-        yield World(Api(client), lake, approvals)
+
+
+@pytest.fixture(scope="module")
+def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -> Iterator[World]:
+    """A copy of the demo lake with records of its own, on which an operator approved every alpha
+    on a random day's clock (where one gives a live quarter after a positive backtest, else the day
+    after its first publication) and retired one since."""
+    folder = tmp_path_factory.mktemp("decay")
+    lake = Path(shutil.copytree(demo_lake, folder / "lake"))
+    records = f"sqlite:///{folder / 'records.sqlite3'}"
+    rng = random.Random("decay")
+    retired_on = dt.date.fromisoformat(
+        api.all_rows(f"/v1/alphas/{RETIRED}/portfolio", book="long_short")[-3]["date"]
+    )
+    retired_end = max(last for at, last in publications(lake, RETIRED) if at <= noon(retired_on)).isoformat()
+    days: dict[str, dt.date] = {}
+    for alpha in ALPHAS:
+        found = approval_day(api, lake, alpha, rng, retired_end if alpha == RETIRED else None)
+        assert (found is not None) == (alpha in LIVE_TRACKS), alpha
+        days[alpha] = found or publications(lake, alpha)[0][0].date() + dt.timedelta(days=1)
+    where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
+    decisions = [(day, "promote", alpha, "live", "--override", "a test") for alpha, day in days.items()]
+    decisions.append((retired_on, "retire", RETIRED, "decayed"))  # its live record still counts
+    for day, action, alpha, note, *more in sorted(decisions):
+        with clock.simulated(noon(day)):
+            run_cli(action, alpha, *where, "--note", note, *more)
+    approvals = {
+        alpha: known_split(lake, alpha, recorded(records, alpha, "approved")).isoformat() for alpha in ALPHAS
+    }
+    for alpha, day in days.items():  # never the day itself: what was first published by then
+        assert approvals[alpha] < day.isoformat(), (alpha, approvals[alpha], day)
+    with TestClient(app=served_app(lake, records)) as client:
+        yield World(Api(client), lake, records, approvals)
+
+
+@pytest.fixture(scope="module")
+def factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    """Eight factory alphas, each published run by run on a simulated clock: a research run of 30
+    weeks, approved two days after it was published, then runs of 50 and 60 weeks; one retired
+    between those two. Each live track is first seen after its approval: 30 weeks, the retired
+    one's 20."""
+    from pipeline.build import build_many
+    from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
+
+    folder = tmp_path_factory.mktemp("decay_factory")
+    lake = folder / "lake"
+    records = f"sqlite:///{folder / 'records.sqlite3'}"
+    spy = write_benchmark_seal(folder / "spy", sessions=430)
+    where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
+    for n, (weeks, day) in enumerate(RUNS.items()):
+        seals = [
+            str(write_factory_seal(folder / f"{alpha}-{weeks}", alpha_id=alpha, weeks=weeks, seed=seed))
+            for alpha, seed in FACTORY.items()
+        ]
+        with clock.simulated(noon(day)):
+            built = build_many([str(spy), *seals] if n == 0 else seals, str(lake), jobs=1)
+        assert all(o.status == "published" for o in built), built
+        if n == 0:
+            with clock.simulated(noon(FACTORY_APPROVED_ON)):
+                for alpha in FACTORY:
+                    run_cli("promote", alpha, *where, "--note", "live", "--override", "a test")
+        if n == 1:
+            with clock.simulated(noon(FACTORY_RETIRED_ON)):
+                run_cli("retire", FACTORY_RETIRED, *where, "--note", "decayed")
+    approvals = {
+        alpha: known_split(lake, alpha, recorded(records, alpha, "approved")).isoformat() for alpha in FACTORY
+    }
+    assert set(approvals.values()) == {"2023-07-28"}  # the research run's last session
+    with TestClient(app=served_app(lake, records)) as client:
+        yield World(Api(client), lake, records, approvals)
 
 
 def close(a: float | None, b: float | None, tol: float = TOLERANCE) -> bool:
@@ -311,28 +433,46 @@ def test_calibration_known_answers() -> None:
     assert (none.calibration, none.rmse) == ("literature", None)
 
 
-def test_the_haircut_is_calibrated_on_the_approved_alphas(world: World) -> None:
+def test_the_demos_haircut_is_the_literatures_over_its_live_tracks(world: World) -> None:
+    """Every demo alpha approved, but only two were first published long enough before the end
+    for a live quarter after their approval: too few for the catalogue's own calibration."""
     found = {alpha: check_haircut(world, alpha, "raw", ALPHAS) for alpha in ALPHAS}
-    # The demo's approvals give the catalogue enough live records for its own calibration.
-    assert "catalogue" in found.values(), found
-
-
-def test_a_key_calibrates_on_the_alphas_it_may_read_alone(world: World) -> None:
-    tests = [a for a in ALPHAS if a.startswith("Test_")]
-    for alpha in tests:
-        # Four other Test_ alphas at most: below K, the literature's, its RMSE over them alone.
-        assert check_haircut(world, alpha, "testonly", tests) == "literature"
-    counted = decay(world, tests[0], "testonly")["data"]["haircut"]["calibration_alphas"]
-    assert counted <= len(tests) - 1
-
-
-def test_a_retired_alpha_still_counts(world: World) -> None:
-    """An alpha retired since its approval keeps its live record in the calibration: leaving the
-    decayed ones out would flatter the haircut."""
+    assert set(found.values()) == {"literature"}, found
     ids, *_ = calibration(world, "momentum_12_1", ALPHAS)
-    live = world.api.ok(LIVE_PATH.format(RETIRED))["data"]
-    if live["decay_ratio"]["value"] is not None:
-        assert RETIRED in ids
+    assert ids == list(LIVE_TRACKS)
+    # momentum_12_1's track since its approval is shorter than a quarter: not counted.
+    live = world.api.ok(LIVE_PATH.format("momentum_12_1"))["data"]
+    assert live["split_origin"] == "approval" and 0 < live["out_of_sample"]["sessions"] < MIN_LIVE
+
+
+def test_the_haircut_is_calibrated_on_the_approved_alphas(factory: World) -> None:
+    alphas = list(FACTORY)
+    found = {alpha: check_haircut(factory, alpha, "raw", alphas) for alpha in alphas}
+    # Enough live records first seen after their approvals for the catalogue's own calibration.
+    assert set(found.values()) == {"catalogue"}, found
+    for alpha in alphas:
+        ids, *_ = calibration(factory, alpha, alphas)
+        assert ids == [a for a in alphas if a != alpha]
+
+
+def test_a_key_calibrates_on_the_alphas_it_may_read_alone(factory: World) -> None:
+    tests = [a for a in FACTORY if a.startswith("Test_")]
+    for alpha in tests:
+        # One other Test_ alpha: below K, the literature's, its RMSE over it alone.
+        assert check_haircut(factory, alpha, "testonly", tests) == "literature"
+        assert decay(factory, alpha, "testonly")["data"]["haircut"]["calibration_alphas"] == len(tests) - 1
+
+
+def test_a_retired_alpha_still_counts(factory: World) -> None:
+    """An alpha retired since its approval keeps its live record in the calibration: leaving the
+    decayed ones out would flatter the haircut. Its live part ends with the last session the lake
+    had first published when the retirement was recorded."""
+    ids, *_ = calibration(factory, "factory_a", list(FACTORY))
+    assert FACTORY_RETIRED in ids
+    live = factory.api.ok(LIVE_PATH.format(FACTORY_RETIRED))["data"]["out_of_sample"]
+    ended = known_split(factory.lake, FACTORY_RETIRED, recorded(factory.records, FACTORY_RETIRED, "retired"))
+    assert live["last_session"] == ended.isoformat() == "2023-12-15"
+    assert live["sessions"] >= MIN_LIVE
 
 
 def test_without_the_ledger_the_haircut_is_withheld(world: World) -> None:
@@ -379,8 +519,18 @@ def test_bad_input_is_a_400_naming_the_parameter(world: World) -> None:
 
 def test_a_notebook_gets_the_same_figures(world: World) -> None:
     from analytics.figures import Figures
+    from pipeline.promotions import standings_of
+    from records.store import open_records
 
-    figures = Figures.open(str(world.lake))
-    for alpha in ("momentum_12_1", "Test_planted_factor"):
-        found = figures.decay(alpha, approved=dt.date.fromisoformat(world.approvals[alpha]))
-        assert msgspec.json.decode(msgspec.json.encode(found)) == decay(world, alpha)["data"]
+    held = open_records(world.records)
+    try:
+        figures = Figures.open(str(world.lake), standings_of(held))
+    finally:
+        held.close()
+    try:
+        for alpha in ("momentum_12_1", "Test_planted_factor"):
+            found = figures.decay(alpha)
+            assert found.split_date == dt.date.fromisoformat(world.approvals[alpha])
+            assert msgspec.json.decode(msgspec.json.encode(found)) == decay(world, alpha)["data"]
+    finally:
+        figures.reader.close()
