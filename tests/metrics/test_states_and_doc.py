@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 from schemas.choices import WARNING_CODES
 from serve.metrics_doc import metrics_doc
+from tests.knowledge import current_build
 from tests.metrics.conftest import Api
 
 ALPHAS = [
@@ -29,9 +32,18 @@ def metrics(api: Api, alpha: str, token: str = "raw", **params: Any) -> dict[str
     return api.ok(f"/v1/alphas/{alpha}/metrics", token, **params)
 
 
-def test_complete_alpha_has_no_warnings_and_every_block(api: Api) -> None:
+def test_complete_alpha_has_no_warnings_and_every_block(api: Api, demo_lake: Path) -> None:
+    # Its only warning: the demo's vendor correction restated some of its published sessions
+    # (issue 64), which its build's restatements table records.
     body = metrics(api, "momentum_12_1", panel=1, granularity="monthly")
-    assert "warnings" not in body["meta"]
+    restated = pl.read_parquet(current_build(demo_lake, "momentum_12_1") / "restatements.parquet")
+    assert restated.height > 0
+    assert warning_codes(body) == {("restated", None)}, body["meta"]["warnings"]
+    # An alpha whose runs read the feed as first delivered has nothing to say.
+    assert pl.read_parquet(
+        current_build(demo_lake, "Test_planted_factor") / "restatements.parquet"
+    ).is_empty()
+    assert "warnings" not in metrics(api, "Test_planted_factor", panel=1, granularity="monthly")["meta"]
     data = body["data"]
     assert all(
         data[k] is not None
