@@ -7,6 +7,7 @@
   records whether it received SIGINT) and with `just` itself when it is installed.
 - Without a terminal (an IDE, a supervisor), SIGINT reaches the whole process group of
   `./dev serve`: the server runs there in `./dev`'s place, not under `just`, and exits 0.
+- A first `serve --init-demo` plays the small demo's history, then answers from it.
 - A second `serve --init-demo` names the commands that make another key, and they work.
 """
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import re
 import select
 import shlex
 import shutil
@@ -274,63 +277,77 @@ def test_a_second_init_demo_names_the_commands_that_make_another_key(
     assert caller.may_read_run("momentum_12_1") and caller.expose_raw_book
 
 
-def test_a_first_serve_answers_from_the_small_corpus_and_publishes_the_full_one_behind_it(
+def test_a_first_serve_plays_the_small_demo_history_and_answers_from_its_newest_builds(
     tmp_path: Path,
 ) -> None:
-    """Issue 47, item 10: the first `serve --init-demo` on an empty lake answered only once the full
-    demo corpus was written and built (158 to 205 s on a loaded machine). It now answers from the
-    small corpus, and the full one is published over it by a process of its own while it serves."""
+    """The first `serve --init-demo` on an empty lake plays the small demo's history (each run
+    published at its time, the decisions recorded at theirs: docs/events.md "The demo"), reports each
+    step, and then answers from the builds it published last."""
     port = free_port()
     env = serve_env(tmp_path / "lake", tmp_path, port)
     server = subprocess.Popen(
         [sys.executable, "-m", "cli.main", "serve", "--init-demo"],
-        cwd=tmp_path,  # var/seals-first, var/seals and the marker are relative, as under ./dev
+        cwd=tmp_path,
         env={**env, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
-    pending = tmp_path / "var" / "demo-full.pending"
+    lines = lines_of(server)
     try:
-        shown = read_until(server, "Uvicorn running on")
-        # The access lines that follow are read as they come: a pipe nobody reads fills and blocks the server.
-        threading.Thread(target=server.communicate, daemon=True).start()
+        shown = read_until(lines, "Uvicorn running on")
+        assert "holds no alpha: playing the small demo's history into it" in shown, shown
+        assert re.search(r"\d+ runs published, [1-9]\d* decisions recorded", shown), shown
+        assert "decision   momentum_12_1 approved" in shown, shown
+        # The build the history published last for momentum_12_1, as its report line names it.
+        builds = re.findall(r"(?:published|republished)\s+momentum_12_1\s+build (\S+)", shown)
+        assert builds, shown
         token = next(word for word in shown.split() if word.startswith("ar_live_"))  # the admin's, first
-
-        def weeks() -> int:
-            request = urllib.request.Request(
-                f"http://127.0.0.1:{port}/v1/alphas/momentum_12_1/rebalances?limit=1",
-                headers={"Authorization": f"Bearer {token}"},
-            )
-            with urllib.request.urlopen(request, timeout=10) as answer:
-                return int(json.load(answer)["pagination"]["total"])
-
-        assert "writing the small demo corpus" in shown and "in the background" in shown, shown
-        first = weeks()
-        assert first < 100, first  # the small corpus answers
-        deadline = time.monotonic() + 20 * HANG_LIMIT  # the full corpus: a minute on a quiet machine
-        while pending.exists() or weeks() == first:
-            assert server.poll() is None, shown
-            assert time.monotonic() < deadline, (tmp_path / "var" / "demo-full.log").read_text()
-            time.sleep(0.5)
-        assert weeks() == 293  # the full corpus, published behind the answering server
-        assert "published  momentum_12_1" in (tmp_path / "var" / "demo-full.log").read_text()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/alphas/momentum_12_1/rebalances?limit=1",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        with urllib.request.urlopen(request, timeout=HANG_LIMIT) as answer:
+            body = json.load(answer)
+        assert int(body["pagination"]["total"]) > 0, body
+        assert f"@{builds[-1]}" in json.dumps(body["meta"]), (builds, body["meta"])
     finally:
         server.send_signal(signal.SIGINT)
-        server.wait(timeout=HANG_LIMIT)
+        try:
+            server.wait(timeout=HANG_LIMIT)
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
     assert server.returncode == 0
 
 
-def read_until(process: subprocess.Popen[str], marker: str) -> str:
-    """What `process` printed, up to and including the line holding `marker`."""
+def lines_of(process: subprocess.Popen[str]) -> queue.Queue[str | None]:
+    """What `process` prints, line by line (None at its end), read by a thread of its own: a wait for
+    a line is bounded, and a pipe nobody reads never fills and blocks the process."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def read_until(lines: queue.Queue[str | None], marker: str) -> str:
+    """What was printed, up to and including the line holding `marker`; fails at the end of the output
+    or when no line came for `HANG_LIMIT` seconds (the demo history reports each step as it goes)."""
     seen: list[str] = []
-    deadline = time.monotonic() + 10 * HANG_LIMIT
-    assert process.stdout is not None
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line and process.poll() is not None:
-            break
+    while True:
+        try:
+            line = lines.get(timeout=HANG_LIMIT)
+        except queue.Empty:
+            raise AssertionError(f"nothing printed for {HANG_LIMIT:g} s: {''.join(seen)}") from None
+        if line is None:
+            raise AssertionError(f"ended before {marker!r}: {''.join(seen)}")
         seen.append(line)
         if marker in line:
             return "".join(seen)
-    raise AssertionError("".join(seen))
