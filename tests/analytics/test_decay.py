@@ -173,7 +173,9 @@ def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -
         assert (found is not None) == (alpha in LIVE_TRACKS), alpha
         days[alpha] = found or publications(lake, alpha)[0][0].date() + dt.timedelta(days=1)
     where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
-    decisions = [(day, "promote", alpha, "live", "--override", "a test") for alpha, day in days.items()]
+    decisions: list[tuple[Any, ...]] = [
+        (day, "promote", alpha, "live", "--override", "a test") for alpha, day in days.items()
+    ]
     decisions.append((retired_on, "retire", RETIRED, "decayed"))  # its live record still counts
     for day, action, alpha, note, *more in sorted(decisions):
         with clock.simulated(noon(day)):

@@ -123,7 +123,9 @@ def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -
         days[alpha] = rng.choice(candidates)
     where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
     override = ("--override", "approved in a test whatever its checks")
-    decisions = [(day, "promote", alpha, "live", *override) for alpha, day in days.items()]
+    decisions: list[tuple[Any, ...]] = [
+        (day, "promote", alpha, "live", *override) for alpha, day in days.items()
+    ]
     decisions.append((retired_on, "retire", RETIRED, "decayed"))
     for day, action, alpha, note, *more in sorted(decisions):
         with clock.simulated(noon(day)):
