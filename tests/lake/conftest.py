@@ -137,6 +137,35 @@ def comparable(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def without_restated(body: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """`comparable(body)` without its `restated` warning, and that warning's message (None when it
+    has none). A lake that held one version before it holds another has restated every value (the
+    versions differ everywhere: docs/lake.md, "Restatements"), so each answer of the later build
+    carries the warning, which a lake holding that version alone never gives."""
+    body = comparable(body)
+    meta = body.get("meta")
+    if not isinstance(meta, dict) or "warnings" not in meta:
+        return body, None
+    restated = [w for w in meta["warnings"] if w.get("code") == "restated"]
+    meta["warnings"] = [w for w in meta["warnings"] if w.get("code") != "restated"]
+    if not meta["warnings"]:
+        del meta["warnings"]
+    assert len(restated) <= 1, restated
+    return body, (str(restated[0]["message"]) if restated else None)
+
+
+def restated_answer_problem(message: str | None, restated: bool) -> str | None:
+    """Why an answer's `restated` warning (its message, or None) is not what the lake's history
+    says (`restated`: a different version was published before the answer's build), or None."""
+    if not restated:
+        return None if message is None else f"a restated warning on a build that restates nothing: {message}"
+    if message is None:
+        return "no restated warning on a build published over another version"
+    if f"/v1/alphas/{ALPHA}/restatements" not in message:
+        return f"the restated warning does not name the restatements: {message}"
+    return None
+
+
 def build_of(body: dict[str, Any]) -> str:
     """The build an answer says it was read from (`meta.source` is `lake:<table>@<build_id>`)."""
     source: str = body["meta"]["source"]

@@ -6,8 +6,9 @@ The publishes come from a separate, already warm process that does what `alpha-r
 v2 v3` does (the three seals one after the other, then the lake's garbage), so the three pointer
 switches of a round land within about a second on a local lake. Clients keep their connections
 alive and spread over the two workers; every answer must be 200 and, minus `request_id`,
-`generated_at` and `meta.source`, equal to the answer of a lake that holds only the build the
-answer names (`meta.source`). Run on a local lake and on S3 (moto).
+`generated_at`, `meta.source` and its `restated` warning, equal to the answer of a lake that holds
+only the build the answer names (`meta.source`); the warning is on every answer of a build published
+over another version, and on no answer of the lake's first build. Run on a local lake and on S3 (moto).
 """
 
 from __future__ import annotations
@@ -35,10 +36,11 @@ from tests.lake.conftest import (
     REQUESTS,
     Served,
     build_of,
-    comparable,
     content_of_build,
+    restated_answer_problem,
     serving,
     soak_rounds,
+    without_restated,
 )
 
 pytestmark = pytest.mark.e2e
@@ -117,8 +119,9 @@ class Publisher:
 class Load:
     """Client threads, each on its own keep-alive connection, checking every answer."""
 
-    def __init__(self, served: Served, complete: dict[str, dict[str, dict[str, Any]]]) -> None:
+    def __init__(self, served: Served, complete: dict[str, dict[str, dict[str, Any]]], first: str) -> None:
         self.served = served
+        self.first = first  # the build the lake published first
         self.complete = complete
         self.stop = threading.Event()
         self.lock = threading.Lock()
@@ -165,11 +168,18 @@ class Load:
         if complete is None:
             self.fail(f"{path}: answered from build {build}, not a build of any version")
             return
-        if comparable(body) != complete[path]:
-            same_as = [c for c, a in self.complete.items() if a[path] == comparable(body)]
+        answer, restated = without_restated(body)
+        if answer != complete[path]:
+            same_as = [c for c, a in self.complete.items() if a[path] == answer]
             self.fail(
                 f"{path}: build {build} answered differently from its complete answer (equal to {same_as})"
             )
+            return
+        # Only the lake's first build restates nothing: every later one was published over another
+        # version, which it restates everywhere.
+        problem = restated_answer_problem(restated, restated=build != self.first)
+        if problem is not None:
+            self.fail(f"{path}: build {build}: {problem}")
             return
         with self.lock:
             self.answers += 1
@@ -200,7 +210,7 @@ def check_storm(
             wait_until(lambda: serves(served, first), "both workers serve the first build")
             spans, durations = [], []
             started = time.monotonic()
-            with Load(served, complete) as load:
+            with Load(served, complete, first) as load:
                 for _ in range(rounds):
                     begun = time.monotonic()
                     done = publisher.publish(versions)
