@@ -336,16 +336,16 @@ def test_a_first_init_demo_says_nothing_of_an_index_before_building_the_lake(
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from alpha_results_seal.demo import corpus
     from cli.serve import init_demo
+    from pipeline import demo_history
 
     class Built(Exception):
-        """Stands for the demo corpus (a minute of work): what came before it is the point."""
+        """Stands for the demo history (a minute of work): what came before it is the point."""
 
-    def write_corpus(*args: Any, **kwargs: Any) -> list[Path]:
+    def publish_seal(*args: Any, **kwargs: Any) -> Any:
         raise Built
 
-    monkeypatch.setattr(corpus, "write_corpus", write_corpus)
+    monkeypatch.setattr(demo_history, "publish_seal", publish_seal)  # its first run's publish
     (tmp_path / "lake").mkdir()
     settings = Settings(
         lake=str(tmp_path / "lake"),
@@ -355,7 +355,7 @@ def test_a_first_init_demo_says_nothing_of_an_index_before_building_the_lake(
     with pytest.raises(Built):
         init_demo(settings)
     said = capsys.readouterr()
-    assert f"The lake {tmp_path / 'lake'} holds no alpha: writing the small demo corpus" in said.out
+    assert f"The lake {tmp_path / 'lake'} holds no alpha: playing the small demo's history" in said.out
     assert "catalogue index" not in said.out + said.err + caplog.text
 
 
