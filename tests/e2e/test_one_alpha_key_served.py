@@ -1,8 +1,9 @@
 """A key that reads one alpha, through every surface of the real `alpha-results serve` (issue 46,
 item 2: "a one-alpha key receives no figure, name or symbol from outside its grants on any
 surface"). The key is the broadest that still reads one alpha: every endpoint a member may call,
-raw books, its alpha alone on both allow-lists (Test_planted_factor, approved here with the
-command line so that its `/promotions` holds a real snapshot taken with the pipeline's full view).
+raw books, its alpha alone on both allow-lists (Test_planted_factor: the demo approved then
+retired it, and it is approved again here with the command line so that its `/promotions` holds a
+real snapshot taken with the pipeline's full view).
 
 What it may not receive is collected with an administrator's key: every other demo alpha's id,
 name, source id and build id, and every security symbol held in another alpha's positions that
@@ -38,6 +39,7 @@ import io
 import json
 import re
 import shutil
+import sqlite3
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -162,8 +164,8 @@ def world(demo_lake: Path, demo_records: Path, tmp_path_factory: pytest.TempPath
     folder = tmp_path_factory.mktemp("one_alpha_key")
     lake = Path(shutil.copytree(demo_lake, folder / "lake"))  # a decision records its index row again
     # The records and the keys in one database, as `serve --init-demo` keeps them: the demo's events
-    # and the seal's approvals of its production alphas, then ALPHA approved by the command line (its
-    # snapshot and event computed with the pipeline's full view, over every alpha).
+    # and its decisions (ALPHA approved then retired), then ALPHA approved again by the command line
+    # (its snapshot and event computed with the pipeline's full view, over every alpha).
     shutil.copyfile(demo_records, folder / "keys.sqlite3")
     keystore = f"sqlite:///{folder}/keys.sqlite3"
     where = ["--lake", str(lake), "--keystore", keystore, "--policy", ""]
@@ -424,7 +426,11 @@ def test_every_route_the_key_may_call_answers_nothing_of_another_alpha(world: Wo
     events = world.ok(world.one, "/v1/events", {"limit": 100})["data"]
     assert events and {e["alpha"] for e in events} == {ALPHA}
     decisions = world.ok(world.one, f"/v1/alphas/{ALPHA}/promotions")["data"]["decisions"]
-    assert [d["action"] for d in decisions] == ["approved"] and decisions[0]["snapshot"]["checks"]
+    with sqlite3.connect(world.folder / "keys.sqlite3") as db:
+        recorded = db.execute("SELECT action FROM promotions WHERE alpha_id = ? ORDER BY id", (ALPHA,))
+        assert [d["action"] for d in decisions] == [action for (action,) in recorded]
+    assert [d["action"] for d in decisions] == ["approved", "retired", "approved"]
+    assert all(d["snapshot"]["checks"] for d in decisions)
     print(
         f"[routes sweep] {len(calls)} requests planned over {len(swept)} endpoints, statuses {statuses}, "
         f"{looked} figures over the catalogue checked"
