@@ -244,7 +244,8 @@ def test_the_served_trials_from_the_sums_equal_the_pass(
 def test_collection_keeps_the_base_the_kept_deltas_name(
     demo_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Old generations go with their delta files, never the base a kept generation still names."""
+    """Old generations go with their delta files, never the base a kept generation still names, nor
+    a generation a decision's pin names (`datasets.pins`: the demo's decisions pinned theirs)."""
     monkeypatch.setattr(catalogue_index, "RETENTION_SECONDS", 0)
     monkeypatch.setattr(catalogue_index, "KEEP_GENERATIONS", 1)
     root = str(tmp_path / "lake")
@@ -258,7 +259,14 @@ def test_collection_keeps_the_base_the_kept_deltas_name(
     index_files = storage.list_names(f"{root}/catalogue/index")
     assert any(name.startswith(f"{last.base:012d}-") and ".delta" not in name for name in index_files)
     deltas = sorted(name for name in index_files if ".delta" in name)
-    assert all(int(name[:12]) >= last.number - 1 for name in deltas), deltas  # older deltas collected
+    pinned = {json.loads(p.read_text())["generation"] for p in (Path(root) / "pins").glob("*.json")}
+    assert pinned - {None}, "the demo's decisions pinned no generation"
+    older = {int(name[:12]) for name in deltas if int(name[:12]) < last.number - 1}
+    assert older <= pinned, (deltas, sorted(pinned - {None}))  # older deltas collected, but the pinned
+    for number in pinned - {None}:  # a pinned generation is still read whole
+        generation = catalogue_index.read_generation(storage, root, number)
+        assert generation is not None, number
+        assert catalogue_index.read_index(storage, root, generation).num_rows > 0, number
     read = catalogue_index.read_index(storage, root, last)
     assert {f"Test_collect_{n}" for n in range(4)} <= set(read.column("alpha_id").to_pylist())
     assert catalogue_index.read_matrix(storage, root, last, "returns") is not None
