@@ -509,53 +509,44 @@ def test_collect_never_drops_the_lease_of_a_publish_that_starts_meanwhile(tmp_pa
     every_position(run)
 
 
-def test_two_publishes_switching_at_once_keep_the_lost_build_for_the_retention_period(
+def test_a_publish_of_the_alpha_while_another_switches_loses_the_race_and_writes_nothing(
     tmp_path: Path, versions: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """switch_pointer() reads the pointer, then replaces it (no compare-and-swap): a publish of the
-    same alpha that switches in between drops out of the history. Workers may have picked its build
-    up, so the collector keeps it (complete, unnamed) until it is BUILD_RETENTION_SECONDS old."""
+    same alpha that switched in between used to drop out of the history, its build left complete and
+    unnamed. The alpha's publish lock (`datasets.publish_lock`) now stops that second publish before
+    it writes anything (`lost_race`): the history holds every build served, and nothing is left for
+    the collector."""
     lake = tmp_path / "lake"
     root = str(lake)
     base = publish_seal(str(versions[0]), root).build_id
     real_next_history = retention.next_history
-    other: list[str] = []
+    other: list[publish.Outcome] = []
 
     def another_publish_switches_meanwhile(previous: Any, new_build_id: str, now: float) -> dict[str, Any]:
-        if not other:  # this publish has read the pointer; the other one switches now
-            other.append("started")
-            other.append(publish_seal(str(versions[2]), root).build_id or "")
+        if not other:  # this publish has read the pointer; the other one tries to switch now
+            other.append(publish_seal(str(versions[2]), root))
         return real_next_history(previous, new_build_id, now)
 
     monkeypatch.setattr(retention, "next_history", another_publish_switches_meanwhile)
-    last = publish_seal(str(versions[1]), root).build_id
+    last = publish_seal(str(versions[1]), root)
     monkeypatch.undo()
-    lost = other[1]
+    assert len(other) == 1 and other[0].status == "lost_race", other
+    assert not other[0].build_id and "lost race" in other[0].line(), other[0].line()
+    assert last.status == "published" and last.build_id
     final = pointer(lake)
-    assert final["build_id"] == last and base in final["previous_builds"], final
-    assert lost not in final["previous_builds"], "the race is fixed: make this test assert that instead"
+    assert final["build_id"] == last.build_id and final["previous_builds"] == [base], final
+    builds = lake / "alphas" / ALPHA / "builds"
+    assert {p.name for p in builds.iterdir()} == {base, last.build_id}  # the loser wrote no build
+    assert not list((lake / "publishing").glob("*.json"))  # no intent left once the winner committed
 
     storage, builds_dir, pointer_path = (
         Storage(root),
         layout.alpha_builds_dir(root, ALPHA),
         layout.alpha_pointer(root, ALPHA),
     )
-    manifest = lake / "alphas" / ALPHA / "builds" / lost / layout.ALPHA_JSON
-
-    def collect_at_age(age: float) -> list[str]:
-        written = time.time() - age
-        os.utime(manifest, (written, written))
-        return [g.build_id for g in retention.collect(storage, builds_dir, pointer_path)]
-
-    assert build_is_whole(lake, lost), "a build that was current a moment ago was deleted"
-    assert collect_at_age(RETENTION - 30) == []
-    assert build_is_whole(lake, lost), "collected while younger than the retention period"
-    # The catalogue index named it a moment ago (the last publish replaced it there): a worker may
-    # still be on that generation, so it is kept the retention period after the replacement too.
-    assert collect_at_age(RETENTION + 1) == []
     later = time.time() + RETENTION + 1
-    assert [g.build_id for g in retention.collect(storage, builds_dir, pointer_path, now=later)] == [lost]
-    assert not (lake / "alphas" / ALPHA / "builds" / lost).exists()
+    assert retention.collect(storage, builds_dir, pointer_path, now=later) == []
     assert all(build_is_whole(lake, b) for b in retention.history(pointer(lake)))
 
 
