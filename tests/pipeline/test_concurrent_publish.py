@@ -1,10 +1,14 @@
 """Two publishes of one alpha at once (a scheduler retry next to the original job) never leave the
-pointer on a build that is incomplete or deleted, and pruning leaves another publish's build alone."""
+pointer on a build that is incomplete or deleted (the second loses its race, writing nothing), and
+pruning leaves another publish's build alone."""
 
 from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import subprocess
+import sys
 import time
 from multiprocessing.synchronize import Event
 from pathlib import Path
@@ -13,9 +17,11 @@ from typing import Any
 from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
 from pipeline.publish import content_id_for, publish_seal
+from tests.health_wait import HANG_LIMIT
 from tests.pipeline.test_publish import new_version
 
 ALPHA = "Test_factory"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def build_is_complete(lake: Path, build_id: str) -> bool:
@@ -37,8 +43,9 @@ def content_id_of(seal: Path) -> str:
     return content_id_for(open_seal(str(seal), Storage(str(seal))))
 
 
-def publish_slowly(seal: str, lake: str, other_done: Event) -> None:
-    """Writes one file, then waits until the other publish has finished (and pruned)."""
+def publish_slowly(seal: str, lake: str, writing: Event, release: Event) -> None:
+    """Writes one file (its alpha's publish lock held), says so, and waits for `release`; exits 0
+    once published."""
     from datasets.writer import BuildWriter
 
     real_write = BuildWriter.write_parquet
@@ -46,54 +53,73 @@ def publish_slowly(seal: str, lake: str, other_done: Event) -> None:
     def write_then_wait(self: BuildWriter, *args: Any, **kwargs: Any) -> Any:
         written = real_write(self, *args, **kwargs)
         if len(self.written) == 1:
-            other_done.wait(60)
+            writing.set()
+            release.wait(HANG_LIMIT)
         return written
 
     BuildWriter.write_parquet = write_then_wait  # type: ignore[method-assign]
-    publish_seal(seal, lake)
-
-
-def publish_and_signal(seal: str, lake: str, done: Event) -> None:
     try:
-        publish_seal(seal, lake)
+        outcome = publish_seal(seal, lake)
     finally:
-        done.set()
+        writing.set()  # never leave the parent waiting
+    sys.exit(0 if outcome.status == "published" else 1)
 
 
 def test_two_processes_publishing_one_alpha_leave_a_complete_build_served(
     tmp_path: Path, factory_seal: Path
 ) -> None:
+    """A second `alpha-results build` of the alpha while the first writes loses the race at once
+    (`datasets.publish_lock`): it says so, writes nothing and exits 3, so a scheduler retries it;
+    the first publishes, and the pointer never names an incomplete build."""
     lake = tmp_path / "lake"
     base = publish_seal(str(factory_seal), str(lake))
     slow_seal = new_version(factory_seal, tmp_path / "slow", 1)
     fast_seal = new_version(factory_seal, tmp_path / "fast", 2)
     spawn = multiprocessing.get_context("spawn")
-    fast_done = spawn.Event()
-    slow = spawn.Process(target=publish_slowly, args=(str(slow_seal), str(lake), fast_done))
-    fast = spawn.Process(target=publish_and_signal, args=(str(fast_seal), str(lake), fast_done))
+    writing, release = spawn.Event(), spawn.Event()
+    slow = spawn.Process(target=publish_slowly, args=(str(slow_seal), str(lake), writing, release))
     pointer = lake / "alphas" / ALPHA / "_current.json"
+    builds = lake / "alphas" / ALPHA / "builds"
     slow.start()
-    fast.start()
-    seen: set[str] = set()
-    deadline = time.monotonic() + 120
-    while (slow.is_alive() or fast.is_alive()) and time.monotonic() < deadline:
-        build_id = json.loads(pointer.read_text())["build_id"]
-        assert build_is_complete(lake, build_id), f"the pointer names the incomplete build {build_id}"
-        seen.add(build_id)
-        time.sleep(0.02)
-    slow.join(5)
-    fast.join(5)
-    assert (slow.exitcode, fast.exitcode) == (0, 0)
+    try:
+        assert writing.wait(HANG_LIMIT) and slow.is_alive(), "the first publish did not start writing"
+        before = {p.name for p in builds.iterdir()}
+        fast = subprocess.run(
+            [sys.executable, "-m", "cli.main", "build", str(fast_seal), "--lake", str(lake)],
+            cwd=REPO,
+            env={**os.environ, "ALPHA_RESULTS_KEYSTORE_URL": f"sqlite:///{tmp_path}/records.sqlite3"},
+            capture_output=True,
+            text=True,
+            timeout=HANG_LIMIT,
+        )
+        shown = fast.stdout + fast.stderr
+        assert fast.returncode == 3, shown
+        assert f"lost race  {ALPHA}" in shown and "run it again" in shown, shown
+        assert {p.name for p in builds.iterdir()} == before, "the losing publish wrote a build folder"
+        assert json.loads(pointer.read_text())["build_id"] == base.build_id
+        release.set()
+        seen: set[str] = set()
+        deadline = time.monotonic() + HANG_LIMIT
+        while slow.is_alive():
+            assert time.monotonic() < deadline, "the first publish did not finish"
+            build_id = json.loads(pointer.read_text())["build_id"]
+            assert build_is_complete(lake, build_id), f"the pointer names the incomplete build {build_id}"
+            seen.add(build_id)
+            time.sleep(0.02)
+    finally:
+        release.set()
+        slow.join(HANG_LIMIT)
+        if slow.is_alive():
+            slow.kill()
+            slow.join()
+    assert slow.exitcode == 0
 
     final = json.loads(pointer.read_text())
-    assert base.build_id in seen
-    # The slow publish switched last; its history was read right before its switch, so it keeps
-    # the fast publish's build as the previous one.
-    fast_build, base_build = final["previous_builds"]
-    assert final["content_id"] == content_id_of(slow_seal) and base_build == base.build_id
+    assert final["content_id"] == content_id_of(slow_seal)
     assert final["build_id"].startswith(content_id_of(slow_seal) + "-")
-    assert fast_build.startswith(content_id_of(fast_seal) + "-")
-    for build_id in (final["build_id"], fast_build, base_build):
+    assert final["previous_builds"] == [base.build_id]  # the loser never reached the history
+    assert not any(p.name.startswith(content_id_of(fast_seal)) for p in builds.iterdir())
+    for build_id in (final["build_id"], base.build_id):
         assert build_is_complete(lake, build_id)
 
 
