@@ -22,6 +22,7 @@ import json
 import math
 import re
 import shutil
+import sqlite3
 import subprocess
 import unicodedata
 from pathlib import Path
@@ -37,6 +38,7 @@ import tests.e2e.test_dashboard as shared
 from tests.conftest import backend_unavailable
 from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
 from tests.e2e.test_dashboard_decisions import assert_cost_curves, assert_decay, assert_mmc, assert_regimes
+from tests.knowledge import demo_split
 
 site = shared.site
 tab = shared.tab
@@ -280,14 +282,15 @@ def served_or_none(text: str | None) -> float | None:
 
 
 def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_it(
-    site: Site, tab: Any, tmp_path: Path
+    site: Site, tab: Any, tmp_path: Path, demo_lake: Path, demo_records: Path
 ) -> None:
     """Issue 47, items 3 and 7: page 1 is the decision a head of research signs, every figure the
     routes' answer: the standing and since when, the checks' verdict with each failed (and not
     measurable) check and its reason, the part after the split against the backtest, called live
-    only after an approval (momentum_12_1 is approved by its seal at its first publish, as of its
-    research cutoff: live after it), capacity at the reference capital, fragility, the costs and
-    the correlation to the reference set. Printed by Chromium, the PDF's first page (read by pdftotext) says the same."""
+    only after an approval (the demo's head of research approved momentum_12_1 with an override a
+    few days after its research run: live is what the lake first published after, issue 64),
+    capacity at the reference capital, fragility, the costs and the correlation to the reference
+    set. Printed by Chromium, the PDF's first page (read by pdftotext) says the same."""
     visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}/tearsheet")
     page = visit.page
     page.wait_for_selector("#tearsheet .page-footer .page-number")
@@ -312,17 +315,28 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
         text: str = page.inner_text(f"{row(name)} th")
         return text
 
-    # The standing and since when: approved by its seal (issue 47, item 1), as of its research cutoff.
+    # The standing and since when: the demo's one decision, as its records hold it (sqlite3).
     standing = got["promotions"]
-    assert standing["standing"] == "approved" and standing["since"] is not None
-    assert [(d["action"], d["decided_by"]) for d in standing["decisions"]] == [("approved", "seal")]
+    with sqlite3.connect(demo_records) as db:
+        recorded = db.execute(
+            "SELECT action, decided_by, as_of, note FROM promotions WHERE alpha_id = ? ORDER BY id", (ALPHA,)
+        ).fetchall()
+    assert [(d["action"], d["decided_by"], d["as_of"], d["note"]) for d in standing["decisions"]] == recorded
+    ((_, by, since, note),) = recorded
+    assert (standing["standing"], standing["since"]) == ("approved", since)
+    decision = standing["decisions"][0]
     cell = f"{row('standing')} td.summary-figure"
     assert (page.get_attribute(cell, "data-standing"), page.get_attribute(cell, "data-since")) == (
         "approved",
         standing["since"],
     )
     assert page.inner_text(cell) == "Approved"
-    assert says("standing").startswith(f"Approved since {standing['since']} by seal: “sealed as production”.")
+    assert says("standing").startswith(f"Approved since {since} by {by}: “{note}”. 1 decision recorded.")
+    assert f"Recorded {decision['recorded_at']} (the live part starts with what was published after)." in (
+        says("standing")
+    )
+    override = decision["snapshot"]["override"]
+    assert override and f"Approved with failing checks, the override given: “{override}”." in says("standing")
     assert f"alpha-results retire {ALPHA} --dry-run" in says("standing")
 
     # The verdict, then every check that did not pass with the route's own reason, in the route's order.
@@ -349,9 +363,12 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     ]
     assert sum(c["verdict"] == "fail" for c in unpassed) == summary["failed"]
 
-    # Approved: the part after the approval (its seal's, as of the research cutoff) is live.
+    # Approved: the part the lake first published after the approval was recorded is live.
     live = got["live"]
-    assert (live["split_origin"], live["split_date"]) == ("approval", standing["since"])
+    assert (live["split_origin"], live["split_date"]) == (
+        "approval",
+        demo_split(demo_lake, demo_records, ALPHA),
+    )
     assert live["out_of_sample"]["sessions"] > 0
     assert topic("live") == "Live against backtest"
     assert says("live").startswith(f"Live (out of sample) ({live['split_date']}: the approval"), says("live")
@@ -383,7 +400,7 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     correlation = next(c for c in checks["checks"] if c["id"] == "production_correlation")
     assert close(figure("correlation"), correlation["value"])
     assert says("correlation") == correlation["reason"]
-    # The set is the approved one (value_composite_legacy, approved by its seal), the alpha excepted.
+    # The set is the approved one (value_composite_legacy; Test_planted_factor retired), the alpha excepted.
     assert correlation["reference"] == "approved" and correlation["nearest"] == "value_composite_legacy"
     assert topic("correlation") == "Correlation to the approved set"
     page.locator("#page-summary").screenshot(path=str(tmp_path / "tearsheet-summary.png"))
@@ -396,7 +413,7 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     for part in [
         "Decision summary",
         name,
-        f"Approved since {standing['since']} by seal",
+        f"Approved since {since} by {by}",
         f"page 1 of {len(TOPICS)}",
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_measurable']} not measurable",
         f"Live (out of sample) ({live['split_date']}",
@@ -441,9 +458,12 @@ def test_the_report_opens_with_one_summary_row_per_alpha_of_the_lake(
             return served_or_none(page.get_attribute(f"{line} td[data-summary='{name}']", "data-value"))
 
         standing = got["promotions"]
-        words = {"never": "Never approved", "approved": "Approved", "retired": "Retired"}[
-            standing["standing"]
-        ]
+        words = {
+            "never": "Never approved",
+            "nominated": "Nominated",
+            "approved": "Approved",
+            "retired": "Retired",
+        }[standing["standing"]]
         assert page.inner_text(cell("standing")) == words + (
             f" since {standing['since']}" if standing["since"] else ""
         )
