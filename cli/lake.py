@@ -165,9 +165,9 @@ def executor_of(flag: str | None) -> str | None:
 def run_build(args: argparse.Namespace) -> int:
     started = time.time()
     from alpha_results_seal.seal_limits import SealLimits
-    from datasets.retention import history_seconds
     from pipeline.build import build_many, expand_seal_prefix
     from pipeline.catalogue_steps import run_catalogue_steps
+    from pipeline.publish import history_seconds
 
     lake_root = args.lake or default_lake()
     try:

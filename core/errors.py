@@ -267,6 +267,15 @@ class TooManyConnections(ApiError):
 InternalError = ApiError
 
 
+class AsOfGone(ApiError):
+    code = "as_of_gone"
+    status = 410
+    default_message = (
+        "The lake no longer keeps what was served at as_of (older than its history retention and pinned by "
+        "no decision, or collected since); ask a later as_of."
+    )
+
+
 class UpstreamUnavailable(ApiError):
     code = "upstream_unavailable"
     status = 503

@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from alpha_results_seal.storage import Storage
-from datasets import layout, pins
+from datasets import clock, layout, pins
 from datasets.faults import CorruptLakeFile
 from schemas.lake import CATALOGUE_INDEX
 
@@ -78,6 +78,10 @@ class Generation:
     retired: list[str] = field(default_factory=list)  # files (catalogue folder) this one no longer names
     delta: Delta | None = None  # the rows this generation changes over its base's files (`index`, `matrices`)
     trials: dict[str, Any] | None = None  # the trials' exact sums (`TrialSums.document`)
+    known_at: str | None = None
+    """When it was committed by our clock (`datasets.clock`, ISO 8601 with microseconds): the moment
+    from which it is what the API serves, which a read route's `as_of` finds (`generation_at`). None
+    in a generation written before issue 64 (its `written_at` stands for it)."""
 
     def document(self) -> dict[str, Any]:
         found = {
@@ -93,7 +97,17 @@ class Generation:
             found["delta"] = self.delta.document()
         if self.trials is not None:
             found["trials"] = self.trials
+        if self.known_at is not None:
+            found["known_at"] = self.known_at
         return found
+
+    @property
+    def known(self) -> datetime | None:
+        """`known_at` (else `written_at`) as an aware time; None when unreadable."""
+        try:
+            return datetime.fromisoformat((self.known_at or self.written_at).replace("Z", "+00:00"))
+        except ValueError:
+            return None
 
     @property
     def base(self) -> int:
@@ -150,6 +164,7 @@ def _parse(number: int, payload: bytes, path: str) -> Generation:
             retired=[str(path) for path in document.get("retired") or []],
             delta=None if document.get("delta") is None else Delta.parse(document["delta"]),
             trials=document.get("trials"),
+            known_at=None if document.get("known_at") is None else str(document["known_at"]),
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise CorruptLakeFile(f"{path} is not a catalogue generation: {exc}") from exc
@@ -579,6 +594,7 @@ def commit(storage: Storage, root: str, update: Update) -> Generation:
             following.retired,
             None,
             following.trials,
+            _known(),
         )
         if _created(storage, root, generation, written, following.files):
             return generation
@@ -634,6 +650,7 @@ def commit_delta(storage: Storage, root: str, update: DeltaUpdate, whole: Update
             following.retired,
             delta,
             following.trials,
+            _known(),
         )
         if _created(storage, root, generation, written, following.files):
             return generation
@@ -682,7 +699,8 @@ def _created(
 
 def collect(storage: Storage, root: str, newest_number: int) -> None:
     """Deletes the generations more than KEEP_GENERATIONS behind `newest_number` that are older than
-    RETENTION_SECONDS, with their index and matrices (and any a writer that lost a race or died
+    RETENTION_SECONDS and the operator's history retention (`layout.history_seconds`: a read
+    route's `as_of` within it finds its generation), with their index and matrices (and any a writer that lost a race or died
     left under those numbers) and the lists they retired (only older generations, deleted before
     or with them, named those). Generations are written in order, so the first one too young ends
     the work: a publish pays for what it deletes, a few listings and one stat, never for every
@@ -695,7 +713,7 @@ def collect(storage: Storage, root: str, newest_number: int) -> None:
     limit = cutoff
     for number in old:
         stamp = storage.file_modified_at(generation_path(root, number))
-        if stamp is None or now - stamp < RETENTION_SECONDS:
+        if stamp is None or now - stamp < max(RETENTION_SECONDS, layout.history_seconds()):
             limit = number
             break
     # The oldest generation kept names the oldest base still read (bases only move forward): its
@@ -759,6 +777,28 @@ def _delete_retired(storage: Storage, root: str, number: int, path: str) -> None
         return  # nothing to learn from it: its files stay (a few bytes each), never a reader's
     for relative in retired:
         storage.delete_file(layout.join(catalogue_dir(root), relative))
+
+
+def _known() -> str:
+    return clock.now().astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def generation_at(storage: Storage, root: str, moment: datetime) -> Generation | None:
+    """The generation the API served at `moment`: the newest kept one committed by then (by
+    `known_at`), found by a binary search over the kept generations (one listing and about
+    log2(kept) reads). None when the oldest one kept was committed after `moment`."""
+    listed = [number for number, _ in _listed(storage, root, "generations")]
+    found: Generation | None = None
+    low, high = 0, len(listed) - 1
+    while low <= high:
+        middle = (low + high) // 2
+        generation = read_generation(storage, root, listed[middle])
+        known = None if generation is None else generation.known
+        if generation is not None and known is not None and known <= moment:
+            found, low = generation, middle + 1
+        else:
+            high = middle - 1
+    return found
 
 
 def _now() -> str:

@@ -101,6 +101,12 @@ class CatalogueIncomplete(Exception):
         self.message = message
 
 
+class HistoryGone(Exception):
+    """A read `as_of` a moment the lake no longer keeps (before its oldest kept generation, past
+    the operator's history retention and pinned by no record, or a build of it collected since).
+    The message says which; it names no alpha."""
+
+
 class BenchmarkMissing(Exception):
     """A benchmark series that is not published in the lake (`configured` False) or cannot be read."""
 

@@ -18,6 +18,7 @@ new one, never a mix.
 
 from __future__ import annotations
 
+import os
 import re
 
 # The identifiers are the seal kit's (a seal is checked against them without the server).
@@ -60,6 +61,28 @@ EXPORT_SUFFIX = ".parquet"
 # `BUILD_RETENTION_SECONDS` ago is served by no worker: it may be deleted.
 MAX_REFRESH_SECONDS = 60.0
 BUILD_RETENTION_SECONDS = 600.0
+HISTORY_ENV = "ALPHA_RESULTS_BUILD_HISTORY_DAYS"
+DEFAULT_HISTORY_DAYS = 7.0
+"""How long a superseded build stays named by its alpha's pointer (so kept), in days, as the
+operator sets it (issue 64: a notebook holding a build, two runs compared). Never shorter than
+`BUILD_RETENTION_SECONDS` (what a worker may still serve)."""
+
+
+def history_seconds() -> float:
+    """The operator's history retention in seconds; ValueError naming the setting when it is not a
+    number of days from 0 to 36,500."""
+    text = os.environ.get(HISTORY_ENV, "").strip()
+    if not text:
+        return DEFAULT_HISTORY_DAYS * 86_400.0
+    try:
+        days = float(text)
+    except ValueError:
+        days = float("nan")
+    if not 0.0 <= days <= 36_500.0:  # NaN fails too
+        raise ValueError(f"{HISTORY_ENV} must be a number of days from 0 to 36500, not {text!r}")
+    return max(days * 86_400.0, BUILD_RETENTION_SECONDS)
+
+
 # A publish holds a lease on the build folder it writes (`leases/{build_id}.json` beside
 # `builds/`), renewed every third of this while it runs. A build folder that no pointer names and
 # no live lease covers is garbage: a killed publish, a killed prune, or a lost race.

@@ -33,6 +33,7 @@ cannot be listed and a recent resource failure are what `health()` reports, from
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import gc
 import hashlib
 import json
@@ -51,12 +52,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from alpha_results_seal.storage import Storage
-from datasets import catalog, catalogue_index, layout
+from datasets import catalog, catalogue_index, clock, layout, pins
 from datasets.build_view import BuildView, manifest_problem
 from datasets.catalogue_snapshot import CatalogueCache, CatalogueSnapshot
 from datasets.faults import (
     BenchmarkMissing,
     BuildDamaged,
+    HistoryGone,
     LakeUnavailable,
     WorkerResourceExhausted,
     lake_errors,
@@ -296,6 +298,31 @@ class LakeReader:
         except LakeUnavailable as exc:
             raise BenchmarkMissing(symbol, configured=True) from exc
 
+    def at(self, moment: dt.datetime) -> LakeReader | PastReader:
+        """The lake as the API served it at `moment` (a read route's `as_of`): the catalogue
+        generation committed last by then, with its builds (this reader when that is the current
+        one). Raises `HistoryGone` when the lake no longer keeps it: no generation kept is that old,
+        or `moment` is older than the history retention (`layout.history_seconds`) and no record
+        pinned that generation (`datasets.pins`)."""
+        current = self.catalogue()
+        generation = catalogue_index.generation_at(self._storage, self.root, moment)
+        if generation is None:
+            raise HistoryGone(f"the lake keeps no catalogue generation from {moment.isoformat()} or earlier")
+        if current.generation is not None and generation.number == current.generation.number:
+            return self
+        retained = clock.now().timestamp() - layout.history_seconds()
+        pinned = generation.number in pins.pinned(self._storage, self.root).generations
+        if moment.timestamp() < retained and not pinned:
+            raise HistoryGone(
+                f"{moment.isoformat()} is older than the history this lake keeps "
+                f"({layout.history_seconds() / 86_400:g} days) and no decision pinned what was served then"
+            )
+        try:
+            catalogue = self._catalogue_of(generation, current.alphas)
+        except (FileNotFoundError, LakeUnavailable) as exc:
+            raise HistoryGone(f"the catalogue served at {moment.isoformat()} is no longer kept") from exc
+        return PastReader(self, catalogue)
+
     def builds(self) -> list[dict[str, Any]]:
         """Every build kept in the lake (`catalog.list_builds`), read now, not cached."""
         with lake_errors(self.root):
@@ -372,8 +399,16 @@ class LakeReader:
             and generation.number == self._generation.number
         ):
             return previous  # unchanged: the pass cost one request
+        catalogue = self._catalogue_of(generation, {} if previous is None else previous.alphas)
+        self._log_unreadable(catalogue.unreadable)
+        self._generation = generation
+        return catalogue
+
+    def _catalogue_of(
+        self, generation: catalogue_index.Generation, known: Mapping[str, AlphaBuild]
+    ) -> Catalogue:
+        """The catalogue `generation` indexes (`known`: builds already read, kept as they are)."""
         index = catalogue_index.read_index(self._storage, self.root, generation)
-        known = {} if previous is None else previous.alphas
         alphas: dict[str, AlphaBuild] = {}
         unreadable: dict[str, str] = {}
         columns = (index.column(name).to_pylist() for name in ("alpha_id", "build_id", "entry", "unreadable"))
@@ -394,8 +429,6 @@ class LakeReader:
                 BENCHMARK_KEY + symbol, build_id, layout.join(build_dir, layout.BENCHMARK_JSON)
             )
             benchmarks[symbol] = BenchmarkBuild(symbol, build_id, build_dir, entry)
-        self._log_unreadable(unreadable)
-        self._generation = generation
         listed = index.filter(
             pc.and_(pc.is_valid(index.column("entry")), pc.is_null(index.column("unreadable")))
         )
@@ -817,3 +850,68 @@ class _ServedBuilds(Mapping[str, str]):
 
     def __len__(self) -> int:
         return len(self._alphas)
+
+
+class PastReader:
+    """A `LakeReader` as it served a past catalogue generation (`LakeReader.at`): its catalogue,
+    alphas, benchmarks and snapshot are that generation's; a build is opened for this reader alone
+    when it is not the one served now (never replacing a served build in the worker's views), and
+    one collected since is `HistoryGone`. Everything else is the live reader's."""
+
+    def __init__(self, reader: LakeReader, catalogue: Catalogue) -> None:
+        self._reader = reader
+        self._catalogue = catalogue
+        self._views: dict[tuple[str, str], BuildView] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reader, name)
+
+    @property
+    def generation(self) -> int | None:
+        return None if self._catalogue.generation is None else self._catalogue.generation.number
+
+    def catalogue(self) -> Catalogue:
+        return self._catalogue
+
+    def snapshot(self) -> CatalogueSnapshot:
+        reader = self._reader
+        return CatalogueSnapshot(
+            self._catalogue, reader.storage, reader.root, reader._catalogue_cache, reader._screener
+        )
+
+    def alphas(self) -> dict[str, AlphaBuild]:
+        return self._catalogue.alphas
+
+    def alpha(self, alpha_id: str) -> AlphaBuild | None:
+        build = self._catalogue.alphas.get(alpha_id)
+        if build is None and alpha_id in self._catalogue.unreadable:
+            raise LakeUnavailable(self._catalogue.unreadable[alpha_id])
+        return build
+
+    def benchmark(self, symbol: str) -> BenchmarkBuild | None:
+        return self._catalogue.benchmarks.get(symbol)
+
+    def benchmark_view(self, symbol: str, *, ready_only: bool = False) -> BuildView | None:
+        build = self.benchmark(symbol)
+        if build is None:
+            raise BenchmarkMissing(symbol, configured=False)
+        return self.view(build)
+
+    def ready_view(self, build: AlphaBuild | BenchmarkBuild) -> BuildView | None:
+        return self.view(build)
+
+    def view(self, build: AlphaBuild | BenchmarkBuild) -> BuildView:
+        served = self._reader.ready_view(build)
+        if served is not None:
+            return served
+        key = (build.key, build.build_id)
+        view = self._views.get(key)
+        if view is None:
+            if not self._reader.storage.exists(layout.join(build.build_dir, manifest_name(build))):
+                raise HistoryGone("a build served then is no longer kept")
+            view = self._views[key] = self._reader._open(build)
+        return view
+
+
+def manifest_name(build: AlphaBuild | BenchmarkBuild) -> str:
+    return layout.BENCHMARK_JSON if isinstance(build, BenchmarkBuild) else layout.ALPHA_JSON

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -43,27 +42,6 @@ from datasets import catalog, catalogue_index, layout, pins
 log = logging.getLogger("datasets.retention")
 
 KEEP_PREVIOUS_BUILDS = 2
-
-HISTORY_ENV = "ALPHA_RESULTS_BUILD_HISTORY_DAYS"
-DEFAULT_HISTORY_DAYS = 7.0
-"""How long a superseded build stays named by its alpha's pointer (so kept), in days, as the
-operator sets it (issue 64: a notebook holding a build, two runs compared). Never shorter than
-`layout.BUILD_RETENTION_SECONDS` (what a worker may still serve)."""
-
-
-def history_seconds() -> float:
-    """The operator's history retention in seconds; ValueError naming the setting when it is not a
-    number of days from 0 to 36,500."""
-    text = os.environ.get(HISTORY_ENV, "").strip()
-    if not text:
-        return DEFAULT_HISTORY_DAYS * 86_400.0
-    try:
-        days = float(text)
-    except ValueError:
-        days = float("nan")
-    if not 0.0 <= days <= 36_500.0:  # NaN fails too
-        raise ValueError(f"{HISTORY_ENV} must be a number of days from 0 to 36500, not {text!r}")
-    return max(days * 86_400.0, layout.BUILD_RETENTION_SECONDS)
 
 
 def _iso(moment: float) -> str:
@@ -94,7 +72,7 @@ def next_history(previous: dict[str, Any] | None, new_build_id: str, now: float)
 
     Pointers written before `superseded_at` was recorded count their predecessors as superseded
     now (kept longer, never shorter)."""
-    keep = history_seconds()
+    keep = layout.history_seconds()
     entries: list[tuple[str, float]] = []
     if previous and previous.get("build_id"):
         recorded = previous.get("superseded_at") or {}

@@ -264,8 +264,8 @@ def decision_read(
     figures: Figures, standings: Standings, alpha: str, found: PromotionPreview, read_at: dt.datetime
 ) -> DecisionRead:
     """What the preview read (the builds, the generation, when, before the decision was recorded) and
-    the request that answers its checks again while those builds are served (the read routes take
-    no `as_of` yet: docs/events.md, "Reproducing a decision")."""
+    the request that answers its checks again, `as_of` that time (docs/events.md, "Reproducing a
+    decision")."""
     catalogue = figures.reader.catalogue()
     references = {}
     for other in sorted(standings.approved):
@@ -274,7 +274,7 @@ def decision_read(
             references[other] = build.build_id
     market = figures.reader.benchmark(MARKET_BENCHMARK)
     at = read_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    query = urlencode({"book": "long_short", "to": found.as_of.isoformat()})
+    query = urlencode({"book": "long_short", "to": found.as_of.isoformat(), "as_of": at})
     return DecisionRead(
         at=at,
         generation=None if catalogue.generation is None else catalogue.generation.number,

@@ -41,6 +41,7 @@ from analytics.regimes import regime_table
 from analytics.series import benchmark_table, equity_curve_table
 from datasets import catalog, clock, layout, publish_lock, retention
 from datasets.exports import write_alpha_exports, write_benchmark_exports
+from datasets.layout import history_seconds as history_seconds  # the build command checks the setting
 from datasets.publish_lock import PublishBusy
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
 from datasets.writer import BuildWriter, dumps

@@ -24,6 +24,10 @@ INSERT = (
     "RETURNING id, alpha_id, build_id, nominated_by, note, recorded_at"
 )
 HISTORY = "SELECT id, alpha_id, build_id, nominated_by, note, recorded_at FROM nominations WHERE alpha_id = ? ORDER BY id"
+LATEST_BY = (
+    "SELECT id, alpha_id, build_id, nominated_by, note, recorded_at FROM nominations WHERE id IN "
+    "(SELECT max(id) FROM nominations WHERE recorded_at <= ? GROUP BY alpha_id)"
+)
 LATEST = (
     "SELECT id, alpha_id, build_id, nominated_by, note, recorded_at FROM nominations "
     "WHERE id IN (SELECT max(id) FROM nominations GROUP BY alpha_id)"
@@ -64,6 +68,12 @@ class Nominations:
     def latest(self) -> dict[str, Nomination]:
         """The latest nomination of every alpha ever nominated, by alpha_id."""
         rows, _ = self._database.execute(LATEST)
+        return {row[1]: nomination_of(row) for row in rows}
+
+    def latest_by(self, moment: str) -> dict[str, Nomination]:
+        """The latest nomination of every alpha recorded at or before `moment` (the stored time
+        form), by alpha_id."""
+        rows, _ = self._database.execute(LATEST_BY, (moment,))
         return {row[1]: nomination_of(row) for row in rows}
 
     def version(self) -> int:

@@ -48,6 +48,10 @@ STANDING = (
     "SELECT id, alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at "
     "FROM promotions WHERE id IN (SELECT max(id) FROM promotions GROUP BY alpha_id)"
 )
+RECORDED_BY = (
+    "SELECT id, alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at "
+    "FROM promotions WHERE recorded_at <= ? ORDER BY id"
+)
 LATEST_APPROVALS = (
     "SELECT id, alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at "
     "FROM promotions WHERE id IN (SELECT max(id) FROM promotions WHERE action = 'approved' GROUP BY alpha_id)"
@@ -183,6 +187,12 @@ class Promotions:
         later retirement: `standing` says which)."""
         rows, _ = self._database.execute(LATEST_APPROVALS)
         return {row[1]: promotion_of(row) for row in rows}
+
+    def recorded_by(self, moment: str) -> list[Promotion]:
+        """Every decision recorded at or before `moment` (the stored time form), oldest first: the
+        standings in force then (`Records.decisions_at`)."""
+        rows, _ = self._database.execute(RECORDED_BY, (moment,))
+        return [promotion_of(row) for row in rows]
 
     def version(self) -> int:
         """The id of the last decision (0 for none): what a cache of `standing` is keyed by."""

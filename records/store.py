@@ -16,6 +16,7 @@ from records.nominations import Nomination, Nominations, nomination_of
 from records.promotions import Action, Promotion, Promotions, promotion_of
 from records.sql import Database, Statement
 from records.tables import records_schema
+from records.times import stored_time
 from records.webhooks import Webhooks
 from schemas.bodies.event_data import recorded
 
@@ -91,6 +92,19 @@ class Records:
         return DecisionsRead(
             self.promotions.standing(), self.promotions.approvals(), self.nominations.latest()
         )
+
+    def decisions_at(self, moment: dt.datetime) -> DecisionsRead:
+        """`decisions_in_force` as the records stood at `moment`: the decisions and nominations
+        recorded by then (a read route's `as_of`)."""
+        at = stored_time(moment)
+        assert at is not None
+        latest: dict[str, Promotion] = {}
+        approvals: dict[str, Promotion] = {}
+        for promotion in self.promotions.recorded_by(at):
+            latest[promotion.alpha_id] = promotion
+            if promotion.action == "approved":
+                approvals[promotion.alpha_id] = promotion
+        return DecisionsRead(latest, approvals, self.nominations.latest_by(at))
 
     def close(self) -> None:
         self.database.close()

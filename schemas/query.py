@@ -136,6 +136,20 @@ Format = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at
     ],
     None,
 ]
+AsOf = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at runtime)
+    Annotated[
+        str,
+        Meta(
+            max_length=40,
+            pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$",
+            description="Answer as of this moment (ISO 8601 with its offset, e.g. 2026-11-27T16:00:00.123456Z): the "
+            "catalogue generation and builds the API served then and the decisions recorded by then, so an answer "
+            "seen then (a decision's snapshot: its read.at) is given again. Absent: now. 410 as_of_gone past the "
+            "history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.",
+        ),
+    ],
+    None,
+]
 START = msgspec.field(default=None, name="from")
 END = msgspec.field(default=None, name="to")
 
@@ -171,6 +185,7 @@ class CatalogueQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class FamiliesQuery(Query, frozen=True):
@@ -186,6 +201,7 @@ class FamiliesQuery(Query, frozen=True):
     ) = None
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    as_of: AsOf = None
 
 
 class WindowPageQuery(Query, frozen=True):
@@ -194,6 +210,7 @@ class WindowPageQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class WeekQuery(Query, frozen=True):
@@ -249,6 +266,7 @@ class WeekQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class ScoresQuery(Query, frozen=True):
@@ -261,6 +279,7 @@ class ScoresQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class LedgerQuery(Query, frozen=True):
@@ -274,6 +293,7 @@ class LedgerQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class BookQuery(Query, frozen=True):
@@ -284,6 +304,7 @@ class BookQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class TradesQuery(Query, frozen=True):
@@ -300,6 +321,7 @@ class TradesQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class SeriesQuery(Query, frozen=True):
@@ -309,6 +331,7 @@ class SeriesQuery(Query, frozen=True):
     limit: Limit = SERIES_DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class MetricsQuery(Query, frozen=True):
@@ -319,6 +342,7 @@ class MetricsQuery(Query, frozen=True):
     ] = "overall"
     doc: Annotated[bool, Meta(description="Embed the documentation block under data.doc.")] = False
     panel: Annotated[bool, Meta(description="Add the weekly panel block (data.panel).")] = False
+    as_of: AsOf = None
 
 
 class BenchmarkQuery(Query, frozen=True):
@@ -331,6 +355,7 @@ class BenchmarkQuery(Query, frozen=True):
     limit: Limit = SERIES_DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class ExportQuery(Query, frozen=True):
@@ -366,6 +391,7 @@ class SignificanceQuery(Query, frozen=True):
         ]
         | None
     ) = None
+    as_of: AsOf = None
 
 
 class OverfittingQuery(Query, frozen=True):
@@ -380,6 +406,7 @@ class OverfittingQuery(Query, frozen=True):
             "C(S, S/2) cross-validations (12,870 at 16).",
         ),
     ] = 16
+    as_of: AsOf = None
 
 
 class CorrelationQuery(Query, frozen=True):
@@ -395,6 +422,7 @@ class CorrelationQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 def _bound(side: str, figure: str, unit: str) -> str:
@@ -592,6 +620,7 @@ class ScreenQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class BookWindowPageQuery(Query, frozen=True):
@@ -603,6 +632,7 @@ class BookWindowPageQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class RollingQuery(Query, frozen=True):
@@ -616,6 +646,7 @@ class RollingQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
+    as_of: AsOf = None
 
 
 class BookWindowQuery(Query, frozen=True):
@@ -624,6 +655,7 @@ class BookWindowQuery(Query, frozen=True):
     book: Book = choices.DEFAULT_BOOK
     start: From = START
     end: To = END
+    as_of: AsOf = None
 
 
 class WindowQuery(Query, frozen=True):
@@ -631,6 +663,7 @@ class WindowQuery(Query, frozen=True):
 
     start: From = START
     end: To = END
+    as_of: AsOf = None
 
 
 Regime = Annotated[
@@ -650,6 +683,7 @@ class RegimeWindowQuery(Query, frozen=True):
     start: From = START
     end: To = END
     regime: Regime = None
+    as_of: AsOf = None
 
 
 MAX_SET = 50
@@ -751,6 +785,7 @@ class CombineQuery(Query, frozen=True):
     end: To = END
     limit: Limit = SERIES_DEFAULT_LIMIT
     offset: Offset = 0
+    as_of: AsOf = None
 
 
 class ContributionQuery(Query, frozen=True):
@@ -807,6 +842,7 @@ class ContributionQuery(Query, frozen=True):
     ) = None
     start: From = START
     end: To = END
+    as_of: AsOf = None
 
 
 class ChecksQuery(Query, frozen=True):
@@ -860,6 +896,7 @@ class ChecksQuery(Query, frozen=True):
     min_information_ratio_lower_bound: (
         Annotated[float, _threshold("min", "information_ratio_lower_bound", "ratio")] | None
     ) = None
+    as_of: AsOf = None
 
 
 class CompareQuery(Query, frozen=True):
@@ -883,6 +920,7 @@ class CompareQuery(Query, frozen=True):
     ] = choices.DEFAULT_COMPARE_WINDOW
     start: From = START
     end: To = END
+    as_of: AsOf = None
 
 
 class RiskQuery(Query, frozen=True):
@@ -891,6 +929,7 @@ class RiskQuery(Query, frozen=True):
     book: Book = choices.DEFAULT_BOOK
     start: From = START
     end: To = END
+    as_of: AsOf = None
 
 
 class LiveQuery(Query, frozen=True):
@@ -908,6 +947,7 @@ class LiveQuery(Query, frozen=True):
         ]
         | None
     ) = None
+    as_of: AsOf = None
 
 
 class AttributionQuery(Query, frozen=True):
@@ -934,6 +974,7 @@ class AttributionQuery(Query, frozen=True):
             "the N best names.",
         ),
     ] = attribution.DROP_DEFAULT
+    as_of: AsOf = None
 
 
 class CapacityQuery(Query, frozen=True):
@@ -965,6 +1006,7 @@ class CapacityQuery(Query, frozen=True):
         ]
         | None
     ) = None
+    as_of: AsOf = None
 
 
 class QuantilesQuery(Query, frozen=True):
@@ -989,6 +1031,7 @@ class QuantilesQuery(Query, frozen=True):
     ] = DEFAULT_QUANTILES
     start: From = START
     end: To = END
+    as_of: AsOf = None
 
 
 class ResidualQuery(Query, frozen=True):
@@ -1007,6 +1050,7 @@ class ResidualQuery(Query, frozen=True):
     ) = None
     start: From = START
     end: To = END
+    as_of: AsOf = None
 
 
 EVENT_TYPES_MAX_LENGTH = 1000

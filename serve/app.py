@@ -29,7 +29,7 @@ from analytics.policy import load_policy
 from core import errors
 from core.settings import Settings
 from datasets import answers
-from datasets.faults import BenchmarkMissing, CatalogueIncomplete
+from datasets.faults import BenchmarkMissing, CatalogueIncomplete, HistoryGone
 from datasets.reader import LakeReader, LakeUnavailable
 from serve.access_log import AccessQueue
 from serve.analytics_doc import shared_analytics_doc
@@ -93,6 +93,8 @@ def as_api_error(request: Request[Any, Any, Any], exc: Exception) -> errors.ApiE
         return exc
     if isinstance(exc, LakeUnavailable):
         return errors.UpstreamUnavailable()
+    if isinstance(exc, HistoryGone):
+        return errors.AsOfGone(details={"reason": str(exc)})
     if isinstance(exc, BadParameters):
         return errors.bad_parameters(exc.problems, exc.details)
     if isinstance(exc, NotReadable):

@@ -147,8 +147,8 @@ class QueryParams:
             return self.items(param.name, param.max_length)
         if param.read == "numbers":
             return self.numbers(param.name, param.max_length)
-        if param.max_length is not None:
-            return self.text(param.name, param.max_length)
+        if param.max_length is not None and self.text(param.name, param.max_length) is None:
+            return param.default
         value = self.values[param.name]
         if param.pattern is not None and re.search(param.pattern, value) is None:
             self.fail(param.name, f"must match {param.pattern}")

@@ -157,6 +157,16 @@ class RecordsSource:
 
         return await self.read(read)
 
+    async def standings_at(self, moment: dt.datetime) -> Standings:
+        """Where every alpha stood at `moment`: the decisions and nominations recorded by then (a
+        read route's `as_of`), read each time (a past moment is asked rarely)."""
+
+        def read(records: Records) -> Standings:
+            decided = records.decisions_at(moment)
+            return Standings.of(decided.latest, decided.approvals, decided.nominations)
+
+        return await self.read(read)
+
 
 SETTLE = dt.timedelta(seconds=10)
 """How long an event id missing before a newer one is waited for (`EventLog.settled_through`):

@@ -332,6 +332,27 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
         ]
         | UnsetType
     ) = UNSET
+    as_of: (
+        Annotated[
+            str,
+            doc(
+                "The moment the answer is as of (UTC, ISO 8601): the catalogue generation and builds the API "
+                "served then, and the decisions recorded by then.",
+                absent="Present when the request asked `as_of`.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    generation: (
+        Annotated[
+            int,
+            doc(
+                "The catalogue generation the answer read (the one served at `as_of`).",
+                absent="Present when the request asked `as_of`.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     request_id: Annotated[str, doc("Id of this request (also in `X-Request-ID`); quote it to support.")]
     generated_at: Annotated[Timestamp, doc("When the server produced this response.", unit=units.TIMESTAMP)]
     source: (

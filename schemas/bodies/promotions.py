@@ -54,7 +54,10 @@ class DecisionRead(Body, kw_only=True, frozen=True):
 
     at: Annotated[
         str,
-        figure("When the lake and the records were read (UTC, ISO 8601), before the decision was recorded."),
+        figure(
+            "When the lake and the records were read (UTC, ISO 8601), before the decision was recorded: the "
+            "as_of of the request that reproduces the snapshot."
+        ),
     ]
     generation: Annotated[int | None, figure("The catalogue generation read.")]
     build_id: Annotated[str, figure("The alpha's build the checks were measured on.")]
@@ -67,7 +70,7 @@ class DecisionRead(Body, kw_only=True, frozen=True):
         str,
         figure(
             "The request that answers the snapshot's checks again (a key that reads every alpha): the route, the "
-            "book and the window; it reproduces them while the builds read are the ones served."
+            "book, the window and as_of (the builds served and the decisions recorded then)."
         ),
     ]
 

@@ -16,6 +16,7 @@ ERROR_STATUSES = {
     "403": "Not allowed (account, IP, endpoint, alpha or run allow-list)",
     "404": "The addressed resource does not exist",
     "408": "The request head did not arrive whole in time (request_head_timeout); the connection is closed",
+    "410": "`as_of` names a moment the lake no longer keeps (as_of_gone)",
     "414": "The request target (path and query string) is longer than the server reads "
     "(request_target_too_long, 8,192 bytes by default); the connection is closed",
     "406": "A collection route was asked (Accept) for no representation it offers (not_acceptable; "
@@ -55,6 +56,8 @@ def error_statuses(endpoint_id: str) -> tuple[str, ...]:
         statuses.add("404")
     if endpoint.collection:
         statuses.add("406")
+    if any(param.name == "as_of" for param in endpoint.params):
+        statuses.add("410")
     return tuple(sorted(statuses))
 
 

@@ -7,6 +7,7 @@ document, the reference and the client read (`serve.endpoints`).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -22,9 +23,11 @@ from analytics.policy import Policy
 from analytics.reading import Reading
 from analytics.restatements import restated_warning
 from analytics.standings import NO_DECISIONS, Standings
+from core import errors
 from core.context import Caller
-from datasets import answers
+from datasets import answers, clock
 from datasets.answers import Answer
+from datasets.faults import HistoryGone
 from datasets.queries import Paged, TablePage
 from datasets.reader import BuildView, LakeReader
 from records.nominations import Nomination
@@ -72,6 +75,9 @@ class Context(Generic[Q]):
     """The app's services, read through the typed properties below (`ctx.keys`, `ctx.policy`...)."""
     parsed: Any = None
     """The query as `args` parsed it: the window a run answer's `restated` warning is about."""
+    as_of: dt.datetime | None = None
+    """The request's `as_of`: `reader` is then the lake as the API served it at that moment
+    (`LakeReader.at`) and `standings` the decisions recorded by then."""
 
     # The services a handler asks for, typed. On the one injected `ctx`, not as dependencies of
     # their own: Litestar resolves two or more dependencies of a handler concurrently in an anyio
@@ -88,7 +94,9 @@ class Context(Generic[Q]):
         """Where every alpha stands (`RecordsSource.standings`): none decided when the app keeps no
         records; 503 when the records cannot be read."""
         source: RecordsSource | None = self.services.records
-        return NO_DECISIONS if source is None else await source.standings()
+        if source is None:
+            return NO_DECISIONS
+        return await (source.standings() if self.as_of is None else source.standings_at(self.as_of))
 
     def reading(self) -> Reading:
         """The lake as this key reads it now (`analytics.reading`): its scope, its standings and the
@@ -238,6 +246,12 @@ class Context(Generic[Q]):
     def meta(self, **extra: Any) -> EnvelopeMeta[Any]:
         """This answer's `meta`: the keys given (each an `EnvelopeMeta` field), with the request's
         id and time."""
+        if self.as_of is not None:
+            extra = {
+                **extra,
+                "as_of": _wire_moment(self.as_of),
+                "generation": getattr(self.reader, "generation", UNSET),
+            }
         return EnvelopeMeta(**extra, request_id=self.request_id, generated_at=now_iso())
 
     def run_meta(self, build: BuildView, table: str, **extra: Any) -> EnvelopeMeta[Any]:
@@ -285,13 +299,43 @@ def context_of(request: Request[Any, Any, Any]) -> Context[Any]:
     services = services_of(request)
     exchange = exchange_of(request.scope)
     query = p.QueryParams(exchange.query, accepted, declared.refused, repeatable)
+    as_of = _moment(query.values.get("as_of")) if "as_of" in accepted else None
+    reader: Any = services.reader
+    if as_of is not None:
+        if as_of > clock.now() + AS_OF_SLACK:
+            raise errors.bad_parameters({"as_of": "is in the future: the lake knows nothing after now"})
+        try:
+            reader = reader.at(as_of)
+        except HistoryGone as exc:
+            raise errors.AsOfGone(details={"as_of": _wire_moment(as_of), "reason": str(exc)}) from None
     return Context(
         request=request,
         caller=current_caller(request),
-        reader=services.reader,
+        reader=reader,
+        as_of=as_of,
         query=query,
         request_id=exchange.request_id,
         declared=declared,
         representation=representation.chosen(request, query.values.get("format"), "format" in accepted),
         services=services,
     )
+
+
+AS_OF_SLACK = dt.timedelta(seconds=5)
+"""How far past the server's clock an `as_of` may be (two clocks' drift) before it is a 400."""
+
+
+def _moment(text: str | None) -> dt.datetime | None:
+    """An `as_of` value as an aware time; None when absent or not a timestamp (the declared pattern
+    then answers the 400 when the handler reads its parameters)."""
+    if not text:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return None if moment.tzinfo is None else moment.astimezone(dt.UTC)
+
+
+def _wire_moment(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

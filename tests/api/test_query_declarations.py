@@ -58,7 +58,7 @@ def test_a_path_parameter_is_typed_by_the_struct_and_named_first_in_the_400() ->
         {
             "name": "date",
             "rule": "unknown parameter; this endpoint accepts: symbol, direction, "
-            "min_abs_weight, book, sort, order, limit, offset, format",
+            "min_abs_weight, book, sort, order, limit, offset, format, as_of",
         },
         {"name": "limit", "rule": "must be between 1 and 5000; got 0"},
     ]

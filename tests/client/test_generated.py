@@ -125,7 +125,8 @@ def test_a_route_added_to_the_document_gets_its_typed_method() -> None:
     skew = namespace["GeneratedMethods"].skew
     assert str(inspect.signature(skew)) == (
         "(self, alpha: 'str', book: 'str' = 'long_short', start: 'dt.date | str | None' = None, "
-        "end: 'dt.date | str | None' = None, *, tail: \"Literal['left', 'right']\" = 'left') -> 'RiskResponse'"
+        "end: 'dt.date | str | None' = None, *, as_of: 'str | None' = None, "
+        "tail: \"Literal['left', 'right']\" = 'left') -> 'RiskResponse'"
     )
     assert skew.__doc__.startswith("Skew of one book.")
     assert "`GET /v1/alphas/{alpha}/analytics/skew` (`analytics.skew`)" in skew.__doc__
@@ -141,7 +142,7 @@ def test_a_route_added_to_the_document_gets_its_typed_method() -> None:
         (
             "analytics.skew",
             {"alpha": "momentum_12_1"},
-            {"book": "long_only", "start": None, "end": None, "tail": "right"},
+            {"book": "long_only", "start": None, "end": None, "as_of": None, "tail": "right"},
         )
     ]
     with pytest.raises(ValueError, match="'risk' is taken by analytics.risk"):

@@ -106,6 +106,9 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
             first = _pick(query.get("alphas"), alphas)
             query["alphas"] = f"{first},{_pick(first + 'x', [a for a in alphas if a != first])}"
         weighting_rule(query, 2)
+    # `as_of` must name a moment the lake keeps and not after now (dropped: a generated timestamp
+    # rarely does; tests/pipeline/test_decisions.py and tests/api/test_as_of.py answer it).
+    query.pop("as_of", None)
     if path.endswith("/analytics/promotion_preview"):
         # `effective` must leave the checks' window sessions to measure (dropped: a generated date
         # rarely falls inside the history).

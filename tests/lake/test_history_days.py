@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from datasets import retention
+from datasets import layout, retention
 
 REPO = Path(__file__).resolve().parents[2]
 DAY = 86_400.0
@@ -44,13 +44,13 @@ def pointer(ages_in_days: dict[str, float]) -> dict[str, object]:
 def test_superseded_builds_are_kept_for_the_days_the_operator_sets(
     days: str, kept: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(retention.HISTORY_ENV, days)
+    monkeypatch.setenv(layout.HISTORY_ENV, days)
     assert history_after(pointer({"b1": 1.0, "b2": 2.0, "b3": 3.0})) == kept
 
 
 @pytest.mark.parametrize("bad", ["a week", "-1", "nan", "1e9"])
 def test_a_bad_history_retention_is_refused_before_a_build_is_written(bad: str, tmp_path: Path) -> None:
-    env = dict(os.environ, **{retention.HISTORY_ENV: bad})
+    env = dict(os.environ, **{layout.HISTORY_ENV: bad})
     done = subprocess.run(
         [sys.executable, "-m", "cli.main", "build", str(tmp_path / "no-seal"), "--lake", str(tmp_path / "lake")],
         cwd=REPO,
@@ -59,5 +59,5 @@ def test_a_bad_history_retention_is_refused_before_a_build_is_written(bad: str, 
         text=True,
     )
     assert done.returncode == 2, done.stdout + done.stderr
-    assert retention.HISTORY_ENV in done.stderr and repr(bad) in done.stderr
+    assert layout.HISTORY_ENV in done.stderr and repr(bad) in done.stderr
     assert not (tmp_path / "lake").exists()

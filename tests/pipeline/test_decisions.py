@@ -130,13 +130,92 @@ def test_a_snapshot_names_what_it_read_and_pins_it(deployment: Deployment) -> No
     read = promotion.snapshot["read"]
     assert read["build_id"] == promotion.build_id and read["generation"] is not None
     assert read["request"].startswith("/v1/alphas/Test_ledger_only/analytics/checks?book=long_short&to=")
-    assert "as_of=" not in read["request"] and read["at"] < promotion.recorded_at.strftime(
+    assert "as_of=" in read["request"] and read["at"] < promotion.recorded_at.strftime(
         "%Y-%m-%dT%H:%M:%S.%fZ"
     )
     held = pins.pinned(Storage(deployment.lake), deployment.lake)
     assert read["generation"] in held.generations
     assert promotion.build_id in held.alphas["Test_ledger_only"]
     assert set(read["reference_builds"]) <= set(held.alphas)
+
+
+def test_a_snapshot_is_reproduced_from_its_request_as_of_its_read_time(
+    deployment: Deployment, runs_after: Path
+) -> None:
+    """Done means (issue 64): a promotion snapshot reproduced from the route `as_of` its read time
+    within 1e-9, after the world moved on: another alpha approved (the reference set changed) and
+    the alpha published again (its build changed). Without as_of the route answers today's
+    figures; before the lake's oldest generation it is a 410, in the future a 400."""
+    import math
+    from urllib.parse import parse_qsl, urlsplit
+
+    from litestar.testing import TestClient
+
+    from core.settings import Settings
+    from pipeline.publish import publish_seal
+    from serve.app import create_app
+    from serve.records import RecordsSource
+    from tests.analytics.conftest import CALLERS
+    from tests.callers import authenticator_for
+
+    alpha = "Test_ledger_only"
+    decision = Decision(alpha, "approved", "head of research", "a test", override="a test")
+    promotion, _ = decide(deployment.lake, deployment.keystore, "", decision)
+    read = promotion.snapshot["read"]
+    # The world moves on: another approval, and a new run of the alpha itself.
+    other = Decision("Test_small_universe", "approved", "head of research", "later", override="later")
+    decide(deployment.lake, deployment.keystore, "", other)
+    assert publish_seal(str(runs_after), deployment.lake).status == "published"
+
+    app = create_app(
+        Settings(lake=deployment.lake, environment="test"),
+        authenticate=authenticator_for(CALLERS),
+        limiter=None,
+        records=RecordsSource(deployment.keystore),
+    )
+    url = urlsplit(read["request"])
+    params = dict(parse_qsl(url.query))
+    headers = {"Authorization": "Bearer raw"}
+    with TestClient(app=app) as client:
+        then = client.get(url.path, params=params, headers=headers)
+        assert then.status_code == 200, then.text
+        body = then.json()
+        now = client.get(url.path, params={k: v for k, v in params.items() if k != "as_of"}, headers=headers)
+        assert now.status_code == 200, now.text
+        gone = client.get(url.path, params={**params, "as_of": "2001-01-01T00:00:00Z"}, headers=headers)
+        future = client.get(url.path, params={**params, "as_of": "2099-01-01T00:00:00Z"}, headers=headers)
+        bad = client.get(url.path, params={**params, "as_of": "yesterday"}, headers=headers)
+
+    assert body["meta"]["as_of"] == read["at"] and body["meta"]["generation"] == read["generation"]
+    served = {c["id"]: c for c in body["data"]["checks"]}
+    assert [c["id"] for c in promotion.snapshot["checks"]] == list(served)
+    for seen in promotion.snapshot["checks"]:
+        check = served[seen["id"]]
+        assert check["verdict"] == seen["verdict"] and check["reason"] == seen["reason"], seen["id"]
+        a, b = check["value"], seen["value"]
+        assert (a is None and b is None) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9), (seen["id"], a, b)
+    # Today's answer is another: the new build and the new reference set.
+    today = {c["id"]: c["value"] for c in now.json()["data"]["checks"]}
+    assert today != {c["id"]: c["value"] for c in promotion.snapshot["checks"]}
+    assert "as_of" not in now.json()["meta"]
+    assert gone.status_code == 410 and gone.json()["error"]["code"] == "as_of_gone", gone.text
+    assert future.status_code == 400 and "as_of" in future.text
+    assert bad.status_code == 400 and "as_of" in bad.text
+
+
+@pytest.fixture
+def runs_after(tmp_path: Path) -> Path:
+    """A later run of Test_ledger_only than the demo published: the demo engine's run of it over a
+    market one simulated week longer (its own seal, written here)."""
+    from alpha_results_seal.demo.alphas import alpha_spec
+    from alpha_results_seal.demo.corpus import write_seal
+    from alpha_results_seal.demo.engine import run_alpha
+    from alpha_results_seal.demo.market import simulate_market
+
+    market = simulate_market("small", 7)
+    content = run_alpha(alpha_spec("Test_ledger_only"), market, "small", 7)
+    content.manifest["sealed_at"] = "2099-01-01T00:00:00Z"  # sealed after the published run
+    return write_seal(content, tmp_path / "later")
 
 
 def test_the_written_policy_approves_a_nominated_alpha_only_when_every_check_passes(

@@ -15,8 +15,7 @@ import pytest
 
 from alpha_results_seal import arrow_schemas as S
 from datasets import catalog
-from datasets.layout import BUILD_RETENTION_SECONDS
-from datasets.retention import history_seconds
+from datasets.layout import BUILD_RETENTION_SECONDS, history_seconds
 from datasets.writer import BuildWriter
 from pipeline import catalogue_index
 from pipeline.publish import publish_seal

@@ -681,7 +681,9 @@ class DecisionRead(ApiStruct, kw_only=True, frozen=True):
     """
 
     at: str
-    """When the lake and the records were read (UTC, ISO 8601), before the decision was recorded."""
+    """When the lake and the records were read (UTC, ISO 8601), before the decision was recorded: the
+    as_of of the request that reproduces the snapshot.
+    """
 
     generation: int | None
     """The catalogue generation read."""
@@ -697,7 +699,7 @@ class DecisionRead(ApiStruct, kw_only=True, frozen=True):
 
     request: str
     """The request that answers the snapshot's checks again (a key that reads every alpha): the route,
-    the book and the window; it reproduces them while the builds read are the ones served.
+    the book, the window and as_of (the builds served and the decisions recorded then).
     """
 
 
@@ -6790,6 +6792,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         AlphaListRowPage,
         collection=True,
@@ -6801,6 +6804,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("family", "family", "string", None, required=False, enum=None),
             Param("limit", "limit", "integer", 100, required=False, enum=None),
             Param("offset", "offset", "integer", 0, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         FamilyMemberRowPage,
         collection=True,
@@ -6835,6 +6839,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         RestatementRowPage,
         collection=True,
@@ -6862,6 +6867,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         RebalanceIndexRowPage,
         collection=True,
@@ -6895,6 +6901,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         DecisionRowPage,
         collection=True,
@@ -6917,6 +6924,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         ScoreRowPage,
         collection=True,
@@ -6956,6 +6964,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         LedgerRowPage,
         collection=True,
@@ -6978,6 +6987,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         PositionRowPage,
         collection=True,
@@ -7000,6 +7010,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         PnlRowPage,
         collection=True,
@@ -7022,6 +7033,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         TradeRowPage,
         collection=True,
@@ -7043,6 +7055,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         EquityRowPage,
         collection=True,
@@ -7064,6 +7077,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             ),
             Param("doc", "doc", "boolean", False, required=False, enum=None),
             Param("panel", "panel", "boolean", False, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         MetricsResponse,
         collection=False,
@@ -7083,6 +7097,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("to", "end", "date", None, required=False, enum=None),
             Param("sr_benchmark", "sr_benchmark", "number", 0.0, required=False, enum=None),
             Param("trials", "trials", "integer", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         SignificanceResponse,
         collection=False,
@@ -7090,7 +7105,10 @@ ENDPOINTS: dict[str, Endpoint] = {
     "analytics.overfitting": Endpoint(
         "analytics.overfitting",
         "/v1/alphas/{alpha}/analytics/overfitting",
-        (Param("splits", "splits", "integer", 16, required=False, enum=None),),
+        (
+            Param("splits", "splits", "integer", 16, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
         OverfittingResponse,
         collection=False,
     ),
@@ -7111,6 +7129,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         CorrelationRowPage,
         collection=True,
@@ -7132,6 +7151,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         DrawdownRowPage,
         collection=True,
@@ -7154,6 +7174,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         RollingRowPage,
         collection=True,
@@ -7184,6 +7205,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                     "drawdown:unlabelled",
                 ),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         CostsResponse,
         collection=False,
@@ -7214,6 +7236,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                     "drawdown:unlabelled",
                 ),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         RegimesResponse,
         collection=False,
@@ -7225,6 +7248,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("book", "book", "string", "long_short", required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         UncertaintyResponse,
         collection=False,
@@ -7236,6 +7260,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("book", "book", "string", "long_short", required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         BookReturnsResponse,
         collection=False,
@@ -7246,6 +7271,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         (
             Param("book", "book", "string", "long_short", required=False, enum=None),
             Param("split", "split", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         LiveResponse,
         collection=False,
@@ -7256,6 +7282,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         (
             Param("book", "book", "string", "long_short", required=False, enum=None),
             Param("split", "split", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         DecayResponse,
         collection=False,
@@ -7269,6 +7296,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("to", "end", "date", None, required=False, enum=None),
             Param("top", "top", "integer", 10, required=False, enum=None),
             Param("drop", "drop", "integer", 5, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         AttributionResponse,
         collection=False,
@@ -7282,6 +7310,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("to", "end", "date", None, required=False, enum=None),
             Param("capital", "capital", "number", 100000000.0, required=False, enum=None),
             Param("grid", "grid", "string", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         CapacityResponse,
         collection=False,
@@ -7293,6 +7322,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("book", "book", "string", "long_short", required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         FactorsResponse,
         collection=False,
@@ -7305,6 +7335,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("quantiles", "quantiles", "integer", 5, required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         QuantilesResponse,
         collection=False,
@@ -7317,6 +7348,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("reference", "reference", "string", None, required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         ResidualResponse,
         collection=False,
@@ -7493,6 +7525,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         ScreenRowPage,
         collection=True,
@@ -7518,6 +7551,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("to", "end", "date", None, required=False, enum=None),
             Param("limit", "limit", "integer", 500, required=False, enum=None),
             Param("offset", "offset", "integer", 0, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         CombinedRowPage,
         collection=True,
@@ -7541,6 +7575,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("weight", "weight", "number", None, required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         ContributionResponse,
         collection=False,
@@ -7551,6 +7586,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         (
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         MmcResponse,
         collection=False,
@@ -7561,6 +7597,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         (
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         CrowdingResponse,
         collection=False,
@@ -7634,6 +7671,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=None,
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         ChecksResponse,
         collection=False,
@@ -7654,6 +7692,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("window", "window", "string", "63", required=False, enum=("21", "63", "126", "252")),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         ComparisonResponse,
         collection=False,
@@ -7665,6 +7704,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("book", "book", "string", "long_short", required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         RiskResponse,
         collection=False,
@@ -7685,6 +7725,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         BenchmarkRowPage,
         collection=True,
@@ -7936,7 +7977,9 @@ class GeneratedMethods:
         """
         return self._answer("meta.keys", {}, {})
 
-    def alphas(self, search: str | None = None, complete_only: bool = False) -> Collection[AlphaListRow]:
+    def alphas(
+        self, search: str | None = None, complete_only: bool = False, *, as_of: str | None = None
+    ) -> Collection[AlphaListRow]:
         """List of alphas.
 
         `GET /v1/alphas` (`catalog.alphas.list`).
@@ -7944,17 +7987,31 @@ class GeneratedMethods:
         `search`: Case-insensitive substring over alpha_id, name and tldr.
 
         `complete_only`: Omit alphas still missing required kinds.
-        """
-        return self._answer("catalog.alphas.list", {}, {"search": search, "complete_only": complete_only})
 
-    def families(self, *, family: str | None = None) -> Collection[FamilyMemberRow]:
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "catalog.alphas.list", {}, {"search": search, "complete_only": complete_only, "as_of": as_of}
+        )
+
+    def families(self, *, family: str | None = None, as_of: str | None = None) -> Collection[FamilyMemberRow]:
         """Trial families and their members the key may read.
 
         `GET /v1/families` (`catalog.families.list`).
 
         `family`: Only this trial family's members (its slug).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("catalog.families.list", {}, {"family": family})
+        return self._answer("catalog.families.list", {}, {"family": family, "as_of": as_of})
 
     def alpha(self, alpha: str) -> AlphaDescriptionResponse:
         """Written description of one alpha.
@@ -7971,7 +8028,12 @@ class GeneratedMethods:
         return self._answer("catalog.alphas.promotions", {"alpha": alpha}, {})
 
     def restatements(
-        self, alpha: str, start: dt.date | str | None = None, end: dt.date | str | None = None
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> Collection[RestatementRow]:
         """Published values later runs changed, with both values.
 
@@ -7980,8 +8042,16 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("catalog.alphas.restatements", {"alpha": alpha}, {"start": start, "end": end})
+        return self._answer(
+            "catalog.alphas.restatements", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of}
+        )
 
     def review(self) -> ReviewQueueResponse:
         """The review queue: nominated alphas and their verdicts.
@@ -7991,7 +8061,12 @@ class GeneratedMethods:
         return self._answer("catalog.review", {}, {})
 
     def rebalances(
-        self, alpha: str, start: dt.date | str | None = None, end: dt.date | str | None = None
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> Collection[RebalanceIndexRow]:
         """Rebalance index.
 
@@ -8000,8 +8075,16 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("signals.rebalances.list", {"alpha": alpha}, {"start": start, "end": end})
+        return self._answer(
+            "signals.rebalances.list", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of}
+        )
 
     def cross_section(
         self,
@@ -8014,6 +8097,7 @@ class GeneratedMethods:
         min_abs_weight: float | None = None,
         sort: Literal["score", "rank", "symbol", "weight"] = "score",
         order: Literal["asc", "desc"] | None = None,
+        as_of: str | None = None,
     ) -> Collection[DecisionRow]:
         """Cross-section of one rebalance week.
 
@@ -8033,6 +8117,12 @@ class GeneratedMethods:
         `sort`: Sort key (rank sorts on average_rank, weight on the book column).
 
         `order`: desc for score and weight, asc for rank and symbol; ticker tiebreak.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "signals.rebalances.get",
@@ -8044,6 +8134,7 @@ class GeneratedMethods:
                 "min_abs_weight": min_abs_weight,
                 "sort": sort,
                 "order": order,
+                "as_of": as_of,
             },
         )
 
@@ -8055,6 +8146,7 @@ class GeneratedMethods:
         *,
         symbol: str | Iterable[str] | None = None,
         fields: Literal["core", "all"] = "core",
+        as_of: str | None = None,
     ) -> Collection[ScoreRow]:
         """Per-symbol per-week score panel.
 
@@ -8067,11 +8159,17 @@ class GeneratedMethods:
         `symbol`: One ticker or a comma-separated list (matched upper-cased).
 
         `fields`: Column set: core or all.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "signals.scores",
             {"alpha": alpha},
-            {"start": start, "end": end, "symbol": symbol, "fields": fields},
+            {"start": start, "end": end, "symbol": symbol, "fields": fields, "as_of": as_of},
         )
 
     def books(self, alpha: str) -> Collection[BookRow]:
@@ -8087,6 +8185,8 @@ class GeneratedMethods:
         book: str = "long_short",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> Collection[LedgerRow]:
         """Daily ledger of a book.
 
@@ -8097,8 +8197,16 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("portfolio.ledger", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+        return self._answer(
+            "portfolio.ledger", {"alpha": alpha}, {"book": book, "start": start, "end": end, "as_of": as_of}
+        )
 
     def positions(
         self,
@@ -8108,6 +8216,7 @@ class GeneratedMethods:
         end: dt.date | str | None = None,
         *,
         symbol: str | Iterable[str] | None = None,
+        as_of: str | None = None,
     ) -> Collection[PositionRow]:
         """Daily positions.
 
@@ -8120,11 +8229,17 @@ class GeneratedMethods:
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
         `symbol`: One ticker or a comma-separated list (matched upper-cased).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "portfolio.positions",
             {"alpha": alpha},
-            {"book": book, "start": start, "end": end, "symbol": symbol},
+            {"book": book, "start": start, "end": end, "symbol": symbol, "as_of": as_of},
         )
 
     def pnl(
@@ -8135,6 +8250,7 @@ class GeneratedMethods:
         end: dt.date | str | None = None,
         *,
         symbol: str | Iterable[str] | None = None,
+        as_of: str | None = None,
     ) -> Collection[PnlRow]:
         """Daily per-symbol P&L.
 
@@ -8147,9 +8263,17 @@ class GeneratedMethods:
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
         `symbol`: One ticker or a comma-separated list (matched upper-cased).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
-            "portfolio.pnl", {"alpha": alpha}, {"book": book, "start": start, "end": end, "symbol": symbol}
+            "portfolio.pnl",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "symbol": symbol, "as_of": as_of},
         )
 
     def trades(
@@ -8160,6 +8284,7 @@ class GeneratedMethods:
         end: dt.date | str | None = None,
         *,
         symbol: str | Iterable[str] | None = None,
+        as_of: str | None = None,
     ) -> Collection[TradeRow]:
         """Fills of a book.
 
@@ -8172,9 +8297,17 @@ class GeneratedMethods:
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
         `symbol`: One ticker or a comma-separated list (matched upper-cased).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
-            "portfolio.trades", {"alpha": alpha}, {"book": book, "start": start, "end": end, "symbol": symbol}
+            "portfolio.trades",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "symbol": symbol, "as_of": as_of},
         )
 
     def equity_curve(
@@ -8183,6 +8316,8 @@ class GeneratedMethods:
         book: str = "long_short",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> Series[EquityRow, EquitySummary]:
         """Equity curve of a book.
 
@@ -8193,9 +8328,17 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
-            "portfolio.equity_curve", {"alpha": alpha}, {"book": book, "start": start, "end": end}
+            "portfolio.equity_curve",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "as_of": as_of},
         )
 
     def metrics(
@@ -8207,6 +8350,7 @@ class GeneratedMethods:
         granularity: Literal["overall", "yearly", "monthly"] = "overall",
         doc: bool = False,
         panel: bool = False,
+        as_of: str | None = None,
     ) -> MetricsResponse:
         """Metrics.
 
@@ -8221,11 +8365,24 @@ class GeneratedMethods:
         `doc`: Embed the documentation block under data.doc.
 
         `panel`: Add the weekly panel block (data.panel).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "performance.metrics",
             {"alpha": alpha},
-            {"start": start, "end": end, "granularity": granularity, "doc": doc, "panel": panel},
+            {
+                "start": start,
+                "end": end,
+                "granularity": granularity,
+                "doc": doc,
+                "panel": panel,
+                "as_of": as_of,
+            },
         )
 
     def metrics_doc(self, alpha: str) -> MetricsDocResponse:
@@ -8243,6 +8400,7 @@ class GeneratedMethods:
         *,
         sr_benchmark: float = 0.0,
         trials: int | None = None,
+        as_of: str | None = None,
     ) -> SignificanceResponse:
         """Significance of the long_short Sharpe ratio and the IC, corrected for the catalogue's
         trials.
@@ -8258,22 +8416,34 @@ class GeneratedMethods:
 
         `trials`: Number of trials for the Deflated Sharpe Ratio; default: the published
         catalogue's.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.significance",
             {"alpha": alpha},
-            {"start": start, "end": end, "sr_benchmark": sr_benchmark, "trials": trials},
+            {"start": start, "end": end, "sr_benchmark": sr_benchmark, "trials": trials, "as_of": as_of},
         )
 
-    def overfitting(self, alpha: str, *, splits: int = 16) -> OverfittingResponse:
+    def overfitting(self, alpha: str, *, splits: int = 16, as_of: str | None = None) -> OverfittingResponse:
         """Probability of backtest overfitting of the alpha's trial family.
 
         `GET /v1/alphas/{alpha}/analytics/overfitting` (`analytics.overfitting`).
 
         `splits`: S: the blocks (even, 4 to 16) the family's common sessions are cut into; C(S, S/2)
         cross-validations (12,870 at 16).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("analytics.overfitting", {"alpha": alpha}, {"splits": splits})
+        return self._answer("analytics.overfitting", {"alpha": alpha}, {"splits": splits, "as_of": as_of})
 
     def correlation(
         self,
@@ -8281,6 +8451,8 @@ class GeneratedMethods:
         basis: Literal["returns", "ic", "scores"] = "returns",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> Collection[CorrelationRow]:
         """Correlation with every other alpha the key may read.
 
@@ -8291,9 +8463,17 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
-            "analytics.correlation", {"alpha": alpha}, {"basis": basis, "start": start, "end": end}
+            "analytics.correlation",
+            {"alpha": alpha},
+            {"basis": basis, "start": start, "end": end, "as_of": as_of},
         )
 
     def drawdowns(
@@ -8302,6 +8482,8 @@ class GeneratedMethods:
         book: str = "long_short",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> Collection[DrawdownRow]:
         """Drawdown episodes of a book.
 
@@ -8312,9 +8494,17 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
-            "analytics.drawdowns", {"alpha": alpha}, {"book": book, "start": start, "end": end}
+            "analytics.drawdowns",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "as_of": as_of},
         )
 
     def rolling(
@@ -8325,6 +8515,7 @@ class GeneratedMethods:
         end: dt.date | str | None = None,
         *,
         window: Literal["13", "26", "52", 13, 26, 52] = "26",
+        as_of: str | None = None,
     ) -> Collection[RollingRow]:
         """Trailing-window IC and return figures per rebalance week.
 
@@ -8337,11 +8528,17 @@ class GeneratedMethods:
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
         `window`: Trailing window in weeks.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.rolling",
             {"alpha": alpha},
-            {"book": book, "start": start, "end": end, "window": window},
+            {"book": book, "start": start, "end": end, "window": window, "as_of": as_of},
         )
 
     def costs(
@@ -8364,6 +8561,7 @@ class GeneratedMethods:
             "drawdown:unlabelled",
         ]
         | None = None,
+        as_of: str | None = None,
     ) -> CostsResponse:
         """Break-even cost, turnover by score decile and holding period of a book.
 
@@ -8377,9 +8575,17 @@ class GeneratedMethods:
 
         `regime`: Keep only the sessions (and weekly ICs) of one regime of SPY, dimension:label
         (docs/analytics.md "Regimes"); absent: every session.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
-            "analytics.costs", {"alpha": alpha}, {"book": book, "start": start, "end": end, "regime": regime}
+            "analytics.costs",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "regime": regime, "as_of": as_of},
         )
 
     def regimes(
@@ -8402,6 +8608,7 @@ class GeneratedMethods:
             "drawdown:unlabelled",
         ]
         | None = None,
+        as_of: str | None = None,
     ) -> RegimesResponse:
         """A book's information ratio, mean IC and hit rate in each regime of SPY.
 
@@ -8415,11 +8622,17 @@ class GeneratedMethods:
 
         `regime`: Keep only the sessions (and weekly ICs) of one regime of SPY, dimension:label
         (docs/analytics.md "Regimes"); absent: every session.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.regimes",
             {"alpha": alpha},
-            {"book": book, "start": start, "end": end, "regime": regime},
+            {"book": book, "start": start, "end": end, "regime": regime, "as_of": as_of},
         )
 
     def uncertainty(
@@ -8428,6 +8641,8 @@ class GeneratedMethods:
         book: str = "long_short",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> UncertaintyResponse:
         """Bootstrap confidence intervals of a book's headline figures.
 
@@ -8438,9 +8653,17 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
-            "analytics.uncertainty", {"alpha": alpha}, {"book": book, "start": start, "end": end}
+            "analytics.uncertainty",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "as_of": as_of},
         )
 
     def returns(
@@ -8449,6 +8672,8 @@ class GeneratedMethods:
         book: str = "long_short",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> BookReturnsResponse:
         """Monthly and yearly returns of a book and its trailing beta to SPY.
 
@@ -8459,11 +8684,24 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("analytics.returns", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+        return self._answer(
+            "analytics.returns", {"alpha": alpha}, {"book": book, "start": start, "end": end, "as_of": as_of}
+        )
 
     def live(
-        self, alpha: str, book: str = "long_short", *, split: dt.date | str | None = None
+        self,
+        alpha: str,
+        book: str = "long_short",
+        *,
+        split: dt.date | str | None = None,
+        as_of: str | None = None,
     ) -> LiveResponse:
         """In-sample against out-of-sample of a book (live against backtest).
 
@@ -8475,11 +8713,24 @@ class GeneratedMethods:
         out-of-sample. Absent: the alpha's own split, its approval's as_of, else its seal's
         research_cutoff, else the date the catalogue first published it (the answer's split_origin
         says which).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("analytics.live", {"alpha": alpha}, {"book": book, "split": split})
+        return self._answer(
+            "analytics.live", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
+        )
 
     def decay(
-        self, alpha: str, book: str = "long_short", *, split: dt.date | str | None = None
+        self,
+        alpha: str,
+        book: str = "long_short",
+        *,
+        split: dt.date | str | None = None,
+        as_of: str | None = None,
     ) -> DecayResponse:
         """The IC's half-life by forecast horizon and the book's expected live information ratio.
 
@@ -8491,8 +8742,16 @@ class GeneratedMethods:
         out-of-sample. Absent: the alpha's own split, its approval's as_of, else its seal's
         research_cutoff, else the date the catalogue first published it (the answer's split_origin
         says which).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("analytics.decay", {"alpha": alpha}, {"book": book, "split": split})
+        return self._answer(
+            "analytics.decay", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
+        )
 
     def attribution(
         self,
@@ -8503,6 +8762,7 @@ class GeneratedMethods:
         *,
         top: int = 10,
         drop: int = 5,
+        as_of: str | None = None,
     ) -> AttributionResponse:
         """Where a book's P&L came from: by name, leg and sector; fragility; concentration.
 
@@ -8518,11 +8778,17 @@ class GeneratedMethods:
 
         `drop`: N of the fragility figures: the information ratio without the N best days and
         without the N best names.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.attribution",
             {"alpha": alpha},
-            {"book": book, "start": start, "end": end, "top": top, "drop": drop},
+            {"book": book, "start": start, "end": end, "top": top, "drop": drop, "as_of": as_of},
         )
 
     def capacity(
@@ -8534,6 +8800,7 @@ class GeneratedMethods:
         *,
         capital: float = 100000000.0,
         grid: str | Iterable[float] | None = None,
+        as_of: str | None = None,
     ) -> CapacityResponse:
         """Participation and net information ratio of a book against its capital.
 
@@ -8551,11 +8818,17 @@ class GeneratedMethods:
 
         `grid`: The capitals to show the book at: comma-separated decimals (1e9 is accepted), at
         most 25, each in [1, 1e+15]. Default: 1e6 to 1e10 in half-decades.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.capacity",
             {"alpha": alpha},
-            {"book": book, "start": start, "end": end, "capital": capital, "grid": grid},
+            {"book": book, "start": start, "end": end, "capital": capital, "grid": grid, "as_of": as_of},
         )
 
     def factors(
@@ -8564,6 +8837,8 @@ class GeneratedMethods:
         book: str = "long_short",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> FactorsResponse:
         """Factor attribution of a book and the signal's feature-neutral IC.
 
@@ -8574,8 +8849,16 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("analytics.factors", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+        return self._answer(
+            "analytics.factors", {"alpha": alpha}, {"book": book, "start": start, "end": end, "as_of": as_of}
+        )
 
     def quantiles(
         self,
@@ -8585,6 +8868,7 @@ class GeneratedMethods:
         *,
         score: Literal["score", "raw_score"] = "score",
         quantiles: int = 5,
+        as_of: str | None = None,
     ) -> QuantilesResponse:
         """Mean forward return by score quantile, the top-minus-bottom spread, and the IC by month and
         sector.
@@ -8599,11 +8883,17 @@ class GeneratedMethods:
         access only).
 
         `quantiles`: Number of score quantiles per week (2..10; alphalens' default 5).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.quantiles",
             {"alpha": alpha},
-            {"start": start, "end": end, "score": score, "quantiles": quantiles},
+            {"start": start, "end": end, "score": score, "quantiles": quantiles, "as_of": as_of},
         )
 
     def residual(
@@ -8613,6 +8903,8 @@ class GeneratedMethods:
         book: str = "long_short",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> ResidualResponse:
         """What is new in a book against the catalogue: its daily returns regressed on a reference
         set's and SPY's.
@@ -8628,11 +8920,17 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.residual",
             {"alpha": alpha},
-            {"reference": reference, "book": book, "start": start, "end": end},
+            {"reference": reference, "book": book, "start": start, "end": end, "as_of": as_of},
         )
 
     def analytics_doc(self, alpha: str) -> AnalyticsDocResponse:
@@ -8723,6 +9021,7 @@ class GeneratedMethods:
             "-live_split",
         ]
         | None = None,
+        as_of: str | None = None,
     ) -> Collection[ScreenRow]:
         """Alphas the key may read, filtered and sorted on their headline figures and classification.
 
@@ -8843,6 +9142,12 @@ class GeneratedMethods:
 
         `sort`: Sort column, - first for descending; nulls last, ties by alpha_id; default:
         catalogue order.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.screen",
@@ -8886,6 +9191,7 @@ class GeneratedMethods:
                 "correlated_to": correlated_to,
                 "correlation_basis": correlation_basis,
                 "sort": sort,
+                "as_of": as_of,
             },
         )
 
@@ -8900,6 +9206,7 @@ class GeneratedMethods:
         weights: str | Iterable[float] | None = None,
         shrinkage: float | None = None,
         fit_to: dt.date | str | None = None,
+        as_of: str | None = None,
     ) -> Collection[CombinedRow]:
         """A weighted combination of alphas: its daily series, figures, weights and correlations.
 
@@ -8930,6 +9237,12 @@ class GeneratedMethods:
         figures, correlations) on those after it; each side needs at least 20 sessions, and it must
         lie in the window (on or after `from`, before `to`). Absent: the weights are fitted on the
         sessions they are judged on (in-sample, warned as `in_sample_weights`).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.combine",
@@ -8943,6 +9256,7 @@ class GeneratedMethods:
                 "weights": weights,
                 "shrinkage": shrinkage,
                 "fit_to": fit_to,
+                "as_of": as_of,
             },
         )
 
@@ -8958,6 +9272,7 @@ class GeneratedMethods:
         shrinkage: float | None = None,
         fit_to: dt.date | str | None = None,
         weight: float | None = None,
+        as_of: str | None = None,
     ) -> ContributionResponse:
         """What adding the alpha does to a reference set's figures.
 
@@ -8992,6 +9307,12 @@ class GeneratedMethods:
         `weight`: The alpha's weight in the book after (the set keeps the rest, equally weighted);
         absent: the weight that maximises the information ratio after, or with weighting=given and
         `reference` naming the alpha its entry of `weights` (then not with it).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.contribution",
@@ -9005,11 +9326,17 @@ class GeneratedMethods:
                 "shrinkage": shrinkage,
                 "fit_to": fit_to,
                 "weight": weight,
+                "as_of": as_of,
             },
         )
 
     def mmc(
-        self, alpha: str, start: dt.date | str | None = None, end: dt.date | str | None = None
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> MmcResponse:
         """What the alpha's scores add to the approved alphas' combined scores (meta-model
         contribution).
@@ -9019,11 +9346,21 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("analytics.mmc", {"alpha": alpha}, {"start": start, "end": end})
+        return self._answer("analytics.mmc", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of})
 
     def crowding(
-        self, start: dt.date | str | None = None, end: dt.date | str | None = None
+        self,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> CrowdingResponse:
         """How alike the approved books are: name and weight overlap, shared factor loadings.
 
@@ -9032,8 +9369,14 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("analytics.crowding", {}, {"start": start, "end": end})
+        return self._answer("analytics.crowding", {}, {"start": start, "end": end, "as_of": as_of})
 
     def checks(
         self,
@@ -9058,6 +9401,7 @@ class GeneratedMethods:
         max_pbo: float | None = None,
         min_decay_ratio: float | None = None,
         min_information_ratio_lower_bound: float | None = None,
+        as_of: str | None = None,
     ) -> ChecksResponse:
         """Pass/fail checks of a book against the operator's policy.
 
@@ -9117,6 +9461,12 @@ class GeneratedMethods:
 
         `min_information_ratio_lower_bound`: Tighten the `information_ratio_lower_bound` check: pass
         only at least this (ratio); it may not be looser than the operator's policy (400).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.checks",
@@ -9141,6 +9491,7 @@ class GeneratedMethods:
                 "max_pbo": max_pbo,
                 "min_decay_ratio": min_decay_ratio,
                 "min_information_ratio_lower_bound": min_information_ratio_lower_bound,
+                "as_of": as_of,
             },
         )
 
@@ -9167,6 +9518,7 @@ class GeneratedMethods:
         end: dt.date | str | None = None,
         *,
         window: Literal["21", "63", "126", "252", 21, 63, 126, 252] = "63",
+        as_of: str | None = None,
     ) -> ComparisonResponse:
         """Two alphas side by side: curves, rolling correlations and the significance of differences.
 
@@ -9182,11 +9534,17 @@ class GeneratedMethods:
 
         `window`: Trailing sessions of the rolling return correlation (the weekly IC's is the same
         span in weeks: 21 -> 4, 63 -> 13, 126 -> 26, 252 -> 52).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer(
             "analytics.compare",
             {"alpha": alpha},
-            {"other": other, "book": book, "start": start, "end": end, "window": window},
+            {"other": other, "book": book, "start": start, "end": end, "window": window, "as_of": as_of},
         )
 
     def risk(
@@ -9195,6 +9553,8 @@ class GeneratedMethods:
         book: str = "long_short",
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> RiskResponse:
         """Benchmark-relative and tail figures of a book against SPY.
 
@@ -9205,11 +9565,24 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("analytics.risk", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+        return self._answer(
+            "analytics.risk", {"alpha": alpha}, {"book": book, "start": start, "end": end, "as_of": as_of}
+        )
 
     def benchmark(
-        self, symbol: Literal["SPY"], start: dt.date | str | None = None, end: dt.date | str | None = None
+        self,
+        symbol: Literal["SPY"],
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
     ) -> Series[BenchmarkRow, BenchmarkSummary]:
         """Daily benchmark series.
 
@@ -9220,8 +9593,16 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("benchmarks.daily", {"symbol": symbol}, {"start": start, "end": end})
+        return self._answer(
+            "benchmarks.daily", {"symbol": symbol}, {"start": start, "end": end, "as_of": as_of}
+        )
 
     def source_download(self, alpha: str) -> SourceDownloadResponse:
         """Signed download URL of the alpha's source archive.
@@ -9527,6 +9908,15 @@ class RequestHeadTimeoutError(ApiError):
     status = 408
 
 
+class AsOfGoneError(ApiError):
+    """410 `as_of_gone`: The lake no longer keeps what was served at as_of (older than its history
+    retention and pinned by no decision, or collected since); ask a later as_of.
+    """
+
+    code = "as_of_gone"
+    status = 410
+
+
 class RequestTargetTooLongError(ApiError):
     """414 `request_target_too_long`: The request target (path and query string) is too long."""
 
@@ -9714,6 +10104,7 @@ ERROR_CLASSES: dict[str, type[ApiError]] = {
     "not_acceptable": NotAcceptableError,
     "request_body_timeout": RequestBodyTimeoutError,
     "request_head_timeout": RequestHeadTimeoutError,
+    "as_of_gone": AsOfGoneError,
     "request_target_too_long": RequestTargetTooLongError,
     "egress_budget_exceeded": EgressBudgetExceededError,
     "quota_exceeded": QuotaExceededError,
@@ -9755,6 +10146,7 @@ __all__ = [
     "AnalyticsStat",
     "AnnualisationFactors",
     "ApprovedSet",
+    "AsOfGoneError",
     "Attribution",
     "AttributionResponse",
     "AutocorrelationPoint",

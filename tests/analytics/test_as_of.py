@@ -1,0 +1,86 @@
+"""`as_of` on the read routes (issue 64, item 5), over the demo's history and its records: a route
+asked as of a decision's read time answers from the catalogue generation and builds the API served
+then and the decisions recorded by then (the builds and generation a decision read are pinned, so
+kept whatever their age); a moment older than the history retention that no decision pinned is a
+410 `as_of_gone`; one in the future a 400. The past is recomputed from the lake's files (polars)
+and the records (sqlite3), not from the server's code."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from tests.analytics.conftest import Api
+
+ALPHA = "momentum_12_1"  # nominated by its seal, approved with an override, then restated
+
+
+def approval(records: Path) -> dict[str, Any]:
+    with sqlite3.connect(records) as db:
+        row = db.execute(
+            "SELECT snapshot, recorded_at FROM promotions WHERE alpha_id = ? AND action = 'approved' ORDER BY id LIMIT 1",
+            (ALPHA,),
+        ).fetchone()
+    assert row is not None
+    return {"snapshot": json.loads(row[0]), "recorded_at": row[1]}
+
+
+@pytest.fixture(scope="module")
+def decided(demo_records: Path) -> dict[str, Any]:
+    return approval(demo_records)
+
+
+def test_a_run_route_as_of_a_decisions_read_time_serves_the_build_it_read(
+    api: Api, demo_lake: Path, decided: dict[str, Any]
+) -> None:
+    read = decided["snapshot"]["read"]
+    then = api.ok(f"/v1/alphas/{ALPHA}/portfolio", book="long_short", limit=5000, as_of=read["at"])
+    now = api.ok(f"/v1/alphas/{ALPHA}/portfolio", book="long_short", limit=5000)
+    assert then["meta"]["as_of"] == read["at"] and then["meta"]["generation"] == read["generation"]
+    assert then["meta"]["source"].endswith(f"@{read['build_id']}")
+    assert "as_of" not in now["meta"] and not now["meta"]["source"].endswith(f"@{read['build_id']}")
+    ledger = pl.read_parquet(
+        demo_lake
+        / "alphas"
+        / ALPHA
+        / "builds"
+        / read["build_id"]
+        / "portfolio"
+        / "book=long_short"
+        / "part-0.parquet"
+    ).sort("date")
+    assert [r["date"] for r in then["data"]] == [d.isoformat() for d in ledger["date"]]
+    assert [r["ending_equity"] for r in then["data"]] == ledger["ending_equity"].to_list()
+    assert len(now["data"]) > len(then["data"])  # weekly runs were published after the decision
+
+
+def test_the_catalogue_as_of_then_shows_the_standings_recorded_by_then(
+    api: Api, decided: dict[str, Any]
+) -> None:
+    read = decided["snapshot"]["read"]
+    rows = {r["alpha_id"]: r for r in api.all_rows("/v1/alphas", as_of=read["at"])}
+    today = {r["alpha_id"]: r for r in api.all_rows("/v1/alphas")}
+    # Read before its approval was recorded: nominated then, approved now.
+    assert rows[ALPHA]["standing"] == "nominated" and today[ALPHA]["standing"] == "approved"
+    assert read["at"] < decided["recorded_at"]
+
+
+def test_a_moment_no_decision_pinned_past_the_history_is_gone_and_the_future_is_refused(api: Api) -> None:
+    # The demo's history was published on a simulated clock years ago: past the 7 days kept.
+    gone = api.get(f"/v1/alphas/{ALPHA}/portfolio", book="long_short", as_of="2021-10-01T00:00:00Z")
+    assert gone.status_code == 410, gone.text
+    error = gone.json()["error"]
+    assert error["code"] == "as_of_gone" and "history" in error["details"]["reason"]
+    before = api.get(f"/v1/alphas/{ALPHA}/metrics", as_of="2001-01-01T00:00:00Z")
+    assert (
+        before.status_code == 410 and "no catalogue generation" in before.json()["error"]["details"]["reason"]
+    )
+    future = api.get(f"/v1/alphas/{ALPHA}/metrics", as_of="2099-01-01T00:00:00+00:00")
+    assert future.status_code == 400 and future.json()["error"]["details"]["parameters"][0]["name"] == "as_of"
+    naive = api.get(f"/v1/alphas/{ALPHA}/metrics", as_of="2022-01-01T00:00:00")
+    assert naive.status_code == 400 and "as_of" in naive.text
