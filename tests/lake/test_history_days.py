@@ -28,7 +28,10 @@ def pointer(ages_in_days: dict[str, float]) -> dict[str, object]:
     """A pointer naming `current` and predecessors superseded that many days before NOW."""
     from datetime import UTC, datetime
 
-    iso = {b: datetime.fromtimestamp(NOW - d * DAY, UTC).isoformat(timespec="seconds") for b, d in ages_in_days.items()}
+    iso = {
+        b: datetime.fromtimestamp(NOW - d * DAY, UTC).isoformat(timespec="seconds")
+        for b, d in ages_in_days.items()
+    }
     return {"build_id": "current", "previous_builds": list(ages_in_days), "superseded_at": iso}
 
 
@@ -52,7 +55,15 @@ def test_superseded_builds_are_kept_for_the_days_the_operator_sets(
 def test_a_bad_history_retention_is_refused_before_a_build_is_written(bad: str, tmp_path: Path) -> None:
     env = dict(os.environ, **{layout.HISTORY_ENV: bad})
     done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "build", str(tmp_path / "no-seal"), "--lake", str(tmp_path / "lake")],
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "build",
+            str(tmp_path / "no-seal"),
+            "--lake",
+            str(tmp_path / "lake"),
+        ],
         cwd=REPO,
         env=env,
         capture_output=True,

@@ -80,7 +80,12 @@ class Client(ClientBase, GeneratedMethods):
         return self._collection("portfolio.books", {"alpha": alpha}, warn_kind_missing=False)
 
     def benchmark(
-        self, symbol: str = "SPY", start: DateLike | None = None, end: DateLike | None = None
+        self,
+        symbol: str = "SPY",
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        as_of: str | None = None,
     ) -> BenchmarkSeries:
         """A daily market index series (returns and drawdowns in the window), with `.summary`.
 
@@ -100,7 +105,7 @@ class Client(ClientBase, GeneratedMethods):
         on `close` (a price return, without dividends): see docs/client.md "Benchmarks"."""
         # Written by hand: SPY by default, and a `BenchmarkSeries` (`.return_basis` on every reading).
         return self._collection(
-            "benchmarks.daily", {"symbol": symbol}, kind=BenchmarkSeries, start=start, end=end
+            "benchmarks.daily", {"symbol": symbol}, kind=BenchmarkSeries, start=start, end=end, as_of=as_of
         )
 
     def download_export(self, alpha: str, dataset: str, book: str | None = None) -> bytes:
