@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import io
 import json
 import os
 import re
@@ -23,6 +24,8 @@ from typing import Any
 
 import distributed
 import fsspec
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from alpha_results_seal import seal as seal_module
@@ -102,9 +105,16 @@ def content_id(build_id: str) -> str:
     return build_id.rsplit("-", 1)[0]
 
 
+KNOWN_SESSIONS = ("known_sessions.parquet", "serving/known_sessions.arrow")
+"""What the lake knew when (`pipeline.knowledge`) and its serving copy: when each session was first
+published and by which build, so their bytes are those of the publish, not of the seal alone."""
+
+
 def assert_same_lake(root: str, reference: str, targets: set[str] | None = None) -> None:
     """The same targets (all the reference's, or `targets`), content ids and file manifests (size
-    and SHA-256 of every file), and the same bytes in every Parquet file of every build."""
+    and SHA-256 of every file), and the same bytes in every Parquet file of every build; but for
+    `known_sessions`, which holds the same sessions, each first published by the build that holds
+    it (the lakes published them at different times)."""
     built, expected = published(root), published(reference)
     if targets is not None:
         expected = {t: b for t, b in expected.items() if t in targets}
@@ -112,9 +122,31 @@ def assert_same_lake(root: str, reference: str, targets: set[str] | None = None)
         assert len(built) == DEMO_ALPHAS + 1
     assert {t: b["content_id"] for t, b in built.items()} == {t: b["content_id"] for t, b in expected.items()}
     for target, build in built.items():
-        assert build["files"] == expected[target]["files"], target
-        ours = parquet_md5(root, build["build_dir"])
-        assert ours and ours == parquet_md5(reference, expected[target]["build_dir"]), target
+        other = expected[target]
+        assert without_knowledge(build["files"]) == without_knowledge(other["files"]), target
+        ours, theirs = parquet_md5(root, build["build_dir"]), parquet_md5(reference, other["build_dir"])
+        assert ours and without_knowledge(ours) == without_knowledge(theirs), target
+        for name in KNOWN_SESSIONS:
+            assert (name in build["files"]) == (name in other["files"]), (target, name)
+            if name in build["files"]:
+                mine, reference_known = (
+                    known_sessions(root, build, name),
+                    known_sessions(reference, other, name),
+                )
+                assert mine.column("first_build_id").to_pylist() == [build["build_id"]] * mine.num_rows
+                keys = ["dataset", "book", "date"]
+                assert mine.num_rows > 0 and mine.select(keys).equals(reference_known.select(keys)), target
+
+
+def without_knowledge(files: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in files.items() if name not in KNOWN_SESSIONS}
+
+
+def known_sessions(root: str, build: dict[str, Any], name: str) -> pa.Table:
+    payload = Storage(root).read_bytes(layout.join(build["build_dir"], name))
+    if name.endswith(".parquet"):
+        return pq.read_table(io.BytesIO(payload))
+    return pa.ipc.open_file(pa.BufferReader(payload)).read_all()
 
 
 def parquet_md5(root: str, build_dir: str) -> dict[str, str]:
@@ -158,6 +190,19 @@ def refused_seal(tmp_path_factory: pytest.TempPathFactory, demo_seals: Path) -> 
     return seal
 
 
+@pytest.fixture(scope="module")
+def local_demo_lake(tmp_path_factory: pytest.TempPathFactory, demo_seals: Path) -> Path:
+    """The small demo corpus published by the local executor, one seal after the other: what the
+    cluster's lakes are compared with (the demo lake is the demo's history, played run by run)."""
+    from pipeline.build import build_many
+
+    lake = tmp_path_factory.mktemp("local_demo") / "lake"
+    seals = sorted(str(p) for p in demo_seals.iterdir() if (p / "manifest.json").exists())
+    results = build_many(seals, str(lake), jobs=1)
+    assert [r.status for r in results] == ["published"] * len(seals), [r.line() for r in results]
+    return lake
+
+
 def plant_old_garbage(lake: Path, alpha: str = "Test_refused") -> Path:
     """A build folder no pointer names, written long ago under `alpha`: garbage for the gc step of
     a run whose seals target `alpha` (here the refused seal's: no publish collects it first), and
@@ -187,7 +232,7 @@ def refusal_block(stdout: str) -> list[str]:
 def test_cluster_builds_the_local_executors_lake_and_reports_a_refusal_as_it_does(
     dask_url: str,
     demo_seals: Path,
-    demo_lake: Path,
+    local_demo_lake: Path,
     refused_seal: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -220,7 +265,7 @@ def test_cluster_builds_the_local_executors_lake_and_reports_a_refusal_as_it_doe
     assert refusal_block(out) == local_report
     lines = out.splitlines()
     assert sorted(line.split()[1] for line in lines if line.startswith("published")) == sorted(
-        published(str(demo_lake))
+        published(str(local_demo_lake))
     )
     assert f"{DEMO_ALPHAS + 2} seals: {DEMO_ALPHAS + 1} built, 1 refused  (lake {lake})" in lines
     # The catalogue-wide steps ran once, after every seal, the refused one included; then the
@@ -231,11 +276,11 @@ def test_cluster_builds_the_local_executors_lake_and_reports_a_refusal_as_it_doe
     ]
     assert not garbage.exists()
     assert elsewhere.exists()  # swept by `alpha-results lake gc --apply`, not by every build run
-    assert_same_lake(str(lake), str(demo_lake))
+    assert_same_lake(str(lake), str(local_demo_lake))
 
     # Progress on stderr: every seal queued, ran on a worker process, and ended.
     assert f"dask       scheduler {executor_of(dask_url)}, 2 workers" in err
-    for target in [*published(str(demo_lake)), "Test_refused"]:
+    for target in [*published(str(local_demo_lake)), "Test_refused"]:
         assert re.search(rf"^queued     {re.escape(target)}  \(", err, re.M), target
         assert re.search(rf"^running    {re.escape(target)}  on tcp://\S+ \(pid \d+\)", err, re.M), target
     assert re.search(r"^refused    Test_refused  in [\d.]+ s  \[\d+/9 done", err, re.M)
@@ -276,7 +321,7 @@ def test_seals_of_one_alpha_are_built_in_the_order_given(
 @pytest.mark.s3
 @pytest.mark.slow
 def test_cluster_builds_seals_from_an_s3_prefix_into_an_s3_lake(
-    dask_url: str, demo_seals: Path, demo_lake: Path, s3_bucket: str, capsys: pytest.CaptureFixture[str]
+    dask_url: str, demo_seals: Path, local_demo_lake: Path, s3_bucket: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Two alphas and the benchmark under an S3 prefix (the whole corpus goes through the same
     cluster into a local lake above; here what S3 changes: the prefix, the reads, the lake)."""
@@ -291,7 +336,7 @@ def test_cluster_builds_seals_from_an_s3_prefix_into_an_s3_lake(
     out = capsys.readouterr().out
     assert f"3 seals: 3 built, 0 refused  (lake {root})" in out
     assert_same_lake(
-        root, str(demo_lake), {"Test_short_term_reversal", "Test_low_vol_incomplete", "benchmark:SPY"}
+        root, str(local_demo_lake), {"Test_short_term_reversal", "Test_low_vol_incomplete", "benchmark:SPY"}
     )
 
 
@@ -347,7 +392,7 @@ def kill_while_writing(lake: Path, progress: RecordedProgress, index: int, kille
 
 @pytest.mark.slow
 def test_a_worker_killed_while_it_writes_a_build_costs_a_retry_not_a_second_build(
-    cluster: Any, client: Any, demo_seals: Path, demo_lake: Path, tmp_path: Path
+    cluster: Any, client: Any, demo_seals: Path, local_demo_lake: Path, tmp_path: Path
 ) -> None:
     seals = sorted(str(p) for p in demo_seals.iterdir() if (p / "manifest.json").exists())
     index = next(i for i, seal in enumerate(seals) if seal.endswith(KILLED_ALPHA))
@@ -362,16 +407,32 @@ def test_a_worker_killed_while_it_writes_a_build_costs_a_retry_not_a_second_buil
     killer.join(timeout=5)
 
     assert killed, "the worker was not killed"
-    # The scheduler ran the task again on another worker process, which published it.
+    # The scheduler ran the task again on another worker process.
     assert len(progress.pids[index]) == 2 and progress.pids[index][1] != killed[0]
-    assert [r.status for r in run.results] == ["published"] * len(seals)
-    assert_same_lake(str(lake), str(demo_lake))
+    statuses = [r.status for r in run.results]
+    assert statuses[:index] + statuses[index + 1 :] == ["published"] * (len(seals) - 1), statuses
+    builds = lake / "alphas" / KILLED_ALPHA / "builds"
+    intent = lake / "publishing" / f"{KILLED_ALPHA}.json"
+    if statuses[index] == "lost_race":
+        # The killed attempt's publish lock (`datasets.publish_lock`) was still live when the retry
+        # ran: the retry wrote nothing and said so (the command exits 3: run it again).
+        assert KILLED_ALPHA not in pointers(str(lake))
+        assert len(list(builds.iterdir())) == 1  # the killed attempt's folder alone
+        assert json.loads(intent.read_text())["state"] == "writing"
+        # Once the lock expired (its expiry set into the past here, instead of waiting), running
+        # the seal again publishes it.
+        intent.write_text(json.dumps({**json.loads(intent.read_text()), "expires_at": time.time() - 1}))
+        again = build_on_dask([seals[index]], str(lake), cluster.scheduler_address)
+        assert [r.status for r in again.results] == ["published"], [r.line() for r in again.results]
+    else:  # the retry came after the killed attempt's lock had expired: it published
+        assert statuses[index] == "published", statuses
+    assert not intent.exists()
+    assert_same_lake(str(lake), str(local_demo_lake))
     # Published once: no pointer has a previous build, and the current builds are whole.
     current = pointers(str(lake))
     assert all(pointer["previous_builds"] == [] for pointer in current.values())
     # The killed attempt left its half-written folder under its lease; once the lease expired
     # (its expiry set into the past here, instead of waiting), the lake gc takes it and nothing else.
-    builds = lake / "alphas" / KILLED_ALPHA / "builds"
     leftovers = {p.name for p in builds.iterdir()} - {current[KILLED_ALPHA]["build_id"]}
     assert len(leftovers) == 1 and content_id(leftovers.pop()) == content_id(
         current[KILLED_ALPHA]["build_id"]
@@ -381,7 +442,7 @@ def test_a_worker_killed_while_it_writes_a_build_costs_a_retry_not_a_second_buil
     collected = retention.collect_lake(str(lake))
     assert [g.path.rsplit("/", 3)[-3] for g in collected] == [KILLED_ALPHA]
     assert {p.name for p in builds.iterdir()} == {current[KILLED_ALPHA]["build_id"]}
-    assert_same_lake(str(lake), str(demo_lake))
+    assert_same_lake(str(lake), str(local_demo_lake))
 
 
 # -- without a cluster ----------------------------------------------------------------------------
