@@ -20,12 +20,15 @@ from pipeline.events import (
     DECAY,
     PUBLISHED,
     REPUBLISHED,
+    RESTATED,
     TOLERANCES,
     Tolerance,
     build_events,
 )
+from pipeline.promotions import standings_of
 from records.events import Event, Reader, Scope, Wanted
 from records.store import open_records
+from tests.knowledge import approval_recorded_at, known_split
 from tests.pipeline.conftest import copy_seal
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
 
@@ -301,30 +304,44 @@ def test_events_purge_command(tmp_path: Path) -> None:
 
 
 def test_an_approved_alpha_whose_live_check_fails_decays(tmp_path: Path) -> None:
-    """Approved, then republished with a live part the operator's policy fails: alpha.decay, with
-    the value /analytics/live serves for the approval's split."""
-    seals = {n: write_factory_seal(tmp_path / f"v{n}", alpha_id=ALPHA, weeks=40, seed=n) for n in (3, 4)}
+    """Approved, then republished with weeks first published after the approval was recorded (its
+    live part) that the operator's policy fails: alpha.decay, with the value /analytics/live
+    serves for the alpha's tenure. The second run (40 weeks) holds the first run's 20 and 20 more;
+    the factory draws the prices for the whole run, so it also restates the first 20 (alpha.restated),
+    which stay in-sample: the lake first published them before the approval."""
+    seals = {w: write_factory_seal(tmp_path / f"w{w}", alpha_id=ALPHA, weeks=w, seed=3) for w in (20, 40)}
     policy = tmp_path / "policy.toml"
     policy.write_text("[checks.live_information_ratio]\nmin = 100.0\n")  # no alpha passes it
     lake, url = tmp_path / "lake", f"sqlite:///{tmp_path / 'records.sqlite3'}"
     env = dict(os.environ, ALPHA_RESULTS_CHECKS_POLICY_FILE=str(policy))
-    build(write_benchmark_seal(tmp_path / "spy", sessions=300), seals[3], lake=lake, records=url, env=env)
-    as_of = dt.date(2023, 5, 26)  # 20 of the 40 weeks after it
+    build(write_benchmark_seal(tmp_path / "spy", sessions=300), seals[20], lake=lake, records=url, env=env)
     promote = [sys.executable, "-m", "cli.main", "promote", ALPHA, "--by", "head of research", "--note", "n"]
     promote += ["--override", "approved in a test whatever its checks"]
-    promote += ["--as-of", as_of.isoformat(), "--lake", str(lake), "--keystore", url, "--policy", str(policy)]
+    promote += ["--lake", str(lake), "--keystore", url, "--policy", str(policy)]
     done = subprocess.run(promote, cwd=REPO, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    build(seals[4], lake=lake, records=url, env=env)
+    build(seals[40], lake=lake, records=url, env=env)
     events = events_of(url)
     assert [e.type for e in events][:3] == [PUBLISHED, "alpha.approved", REPUBLISHED]
     [decay] = [e for e in events if e.type == DECAY]
     [failed] = decay.data["failed"]
-    live = Figures.open(str(lake)).live(ALPHA, approved=as_of)
+    records = open_records(url)
+    try:
+        standings = standings_of(records)
+    finally:
+        records.close()
+    live = Figures.open(str(lake), standings).live(ALPHA)
+    assert RESTATED in [e.type for e in events]  # the first 20 weeks, restated: still in-sample
+    # The split: the last session the lake held when the approval was recorded, the first run's
+    # last (the factory's sessions run Monday to Friday after each Friday but the last, pending one).
+    split = known_split(lake, ALPHA, approval_recorded_at(tmp_path / "records.sqlite3", ALPHA))
+    assert split == dt.date(2023, 1, 6) + dt.timedelta(weeks=18, days=7)
+    assert live.split_date == split and live.split_origin == "approval"
+    assert live.out_of_sample.sessions > 0
     assert failed["id"] == "live_information_ratio" and failed["verdict"] == "fail"
     assert failed["value"] == live.out_of_sample.information_ratio.value
     # The same build recorded again (a rerun): no second decay.
-    build(seals[4], lake=lake, records=url, env=env)
+    build(seals[40], lake=lake, records=url, env=env)
     assert [e.type for e in events_of(url)].count(DECAY) == 1
 
 
@@ -358,13 +375,30 @@ def test_each_event_type_is_one_struct_and_a_producer_cannot_stray_from_it() -> 
 
     assert list(TOLERANCES) == list(Headline.__struct_fields__)  # one list of the headline figures
 
-    assert EVENT_TYPES == tuple(EVENT_DATA) and set(FIGURE_BLOCKS) == {
-        "headline",
-        "checks",
-        "figures",
-        "moved",
-        "changed",
-        "failed",
+    assert (
+        EVENT_TYPES
+        == tuple(EVENT_DATA)
+        == (
+            "alpha.published",
+            "alpha.republished",
+            "alpha.checks_changed",
+            "alpha.approved",
+            "alpha.retired",
+            "alpha.nominated",
+            "alpha.restated",
+            "alpha.decay",
+            "build.refused",
+            "webhook.disabled",
+        )
+    )
+    assert FIGURE_BLOCKS == {
+        "headline": "analytics.screen",
+        "checks": "analytics.checks",
+        "figures": "analytics.screen",
+        "moved": "analytics.screen",
+        "changed": "analytics.checks",
+        "failed": "analytics.checks",
+        "restated": "catalog.alphas.restatements",  # an alpha.restated's values: its restatements route
     }
     [(kind, data)] = build_events(ALPHA, "b1", HEADLINE, CHECKS, None, approved=False)
     assert recorded(kind, data) == data  # what build_events says is what the Struct declares
@@ -374,3 +408,39 @@ def test_each_event_type_is_one_struct_and_a_producer_cannot_stray_from_it() -> 
         recorded(kind, {"build_id": "b1", "checks": None})
     with pytest.raises(KeyError):
         recorded("key.note", {})
+
+    # Issue 64's types: a nomination approves nothing and says who asked; a restatement lists both
+    # values; a flip of checks caused by a decision about another alpha names it (`cause`), one
+    # caused by a build has none.
+    nominated = {"build_id": "b1", "nominated_by": "seal", "note": "please review"}
+    assert recorded("alpha.nominated", nominated) == nominated
+    with pytest.raises(msgspec.ValidationError, match="missing required field `nominated_by`"):
+        recorded("alpha.nominated", {"build_id": "b1", "note": "n"})
+    value = {
+        "dataset": "portfolio",
+        "book": "long_short",
+        "date": "2023-01-06",
+        "field": "return",
+        "period": None,
+        "symbol": None,
+        "before": 0.01,
+        "after": 0.02,
+        "names_changed": None,
+    }
+    restated = {
+        "build_id": "b2",
+        "previous_build_id": "b1",
+        "count": 1,
+        "first_date": "2023-01-06",
+        "last_date": "2023-01-06",
+        "restated": [value],
+    }
+    assert recorded("alpha.restated", restated) == restated
+    with pytest.raises(msgspec.ValidationError, match="unknown field `approved`"):
+        recorded("alpha.restated", {**restated, "approved": True})
+    flips = {"build_id": "b1", "previous_build_id": "b1", "changed": None}
+    assert recorded("alpha.checks_changed", flips) == flips  # no cause key when none was given
+    caused = {**flips, "cause": "alpha.approved of Test_other"}
+    assert recorded("alpha.checks_changed", caused) == caused
+    with pytest.raises(msgspec.ValidationError):
+        recorded("alpha.checks_changed", {**flips, "cause": 3})
