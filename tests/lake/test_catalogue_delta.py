@@ -20,7 +20,7 @@ from litestar.testing import TestClient
 from alpha_results_seal.storage import Storage
 from analytics import significance
 from core.settings import Settings
-from datasets import catalogue_index
+from datasets import catalogue_index, layout
 from datasets.trial_sums import TrialSums, of_column
 from pipeline import catalogue_index as rows
 from pipeline.publish import publish_seal
@@ -248,6 +248,8 @@ def test_collection_keeps_the_base_the_kept_deltas_name(
     a generation a decision's pin names (`datasets.pins`: the demo's decisions pinned theirs)."""
     monkeypatch.setattr(catalogue_index, "RETENTION_SECONDS", 0)
     monkeypatch.setattr(catalogue_index, "KEEP_GENERATIONS", 1)
+    # Every generation older than the operator's history retention too (a read's as_of keeps them for it).
+    monkeypatch.setattr(layout, "history_seconds", lambda: 0.0)
     root = str(tmp_path / "lake")
     shutil.copytree(demo_lake, root)
     storage = Storage(root)

@@ -191,6 +191,8 @@ def test_a_writer_slower_than_the_collection_never_forks_the_generations(
     newest generation, never create a second generation 2."""
     monkeypatch.setattr(catalogue_index, "KEEP_GENERATIONS", 1)
     monkeypatch.setattr(catalogue_index, "RETENTION_SECONDS", 0.0)
+    # Every generation older than the operator's history retention too (a read's as_of keeps them for it).
+    monkeypatch.setattr(layout, "history_seconds", lambda: 0.0)
     root = str(tmp_path / "lake")
     storage = Storage(root)
 
