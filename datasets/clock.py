@@ -15,21 +15,29 @@ process-local and set only by that driver; a deployment never sets it.
 from __future__ import annotations
 
 import datetime as dt
-import time
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_simulated: tuple[dt.datetime, float] | None = None
-"""The simulated time and the monotonic reading it was set at: the clock runs on from it."""
+_simulated: list[dt.datetime] | None = None
+"""The simulated time, moved on by `TICK` at each reading."""
+_lock = threading.Lock()
+
+TICK = dt.timedelta(milliseconds=1)
+"""How far a simulated clock moves at each reading: so two things done one after the other are
+never dated alike, and a history played twice is dated alike to the microsecond whatever the
+machine's speed (the equality suite records the demo's times)."""
 
 
 def now() -> dt.datetime:
-    """The current time by our clock (UTC, aware). Simulated, it runs on from the time set, at the
-    real pace, so two things done one after the other are never dated alike."""
+    """The current time by our clock (UTC, aware). Simulated, it reads the time set, then `TICK`
+    later at each reading."""
     if _simulated is None:
         return dt.datetime.now(dt.UTC)
-    at, started = _simulated
-    return at + dt.timedelta(seconds=time.monotonic() - started)
+    with _lock:
+        found = _simulated[0]
+        _simulated[0] = found + TICK
+    return found
 
 
 def timestamp() -> float:
@@ -39,12 +47,12 @@ def timestamp() -> float:
 
 @contextmanager
 def simulated(at: dt.datetime) -> Iterator[None]:
-    """Our clock reads `at` when the block starts, and runs on from it while the block runs (the
-    demo's history only)."""
+    """Our clock reads `at` when the block starts, and moves on by `TICK` at each reading while the
+    block runs (the demo's history and tests only)."""
     global _simulated
     if at.tzinfo is None:
         raise ValueError("a simulated time must be aware (UTC)")
-    before, _simulated = _simulated, (at.astimezone(dt.UTC), time.monotonic())
+    before, _simulated = _simulated, [at.astimezone(dt.UTC)]
     try:
         yield
     finally:

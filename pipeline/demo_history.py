@@ -9,8 +9,9 @@ as `alpha-results promote` and `retire` record one (`pipeline.promotions.record_
 snapshot, its pin, its consequences). So the demo's live tracks are what the lake first published
 after its decisions, as a deployment's are.
 
-A step starts at its time, or a second after the previous one ended (the clock runs on at the
-real pace while a step runs): times only grow, as on a real clock.
+A step starts at its time, or a second after the previous one ended (the clock moves on by a
+millisecond at each reading while a step runs, `datasets.clock.TICK`): times only grow, as on a
+real clock, and a history played twice is dated alike whatever the machine's speed.
 """
 
 from __future__ import annotations

@@ -932,12 +932,20 @@ class Generator:
         self.decay()
         # Issue 50's meta-model contribution and crowding, last, with a generator of their own.
         self.mmc_crowding()
-        self.add("/v1/review", TOKENS)  # issue 64's queue (an app without records: empty)
         # Issue 50's bootstrap intervals, last, with a generator of its own (as capacity).
         self.uncertainty()
         # Issue 50's probability of backtest overfitting, last, drawing nothing from the RNG.
         self.overfitting()
+        # Issue 64's restatements (the demo's vendor correction) and queue, last, drawing nothing.
+        self.known()
         return self.requests
+
+    def known(self) -> None:
+        """Issue 64: each alpha's restatements and the review queue (an app without records: empty),
+        for every token."""
+        for alpha in self.facts.alphas:
+            self.add(f"/v1/alphas/{alpha.alpha_id}/restatements", TOKENS)
+        self.add("/v1/review", TOKENS)
 
     def first_pages(self) -> None:
         """Issue 49 item 2: each alpha's weeks' first pages of default fields (what the pipeline
@@ -1133,7 +1141,6 @@ class Generator:
             self.add(f"{base}/analytics/live", TOKENS)
         self.add(f"{base}/analytics/live?split=2021-02-30", ["raw"])
         self.add(f"{base}/promotions", TOKENS)
-        self.add(f"{base}/restatements", TOKENS)  # issue 64: the demo's vendor correction
 
     def attribution(self, alpha: AlphaFacts) -> None:
         """`/analytics/attribution` (issue 36) over one alpha: a random book, window, `top` and
