@@ -31,15 +31,21 @@ def known_split(lake: Path, alpha: str, recorded_at: dt.datetime) -> dt.date:
     return found
 
 
-def approval_recorded_at(records: Path, alpha: str) -> dt.datetime:
-    """When the alpha's latest approval was recorded (the records' SQLite file, read with sqlite3)."""
-    with sqlite3.connect(records) as db:
+def recorded_at(records: Path | str, alpha: str, action: str = "approved") -> dt.datetime:
+    """When the alpha's latest decision `action` was recorded (the records' SQLite file, a path or a
+    `sqlite:///` URL, read with sqlite3)."""
+    with sqlite3.connect(str(records).removeprefix("sqlite:///")) as db:
         row = db.execute(
-            "SELECT recorded_at FROM promotions WHERE alpha_id = ? AND action = 'approved' ORDER BY id DESC LIMIT 1",
-            (alpha,),
+            "SELECT recorded_at FROM promotions WHERE alpha_id = ? AND action = ? ORDER BY id DESC LIMIT 1",
+            (alpha, action),
         ).fetchone()
-    assert row is not None, alpha
+    assert row is not None, (alpha, action)
     return dt.datetime.fromisoformat(row[0])
+
+
+def approval_recorded_at(records: Path, alpha: str) -> dt.datetime:
+    """When the alpha's latest approval was recorded."""
+    return recorded_at(records, alpha)
 
 
 def demo_split(lake: Path, records: Path, alpha: str) -> str:

@@ -29,7 +29,6 @@ import io
 import math
 import random
 import shutil
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -52,6 +51,7 @@ from tests.analytics.reference import Lake
 from tests.callers import authenticator_for
 from tests.decided import noon
 from tests.knowledge import current_build, known_split
+from tests.knowledge import recorded_at as recorded
 
 PATH = "/v1/alphas/{}/analytics/decay"
 LIVE_PATH = "/v1/alphas/{}/analytics/live"
@@ -98,17 +98,6 @@ def run_cli(*argv: str) -> None:
 def ir(r: pd.Series) -> float | None:
     sd = r.std(ddof=1)
     return None if len(r) < 2 or not sd > 0 else float(r.mean() / sd * math.sqrt(252))
-
-
-def recorded(records: str, alpha: str, action: str) -> dt.datetime:
-    """When the alpha's latest decision `action` was recorded (sqlite3)."""
-    with sqlite3.connect(records.removeprefix("sqlite:///")) as db:
-        row = db.execute(
-            "SELECT recorded_at FROM promotions WHERE alpha_id = ? AND action = ? ORDER BY id DESC LIMIT 1",
-            (alpha, action),
-        ).fetchone()
-    assert row is not None, (alpha, action)
-    return dt.datetime.fromisoformat(row[0])
 
 
 def publications(lake: Path, alpha: str) -> list[tuple[dt.datetime, dt.date]]:

@@ -26,7 +26,7 @@ from datasets import clock
 from tests.analytics.conftest import ALPHAS, Api
 from tests.analytics.reference import Lake
 from tests.decided import noon
-from tests.knowledge import current_build, demo_split, known_split
+from tests.knowledge import current_build, demo_split, known_split, recorded_at
 
 TOLERANCE = 1e-9
 MIN_OOS = 63
@@ -267,17 +267,6 @@ def test_bad_split_is_a_400_naming_it(api: Api) -> None:
     assert body.status_code == 400
     named = body.json()["error"]["details"]["parameters"]
     assert [p["name"] for p in named] == ["split"] and "YYYY-MM-DD" in named[0]["rule"]
-
-
-def recorded_at(records: Path, alpha: str, action: str) -> dt.datetime:
-    """When the alpha's latest decision `action` was recorded (sqlite3)."""
-    with sqlite3.connect(records) as db:
-        row = db.execute(
-            "SELECT recorded_at FROM promotions WHERE alpha_id = ? AND action = ? ORDER BY id DESC LIMIT 1",
-            (alpha, action),
-        ).fetchone()
-    assert row is not None, (alpha, action)
-    return dt.datetime.fromisoformat(row[0])
 
 
 @pytest.mark.parametrize("with_records", ["empty"], indirect=True)  # records that never heard of the demo's

@@ -19,7 +19,6 @@ import io
 import math
 import random
 import shutil
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +36,7 @@ from tests.analytics.conftest import ALPHAS, CALLERS, Api
 from tests.callers import authenticator_for
 from tests.decided import noon
 from tests.knowledge import current_build, known_split
+from tests.knowledge import recorded_at as recorded
 
 PATH = "/v1/analytics/screen"
 LIVE_PATH = "/v1/alphas/{}/analytics/live"
@@ -73,17 +73,6 @@ def first_published_on(lake: Path, alpha: str) -> dt.date:
     first = known["first_published_at"].min()
     assert isinstance(first, dt.datetime)
     return first.date()
-
-
-def recorded(records: str, alpha: str, action: str) -> dt.datetime:
-    """When the alpha's latest decision `action` was recorded (sqlite3)."""
-    with sqlite3.connect(records.removeprefix("sqlite:///")) as db:
-        row = db.execute(
-            "SELECT recorded_at FROM promotions WHERE alpha_id = ? AND action = ? ORDER BY id DESC LIMIT 1",
-            (alpha, action),
-        ).fetchone()
-    assert row is not None, (alpha, action)
-    return dt.datetime.fromisoformat(row[0])
 
 
 @pytest.fixture(scope="module")
