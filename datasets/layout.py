@@ -64,8 +64,9 @@ BUILD_RETENTION_SECONDS = 600.0
 HISTORY_ENV = "ALPHA_RESULTS_BUILD_HISTORY_DAYS"
 DEFAULT_HISTORY_DAYS = 7.0
 """How long a superseded build stays named by its alpha's pointer (so kept), in days, as the
-operator sets it (issue 64: a notebook holding a build, two runs compared). Never shorter than
-`BUILD_RETENTION_SECONDS` (what a worker may still serve)."""
+operator sets it (issue 64: a notebook holding a build, two runs compared, a read `as_of`). Each
+rule adds its own floor: a superseded build stays at least `BUILD_RETENTION_SECONDS` (what a
+worker may still serve), a catalogue generation its `RETENTION_SECONDS`."""
 
 
 def history_seconds() -> float:
@@ -80,7 +81,7 @@ def history_seconds() -> float:
         days = float("nan")
     if not 0.0 <= days <= 36_500.0:  # NaN fails too
         raise ValueError(f"{HISTORY_ENV} must be a number of days from 0 to 36500, not {text!r}")
-    return max(days * 86_400.0, BUILD_RETENTION_SECONDS)
+    return days * 86_400.0
 
 
 # A publish holds a lease on the build folder it writes (`leases/{build_id}.json` beside

@@ -72,7 +72,7 @@ def next_history(previous: dict[str, Any] | None, new_build_id: str, now: float)
 
     Pointers written before `superseded_at` was recorded count their predecessors as superseded
     now (kept longer, never shorter)."""
-    keep = layout.history_seconds()
+    keep = max(layout.history_seconds(), layout.BUILD_RETENTION_SECONDS)
     entries: list[tuple[str, float]] = []
     if previous and previous.get("build_id"):
         recorded = previous.get("superseded_at") or {}
