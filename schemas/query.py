@@ -167,6 +167,19 @@ class PageQuery(Query, frozen=True):
     format: Format = None
 
 
+class AsOfQuery(Query, frozen=True):
+    """A read route whose one parameter is `as_of` (an alpha's description, its decisions, the
+    review queue)."""
+
+    as_of: AsOf = None
+
+
+class BuildPageQuery(PageQuery, frozen=True):
+    """A page of what one build holds (its books, its exports), as of a moment."""
+
+    as_of: AsOf = None
+
+
 Search = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at runtime)
     Annotated[
         str,

@@ -23,7 +23,7 @@ from schemas.bodies.promotions import Promotions
 from schemas.bodies.restatements import RestatementRow
 from schemas.bodies.review import ReviewQueue
 from schemas.bodies.rows import AlphaListRow
-from schemas.query import CatalogueQuery, FamiliesQuery, NoQuery, WindowPageQuery
+from schemas.query import AsOfQuery, CatalogueQuery, FamiliesQuery, WindowPageQuery
 from serve.envelope import single
 from serve.readable import admitted_mask
 from serve.routes.base import Ctx
@@ -91,7 +91,7 @@ async def list_families(ctx: Ctx[FamiliesQuery]) -> Response[Collection[FamilyMe
     "/v1/alphas/{alpha:str}",
     "Written description of one alpha",
 )
-async def get_alpha(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[AlphaDescription]]:
+async def get_alpha(ctx: Ctx[AsOfQuery], alpha: FromPath[str]) -> Response[Single[AlphaDescription]]:
     build = await ctx.open_alpha(alpha)
     ctx.args()
     description = answers.description(build)
@@ -112,11 +112,14 @@ async def get_alpha(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[
         "its checks said up to its date against the policy of that day; standing says where the alpha is now"
     ),
 )
-async def get_promotions(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[Promotions]]:
+async def get_promotions(ctx: Ctx[AsOfQuery], alpha: FromPath[str]) -> Response[Single[Promotions]]:
     build = await ctx.open_alpha(alpha)
     ctx.args()
     history = await ctx.promotions(build.alpha_id)
     nominations = await ctx.nominations(build.alpha_id)
+    if ctx.as_of is not None:  # what was recorded by then, and the build served then
+        history = [p for p in history if p.recorded_at <= ctx.as_of]
+        nominations = [n for n in nominations if n.recorded_at <= ctx.as_of]
     viewer = Viewer.of(ctx.caller)
     # The answer is the records' and which build is served: its tag is the alpha's last decision and
     # nomination, the served build, and what of the snapshots' figures the key sees.
@@ -160,7 +163,7 @@ async def list_restatements(
         "approves nothing: a decision follows it (alpha-results promote, retire, or the policy)"
     ),
 )
-async def get_review(ctx: Ctx[NoQuery]) -> Response[Single[ReviewQueue]]:
+async def get_review(ctx: Ctx[AsOfQuery]) -> Response[Single[ReviewQueue]]:
     ctx.args()
     reading = ctx.reading()
     answer = await to_thread.run_sync(reading.review)

@@ -28,7 +28,7 @@ from datasets.reader import BuildView
 from schemas import choices, exports, wire
 from schemas.bodies.downloads import ExportDownload, ExportRow
 from schemas.bodies.envelope import Collection, Single
-from schemas.query import BOOK_REQUIRED, ExportQuery, PageQuery
+from schemas.query import BOOK_REQUIRED, BuildPageQuery, ExportQuery
 from serve.envelope import single
 from serve.exports import EXPORT_ENDPOINT, ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run
@@ -52,7 +52,7 @@ async def _benchmark_files(ctx: Context) -> list[ExportFile]:
     "/v1/alphas/{alpha:str}/exports",
     "Parquet exports of the alpha's datasets",
 )
-async def list_exports(ctx: Ctx[PageQuery], alpha: FromPath[str]) -> Response[Collection[ExportRow]]:
+async def list_exports(ctx: Ctx[BuildPageQuery], alpha: FromPath[str]) -> Response[Collection[ExportRow]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
     limit, offset = args.limit, args.offset

@@ -9,7 +9,7 @@ from analytics import series
 from datasets import answers
 from schemas.bodies.envelope import Collection, Series
 from schemas.bodies.rows import BookRow, EquityRow, EquitySummary, LedgerRow, PnlRow, PositionRow, TradeRow
-from schemas.query import BookQuery, LedgerQuery, PageQuery, SeriesQuery, TradesQuery
+from schemas.query import BookQuery, BuildPageQuery, LedgerQuery, SeriesQuery, TradesQuery
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 
@@ -19,7 +19,7 @@ from serve.routes.declare import route
     "/v1/alphas/{alpha:str}/books",
     "Books and kinds written",
 )
-async def list_books(ctx: Ctx[PageQuery], alpha: FromPath[str]) -> Response[Collection[BookRow]]:
+async def list_books(ctx: Ctx[BuildPageQuery], alpha: FromPath[str]) -> Response[Collection[BookRow]]:
     build = await ctx.open_run(alpha)
     return ctx.answer(build, answers.books(build, ctx.args(), ctx.raw))
 

@@ -84,3 +84,21 @@ def test_a_moment_no_decision_pinned_past_the_history_is_gone_and_the_future_is_
     assert future.status_code == 400 and future.json()["error"]["details"]["parameters"][0]["name"] == "as_of"
     naive = api.get(f"/v1/alphas/{ALPHA}/metrics", as_of="2022-01-01T00:00:00")
     assert naive.status_code == 400 and "as_of" in naive.text
+
+
+def test_the_decisions_the_queue_and_the_builds_pages_as_of_then(api: Api, decided: dict[str, Any]) -> None:
+    """The alpha's decisions and the review queue as they stood at the read time (nominated by its
+    seal, no decision yet), and its description, books and exports of the build served then."""
+    read = decided["snapshot"]["read"]
+    then = api.ok(f"/v1/alphas/{ALPHA}/promotions", as_of=read["at"])["data"]
+    now = api.ok(f"/v1/alphas/{ALPHA}/promotions")["data"]
+    assert (then["standing"], then["decisions"], len(then["nominations"])) == ("nominated", [], 1)
+    assert now["standing"] == "approved" and now["decisions"]
+    queue = api.ok("/v1/review", as_of=read["at"])
+    assert ALPHA in [e["alpha"] for e in queue["data"]["entries"]] and queue["meta"]["as_of"] == read["at"]
+    assert ALPHA not in [e["alpha"] for e in api.ok("/v1/review")["data"]["entries"]]
+    for path in (f"/v1/alphas/{ALPHA}", f"/v1/alphas/{ALPHA}/books", f"/v1/alphas/{ALPHA}/exports"):
+        answer = api.ok(path, as_of=read["at"])
+        assert answer["meta"]["as_of"] == read["at"], path
+    books = api.ok(f"/v1/alphas/{ALPHA}/books", as_of=read["at"])
+    assert books["meta"]["source"].endswith(f"@{read['build_id']}")

@@ -6812,14 +6812,14 @@ ENDPOINTS: dict[str, Endpoint] = {
     "catalog.alphas.get": Endpoint(
         "catalog.alphas.get",
         "/v1/alphas/{alpha}",
-        (),
+        (Param("as_of", "as_of", "string", None, required=False, enum=None),),
         AlphaDescriptionResponse,
         collection=False,
     ),
     "catalog.alphas.promotions": Endpoint(
         "catalog.alphas.promotions",
         "/v1/alphas/{alpha}/promotions",
-        (),
+        (Param("as_of", "as_of", "string", None, required=False, enum=None),),
         PromotionsResponse,
         collection=False,
     ),
@@ -6847,7 +6847,7 @@ ENDPOINTS: dict[str, Endpoint] = {
     "catalog.review": Endpoint(
         "catalog.review",
         "/v1/review",
-        (),
+        (Param("as_of", "as_of", "string", None, required=False, enum=None),),
         ReviewQueueResponse,
         collection=False,
     ),
@@ -6943,6 +6943,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         BookRowPage,
         collection=True,
@@ -7752,6 +7753,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=("json", "arrow", "csv", "ndjson", "parquet"),
             ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         ExportRowPage,
         collection=True,
@@ -8013,19 +8015,31 @@ class GeneratedMethods:
         """
         return self._answer("catalog.families.list", {}, {"family": family, "as_of": as_of})
 
-    def alpha(self, alpha: str) -> AlphaDescriptionResponse:
+    def alpha(self, alpha: str, *, as_of: str | None = None) -> AlphaDescriptionResponse:
         """Written description of one alpha.
 
         `GET /v1/alphas/{alpha}` (`catalog.alphas.get`).
-        """
-        return self._answer("catalog.alphas.get", {"alpha": alpha}, {})
 
-    def promotions(self, alpha: str) -> PromotionsResponse:
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer("catalog.alphas.get", {"alpha": alpha}, {"as_of": as_of})
+
+    def promotions(self, alpha: str, *, as_of: str | None = None) -> PromotionsResponse:
         """The operator's decisions about one alpha.
 
         `GET /v1/alphas/{alpha}/promotions` (`catalog.alphas.promotions`).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("catalog.alphas.promotions", {"alpha": alpha}, {})
+        return self._answer("catalog.alphas.promotions", {"alpha": alpha}, {"as_of": as_of})
 
     def restatements(
         self,
@@ -8053,12 +8067,18 @@ class GeneratedMethods:
             "catalog.alphas.restatements", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of}
         )
 
-    def review(self) -> ReviewQueueResponse:
+    def review(self, *, as_of: str | None = None) -> ReviewQueueResponse:
         """The review queue: nominated alphas and their verdicts.
 
         `GET /v1/review` (`catalog.review`).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("catalog.review", {}, {})
+        return self._answer("catalog.review", {}, {"as_of": as_of})
 
     def rebalances(
         self,
@@ -8172,12 +8192,18 @@ class GeneratedMethods:
             {"start": start, "end": end, "symbol": symbol, "fields": fields, "as_of": as_of},
         )
 
-    def books(self, alpha: str) -> Collection[BookRow]:
+    def books(self, alpha: str, *, as_of: str | None = None) -> Collection[BookRow]:
         """Books and kinds written.
 
         `GET /v1/alphas/{alpha}/books` (`portfolio.books`).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("portfolio.books", {"alpha": alpha}, {})
+        return self._answer("portfolio.books", {"alpha": alpha}, {"as_of": as_of})
 
     def portfolio(
         self,
@@ -9611,12 +9637,18 @@ class GeneratedMethods:
         """
         return self._answer("catalog.alphas.source.download", {"alpha": alpha}, {})
 
-    def exports(self, alpha: str) -> Collection[ExportRow]:
+    def exports(self, alpha: str, *, as_of: str | None = None) -> Collection[ExportRow]:
         """Parquet exports of the alpha's datasets.
 
         `GET /v1/alphas/{alpha}/exports` (`exports.list`).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
-        return self._answer("exports.list", {"alpha": alpha}, {})
+        return self._answer("exports.list", {"alpha": alpha}, {"as_of": as_of})
 
     def export(self, alpha: str, dataset: str, book: str | None = None) -> ExportDownloadResponse:
         """Signed download URL of one dataset as a Parquet file.
