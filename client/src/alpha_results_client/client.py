@@ -72,12 +72,12 @@ class Client(ClientBase, GeneratedMethods):
         # Written by hand: no route of its own, the download behind `source_download`'s signed URL.
         return self._exports.fetch(self.source_download(alpha).data)
 
-    def books(self, alpha: str) -> Collection[BookRow]:
+    def books(self, alpha: str, *, as_of: str | None = None) -> Collection[BookRow]:
         """The (book, kind) pairs the run wrote, with their sessions, rows and dates; `.warnings`
         has a `kind_missing` per book kind the run never wrote (no `KindMissingWarning`: this
         listing is how to find out)."""
         # Written by hand: the one collection whose `kind_missing` warnings are its answer, not a warning.
-        return self._collection("portfolio.books", {"alpha": alpha}, warn_kind_missing=False)
+        return self._collection("portfolio.books", {"alpha": alpha}, warn_kind_missing=False, as_of=as_of)
 
     def benchmark(
         self,
