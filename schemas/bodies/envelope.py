@@ -410,5 +410,16 @@ class Series(Body, Generic[Item, Summary], kw_only=True, frozen=True):
     meta: Annotated[EnvelopeMeta[Summary], META]
 
 
-SHARED = ("run", "alpha_id", "source_alpha_id", "book", "request_id", "generated_at", "source", "warnings")
+SHARED = (
+    "run",
+    "alpha_id",
+    "source_alpha_id",
+    "book",
+    "as_of",
+    "generation",
+    "request_id",
+    "generated_at",
+    "source",
+    "warnings",
+)
 """The keys of every route's `meta` schema, in this order (each present where its rule says)."""

@@ -102,3 +102,25 @@ def test_the_decisions_the_queue_and_the_builds_pages_as_of_then(api: Api, decid
         assert answer["meta"]["as_of"] == read["at"], path
     books = api.ok(f"/v1/alphas/{ALPHA}/books", as_of=read["at"])
     assert books["meta"]["source"].endswith(f"@{read['build_id']}")
+
+
+def test_the_meta_of_an_answer_as_of_a_moment_is_declared(api: Api, decided: dict[str, Any]) -> None:
+    """`meta.as_of` and `meta.generation` are keys of every route's declared `meta` (the OpenAPI
+    document, which the generated client reads)."""
+    from serve.app import openapi_document
+
+    document = openapi_document()
+    read = decided["snapshot"]["read"]
+    for path, route in (
+        (f"/v1/alphas/{ALPHA}/portfolio", "/v1/alphas/{alpha}/portfolio"),
+        (f"/v1/alphas/{ALPHA}/analytics/checks", "/v1/alphas/{alpha}/analytics/checks"),
+        ("/v1/review", "/v1/review"),
+    ):
+        meta = api.ok(path, as_of=read["at"])["meta"]
+        schema = document["paths"][route]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        while "$ref" in schema:
+            schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+        declared = schema["properties"]["meta"]
+        while "$ref" in declared:
+            declared = document["components"]["schemas"][declared["$ref"].rsplit("/", 1)[1]]
+        assert {"as_of", "generation"} <= set(meta) <= set(declared["properties"]), path

@@ -291,6 +291,16 @@ class Meta(ApiStruct, kw_only=True, frozen=True):
     column `min_abs_weight` and `sort=weight` act on). Present on book-scoped responses only.
     """
 
+    as_of: str | UnsetType = UNSET
+    """The moment the answer is as of (UTC, ISO 8601): the catalogue generation and builds the API
+    served then, and the decisions recorded by then. Present when the request asked `as_of`.
+    """
+
+    generation: int | UnsetType = UNSET
+    """The catalogue generation the answer read (the one served at `as_of`). Present when the request
+    asked `as_of`.
+    """
+
     request_id: str | UnsetType = UNSET
     """Id of this request (also in `X-Request-ID`); quote it to support."""
 
