@@ -139,12 +139,16 @@ def history(market: Market, families: bool = False, only: frozenset[str] | None 
     def research(alpha: str, cut: int) -> Run:
         return Run(alpha, cut, _at(_day(market, cut), 1, 6))
 
+    def decided(alpha: str, action: str, cut: int, note: str, override: str | None = None) -> Decision:
+        """The committee's decision two days after the run ending on decision session `cut`."""
+        return Decision(alpha, action, _at(_day(market, cut), 3, 15), note, override=override)
+
     steps.append(research("value_composite_legacy", value_cut))
     steps.append(
-        Decision(
+        decided(
             "value_composite_legacy",
             "approved",
-            _at(_day(market, value_cut), 3, 15),
+            value_cut,
             "the book's value sleeve: cheap names on accounting ratios, diversifies momentum",
             override="the engine is legacy and its IC convention differs; the committee takes the value "
             "sleeve on its long record",
@@ -153,20 +157,20 @@ def history(market: Market, families: bool = False, only: frozenset[str] | None 
     steps += runs_after("value_composite_legacy", value_cut, last)
     steps.append(research("Test_planted_factor", planted_cut))
     steps.append(
-        Decision(
+        decided(
             "Test_planted_factor",
             "approved",
-            _at(_day(market, planted_cut), 3, 15),
+            planted_cut,
             "the clean planted factor, as the stack's calibration sleeve",
             override="a calibration sleeve: the committee approves it whatever its costs check says",
         )
     )
     steps += runs_after("Test_planted_factor", planted_cut, planted_retired, corrected=False)
     steps.append(
-        Decision(
+        decided(
             "Test_planted_factor",
             "retired",
-            _at(_day(market, planted_retired), 3, 15),
+            planted_retired,
             "its turnover costs more than the calibration sleeve is worth",
         )
     )
@@ -175,10 +179,10 @@ def history(market: Market, families: bool = False, only: frozenset[str] | None 
     steps += runs_after("Test_planted_factor", planted_retired, last, corrected=False)
     steps.append(research("momentum_12_1", momentum_cut))
     steps.append(
-        Decision(
+        decided(
             "momentum_12_1",
             "approved",
-            _at(_day(market, momentum_cut), 3, 15),
+            momentum_cut,
             "12-1 momentum for the core book, as nominated",
             override="momentum's checks fail on its short history; the committee approves it for its "
             "long record elsewhere and watches its live track",
