@@ -32,7 +32,7 @@ from analytics import (
     uncertainty,
 )
 from analytics.access import require_readable
-from analytics.answer import Answer
+from analytics.answer import Answer, book_meta, served
 from analytics.costs import DayFilter, every_day
 from analytics.entries import Warnings
 from analytics.errors import DataNotReadable
@@ -43,17 +43,19 @@ from analytics.tenure import Tenure
 from datasets import answers
 from datasets.queries import Page, Window, page_of
 from datasets.reader import BuildView
-from schemas.bodies.analytics import Costs
+from schemas import wire
+from schemas.bodies.analytics import WINDOW, Costs
 from schemas.bodies.attribution import Attribution
 from schemas.bodies.capacity import Capacity
 from schemas.bodies.comparison import Comparison
-from schemas.bodies.decisions import Risk
-from schemas.bodies.factors import Factors
-from schemas.bodies.live import Live
+from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk
+from schemas.bodies.factors import FACTOR_MIN_WEEKS, Factors
+from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.regimes import Regimes
 from schemas.bodies.returns import BookReturns
+from schemas.bodies.rows import DrawdownRow, RollingRow
 from schemas.bodies.uncertainty import Uncertainty
 from schemas.query import (
     AttributionQuery,
@@ -117,6 +119,16 @@ class BuildAnswers:
         warnings.extend(entries)
         return self._answer(data, warnings, view.build_id)
 
+    @served(
+        "Break-even cost, turnover by score decile and holding period of a book",
+        "What the book's modelled execution costs take over "
+        + WINDOW
+        + "; flows in normalised equity (1.0 = the book's equity at inception). With `regime`, over that "
+        "regime's sessions of "
+        + MARKET_BENCHMARK
+        + " only (its fills and rebalance weeks on them), which needs benchmarks.daily",
+        kinds=("portfolio", "decisions"),
+    )
     def costs(self, view: BuildView, q: RegimeWindowQuery) -> Answer[Costs]:
         """Over `q.regime`'s sessions when it names one (`_regime_filter`)."""
         book = self._book(view, q.book)
@@ -125,6 +137,20 @@ class BuildAnswers:
         data = costs.costs_payload(view, book, (q.start, q.end), self.scope.access, warnings, kept)
         return self._answer(data, warnings, version)
 
+    @served(
+        "A book's information ratio, mean IC and hit rate in each regime of " + MARKET_BENCHMARK,
+        "The book over "
+        + WINDOW
+        + " split by the regimes of "
+        + MARKET_BENCHMARK
+        + ' labelled when the benchmark is published (docs/analytics.md "Regimes"): trend (its price above or '
+        "below its 200-session average), volatility (terciles of its 63-session realised volatility over its "
+        "whole history) and drawdown (more than 10 % below its running peak), each with its unlabelled sessions. "
+        "Per regime: sessions, the information ratio of the daily returns, the weeks, the rebuilt mean IC and "
+        "hit rate by rebalance date; row all is the window. `regime` keeps one regime's row. Regime figures need "
+        "benchmarks.daily, ledger figures portfolio.ledger, IC figures signals.rebalances.get or signals.scores",
+        meta=book_meta,
+    )
     def regimes(self, view: BuildView, q: RegimeWindowQuery) -> Answer[Regimes]:
         """The book's figures by regime of the market benchmark, withheld for a key that may not
         read the benchmark; the version then names both builds."""
@@ -153,6 +179,15 @@ class BuildAnswers:
         found = self.market_regimes()
         return partial(regimes.session_filter, found, regime), _with_regimes(view, found)
 
+    @served(
+        "Bootstrap confidence intervals of a book's headline figures",
+        "Stationary block-bootstrap percentile intervals of the book's information ratio, excess Sharpe ratio, "
+        "maximum drawdown, turnover and rebuilt mean IC, ICIR and hit rate over "
+        + WINDOW
+        + "; each figure's value is the one /analytics/live and /analytics/checks serve under its name, its "
+        "bounds in its unit",
+        kinds=("portfolio", "decisions"),
+    )
     def uncertainty(self, view: BuildView, q: BookWindowQuery) -> Answer[Uncertainty]:
         """Bootstrap intervals of the book's headline figures over the window."""
         book = self._book(view, q.book)
@@ -160,6 +195,14 @@ class BuildAnswers:
         data = uncertainty.uncertainty_payload(view, book, (q.start, q.end), self.scope.access, warnings)
         return self._answer(data, warnings, view.build_id)
 
+    @served(
+        "Drawdown episodes of a book",
+        "Drawdown episodes of the book over " + WINDOW + ", deepest first",
+        table="analytics_drawdowns",
+        meta=book_meta,
+        rows=DrawdownRow,
+        on_loop=True,
+    )
     def drawdowns(self, view: BuildView, q: BookWindowPageQuery) -> Answer[Page]:
         """Every episode of the window, deepest first (the page is cut by the caller's limit)."""
         book = self._book(view, q.book)
@@ -174,6 +217,23 @@ class BuildAnswers:
         rows = restatement_rows(view, (q.start, q.end), self.scope.access)
         return self._answer(page_of(rows, q.limit, q.offset), Warnings(), view.build_id)
 
+    @served(
+        "Trailing-window IC and return figures per rebalance week",
+        "One row per rebalance week from the window-th on: figures over the trailing window of weeks ending at "
+        "it (it may start before from). A figure needs half the window's weeks ("
+        + ", ".join(f"{w} weeks: {rolling.min_observations(w)}" for w in rolling.WINDOWS)
+        + "); null below",
+        table="analytics_rolling",
+        kinds=("rebalances", "portfolio"),
+        meta=lambda q: {
+            "book": q.book,
+            "window_weeks": int(q.window),
+            "signal": "raw" if wire.is_raw_book(q.book) else "conditioned",
+        },
+        meta_keys=("window_weeks", "signal"),
+        rows=RollingRow,
+        on_loop=True,
+    )
     def rolling(self, view: BuildView, q: RollingQuery) -> Answer[Page]:
         book = self._book(view, q.book)
         require_readable(self.scope.access, "ledger")
@@ -181,6 +241,17 @@ class BuildAnswers:
         page = rolling.rolling_page(view, book, int(q.window), (q.start, q.end), q.limit, q.offset)
         return self._answer(page, Warnings(), view.build_id)
 
+    @served(
+        "Benchmark-relative and tail figures of a book against " + MARKET_BENCHMARK,
+        f"Benchmark-relative (against {MARKET_BENCHMARK}) and tail figures of the book's daily returns over "
+        + WINDOW
+        + "; r = ending_equity / starting_equity - 1 of the book's sessions in the window. Annualised "
+        f"figures need {RISK_MIN_SESSIONS} sessions, tail figures {RISK_MIN_TAIL_SESSIONS}; a window holding "
+        f"fewer than {RISK_MIN_SESSIONS} sessions of the book (none included) is a 400 naming from and/or to "
+        "when the whole history holds more. Every figure needs portfolio.ledger, the benchmark block also "
+        "benchmarks.daily",
+        meta=book_meta,
+    )
     def risk(self, view: BuildView, q: RiskQuery) -> Answer[Risk]:
         """Against the market benchmark when the reader may call its series (its figures are
         withheld otherwise); the version then names both builds."""
@@ -190,6 +261,17 @@ class BuildAnswers:
         data = risk.risk_payload(view, book, (q.start, q.end), self.scope.access, market, warnings)
         return self._answer(data, warnings, _with_market(view, market))
 
+    @served(
+        "Monthly and yearly returns of a book and its trailing beta to " + MARKET_BENCHMARK,
+        "The book's daily returns compounded by calendar month and year, beside "
+        + MARKET_BENCHMARK
+        + "'s year over the book's sessions, and its beta to "
+        + MARKET_BENCHMARK
+        + " over a trailing window, session by session, over "
+        + WINDOW
+        + "; needs portfolio.ledger, the benchmark's figures also benchmarks.daily",
+        meta=book_meta,
+    )
     def returns(self, view: BuildView, q: BookWindowQuery) -> Answer[BookReturns]:
         """Monthly and yearly returns and the trailing beta, against the market benchmark when the
         reader may call its series (withheld otherwise); the version then names both builds."""
@@ -200,6 +282,19 @@ class BuildAnswers:
         data = book_returns.returns_payload(view, book, window, self.scope.access, market, warnings)
         return self._answer(data, warnings, _with_market(view, market))
 
+    @served(
+        "In-sample against out-of-sample of a book (live against backtest)",
+        "The book's in-sample and out-of-sample parts side by side: sessions on or before the split date are "
+        "in-sample, after it out-of-sample. The split is the request's `split`, else the alpha's tenure (the "
+        "last session the lake had published when its approval was recorded: the out-of-sample part is then "
+        "live, first seen after the decision), else its seal's research_cutoff (out of sample, not live), else "
+        "the last session of its first publication (split_origin). Each part's information ratio, excess Sharpe ratio, mean IC, annualised ICIR, hit rate, "
+        "max drawdown and turnover; the decay ratio (out-of-sample IR over in-sample IR) and the probabilistic "
+        "Sharpe ratio of the out-of-sample part against the in-sample Sharpe ratio, both not measurable below "
+        f"{LIVE_MIN_SESSIONS} out-of-sample sessions. Ledger figures need portfolio.ledger, IC figures "
+        "signals.rebalances.get or signals.scores",
+        meta=book_meta,
+    )
     def live(self, view: BuildView, q: LiveQuery) -> Answer[Live]:
         """The split: the query's, else the alpha's tenure's (`Reading.tenure`), else the seal's."""
         book = self._book(view, q.book)
@@ -211,6 +306,20 @@ class BuildAnswers:
             data, warnings, f"{view.build_id}+{'tenure-none' if held is None else held.tag()}"
         )
 
+    @served(
+        "Where a book's P&L came from: by name, leg and sector; fragility; concentration",
+        "Where the book's P&L came from over "
+        + WINDOW
+        + ": the `top` contributors and detractors by name, the long leg against the short leg and the P&L by "
+        "sector (when the seal has exposures), each with its P&L, return contribution and share of the names' "
+        "P&L; the information ratio without the `drop` best days and without the `drop` best names, and the "
+        "share of the P&L made by the best 1% and 5% of days; the largest realised weight, the names held and "
+        "the effective number of names. A window holding fewer than 2 sessions of the book is a 400 naming "
+        "from and/or to when the whole history holds more. Ledger figures need portfolio.ledger, figures by "
+        "name portfolio.pnl, legs and concentration portfolio.positions",
+        kinds=("portfolio", "pnl", "positions", "exposures"),
+        meta=book_meta,
+    )
     def attribution(self, view: BuildView, q: AttributionQuery) -> Answer[Attribution]:
         book = self._book(view, q.book)
         attribution.require_table(view)
@@ -219,6 +328,19 @@ class BuildAnswers:
         data = attribution.attribution_payload(view, book, window, q.top, q.drop, self.scope.access, warnings)
         return self._answer(data, warnings, view.build_id)
 
+    @served(
+        "Participation and net information ratio of a book against its capital",
+        "Each fill's participation in its name's average daily traded value (adv, from the seal's exposures) and "
+        "the book's net information ratio as its capital grows over "
+        + WINDOW
+        + ": the seal's ledger is normalised, so the request's `capital` (default 1e8 of the book's currency) is "
+        "the capital its modelled costs are taken at; each fill's fee scales with capital, the rest of its cost "
+        "(slippage) as a square-root impact on participation. The capacity is the capital at which the net "
+        "information ratio falls to half the reference capital's. Not measurable without adv in the seal. Ledger "
+        "figures need portfolio.ledger, fill figures portfolio.trades",
+        kinds=("portfolio", "trades", "exposures"),
+        meta=book_meta,
+    )
     def capacity(self, view: BuildView, q: CapacityQuery) -> Answer[Capacity]:
         book = self._book(view, q.book)
         capacity.capital_grid(q.capital, q.grid)  # its 400 before any figure is computed
@@ -228,12 +350,42 @@ class BuildAnswers:
         )
         return self._answer(data, warnings, view.build_id)
 
+    @served(
+        "Factor attribution of a book and the signal's feature-neutral IC",
+        "Factor attribution (Barra-style, as pyfolio's perf_attrib) of the book over "
+        + WINDOW
+        + ": each rebalance "
+        "week's factor returns estimated by a cross-sectional OLS of the forward returns on the seal's exposures "
+        "(sector dummies and style loadings), the book's exposures (realised weights times loadings), its weekly "
+        "return split into each factor's part and the specific part, summed over the window's weeks; the "
+        "specific information ratio, the share of variance explained; the signal's mean IC beside its mean "
+        "feature-neutral IC. Not measurable (missing_kind) without the exposures kind; a window holding fewer "
+        f"than {FACTOR_MIN_WEEKS} rebalance weeks with a complete holding period is a 400. Book figures need "
+        "portfolio.ledger and portfolio.positions, factor and IC figures signals.rebalances.get or signals.scores",
+        table="analytics_factor_attribution",
+        kinds=("exposures", "decisions", "portfolio", "positions"),
+        meta=book_meta,
+    )
     def factors(self, view: BuildView, q: BookWindowQuery) -> Answer[Factors]:
         book = self._book(view, q.book)
         warnings = Warnings()
         data = factors.factors_payload(view, book, (q.start, q.end), self.scope.access, warnings)
         return self._answer(data, warnings, view.build_id)
 
+    @served(
+        "Mean forward return by score quantile, the top-minus-bottom spread, and the IC by month and sector",
+        "alphalens' quantile returns over the window's rebalance weeks: each week's names with a score and a "
+        "forward return cut into `quantiles` quantiles of the score (pd.qcut per week); per quantile the mean over "
+        "weeks of its equal-weighted mean forward return (per week, a fraction), its standard error and its "
+        "compounded curve; the top-minus-bottom spread with its Newey-West t-statistic and curve; the weekly IC "
+        "/metrics uses by calendar month and by month of the year; the IC within each sector of the seal's "
+        "exposures (not_measurable without them). raw_score needs raw-book access; every figure needs "
+        "signals.rebalances.get or signals.scores. A window holding fewer than 2 bucketed weeks is a 400 naming "
+        "from and/or to",
+        table="analytics_quantiles",
+        kinds=("decisions", "exposures"),
+        on_loop=True,
+    )
     def quantiles(self, view: BuildView, q: QuantilesQuery) -> Answer[Quantiles]:
         require_built(view)
         score = quantiles.readable_score(q.score, self.scope.raw)

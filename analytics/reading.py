@@ -30,7 +30,7 @@ import numpy as np
 
 from analytics import checks, decay, live, mmc, overfitting, promotion, residual, screen, sets, significance
 from analytics.access import FULL_ACCESS, Access, require_readable, withheld
-from analytics.answer import Answer
+from analytics.answer import Answer, book_meta, served
 from analytics.build_answers import BuildAnswers
 from analytics.combined import Combined, combination, combine_weighting
 from analytics.contribution import (
@@ -54,10 +54,10 @@ from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, Window
 from datasets.reader import BuildView, LakeReader
 from datasets.served import Catalogue
-from schemas.bodies.analytics import Significance
-from schemas.bodies.decay import Decay
+from schemas.bodies.analytics import WINDOW, Significance
+from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSIONS, LITERATURE_HAIRCUT, Decay
 from schemas.bodies.decisions import Checks, Contribution
-from schemas.bodies.mmc import Crowding, Mmc
+from schemas.bodies.mmc import MMC_METHOD, Crowding, Mmc
 from schemas.bodies.overfitting import Overfitting
 from schemas.bodies.promotions import (
     CheckChange,
@@ -67,6 +67,7 @@ from schemas.bodies.promotions import (
 )
 from schemas.bodies.residual import Residual
 from schemas.bodies.review import ReviewEntry, ReviewQueue
+from schemas.bodies.rows import CorrelationRow
 from schemas.query import (
     ChecksQuery,
     CombineQuery,
@@ -191,6 +192,11 @@ class Reading(BuildAnswers):
 
     # -- the answers ----------------------------------------------------------------------------
 
+    @served(
+        "Significance of the long_short Sharpe ratio and the IC, corrected for the catalogue's trials",
+        "Significance of the long_short Sharpe ratio and of the IC over " + WINDOW,
+        kinds=("portfolio", "decisions"),
+    )
     def significance(self, view: BuildView, q: SignificanceQuery) -> Answer[Significance]:
         require_built(view)
         self.whole_catalogue()
@@ -202,6 +208,15 @@ class Reading(BuildAnswers):
         # The build and the catalogue figures it is given, nothing else.
         return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}")
 
+    @served(
+        "Correlation with every other alpha the key may read",
+        "One row per other alpha the key may read (never the alpha itself, never one it may not read)",
+        table=lambda q: BASES[q.basis].table,
+        kinds=lambda q: (BASES[q.basis].kind,),
+        meta=lambda q: {"basis": q.basis},
+        meta_keys=("basis",),
+        rows=CorrelationRow,
+    )
     def correlation(self, view: BuildView, q: CorrelationQuery) -> Answer[Page]:
         require_built(view)
         require_readable(self.scope.access, BASES[q.basis].data)
@@ -216,6 +231,17 @@ class Reading(BuildAnswers):
         tag = catalogue_tag(snapshot.catalogue, mask, q.basis, listed or "")
         return Answer(page, [], f"{view.build_id}+{tag}")
 
+    @served(
+        "Probability of backtest overfitting of the alpha's trial family",
+        "Combinatorially symmetric cross-validation (Bailey, Borwein, López de Prado and Zhu 2015) over the "
+        "members of the trial family the alpha's seal names that the key may read (never a member it may not "
+        "read): their common sessions of daily long_short returns cut into `splits` blocks, each of the C(S, S/2) "
+        "halves taken in sample, the trials ranked by their Sharpe ratio. PBO, the logit distribution, the "
+        "performance degradation (slope of out-of-sample on in-sample Sharpe) and the probability of loss out "
+        "of sample; not_measurable with a reason without a family, below 6 readable members or without "
+        "portfolio.ledger. Whole history: from/to do not apply",
+        over_catalogue=True,
+    )
     def overfitting(self, view: BuildView, q: OverfittingQuery) -> Answer[Overfitting]:
         """The probability of backtest overfitting of the alpha's trial family, over the members the
         reader may read (never a figure of a member it may not: a key reading 3 of 16 is told it
@@ -344,6 +370,20 @@ class Reading(BuildAnswers):
             version += "+only-" + ",".join(sorted(only))
         return Answer(data, warnings.entries, version)
 
+    @served(
+        "The IC's half-life by forecast horizon and the book's expected live information ratio",
+        "The IC's decay with the forecast horizon: the marginal IC of the k-th week's return fitted as "
+        "ic_1 * exp(-decay_rate * (k - 1)) to the IC term structure (1, 2, 4, 8 weeks, /metrics "
+        "panel.ic_term_structure, whole history), its half-life ln(2) / decay_rate; and the book's expected live "
+        "information ratio, its backtest information ratio (/analytics/live in_sample at the same split) times the "
+        "retention the approved alphas the key may read show live (this one excepted: the least-squares slope "
+        f"of their live on their backtest information ratios, each with {CALIBRATION_MIN_SESSIONS} sessions "
+        f"first published after its approval was recorded), with its standard error and leave-one-out RMSE; below {CALIBRATION_MIN_ALPHAS} "
+        f"such alphas, the literature's haircut ({LITERATURE_HAIRCUT:.0%}, McLean and Pontiff 2016). IC figures "
+        "need signals.rebalances.get or signals.scores, ledger figures portfolio.ledger",
+        kinds=("portfolio", "decisions"),
+        meta=book_meta,
+    )
     def decay(self, view: BuildView, q: LiveQuery) -> Answer[Decay]:
         """`/analytics/decay` of `q.book` (its backtest ends at `q.split`, else the alpha's own split:
         its tenure's), the haircut calibrated on the live tracks of the approved alphas the reader
@@ -520,6 +560,18 @@ class Reading(BuildAnswers):
         data = ReviewQueue(approval_policy=self.policy.approve, entries=entries)
         return Answer(data, [], hashlib.sha256("\x00".join(versions).encode()).hexdigest()[:24])
 
+    @served(
+        "What is new in a book against the catalogue: its daily returns regressed on a reference set's and SPY's",
+        "The book's daily returns over "
+        + WINDOW
+        + " regressed by OLS, with an intercept, on the same sessions' daily long_short returns of a reference "
+        "set (`reference`, else the default set: the approved alphas the key may read, "
+        "the alpha excepted, SPY alone when none is) and SPY's: the information ratio of the intercept plus the residual, the intercept "
+        "annualised and its Newey-West t-statistic, R^2, the betas, and the reference alphas dropped. Needs "
+        "portfolio.ledger and benchmarks.daily",
+        over_catalogue=True,
+        meta=book_meta,
+    )
     def residual(self, view: BuildView, q: ResidualQuery) -> Answer[Residual]:
         require_built(view)
         residual.residual_parameters(q.reference)
@@ -615,6 +667,12 @@ class Reading(BuildAnswers):
         catalogue = self.snapshot.catalogue
         return catalogue_tag(catalogue, sets.set_mask(catalogue, ids), *parts, ",".join(ids))
 
+    @served(
+        "What the alpha's scores add to the approved alphas' combined scores (meta-model contribution)",
+        MMC_METHOD,
+        kinds=(),
+        over_catalogue=True,
+    )
     def mmc(self, view: BuildView, q: WindowQuery) -> Answer[Mmc]:
         """The alpha's meta-model contribution against the approved alphas the reader may read
         (`analytics.mmc`), the alpha itself excluded from them."""

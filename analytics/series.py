@@ -138,7 +138,7 @@ def equity_curve(
     return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.EQUITY_SUMMARY_FIELDS}
 
 
-def equity_curve_answer(build: BuildView, args: SeriesQuery, raw: bool) -> answers.Answer:
+def equity_curve_answer(build: BuildView, args: SeriesQuery, raw: bool) -> answers.RunPage:
     """`/equity-curve`: the book's equity series in the window, with the window's summary in
     `meta.summary` (a run without a ledger: an empty page that says so)."""
     name = answers.checked_book(build, "portfolio", args.book, raw)

@@ -74,7 +74,7 @@ def description(build: BuildView) -> AlphaDescription | None:
 
 
 @dataclass(frozen=True)
-class Answer:
+class RunPage:
     """A collection answer: `meta` holds the route's own keys, in the order they are served (the
     run's identity, the request id and the source are added by serve/)."""
 
@@ -116,17 +116,17 @@ class Paging(Protocol):
 
 def page_answer(
     page: Paged | None, table: str, args: Paging, columns: tuple[str, ...], **meta: Any
-) -> Answer:
+) -> RunPage:
     """The page; or, when the run never sealed `table`, an empty page of `columns` that says so."""
     if page is not None:
-        return Answer(page, table, args.limit, args.offset, meta)
-    return Answer(Page([], 0, columns), table, args.limit, args.offset, meta, [wire.kind_missing(table)])
+        return RunPage(page, table, args.limit, args.offset, meta)
+    return RunPage(Page([], 0, columns), table, args.limit, args.offset, meta, [wire.kind_missing(table)])
 
 
 # -- signals --------------------------------------------------------------------------------------
 
 
-def rebalances(build: BuildView, args: WindowPageQuery) -> Answer:
+def rebalances(build: BuildView, args: WindowPageQuery) -> RunPage:
     page = (
         queries.rebalance_index(
             build, (args.start, args.end), wire.REBALANCE_INDEX_FIELDS, args.limit, args.offset
@@ -137,7 +137,7 @@ def rebalances(build: BuildView, args: WindowPageQuery) -> Answer:
     return page_answer(page, "rebalances", args, wire.REBALANCE_INDEX_FIELDS)
 
 
-def week(build: BuildView, args: WeekQuery, raw: bool) -> Answer:
+def week(build: BuildView, args: WeekQuery, raw: bool) -> RunPage:
     """One week's cross-section (the path's `date`), by score descending unless the request says
     otherwise."""
     day = args.date
@@ -171,7 +171,7 @@ def week(build: BuildView, args: WeekQuery, raw: bool) -> Answer:
     return page_answer(page, "decisions", args, columns, **meta)
 
 
-def scores(build: BuildView, args: ScoresQuery, raw: bool) -> Answer:
+def scores(build: BuildView, args: ScoresQuery, raw: bool) -> RunPage:
     columns = wire.visible_fields(wire.SCORE_FIELD_SETS[args.fields], raw)
     page = (
         queries.scores_page(
@@ -214,13 +214,13 @@ def checked_book(build: BuildView, kind: str, book: str, raw: bool) -> str:
     return book
 
 
-def books(build: BuildView, args: PageQuery, raw: bool) -> Answer:
+def books(build: BuildView, args: PageQuery, raw: bool) -> RunPage:
     """The run's books and the kinds each has, base books first; a warning per kind never sealed."""
     rows = queries.all_rows(build, "books", wire.BOOK_FIELDS) or []
     visible = [r for r in rows if raw or not wire.is_raw_book(r["book"])]
     visible.sort(key=lambda r: (wire.book_order_key(r["book"]), wire.kind_rank(r["kind"])))
     warnings = missing_kinds(build, wire.BOOK_KINDS)
-    return Answer(
+    return RunPage(
         queries.page_of(visible, args.limit, args.offset), "books", args.limit, args.offset, {}, warnings
     )
 
@@ -234,7 +234,7 @@ BOOK_COLUMNS = {
 """The row fields of each book kind's page."""
 
 
-def book(build: BuildView, kind: str, args: BookQuery | LedgerQuery | TradesQuery, raw: bool) -> Answer:
+def book(build: BuildView, kind: str, args: BookQuery | LedgerQuery | TradesQuery, raw: bool) -> RunPage:
     """The rows of one book of `kind` (a lake table of the same name) in the window, in the
     table's order: date, then symbol where rows are per name."""
     name = checked_book(build, kind, args.book, raw)

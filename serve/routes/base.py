@@ -26,7 +26,7 @@ from analytics.standings import NO_DECISIONS, Standings
 from core import errors
 from core.context import Caller
 from datasets import answers, clock
-from datasets.answers import Answer
+from datasets.answers import RunPage
 from datasets.faults import HistoryGone
 from datasets.queries import Paged, TablePage
 from datasets.reader import BuildView, LakeReader
@@ -204,7 +204,7 @@ class Context(Generic[Q]):
         link = page_links(self.request.scope, limit, offset, returned, page.total)
         return representation.columnar_response(name, body, link)
 
-    def answer(self, build: BuildView, answer: Answer) -> Encoded:
+    def answer(self, build: BuildView, answer: RunPage) -> Encoded:
         """A run's collection answer (`datasets.answers`), with the run's identity and source in meta:
         a function of the build, the query, the representation and the caller's field policy alone,
         so the layer may keep its bytes (serve/answer_cache.py)."""

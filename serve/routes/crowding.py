@@ -11,30 +11,13 @@ from __future__ import annotations
 
 from anyio import to_thread
 from litestar import Response
-from litestar.params import FromPath
 
 from schemas.bodies.envelope import Single
-from schemas.bodies.mmc import MMC_METHOD, OVERLAP_RULE, Crowding, Mmc
+from schemas.bodies.mmc import OVERLAP_RULE, Crowding
 from schemas.query import WindowQuery
 from serve.envelope import single, with_warnings
 from serve.routes.base import Ctx
 from serve.routes.declare import route
-
-
-@route(
-    "analytics.mmc",
-    "/v1/alphas/{alpha:str}/analytics/mmc",
-    "What the alpha's scores add to the approved alphas' combined scores (meta-model contribution)",
-    documented=MMC_METHOD,
-)
-async def get_mmc(ctx: Ctx[WindowQuery], alpha: FromPath[str]) -> Response[Single[Mmc]]:
-    build = await ctx.open_run(alpha)
-    args = ctx.args()
-    reading = ctx.reading()
-    answer = await to_thread.run_sync(reading.mmc, build, args)
-    ctx.validate_with("mmc:" + answer.version)
-    meta = ctx.run_meta(build, "catalogue_index", source=f"lake:catalogue_index@{answer.version}")
-    return single(answer.data, with_warnings(meta, answer.warnings))
 
 
 @route(
@@ -52,4 +35,4 @@ async def get_crowding(ctx: Ctx[WindowQuery]) -> Response[Single[Crowding]]:
     return single(answer.data, with_warnings(meta, answer.warnings))
 
 
-ROUTES = [get_mmc, get_crowding]
+ROUTES = [get_crowding]

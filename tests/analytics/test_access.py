@@ -11,19 +11,17 @@ from typing import Any
 
 import pytest
 
+from serve.endpoints import endpoints
 from tests.analytics.conftest import PRODUCTION, Api
 from tests.analytics.helpers import check_withheld
 
+ANALYTICS_OF_ONE_ALPHA = "/v1/alphas/{alpha:str}/analytics/"
 ROUTES = {
-    "significance": "analytics.significance",
-    "correlation": "analytics.correlation",
-    "drawdowns": "analytics.drawdowns",
-    "rolling": "analytics.rolling",
-    "costs": "analytics.costs",
-    "uncertainty": "analytics.uncertainty",
-    "overfitting": "analytics.overfitting",
-    "_doc": "analytics.doc",
+    e.path.removeprefix(ANALYTICS_OF_ONE_ALPHA): e.id
+    for e in endpoints().values()
+    if e.path.startswith(ANALYTICS_OF_ONE_ALPHA)
 }
+"""Every analytics route of one alpha (read from the app's declarations: a new one is covered)."""
 TEST_ALPHAS = [
     "Test_planted_factor",
     "Test_short_term_reversal",

@@ -27,11 +27,16 @@ How an answer is flattened (`leaves`):
 from __future__ import annotations
 
 import math
+import typing
 from collections import defaultdict
 from typing import Any
 
+import msgspec
 import pytest
 
+from analytics.answer import SERVED
+from analytics.reading import Reading
+from schemas.query import ChecksQuery, CompareQuery
 from tests.analytics.conftest import ALPHAS, Api, Window
 
 QUALIFIED = {
@@ -87,40 +92,31 @@ PER_ANSWER = {
 }
 """Names left out: their meaning is per answer by nature."""
 
-ANSWERS = {
-    "metrics": ("/metrics", {"granularity": "overall"}),
-    "risk": ("/analytics/risk", {"book": "long_short"}),
-    "checks": ("/analytics/checks", {"book": "long_short"}),
-    "significance": ("/analytics/significance", {}),
-    "overfitting": ("/analytics/overfitting", {}),
-    "costs": ("/analytics/costs", {"book": "long_short"}),
-    "uncertainty": ("/analytics/uncertainty", {"book": "long_short"}),
-    "live": ("/analytics/live", {"book": "long_short"}),
-    "decay": ("/analytics/decay", {"book": "long_short"}),
-    "attribution": ("/analytics/attribution", {"book": "long_short"}),
-    "capacity": ("/analytics/capacity", {"book": "long_short"}),
-    "factors": ("/analytics/factors", {"book": "long_short"}),
-    "quantiles": ("/analytics/quantiles", {}),
-    "residual": ("/analytics/residual", {"book": "long_short"}),
-    "compare": ("/analytics/compare", {"book": "long_short"}),
-}
-"""Every answer the tear sheet and the comparison report draw their figures from."""
 
-WINDOWED = {
-    "risk",
-    "checks",
-    "significance",
-    "costs",
-    "uncertainty",
-    "attribution",
-    "capacity",
-    "factors",
-    "quantiles",
-    "residual",
-    "compare",
-}
-"""The answers asked over each window. /metrics (its core is never narrowed) and live (it takes no
-window) are asked over the whole history only."""
+def _answers() -> tuple[dict[str, tuple[str, dict[str, Any]]], set[str]]:
+    """Every single-object answer of one alpha (derived from the declarations, so a new figure is
+    compared with the rest from its first day): each served answer (`analytics.answer.SERVED`) but
+    the collections, the checks and the comparison (the tear sheet's and the comparison report's),
+    /metrics; and those asked over each window: the ones whose query takes from/to."""
+    queries = {
+        name: typing.get_type_hints(getattr(Reading, name))["q"]
+        for name, s in SERVED.items()
+        if s.rows is None
+    }
+    queries |= {"checks": ChecksQuery, "compare": CompareQuery}
+    answers = {"metrics": ("/metrics", {"granularity": "overall"})}
+    for name, query in queries.items():
+        fields = {f.name for f in msgspec.structs.fields(query)}
+        answers[name] = (f"/analytics/{name}", {"book": "long_short"} if "book" in fields else {})
+    windowed = {
+        name for name, query in queries.items() if "start" in {f.name for f in msgspec.structs.fields(query)}
+    }
+    return answers, windowed
+
+
+ANSWERS, WINDOWED = _answers()
+"""The answers compared, and those asked over each window too. /metrics (its core is never
+narrowed) and those without from/to (live, decay) are asked over the whole history only."""
 
 WINDOWS: list[Window] = [(None, None), ("2021-03-01", "2022-01-31")]
 

@@ -2389,396 +2389,6 @@ class AnalyticsStat(ApiStruct, kw_only=True, frozen=True):
     """`contribution.mean_correlation_to_member`: the members with a correlation."""
 
 
-class Bootstrap(ApiStruct, kw_only=True, frozen=True):
-    """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
-
-    method: str
-    """The resampling scheme and the interval"""
-
-    confidence: float
-    """Confidence level of the intervals"""
-
-    resamples: int
-    """Number of resamples"""
-
-    seed: int
-    """Seed of numpy's PCG64 generator: the same request always gives the same answer"""
-
-    block_length_rule: str
-    """How the mean block length is chosen"""
-
-    streams: str
-    """The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))"""
-
-    rebuilt_mean_ic: AnalyticsStat
-    """Mean weekly conditioned IC rebuilt from the rebalance cross-sections (not the run's sealed
-    /metrics core.ic)
-    """
-
-    rebuilt_icir: AnalyticsStat
-    """Information ratio of the rebuilt weekly IC, annualised with the run's weeks_per_year (52),
-    bounds included (not the run's sealed /metrics core.icir)
-    """
-
-    information_ratio: AnalyticsStat
-    """Information ratio of daily long_short returns (after costs, not in excess of the risk-free
-    rate), daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times
-    sqrt(52)): quantstats' sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats'
-    information_ratio(r, benchmark), the mean over the standard deviation of r - benchmark, not
-    annualised
-    """
-
-
-class MultipleTesting(ApiStruct, kw_only=True, frozen=True):
-    """The `nwt.ic` p-value of `/metrics`, adjusted within the family of the alphas the key may read."""
-
-    p_value: AnalyticsStat
-    """Two-sided Newey-West p-value of the mean weekly IC (as /metrics nwt.ic.p_value)"""
-
-    holm: AnalyticsStat
-    """Holm step-down adjusted p-value within the family"""
-
-    benjamini_hochberg: AnalyticsStat
-    """Benjamini-Hochberg adjusted p-value (false discovery rate) within the family"""
-
-
-class Significance(ApiStruct, kw_only=True, frozen=True):
-    """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
-
-    alpha: str
-    """The alpha served (meta.run)"""
-
-    alpha_id: str
-    """The run's research source id"""
-
-    book: str
-    """Always long_short"""
-
-    window: Window
-    """The window echoed: from and to, null when open"""
-
-    sessions: int | None
-    """Sessions of the long_short book in the window, as /portfolio and costs count them (the figures
-    need 3 daily returns with variance); null for a key that may not read the ledger (a count of it,
-    withheld as its figures are)
-    """
-
-    sharpe: AnalyticsStat
-    """Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free
-    rate: the /metrics core.information_ratio convention (daily, times sqrt(252)), quantstats'
-    sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r,
-    benchmark), the mean over the standard deviation of r - benchmark, not annualised
-    """
-
-    skewness: AnalyticsStat
-    """Sample skewness of the daily returns"""
-
-    kurtosis: AnalyticsStat
-    """Sample kurtosis of the daily returns, not in excess (3 for a normal)"""
-
-    psr: AnalyticsStat
-    """Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark"""
-
-    min_track_record: AnalyticsStat
-    """Minimum track record length for PSR(sr_benchmark) to reach the confidence"""
-
-    dsr: AnalyticsStat
-    """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials"""
-
-    effective_dsr: AnalyticsStat
-    """Deflated Sharpe Ratio against the expected maximum Sharpe ratio of the effective number of
-    trials (dsr.trials.effective_count in place of N; V as dsr's)
-    """
-
-    bootstrap: Bootstrap
-    """Stationary block-bootstrap confidence intervals (at `confidence`) over the requested window
-    (from/to), else the whole history
-    """
-
-    multiple_testing: MultipleTesting
-    """The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole
-    histories; from/to do not narrow it)
-    """
-
-
-class SignificanceResponse(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/analytics/significance` (analytics.significance)."""
-
-    data: Significance
-
-    meta: Meta
-
-
-class LogitBin(ApiStruct, kw_only=True, frozen=True):
-    """A bin of the logit distribution: the splits whose logit fell in [logit_from, logit_to)."""
-
-    logit_from: float
-    """The bin's lower edge (the first bin takes every logit below it too)"""
-
-    logit_to: float
-    """The bin's upper edge (the last bin takes every logit above it too)"""
-
-    splits_in_bin: int
-    """How many of the combinations' logits fall in the bin."""
-
-
-class FamilyMember(ApiStruct, kw_only=True, frozen=True):
-    """One trial of the family the key may read: its alpha, its seal's parameters and how often the
-    cross-validation picked it in sample.
-    """
-
-    alpha_id: str
-    """The member's alpha id."""
-
-    parameters: dict[str, float | int | str]
-    """The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"""
-
-    pick_share: float | None
-    """Share of the combinations whose in-sample best trial is this member; null when the figures are
-    not measurable.
-    """
-
-
-class Overfitting(ApiStruct, kw_only=True, frozen=True):
-    """The probability of backtest overfitting of the alpha's trial family by combinatorially symmetric
-    cross-validation, over the family's members the key may read.
-    """
-
-    family: str | None
-    """The trial family the alpha's seal names (null: it names none, and no figure is given)"""
-
-    measure: str
-    """What the trials are ranked by in and out of sample: sharpe_per_session, the mean over the
-    standard deviation (ddof 1) of the long_short book's daily returns of the combination's blocks.
-    """
-
-    family_trials: int
-    """The family's members the key may read whose long_short returns are in the catalogue: the trials
-    N (the figures need 6)
-    """
-
-    splits: int
-    """S: the blocks of equal length the members' common sessions are cut into."""
-
-    combinations: int
-    """C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation."""
-
-    cscv_sessions: int
-    """Sessions the cross-validation uses: the members' common sessions with a return, the oldest T mod
-    S left out so that every block holds T // S.
-    """
-
-    pbo: AnalyticsStat
-    """Probability of backtest overfitting: the share of the combinations whose in-sample best trial
-    ranks at or below the median out of sample (logit <= 0)
-    """
-
-    degradation_slope: AnalyticsStat
-    """Performance degradation: the OLS slope of the in-sample best trial's out-of-sample Sharpe ratio
-    on its in-sample one over the combinations (below 0: the better it looked in sample, the worse
-    it did out of sample)
-    """
-
-    degradation_intercept: AnalyticsStat
-    """The intercept of that regression (per-session Sharpe ratio)"""
-
-    probability_of_loss: AnalyticsStat
-    """Probability of loss out of sample: the share of the combinations whose in-sample best trial has
-    an out-of-sample Sharpe ratio below 0.
-    """
-
-    logit_distribution: list[LogitBin]
-    """The combinations' logits in 20 equal bins from -4 to 4 (the end bins take what lies beyond);
-    empty when not measurable.
-    """
-
-    members: list[FamilyMember]
-    """The family's members the key may read, in catalogue order, with their parameters and pick
-    shares.
-    """
-
-
-class OverfittingResponse(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/analytics/overfitting` (analytics.overfitting)."""
-
-    data: Overfitting
-
-    meta: Meta
-
-
-class CorrelationRow(ApiStruct, kw_only=True, frozen=True):
-    """A row of `GET /v1/alphas/{alpha}/analytics/correlation` (analytics.correlation)."""
-
-    alpha: str | None
-    """The other alpha (one the key may read)."""
-
-    correlation: float | None
-    """The sort key: `pearson` for basis returns and ic, `spearman` for scores. Unit: ratio. Null below
-    3 common observations or when either side is constant.
-    """
-
-    pearson: float | None
-    """Pearson correlation over common dates. Unit: ratio. Null below 3 common observations or when
-    either side is constant. Always null for scores.
-    """
-
-    spearman: float | None
-    """Spearman correlation (average ranks); for scores, the mean weekly cross-sectional Spearman over
-    common names. Unit: ratio. Null below 3 common observations or when either side is constant.
-    """
-
-    overlap: int | None
-    """Common observations behind the correlation, in `overlap_unit`. Unit: sessions or weeks."""
-
-    overlap_unit: str | None
-    """`sessions` (returns) or `weeks` (ic, scores)."""
-
-    common_names: float | None
-    """Mean common scored names per counted week. Unit: symbols. Null unless basis is scores."""
-
-
-class CorrelationRowMeta(Meta, kw_only=True, frozen=True):
-    """The `meta` object of `GET /v1/alphas/{alpha}/analytics/correlation`."""
-
-    basis: str | UnsetType = UNSET
-    """The correlation basis applied: returns, ic or scores."""
-
-
-class CorrelationRowPage(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/analytics/correlation` (analytics.correlation)."""
-
-    data: list[CorrelationRow]
-
-    pagination: Pagination
-
-    meta: CorrelationRowMeta
-
-
-class DrawdownRow(ApiStruct, kw_only=True, frozen=True):
-    """A row of `GET /v1/alphas/{alpha}/analytics/drawdowns` (analytics.drawdowns)."""
-
-    peak_date: dt.date | None
-    """Session of the episode's peak; the window's opening equity is dated with its first session.
-    Unit: ISO date (YYYY-MM-DD).
-    """
-
-    trough_date: dt.date | None
-    """Session of the lowest ending equity before recovery (the first on a tie). Unit: ISO date
-    (YYYY-MM-DD).
-    """
-
-    recovery_date: dt.date | None
-    """First session whose ending equity is at or above the peak. Unit: ISO date (YYYY-MM-DD). Null
-    while the episode has not recovered by the window's last session.
-    """
-
-    depth_pct: float | None
-    """Depth of the episode: `(peak_equity - trough_equity) / peak_equity x 100`. Unit: percentage
-    points (1.0 = 1%).
-    """
-
-    sessions_to_trough: int | None
-    """Sessions from the peak to the trough. Unit: trading sessions."""
-
-    sessions_to_recovery: int | None
-    """Sessions from the peak to the recovery. Unit: trading sessions. Null while the episode has not
-    recovered by the window's last session.
-    """
-
-    peak_equity: float | None
-    """Equity at the peak. Unit: normalised equity (1.0 = the book's equity at inception)."""
-
-    trough_equity: float | None
-    """Equity at the trough. Unit: normalised equity (1.0 = the book's equity at inception)."""
-
-
-class DrawdownRowPage(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/analytics/drawdowns` (analytics.drawdowns)."""
-
-    data: list[DrawdownRow]
-
-    pagination: Pagination
-
-    meta: Meta
-
-
-class RollingRow(ApiStruct, kw_only=True, frozen=True):
-    """A row of `GET /v1/alphas/{alpha}/analytics/rolling` (analytics.rolling)."""
-
-    date: dt.date | None
-    """Rebalance week that ends the trailing window. Unit: ISO date (YYYY-MM-DD)."""
-
-    n_ic_weeks: int | None
-    """Weeks of the trailing window with a weekly IC. Unit: weeks."""
-
-    mean_ic: float | None
-    """Mean weekly IC over the trailing window: conditioned (weekly_signal.ic) on base books, raw
-    (raw_ic) on raw_ books (the family in `meta.signal`). Unit: ratio. Null when fewer than half the
-    window's weeks carry a value (the standard deviation also needs 2).
-    """
-
-    icir: float | None
-    """Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with
-    the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every
-    `icir`, `/metrics` `core.icir` included. The lake's analytics_rolling stores it per week. Unit:
-    ratio. Null when fewer than half the window's weeks carry a value (the standard deviation also
-    needs 2).
-    """
-
-    n_return_weeks: int | None
-    """Weeks of the trailing window with a book return. Unit: weeks."""
-
-    annualised_return: float | None
-    """Mean weekly book return, annualised (times 52): arithmetic; empyrical's annual_return and
-    quantstats' cagr compound (the risk route's cagr). Unit: fraction. Null when fewer than half the
-    window's weeks carry a value (the standard deviation also needs 2).
-    """
-
-    volatility: float | None
-    """Standard deviation (ddof 1) of weekly book returns, annualised (times sqrt(52)). Unit: fraction.
-    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
-    2).
-    """
-
-    information_ratio: float | None
-    """Information ratio of weekly book returns, weekly times sqrt(52) (`/metrics`
-    `core.information_ratio` and significance's are daily times sqrt(252)): quantstats' sharpe(r,
-    periods=52) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r,
-    benchmark), the mean over the standard deviation of r - benchmark, not annualised. Unit: ratio.
-    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
-    2).
-    """
-
-    return_hit_rate: float | None
-    """Share of the trailing window's weeks with a positive book return (the lake's analytics_rolling
-    column hit_rate; not /metrics' hit_rate, the share of weeks with a positive IC). Unit: fraction.
-    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
-    2).
-    """
-
-
-class RollingRowMeta(Meta, kw_only=True, frozen=True):
-    """The `meta` object of `GET /v1/alphas/{alpha}/analytics/rolling`."""
-
-    window_weeks: int | UnsetType = UNSET
-    """The trailing window applied, in weeks (13, 26 or 52). Unit: weeks."""
-
-    signal: str | UnsetType = UNSET
-    """The IC family of `mean_ic` and `icir`: `conditioned` (score) on base books, `raw` (raw_score) on
-    raw books.
-    """
-
-
-class RollingRowPage(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/analytics/rolling` (analytics.rolling)."""
-
-    data: list[RollingRow]
-
-    pagination: Pagination
-
-    meta: RollingRowMeta
-
-
 class InformationRatioSides(ApiStruct, kw_only=True, frozen=True):
     """`information_ratio` of the costs object."""
 
@@ -3154,6 +2764,271 @@ class UncertaintyResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class DrawdownRow(ApiStruct, kw_only=True, frozen=True):
+    """A row of `GET /v1/alphas/{alpha}/analytics/drawdowns` (analytics.drawdowns)."""
+
+    peak_date: dt.date | None
+    """Session of the episode's peak; the window's opening equity is dated with its first session.
+    Unit: ISO date (YYYY-MM-DD).
+    """
+
+    trough_date: dt.date | None
+    """Session of the lowest ending equity before recovery (the first on a tie). Unit: ISO date
+    (YYYY-MM-DD).
+    """
+
+    recovery_date: dt.date | None
+    """First session whose ending equity is at or above the peak. Unit: ISO date (YYYY-MM-DD). Null
+    while the episode has not recovered by the window's last session.
+    """
+
+    depth_pct: float | None
+    """Depth of the episode: `(peak_equity - trough_equity) / peak_equity x 100`. Unit: percentage
+    points (1.0 = 1%).
+    """
+
+    sessions_to_trough: int | None
+    """Sessions from the peak to the trough. Unit: trading sessions."""
+
+    sessions_to_recovery: int | None
+    """Sessions from the peak to the recovery. Unit: trading sessions. Null while the episode has not
+    recovered by the window's last session.
+    """
+
+    peak_equity: float | None
+    """Equity at the peak. Unit: normalised equity (1.0 = the book's equity at inception)."""
+
+    trough_equity: float | None
+    """Equity at the trough. Unit: normalised equity (1.0 = the book's equity at inception)."""
+
+
+class DrawdownRowPage(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/drawdowns` (analytics.drawdowns)."""
+
+    data: list[DrawdownRow]
+
+    pagination: Pagination
+
+    meta: Meta
+
+
+class RollingRow(ApiStruct, kw_only=True, frozen=True):
+    """A row of `GET /v1/alphas/{alpha}/analytics/rolling` (analytics.rolling)."""
+
+    date: dt.date | None
+    """Rebalance week that ends the trailing window. Unit: ISO date (YYYY-MM-DD)."""
+
+    n_ic_weeks: int | None
+    """Weeks of the trailing window with a weekly IC. Unit: weeks."""
+
+    mean_ic: float | None
+    """Mean weekly IC over the trailing window: conditioned (weekly_signal.ic) on base books, raw
+    (raw_ic) on raw_ books (the family in `meta.signal`). Unit: ratio. Null when fewer than half the
+    window's weeks carry a value (the standard deviation also needs 2).
+    """
+
+    icir: float | None
+    """Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with
+    the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every
+    `icir`, `/metrics` `core.icir` included. The lake's analytics_rolling stores it per week. Unit:
+    ratio. Null when fewer than half the window's weeks carry a value (the standard deviation also
+    needs 2).
+    """
+
+    n_return_weeks: int | None
+    """Weeks of the trailing window with a book return. Unit: weeks."""
+
+    annualised_return: float | None
+    """Mean weekly book return, annualised (times 52): arithmetic; empyrical's annual_return and
+    quantstats' cagr compound (the risk route's cagr). Unit: fraction. Null when fewer than half the
+    window's weeks carry a value (the standard deviation also needs 2).
+    """
+
+    volatility: float | None
+    """Standard deviation (ddof 1) of weekly book returns, annualised (times sqrt(52)). Unit: fraction.
+    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
+    2).
+    """
+
+    information_ratio: float | None
+    """Information ratio of weekly book returns, weekly times sqrt(52) (`/metrics`
+    `core.information_ratio` and significance's are daily times sqrt(252)): quantstats' sharpe(r,
+    periods=52) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r,
+    benchmark), the mean over the standard deviation of r - benchmark, not annualised. Unit: ratio.
+    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
+    2).
+    """
+
+    return_hit_rate: float | None
+    """Share of the trailing window's weeks with a positive book return (the lake's analytics_rolling
+    column hit_rate; not /metrics' hit_rate, the share of weeks with a positive IC). Unit: fraction.
+    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
+    2).
+    """
+
+
+class RollingRowMeta(Meta, kw_only=True, frozen=True):
+    """The `meta` object of `GET /v1/alphas/{alpha}/analytics/rolling`."""
+
+    window_weeks: int | UnsetType = UNSET
+    """The trailing window applied, in weeks (13, 26 or 52). Unit: weeks."""
+
+    signal: str | UnsetType = UNSET
+    """The IC family of `mean_ic` and `icir`: `conditioned` (score) on base books, `raw` (raw_score) on
+    raw books.
+    """
+
+
+class RollingRowPage(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/rolling` (analytics.rolling)."""
+
+    data: list[RollingRow]
+
+    pagination: Pagination
+
+    meta: RollingRowMeta
+
+
+class RiskBenchmark(ApiStruct, kw_only=True, frozen=True):
+    """The book against SPY: OLS beta and annualised alpha, tracking error, on the sessions both have."""
+
+    symbol: str
+    """The benchmark: SPY"""
+
+    return_basis: str | None
+    """SPY's return basis: adjusted_close when every row of its whole series has one, else close (as
+    /v1/benchmarks/SPY/daily period_return); null for a key without benchmarks.daily
+    """
+
+    observations: int | None
+    """Sessions of the window with both a book and a SPY return, the sessions the figures are over;
+    null when withheld
+    """
+
+    beta: AnalyticsStat
+    """OLS slope of the book's daily returns on SPY's, with an intercept; needs 2 common sessions and a
+    SPY series with variance
+    """
+
+    alpha: AnalyticsStat
+    """The OLS intercept of the same regression, annualised arithmetically (times 252, not compounded):
+    the return per year beyond beta times SPY's, not in excess of the risk-free rate; arithmetic, as
+    quantstats' greeks(r, b) alpha; empyrical's alpha(r, b) compounds the daily intercept, (1 +
+    a)^252 - 1
+    """
+
+    tracking_error: AnalyticsStat
+    """Annualised standard deviation of the book's daily return in excess of SPY's; needs 2 common
+    sessions
+    """
+
+
+class Risk(ApiStruct, RiskTables, kw_only=True, frozen=True):
+    """Benchmark-relative and tail figures of a book (`/analytics/risk`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    sessions: int | None
+    """Sessions of the book in the window; null for a key that may not read the ledger (a count of it,
+    withheld as its figures are)
+    """
+
+    benchmark: RiskBenchmark
+    """The book against SPY's daily total returns b on the same sessions (sessions where both have a
+    return); needs benchmarks.daily besides portfolio.ledger
+    """
+
+    sortino: AnalyticsStat
+    """Sortino ratio with required return 0 (empyrical's convention); not measurable without a losing
+    session
+    """
+
+    cagr: AnalyticsStat
+    """Compound annual growth rate of the book over the window's sessions"""
+
+    max_drawdown_pct: AnalyticsStat
+    """Deepest fall of the compounded equity from its running peak, the start at 1.0 included, in
+    percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics
+    core.max_drawdown_pct; quantstats' and empyrical's max_drawdown are the same fall as a negative
+    fraction of the peak
+    """
+
+    calmar: AnalyticsStat
+    """Calmar ratio over the window; not measurable without a drawdown"""
+
+    tail_ratio: AnalyticsStat
+    """Right tail over left tail of daily returns (empyrical's convention); needs 20 sessions, not
+    measurable when the 5th percentile is 0
+    """
+
+    var_95: AnalyticsStat
+    """Historical value at risk at 95% over one session, as a return (negative = a loss); needs 20
+    sessions; historical, as empyrical's value_at_risk(r, 0.05); quantstats' value_at_risk (var) is
+    parametric, the 5% quantile of a normal law of mean(r) and std(r)
+    """
+
+    cvar_95: AnalyticsStat
+    """Historical conditional value at risk (expected shortfall) at 95% over one session, as a return;
+    needs 20 sessions; as empyrical's conditional_value_at_risk(r, 0.05), but for a return equal to
+    the 5th percentile; quantstats' cvar averages the returns below its parametric value at risk
+    """
+
+    best_day: AnalyticsStat
+    """The highest compounded return of a session over the window's sessions (the first and last
+    periods may be cut by the window); the earliest on a tie
+    """
+
+    worst_day: AnalyticsStat
+    """The lowest compounded return of a session over the window's sessions (the first and last periods
+    may be cut by the window); the earliest on a tie
+    """
+
+    best_week: AnalyticsStat
+    """The highest compounded return of a week ending Friday (pandas W-FRI; a weekend session belongs
+    to the next Friday) over the window's sessions (the first and last periods may be cut by the
+    window); the earliest on a tie; not quantstats' best/worst by week: aggregate='W' groups by
+    calendar year and ISO week number (Monday to Sunday, a week spanning New Year split between
+    years), aggregate='week' pools each week number across years
+    """
+
+    worst_week: AnalyticsStat
+    """The lowest compounded return of a week ending Friday (pandas W-FRI; a weekend session belongs to
+    the next Friday) over the window's sessions (the first and last periods may be cut by the
+    window); the earliest on a tie; not quantstats' best/worst by week: aggregate='W' groups by
+    calendar year and ISO week number (Monday to Sunday, a week spanning New Year split between
+    years), aggregate='week' pools each week number across years
+    """
+
+    best_month: AnalyticsStat
+    """The highest compounded return of a calendar month over the window's sessions (the first and last
+    periods may be cut by the window); the earliest on a tie; as quantstats'
+    best/worst(aggregate='ME') (its report's Best and Worst Month); its aggregate='month' pools each
+    calendar month across years, and 'M' aggregates nothing (days)
+    """
+
+    worst_month: AnalyticsStat
+    """The lowest compounded return of a calendar month over the window's sessions (the first and last
+    periods may be cut by the window); the earliest on a tie; as quantstats'
+    best/worst(aggregate='ME') (its report's Best and Worst Month); its aggregate='month' pools each
+    calendar month across years, and 'M' aggregates nothing (days)
+    """
+
+
+class RiskResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/risk` (analytics.risk)."""
+
+    data: Risk
+
+    meta: Meta
+
+
 class MonthReturn(ApiStruct, kw_only=True, frozen=True):
     """One calendar month of the book."""
 
@@ -3369,148 +3244,6 @@ class LiveResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/live` (analytics.live)."""
 
     data: Live
-
-    meta: Meta
-
-
-class DecayPoint(ApiStruct, kw_only=True, frozen=True):
-    """An entry of `ic_decay.term_structure`: one horizon, measured and fitted."""
-
-    horizon_weeks: int
-    """Horizon h in weeks"""
-
-    mean_ic: float | None
-    """Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns),
-    as /metrics panel.ic_term_structure[].mean_ic over the whole history; null when no week has it
-    or for a key that may not read the rebalance cross-sections
-    """
-
-    fitted_ic: float | None
-    """The fit's IC at h weeks: the sum of the fitted marginal ICs of weeks 1..h over sqrt(h); null
-    when the fit is not measurable
-    """
-
-    marginal_ic: float | None
-    """The fitted IC of the h-th week's return alone (the marginal IC): ic_1 at h = 1; null when the
-    fit is not measurable
-    """
-
-
-class IcDecay(ApiStruct, kw_only=True, frozen=True):
-    """The IC's decay with the forecast horizon, fitted to the IC term structure."""
-
-    method: str
-    """The fit: the marginal IC of the k-th week's return is ic_1 * exp(-decay_rate * (k - 1)); the
-    h-week IC (of the compounded h-week return) is then the sum of weeks 1..h over sqrt(h) (weekly
-    returns of equal variance, uncorrelated); ic_1 and decay_rate minimise the squared error of
-    sqrt(h) * mean_ic over the measured horizons (ic_1 in closed form for each rate, the rate by
-    bounded Brent search in [-1, 5], then the root of the derivative of the squared error)
-    """
-
-    decay_rate: AnalyticsStat
-    """Fitted decay rate of the marginal IC per week of horizon (lambda); below 0 the marginal IC grows
-    with the horizon; not measurable with fewer than 3 measured horizons, a 1-week mean IC not
-    positive, or for a key that may not read the rebalance cross-sections
-    """
-
-    half_life_weeks: AnalyticsStat
-    """Weeks of horizon over which the marginal IC halves; not measurable when decay_rate is, or when
-    it is not positive (the IC does not decay over 1 to 8 weeks)
-    """
-
-    ic_1: AnalyticsStat
-    """The fitted marginal IC of the first week's return (the fit's scale); not measurable with
-    decay_rate
-    """
-
-    term_structure: list[DecayPoint]
-    """The horizons fitted (1, 2, 4, 8 weeks), measured and fitted"""
-
-
-class LiveHaircut(ApiStruct, kw_only=True, frozen=True):
-    """How much of the backtest's information ratio the live book keeps, calibrated."""
-
-    calibration: str | None
-    """catalogue when at least 5 alphas the key may read (this one excepted) were approved and hold 63
-    sessions after the approval with a positive backtest information ratio; else literature (McLean,
-    R. D. and Pontiff, J. (2016), Does Academic Research Destroy Stock Return Predictability?,
-    Journal of Finance 71(1), 5-32: returns 26% lower out of sample); null for a key that may not
-    read the ledger
-    """
-
-    calibration_alphas: int
-    """The alphas the calibration is over: those the key may read, this one excepted, approved (in
-    force or retired since) with at least 63 sessions after their approval and a positive backtest
-    information ratio (null figures of their index rows left out); counted, not used, under
-    literature; 0 for a key that may not read the ledger
-    """
-
-    min_alphas: int
-    """K: the alphas the catalogue needs before its own calibration is used"""
-
-    min_live_sessions: int
-    """M: the sessions first published after its approval an alpha needs to count in the calibration"""
-
-    retention: AnalyticsStat
-    """Share of the backtest information ratio the live book keeps: the least-squares slope through the
-    origin of the calibration alphas' live information ratios on their backtest ones (catalogue), or
-    1 - 0.26 (literature)
-    """
-
-    haircut: AnalyticsStat
-    """Share of the backtest information ratio lost live"""
-
-    haircut_standard_error: AnalyticsStat
-    """Standard error of the haircut (of the slope) across the calibration alphas; not measurable under
-    literature (the prior is not fitted to this catalogue)
-    """
-
-    calibration_rmse: AnalyticsStat
-    """Root mean squared error of the expected live information ratio against the realised one over the
-    calibration alphas, each predicted out of sample: by the slope fitted without it (leave-one-out,
-    catalogue) or by the prior (literature); not measurable without a calibration alpha
-    """
-
-
-class Decay(ApiStruct, kw_only=True, frozen=True):
-    """The IC's decay by horizon and the expected live information ratio (`/analytics/decay`)."""
-
-    alpha: str
-    """The alpha served"""
-
-    book: str
-    """The book whose expected live information ratio is served"""
-
-    split_date: dt.date | None
-    """The split its backtest ends at, as /analytics/live: sessions on or before it are the backtest;
-    null when the alpha has none (the whole history is the backtest)
-    """
-
-    split_origin: str | None
-    """Where the split comes from, as /analytics/live split_origin"""
-
-    ic_decay: IcDecay
-    """The IC's decay with the forecast horizon"""
-
-    haircut: LiveHaircut
-    """The haircut from backtest to live and its calibration"""
-
-    backtest_information_ratio: AnalyticsStat
-    """Information ratio of the book's daily returns over its backtest: /analytics/live
-    in_sample.information_ratio at the same split
-    """
-
-    expected_live_information_ratio: AnalyticsStat
-    """Ex-ante expected information ratio of the book live: its backtest information ratio less the
-    haircut (calibration says from where); not measurable with either, or when the backtest
-    information ratio is not positive (the haircut is calibrated on positive backtests)
-    """
-
-
-class DecayResponse(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/analytics/decay` (analytics.decay)."""
-
-    data: Decay
 
     meta: Meta
 
@@ -4445,6 +4178,413 @@ class QuantilesResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class Bootstrap(ApiStruct, kw_only=True, frozen=True):
+    """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
+
+    method: str
+    """The resampling scheme and the interval"""
+
+    confidence: float
+    """Confidence level of the intervals"""
+
+    resamples: int
+    """Number of resamples"""
+
+    seed: int
+    """Seed of numpy's PCG64 generator: the same request always gives the same answer"""
+
+    block_length_rule: str
+    """How the mean block length is chosen"""
+
+    streams: str
+    """The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))"""
+
+    rebuilt_mean_ic: AnalyticsStat
+    """Mean weekly conditioned IC rebuilt from the rebalance cross-sections (not the run's sealed
+    /metrics core.ic)
+    """
+
+    rebuilt_icir: AnalyticsStat
+    """Information ratio of the rebuilt weekly IC, annualised with the run's weeks_per_year (52),
+    bounds included (not the run's sealed /metrics core.icir)
+    """
+
+    information_ratio: AnalyticsStat
+    """Information ratio of daily long_short returns (after costs, not in excess of the risk-free
+    rate), daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times
+    sqrt(52)): quantstats' sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats'
+    information_ratio(r, benchmark), the mean over the standard deviation of r - benchmark, not
+    annualised
+    """
+
+
+class MultipleTesting(ApiStruct, kw_only=True, frozen=True):
+    """The `nwt.ic` p-value of `/metrics`, adjusted within the family of the alphas the key may read."""
+
+    p_value: AnalyticsStat
+    """Two-sided Newey-West p-value of the mean weekly IC (as /metrics nwt.ic.p_value)"""
+
+    holm: AnalyticsStat
+    """Holm step-down adjusted p-value within the family"""
+
+    benjamini_hochberg: AnalyticsStat
+    """Benjamini-Hochberg adjusted p-value (false discovery rate) within the family"""
+
+
+class Significance(ApiStruct, kw_only=True, frozen=True):
+    """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
+
+    alpha: str
+    """The alpha served (meta.run)"""
+
+    alpha_id: str
+    """The run's research source id"""
+
+    book: str
+    """Always long_short"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    sessions: int | None
+    """Sessions of the long_short book in the window, as /portfolio and costs count them (the figures
+    need 3 daily returns with variance); null for a key that may not read the ledger (a count of it,
+    withheld as its figures are)
+    """
+
+    sharpe: AnalyticsStat
+    """Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free
+    rate: the /metrics core.information_ratio convention (daily, times sqrt(252)), quantstats'
+    sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r,
+    benchmark), the mean over the standard deviation of r - benchmark, not annualised
+    """
+
+    skewness: AnalyticsStat
+    """Sample skewness of the daily returns"""
+
+    kurtosis: AnalyticsStat
+    """Sample kurtosis of the daily returns, not in excess (3 for a normal)"""
+
+    psr: AnalyticsStat
+    """Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark"""
+
+    min_track_record: AnalyticsStat
+    """Minimum track record length for PSR(sr_benchmark) to reach the confidence"""
+
+    dsr: AnalyticsStat
+    """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials"""
+
+    effective_dsr: AnalyticsStat
+    """Deflated Sharpe Ratio against the expected maximum Sharpe ratio of the effective number of
+    trials (dsr.trials.effective_count in place of N; V as dsr's)
+    """
+
+    bootstrap: Bootstrap
+    """Stationary block-bootstrap confidence intervals (at `confidence`) over the requested window
+    (from/to), else the whole history
+    """
+
+    multiple_testing: MultipleTesting
+    """The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole
+    histories; from/to do not narrow it)
+    """
+
+
+class SignificanceResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/significance` (analytics.significance)."""
+
+    data: Significance
+
+    meta: Meta
+
+
+class CorrelationRow(ApiStruct, kw_only=True, frozen=True):
+    """A row of `GET /v1/alphas/{alpha}/analytics/correlation` (analytics.correlation)."""
+
+    alpha: str | None
+    """The other alpha (one the key may read)."""
+
+    correlation: float | None
+    """The sort key: `pearson` for basis returns and ic, `spearman` for scores. Unit: ratio. Null below
+    3 common observations or when either side is constant.
+    """
+
+    pearson: float | None
+    """Pearson correlation over common dates. Unit: ratio. Null below 3 common observations or when
+    either side is constant. Always null for scores.
+    """
+
+    spearman: float | None
+    """Spearman correlation (average ranks); for scores, the mean weekly cross-sectional Spearman over
+    common names. Unit: ratio. Null below 3 common observations or when either side is constant.
+    """
+
+    overlap: int | None
+    """Common observations behind the correlation, in `overlap_unit`. Unit: sessions or weeks."""
+
+    overlap_unit: str | None
+    """`sessions` (returns) or `weeks` (ic, scores)."""
+
+    common_names: float | None
+    """Mean common scored names per counted week. Unit: symbols. Null unless basis is scores."""
+
+
+class CorrelationRowMeta(Meta, kw_only=True, frozen=True):
+    """The `meta` object of `GET /v1/alphas/{alpha}/analytics/correlation`."""
+
+    basis: str | UnsetType = UNSET
+    """The correlation basis applied: returns, ic or scores."""
+
+
+class CorrelationRowPage(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/correlation` (analytics.correlation)."""
+
+    data: list[CorrelationRow]
+
+    pagination: Pagination
+
+    meta: CorrelationRowMeta
+
+
+class LogitBin(ApiStruct, kw_only=True, frozen=True):
+    """A bin of the logit distribution: the splits whose logit fell in [logit_from, logit_to)."""
+
+    logit_from: float
+    """The bin's lower edge (the first bin takes every logit below it too)"""
+
+    logit_to: float
+    """The bin's upper edge (the last bin takes every logit above it too)"""
+
+    splits_in_bin: int
+    """How many of the combinations' logits fall in the bin."""
+
+
+class FamilyMember(ApiStruct, kw_only=True, frozen=True):
+    """One trial of the family the key may read: its alpha, its seal's parameters and how often the
+    cross-validation picked it in sample.
+    """
+
+    alpha_id: str
+    """The member's alpha id."""
+
+    parameters: dict[str, float | int | str]
+    """The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"""
+
+    pick_share: float | None
+    """Share of the combinations whose in-sample best trial is this member; null when the figures are
+    not measurable.
+    """
+
+
+class Overfitting(ApiStruct, kw_only=True, frozen=True):
+    """The probability of backtest overfitting of the alpha's trial family by combinatorially symmetric
+    cross-validation, over the family's members the key may read.
+    """
+
+    family: str | None
+    """The trial family the alpha's seal names (null: it names none, and no figure is given)"""
+
+    measure: str
+    """What the trials are ranked by in and out of sample: sharpe_per_session, the mean over the
+    standard deviation (ddof 1) of the long_short book's daily returns of the combination's blocks.
+    """
+
+    family_trials: int
+    """The family's members the key may read whose long_short returns are in the catalogue: the trials
+    N (the figures need 6)
+    """
+
+    splits: int
+    """S: the blocks of equal length the members' common sessions are cut into."""
+
+    combinations: int
+    """C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation."""
+
+    cscv_sessions: int
+    """Sessions the cross-validation uses: the members' common sessions with a return, the oldest T mod
+    S left out so that every block holds T // S.
+    """
+
+    pbo: AnalyticsStat
+    """Probability of backtest overfitting: the share of the combinations whose in-sample best trial
+    ranks at or below the median out of sample (logit <= 0)
+    """
+
+    degradation_slope: AnalyticsStat
+    """Performance degradation: the OLS slope of the in-sample best trial's out-of-sample Sharpe ratio
+    on its in-sample one over the combinations (below 0: the better it looked in sample, the worse
+    it did out of sample)
+    """
+
+    degradation_intercept: AnalyticsStat
+    """The intercept of that regression (per-session Sharpe ratio)"""
+
+    probability_of_loss: AnalyticsStat
+    """Probability of loss out of sample: the share of the combinations whose in-sample best trial has
+    an out-of-sample Sharpe ratio below 0.
+    """
+
+    logit_distribution: list[LogitBin]
+    """The combinations' logits in 20 equal bins from -4 to 4 (the end bins take what lies beyond);
+    empty when not measurable.
+    """
+
+    members: list[FamilyMember]
+    """The family's members the key may read, in catalogue order, with their parameters and pick
+    shares.
+    """
+
+
+class OverfittingResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/overfitting` (analytics.overfitting)."""
+
+    data: Overfitting
+
+    meta: Meta
+
+
+class DecayPoint(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `ic_decay.term_structure`: one horizon, measured and fitted."""
+
+    horizon_weeks: int
+    """Horizon h in weeks"""
+
+    mean_ic: float | None
+    """Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns),
+    as /metrics panel.ic_term_structure[].mean_ic over the whole history; null when no week has it
+    or for a key that may not read the rebalance cross-sections
+    """
+
+    fitted_ic: float | None
+    """The fit's IC at h weeks: the sum of the fitted marginal ICs of weeks 1..h over sqrt(h); null
+    when the fit is not measurable
+    """
+
+    marginal_ic: float | None
+    """The fitted IC of the h-th week's return alone (the marginal IC): ic_1 at h = 1; null when the
+    fit is not measurable
+    """
+
+
+class IcDecay(ApiStruct, kw_only=True, frozen=True):
+    """The IC's decay with the forecast horizon, fitted to the IC term structure."""
+
+    method: str
+    """The fit: the marginal IC of the k-th week's return is ic_1 * exp(-decay_rate * (k - 1)); the
+    h-week IC (of the compounded h-week return) is then the sum of weeks 1..h over sqrt(h) (weekly
+    returns of equal variance, uncorrelated); ic_1 and decay_rate minimise the squared error of
+    sqrt(h) * mean_ic over the measured horizons (ic_1 in closed form for each rate, the rate by
+    bounded Brent search in [-1, 5], then the root of the derivative of the squared error)
+    """
+
+    decay_rate: AnalyticsStat
+    """Fitted decay rate of the marginal IC per week of horizon (lambda); below 0 the marginal IC grows
+    with the horizon; not measurable with fewer than 3 measured horizons, a 1-week mean IC not
+    positive, or for a key that may not read the rebalance cross-sections
+    """
+
+    half_life_weeks: AnalyticsStat
+    """Weeks of horizon over which the marginal IC halves; not measurable when decay_rate is, or when
+    it is not positive (the IC does not decay over 1 to 8 weeks)
+    """
+
+    ic_1: AnalyticsStat
+    """The fitted marginal IC of the first week's return (the fit's scale); not measurable with
+    decay_rate
+    """
+
+    term_structure: list[DecayPoint]
+    """The horizons fitted (1, 2, 4, 8 weeks), measured and fitted"""
+
+
+class LiveHaircut(ApiStruct, kw_only=True, frozen=True):
+    """How much of the backtest's information ratio the live book keeps, calibrated."""
+
+    calibration: str | None
+    """catalogue when at least 5 alphas the key may read (this one excepted) were approved and hold 63
+    sessions after the approval with a positive backtest information ratio; else literature (McLean,
+    R. D. and Pontiff, J. (2016), Does Academic Research Destroy Stock Return Predictability?,
+    Journal of Finance 71(1), 5-32: returns 26% lower out of sample); null for a key that may not
+    read the ledger
+    """
+
+    calibration_alphas: int
+    """The alphas the calibration is over: those the key may read, this one excepted, approved (in
+    force or retired since) with at least 63 sessions after their approval and a positive backtest
+    information ratio (null figures of their index rows left out); counted, not used, under
+    literature; 0 for a key that may not read the ledger
+    """
+
+    min_alphas: int
+    """K: the alphas the catalogue needs before its own calibration is used"""
+
+    min_live_sessions: int
+    """M: the sessions first published after its approval an alpha needs to count in the calibration"""
+
+    retention: AnalyticsStat
+    """Share of the backtest information ratio the live book keeps: the least-squares slope through the
+    origin of the calibration alphas' live information ratios on their backtest ones (catalogue), or
+    1 - 0.26 (literature)
+    """
+
+    haircut: AnalyticsStat
+    """Share of the backtest information ratio lost live"""
+
+    haircut_standard_error: AnalyticsStat
+    """Standard error of the haircut (of the slope) across the calibration alphas; not measurable under
+    literature (the prior is not fitted to this catalogue)
+    """
+
+    calibration_rmse: AnalyticsStat
+    """Root mean squared error of the expected live information ratio against the realised one over the
+    calibration alphas, each predicted out of sample: by the slope fitted without it (leave-one-out,
+    catalogue) or by the prior (literature); not measurable without a calibration alpha
+    """
+
+
+class Decay(ApiStruct, kw_only=True, frozen=True):
+    """The IC's decay by horizon and the expected live information ratio (`/analytics/decay`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book whose expected live information ratio is served"""
+
+    split_date: dt.date | None
+    """The split its backtest ends at, as /analytics/live: sessions on or before it are the backtest;
+    null when the alpha has none (the whole history is the backtest)
+    """
+
+    split_origin: str | None
+    """Where the split comes from, as /analytics/live split_origin"""
+
+    ic_decay: IcDecay
+    """The IC's decay with the forecast horizon"""
+
+    haircut: LiveHaircut
+    """The haircut from backtest to live and its calibration"""
+
+    backtest_information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns over its backtest: /analytics/live
+    in_sample.information_ratio at the same split
+    """
+
+    expected_live_information_ratio: AnalyticsStat
+    """Ex-ante expected information ratio of the book live: its backtest information ratio less the
+    haircut (calibration says from where); not measurable with either, or when the backtest
+    information ratio is not positive (the haircut is calibrated on positive backtests)
+    """
+
+
+class DecayResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/decay` (analytics.decay)."""
+
+    data: Decay
+
+    meta: Meta
+
+
 class ResidualDrop(ApiStruct, kw_only=True, frozen=True):
     """A reference alpha left out of the regression."""
 
@@ -4616,6 +4756,135 @@ class ResidualResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/residual` (analytics.residual)."""
 
     data: Residual
+
+    meta: Meta
+
+
+class ApprovedSet(ApiStruct, kw_only=True, frozen=True):
+    """The approved alphas a figure is computed over."""
+
+    alphas: list[str]
+    """The approved alphas the key may read that the figures are over, by id"""
+
+    approved_count: int
+    """How many approved alphas the figures are over (only approved alphas the key may read are counted
+    or named)
+    """
+
+    alpha_excluded: bool
+    """Whether the alpha is approved itself and so left out of the combined scores and books it is
+    compared with
+    """
+
+
+class MmcWeek(ApiStruct, kw_only=True, frozen=True):
+    """One week of `weekly`: a decision date with an mmc."""
+
+    date: dt.date
+    """The decision date"""
+
+    mmc: float
+    """The week's meta-model contribution: Each week (a decision date in the window), every approved
+    alpha the key may read (the alpha itself excluded) has its decisions.score rank-gaussianised
+    over the names it scored (Phi^-1((rank - 0.5) / n), average ranks); the combined score of a name
+    is the mean of those of the approved alphas that scored it (equal weights). The alpha's score,
+    rank-gaussianised the same way, is residualised on the combined score by a cross-sectional OLS
+    with an intercept over the names both hold with a finite forward return; the week's mmc is the
+    IC of that residual: Spearman (average ranks) with decisions.forward_return, the
+    rank-correlation rule of the IC, at least 3 names and neither side constant
+    """
+
+    mmc_names: int
+    """Names in the week's regression: scored by the alpha and an approved alpha, with a forward return"""
+
+    approved_scoring: int
+    """Most approved alphas scoring one of those names"""
+
+    correlation_to_combined: float | None
+    """Pearson correlation of the alpha's gaussianised score with the combined score over the same
+    names; null when either is constant
+    """
+
+
+class OverlapWeek(ApiStruct, kw_only=True, frozen=True):
+    """One week of an overlap series: a decision date with at least one pair of books."""
+
+    date: dt.date
+    """The decision date"""
+
+    weight_overlap: float
+    """Mean weight overlap of the pairs of books: each book's long_short target weights at the decision
+    date, normalised to unit gross (|w| / sum |w|); two books' weight overlap is sum over names of
+    min(|w_i|, |w_j|) (0: no name in common, 1: the same weights up to sign) and their name Jaccard
+    |held_i & held_j| / |held_i | held_j| (held: a non-zero weight); a week's figure is the mean
+    over the pairs of books holding names that week
+    """
+
+    name_jaccard: float
+    """Mean Jaccard of the held names of the pairs of books: each book's long_short target weights at
+    the decision date, normalised to unit gross (|w| / sum |w|); two books' weight overlap is sum
+    over names of min(|w_i|, |w_j|) (0: no name in common, 1: the same weights up to sign) and their
+    name Jaccard |held_i & held_j| / |held_i | held_j| (held: a non-zero weight); a week's figure is
+    the mean over the pairs of books holding names that week
+    """
+
+    book_pairs: int
+    """Pairs of books holding names that week"""
+
+    approved_books: int
+    """Books in the week's pairs (on an alpha's page: the alpha and the approved books it overlaps)"""
+
+
+class Mmc(ApiStruct, kw_only=True, frozen=True):
+    """What an alpha's scores add to the approved alphas' combined scores (`/analytics/mmc`)."""
+
+    alpha: str
+    """The alpha"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    method: str
+    """How the weekly mmc is computed"""
+
+    approved: ApprovedSet
+    """The approved alphas combined (only approved alphas the key may read are counted or named)"""
+
+    mmc_weeks: int
+    """Weeks of the window with an mmc"""
+
+    mmc_mean: AnalyticsStat
+    """Mean of the weekly mmc over the weeks with one; not measurable without an approved alpha or a
+    week
+    """
+
+    mmc_t_stat: AnalyticsStat
+    """t-statistic of the mean weekly mmc (weeks taken as independent: no autocorrelation correction)"""
+
+    correlation_to_combined_mean: AnalyticsStat
+    """Mean over the weeks with an mmc of the weekly correlation of the alpha's score with the combined
+    score
+    """
+
+    weight_overlap_with_approved: AnalyticsStat
+    """Mean over weeks of the alpha's long_short book's mean weight overlap with the approved books:
+    each book's long_short target weights at the decision date, normalised to unit gross (|w| / sum
+    |w|); two books' weight overlap is sum over names of min(|w_i|, |w_j|) (0: no name in common, 1:
+    the same weights up to sign) and their name Jaccard |held_i & held_j| / |held_i | held_j| (held:
+    a non-zero weight); a week's figure is the mean over the pairs of books holding names that week
+    """
+
+    weekly: list[MmcWeek]
+    """Each week with an mmc, in date order"""
+
+    overlap_weekly: list[OverlapWeek]
+    """Each week's overlap of the alpha's book with the approved books (pairs: the alpha with each)"""
+
+
+class MmcResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/mmc` (analytics.mmc)."""
+
+    data: Mmc
 
     meta: Meta
 
@@ -5237,135 +5506,6 @@ class ContributionResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/contribution` (analytics.contribution)."""
 
     data: Contribution
-
-    meta: Meta
-
-
-class ApprovedSet(ApiStruct, kw_only=True, frozen=True):
-    """The approved alphas a figure is computed over."""
-
-    alphas: list[str]
-    """The approved alphas the key may read that the figures are over, by id"""
-
-    approved_count: int
-    """How many approved alphas the figures are over (only approved alphas the key may read are counted
-    or named)
-    """
-
-    alpha_excluded: bool
-    """Whether the alpha is approved itself and so left out of the combined scores and books it is
-    compared with
-    """
-
-
-class MmcWeek(ApiStruct, kw_only=True, frozen=True):
-    """One week of `weekly`: a decision date with an mmc."""
-
-    date: dt.date
-    """The decision date"""
-
-    mmc: float
-    """The week's meta-model contribution: Each week (a decision date in the window), every approved
-    alpha the key may read (the alpha itself excluded) has its decisions.score rank-gaussianised
-    over the names it scored (Phi^-1((rank - 0.5) / n), average ranks); the combined score of a name
-    is the mean of those of the approved alphas that scored it (equal weights). The alpha's score,
-    rank-gaussianised the same way, is residualised on the combined score by a cross-sectional OLS
-    with an intercept over the names both hold with a finite forward return; the week's mmc is the
-    IC of that residual: Spearman (average ranks) with decisions.forward_return, the
-    rank-correlation rule of the IC, at least 3 names and neither side constant
-    """
-
-    mmc_names: int
-    """Names in the week's regression: scored by the alpha and an approved alpha, with a forward return"""
-
-    approved_scoring: int
-    """Most approved alphas scoring one of those names"""
-
-    correlation_to_combined: float | None
-    """Pearson correlation of the alpha's gaussianised score with the combined score over the same
-    names; null when either is constant
-    """
-
-
-class OverlapWeek(ApiStruct, kw_only=True, frozen=True):
-    """One week of an overlap series: a decision date with at least one pair of books."""
-
-    date: dt.date
-    """The decision date"""
-
-    weight_overlap: float
-    """Mean weight overlap of the pairs of books: each book's long_short target weights at the decision
-    date, normalised to unit gross (|w| / sum |w|); two books' weight overlap is sum over names of
-    min(|w_i|, |w_j|) (0: no name in common, 1: the same weights up to sign) and their name Jaccard
-    |held_i & held_j| / |held_i | held_j| (held: a non-zero weight); a week's figure is the mean
-    over the pairs of books holding names that week
-    """
-
-    name_jaccard: float
-    """Mean Jaccard of the held names of the pairs of books: each book's long_short target weights at
-    the decision date, normalised to unit gross (|w| / sum |w|); two books' weight overlap is sum
-    over names of min(|w_i|, |w_j|) (0: no name in common, 1: the same weights up to sign) and their
-    name Jaccard |held_i & held_j| / |held_i | held_j| (held: a non-zero weight); a week's figure is
-    the mean over the pairs of books holding names that week
-    """
-
-    book_pairs: int
-    """Pairs of books holding names that week"""
-
-    approved_books: int
-    """Books in the week's pairs (on an alpha's page: the alpha and the approved books it overlaps)"""
-
-
-class Mmc(ApiStruct, kw_only=True, frozen=True):
-    """What an alpha's scores add to the approved alphas' combined scores (`/analytics/mmc`)."""
-
-    alpha: str
-    """The alpha"""
-
-    window: Window
-    """The window echoed: from and to, null when open"""
-
-    method: str
-    """How the weekly mmc is computed"""
-
-    approved: ApprovedSet
-    """The approved alphas combined (only approved alphas the key may read are counted or named)"""
-
-    mmc_weeks: int
-    """Weeks of the window with an mmc"""
-
-    mmc_mean: AnalyticsStat
-    """Mean of the weekly mmc over the weeks with one; not measurable without an approved alpha or a
-    week
-    """
-
-    mmc_t_stat: AnalyticsStat
-    """t-statistic of the mean weekly mmc (weeks taken as independent: no autocorrelation correction)"""
-
-    correlation_to_combined_mean: AnalyticsStat
-    """Mean over the weeks with an mmc of the weekly correlation of the alpha's score with the combined
-    score
-    """
-
-    weight_overlap_with_approved: AnalyticsStat
-    """Mean over weeks of the alpha's long_short book's mean weight overlap with the approved books:
-    each book's long_short target weights at the decision date, normalised to unit gross (|w| / sum
-    |w|); two books' weight overlap is sum over names of min(|w_i|, |w_j|) (0: no name in common, 1:
-    the same weights up to sign) and their name Jaccard |held_i & held_j| / |held_i | held_j| (held:
-    a non-zero weight); a week's figure is the mean over the pairs of books holding names that week
-    """
-
-    weekly: list[MmcWeek]
-    """Each week with an mmc, in date order"""
-
-    overlap_weekly: list[OverlapWeek]
-    """Each week's overlap of the alpha's book with the approved books (pairs: the alpha with each)"""
-
-
-class MmcResponse(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/analytics/mmc` (analytics.mmc)."""
-
-    data: Mmc
 
     meta: Meta
 
@@ -6095,146 +6235,6 @@ class ComparisonResponse(ApiStruct, kw_only=True, frozen=True):
     data: Comparison
 
     meta: ComparisonMeta
-
-
-class RiskBenchmark(ApiStruct, kw_only=True, frozen=True):
-    """The book against SPY: OLS beta and annualised alpha, tracking error, on the sessions both have."""
-
-    symbol: str
-    """The benchmark: SPY"""
-
-    return_basis: str | None
-    """SPY's return basis: adjusted_close when every row of its whole series has one, else close (as
-    /v1/benchmarks/SPY/daily period_return); null for a key without benchmarks.daily
-    """
-
-    observations: int | None
-    """Sessions of the window with both a book and a SPY return, the sessions the figures are over;
-    null when withheld
-    """
-
-    beta: AnalyticsStat
-    """OLS slope of the book's daily returns on SPY's, with an intercept; needs 2 common sessions and a
-    SPY series with variance
-    """
-
-    alpha: AnalyticsStat
-    """The OLS intercept of the same regression, annualised arithmetically (times 252, not compounded):
-    the return per year beyond beta times SPY's, not in excess of the risk-free rate; arithmetic, as
-    quantstats' greeks(r, b) alpha; empyrical's alpha(r, b) compounds the daily intercept, (1 +
-    a)^252 - 1
-    """
-
-    tracking_error: AnalyticsStat
-    """Annualised standard deviation of the book's daily return in excess of SPY's; needs 2 common
-    sessions
-    """
-
-
-class Risk(ApiStruct, RiskTables, kw_only=True, frozen=True):
-    """Benchmark-relative and tail figures of a book (`/analytics/risk`)."""
-
-    alpha: str
-    """The alpha served"""
-
-    book: str
-    """The book measured"""
-
-    window: Window
-    """The window echoed: from and to, null when open"""
-
-    sessions: int | None
-    """Sessions of the book in the window; null for a key that may not read the ledger (a count of it,
-    withheld as its figures are)
-    """
-
-    benchmark: RiskBenchmark
-    """The book against SPY's daily total returns b on the same sessions (sessions where both have a
-    return); needs benchmarks.daily besides portfolio.ledger
-    """
-
-    sortino: AnalyticsStat
-    """Sortino ratio with required return 0 (empyrical's convention); not measurable without a losing
-    session
-    """
-
-    cagr: AnalyticsStat
-    """Compound annual growth rate of the book over the window's sessions"""
-
-    max_drawdown_pct: AnalyticsStat
-    """Deepest fall of the compounded equity from its running peak, the start at 1.0 included, in
-    percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics
-    core.max_drawdown_pct; quantstats' and empyrical's max_drawdown are the same fall as a negative
-    fraction of the peak
-    """
-
-    calmar: AnalyticsStat
-    """Calmar ratio over the window; not measurable without a drawdown"""
-
-    tail_ratio: AnalyticsStat
-    """Right tail over left tail of daily returns (empyrical's convention); needs 20 sessions, not
-    measurable when the 5th percentile is 0
-    """
-
-    var_95: AnalyticsStat
-    """Historical value at risk at 95% over one session, as a return (negative = a loss); needs 20
-    sessions; historical, as empyrical's value_at_risk(r, 0.05); quantstats' value_at_risk (var) is
-    parametric, the 5% quantile of a normal law of mean(r) and std(r)
-    """
-
-    cvar_95: AnalyticsStat
-    """Historical conditional value at risk (expected shortfall) at 95% over one session, as a return;
-    needs 20 sessions; as empyrical's conditional_value_at_risk(r, 0.05), but for a return equal to
-    the 5th percentile; quantstats' cvar averages the returns below its parametric value at risk
-    """
-
-    best_day: AnalyticsStat
-    """The highest compounded return of a session over the window's sessions (the first and last
-    periods may be cut by the window); the earliest on a tie
-    """
-
-    worst_day: AnalyticsStat
-    """The lowest compounded return of a session over the window's sessions (the first and last periods
-    may be cut by the window); the earliest on a tie
-    """
-
-    best_week: AnalyticsStat
-    """The highest compounded return of a week ending Friday (pandas W-FRI; a weekend session belongs
-    to the next Friday) over the window's sessions (the first and last periods may be cut by the
-    window); the earliest on a tie; not quantstats' best/worst by week: aggregate='W' groups by
-    calendar year and ISO week number (Monday to Sunday, a week spanning New Year split between
-    years), aggregate='week' pools each week number across years
-    """
-
-    worst_week: AnalyticsStat
-    """The lowest compounded return of a week ending Friday (pandas W-FRI; a weekend session belongs to
-    the next Friday) over the window's sessions (the first and last periods may be cut by the
-    window); the earliest on a tie; not quantstats' best/worst by week: aggregate='W' groups by
-    calendar year and ISO week number (Monday to Sunday, a week spanning New Year split between
-    years), aggregate='week' pools each week number across years
-    """
-
-    best_month: AnalyticsStat
-    """The highest compounded return of a calendar month over the window's sessions (the first and last
-    periods may be cut by the window); the earliest on a tie; as quantstats'
-    best/worst(aggregate='ME') (its report's Best and Worst Month); its aggregate='month' pools each
-    calendar month across years, and 'M' aggregates nothing (days)
-    """
-
-    worst_month: AnalyticsStat
-    """The lowest compounded return of a calendar month over the window's sessions (the first and last
-    periods may be cut by the window); the earliest on a tie; as quantstats'
-    best/worst(aggregate='ME') (its report's Best and Worst Month); its aggregate='month' pools each
-    calendar month across years, and 'M' aggregates nothing (days)
-    """
-
-
-class RiskResponse(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/analytics/risk` (analytics.risk)."""
-
-    data: Risk
-
-    meta: Meta
 
 
 class BenchmarkRow(ApiStruct, kw_only=True, frozen=True):
@@ -7100,96 +7100,6 @@ ENDPOINTS: dict[str, Endpoint] = {
         MetricsDocResponse,
         collection=False,
     ),
-    "analytics.significance": Endpoint(
-        "analytics.significance",
-        "/v1/alphas/{alpha}/analytics/significance",
-        (
-            Param("from", "start", "date", None, required=False, enum=None),
-            Param("to", "end", "date", None, required=False, enum=None),
-            Param("sr_benchmark", "sr_benchmark", "number", 0.0, required=False, enum=None),
-            Param("trials", "trials", "integer", None, required=False, enum=None),
-            Param("as_of", "as_of", "string", None, required=False, enum=None),
-        ),
-        SignificanceResponse,
-        collection=False,
-    ),
-    "analytics.overfitting": Endpoint(
-        "analytics.overfitting",
-        "/v1/alphas/{alpha}/analytics/overfitting",
-        (
-            Param("splits", "splits", "integer", 16, required=False, enum=None),
-            Param("as_of", "as_of", "string", None, required=False, enum=None),
-        ),
-        OverfittingResponse,
-        collection=False,
-    ),
-    "analytics.correlation": Endpoint(
-        "analytics.correlation",
-        "/v1/alphas/{alpha}/analytics/correlation",
-        (
-            Param("basis", "basis", "string", "returns", required=False, enum=("returns", "ic", "scores")),
-            Param("from", "start", "date", None, required=False, enum=None),
-            Param("to", "end", "date", None, required=False, enum=None),
-            Param("limit", "limit", "integer", 100, required=False, enum=None),
-            Param("offset", "offset", "integer", 0, required=False, enum=None),
-            Param(
-                "format",
-                "format",
-                "string",
-                None,
-                required=False,
-                enum=("json", "arrow", "csv", "ndjson", "parquet"),
-            ),
-            Param("as_of", "as_of", "string", None, required=False, enum=None),
-        ),
-        CorrelationRowPage,
-        collection=True,
-    ),
-    "analytics.drawdowns": Endpoint(
-        "analytics.drawdowns",
-        "/v1/alphas/{alpha}/analytics/drawdowns",
-        (
-            Param("book", "book", "string", "long_short", required=False, enum=None),
-            Param("from", "start", "date", None, required=False, enum=None),
-            Param("to", "end", "date", None, required=False, enum=None),
-            Param("limit", "limit", "integer", 100, required=False, enum=None),
-            Param("offset", "offset", "integer", 0, required=False, enum=None),
-            Param(
-                "format",
-                "format",
-                "string",
-                None,
-                required=False,
-                enum=("json", "arrow", "csv", "ndjson", "parquet"),
-            ),
-            Param("as_of", "as_of", "string", None, required=False, enum=None),
-        ),
-        DrawdownRowPage,
-        collection=True,
-    ),
-    "analytics.rolling": Endpoint(
-        "analytics.rolling",
-        "/v1/alphas/{alpha}/analytics/rolling",
-        (
-            Param("book", "book", "string", "long_short", required=False, enum=None),
-            Param("window", "window", "string", "26", required=False, enum=("13", "26", "52")),
-            Param("from", "start", "date", None, required=False, enum=None),
-            Param("to", "end", "date", None, required=False, enum=None),
-            Param("limit", "limit", "integer", 100, required=False, enum=None),
-            Param("offset", "offset", "integer", 0, required=False, enum=None),
-            Param(
-                "format",
-                "format",
-                "string",
-                None,
-                required=False,
-                enum=("json", "arrow", "csv", "ndjson", "parquet"),
-            ),
-            Param("as_of", "as_of", "string", None, required=False, enum=None),
-        ),
-        RollingRowPage,
-        collection=True,
-    ),
     "analytics.costs": Endpoint(
         "analytics.costs",
         "/v1/alphas/{alpha}/analytics/costs",
@@ -7264,6 +7174,63 @@ ENDPOINTS: dict[str, Endpoint] = {
         UncertaintyResponse,
         collection=False,
     ),
+    "analytics.drawdowns": Endpoint(
+        "analytics.drawdowns",
+        "/v1/alphas/{alpha}/analytics/drawdowns",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+            Param(
+                "format",
+                "format",
+                "string",
+                None,
+                required=False,
+                enum=("json", "arrow", "csv", "ndjson", "parquet"),
+            ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        DrawdownRowPage,
+        collection=True,
+    ),
+    "analytics.rolling": Endpoint(
+        "analytics.rolling",
+        "/v1/alphas/{alpha}/analytics/rolling",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("window", "window", "string", "26", required=False, enum=("13", "26", "52")),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+            Param(
+                "format",
+                "format",
+                "string",
+                None,
+                required=False,
+                enum=("json", "arrow", "csv", "ndjson", "parquet"),
+            ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        RollingRowPage,
+        collection=True,
+    ),
+    "analytics.risk": Endpoint(
+        "analytics.risk",
+        "/v1/alphas/{alpha}/analytics/risk",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        RiskResponse,
+        collection=False,
+    ),
     "analytics.returns": Endpoint(
         "analytics.returns",
         "/v1/alphas/{alpha}/analytics/returns",
@@ -7285,17 +7252,6 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         LiveResponse,
-        collection=False,
-    ),
-    "analytics.decay": Endpoint(
-        "analytics.decay",
-        "/v1/alphas/{alpha}/analytics/decay",
-        (
-            Param("book", "book", "string", "long_short", required=False, enum=None),
-            Param("split", "split", "date", None, required=False, enum=None),
-            Param("as_of", "as_of", "string", None, required=False, enum=None),
-        ),
-        DecayResponse,
         collection=False,
     ),
     "analytics.attribution": Endpoint(
@@ -7351,6 +7307,62 @@ ENDPOINTS: dict[str, Endpoint] = {
         QuantilesResponse,
         collection=False,
     ),
+    "analytics.significance": Endpoint(
+        "analytics.significance",
+        "/v1/alphas/{alpha}/analytics/significance",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("sr_benchmark", "sr_benchmark", "number", 0.0, required=False, enum=None),
+            Param("trials", "trials", "integer", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        SignificanceResponse,
+        collection=False,
+    ),
+    "analytics.correlation": Endpoint(
+        "analytics.correlation",
+        "/v1/alphas/{alpha}/analytics/correlation",
+        (
+            Param("basis", "basis", "string", "returns", required=False, enum=("returns", "ic", "scores")),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+            Param(
+                "format",
+                "format",
+                "string",
+                None,
+                required=False,
+                enum=("json", "arrow", "csv", "ndjson", "parquet"),
+            ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        CorrelationRowPage,
+        collection=True,
+    ),
+    "analytics.overfitting": Endpoint(
+        "analytics.overfitting",
+        "/v1/alphas/{alpha}/analytics/overfitting",
+        (
+            Param("splits", "splits", "integer", 16, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        OverfittingResponse,
+        collection=False,
+    ),
+    "analytics.decay": Endpoint(
+        "analytics.decay",
+        "/v1/alphas/{alpha}/analytics/decay",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("split", "split", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        DecayResponse,
+        collection=False,
+    ),
     "analytics.residual": Endpoint(
         "analytics.residual",
         "/v1/alphas/{alpha}/analytics/residual",
@@ -7362,6 +7374,17 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         ResidualResponse,
+        collection=False,
+    ),
+    "analytics.mmc": Endpoint(
+        "analytics.mmc",
+        "/v1/alphas/{alpha}/analytics/mmc",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        MmcResponse,
         collection=False,
     ),
     "analytics.doc": Endpoint(
@@ -7591,17 +7614,6 @@ ENDPOINTS: dict[str, Endpoint] = {
         ContributionResponse,
         collection=False,
     ),
-    "analytics.mmc": Endpoint(
-        "analytics.mmc",
-        "/v1/alphas/{alpha}/analytics/mmc",
-        (
-            Param("from", "start", "date", None, required=False, enum=None),
-            Param("to", "end", "date", None, required=False, enum=None),
-            Param("as_of", "as_of", "string", None, required=False, enum=None),
-        ),
-        MmcResponse,
-        collection=False,
-    ),
     "analytics.crowding": Endpoint(
         "analytics.crowding",
         "/v1/analytics/crowding",
@@ -7706,18 +7718,6 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         ComparisonResponse,
-        collection=False,
-    ),
-    "analytics.risk": Endpoint(
-        "analytics.risk",
-        "/v1/alphas/{alpha}/analytics/risk",
-        (
-            Param("book", "book", "string", "long_short", required=False, enum=None),
-            Param("from", "start", "date", None, required=False, enum=None),
-            Param("to", "end", "date", None, required=False, enum=None),
-            Param("as_of", "as_of", "string", None, required=False, enum=None),
-        ),
-        RiskResponse,
         collection=False,
     ),
     "benchmarks.daily": Endpoint(
@@ -7916,32 +7916,32 @@ METHODS: dict[str, str] = {
     "portfolio.equity_curve": "equity_curve",
     "performance.metrics": "metrics",
     "performance.metrics.doc": "metrics_doc",
-    "analytics.significance": "significance",
-    "analytics.overfitting": "overfitting",
-    "analytics.correlation": "correlation",
-    "analytics.drawdowns": "drawdowns",
-    "analytics.rolling": "rolling",
     "analytics.costs": "costs",
     "analytics.regimes": "regimes",
     "analytics.uncertainty": "uncertainty",
+    "analytics.drawdowns": "drawdowns",
+    "analytics.rolling": "rolling",
+    "analytics.risk": "risk",
     "analytics.returns": "returns",
     "analytics.live": "live",
-    "analytics.decay": "decay",
     "analytics.attribution": "attribution",
     "analytics.capacity": "capacity",
     "analytics.factors": "factors",
     "analytics.quantiles": "quantiles",
+    "analytics.significance": "significance",
+    "analytics.correlation": "correlation",
+    "analytics.overfitting": "overfitting",
+    "analytics.decay": "decay",
     "analytics.residual": "residual",
+    "analytics.mmc": "mmc",
     "analytics.doc": "analytics_doc",
     "analytics.screen": "screen",
     "analytics.combine": "combine",
     "analytics.contribution": "contribution",
-    "analytics.mmc": "mmc",
     "analytics.crowding": "crowding",
     "analytics.checks": "checks",
     "analytics.promotion_preview": "promotion_preview",
     "analytics.compare": "compare",
-    "analytics.risk": "risk",
     "benchmarks.daily": "benchmark",
     "catalog.alphas.source.download": "source_download",
     "exports.list": "exports",
@@ -8428,155 +8428,6 @@ class GeneratedMethods:
         """
         return self._answer("performance.metrics.doc", {"alpha": alpha}, {})
 
-    def significance(
-        self,
-        alpha: str,
-        start: dt.date | str | None = None,
-        end: dt.date | str | None = None,
-        *,
-        sr_benchmark: float = 0.0,
-        trials: int | None = None,
-        as_of: str | None = None,
-    ) -> SignificanceResponse:
-        """Significance of the long_short Sharpe ratio and the IC, corrected for the catalogue's
-        trials.
-
-        `GET /v1/alphas/{alpha}/analytics/significance` (`analytics.significance`).
-
-        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
-
-        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
-
-        `sr_benchmark`: Annualised Sharpe ratio the PSR and MinTRL test against (per session: /
-        sqrt(252)).
-
-        `trials`: Number of trials for the Deflated Sharpe Ratio; default: the published
-        catalogue's.
-
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
-        """
-        return self._answer(
-            "analytics.significance",
-            {"alpha": alpha},
-            {"start": start, "end": end, "sr_benchmark": sr_benchmark, "trials": trials, "as_of": as_of},
-        )
-
-    def overfitting(self, alpha: str, *, splits: int = 16, as_of: str | None = None) -> OverfittingResponse:
-        """Probability of backtest overfitting of the alpha's trial family.
-
-        `GET /v1/alphas/{alpha}/analytics/overfitting` (`analytics.overfitting`).
-
-        `splits`: S: the blocks (even, 4 to 16) the family's common sessions are cut into; C(S, S/2)
-        cross-validations (12,870 at 16).
-
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
-        """
-        return self._answer("analytics.overfitting", {"alpha": alpha}, {"splits": splits, "as_of": as_of})
-
-    def correlation(
-        self,
-        alpha: str,
-        basis: Literal["returns", "ic", "scores"] = "returns",
-        start: dt.date | str | None = None,
-        end: dt.date | str | None = None,
-        *,
-        as_of: str | None = None,
-    ) -> Collection[CorrelationRow]:
-        """Correlation with every other alpha the key may read.
-
-        `GET /v1/alphas/{alpha}/analytics/correlation` (`analytics.correlation`).
-
-        `basis`: returns (daily long_short), ic (weekly IC) or scores (weekly cross-sections).
-
-        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
-
-        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
-
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
-        """
-        return self._answer(
-            "analytics.correlation",
-            {"alpha": alpha},
-            {"basis": basis, "start": start, "end": end, "as_of": as_of},
-        )
-
-    def drawdowns(
-        self,
-        alpha: str,
-        book: str = "long_short",
-        start: dt.date | str | None = None,
-        end: dt.date | str | None = None,
-        *,
-        as_of: str | None = None,
-    ) -> Collection[DrawdownRow]:
-        """Drawdown episodes of a book.
-
-        `GET /v1/alphas/{alpha}/analytics/drawdowns` (`analytics.drawdowns`).
-
-        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
-
-        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
-
-        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
-
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
-        """
-        return self._answer(
-            "analytics.drawdowns",
-            {"alpha": alpha},
-            {"book": book, "start": start, "end": end, "as_of": as_of},
-        )
-
-    def rolling(
-        self,
-        alpha: str,
-        book: str = "long_short",
-        start: dt.date | str | None = None,
-        end: dt.date | str | None = None,
-        *,
-        window: Literal["13", "26", "52", 13, 26, 52] = "26",
-        as_of: str | None = None,
-    ) -> Collection[RollingRow]:
-        """Trailing-window IC and return figures per rebalance week.
-
-        `GET /v1/alphas/{alpha}/analytics/rolling` (`analytics.rolling`).
-
-        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
-
-        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
-
-        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
-
-        `window`: Trailing window in weeks.
-
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
-        """
-        return self._answer(
-            "analytics.rolling",
-            {"alpha": alpha},
-            {"book": book, "start": start, "end": end, "window": window, "as_of": as_of},
-        )
-
     def costs(
         self,
         alpha: str,
@@ -8702,6 +8553,100 @@ class GeneratedMethods:
             {"book": book, "start": start, "end": end, "as_of": as_of},
         )
 
+    def drawdowns(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
+    ) -> Collection[DrawdownRow]:
+        """Drawdown episodes of a book.
+
+        `GET /v1/alphas/{alpha}/analytics/drawdowns` (`analytics.drawdowns`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "analytics.drawdowns",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "as_of": as_of},
+        )
+
+    def rolling(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        window: Literal["13", "26", "52", 13, 26, 52] = "26",
+        as_of: str | None = None,
+    ) -> Collection[RollingRow]:
+        """Trailing-window IC and return figures per rebalance week.
+
+        `GET /v1/alphas/{alpha}/analytics/rolling` (`analytics.rolling`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `window`: Trailing window in weeks.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "analytics.rolling",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "window": window, "as_of": as_of},
+        )
+
+    def risk(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
+    ) -> RiskResponse:
+        """Benchmark-relative and tail figures of a book against SPY.
+
+        `GET /v1/alphas/{alpha}/analytics/risk` (`analytics.risk`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "analytics.risk", {"alpha": alpha}, {"book": book, "start": start, "end": end, "as_of": as_of}
+        )
+
     def returns(
         self,
         alpha: str,
@@ -8758,35 +8703,6 @@ class GeneratedMethods:
         """
         return self._answer(
             "analytics.live", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
-        )
-
-    def decay(
-        self,
-        alpha: str,
-        book: str = "long_short",
-        *,
-        split: dt.date | str | None = None,
-        as_of: str | None = None,
-    ) -> DecayResponse:
-        """The IC's half-life by forecast horizon and the book's expected live information ratio.
-
-        `GET /v1/alphas/{alpha}/analytics/decay` (`analytics.decay`).
-
-        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
-
-        `split`: The last in-sample date (YYYY-MM-DD), a what-if: sessions after it are
-        out-of-sample. Absent: the alpha's own split, its approval's as_of, else its seal's
-        research_cutoff, else the date the catalogue first published it (the answer's split_origin
-        says which).
-
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
-        """
-        return self._answer(
-            "analytics.decay", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
         )
 
     def attribution(
@@ -8932,6 +8848,119 @@ class GeneratedMethods:
             {"start": start, "end": end, "score": score, "quantiles": quantiles, "as_of": as_of},
         )
 
+    def significance(
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        sr_benchmark: float = 0.0,
+        trials: int | None = None,
+        as_of: str | None = None,
+    ) -> SignificanceResponse:
+        """Significance of the long_short Sharpe ratio and the IC, corrected for the catalogue's
+        trials.
+
+        `GET /v1/alphas/{alpha}/analytics/significance` (`analytics.significance`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `sr_benchmark`: Annualised Sharpe ratio the PSR and MinTRL test against (per session: /
+        sqrt(252)).
+
+        `trials`: Number of trials for the Deflated Sharpe Ratio; default: the published
+        catalogue's.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "analytics.significance",
+            {"alpha": alpha},
+            {"start": start, "end": end, "sr_benchmark": sr_benchmark, "trials": trials, "as_of": as_of},
+        )
+
+    def correlation(
+        self,
+        alpha: str,
+        basis: Literal["returns", "ic", "scores"] = "returns",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
+    ) -> Collection[CorrelationRow]:
+        """Correlation with every other alpha the key may read.
+
+        `GET /v1/alphas/{alpha}/analytics/correlation` (`analytics.correlation`).
+
+        `basis`: returns (daily long_short), ic (weekly IC) or scores (weekly cross-sections).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "analytics.correlation",
+            {"alpha": alpha},
+            {"basis": basis, "start": start, "end": end, "as_of": as_of},
+        )
+
+    def overfitting(self, alpha: str, *, splits: int = 16, as_of: str | None = None) -> OverfittingResponse:
+        """Probability of backtest overfitting of the alpha's trial family.
+
+        `GET /v1/alphas/{alpha}/analytics/overfitting` (`analytics.overfitting`).
+
+        `splits`: S: the blocks (even, 4 to 16) the family's common sessions are cut into; C(S, S/2)
+        cross-validations (12,870 at 16).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer("analytics.overfitting", {"alpha": alpha}, {"splits": splits, "as_of": as_of})
+
+    def decay(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        *,
+        split: dt.date | str | None = None,
+        as_of: str | None = None,
+    ) -> DecayResponse:
+        """The IC's half-life by forecast horizon and the book's expected live information ratio.
+
+        `GET /v1/alphas/{alpha}/analytics/decay` (`analytics.decay`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `split`: The last in-sample date (YYYY-MM-DD), a what-if: sessions after it are
+        out-of-sample. Absent: the alpha's own split, its approval's as_of, else its seal's
+        research_cutoff, else the date the catalogue first published it (the answer's split_origin
+        says which).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "analytics.decay", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
+        )
+
     def residual(
         self,
         alpha: str,
@@ -8968,6 +8997,31 @@ class GeneratedMethods:
             {"alpha": alpha},
             {"reference": reference, "book": book, "start": start, "end": end, "as_of": as_of},
         )
+
+    def mmc(
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
+    ) -> MmcResponse:
+        """What the alpha's scores add to the approved alphas' combined scores (meta-model
+        contribution).
+
+        `GET /v1/alphas/{alpha}/analytics/mmc` (`analytics.mmc`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer("analytics.mmc", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of})
 
     def analytics_doc(self, alpha: str) -> AnalyticsDocResponse:
         """Analytics documentation block.
@@ -9366,31 +9420,6 @@ class GeneratedMethods:
             },
         )
 
-    def mmc(
-        self,
-        alpha: str,
-        start: dt.date | str | None = None,
-        end: dt.date | str | None = None,
-        *,
-        as_of: str | None = None,
-    ) -> MmcResponse:
-        """What the alpha's scores add to the approved alphas' combined scores (meta-model
-        contribution).
-
-        `GET /v1/alphas/{alpha}/analytics/mmc` (`analytics.mmc`).
-
-        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
-
-        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
-
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
-        """
-        return self._answer("analytics.mmc", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of})
-
     def crowding(
         self,
         start: dt.date | str | None = None,
@@ -9581,35 +9610,6 @@ class GeneratedMethods:
             "analytics.compare",
             {"alpha": alpha},
             {"other": other, "book": book, "start": start, "end": end, "window": window, "as_of": as_of},
-        )
-
-    def risk(
-        self,
-        alpha: str,
-        book: str = "long_short",
-        start: dt.date | str | None = None,
-        end: dt.date | str | None = None,
-        *,
-        as_of: str | None = None,
-    ) -> RiskResponse:
-        """Benchmark-relative and tail figures of a book against SPY.
-
-        `GET /v1/alphas/{alpha}/analytics/risk` (`analytics.risk`).
-
-        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
-
-        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
-
-        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
-
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
-        """
-        return self._answer(
-            "analytics.risk", {"alpha": alpha}, {"book": book, "start": start, "end": end, "as_of": as_of}
         )
 
     def benchmark(
