@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from analytics.entries import Warnings
 from analytics.errors import DataNotReadable
+from datasets.served import Catalogue
 
 DATA_ENDPOINTS: dict[str, tuple[str, ...]] = {
     "cross_sections": ("signals.rebalances.get", "signals.scores"),
@@ -77,3 +80,32 @@ def require_readable(access: Access, data: str) -> None:
             f"These rows are built from {DATA_LABELS[data]}; they need {_needs(data)}.",
             DATA_ENDPOINTS[data][-1],
         )
+
+
+def _everything(catalogue: Catalogue) -> np.ndarray:
+    listing = catalogue.listing
+    assert listing is not None  # every catalogue read from the lake has one
+    return np.ones(len(listing.ids), dtype=bool)
+
+
+def _anything(_: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class ReaderScope:
+    """What a reader may read, as data: the data behind a route (`access`), the routes it may call,
+    the alphas it may read (both allow-lists of a key) as a predicate and as a mask over a
+    catalogue's listing, and whether that is every alpha."""
+
+    access: Access
+    may_call: Callable[[str], bool]
+    may_read: Callable[[str], bool]
+    readable: Callable[[Catalogue], np.ndarray]
+    every_alpha: bool
+    raw: bool
+    """Raw books and raw-only fields."""
+
+
+EVERYTHING = ReaderScope(FULL_ACCESS, _anything, _anything, _everything, every_alpha=True, raw=True)
+"""The scope of a notebook and of the pipeline: every route, alpha and dataset."""

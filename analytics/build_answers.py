@@ -31,7 +31,7 @@ from analytics import (
     rolling,
     uncertainty,
 )
-from analytics.access import require_readable
+from analytics.access import ReaderScope, require_readable
 from analytics.answer import Answer, book_meta, served
 from analytics.costs import DayFilter, every_day
 from analytics.entries import Warnings
@@ -74,7 +74,6 @@ from schemas.query import (
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
 if TYPE_CHECKING:
-    from analytics.reading import Scope
     from analytics.series import BenchmarkSeries
 
 
@@ -82,7 +81,7 @@ class BuildAnswers:
     """The answers of one build, in a reader's scope; mixed into `analytics.reading.Reading`, which
     gives `scope`, `book` and `market`."""
 
-    scope: Scope
+    scope: ReaderScope
 
     # What `Reading` gives (the one place the reader's books and the market are read).
     def book(self, view: BuildView, book: str) -> str:

@@ -48,12 +48,13 @@ import msgspec
 from analytics import (
     comparison,
 )
+from analytics.access import EVERYTHING
 from analytics.answer import Answer
 from analytics.combined import Combined
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
 from analytics.policy import Policy, default_policy, load_policy
-from analytics.reading import EVERYTHING, Reading
+from analytics.reading import Reading
 from analytics.restatements import restated_warning
 from analytics.standings import NO_DECISIONS, Standings
 from datasets.queries import Page

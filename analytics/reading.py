@@ -29,7 +29,7 @@ from functools import cached_property
 import numpy as np
 
 from analytics import checks, decay, live, mmc, overfitting, promotion, residual, screen, sets, significance
-from analytics.access import FULL_ACCESS, Access, require_readable, withheld
+from analytics.access import EVERYTHING, ReaderScope, require_readable, withheld
 from analytics.answer import Answer, book_meta, served
 from analytics.build_answers import BuildAnswers
 from analytics.combined import Combined, combination, combine_weighting
@@ -84,35 +84,6 @@ from schemas.query import (
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
 
-def _everything(catalogue: Catalogue) -> np.ndarray:
-    listing = catalogue.listing
-    assert listing is not None  # every catalogue read from the lake has one
-    return np.ones(len(listing.ids), dtype=bool)
-
-
-def _anything(_: str) -> bool:
-    return True
-
-
-@dataclass(frozen=True)
-class Scope:
-    """What a reader may read, as data: the data behind a route (`access`), the routes it may call,
-    the alphas it may read (both allow-lists of a key) as a predicate and as a mask over a
-    catalogue's listing, and whether that is every alpha."""
-
-    access: Access
-    may_call: Callable[[str], bool]
-    may_read: Callable[[str], bool]
-    readable: Callable[[Catalogue], np.ndarray]
-    every_alpha: bool
-    raw: bool
-    """Raw books and raw-only fields."""
-
-
-EVERYTHING = Scope(FULL_ACCESS, _anything, _anything, _everything, every_alpha=True, raw=True)
-"""The scope of a notebook and of the pipeline: every route, alpha and dataset."""
-
-
 def catalogue_tag(catalogue: Catalogue, mask: np.ndarray, *parts: str) -> str:
     """A version of an answer built from the builds of the alphas `mask` admits, in catalogue
     order, and `parts`: it changes when one of those changes, never with an alpha the reader may
@@ -137,7 +108,7 @@ class Reading(BuildAnswers):
     generation."""
 
     reader: LakeReader
-    scope: Scope = EVERYTHING
+    scope: ReaderScope = EVERYTHING
     read_standings: Callable[[], Standings] = lambda: NO_DECISIONS
     """Where every alpha stands, read when an answer needs it (the default reference set, the
     screener's columns) and then kept: an answer that needs none works while the records cannot be

@@ -31,7 +31,7 @@ import msgspec
 
 from analytics.access import Access
 from records.events import Event as Recorded
-from records.events import Reader, Scope
+from records.events import EventScope, Reader
 from records.times import stored_time
 from schemas.bodies.events import FIGURE_BLOCKS, Event
 from schemas.bodies.promotions import CheckSeen, Snapshot
@@ -181,13 +181,13 @@ def shown_snapshot(snapshot: Snapshot, viewer: Viewer) -> Snapshot:
     return msgspec.structs.replace(snapshot, checks=checks, verdict=None, withheld_reason=counted)
 
 
-def scope_of(allowed: AllowList) -> Scope:
+def scope_of(allowed: AllowList) -> EventScope:
     """An allow-list as the event log's SQL reads it."""
     if allowed.mode == "all":
-        return Scope(everything=True)
+        return EventScope(everything=True)
     if allowed.mode == "list":
-        return Scope(ids=allowed.ids)
-    return Scope(prefixes=allowed.prefixes)
+        return EventScope(ids=allowed.ids)
+    return EventScope(prefixes=allowed.prefixes)
 
 
 def reader_of(caller: Caller) -> Reader:

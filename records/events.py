@@ -38,7 +38,7 @@ class Event:
 
 
 @dataclass(frozen=True)
-class Scope:
+class EventScope:
     """One allow-list over alpha ids: every id (`everything`), or those listed or prefixed."""
 
     everything: bool = False
@@ -51,7 +51,7 @@ class Reader:
     """Who reads: the allow-lists an alpha must pass (all of them: a key's alphas and runs), whether
     the caller is an administrator, and its key (for events addressed to it)."""
 
-    scopes: tuple[Scope, ...]
+    scopes: tuple[EventScope, ...]
     admin: bool = False
     key_id: str | None = None
 
@@ -71,7 +71,7 @@ class Wanted:
     """Newest first: the events before `after` (0: from the newest), in descending id order."""
 
 
-def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
+def _scope_sql(scope: EventScope) -> tuple[str, list[Any]]:
     if scope.everything:
         return "1 = 1", []
     terms: list[str] = []

@@ -10,8 +10,7 @@ from functools import partial
 import numpy as np
 import pyarrow.compute as pc
 
-from analytics.access import Access
-from analytics.reading import Scope
+from analytics.access import Access, ReaderScope
 from core.context import AllowList, Caller
 from datasets.served import Catalogue
 
@@ -36,10 +35,10 @@ def admitted_mask(catalogue: Catalogue, *allow_lists: AllowList) -> np.ndarray:
     return np.asarray(pc.fill_null(keep, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def scope_of(caller: Caller) -> Scope:
-    """What `caller` may read, as the figures take it (`analytics.reading.Scope`): the one place a
+def scope_of(caller: Caller) -> ReaderScope:
+    """What `caller` may read, as the figures take it (`analytics.access.ReaderScope`): the one place a
     key becomes a scope."""
-    return Scope(
+    return ReaderScope(
         access=Access.of(caller.may_call),
         may_call=caller.may_call,
         may_read=caller.may_read,

@@ -14,7 +14,7 @@ import pytest
 from cli.main import main
 from datasets import clock
 from pipeline.events import record_run_events
-from records.events import Reader, Scope, Wanted
+from records.events import EventScope, Reader, Wanted
 from records.store import open_records
 from schemas.checks import LIVE_CHECKS
 from tests.analytics.conftest import ALPHAS, Api
@@ -133,7 +133,7 @@ def test_a_promotion_keeps_what_the_checks_said_that_day(
     # Its event was written with it, for the alpha's readers.
     records = open_records(keystore)
     try:
-        events = records.events.page(Reader(scopes=(Scope(everything=True),)), Wanted()).events
+        events = records.events.page(Reader(scopes=(EventScope(everything=True),)), Wanted()).events
     finally:
         records.close()
     # (the records also hold the demo history's events: its approval of ALPHA among them)

@@ -26,7 +26,7 @@ from pipeline.events import (
     build_events,
 )
 from pipeline.promotions import standings_of
-from records.events import Event, Reader, Scope, Wanted
+from records.events import Event, EventScope, Reader, Wanted
 from records.store import open_records
 from tests.knowledge import approval_recorded_at, known_split
 from tests.pipeline.conftest import copy_seal
@@ -147,7 +147,7 @@ def build(
     return done.stdout + done.stderr
 
 
-EVERY_READER = Reader(scopes=(Scope(everything=True),), admin=True)
+EVERY_READER = Reader(scopes=(EventScope(everything=True),), admin=True)
 
 
 def events_of(url: str) -> list[Event]:
@@ -228,7 +228,7 @@ def test_a_refused_seal_is_an_administrators_event(seals: dict[str, Path], tmp_p
     assert refused.data["target"] == ALPHA and refused.data["rule"]
     records = open_records(url)
     try:  # a reader of every alpha who is not an administrator does not see it
-        reader = Reader(scopes=(Scope(everything=True),))
+        reader = Reader(scopes=(EventScope(everything=True),))
         assert records.events.page(reader, Wanted()).events == []
     finally:
         records.close()
@@ -275,7 +275,7 @@ def test_retention_keeps_each_alphas_last_build(tmp_path: Path) -> None:
         records.events.append("build.refused", {"target": ALPHA}, audience="admin", now=old)
         gone = records.events.purge(old + dt.timedelta(days=1), keep_latest_of=(PUBLISHED, REPUBLISHED))
         assert gone == 3
-        [kept] = records.events.page(Reader(scopes=(Scope(everything=True),)), Wanted()).events
+        [kept] = records.events.page(Reader(scopes=(EventScope(everything=True),)), Wanted()).events
         assert kept.data == {"build_id": "b2"}
     finally:
         records.close()

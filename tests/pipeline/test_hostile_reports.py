@@ -26,7 +26,7 @@ from cli.main import main as server_main
 from pipeline.dask_build import PrintedProgress
 from pipeline.events import SEAL_TEXT_MAX_CHARS, refused_events
 from pipeline.publish import Outcome
-from records.events import Reader, Scope, Wanted
+from records.events import EventScope, Reader, Wanted
 from records.store import open_records
 from tests.pipeline.conftest import CLI, copy_seal
 from tests.pipeline.test_refusals import edit_manifest
@@ -131,7 +131,7 @@ def test_the_build_report_and_its_events_cannot_be_forged_or_flooded(
     assert not CONTROLS.search(done.stderr.replace("\n", "")), done.stderr
     records = open_records(url)
     try:
-        admin = Reader(scopes=(Scope(everything=True),), admin=True)
+        admin = Reader(scopes=(EventScope(everything=True),), admin=True)
         events = records.events.page(admin, Wanted(limit=10)).events
     finally:
         records.close()

@@ -8,14 +8,14 @@ import threading
 import psycopg
 import pytest
 
-from records.events import Event, Reader, Scope, Wanted
+from records.events import Event, EventScope, Reader, Wanted
 from records.postgres import PostgresDatabase
 from records.store import Records, open_records
 from tests.health_wait import wait_until
 from tests.identity.conftest import seconds_waiting_behind
 
-EVERYTHING = Reader(scopes=(Scope(everything=True),))
-TEST_ONLY = Reader(scopes=(Scope(prefixes=("Test_",)), Scope(prefixes=("Test_",))), key_id="k1")
+EVERYTHING = Reader(scopes=(EventScope(everything=True),))
+TEST_ONLY = Reader(scopes=(EventScope(prefixes=("Test_",)), EventScope(prefixes=("Test_",))), key_id="k1")
 
 
 def fill(records: Records) -> None:
@@ -38,15 +38,15 @@ def numbers(records: Records, reader: Reader, wanted: Wanted = ANY) -> list[int]
 def test_a_reader_sees_only_what_it_may(records: Records) -> None:
     fill(records)
     assert numbers(records, EVERYTHING) == [1, 2, 4, 7]
-    assert numbers(records, Reader(scopes=(Scope(everything=True),), admin=True)) == [1, 2, 3, 4, 7]
+    assert numbers(records, Reader(scopes=(EventScope(everything=True),), admin=True)) == [1, 2, 3, 4, 7]
     # The prefix is exact (SQLite's LIKE would have let `test_lowercase` through), and a key sees
     # what is addressed to it, not to another key.
     assert numbers(records, TEST_ONLY) == [2, 5, 7]
     listed = Reader(
-        scopes=(Scope(ids=("momentum_12_1", "Test_planted_factor")), Scope(ids=("momentum_12_1",)))
+        scopes=(EventScope(ids=("momentum_12_1", "Test_planted_factor")), EventScope(ids=("momentum_12_1",)))
     )
     assert numbers(records, listed) == [1]  # both allow-lists must admit the alpha
-    assert numbers(records, Reader(scopes=(Scope(),))) == []  # an empty allow-list reads nothing
+    assert numbers(records, Reader(scopes=(EventScope(),))) == []  # an empty allow-list reads nothing
 
 
 def test_pages_and_has_more_count_only_visible_events(records: Records) -> None:
@@ -107,7 +107,7 @@ def test_on_postgresql_ids_follow_the_commits(postgres_schema_url: str) -> None:
     an event inserted first (id 1) and committed last would fall behind a reader that had already
     passed id 2. With it, the second writer waits for the first to commit before it is numbered."""
     records = open_records(postgres_schema_url)
-    reader = Reader(scopes=(Scope(everything=True),))
+    reader = Reader(scopes=(EventScope(everything=True),))
     assert isinstance(records.database, PostgresDatabase) and records.database.write_order is not None
     lock_sql, lock_params = records.database.write_order
     first = psycopg.connect(postgres_schema_url)  # a writer that takes its time to commit

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from records.events import Reader, Scope, Wanted
+from records.events import EventScope, Reader, Wanted
 from records.store import Records
 from records.webhooks import Lease, Tried, Webhook
 
@@ -164,13 +164,15 @@ def test_giving_up_disables_and_tells_only_the_key_once(records: Records) -> Non
     disabled = records.webhooks.get(webhook.id)
     assert disabled is not None and (disabled.state, disabled.reason) == ("disabled", "no 2xx for a day")
     assert disabled.progress.delivered_through == webhook.progress.delivered_through  # the event is not done
-    told = records.events.page(Reader(scopes=(Scope(everything=True),), key_id="k1"), Wanted(after=event.id))
+    told = records.events.page(
+        Reader(scopes=(EventScope(everything=True),), key_id="k1"), Wanted(after=event.id)
+    )
     assert [(e.type, e.audience, e.key_id, e.data) for e in told.events] == [
         ("webhook.disabled", "key", "k1", said)
     ]
     assert (
         records.events.page(
-            Reader(scopes=(Scope(everything=True),), admin=True, key_id="k2"), Wanted(after=event.id)
+            Reader(scopes=(EventScope(everything=True),), admin=True, key_id="k2"), Wanted(after=event.id)
         ).events
         == []
     )
