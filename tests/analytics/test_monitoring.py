@@ -216,6 +216,14 @@ def test_the_default_design() -> None:
     assert chosen.false_alarms_per_year == pytest.approx(0.1, rel=1e-12)
     assert chosen.false_alarm_probability_per_year == pytest.approx(1 - (1 - 1 / 520) ** 52, rel=1e-12)
     assert chosen.false_alarm_probability_per_year == pytest.approx(0.0952, abs=1e-4)
+    # a shorter ARL0 buys little: 74 weeks at ARL0 = 200, 29 at one false alarm a year
+    assert threshold_for(200.0, chosen.k) == pytest.approx(9.5279, abs=1e-4)
+    assert arl_siegmund(chosen.k, threshold_for(200.0, chosen.k), chosen.delta) == pytest.approx(
+        73.83, abs=0.01
+    )
+    assert arl_siegmund(chosen.k, threshold_for(52.0, chosen.k), chosen.delta) == pytest.approx(
+        29.31, abs=0.01
+    )
     # The exact chain: Siegmund's ARL0 and ARL1 at this small k are within 0.05% of it
     assert markov_arl(chosen.k, chosen.h, 0.0, states=800) == pytest.approx(520.0, rel=5e-4)
     assert markov_arl(chosen.k, chosen.h, chosen.delta, states=800) == pytest.approx(chosen.arl1, rel=5e-4)
