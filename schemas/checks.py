@@ -73,6 +73,9 @@ class Check:
     optional: bool = False
     """Off by default (`defaults` empty): in the battery only when the operator's policy bounds it,
     or a request does (its parameter then sets the bound; OPTIONAL_CHECKS)."""
+    values: tuple[float | None, float | None] = (None, None)
+    """The values the checked figure can take (lowest, highest; None: unbounded): the range a
+    request's bound must lie in (`schemas.query.ChecksQuery`, derived from this battery)."""
 
 
 def _check(
@@ -82,6 +85,7 @@ def _check(
     meaning: str,
     over_catalogue: bool = False,
     optional: bool = False,
+    values: tuple[float | None, float | None] = (None, None),
     **sides: tuple[float | None, str],
 ) -> Check:
     """A check whose value is served under its id: its unit and annualisation are its term's
@@ -101,6 +105,7 @@ def _check(
         term.annualisation,
         over_catalogue,
         optional,
+        values,
     )
 
 
@@ -122,6 +127,7 @@ CHECKS: tuple[Check, ...] = (
         "without skill would reach by chance (the Deflated Sharpe Ratio)",
         min=(0.95, "min_deflated_sharpe"),
         over_catalogue=True,
+        values=(0, 1),
     ),
     _check(
         "turnover",
@@ -132,6 +138,7 @@ CHECKS: tuple[Check, ...] = (
         "the fraction of the book's equity it trades in a year (one way), from its {sessions} sessions",
         min=(2.5, "min_turnover"),
         max=(175.0, "max_turnover"),
+        values=(0, None),
     ),
     _check(
         "max_weight",
@@ -143,6 +150,7 @@ CHECKS: tuple[Check, ...] = (
         "the largest absolute weight the book held, {symbol} at the close of {date} (its realised weight, not "
         "a target)",
         max=(0.10, "max_weight"),
+        values=(0, None),
     ),
     _check(
         "recent_information_ratio",
@@ -158,6 +166,7 @@ CHECKS: tuple[Check, ...] = (
         f"years with at least {MIN_YEAR_SESSIONS} sessions of the book",
         "the share of the window's calendar years in which the book made money ({positive} of {years})",
         min=(0.6, "min_yearly_consistency"),
+        values=(0, 1),
     ),
     _check(
         "stressed_net_information_ratio",
@@ -178,6 +187,7 @@ CHECKS: tuple[Check, ...] = (
         "{compared} compared)",
         max=(0.7, "max_production_correlation"),
         over_catalogue=True,
+        values=(0, 1),
     ),
     _check(
         "residual_information_ratio",
@@ -259,6 +269,7 @@ CHECKS: tuple[Check, ...] = (
         over_catalogue=True,
         optional=True,
         max=(None, "max_pbo"),
+        values=(0, 1),
     ),
 )
 """The battery, in the order every answer lists it."""

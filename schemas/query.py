@@ -34,7 +34,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, ClassVar, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Optional, Union
 
 import msgspec
 from msgspec import Meta
@@ -45,8 +45,11 @@ from schemas import choices, wire
 from schemas.bodies import attribution
 from schemas.bodies.capacity import CAPITAL_DEFAULT, CAPITAL_MAX, CAPITAL_MIN, GRID_MAX
 from schemas.bodies.events import EVENT_TYPES
+from schemas.bodies.formats import DOC
 from schemas.bodies.promotions import STANDINGS
 from schemas.bodies.quantiles import DEFAULT_QUANTILES, QUANTILE_SCORES, QUANTILES_MAX, QUANTILES_MIN
+from schemas.bodies.rows import ScreenRow
+from schemas.checks import CHECKS
 
 LIMIT_MIN = 1
 LIMIT_MAX = 5000
@@ -444,9 +447,8 @@ def _bound(side: str, figure: str, unit: str) -> str:
     return f"Keep alphas whose {figure} is {limit} this ({unit}, inclusive); a null {figure} fails it."
 
 
-class ScreenQuery(Query, frozen=True):
-    """`/analytics/screen`: filters over the catalogue index. The `min_`/`max_` pairs are exactly
-    `choices.SCREEN_RANGES` (tests/analytics/test_screen.py checks it)."""
+class _ScreenFilters(Query, frozen=True):
+    """`/analytics/screen`'s parameters but its ranges (`_screen_ranges`)."""
 
     search: Search = None
     tag: (
@@ -520,72 +522,6 @@ class ScreenQuery(Query, frozen=True):
         ]
         | None
     ) = None
-    min_information_ratio: (
-        Annotated[float, Meta(description=_bound("min", "information_ratio", "annualised ratio"))] | None
-    ) = None
-    max_information_ratio: (
-        Annotated[float, Meta(description=_bound("max", "information_ratio", "annualised ratio"))] | None
-    ) = None
-    min_excess_sharpe: (
-        Annotated[float, Meta(description=_bound("min", "excess_sharpe", "annualised ratio"))] | None
-    ) = None
-    max_excess_sharpe: (
-        Annotated[float, Meta(description=_bound("max", "excess_sharpe", "annualised ratio"))] | None
-    ) = None
-    min_mean_ic: Annotated[float, Meta(description=_bound("min", "mean_ic", "ratio"))] | None = None
-    max_mean_ic: Annotated[float, Meta(description=_bound("max", "mean_ic", "ratio"))] | None = None
-    min_icir: Annotated[float, Meta(description=_bound("min", "icir", "annualised ratio"))] | None = None
-    max_icir: Annotated[float, Meta(description=_bound("max", "icir", "annualised ratio"))] | None = None
-    min_max_drawdown_pct: (
-        Annotated[float, Meta(description=_bound("min", "max_drawdown_pct", "percentage points"))] | None
-    ) = None
-    max_max_drawdown_pct: (
-        Annotated[float, Meta(description=_bound("max", "max_drawdown_pct", "percentage points"))] | None
-    ) = None
-    min_turnover: Annotated[float, Meta(description=_bound("min", "turnover", "turnover_unit"))] | None = None
-    max_turnover: Annotated[float, Meta(description=_bound("max", "turnover", "turnover_unit"))] | None = None
-    min_sessions: Annotated[int, Meta(description=_bound("min", "sessions", "trading sessions"))] | None = (
-        None
-    )
-    max_sessions: Annotated[int, Meta(description=_bound("max", "sessions", "trading sessions"))] | None = (
-        None
-    )
-    min_live_information_ratio: (
-        Annotated[float, Meta(description=_bound("min", "live_information_ratio", "annualised ratio"))] | None
-    ) = None
-    max_live_information_ratio: (
-        Annotated[float, Meta(description=_bound("max", "live_information_ratio", "annualised ratio"))] | None
-    ) = None
-    min_backtest_information_ratio: (
-        Annotated[float, Meta(description=_bound("min", "backtest_information_ratio", "annualised ratio"))]
-        | None
-    ) = None
-    max_backtest_information_ratio: (
-        Annotated[float, Meta(description=_bound("max", "backtest_information_ratio", "annualised ratio"))]
-        | None
-    ) = None
-    min_decay_ratio: Annotated[float, Meta(description=_bound("min", "decay_ratio", "ratio"))] | None = None
-    max_decay_ratio: Annotated[float, Meta(description=_bound("max", "decay_ratio", "ratio"))] | None = None
-    min_live_sessions: (
-        Annotated[int, Meta(description=_bound("min", "live_sessions", "trading sessions"))] | None
-    ) = None
-    max_live_sessions: (
-        Annotated[int, Meta(description=_bound("max", "live_sessions", "trading sessions"))] | None
-    ) = None
-    min_residual_information_ratio: (
-        Annotated[float, Meta(description=_bound("min", "residual_information_ratio", "annualised ratio"))]
-        | None
-    ) = None
-    max_residual_information_ratio: (
-        Annotated[float, Meta(description=_bound("max", "residual_information_ratio", "annualised ratio"))]
-        | None
-    ) = None
-    min_residual_t_statistic: (
-        Annotated[float, Meta(description=_bound("min", "residual_t_statistic", "t-statistic"))] | None
-    ) = None
-    max_residual_t_statistic: (
-        Annotated[float, Meta(description=_bound("max", "residual_t_statistic", "t-statistic"))] | None
-    ) = None
     max_correlation: (
         Annotated[
             float,
@@ -634,6 +570,33 @@ class ScreenQuery(Query, frozen=True):
     offset: Offset = 0
     format: Format = None
     as_of: AsOf = None
+
+
+def _screen_ranges() -> list[tuple[str, Any, None]]:
+    """`/analytics/screen`'s `min_<column>` and `max_<column>`, for each column of
+    `choices.SCREEN_RANGES`, typed and in the unit its screener row field states
+    (`schemas.bodies.rows.ScreenRow`, from its term): derived, never declared again."""
+    hints = typing.get_type_hints(ScreenRow, include_extras=True)
+    ranges: list[tuple[str, Any, None]] = []
+    for column in choices.SCREEN_RANGES:
+        served, meta = typing.get_args(hints[column])[:2]
+        number = int if served is int or int in typing.get_args(served) else float
+        block = meta.extra[DOC]
+        unit = block["unit"] + (", annualised" if block.get("annualisation") == "annualised" else "")
+        for side in ("min", "max"):
+            described = Meta(description=_bound(side, column, unit))
+            ranges.append((f"{side}_{column}", Optional[Annotated[number, described]], None))  # noqa: UP045
+    return ranges
+
+
+if TYPE_CHECKING:
+    ScreenQuery = _ScreenFilters
+else:
+    ScreenQuery = msgspec.defstruct(
+        "ScreenQuery", _screen_ranges(), bases=(_ScreenFilters,), frozen=True, kw_only=True, module=__name__
+    )
+    ScreenQuery.__doc__ = """`/analytics/screen`: filters over the catalogue index; its `min_`/`max_` pairs
+    are one per column of `choices.SCREEN_RANGES`, each in its screener column's unit."""
 
 
 class BookWindowPageQuery(Query, frozen=True):
@@ -721,15 +684,28 @@ def _alpha_set(description: str) -> Meta:
     )
 
 
-def _threshold(side: str, check: str, unit: str, ge: float | None = None, le: float | None = None) -> Meta:
-    """A bound of `/analytics/checks`, within the values its figure can take (`ge`, `le`)."""
-    word = "at least" if side == "min" else "at most"
-    return Meta(
-        ge=ge,
-        le=le,
-        description=f"Tighten the `{check}` check: pass only {word} this ({unit}); it may not be "
-        "looser than the operator's policy (400).",
-    )
+def _check_bounds() -> list[tuple[str, Any, None]]:
+    """`/analytics/checks`' bounds: one per side of each check of the battery (`schemas.checks
+    .CHECKS`: its parameter, the values its figure can take, its unit from its term), derived here,
+    never declared again."""
+    bounds: list[tuple[str, Any, None]] = []
+    for check in CHECKS:
+        for side, parameter in check.parameters.items():
+            word = "at least" if side == "min" else "at most"
+            lead = (
+                f"Bound the optional `{check.id}` check (off unless the operator's policy bounds it): pass only"
+                if check.optional
+                else f"Tighten the `{check.id}` check: pass only"
+            )
+            low, high = check.values
+            meta = Meta(
+                ge=low,
+                le=high,
+                description=f"{lead} {word} this ({check.unit.replace('_', ' ')}); it may not be looser than "
+                "the operator's policy (400).",
+            )
+            bounds.append((parameter, Optional[Annotated[float, meta]], None))  # noqa: UP045 (at run time)
+    return bounds
 
 
 Weighting = Annotated[
@@ -858,58 +834,22 @@ class ContributionQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class ChecksQuery(Query, frozen=True):
-    """`/analytics/checks`: the pass/fail battery of one alpha and book; each bound tightens the
-    operator's policy (docs/analytics.md)."""
-
+class _ChecksWindow(Query, frozen=True):
     book: Book = choices.DEFAULT_BOOK
     start: From = START
     end: To = END
-    min_information_ratio: Annotated[float, _threshold("min", "information_ratio", "ratio")] | None = None
-    min_deflated_sharpe: (
-        Annotated[float, _threshold("min", "deflated_sharpe", "probability", ge=0, le=1)] | None
-    ) = None
-    min_turnover: Annotated[float, _threshold("min", "turnover", "per year", ge=0)] | None = None
-    max_turnover: Annotated[float, _threshold("max", "turnover", "per year", ge=0)] | None = None
-    max_weight: Annotated[float, _threshold("max", "max_weight", "fraction", ge=0)] | None = None
-    min_recent_information_ratio: (
-        Annotated[float, _threshold("min", "recent_information_ratio", "ratio")] | None
-    ) = None
-    min_yearly_consistency: (
-        Annotated[float, _threshold("min", "yearly_consistency", "fraction of years", ge=0, le=1)] | None
-    ) = None
-    min_stressed_net_information_ratio: (
-        Annotated[float, _threshold("min", "stressed_net_information_ratio", "ratio")] | None
-    ) = None
-    max_production_correlation: (
-        Annotated[float, _threshold("max", "production_correlation", "correlation", ge=0, le=1)] | None
-    ) = None
-    min_residual_information_ratio: (
-        Annotated[float, _threshold("min", "residual_information_ratio", "ratio")] | None
-    ) = None
-    min_ic_t_statistic: Annotated[float, _threshold("min", "ic_t_statistic", "t-statistic")] | None = None
-    min_fragility: Annotated[float, _threshold("min", "fragility", "ratio")] | None = None
-    min_live_information_ratio: (
-        Annotated[float, _threshold("min", "live_information_ratio", "ratio")] | None
-    ) = None
-    max_pbo: (
-        Annotated[
-            float,
-            Meta(
-                ge=0,
-                le=1,
-                description="Bound the optional `pbo` check (off unless the operator's policy bounds it): pass "
-                "only at most this probability of backtest overfitting; it may not be looser than the "
-                "operator's policy (400).",
-            ),
-        ]
-        | None
-    ) = None
-    min_decay_ratio: Annotated[float, _threshold("min", "decay_ratio", "ratio")] | None = None
-    min_information_ratio_lower_bound: (
-        Annotated[float, _threshold("min", "information_ratio_lower_bound", "ratio")] | None
-    ) = None
     as_of: AsOf = None
+
+
+if TYPE_CHECKING:
+    ChecksQuery = _ChecksWindow
+else:
+    ChecksQuery = msgspec.defstruct(
+        "ChecksQuery", _check_bounds(), bases=(_ChecksWindow,), frozen=True, kw_only=True, module=__name__
+    )
+    ChecksQuery.__doc__ = """`/analytics/checks`: the pass/fail battery of one alpha and book; each bound
+    (`min_<check>`, `max_<check>`, one per side of each check of the battery) tightens the operator's
+    policy (docs/analytics.md)."""
 
 
 class CompareQuery(Query, frozen=True):

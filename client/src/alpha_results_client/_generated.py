@@ -7406,6 +7406,74 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("production", "production", "boolean", None, required=False, enum=None),
             Param("standing", "standing", "string", None, required=False, enum=None),
             Param("ic_reproduces", "ic_reproduces", "boolean", None, required=False, enum=None),
+            Param("max_correlation", "max_correlation", "number", None, required=False, enum=None),
+            Param("correlated_to", "correlated_to", "string", None, required=False, enum=None),
+            Param(
+                "correlation_basis",
+                "correlation_basis",
+                "string",
+                "returns",
+                required=False,
+                enum=("returns", "ic"),
+            ),
+            Param(
+                "sort",
+                "sort",
+                "string",
+                None,
+                required=False,
+                enum=(
+                    "alpha_id",
+                    "-alpha_id",
+                    "name",
+                    "-name",
+                    "information_ratio",
+                    "-information_ratio",
+                    "excess_sharpe",
+                    "-excess_sharpe",
+                    "mean_ic",
+                    "-mean_ic",
+                    "icir",
+                    "-icir",
+                    "max_drawdown_pct",
+                    "-max_drawdown_pct",
+                    "turnover",
+                    "-turnover",
+                    "sessions",
+                    "-sessions",
+                    "live_information_ratio",
+                    "-live_information_ratio",
+                    "backtest_information_ratio",
+                    "-backtest_information_ratio",
+                    "decay_ratio",
+                    "-decay_ratio",
+                    "live_sessions",
+                    "-live_sessions",
+                    "residual_information_ratio",
+                    "-residual_information_ratio",
+                    "residual_t_statistic",
+                    "-residual_t_statistic",
+                    "weeks",
+                    "-weeks",
+                    "first_date",
+                    "-first_date",
+                    "last_date",
+                    "-last_date",
+                    "live_split",
+                    "-live_split",
+                ),
+            ),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+            Param(
+                "format",
+                "format",
+                "string",
+                None,
+                required=False,
+                enum=("json", "arrow", "csv", "ndjson", "parquet"),
+            ),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
             Param(
                 "min_information_ratio", "min_information_ratio", "number", None, required=False, enum=None
             ),
@@ -7492,74 +7560,6 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=None,
             ),
-            Param("max_correlation", "max_correlation", "number", None, required=False, enum=None),
-            Param("correlated_to", "correlated_to", "string", None, required=False, enum=None),
-            Param(
-                "correlation_basis",
-                "correlation_basis",
-                "string",
-                "returns",
-                required=False,
-                enum=("returns", "ic"),
-            ),
-            Param(
-                "sort",
-                "sort",
-                "string",
-                None,
-                required=False,
-                enum=(
-                    "alpha_id",
-                    "-alpha_id",
-                    "name",
-                    "-name",
-                    "information_ratio",
-                    "-information_ratio",
-                    "excess_sharpe",
-                    "-excess_sharpe",
-                    "mean_ic",
-                    "-mean_ic",
-                    "icir",
-                    "-icir",
-                    "max_drawdown_pct",
-                    "-max_drawdown_pct",
-                    "turnover",
-                    "-turnover",
-                    "sessions",
-                    "-sessions",
-                    "live_information_ratio",
-                    "-live_information_ratio",
-                    "backtest_information_ratio",
-                    "-backtest_information_ratio",
-                    "decay_ratio",
-                    "-decay_ratio",
-                    "live_sessions",
-                    "-live_sessions",
-                    "residual_information_ratio",
-                    "-residual_information_ratio",
-                    "residual_t_statistic",
-                    "-residual_t_statistic",
-                    "weeks",
-                    "-weeks",
-                    "first_date",
-                    "-first_date",
-                    "last_date",
-                    "-last_date",
-                    "live_split",
-                    "-live_split",
-                ),
-            ),
-            Param("limit", "limit", "integer", 100, required=False, enum=None),
-            Param("offset", "offset", "integer", 0, required=False, enum=None),
-            Param(
-                "format",
-                "format",
-                "string",
-                None,
-                required=False,
-                enum=("json", "arrow", "csv", "ndjson", "parquet"),
-            ),
-            Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         ScreenRowPage,
         collection=True,
@@ -7632,6 +7632,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("book", "book", "string", "long_short", required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
             Param(
                 "min_information_ratio", "min_information_ratio", "number", None, required=False, enum=None
             ),
@@ -7684,7 +7685,6 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=None,
             ),
-            Param("max_pbo", "max_pbo", "number", None, required=False, enum=None),
             Param("min_decay_ratio", "min_decay_ratio", "number", None, required=False, enum=None),
             Param(
                 "min_information_ratio_lower_bound",
@@ -7694,7 +7694,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=None,
             ),
-            Param("as_of", "as_of", "string", None, required=False, enum=None),
+            Param("max_pbo", "max_pbo", "number", None, required=False, enum=None),
         ),
         ChecksResponse,
         collection=False,
@@ -9041,32 +9041,6 @@ class GeneratedMethods:
         production: bool | None = None,
         standing: str | Iterable[str] | None = None,
         ic_reproduces: bool | None = None,
-        min_information_ratio: float | None = None,
-        max_information_ratio: float | None = None,
-        min_excess_sharpe: float | None = None,
-        max_excess_sharpe: float | None = None,
-        min_mean_ic: float | None = None,
-        max_mean_ic: float | None = None,
-        min_icir: float | None = None,
-        max_icir: float | None = None,
-        min_max_drawdown_pct: float | None = None,
-        max_max_drawdown_pct: float | None = None,
-        min_turnover: float | None = None,
-        max_turnover: float | None = None,
-        min_sessions: int | None = None,
-        max_sessions: int | None = None,
-        min_live_information_ratio: float | None = None,
-        max_live_information_ratio: float | None = None,
-        min_backtest_information_ratio: float | None = None,
-        max_backtest_information_ratio: float | None = None,
-        min_decay_ratio: float | None = None,
-        max_decay_ratio: float | None = None,
-        min_live_sessions: int | None = None,
-        max_live_sessions: int | None = None,
-        min_residual_information_ratio: float | None = None,
-        max_residual_information_ratio: float | None = None,
-        min_residual_t_statistic: float | None = None,
-        max_residual_t_statistic: float | None = None,
         max_correlation: float | None = None,
         correlated_to: str | None = None,
         correlation_basis: Literal["returns", "ic"] = "returns",
@@ -9112,6 +9086,32 @@ class GeneratedMethods:
         ]
         | None = None,
         as_of: str | None = None,
+        min_information_ratio: float | None = None,
+        max_information_ratio: float | None = None,
+        min_excess_sharpe: float | None = None,
+        max_excess_sharpe: float | None = None,
+        min_mean_ic: float | None = None,
+        max_mean_ic: float | None = None,
+        min_icir: float | None = None,
+        max_icir: float | None = None,
+        min_max_drawdown_pct: float | None = None,
+        max_max_drawdown_pct: float | None = None,
+        min_turnover: float | None = None,
+        max_turnover: float | None = None,
+        min_sessions: int | None = None,
+        max_sessions: int | None = None,
+        min_live_information_ratio: float | None = None,
+        max_live_information_ratio: float | None = None,
+        min_backtest_information_ratio: float | None = None,
+        max_backtest_information_ratio: float | None = None,
+        min_decay_ratio: float | None = None,
+        max_decay_ratio: float | None = None,
+        min_live_sessions: int | None = None,
+        max_live_sessions: int | None = None,
+        min_residual_information_ratio: float | None = None,
+        max_residual_information_ratio: float | None = None,
+        min_residual_t_statistic: float | None = None,
+        max_residual_t_statistic: float | None = None,
     ) -> Collection[ScreenRow]:
         """Alphas the key may read, filtered and sorted on their headline figures and classification.
 
@@ -9141,84 +9141,6 @@ class GeneratedMethods:
         both. An alpha with nothing to check (`ic_reproduces` null) passes neither. Needs the
         cross-sections (signals.rebalances.get or signals.scores).
 
-        `min_information_ratio`: Keep alphas whose information_ratio is at least this (annualised
-        ratio, inclusive); a null information_ratio fails it.
-
-        `max_information_ratio`: Keep alphas whose information_ratio is at most this (annualised
-        ratio, inclusive); a null information_ratio fails it.
-
-        `min_excess_sharpe`: Keep alphas whose excess_sharpe is at least this (annualised ratio,
-        inclusive); a null excess_sharpe fails it.
-
-        `max_excess_sharpe`: Keep alphas whose excess_sharpe is at most this (annualised ratio,
-        inclusive); a null excess_sharpe fails it.
-
-        `min_mean_ic`: Keep alphas whose mean_ic is at least this (ratio, inclusive); a null mean_ic
-        fails it.
-
-        `max_mean_ic`: Keep alphas whose mean_ic is at most this (ratio, inclusive); a null mean_ic
-        fails it.
-
-        `min_icir`: Keep alphas whose icir is at least this (annualised ratio, inclusive); a null
-        icir fails it.
-
-        `max_icir`: Keep alphas whose icir is at most this (annualised ratio, inclusive); a null
-        icir fails it.
-
-        `min_max_drawdown_pct`: Keep alphas whose max_drawdown_pct is at least this (percentage
-        points, inclusive); a null max_drawdown_pct fails it.
-
-        `max_max_drawdown_pct`: Keep alphas whose max_drawdown_pct is at most this (percentage
-        points, inclusive); a null max_drawdown_pct fails it.
-
-        `min_turnover`: Keep alphas whose turnover is at least this (turnover_unit, inclusive); a
-        null turnover fails it.
-
-        `max_turnover`: Keep alphas whose turnover is at most this (turnover_unit, inclusive); a
-        null turnover fails it.
-
-        `min_sessions`: Keep alphas whose sessions is at least this (trading sessions, inclusive); a
-        null sessions fails it.
-
-        `max_sessions`: Keep alphas whose sessions is at most this (trading sessions, inclusive); a
-        null sessions fails it.
-
-        `min_live_information_ratio`: Keep alphas whose live_information_ratio is at least this
-        (annualised ratio, inclusive); a null live_information_ratio fails it.
-
-        `max_live_information_ratio`: Keep alphas whose live_information_ratio is at most this
-        (annualised ratio, inclusive); a null live_information_ratio fails it.
-
-        `min_backtest_information_ratio`: Keep alphas whose backtest_information_ratio is at least
-        this (annualised ratio, inclusive); a null backtest_information_ratio fails it.
-
-        `max_backtest_information_ratio`: Keep alphas whose backtest_information_ratio is at most
-        this (annualised ratio, inclusive); a null backtest_information_ratio fails it.
-
-        `min_decay_ratio`: Keep alphas whose decay_ratio is at least this (ratio, inclusive); a null
-        decay_ratio fails it.
-
-        `max_decay_ratio`: Keep alphas whose decay_ratio is at most this (ratio, inclusive); a null
-        decay_ratio fails it.
-
-        `min_live_sessions`: Keep alphas whose live_sessions is at least this (trading sessions,
-        inclusive); a null live_sessions fails it.
-
-        `max_live_sessions`: Keep alphas whose live_sessions is at most this (trading sessions,
-        inclusive); a null live_sessions fails it.
-
-        `min_residual_information_ratio`: Keep alphas whose residual_information_ratio is at least
-        this (annualised ratio, inclusive); a null residual_information_ratio fails it.
-
-        `max_residual_information_ratio`: Keep alphas whose residual_information_ratio is at most
-        this (annualised ratio, inclusive); a null residual_information_ratio fails it.
-
-        `min_residual_t_statistic`: Keep alphas whose residual_t_statistic is at least this
-        (t-statistic, inclusive); a null residual_t_statistic fails it.
-
-        `max_residual_t_statistic`: Keep alphas whose residual_t_statistic is at most this
-        (t-statistic, inclusive); a null residual_t_statistic fails it.
-
         `max_correlation`: Keep alphas whose absolute Pearson correlation, over the whole history,
         to `correlated_to` (default: the approved alphas the key may read, the alpha itself
         excepted; `meta.reference` says which, and why when there is none) is at most this
@@ -9238,6 +9160,84 @@ class GeneratedMethods:
         the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
         is given again. Absent: now. 410 as_of_gone past the history the lake keeps
         (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+
+        `min_information_ratio`: Keep alphas whose information_ratio is at least this (ratio,
+        annualised, inclusive); a null information_ratio fails it.
+
+        `max_information_ratio`: Keep alphas whose information_ratio is at most this (ratio,
+        annualised, inclusive); a null information_ratio fails it.
+
+        `min_excess_sharpe`: Keep alphas whose excess_sharpe is at least this (ratio, annualised,
+        inclusive); a null excess_sharpe fails it.
+
+        `max_excess_sharpe`: Keep alphas whose excess_sharpe is at most this (ratio, annualised,
+        inclusive); a null excess_sharpe fails it.
+
+        `min_mean_ic`: Keep alphas whose mean_ic is at least this (ratio, inclusive); a null mean_ic
+        fails it.
+
+        `max_mean_ic`: Keep alphas whose mean_ic is at most this (ratio, inclusive); a null mean_ic
+        fails it.
+
+        `min_icir`: Keep alphas whose icir is at least this (ratio, annualised, inclusive); a null
+        icir fails it.
+
+        `max_icir`: Keep alphas whose icir is at most this (ratio, annualised, inclusive); a null
+        icir fails it.
+
+        `min_max_drawdown_pct`: Keep alphas whose max_drawdown_pct is at least this
+        (percentage_points, inclusive); a null max_drawdown_pct fails it.
+
+        `max_max_drawdown_pct`: Keep alphas whose max_drawdown_pct is at most this
+        (percentage_points, inclusive); a null max_drawdown_pct fails it.
+
+        `min_turnover`: Keep alphas whose turnover is at least this (turnover_unit, inclusive); a
+        null turnover fails it.
+
+        `max_turnover`: Keep alphas whose turnover is at most this (turnover_unit, inclusive); a
+        null turnover fails it.
+
+        `min_sessions`: Keep alphas whose sessions is at least this (sessions, inclusive); a null
+        sessions fails it.
+
+        `max_sessions`: Keep alphas whose sessions is at most this (sessions, inclusive); a null
+        sessions fails it.
+
+        `min_live_information_ratio`: Keep alphas whose live_information_ratio is at least this
+        (ratio, annualised, inclusive); a null live_information_ratio fails it.
+
+        `max_live_information_ratio`: Keep alphas whose live_information_ratio is at most this
+        (ratio, annualised, inclusive); a null live_information_ratio fails it.
+
+        `min_backtest_information_ratio`: Keep alphas whose backtest_information_ratio is at least
+        this (ratio, annualised, inclusive); a null backtest_information_ratio fails it.
+
+        `max_backtest_information_ratio`: Keep alphas whose backtest_information_ratio is at most
+        this (ratio, annualised, inclusive); a null backtest_information_ratio fails it.
+
+        `min_decay_ratio`: Keep alphas whose decay_ratio is at least this (ratio, inclusive); a null
+        decay_ratio fails it.
+
+        `max_decay_ratio`: Keep alphas whose decay_ratio is at most this (ratio, inclusive); a null
+        decay_ratio fails it.
+
+        `min_live_sessions`: Keep alphas whose live_sessions is at least this (trading sessions,
+        inclusive); a null live_sessions fails it.
+
+        `max_live_sessions`: Keep alphas whose live_sessions is at most this (trading sessions,
+        inclusive); a null live_sessions fails it.
+
+        `min_residual_information_ratio`: Keep alphas whose residual_information_ratio is at least
+        this (ratio, annualised, inclusive); a null residual_information_ratio fails it.
+
+        `max_residual_information_ratio`: Keep alphas whose residual_information_ratio is at most
+        this (ratio, annualised, inclusive); a null residual_information_ratio fails it.
+
+        `min_residual_t_statistic`: Keep alphas whose residual_t_statistic is at least this
+        (t-statistic, inclusive); a null residual_t_statistic fails it.
+
+        `max_residual_t_statistic`: Keep alphas whose residual_t_statistic is at most this
+        (t-statistic, inclusive); a null residual_t_statistic fails it.
         """
         return self._answer(
             "analytics.screen",
@@ -9251,6 +9251,11 @@ class GeneratedMethods:
                 "production": production,
                 "standing": standing,
                 "ic_reproduces": ic_reproduces,
+                "max_correlation": max_correlation,
+                "correlated_to": correlated_to,
+                "correlation_basis": correlation_basis,
+                "sort": sort,
+                "as_of": as_of,
                 "min_information_ratio": min_information_ratio,
                 "max_information_ratio": max_information_ratio,
                 "min_excess_sharpe": min_excess_sharpe,
@@ -9277,11 +9282,6 @@ class GeneratedMethods:
                 "max_residual_information_ratio": max_residual_information_ratio,
                 "min_residual_t_statistic": min_residual_t_statistic,
                 "max_residual_t_statistic": max_residual_t_statistic,
-                "max_correlation": max_correlation,
-                "correlated_to": correlated_to,
-                "correlation_basis": correlation_basis,
-                "sort": sort,
-                "as_of": as_of,
             },
         )
 
@@ -9450,6 +9450,7 @@ class GeneratedMethods:
         start: dt.date | str | None = None,
         end: dt.date | str | None = None,
         *,
+        as_of: str | None = None,
         min_information_ratio: float | None = None,
         min_deflated_sharpe: float | None = None,
         min_turnover: float | None = None,
@@ -9463,10 +9464,9 @@ class GeneratedMethods:
         min_ic_t_statistic: float | None = None,
         min_fragility: float | None = None,
         min_live_information_ratio: float | None = None,
-        max_pbo: float | None = None,
         min_decay_ratio: float | None = None,
         min_information_ratio_lower_bound: float | None = None,
-        as_of: str | None = None,
+        max_pbo: float | None = None,
     ) -> ChecksResponse:
         """Pass/fail checks of a book against the operator's policy.
 
@@ -9477,6 +9477,12 @@ class GeneratedMethods:
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
 
         `min_information_ratio`: Tighten the `information_ratio` check: pass only at least this
         (ratio); it may not be looser than the operator's policy (400).
@@ -9497,7 +9503,7 @@ class GeneratedMethods:
         least this (ratio); it may not be looser than the operator's policy (400).
 
         `min_yearly_consistency`: Tighten the `yearly_consistency` check: pass only at least this
-        (fraction of years); it may not be looser than the operator's policy (400).
+        (fraction); it may not be looser than the operator's policy (400).
 
         `min_stressed_net_information_ratio`: Tighten the `stressed_net_information_ratio` check:
         pass only at least this (ratio); it may not be looser than the operator's policy (400).
@@ -9508,8 +9514,8 @@ class GeneratedMethods:
         `min_residual_information_ratio`: Tighten the `residual_information_ratio` check: pass only
         at least this (ratio); it may not be looser than the operator's policy (400).
 
-        `min_ic_t_statistic`: Tighten the `ic_t_statistic` check: pass only at least this
-        (t-statistic); it may not be looser than the operator's policy (400).
+        `min_ic_t_statistic`: Tighten the `ic_t_statistic` check: pass only at least this (t
+        statistic); it may not be looser than the operator's policy (400).
 
         `min_fragility`: Tighten the `fragility` check: pass only at least this (ratio); it may not
         be looser than the operator's policy (400).
@@ -9517,21 +9523,15 @@ class GeneratedMethods:
         `min_live_information_ratio`: Tighten the `live_information_ratio` check: pass only at least
         this (ratio); it may not be looser than the operator's policy (400).
 
-        `max_pbo`: Bound the optional `pbo` check (off unless the operator's policy bounds it): pass
-        only at most this probability of backtest overfitting; it may not be looser than the
-        operator's policy (400).
-
         `min_decay_ratio`: Tighten the `decay_ratio` check: pass only at least this (ratio); it may
         not be looser than the operator's policy (400).
 
-        `min_information_ratio_lower_bound`: Tighten the `information_ratio_lower_bound` check: pass
-        only at least this (ratio); it may not be looser than the operator's policy (400).
+        `min_information_ratio_lower_bound`: Bound the optional `information_ratio_lower_bound`
+        check (off unless the operator's policy bounds it): pass only at least this (ratio); it may
+        not be looser than the operator's policy (400).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `max_pbo`: Bound the optional `pbo` check (off unless the operator's policy bounds it): pass
+        only at most this (probability); it may not be looser than the operator's policy (400).
         """
         return self._answer(
             "analytics.checks",
@@ -9540,6 +9540,7 @@ class GeneratedMethods:
                 "book": book,
                 "start": start,
                 "end": end,
+                "as_of": as_of,
                 "min_information_ratio": min_information_ratio,
                 "min_deflated_sharpe": min_deflated_sharpe,
                 "min_turnover": min_turnover,
@@ -9553,10 +9554,9 @@ class GeneratedMethods:
                 "min_ic_t_statistic": min_ic_t_statistic,
                 "min_fragility": min_fragility,
                 "min_live_information_ratio": min_live_information_ratio,
-                "max_pbo": max_pbo,
                 "min_decay_ratio": min_decay_ratio,
                 "min_information_ratio_lower_bound": min_information_ratio_lower_bound,
-                "as_of": as_of,
+                "max_pbo": max_pbo,
             },
         )
 
