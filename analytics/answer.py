@@ -73,7 +73,8 @@ class Served:
 
 
 SERVED: dict[str, Served] = {}
-"""Every served answer of one alpha, by its `Reading` method's name, in declaration order."""
+"""Every served answer of one alpha, by its `Reading` method's name, in declaration order: filled
+as `analytics.reading` is imported, so read it from there (`from analytics.reading import SERVED`)."""
 
 
 def served(summary: str, documented: str, **how: Any) -> Callable[[F], F]:

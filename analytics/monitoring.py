@@ -37,15 +37,24 @@ about nine weeks (docs/analytics.md, "Monitoring: CUSUM and false discoveries").
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from analytics import inputs, live
+from analytics.access import Access, withheld
+from analytics.entries import Warnings
+from analytics.live import Split
+from datasets.reader import BuildView
+from schemas.bodies.decay import Decay
+from schemas.bodies.monitoring import CusumChart, CusumWeek, MonitoredSeries, Monitoring
+
 WEEKS_PER_YEAR = 52
 """Weeks a year: the runs' convention (`metric_conventions.weeks_per_year`, whose default
 `analytics.entries.Conventions` declares; tests/analytics/test_monitoring.py checks they agree).
-Declared here rather than imported so that this pure-statistics module needs no lake reader."""
+Declared here, beside the chart it sets the time unit of."""
 
 SIEGMUND_CORRECTION = 1.166
 """Siegmund's (1985) correction of the threshold for the overshoot of a normal random walk over
@@ -292,3 +301,170 @@ def first_alarms(
     any_alarm = alarmed.any(axis=0)
     first = np.where(any_alarm, alarmed.argmax(axis=0), -1)
     return FirstAlarms(first_alarm=first.astype(np.int64), state=state)
+
+
+# -- the served answer (`/analytics/monitoring`, `Reading.monitoring`) -------------------------------
+
+
+def monitoring_payload(
+    view: BuildView,
+    book: str,
+    split: Split,
+    expectation: Decay,
+    access: Access,
+    warnings: Warnings,
+) -> Monitoring:
+    """The default chart (`design()`) over the live weeks of the book's return and of the signal's
+    IC, each against the level `expectation` (`/analytics/decay` at the same split) makes of its
+    backtest: the expected live information ratio for the return, the backtest's mean IC times the
+    same retention for the IC."""
+    chart = design()
+    expected_ir = expectation.expected_live_information_ratio
+    backtest_ir = expectation.backtest_information_ratio.value
+    reason = None
+    if split.date is None:
+        reason = "the alpha has no split: no backtest to expect a level from"
+    elif expected_ir.value is None:
+        reason = f"no expected live level: {expected_ir.withheld_reason or 'not measurable'}"
+    returns = _returns_chart(view, book, split, chart, expected_ir.value, reason, access, warnings)
+    retention = None if expected_ir.value is None or not backtest_ir else expected_ir.value / backtest_ir
+    ic = _ic_chart(view, split, chart, retention, reason, access, warnings)
+    return Monitoring(
+        alpha=view.alpha_id,
+        book=book,
+        split_date=split.date,
+        split_origin=split.origin,
+        live=split.origin == "approval",
+        ir_fall_detected=chart.ir_fall,
+        cusum_reference_value=chart.k,
+        cusum_threshold=chart.h,
+        arl0_weeks=chart.arl0,
+        false_alarm_probability_per_year=chart.false_alarm_probability_per_year,
+        arl1_weeks=chart.arl1,
+        charts=[returns, ic],
+    )
+
+
+def _weeks_of(days: np.ndarray, returns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sessions' returns compounded by calendar week (Monday to Sunday), each week dated by its
+    last session; a session without a return (NaN) makes its week's NaN."""
+    if days.size == 0:
+        return days, returns
+    week = (days.astype(np.int64) + 3) // 7  # 1970-01-01 was a Thursday: Monday starts a week
+    starts = np.flatnonzero(np.r_[True, week[1:] != week[:-1]])
+    ends = np.r_[starts[1:], days.size] - 1
+    growth = np.multiply.reduceat(1.0 + returns, starts) - 1.0
+    return days[ends], growth
+
+
+def _returns_chart(
+    view: BuildView,
+    book: str,
+    split: Split,
+    chart: Design,
+    expected_ir: float | None,
+    reason: str | None,
+    access: Access,
+    warnings: Warnings,
+) -> CusumChart:
+    if not access.ledger:
+        return _unmeasured("book_return", withheld("ledger", "monitoring.charts[book_return]", warnings))
+    found = inputs.ledger(view, book)
+    if found is None:
+        return _unmeasured("book_return", "the run sealed no ledger for this book")
+    if reason is not None or split.date is None or expected_ir is None:
+        return _unmeasured("book_return", reason or "not measurable")
+    backtest, after = found.split(split.date)
+    if split.end is not None:
+        after = after.window((None, split.end))
+    _, backtest_weeks = _weeks_of(backtest.days, backtest.returns)
+    live_days, live_weeks = _weeks_of(after.days, after.returns)
+    sd = _sd(backtest_weeks)
+    if sd is None:
+        return _unmeasured("book_return", "fewer than 2 backtest weeks with a return, or no spread")
+    return _charted(
+        "book_return", expected_ir / math.sqrt(WEEKS_PER_YEAR) * sd, sd, live_days, live_weeks, chart
+    )
+
+
+def _ic_chart(
+    view: BuildView,
+    split: Split,
+    chart: Design,
+    retention: float | None,
+    reason: str | None,
+    access: Access,
+    warnings: Warnings,
+) -> CusumChart:
+    if not access.cross_sections:
+        return _unmeasured("ic", withheld("cross_sections", "monitoring.charts[ic]", warnings))
+    found = inputs.weekly_ic(view)
+    if found is None:
+        return _unmeasured("ic", "the run sealed no rebalance cross-sections")
+    if reason is not None or split.date is None or retention is None:
+        return _unmeasured("ic", reason or "no retention: the backtest information ratio is not positive")
+    split_day = (split.date - dt.date(1970, 1, 1)).days
+    backtest = live.in_sample_weeks(found.days, split_day)
+    after = ~backtest
+    if split.end is not None:
+        after &= live.realised_days(found.days) <= (split.end - dt.date(1970, 1, 1)).days
+    sd = _sd(found.values[backtest])
+    if sd is None:
+        return _unmeasured("ic", "fewer than 2 backtest weeks with an IC, or no spread")
+    mean = float(np.nanmean(found.values[backtest]))
+    return _charted("ic", mean * retention, sd, found.days[after], found.values[after], chart)
+
+
+def _sd(values: np.ndarray) -> float | None:
+    kept = values[np.isfinite(values)]
+    if kept.size < 2:
+        return None
+    sd = float(np.std(kept, ddof=1))
+    return sd if sd > 0 else None
+
+
+def _charted(
+    series: MonitoredSeries, mu0: float, sd: float, days: np.ndarray, values: np.ndarray, chart: Design
+) -> CusumChart:
+    dates = [dt.date(1970, 1, 1) + dt.timedelta(days=int(day)) for day in days]
+    if values.size == 0:
+        path, alarms, state = np.zeros(0), np.zeros(0, dtype=np.int64), 0.0
+    else:
+        run = cusum(values, mu0, sd, chart.k, chart.h)
+        path, alarms, state = run.statistic, run.alarms, run.state
+    weeks = [
+        CusumWeek(
+            date=date,
+            weekly_value=None if not math.isfinite(value) else float(value),
+            cusum_statistic=float(statistic),
+        )
+        for date, value, statistic in zip(dates, values.tolist(), path.tolist(), strict=True)
+    ]
+    alarmed = [dates[i] for i in alarms.tolist()]
+    return CusumChart(
+        series=series,
+        state="alarm" if alarmed else "in_control",
+        withheld_reason=None,
+        expected_weekly_mean=mu0,
+        weekly_sd=sd,
+        live_weeks=len(weeks),
+        cusum_statistic=state,
+        first_alarm=alarmed[0] if alarmed else None,
+        alarms=alarmed,
+        weeks=weeks,
+    )
+
+
+def _unmeasured(series: MonitoredSeries, reason: str) -> CusumChart:
+    return CusumChart(
+        series=series,
+        state="not_measurable",
+        withheld_reason=reason,
+        expected_weekly_mean=None,
+        weekly_sd=None,
+        live_weeks=0,
+        cusum_statistic=None,
+        first_alarm=None,
+        alarms=[],
+        weeks=[],
+    )

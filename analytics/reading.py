@@ -28,9 +28,21 @@ from functools import cached_property
 
 import numpy as np
 
-from analytics import checks, decay, live, mmc, overfitting, promotion, residual, screen, sets, significance
+from analytics import (
+    checks,
+    decay,
+    live,
+    mmc,
+    monitoring,
+    overfitting,
+    promotion,
+    residual,
+    screen,
+    sets,
+    significance,
+)
 from analytics.access import EVERYTHING, ReaderScope, require_readable, withheld
-from analytics.answer import Answer, book_meta, served
+from analytics.answer import SERVED, Answer, book_meta, served
 from analytics.build_answers import BuildAnswers
 from analytics.combined import Combined, combination, combine_weighting
 from analytics.contribution import (
@@ -58,6 +70,7 @@ from schemas.bodies.analytics import WINDOW, Significance
 from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSIONS, LITERATURE_HAIRCUT, Decay
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.mmc import MMC_METHOD, Crowding, Mmc
+from schemas.bodies.monitoring import Monitoring
 from schemas.bodies.overfitting import Overfitting
 from schemas.bodies.promotions import (
     CheckChange,
@@ -99,6 +112,10 @@ def catalogue_tag(catalogue: Catalogue, mask: np.ndarray, *parts: str) -> str:
 def matrices_tag(catalogue: Catalogue) -> str:
     """The catalogue generation's matrix files: part of the version of an answer read from them."""
     return repr(sorted(catalogue.generation.matrices) if catalogue.generation else None)
+
+
+__all__ = ["SERVED", "Reading"]
+"""`SERVED` is complete once this module (both classes of answers) is imported: read it here."""
 
 
 @dataclass
@@ -530,6 +547,30 @@ class Reading(BuildAnswers):
             versions.append(f"{alpha}@{found.build_id}:{nomination.recorded_at.isoformat()}")
         data = ReviewQueue(approval_policy=self.policy.approve, entries=entries)
         return Answer(data, [], hashlib.sha256("\x00".join(versions).encode()).hexdigest()[:24])
+
+    @served(
+        "Is it still working? A CUSUM on each live week of the book's return and IC against the expected level",
+        "A one-sided lower CUSUM (Page 1954; Philips, Yashchin and Stein 2003) on each week after the split (as "
+        "/analytics/live: the approval's, when the alpha has one) of the book's compounded weekly return and of "
+        "the signal's weekly IC, each standardised by its backtest's weekly standard deviation against the level "
+        "the approval expects live (/analytics/decay's expected live information ratio; the IC's backtest mean "
+        "times the same retention); an alarm when the statistic crosses the threshold set for one false alarm "
+        "per arl0_weeks of an unchanged series, with the chart's detection delay for its designed fall "
+        '(docs/analytics.md, "Monitoring: CUSUM and false discoveries"). Whole history: from/to do not apply. '
+        "The return chart needs portfolio.ledger, the IC chart signals.rebalances.get or signals.scores",
+        kinds=("portfolio", "decisions"),
+        meta=book_meta,
+    )
+    def monitoring(self, view: BuildView, q: LiveQuery) -> Answer[Monitoring]:
+        """`/analytics/monitoring`: `/analytics/decay` at the same split sets the expected level."""
+        expectation = self.decay(view, q)
+        held = self.tenure(view.alpha_id)
+        split = live.split_of(view, held, q.split)
+        warnings = Warnings()
+        data = monitoring.monitoring_payload(
+            view, self.book(view, q.book), split, expectation.data, self.scope.access, warnings
+        )
+        return Answer(data, warnings.entries, f"monitoring+{expectation.version}")
 
     @served(
         "What is new in a book against the catalogue: its daily returns regressed on a reference set's and SPY's",

@@ -63,6 +63,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.risk"),
     Endpoint("analytics.live"),
     Endpoint("analytics.decay"),
+    Endpoint("analytics.monitoring"),
     Endpoint("analytics.attribution"),
     Endpoint("analytics.capacity"),
     Endpoint("analytics.factors"),

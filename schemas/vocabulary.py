@@ -62,6 +62,9 @@ class Term:
         return out
 
 
+MONITORED = "the live weeks after the split (from/to do not apply)"
+"""What the figures of /analytics/monitoring cover."""
+
 TERMS: tuple[Term, ...] = (
     Term(
         "ic",
@@ -2026,6 +2029,89 @@ TERMS: tuple[Term, ...] = (
         "Weeks with two books exposed",
         "Weeks with at least two approved books exposed to the factor",
         "weeks",
+    ),
+    Term(
+        "weekly_value",
+        "Week's value",
+        "/analytics/monitoring: one live week's value of the charted series (the book's compounded weekly return, a fraction, or the weekly IC, a ratio: the chart's `series` says which)",
+        "see unit on the entry",
+        basis="per week",
+        window=MONITORED,
+    ),
+    Term(
+        "cusum_statistic",
+        "CUSUM statistic",
+        "/analytics/monitoring: the one-sided lower CUSUM of the standardised weekly values, S_t = max(0, S_{t-1} - (x_t - mu0) / sigma - k), restarted at 0 after an alarm; an alarm when it exceeds the threshold h",
+        "statistic",
+        window=MONITORED,
+    ),
+    Term(
+        "expected_weekly_mean",
+        "Expected weekly mean",
+        "/analytics/monitoring: mu0, the level the alpha's approval expects live per week (the book's return from the expected live information ratio, the IC from the backtest's mean IC times the same retention)",
+        "see unit on the entry",
+        basis="per week",
+        window=MONITORED,
+    ),
+    Term(
+        "weekly_sd",
+        "Weekly standard deviation",
+        "/analytics/monitoring: sigma, the standard deviation (ddof=1) of the backtest's weekly values of the charted series",
+        "see unit on the entry",
+        basis="per week",
+        window=MONITORED,
+    ),
+    Term(
+        "live_weeks",
+        "Live weeks",
+        "/analytics/monitoring: the calendar weeks of the book whose sessions all follow the split",
+        "weeks",
+        window=MONITORED,
+    ),
+    Term(
+        "ir_fall_detected",
+        "Fall detected",
+        "/analytics/monitoring: the fall of the series' annualised information ratio (weekly mean over weekly sd, times sqrt(52)) the chart is designed to detect",
+        "ratio",
+        basis="per year",
+        annualisation="annualised",
+        window=MONITORED,
+    ),
+    Term(
+        "cusum_reference_value",
+        "Reference value k",
+        "/analytics/monitoring: the CUSUM's reference value k, half the weekly fall to detect in weekly standard deviations",
+        "ratio",
+        basis="per week",
+        window=MONITORED,
+    ),
+    Term(
+        "cusum_threshold",
+        "Threshold h",
+        "/analytics/monitoring: the CUSUM's alarm threshold h, chosen so that an unchanged series alarms once per arl0_weeks on average (Siegmund's approximation)",
+        "statistic",
+        window=MONITORED,
+    ),
+    Term(
+        "arl0_weeks",
+        "In-control run length",
+        "/analytics/monitoring: the average weeks between false alarms of an unchanged series (ARL0; Siegmund's approximation, checked by simulation in the tests)",
+        "weeks",
+        window=MONITORED,
+    ),
+    Term(
+        "arl1_weeks",
+        "Detection delay",
+        "/analytics/monitoring: the average weeks to an alarm once the series has fallen by ir_fall_detected, from a statistic at 0 (ARL1; Siegmund's approximation)",
+        "weeks",
+        window=MONITORED,
+    ),
+    Term(
+        "false_alarm_probability_per_year",
+        "False alarms a year",
+        "/analytics/monitoring: the probability that an unchanged series raises an alarm within a year, 1 - (1 - 1/ARL0)^52",
+        "probability",
+        window=MONITORED,
     ),
 )
 

@@ -22,8 +22,8 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics.answer import SERVED, Served
-from analytics.reading import Reading
+from analytics.answer import Served
+from analytics.reading import SERVED, Reading
 from datasets import answers
 from schemas.bodies.docs import AnalyticsDoc
 from schemas.bodies.envelope import Collection, Single

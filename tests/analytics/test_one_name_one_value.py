@@ -34,8 +34,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from analytics.answer import SERVED
-from analytics.reading import Reading
+from analytics.reading import SERVED, Reading
 from schemas.query import ChecksQuery, CompareQuery
 from tests.analytics.conftest import ALPHAS, Api, Window
 

@@ -27,6 +27,7 @@ from urllib.parse import quote
 
 import polars as pl
 
+from analytics.reading import SERVED
 from schemas import choices
 
 SEED = 20_240_611
@@ -87,6 +88,38 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "catalog.families.list": re.compile(r"/v1/families"),
     "catalog.alphas.restatements": re.compile(r"/v1/alphas/[^/]+/restatements"),
     "catalog.review": re.compile(r"/v1/review"),
+}
+
+
+HAND_WRITTEN = frozenset(
+    {
+        "significance",
+        "overfitting",
+        "correlation",
+        "drawdowns",
+        "rolling",
+        "costs",
+        "regimes",
+        "uncertainty",
+        "returns",
+        "live",
+        "decay",
+        "attribution",
+        "capacity",
+        "factors",
+        "quantiles",
+        "residual",
+        "risk",
+        "mmc",
+    }
+)
+"""The served answers the generators above ask, each with parameters of its own (written before
+issue 58 derived the rest); it never grows: a new answer's requests are `served_answers`'."""
+
+ENDPOINT_PATTERNS |= {
+    served.endpoint: re.compile(rf"/v1/alphas/[^/]+/analytics/{name}")
+    for name, served in SERVED.items()
+    if served.endpoint not in ENDPOINT_PATTERNS
 }
 
 
@@ -938,7 +971,21 @@ class Generator:
         self.overfitting()
         # Issue 64's restatements (the demo's vendor correction) and queue, last, drawing nothing.
         self.known()
+        # Every served answer of one alpha asked above by a generator of its own is in HAND_WRITTEN;
+        # each other one is asked here, derived from its declaration (issue 58), drawing nothing.
+        self.served_answers()
         return self.requests
+
+    def served_answers(self) -> None:
+        """Each served answer of one alpha (`analytics.answer.SERVED`) no generator above asks: per
+        alpha with its query's defaults, for every token, and for the two unknown alphas."""
+        for name in SERVED:
+            if name in HAND_WRITTEN:
+                continue
+            for alpha in self.facts.alphas:
+                self.add(f"/v1/alphas/{alpha.alpha_id}/analytics/{name}", TOKENS)
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/{name}", TOKENS)
 
     def known(self) -> None:
         """Issue 64: each alpha's restatements and the review queue (an app without records: empty),

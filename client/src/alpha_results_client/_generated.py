@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-a1c3e3329d7f"
+REGISTRY_VERSION = "r-be4eedb1c51d"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -4585,6 +4585,116 @@ class DecayResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class CusumWeek(ApiStruct, kw_only=True, frozen=True):
+    """One live week of a chart."""
+
+    date: dt.date
+    """The week's last session (the IC's: its rebalance date)"""
+
+    weekly_value: float | None
+    """The week's value of the series: the book's compounded return, or the weekly IC; null: skipped"""
+
+    cusum_statistic: float
+    """The chart's statistic after the week"""
+
+
+class CusumChart(ApiStruct, kw_only=True, frozen=True):
+    """One series watched: its expected level, the chart's parameters, its state and its path."""
+
+    series: str
+    """book_return: the book's weekly compounded return; ic: the signal's weekly IC (weekly_signal.ic)"""
+
+    state: str
+    """alarm when the statistic has crossed the threshold in a live week (first_alarm), else
+    in_control; not_measurable with its reason when the expectation or the series cannot be measured
+    """
+
+    withheld_reason: str | None
+    """Why the chart is not measurable; null when it is"""
+
+    expected_weekly_mean: float | None
+    """mu0: the level the approval expects live, per week: for book_return the expected live
+    information ratio (/analytics/decay) over sqrt(weeks a year) times weekly_sd; for ic the
+    backtest's mean weekly IC times the same retention (expected over backtest information ratio)
+    """
+
+    weekly_sd: float | None
+    """sigma: the standard deviation (ddof=1) of the backtest's weekly values of the series"""
+
+    live_weeks: int
+    """The live weeks charted (a skipped week counted)"""
+
+    cusum_statistic: float | None
+    """The statistic after the last live week; null when not measurable"""
+
+    first_alarm: dt.date | None
+    """The first live week whose statistic crossed the threshold"""
+
+    alarms: list[dt.date]
+    """Every live week that crossed the threshold (the statistic restarts at 0 after each)"""
+
+    weeks: list[CusumWeek]
+    """The live weeks, oldest first"""
+
+
+class Monitoring(ApiStruct, kw_only=True, frozen=True):
+    """`/analytics/monitoring` of one alpha and book."""
+
+    alpha: str
+    """The alpha"""
+
+    book: str
+    """The book"""
+
+    split_date: dt.date | None
+    """The last backtest session (as /analytics/live): the live weeks follow it"""
+
+    split_origin: str | None
+    """Where the split comes from, as /analytics/live"""
+
+    live: bool
+    """true when the split is the alpha's approval (the weeks charted were first published after it was
+    recorded); false: the weeks after another split, out of sample but not live
+    """
+
+    week_rule: str
+    """What a week is"""
+
+    ir_fall_detected: float
+    """The fall the chart is designed to detect, as an annualised information ratio of the series (the
+    weekly mean over the weekly sd, times sqrt(weeks a year)): its reference value k is half of it
+    per week
+    """
+
+    cusum_reference_value: float
+    """k: half the weekly fall to detect, in weekly sd"""
+
+    cusum_threshold: float
+    """h: the statistic's alarm threshold, for the in-control run length"""
+
+    arl0_weeks: float
+    """The in-control average run length: the mean weeks between false alarms of an unchanged series"""
+
+    false_alarm_probability_per_year: float
+    """The probability that an unchanged series raises an alarm within a year"""
+
+    arl1_weeks: float
+    """The out-of-control average run length: the mean weeks to an alarm once the series has fallen by
+    the designed fall (from a statistic at 0)
+    """
+
+    charts: list[CusumChart]
+    """The book's weekly return and the signal's weekly IC"""
+
+
+class MonitoringResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/monitoring` (analytics.monitoring)."""
+
+    data: Monitoring
+
+    meta: Meta
+
+
 class ResidualDrop(ApiStruct, kw_only=True, frozen=True):
     """A reference alpha left out of the regression."""
 
@@ -7363,6 +7473,17 @@ ENDPOINTS: dict[str, Endpoint] = {
         DecayResponse,
         collection=False,
     ),
+    "analytics.monitoring": Endpoint(
+        "analytics.monitoring",
+        "/v1/alphas/{alpha}/analytics/monitoring",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("split", "split", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        MonitoringResponse,
+        collection=False,
+    ),
     "analytics.residual": Endpoint(
         "analytics.residual",
         "/v1/alphas/{alpha}/analytics/residual",
@@ -7932,6 +8053,7 @@ METHODS: dict[str, str] = {
     "analytics.correlation": "correlation",
     "analytics.overfitting": "overfitting",
     "analytics.decay": "decay",
+    "analytics.monitoring": "monitoring",
     "analytics.residual": "residual",
     "analytics.mmc": "mmc",
     "analytics.doc": "analytics_doc",
@@ -8959,6 +9081,36 @@ class GeneratedMethods:
         """
         return self._answer(
             "analytics.decay", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
+        )
+
+    def monitoring(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        *,
+        split: dt.date | str | None = None,
+        as_of: str | None = None,
+    ) -> MonitoringResponse:
+        """Is it still working? A CUSUM on each live week of the book's return and IC against the
+        expected level.
+
+        `GET /v1/alphas/{alpha}/analytics/monitoring` (`analytics.monitoring`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `split`: The last in-sample date (YYYY-MM-DD), a what-if: sessions after it are
+        out-of-sample. Absent: the alpha's own split, its approval's as_of, else its seal's
+        research_cutoff, else the date the catalogue first published it (the answer's split_origin
+        says which).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "analytics.monitoring", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
         )
 
     def residual(
@@ -10255,6 +10407,8 @@ __all__ = [
     "CostsResponse",
     "Crowding",
     "CrowdingResponse",
+    "CusumChart",
+    "CusumWeek",
     "DataField",
     "DataRequirements",
     "Decay",
@@ -10348,6 +10502,8 @@ __all__ = [
     "Mmc",
     "MmcResponse",
     "MmcWeek",
+    "Monitoring",
+    "MonitoringResponse",
     "Monotonicity",
     "MonthIc",
     "MonthOfYearIc",
