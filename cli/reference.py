@@ -1,7 +1,7 @@
 """`alpha-results reference`: write docs/reference.md, docs/llms.txt and the endpoint tables of
 docs/access.md and docs/api.md from the declarations (`serve.reference` generates them), and the JSON Schemas of a
 seal's manifest.json and description.json in docs/schemas/ (`pipeline.seal_schemas`), and what the vocabulary
-registry makes (`serve.vocabulary_docs`: docs/analytics.md's Vocabulary table, serve/static/ui/vocabulary.js)."""
+registry makes (`serve.vocabulary_docs`: docs/reference.md's Vocabulary, serve/static/ui/vocabulary.js)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def register(sub: Any) -> None:
         type=Path,
         default=None,
         help="file to write (docs/reference.md; the endpoint tables of docs/access.md and docs/api.md, "
-        "docs/schemas/, docs/analytics.md's Vocabulary table and serve/static/ui/vocabulary.js are written with it)",
+        "docs/schemas/, docs/reference.md's Vocabulary and serve/static/ui/vocabulary.js are written with it)",
     )
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is stale")
     parser.set_defaults(handler=run)

@@ -7,7 +7,7 @@ per week, per year, or none), its annualisation as a stat entry states it, the w
 when that is not the request's window, and when it is null. This is the only place a figure's unit
 and annualisation are written: a field's `figure(...)` states its meaning and formula on its path,
 and the documentation blocks (`schemas.bodies.figures.documented`, `field_facts`), the stat entries
-built from them, the OpenAPI `x-unit`, docs/analytics.md's Vocabulary table and the dashboard's labels
+built from them, the OpenAPI `x-unit`, docs/reference.md's Vocabulary and the dashboard's labels
 (serve/static/ui/vocabulary.js) read the rest from the term of the field's served name.
 
 How a field finds its term (`term_for`): the term its `figure(..., term=...)` names, which a field

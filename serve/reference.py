@@ -328,7 +328,16 @@ def reference_markdown(document: dict[str, Any]) -> str:
             current_group = group
         lines += _operation_section(document, path, method, operation)
     lines += _events_section()
+    lines += _vocabulary_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _vocabulary_section() -> list[str]:
+    """Every served figure name, from the registry (`serve.vocabulary_docs.vocabulary_table`): one
+    generated reference, so a new term changes this file, not another one beside it."""
+    from serve.vocabulary_docs import VOCABULARY_INTRO, vocabulary_table
+
+    return ["", '<a id="vocabulary"></a>', "## Vocabulary", "", *VOCABULARY_INTRO, "", vocabulary_table(), ""]
 
 
 def _events_section() -> list[str]:

@@ -110,7 +110,7 @@ def test_no_figure_writes_a_unit() -> None:
 
 
 def test_generated_from_the_registry_is_current() -> None:
-    """docs/analytics.md's Vocabulary table and serve/static/ui/vocabulary.js (the dashboard's labels)
+    """serve/static/ui/vocabulary.js (the dashboard's labels; the Vocabulary of docs/reference.md is checked with the reference)
     are what the registry makes: `alpha-results reference` rewrites them."""
     from serve import vocabulary_docs
 
