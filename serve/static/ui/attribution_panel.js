@@ -6,10 +6,10 @@
 // measure (a seal without sectors, a key without the P&L rows) shows its reason, never zeros; names
 // and sectors come from the seal and are set as text.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { panelLoader, titledBlocks } from "./analytics_panel.js";
+import { fill, h, note, numberCell, table, warningList } from "./dom.js";
 import { DASH, int, pct } from "./format.js";
-import { entryCell, entryTable, entryText, notMeasurable } from "./stat_entry.js";
+import { entryCell, entryTable, entryText, namedEntries, notMeasurable } from "./stat_entry.js";
 import { hbarChartSvg, signKey } from "./svg.js";
 
 export const TOP = 10; // contributors and detractors listed, each (the route's default)
@@ -19,30 +19,20 @@ export function attributionParams() {
   return { book: "long_short", top: TOP, drop: DROP };
 }
 
-export async function loadAttribution(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/attribution"), attributionParams(), { signal });
-  } catch (error) {
-    showError(body, error, "The attribution could not be read");
-    return null;
-  }
+export const loadAttribution = panelLoader("/analytics/attribution", "The attribution could not be read", (body, answer) =>
   fill(
     body,
     warningList(answer.meta.warnings),
-    h("h3", {}, "Contributors and detractors"),
-    namesBlock(answer),
-    h("h3", {}, "Long leg against short leg"),
-    legsBlock(answer),
-    h("h3", {}, "By sector"),
-    sectorsBlock(answer),
-    h("h3", {}, "Fragility"),
-    fragilityBlock(answer),
-    h("h3", {}, "Concentration"),
-    concentrationBlock(answer),
-  );
-  return answer;
-}
+    titledBlocks(answer, [
+      ["Contributors and detractors", namesBlock],
+      ["Long leg against short leg", legsBlock],
+      ["By sector", sectorsBlock],
+      ["Fragility", fragilityBlock],
+      ["Concentration", concentrationBlock],
+    ]),
+  ),
+  attributionParams(),
+);
 
 const contribution = (v) => pct(v, 1);
 
@@ -154,12 +144,8 @@ export function sectorsBlock(answer) {
 export function fragilityBlock(answer) {
   const f = answer.data.fragility;
   const entries = [
-    ["fragility.information_ratio", f.information_ratio],
-    ["without_best_days", f.without_best_days],
-    ["best_days_kept", f.best_days_kept],
-    ["without_best_names", f.without_best_names],
-    ["top_1pct_days_share", f.top_1pct_days_share],
-    ["top_5pct_days_share", f.top_5pct_days_share],
+    ...namedEntries(answer.data, ["fragility.information_ratio"]),
+    ...namedEntries(f, ["without_best_days", "best_days_kept", "without_best_names", "top_1pct_days_share", "top_5pct_days_share"]),
   ];
   const grid = entryTable(entries, { className: "data entries fragility" });
   return [
@@ -190,14 +176,7 @@ export function concentrationBlock(answer) {
       h("strong", {}, entryText(largest.weight)),
       largest.symbol ? `, ${largest.side} ${largest.symbol} at the close of ${largest.date} (the weight held, not a target).` : ` (${largest.weight.withheld_reason || "not measurable"}).`,
     ),
-    entryTable(
-      [
-        ["names_held", c.names_held],
-        ["mean_names_per_session", c.mean_names_per_session],
-        ["effective_names", c.effective_names],
-      ],
-      { className: "data entries concentration" },
-    ),
+    entryTable(namedEntries(c, ["names_held", "mean_names_per_session", "effective_names"]), { className: "data entries concentration" }),
     note(`Over the ${int(c.sessions_held)} sessions with a position at the close; the effective number of names is 1 / Σ w² of the gross-normalised weights (N for N equal positions), averaged over them.`, "caption"),
   ];
 }

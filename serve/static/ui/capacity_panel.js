@@ -5,24 +5,17 @@
 // panel and the tear sheet's page draw the same block; a figure the route could not measure (a seal
 // without adv in its exposures) is a dash with its reason, never a zero.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, note, showError, table, warningList } from "./dom.js";
+import { panelLoader, titledBlocks } from "./analytics_panel.js";
+import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int } from "./format.js";
 import { inUnit } from "./labels.js";
-import { entryCell, entryTable, notMeasurable } from "./stat_entry.js";
+import { entryCell, entryTable, namedEntries, notMeasurable } from "./stat_entry.js";
 import { barChartSvg, signKey } from "./svg.js";
 
-export async function loadCapacity(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/capacity"), { book: "long_short" }, { signal });
-  } catch (error) {
-    showError(body, error, "The capacity could not be read");
-    return null;
-  }
-  fill(body, warningList(answer.meta.warnings), capacityBlock(answer), h("h3", {}, "Over a grid of capitals"), capacityGridBlock(answer));
-  return answer;
-}
+export const loadCapacity = panelLoader("/analytics/capacity", "The capacity could not be read", (body, answer) =>
+  fill(body, warningList(answer.meta.warnings), titledBlocks(answer, [[null, capacityBlock], ["Over a grid of capitals", capacityGridBlock]])),
+  { book: "long_short" },
+);
 
 /** The reference capital and the cost model, the capacities, the participation and the largest fill. */
 export function capacityBlock(answer) {
@@ -38,15 +31,8 @@ export function capacityBlock(answer) {
     ),
     entryTable(
       [
-        ["net_information_ratio", data.net_information_ratio],
-        ["capacity", data.capacity],
-        ["participation_capacity", data.participation_capacity],
-        ["participation.median", part.median],
-        ["participation.p95", part.p95],
-        ["participation.max", part.max],
-        ["above_1pct", part.above_1pct],
-        ["above_5pct", part.above_5pct],
-        ["above_10pct", part.above_10pct],
+        ...namedEntries(data, ["net_information_ratio", "capacity", "participation_capacity", "participation.median", "participation.p95", "participation.max"]),
+        ...namedEntries(part, ["above_1pct", "above_5pct", "above_10pct"]),
       ],
       { className: "data entries capacity" },
     ),
@@ -60,10 +46,9 @@ export function capacityBlock(answer) {
   ];
 }
 
-/** The net information ratio, the cost drag and the participation at each capital of the grid. */
 /** The net information ratio at each capital of `rows` (each row a `capital` and its
  * `net_information_ratio` entry, as served): the capacity grid and the costs' curve tied to it. */
-export function netIrByCapitalChart(rows, name, title, height) {
+function netIrByCapitalChart(rows, name, title, height) {
   return barChartSvg({
     name,
     title,
@@ -77,25 +62,38 @@ export function netIrByCapitalChart(rows, name, title, height) {
   });
 }
 
+/**
+ * The net information ratio at each capital of `rows` as a chart and a table (each row headed by
+ * its capital, then `cells(row)` under `headers`), or, when no capital has it measured, the part
+ * (`what`, its element `id`) as not measurable with the reason served: the capacity grid and the
+ * costs' curve tied to capacity.
+ */
+export function byCapitalBlock(rows, { what, id, chart: [name, title, height], headers, cells, className }) {
+  if (rows.length && rows.every((row) => row.net_information_ratio.value == null))
+    return notMeasurable(what, rows[0].net_information_ratio.withheld_reason, { id });
+  return [
+    netIrByCapitalChart(rows, name, title, height),
+    table(
+      headers,
+      rows.map((row) => [h("th", { scope: "row", "data-capital": String(row.capital) }, inUnit(row.capital, "base_currency")), ...cells(row)]),
+      { className },
+    ),
+  ];
+}
+
+/** The net information ratio, the cost drag and the participation at each capital of the grid. */
 export function capacityGridBlock(answer) {
   const grid = answer.data.grid || [];
   return [
-    grid.length && grid.every((p) => p.net_information_ratio.value == null)
-      ? notMeasurable("The grid of capitals", grid[0].net_information_ratio.withheld_reason, { id: "capacity-grid-withheld" })
-      : grid.length
-      ? [
-          netIrByCapitalChart(grid, "capacity-grid", "Net information ratio at each capital of the grid", 250),
-          table(
-            ["Capital", "Net information ratio", "Cost drag (% of equity a year)", "95th-percentile participation (% of adv)"],
-            grid.map((p) => [
-              h("th", { scope: "row", "data-capital": String(p.capital) }, inUnit(p.capital, "base_currency")),
-              entryCell(p.net_information_ratio, "information_ratio.net"),
-              entryCell(p.cost_drag, "cost_drag"),
-              entryCell(p.participation_p95, "participation_p95"),
-            ]),
-            { className: "data compact capacity-grid" },
-          ),
-        ]
+    grid.length
+      ? byCapitalBlock(grid, {
+          what: "The grid of capitals",
+          id: "capacity-grid-withheld",
+          chart: ["capacity-grid", "Net information ratio at each capital of the grid", 250],
+          headers: ["Capital", "Net information ratio", "Cost drag (% of equity a year)", "95th-percentile participation (% of adv)"],
+          cells: (p) => [entryCell(p.net_information_ratio, "information_ratio.net"), entryCell(p.cost_drag, "cost_drag"), entryCell(p.participation_p95, "participation_p95")],
+          className: "data compact capacity-grid",
+        })
       : note("No capital in the grid.", "muted"),
     note("A capital is the book's size at inception, in the currency of the seal's average daily traded value; a figure not measurable is a dash, its reason in the Status column.", "caption"),
   ];

@@ -2,23 +2,13 @@
 // one row per check with its value, threshold, a verdict badge (PASS, FAIL, NOT MEASURABLE, in words so it
 // reads in black and white) and why (the check's `reason`), and the summary's overall verdict.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, numberCell, showError, table, warningList } from "./dom.js";
+import { panelLoader } from "./analytics_panel.js";
+import { fill, h, numberCell, table, warningList } from "./dom.js";
 import { DASH } from "./format.js";
 import { figureName, inUnit } from "./labels.js";
 import { verdictBadge } from "./stat_entry.js";
 
-export async function loadChecks(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/checks"), { book: "long_short" }, { signal });
-  } catch (error) {
-    showError(body, error, "The checks could not be read");
-    return null;
-  }
-  renderChecks(body, answer);
-  return answer;
-}
+export const loadChecks = panelLoader("/analytics/checks", "The checks could not be read", renderChecks, { book: "long_short" });
 
 function thresholdText(threshold, unit) {
   if (threshold === null || threshold === undefined) return DASH;

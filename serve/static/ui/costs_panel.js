@@ -4,13 +4,13 @@
 // cost rising with participation), and turnover by score decile (per year, the page's one turnover
 // basis, as the route annualises it: `annual_turnover`). Every point drawn is a served figure.
 
-import { alphaPath, apiGet } from "./api.js";
-import { netIrByCapitalChart } from "./capacity_panel.js";
+import { panelLoader, titledBlocks } from "./analytics_panel.js";
+import { byCapitalBlock } from "./capacity_panel.js";
 import { COLORS, categoryChart } from "./charts.js";
-import { fill, h, note, showError, table, warningList } from "./dom.js";
+import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int, num } from "./format.js";
 import { inUnit } from "./labels.js";
-import { entryCell, entryTable, notMeasurable } from "./stat_entry.js";
+import { entryCell, entryTable, namedEntries, notMeasurable } from "./stat_entry.js";
 import { barChartSvg, signKey } from "./svg.js";
 
 const FIGURES = [
@@ -28,12 +28,7 @@ const FIGURES = [
 ];
 
 export function costFigures(data) {
-  const pick = (path) => {
-    let found = data;
-    for (const key of path.split(".")) found = found ? found[key] : undefined;
-    return found;
-  };
-  return FIGURES.map((path) => [path, pick(path)]);
+  return namedEntries(data, FIGURES);
 }
 
 const LEVEL_TEXT = { grid: "", modelled: " (modelled)", break_even: " (break-even)" };
@@ -84,35 +79,24 @@ export function costCurveBlock(answer) {
 /** The same tied to capacity: the net information ratio as the cost rises with participation. */
 export function costCapitalBlock(answer) {
   const capitals = answer.data.net_ir_by_capital || [];
-  const byCapital = capitals.length && capitals.every((row) => row.net_information_ratio.value == null)
-    ? notMeasurable("The curve tied to capacity", capitals[0].net_information_ratio.withheld_reason, { id: "cost-capital-withheld" })
-    : [
-        netIrByCapitalChart(capitals, "cost-capital", "Net information ratio as the cost rises with participation", 230),
-        table(
-          ["Capital", "Cost (bps of traded notional)", "95th-percentile participation (% of adv)", "Net information ratio"],
-          capitals.map((row) => [
-            h("th", { scope: "row", "data-capital": String(row.capital) }, inUnit(row.capital, "base_currency")),
-            entryCell(row.cost_bps, "cost_bps"),
-            entryCell(row.participation_p95, "participation_p95"),
-            entryCell(row.net_information_ratio, "net_information_ratio"),
-          ]),
-          { className: "data compact cost-capital" },
-        ),
-      ];
+  const byCapital = byCapitalBlock(capitals, {
+    what: "The curve tied to capacity",
+    id: "cost-capital-withheld",
+    chart: ["cost-capital", "Net information ratio as the cost rises with participation", 230],
+    headers: ["Capital", "Cost (bps of traded notional)", "95th-percentile participation (% of adv)", "Net information ratio"],
+    cells: (row) => [entryCell(row.cost_bps, "cost_bps"), entryCell(row.participation_p95, "participation_p95"), entryCell(row.net_information_ratio, "net_information_ratio")],
+    className: "data compact cost-capital",
+  });
   return [
     byCapital,
     note("At each capital the fills' fees grow in proportion and their slippage as a square-root impact on participation (GET …/analytics/capacity's cost model, reference capital 1e8): the cost per traded notional and the net information ratio it gives.", "caption"),
   ];
 }
 
-export async function loadCosts(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/costs"), { book: "long_short" }, { signal });
-  } catch (error) {
-    showError(body, error, "The costs could not be read");
-    return null;
-  }
+export const loadCosts = panelLoader("/analytics/costs", "The costs could not be read", drawCosts, { book: "long_short" });
+
+/** The panel: the figures, the curves against the cost and the capital, the turnover by decile. */
+function drawCosts(body, answer) {
   const data = answer.data;
   const deciles = data.turnover_by_decile;
   const chart = h("div", {});
@@ -120,10 +104,10 @@ export async function loadCosts(body, alpha, { signal }) {
     body,
     warningList(answer.meta.warnings),
     entryTable(costFigures(data), { className: "data entries costs" }),
-    h("h3", {}, "Net information ratio against the cost"),
-    costCurveBlock(answer),
-    h("h3", {}, "Tied to capacity: the cost rising with participation"),
-    costCapitalBlock(answer),
+    titledBlocks(answer, [
+      ["Net information ratio against the cost", costCurveBlock],
+      ["Tied to capacity: the cost rising with participation", costCapitalBlock],
+    ]),
     chart,
   );
   if (deciles && deciles.buckets && deciles.buckets.length) {
@@ -146,5 +130,4 @@ export async function loadCosts(body, alpha, { signal }) {
   } else {
     chart.append(note("No turnover by decile: the run sealed no decisions for this book."));
   }
-  return answer;
 }

@@ -3,10 +3,10 @@
 // (the catalogue's approved alphas, or the literature's prior) and its error; the IC's half-life by
 // forecast horizon, the term structure measured and fitted. Every number drawn is a served figure.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, note, showError, table, warningList } from "./dom.js";
+import { panelLoader, titledBlocks } from "./analytics_panel.js";
+import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int } from "./format.js";
-import { entryCell, entryTable, notMeasurable } from "./stat_entry.js";
+import { entryCell, entryTable, namedEntries, notMeasurable } from "./stat_entry.js";
 import { barChartSvg, signKey } from "./svg.js";
 
 const HAIRCUT_FIGURES = [
@@ -18,12 +18,6 @@ const HAIRCUT_FIGURES = [
   "haircut.calibration_rmse",
 ];
 const DECAY_FIGURES = ["ic_decay.half_life_weeks", "ic_decay.decay_rate", "ic_decay.ic_1"];
-
-function pick(data, path) {
-  let found = data;
-  for (const key of path.split(".")) found = found ? found[key] : undefined;
-  return found;
-}
 
 /** Where the haircut comes from, in a sentence of the served figures. */
 function calibrationText(data) {
@@ -41,7 +35,7 @@ export function haircutBlock(answer) {
   const data = answer.data;
   return [
     h("p", { class: "summary", id: "decay-calibration", "data-calibration": data.haircut.calibration }, calibrationText(data)),
-    entryTable(HAIRCUT_FIGURES.map((path) => [path, pick(data, path)]), { className: "data entries decay-haircut" }),
+    entryTable(namedEntries(data, HAIRCUT_FIGURES), { className: "data entries decay-haircut" }),
     note("Expected live = backtest × retention. The calibration error is the leave-one-out RMSE of the prediction over the calibration alphas (the prior's error over them under the literature).", "caption"),
   ];
 }
@@ -54,7 +48,7 @@ export function icDecayBlock(answer) {
   const measured = points.some((p) => p.mean_ic != null);
   const cell = (value, name) => entryCell(value == null ? null : { value, unit: "ratio", status: "available" }, name);
   return [
-    entryTable(DECAY_FIGURES.map((path) => [path, pick(answer.data, path)]), { className: "data entries decay-fit" }),
+    entryTable(namedEntries(answer.data, DECAY_FIGURES), { className: "data entries decay-fit" }),
     measured
       ? barChartSvg({
           name: "ic-decay",
@@ -82,21 +76,7 @@ export function icDecayBlock(answer) {
   ];
 }
 
-export async function loadDecay(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/decay"), { book: "long_short" }, { signal });
-  } catch (error) {
-    showError(body, error, "The decay could not be read");
-    return null;
-  }
-  fill(
-    body,
-    warningList(answer.meta.warnings),
-    h("h3", {}, "Expected live information ratio"),
-    haircutBlock(answer),
-    h("h3", {}, "The IC's half-life by horizon"),
-    icDecayBlock(answer),
-  );
-  return answer;
-}
+export const loadDecay = panelLoader("/analytics/decay", "The decay could not be read", (body, answer) =>
+  fill(body, warningList(answer.meta.warnings), titledBlocks(answer, [["Expected live information ratio", haircutBlock], ["The IC's half-life by horizon", icDecayBlock]])),
+  { book: "long_short" },
+);

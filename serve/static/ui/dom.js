@@ -84,6 +84,16 @@ export function showError(target, error, what) {
   clear(target).append(errorBox(error, what));
 }
 
+/** What `request()` answers, or null with the refusal shown in `target` as `what` (`showError`). */
+export async function readOrShowError(target, what, request) {
+  try {
+    return await request();
+  } catch (error) {
+    showError(target, error, what);
+    return null;
+  }
+}
+
 export function note(text, className = "muted") {
   return h("p", { class: className }, text);
 }

@@ -6,39 +6,24 @@
 // IC beside its IC. The alpha page's panel and the tear sheet's two pages draw the same blocks; a
 // seal without exposures gets the route's reason, never zeros; factor (sector) names are set as text.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { panelLoader, titledBlocks } from "./analytics_panel.js";
+import { fill, h, note, numberCell, table, warningList } from "./dom.js";
 import { fixed, int, pct } from "./format.js";
-import { entryCell, entryTable } from "./stat_entry.js";
+import { entryCell, entryTable, namedEntries } from "./stat_entry.js";
 import { hbarChartSvg, legendSvg, lineChartSvg, PALETTE, signKey } from "./svg.js";
 
-export async function loadFactors(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/factors"), { book: "long_short" }, { signal });
-  } catch (error) {
-    showError(body, error, "The factor attribution could not be read");
-    return null;
-  }
-  fill(body, warningList(answer.meta.warnings), factorReturnsBlock(answer), h("h3", {}, "Exposures over time"), factorExposuresBlock(answer));
-  return answer;
-}
+export const loadFactors = panelLoader("/analytics/factors", "The factor attribution could not be read", (body, answer) =>
+  fill(body, warningList(answer.meta.warnings), titledBlocks(answer, [[null, factorReturnsBlock], ["Exposures over time", factorExposuresBlock]])),
+  { book: "long_short" },
+);
 
+const SUMMARY_FIGURES = ["sum_of_weekly_returns", "sum_of_weekly_common_returns", "sum_of_weekly_specific_returns", "specific_information_ratio", "variance_explained"];
 
 /** The window's book, common and specific returns, their weekly running sums, and each factor's part. */
 export function factorReturnsBlock(answer) {
   const data = answer.data;
   const weekly = data.weekly || [];
-  const summary = entryTable(
-    [
-      ["sum_of_weekly_returns", data.sum_of_weekly_returns],
-      ["sum_of_weekly_common_returns", data.sum_of_weekly_common_returns],
-      ["sum_of_weekly_specific_returns", data.sum_of_weekly_specific_returns],
-      ["specific_information_ratio", data.specific_information_ratio],
-      ["variance_explained", data.variance_explained],
-    ],
-    { className: "data entries factor-summary" },
-  );
+  const summary = entryTable(namedEntries(data, SUMMARY_FIGURES), { className: "data entries factor-summary" });
   if (weekly.length === 0) return [summary, note(`Not measurable over weeks: ${data.sum_of_weekly_returns.withheld_reason || "no week is attributed"}.`, "not-measurable")];
   // The running sums of the weekly parts, as the route serves them (`running_sums`: arithmetic, not compounded).
   const sums = data.running_sums || [];
@@ -114,13 +99,7 @@ export function factorExposuresBlock(answer) {
   const ic = data.ic;
   const neutral = [
     h("h4", {}, "The signal's IC and its feature-neutral IC"),
-    entryTable(
-      [
-        ["mean_ic", ic.mean_ic],
-        ["mean_neutral_ic", ic.mean_neutral_ic],
-      ],
-      { className: "data entries neutral-ic" },
-    ),
+    entryTable(namedEntries(ic, ["mean_ic", "mean_neutral_ic"]), { className: "data entries neutral-ic" }),
   ];
   return [
     exposureMultiples(data, neutral),

@@ -8,7 +8,7 @@
 import { alphaPath, apiGet, isAbort } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { fixed, int } from "./format.js";
-import { entryTable } from "./stat_entry.js";
+import { entryTable, namedEntries } from "./stat_entry.js";
 import { legendSvg, lineChartSvg } from "./svg.js";
 
 const COLORS = { mmc: "#2e8b57", overlap: "#1f5fbf", jaccard: "#e07b00" };
@@ -22,28 +22,25 @@ function approvedText(approved, alpha) {
   return `${int(approved.approved_count)} approved alpha${approved.approved_count === 1 ? "" : "s"} you may read: ${approved.alphas.join(", ")}${excluded}`;
 }
 
+/** The weekly `series` (one value a row of `weekly`, as served) as lines, their legend above. */
+function weeklyChart(weekly, series, name, title, yLabel) {
+  return [
+    legendSvg(series),
+    lineChartSvg({ name, title, yLabel, dates: weekly.map((w) => w.date), series, format: (v) => fixed(v, 2), height: 220 }),
+  ];
+}
+
 /** The meta-model contribution: the set, the totals, the weekly mmc and the alpha's own overlap. */
 export function mmcBlock(answer) {
   const data = answer.data;
   const series = [{ label: "mmc (IC of the neutralised score)", values: data.weekly.map((w) => w.mmc), color: COLORS.mmc }];
   const chart = data.weekly.length
-    ? [
-        legendSvg(series),
-        lineChartSvg({
-          name: "mmc-weekly",
-          title: "Weekly meta-model contribution",
-          yLabel: "mmc (rank correlation)",
-          dates: data.weekly.map((w) => w.date),
-          series,
-          format: (v) => fixed(v, 2),
-          height: 220,
-        }),
-      ]
+    ? weeklyChart(data.weekly, series, "mmc-weekly", "Weekly meta-model contribution", "mmc (rank correlation)")
     : note(`No weekly mmc: ${data.mmc_mean.withheld_reason || "none in the window"}.`, "muted mmc-empty");
   return [
     warningList(answer.meta && answer.meta.warnings),
     h("p", { class: "summary", id: "mmc-summary" }, `${approvedText(data.approved, data.alpha)}; ${int(data.mmc_weeks)} weeks with an mmc.`),
-    entryTable(MMC_FIGURES.map((name) => [name, data[name]]), { className: "data entries mmc" }),
+    entryTable(namedEntries(data, MMC_FIGURES), { className: "data entries mmc" }),
     chart,
     note(data.method, "caption"),
   ];
@@ -57,18 +54,7 @@ export function crowdingBlock(answer) {
     { label: "name Jaccard", values: data.weekly.map((w) => w.name_jaccard), color: COLORS.jaccard },
   ];
   const chart = data.weekly.length
-    ? [
-        legendSvg(series),
-        lineChartSvg({
-          name: "crowding-weekly",
-          title: "Approved books: mean pairwise overlap each week",
-          yLabel: "Overlap (fraction)",
-          dates: data.weekly.map((w) => w.date),
-          series,
-          format: (v) => fixed(v, 2),
-          height: 220,
-        }),
-      ]
+    ? weeklyChart(data.weekly, series, "crowding-weekly", "Approved books: mean pairwise overlap each week", "Overlap (fraction)")
     : note(`No weekly overlap: ${data.weight_overlap_mean.withheld_reason || "none in the window"}.`, "muted crowding-empty");
   const factors = data.factors.length
     ? table(
@@ -85,7 +71,7 @@ export function crowdingBlock(answer) {
   return [
     warningList(answer.meta && answer.meta.warnings),
     h("p", { class: "summary", id: "crowding-summary" }, `${approvedText(data.approved)}; ${int(data.overlap_weeks)} weeks with a pair of books.`),
-    entryTable(CROWDING_FIGURES.map((name) => [name, data[name]]), { className: "data entries crowding" }),
+    entryTable(namedEntries(data, CROWDING_FIGURES), { className: "data entries crowding" }),
     chart,
     factors,
     note("Each book's long_short target weights at unit gross; weight overlap Σ min(|w_i|, |w_j|), name Jaccard of held names, averaged over pairs; per factor, the books' mean exposure and its cross-book standard deviation, averaged over weeks.", "caption"),

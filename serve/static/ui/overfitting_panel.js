@@ -5,23 +5,13 @@
 // and how often the cross-validation picked it. Nothing is computed here: a figure not measured (no
 // family, fewer than 6 readable members) shows its reason.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, numberCell, showError, table, warningList } from "./dom.js";
+import { panelLoader } from "./analytics_panel.js";
+import { fill, h, numberCell, table, warningList } from "./dom.js";
 import { fixed, int, pct } from "./format.js";
 import { entriesOf, entryTable } from "./stat_entry.js";
 import { barChartSvg } from "./svg.js";
 
-export async function loadOverfitting(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/overfitting"), {}, { signal });
-  } catch (error) {
-    showError(body, error, "The overfitting figures could not be read");
-    return null;
-  }
-  fill(body, overfittingBlock(answer));
-  return answer;
-}
+export const loadOverfitting = panelLoader("/analytics/overfitting", "The overfitting figures could not be read", (body, answer) => fill(body, overfittingBlock(answer)));
 
 /** The panel's content (also a tear-sheet page). */
 export function overfittingBlock(answer) {

@@ -5,25 +5,15 @@
 // alphas this key may read that moves or flips, how many others are not shown, and the command an operator
 // runs. Read-only: the page draws what the server computed and offers no button that writes.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { panelLoader } from "./analytics_panel.js";
+import { fill, h, note, numberCell, table, warningList } from "./dom.js";
 import { DASH } from "./format.js";
 import { figureName, inUnit } from "./labels.js";
 import { verdictBadge } from "./stat_entry.js";
 
 const VERBS = { approved: "Approve", retired: "Retire" };
 
-export async function loadPromotionPreview(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/promotion_preview"), {}, { signal });
-  } catch (error) {
-    showError(body, error, "The promote preview could not be read");
-    return null;
-  }
-  renderPromotionPreview(body, answer);
-  return answer;
-}
+export const loadPromotionPreview = panelLoader("/analytics/promotion_preview", "The promote preview could not be read", renderPromotionPreview);
 
 export function renderPromotionPreview(body, answer) {
   const data = answer.data;

@@ -5,8 +5,8 @@
 // alpha page's panel and the tear sheet's pages draw the same blocks; a part the route could not
 // measure (a seal without sectors) shows its reason; sector names are set as text.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, note, numberCell, showError, table } from "./dom.js";
+import { panelLoader, titledBlocks } from "./analytics_panel.js";
+import { fill, h, note, numberCell, table } from "./dom.js";
 import { DASH, fixed, int, MONTHS, num, pct } from "./format.js";
 import { entryCell, entryText, notMeasurable } from "./stat_entry.js";
 import { barChartSvg, DASHES, divergingFill, hbarChartSvg, heatmapSvg, legendSvg, lineChartSvg, PALETTE, POSITIVE, signKey } from "./svg.js";
@@ -17,29 +17,19 @@ export function quantileParams() {
   return { quantiles: QUANTILES };
 }
 
-export async function loadQuantiles(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/quantiles"), quantileParams(), { signal });
-  } catch (error) {
-    showError(body, error, "The quantile returns could not be read");
-    return null;
-  }
+export const loadQuantiles = panelLoader("/analytics/quantiles", "The quantile returns could not be read", (body, answer) =>
   fill(
     body,
-    h("h3", {}, "Mean forward return by quantile"),
-    quantileBarsBlock(answer),
-    h("h3", {}, "Cumulative return by quantile"),
-    quantileCurvesBlock(answer),
-    h("h3", {}, "IC by calendar month"),
-    icByMonthBlock(answer),
-    h("h3", {}, "IC by month of the year"),
-    icByMonthOfYearBlock(answer),
-    h("h3", {}, "IC by sector"),
-    icBySectorBlock(answer),
-  );
-  return answer;
-}
+    titledBlocks(answer, [
+      ["Mean forward return by quantile", quantileBarsBlock],
+      ["Cumulative return by quantile", quantileCurvesBlock],
+      ["IC by calendar month", icByMonthBlock],
+      ["IC by month of the year", icByMonthOfYearBlock],
+      ["IC by sector", icBySectorBlock],
+    ]),
+  ),
+  quantileParams(),
+);
 
 const weekly = (v) => pct(v, 2);
 

@@ -5,22 +5,12 @@
 // and hit rate, as served (nothing is computed here); row "all" is the window, and each dimension's
 // rows with its unlabelled one add up to it. A key that may not read SPY sees the reason instead.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { panelLoader } from "./analytics_panel.js";
+import { fill, h, note, numberCell, table, warningList } from "./dom.js";
 import { int } from "./format.js";
-import { entryCell, entryTable } from "./stat_entry.js";
+import { entryCell, entryTable, namedEntries } from "./stat_entry.js";
 
-export async function loadRegimes(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/regimes"), { book: "long_short" }, { signal });
-  } catch (error) {
-    showError(body, error, "The regimes could not be read");
-    return null;
-  }
-  fill(body, regimesBlock(answer));
-  return answer;
-}
+export const loadRegimes = panelLoader("/analytics/regimes", "The regimes could not be read", (body, answer) => fill(body, regimesBlock(answer)), { book: "long_short" });
 
 const FIGURES = ["information_ratio", "rebuilt_mean_ic", "rebuilt_hit_rate"];
 
@@ -48,13 +38,7 @@ export function regimesBlock(answer) {
       rows,
       { className: "data compact regimes-table" },
     ),
-    entryTable(
-      [
-        ["volatility_low_cut", data.volatility_low_cut],
-        ["volatility_high_cut", data.volatility_high_cut],
-      ],
-      { className: "data entries regimes-cuts" },
-    ),
+    entryTable(namedEntries(data, ["volatility_low_cut", "volatility_high_cut"]), { className: "data entries regimes-cuts" }),
     note(
       `${data.benchmark}'s sessions labelled when it is published: trend up when its price is above its 200-session average (the first 199 sessions unlabelled); ` +
         "volatility low, mid or high by the terciles of its 63-session realised volatility over its whole stored history (the cut points look ahead: a descriptive label, never a signal; the first 63 sessions unlabelled); " +

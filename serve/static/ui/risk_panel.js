@@ -3,22 +3,12 @@
 // Calmar, CAGR, tail ratio, VaR and CVaR, best and worst day, week, month). Every stat entry the
 // answer holds is shown, in the order served, so a figure added later appears without a change here.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, showError, warningList } from "./dom.js";
+import { panelLoader } from "./analytics_panel.js";
+import { fill, h, warningList } from "./dom.js";
 import { int } from "./format.js";
 import { entriesOf, entryTable } from "./stat_entry.js";
 
-export async function loadRisk(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/risk"), { book: "long_short" }, { signal });
-  } catch (error) {
-    showError(body, error, "The risk figures could not be read");
-    return null;
-  }
-  renderRisk(body, answer);
-  return answer;
-}
+export const loadRisk = panelLoader("/analytics/risk", "The risk figures could not be read", renderRisk, { book: "long_short" });
 
 export function renderRisk(body, answer) {
   const data = answer.data;

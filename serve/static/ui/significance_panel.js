@@ -2,12 +2,11 @@
 // PSR, MinTRL and DSR with the trials they deflate by (and the DSR of the effective number of trials), the bootstrap's 95% intervals drawn as
 // whiskers on one scale per row, and the multiple-testing adjustments of the IC's p-value.
 
-import { alphaPath, apiGet } from "./api.js";
-import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { panelLoader, windowText } from "./analytics_panel.js";
+import { fill, h, note, table, warningList } from "./dom.js";
 import { DASH, int, num } from "./format.js";
 import { figureName, figureNameWithBasis } from "./labels.js";
-import { entryCell, entryTable } from "./stat_entry.js";
-import { intervalSvg } from "./svg.js";
+import { entryCell, entryTable, intervalRow, namedEntries } from "./stat_entry.js";
 
 const HEADLINE = ["sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr", "effective_dsr"];
 // Named by the vocabulary registry (labels.js), with the basis where it is a period.
@@ -18,21 +17,11 @@ const ADJUSTED = [
   ["benjamini_hochberg", figureName("benjamini_hochberg")],
 ];
 
-export async function loadSignificance(body, alpha, { signal }) {
-  let answer;
-  try {
-    answer = await apiGet(alphaPath(alpha, "/analytics/significance"), {}, { signal });
-  } catch (error) {
-    showError(body, error, "The significance could not be read");
-    return null;
-  }
-  renderSignificance(body, answer);
-  return answer;
-}
+export const loadSignificance = panelLoader("/analytics/significance", "The significance could not be read", renderSignificance);
 
 export function renderSignificance(body, answer) {
   const data = answer.data;
-  const named = HEADLINE.map((key) => [key, data[key]]);
+  const named = namedEntries(data, HEADLINE);
   const trl = data.min_track_record;
   const trials = data.dsr && data.dsr.trials;
   fill(
@@ -66,29 +55,14 @@ export function renderSignificance(body, answer) {
   );
 }
 
-function windowText(window) {
-  if (!window || (!window.from && !window.to)) return ", whole history";
-  return `, ${window.from ?? "start"} to ${window.to ?? "end"}`;
-}
-
 function bootstrapTable(bootstrap) {
   return table(
     ["Statistic", "Estimate", "Lower", "Upper", "Interval", "Observations", "Block length"],
     BOOTSTRAP.map(([key, label]) => {
       const entry = bootstrap[key] || null;
-      const lower = entry ? entry.lower : null;
-      const upper = entry ? entry.upper : null;
-      const ends = [lower, upper, entry && entry.value, 0].filter(Number.isFinite);
+      const ends = [entry && entry.lower, entry && entry.upper, entry && entry.value, 0].filter(Number.isFinite);
       const scale = [Math.min(...ends), Math.max(...ends)];
-      return [
-        h("th", { scope: "row", "data-figure": key }, label),
-        entryCell(entry, key),
-        numberCell(num(lower), lower),
-        numberCell(num(upper), upper),
-        h("td", {}, intervalSvg(entry && entry.value, lower, upper, scale)),
-        numberCell(int(entry && entry.observations), null),
-        numberCell(num(entry && entry.block_length), null),
-      ];
+      return intervalRow(h("th", { scope: "row", "data-figure": key }, label), entry, key, scale);
     }),
     { className: "data bootstrap" },
   );

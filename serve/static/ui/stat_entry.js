@@ -3,8 +3,9 @@
 // not measure is a dash with its reason, never a zero. Verdicts of /analytics/checks as badges.
 
 import { h, numberCell, table } from "./dom.js";
-import { DASH } from "./format.js";
+import { DASH, int, num } from "./format.js";
 import { changeTone, figureName, inUnit, unitText, valueTone } from "./labels.js";
+import { intervalSvg } from "./svg.js";
 
 const finite = (value) => typeof value === "number" && Number.isFinite(value);
 
@@ -48,6 +49,17 @@ export function entriesOf(object, prefix = "") {
   return rows;
 }
 
+/** The entries of `object` named in `names`, each `[name, entry]` in that order; a dotted name
+ * reads a nested entry (`haircut.retention`), a missing one is undefined (shown as not served). */
+export function namedEntries(object, names) {
+  const pick = (name) => {
+    let found = object;
+    for (const key of name.split(".")) found = found ? found[key] : undefined;
+    return found;
+  };
+  return names.map((name) => [name, pick(name)]);
+}
+
 /** The row header of a figure: its name (labels.js) and the key the API serves it under. */
 export function figureHeader(name, entry) {
   // An ICIR says its basis, read off its entry (annualised on every route).
@@ -67,6 +79,25 @@ export function entryTable(named, { className = "data entries" } = {}) {
     ]),
     { className },
   );
+}
+
+/**
+ * A row of an entry served with its interval (`lower`, `upper`: a bootstrap's): `header`, the
+ * estimate, the bounds as `bound` writes them, the interval drawn on `scale` (`[min, max]`, `width`
+ * pixels), the observations and the mean block length.
+ */
+export function intervalRow(header, entry, name, scale, { bound = num, width } = {}) {
+  const lower = entry ? entry.lower : null;
+  const upper = entry ? entry.upper : null;
+  return [
+    header,
+    entryCell(entry, name),
+    numberCell(bound(lower), lower),
+    numberCell(bound(upper), upper),
+    h("td", {}, intervalSvg(entry && entry.value, lower, upper, scale, width)),
+    numberCell(int(entry && entry.observations), null),
+    numberCell(num(entry && entry.block_length), null),
+  ];
 }
 
 /** What an entry adds beyond its value: the day of a best/worst period, the annualisation. */
