@@ -44,17 +44,18 @@ from datasets import answers
 from datasets.queries import Page, Window, page_of
 from datasets.reader import BuildView
 from schemas import wire
-from schemas.bodies.analytics import WINDOW, Costs
+from schemas.bodies.analytics import WINDOW
 from schemas.bodies.attribution import Attribution
 from schemas.bodies.capacity import Capacity
 from schemas.bodies.comparison import Comparison
-from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk
+from schemas.bodies.costs import Costs
 from schemas.bodies.factors import FACTOR_MIN_WEEKS, Factors
 from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.regimes import Regimes
 from schemas.bodies.returns import BookReturns
+from schemas.bodies.risk import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk
 from schemas.bodies.rows import DrawdownRow, RollingRow
 from schemas.bodies.uncertainty import Uncertainty
 from schemas.query import (

@@ -39,9 +39,10 @@ from analytics.returns import daily_returns, information_ratio
 from datasets.queries import Window
 from datasets.reader import BuildView
 from schemas import wire
-from schemas.bodies.analytics import (
+from schemas.bodies.analytics import AnalyticsStat
+from schemas.bodies.capacity import CAPITAL_DEFAULT, GRID_DEFAULT
+from schemas.bodies.costs import (
     COST_GRID_BPS,
-    AnalyticsStat,
     CostAtCapital,
     CostLevel,
     CostLevelKind,
@@ -50,7 +51,6 @@ from schemas.bodies.analytics import (
     TurnoverBucket,
     TurnoverByDecile,
 )
-from schemas.bodies.capacity import CAPITAL_DEFAULT, GRID_DEFAULT
 
 BPS = 10_000.0
 MAX_MULTIPLE = 1e6  # beyond this, costs are immaterial: reported as not measurable

@@ -5,7 +5,7 @@ route's figure of an alpha, a set or a window, as the same Struct the API serves
     from analytics.figures import Figures
 
     figures = Figures.open("var/lake")
-    risk = figures.risk("momentum_12_1", start=date(2022, 1, 1))   # schemas.bodies.decisions.Risk
+    risk = figures.risk("momentum_12_1", start=date(2022, 1, 1))   # schemas.bodies.risk.Risk
     page = figures.correlation("momentum_12_1", basis="ic", limit=10)
     book = figures.combine(("momentum_12_1", "Test_planted_factor"), weighting="max_ir")
     risk.sortino.value, risk.sortino.unit

@@ -66,7 +66,7 @@ from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, Window
 from datasets.reader import BuildView, LakeReader
 from datasets.served import Catalogue
-from schemas.bodies.analytics import WINDOW, Significance
+from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSIONS, LITERATURE_HAIRCUT, Decay
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.mmc import MMC_METHOD, Crowding, Mmc
@@ -81,6 +81,7 @@ from schemas.bodies.promotions import (
 from schemas.bodies.residual import Residual
 from schemas.bodies.review import ReviewEntry, ReviewQueue
 from schemas.bodies.rows import CorrelationRow
+from schemas.bodies.significance import Significance
 from schemas.query import (
     ChecksQuery,
     CombineQuery,

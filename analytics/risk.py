@@ -46,7 +46,7 @@ from datasets.queries import Window
 from datasets.reader import BuildView
 from datasets.rows import EPOCH
 from schemas.bodies.analytics import AnalyticsStat
-from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk, RiskBenchmark
+from schemas.bodies.risk import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk, RiskBenchmark
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
 MIN_SESSIONS = RISK_MIN_SESSIONS

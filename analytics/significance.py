@@ -31,7 +31,8 @@ from analytics.variance import measurable_std
 from datasets.catalogue_snapshot import Trials
 from datasets.queries import Window
 from datasets.reader import BuildView
-from schemas.bodies.analytics import Bootstrap, DsrTrials, MultipleTesting, Significance
+from schemas.bodies.analytics import DsrTrials
+from schemas.bodies.significance import Bootstrap, MultipleTesting, Significance
 from schemas.bodies.uncertainty import BLOCK_LENGTH_RULE
 
 EULER_GAMMA = 0.5772156649015329

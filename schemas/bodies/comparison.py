@@ -10,13 +10,7 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from schemas.bodies import libraries
-from schemas.bodies.analytics import (
-    BOOK_LEDGER,
-    PER_YEAR,
-    WEEKS_PER_YEAR,
-    WINDOW_FIELD,
-    AnalyticsStat,
-)
+from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WEEKS_PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
 from schemas.vocabulary import VOCABULARY

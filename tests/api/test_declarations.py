@@ -14,8 +14,8 @@ from litestar import Response
 from litestar.params import FromPath
 
 from core.errors import BadRequest
-from schemas.bodies.decisions import Risk
 from schemas.bodies.envelope import Collection, Series, Single
+from schemas.bodies.risk import Risk
 from schemas.bodies.rows import DecisionRow, EquityRow, EquitySummary
 from schemas.bodies.service import Health
 from schemas.choices import DEFAULT_BOOK

@@ -1,0 +1,221 @@
+"""`/analytics/significance`: the significance of the long_short Sharpe ratio and of the IC, corrected for the catalogue's trials, declared for the contract (docs/analytics.md, "Significance")."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from schemas.bodies import libraries
+from schemas.bodies.analytics import FAMILY_SIZE, PER_YEAR, WINDOW, WINDOW_FIELD, AnalyticsStat, interval
+from schemas.bodies.base import Body, Window
+from schemas.bodies.figures import figure
+from schemas.bodies.formats import SEAL_TEXT
+
+LEDGER = "portfolio:long_short"
+"""The `source` of a significance figure read from the long_short ledger."""
+SR_BENCHMARK = figure(
+    "The request's sr_benchmark (annualised); per session it is sr_benchmark / sqrt(252)",
+    source="request",
+)
+
+
+class Bootstrap(Body, kw_only=True, frozen=True):
+    """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
+
+    method: Annotated[str, figure("The resampling scheme and the interval")]
+    confidence: Annotated[float, figure("Confidence level of the intervals")]
+    resamples: Annotated[int, figure("Number of resamples")]
+    seed: Annotated[
+        int,
+        figure("Seed of numpy's PCG64 generator: the same request always gives the same answer"),
+    ]
+    block_length_rule: Annotated[str, figure("How the mean block length is chosen")]
+    streams: Annotated[
+        str,
+        figure("The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))"),
+    ]
+    rebuilt_mean_ic: Annotated[
+        AnalyticsStat,
+        interval(
+            "Mean weekly conditioned IC rebuilt from the rebalance cross-sections (not the run's sealed /metrics "
+            "core.ic)",
+            "mean of weekly_signal.ic",
+            "per_period",
+            "weekly_signal",
+        ),
+    ]
+    rebuilt_icir: Annotated[
+        AnalyticsStat,
+        interval(
+            "Information ratio of the rebuilt weekly IC, annualised with the run's weeks_per_year (52), bounds "
+            "included (not the run's sealed /metrics core.icir)",
+            "mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
+            "annualised",
+            "weekly_signal",
+        ),
+    ]
+    information_ratio: Annotated[
+        AnalyticsStat,
+        interval(
+            "Information ratio of daily long_short returns (after costs, not in excess of the risk-free rate), "
+            "daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times sqrt(52)): "
+            f"{libraries.INFORMATION_RATIO}",
+            "mean / std(ddof=1) times sqrt(252)",
+            "annualised",
+            LEDGER,
+        ),
+    ]
+
+
+class MultipleTesting(Body, kw_only=True, frozen=True):
+    """The `nwt.ic` p-value of `/metrics`, adjusted within the family of the alphas the key may read."""
+
+    p_value: Annotated[
+        AnalyticsStat,
+        figure(
+            "Two-sided Newey-West p-value of the mean weekly IC (as /metrics nwt.ic.p_value)",
+            source="nwt.ic",
+        ),
+    ]
+    holm: Annotated[
+        AnalyticsStat,
+        figure(
+            "Holm step-down adjusted p-value within the family",
+            "max over j <= k of min(1, (m - j + 1) p_(j)), k this alpha's rank",
+            keys={"family_size": FAMILY_SIZE},
+        ),
+    ]
+    benjamini_hochberg: Annotated[
+        AnalyticsStat,
+        figure(
+            "Benjamini-Hochberg adjusted p-value (false discovery rate) within the family",
+            "min over j >= k of min(1, m / j p_(j))",
+            keys={"family_size": FAMILY_SIZE},
+        ),
+    ]
+
+
+class Significance(Body, kw_only=True, frozen=True):
+    """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
+
+    alpha: Annotated[str, figure("The alpha served (meta.run)")]
+    alpha_id: Annotated[str, SEAL_TEXT, figure("The run's research source id")]
+    book: Annotated[str, figure("Always long_short")]
+    window: Annotated[Window, WINDOW_FIELD]
+    sessions: Annotated[
+        int | None,
+        figure(
+            "Sessions of the long_short book in the window, as /portfolio and costs count them (the figures need 3 "
+            "daily returns with variance); null for a key that may not read the ledger (a count of it, withheld "
+            "as its figures are)",
+            source=LEDGER,
+        ),
+    ]
+    sharpe: Annotated[
+        AnalyticsStat,
+        figure(
+            "Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free rate: "
+            f"the /metrics core.information_ratio convention (daily, times sqrt(252)), {libraries.INFORMATION_RATIO}",
+            "mean / std(ddof=1) of ending/starting - 1, times sqrt(252)",
+            source=LEDGER,
+            keys=PER_YEAR,
+        ),
+    ]
+    skewness: Annotated[
+        AnalyticsStat,
+        figure(
+            "Sample skewness of the daily returns",
+            "m3 / m2^(3/2) (biased moments)",
+            source=LEDGER,
+        ),
+    ]
+    kurtosis: Annotated[
+        AnalyticsStat,
+        figure(
+            "Sample kurtosis of the daily returns, not in excess (3 for a normal)",
+            "m4 / m2^2 (biased moments)",
+            source=LEDGER,
+        ),
+    ]
+    psr: Annotated[
+        AnalyticsStat,
+        figure(
+            "Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark",
+            "Phi((SR - SR*) sqrt(n - 1) / sqrt(1 - skew SR + (kurt - 1) / 4 SR^2)), SR per session",
+            keys={"sr_benchmark": SR_BENCHMARK},
+        ),
+    ]
+    min_track_record: Annotated[
+        AnalyticsStat,
+        figure(
+            "Minimum track record length for PSR(sr_benchmark) to reach the confidence",
+            "1 + (1 - skew SR + (kurt - 1) / 4 SR^2) (z_0.95 / (SR - SR*))^2; not measurable when SR <= SR*",
+            keys={
+                "confidence": figure("Confidence of the minimum track record (0.95)"),
+                "sr_benchmark": SR_BENCHMARK,
+                "years": figure("min_track_record in years (sessions / 252)"),
+            },
+        ),
+    ]
+    dsr: Annotated[
+        AnalyticsStat,
+        figure(
+            "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials",
+            "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))), gamma the "
+            "Euler-Mascheroni constant",
+            keys={
+                "trials": figure(
+                    "The trials behind SR0: the catalogue's count, and the Sharpe variance over the alphas the key "
+                    "may read (no other alpha is named, and no figure of an alpha the key may not read enters)"
+                ),
+                "trials.count": figure(
+                    "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the "
+                    "request's trials",
+                    source="catalogue",
+                ),
+                "trials.count_source": figure("catalogue, or request when trials= overrides the count"),
+                "trials.sharpe_variance": figure(
+                    "V: sample variance (ddof=1) of the per-session Sharpe ratios of the alphas the key may read "
+                    "(the whole catalogue's for a key that reads it all), each over its whole history; not "
+                    "measurable below 2 of them; null for a key that may not read the ledger",
+                    source="catalogue",
+                ),
+                "trials.sharpe_variance_unit": figure("Unit of sharpe_variance"),
+                "trials.sharpe_variance_alphas": figure(
+                    "How many Sharpe ratios V is over: the alphas the key may read with a measurable Sharpe "
+                    "ratio; null for a key that may not read the ledger",
+                    source="catalogue",
+                ),
+                "trials.expected_max_sharpe": figure(
+                    "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
+                ),
+                "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
+                "trials.effective_count": figure(
+                    "The effective number of trials: the clusters of the trials linked when their whole-history "
+                    "daily long_short returns correlate at least 0.9 (single linkage: connected components), "
+                    "over the alphas the key may read, every other trial of N one cluster of its own; null for "
+                    "a key that may not read the ledger or when the catalogue generation records no links",
+                    source="catalogue",
+                ),
+            },
+        ),
+    ]
+    effective_dsr: Annotated[
+        AnalyticsStat,
+        figure(
+            "Deflated Sharpe Ratio against the expected maximum Sharpe ratio of the effective number of trials "
+            "(dsr.trials.effective_count in place of N; V as dsr's)",
+            "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/K) + gamma Phi^-1(1 - 1/(K e))), K the effective "
+            "number of trials",
+        ),
+    ]
+    bootstrap: Annotated[
+        Bootstrap,
+        figure("Stationary block-bootstrap confidence intervals (at `confidence`) over " + WINDOW),
+    ]
+    multiple_testing: Annotated[
+        MultipleTesting,
+        figure(
+            "The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole "
+            "histories; from/to do not narrow it)"
+        ),
+    ]
