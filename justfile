@@ -9,7 +9,7 @@ default: test
 serve *ARGS:
     alpha-results serve --init-demo {{ARGS}}
 
-# Lint, type-check, then run every test. Two workers, each taking whole test files (`--dist loadfile`): a file's module-scoped servers and lakes are then made once, not once per worker; the slowest files first (`--no-loadscope-reorder`, tests/schedule.py), so that both workers finish together (docs/development.md, "Suite time under the CI limit").
+# Lint, type-check, then run every test. Two workers, each taking whole test files (`--dist loadfile`): a file's module-scoped servers and lakes are then made once, not once per worker; the slowest files first (`--no-loadscope-reorder`, tests/schedule.py), so that both workers finish together (docs/history.md, "Suite time under the CI limit").
 test *ARGS: lint
     pytest -n 2 --dist loadfile --no-loadscope-reorder {{ARGS}}
 
@@ -118,7 +118,7 @@ bench-catalogue *ARGS:
 soak *ARGS:
     python -m tests.soak.soak {{ARGS}}
 
-# The lake's publish storm and kill tests with every round (issue 9): ten storms of three publishes against two serving workers (five on S3) with every answer checked, and ten SIGKILLs of a publish and of a collection stratified over their whole work window, each followed by a check that the served and retained builds are whole; a worker under 1,024 open files serving 300 alphas (issue 21), and twenty SIGKILLs of a webhook delivery worker holding a delivery, per key store. The suite runs three (one), four and four of them, 150 alphas and five kills (issue 33, item 15; docs/development.md, "Suite time under the CI limit").
+# The lake's publish storm and kill tests with every round (issue 9): ten storms of three publishes against two serving workers (five on S3) with every answer checked, and ten SIGKILLs of a publish and of a collection stratified over their whole work window, each followed by a check that the served and retained builds are whole; a worker under 1,024 open files serving 300 alphas (issue 21), and twenty SIGKILLs of a webhook delivery worker holding a delivery, per key store. The suite runs three (one), four and four of them, 150 alphas and five kills (issue 33, item 15; docs/history.md, "Suite time under the CI limit").
 soak-lake *ARGS:
     ALPHA_RESULTS_LAKE_SOAK=1 pytest -p no:cacheprovider tests/lake/test_publish_storm.py tests/lake/test_kill.py tests/lake/test_file_limits.py tests/ops/test_webhook_delivery.py {{ARGS}}
 

@@ -3,7 +3,7 @@ everything a route can need and runs every figure once, so the first answer of e
 what the next ones do; afterwards, a request that imports a module is logged.
 
 Why: the command line loads modules lazily (`--help` in 0.06 s) and `analytics/` imports scipy
-inside the functions that need it (docs/development.md, "Again after issue 36"): a build process or
+inside the functions that need it (docs/history.md, "Again after issue 36"): a build process or
 a CLI command that never computes a p-value does not pay for it. A server worker does, once, here:
 uvicorn accepts no connection of a worker before its startup hooks have run, so `/v1/health`
 answering means every route answers at its steady cost.

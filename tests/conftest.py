@@ -29,7 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
     workers, moto), and with PYTHONDONTWRITEBYTECODE=1 (set in the development image) over a
     venv installed without .pyc files, each of them compiled numpy, scipy, polars, Litestar and this
     project from source: `import serve.app` took 5-7 s instead of 2.3 s, the suite ~40% longer
-    (docs/development.md, "Suite time under the CI limit"). Set before xdist starts its workers, so
+    (docs/history.md, "Suite time under the CI limit"). Set before xdist starts its workers, so
     that they and every process a test starts inherit it. (`__pycache__/` is git-ignored.)"""
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False

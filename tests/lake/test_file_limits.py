@@ -9,7 +9,7 @@ cannot help) over 150 published alphas, twice the alphas that broke it and more 
 builds a worker keeps open (64): week pages, metrics, catalogue analytics (correlation and
 significance count every alpha) answer 200, health stays `ok`, and the worker's descriptors and maps
 stay bounded by its settings, not by the catalogue. (300 alphas cost the suite ~15 s more, most of
-it the catalogue index's score neighbours: docs/development.md, "Suite time under the CI limit".)
+it the catalogue index's score neighbours: docs/history.md, "Suite time under the CI limit".)
 """
 
 from __future__ import annotations

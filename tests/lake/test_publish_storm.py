@@ -52,7 +52,7 @@ publisher, so a round takes 8-11 s there (1 s locally). The suite runs three rou
 pointer switches) and one on S3 (three: what is particular to S3, the pointer and the catalogue
 generation read from the bucket while a publish writes them, is met three times; the races
 themselves are the local storm's too); `just soak-lake` ten and five. A second S3 round cost the
-suite 15-30 s on two busy cores (docs/development.md, "Suite time under the CI limit")."""
+suite 15-30 s on two busy cores (docs/history.md, "Suite time under the CI limit")."""
 CLIENTS = 3
 REFRESH = 0.5
 PAUSE = 0.01

@@ -18,7 +18,7 @@ import { apiGet, apiGetAll, isAbort } from "./api.js";
 import { fragmentQuery, readableAlphas } from "./alpha_picker.js";
 import { COLORS, timeChart } from "./charts.js";
 import { renderContribution } from "./contribution_panel.js";
-import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { fill, h, note, numberCell, pageSection, readOrShowError, showError, table, warningList } from "./dom.js";
 import { DASH, dateSeconds, fixed, pct, pp } from "./format.js";
 import { entriesOf, entryTable, entryText } from "./stat_entry.js";
 import { MAX_ALPHAS } from "./report_page.js";
@@ -42,23 +42,11 @@ export async function renderCombine(main, context) {
   const contribution = h("section", { class: "panel", id: "contribution", hidden: true }); // shown with the listing
   fill(
     main,
-    h(
-      "section",
-      { class: "panel", id: "combine" },
-      h("h1", {}, "Combine alphas"),
-      note("GET /v1/analytics/combine?alphas=…&weighting=…&weights=…&fit_to=…: the weighted long_short book of the alphas chosen.", "intro"),
-      form,
-      results,
-    ),
+    pageSection({ id: "combine" }, "Combine alphas", "GET /v1/analytics/combine?alphas=…&weighting=…&weights=…&fit_to=…: the weighted long_short book of the alphas chosen.", form, results),
     contribution,
   );
-  let alphas;
-  try {
-    alphas = await readableAlphas(signal);
-  } catch (error) {
-    showError(form, error, "The alphas could not be listed");
-    return;
-  }
+  const alphas = await readOrShowError(form, "The alphas could not be listed", () => readableAlphas(signal));
+  if (!alphas) return;
   if (added && !chosen.some((a) => a !== added)) {
     let partner;
     try {
@@ -134,14 +122,8 @@ export async function renderCombine(main, context) {
     const report = h("a", { href: `#/report?${new URLSearchParams({ alphas: chosen.join(",") })}`, id: "combine-report" }, "Printable report comparing these alphas");
     form.append(h("p", {}, report));
   }
-  let answer;
-  try {
-    answer = await combined;
-  } catch (error) {
-    showError(results, error, "The combination could not be read");
-    return;
-  }
-  drawCombination(results, answer);
+  const answer = await readOrShowError(results, "The combination could not be read", () => combined);
+  if (answer) drawCombination(results, answer);
 }
 
 /** The partner `alpha` is combined with when it comes alone: an approved alpha, else any other. */

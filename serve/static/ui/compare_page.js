@@ -6,7 +6,7 @@
 import { alphaPath, apiGet } from "./api.js";
 import { alphaSelect, fragmentQuery, readableAlphas } from "./alpha_picker.js";
 import { COLORS, timeChart } from "./charts.js";
-import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { fill, h, note, numberCell, pageSection, readOrShowError, table, warningList } from "./dom.js";
 import { DASH, dateSeconds, fixed, int, num, pct, pp } from "./format.js";
 import { changeTone, inUnit } from "./labels.js";
 import { entryCell, entryText, figureHeader, unreproducedBadge } from "./stat_entry.js";
@@ -18,24 +18,9 @@ export async function renderCompare(main, { signal }) {
   const [a, b, window] = [query.get("a") || "", query.get("b") || "", query.get("window") || WINDOWS[0]];
   const pickers = h("form", { class: "controls", id: "compare-form" }, note("Loading the alphas…"));
   const results = h("div", { id: "compare-results" });
-  fill(
-    main,
-    h(
-      "section",
-      { class: "panel", id: "compare" },
-      h("h1", {}, "Compare two alphas"),
-      note("GET /v1/alphas/{a}/analytics/compare?with={b}&window=…: both over the sessions they share.", "intro"),
-      pickers,
-      results,
-    ),
-  );
-  let alphas;
-  try {
-    alphas = await readableAlphas(signal);
-  } catch (error) {
-    showError(pickers, error, "The alphas could not be listed");
-    return;
-  }
+  fill(main, pageSection({ id: "compare" }, "Compare two alphas", "GET /v1/alphas/{a}/analytics/compare?with={b}&window=…: both over the sessions they share.", pickers, results));
+  const alphas = await readOrShowError(pickers, "The alphas could not be listed", () => readableAlphas(signal));
+  if (!alphas) return;
   const first = alphaSelect("compare-a", alphas, a);
   const second = alphaSelect("compare-b", alphas, b);
   const windows = h("select", { id: "compare-window" }, WINDOWS.map((w) => h("option", { value: w, selected: w === window }, `${w} sessions`)));
@@ -59,16 +44,11 @@ export async function renderCompare(main, { signal }) {
     return;
   }
   fill(results, note("Loading…"));
-  let answer;
   // Each alpha's /metrics warnings: whether its sealed mean IC is reproduced by its cross-sections (a
   // refusal leaves the flag out, never the comparison).
   const sealed = [a, b].map((alpha) => apiGet(alphaPath(alpha, "/metrics"), { granularity: "overall" }, { signal }).catch(() => null));
-  try {
-    answer = await apiGet(alphaPath(a, "/analytics/compare"), { with: b, window }, { signal });
-  } catch (error) {
-    showError(results, error, "The comparison could not be read");
-    return;
-  }
+  const answer = await readOrShowError(results, "The comparison could not be read", () => apiGet(alphaPath(a, "/analytics/compare"), { with: b, window }, { signal }));
+  if (!answer) return;
   const metrics = await Promise.all(sealed);
   drawComparison(results, answer, metrics.map((m) => (m ? m.meta.warnings : null)));
 }

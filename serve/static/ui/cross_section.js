@@ -3,7 +3,7 @@
 
 import { alphaPath, apiGet, apiGetAll } from "./api.js";
 import { pager } from "./catalogue.js";
-import { clear, fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { clear, fill, h, note, numberCell, readOrShowError, showError, table, warningList } from "./dom.js";
 import { DASH, fixed, num, pct } from "./format.js";
 
 const PAGE_SIZES = [25, 50, 100];
@@ -20,6 +20,8 @@ const ORDERS = [
   ["asc", "ascending"],
 ];
 const BOOKS = ["long_short", "long_only"];
+// Each control's label, in the order they stand.
+const LABELS = { week: "Week", direction: "Direction", sort: "Sort", order: "Order", book: "Weight column", limit: "Rows" };
 
 function select(id, options, selected) {
   return h(
@@ -33,13 +35,8 @@ function select(id, options, selected) {
 }
 
 export async function renderCrossSection(body, alpha, { signal }) {
-  let index;
-  try {
-    index = await apiGetAll(alphaPath(alpha, "/rebalances"), {}, { limit: 5000, signal });
-  } catch (error) {
-    showError(body, error, "The rebalance index could not be read");
-    return;
-  }
+  const index = await readOrShowError(body, "The rebalance index could not be read", () => apiGetAll(alphaPath(alpha, "/rebalances"), {}, { limit: 5000, signal }));
+  if (!index) return;
   if (index.data.length === 0) {
     fill(body, note("This run sealed no rebalance weeks."), warningList(index.meta.warnings));
     return;
@@ -61,24 +58,12 @@ export async function renderCrossSection(body, alpha, { signal }) {
   };
   const status = h("p", { class: "week-status", id: "cs-status" });
   const results = h("div", { id: "cs-results" });
-  const label = (control, text) => h("label", { for: control.id }, text);
   fill(
     body,
     h(
       "div",
       { class: "controls" },
-      label(controls.week, "Week"),
-      controls.week,
-      label(controls.direction, "Direction"),
-      controls.direction,
-      label(controls.sort, "Sort"),
-      controls.sort,
-      label(controls.order, "Order"),
-      controls.order,
-      label(controls.book, "Weight column"),
-      controls.book,
-      label(controls.limit, "Rows"),
-      controls.limit,
+      Object.entries(LABELS).map(([key, text]) => [h("label", { for: controls[key].id }, text), controls[key]]),
     ),
     status,
     results,

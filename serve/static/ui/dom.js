@@ -98,6 +98,12 @@ export function note(text, className = "muted") {
   return h("p", { class: className }, text);
 }
 
+/** A page's section: its title (the page's heading), what it asks the API (`intro`), then `children`;
+ * `attrs` names it (`id`, and a `class` other than "panel"). */
+export function pageSection(attrs, title, intro, ...children) {
+  return h("section", { class: "panel", ...attrs }, h("h1", {}, title), note(intro, "intro"), children);
+}
+
 /** A titled panel: returns the section and its body. */
 export function panel(id, title, intro) {
   const body = h("div", { class: "panel-body" }, note("Loading…"));

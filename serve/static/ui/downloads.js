@@ -3,7 +3,7 @@
 // then follows; the URL is shown with its size and SHA-256 so the file can be checked.
 
 import { alphaPath, apiGet, apiGetAll } from "./api.js";
-import { errorBox, fill, h, note, numberCell, showError, table } from "./dom.js";
+import { errorBox, fill, h, note, numberCell, readOrShowError, table } from "./dom.js";
 import { bytes, DASH, int } from "./format.js";
 
 function follow(signed) {
@@ -56,13 +56,8 @@ export async function renderDownloads(body, alpha, { signal }) {
     h("h3", {}, "Parquet exports"),
     exportsBody,
   );
-  let listing;
-  try {
-    listing = await apiGetAll(alphaPath(alpha, "/exports"), {}, { limit: 100, signal });
-  } catch (error) {
-    showError(exportsBody, error, "The exports could not be listed");
-    return;
-  }
+  const listing = await readOrShowError(exportsBody, "The exports could not be listed", () => apiGetAll(alphaPath(alpha, "/exports"), {}, { limit: 100, signal }));
+  if (!listing) return;
   if (listing.data.length === 0) {
     fill(exportsBody, note("No export is available to this key."));
     return;

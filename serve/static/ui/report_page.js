@@ -15,7 +15,7 @@ import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { attributionParams } from "./attribution_panel.js";
 import { SUMMARY_COLUMNS, summaryRows } from "./decision_summary.js";
 import { fragmentQuery, readableAlphas } from "./alpha_picker.js";
-import { errorBox, fill, h, note, numberCell, showError, table } from "./dom.js";
+import { errorBox, fill, h, note, numberCell, pageSection, readOrShowError, table } from "./dom.js";
 import { DASH, fixed, int, pct } from "./format.js";
 import { figureName, unitText } from "./labels.js";
 import { BENCHMARK } from "./market.js";
@@ -41,23 +41,17 @@ export async function renderReport(main, context) {
   const download = h("button", { type: "button", id: "download-report", disabled: true }, "Download HTML");
   fill(
     main,
-    h(
-      "section",
+    pageSection(
       { class: "panel no-print", id: "report-choice" },
-      h("h1", {}, "Comparison report"),
-      note(`Up to ${MAX_ALPHAS} alphas side by side, printable one topic a page (A4 or Letter).`, "intro"),
+      "Comparison report",
+      `Up to ${MAX_ALPHAS} alphas side by side, printable one topic a page (A4 or Letter).`,
       form,
       h("div", { class: "tearsheet-actions" }, h("button", { type: "button", id: "print-report", onclick: () => window.print() }, "Print"), download),
     ),
     sheet,
   );
-  let listing;
-  try {
-    listing = await readableAlphas(signal);
-  } catch (error) {
-    showError(form, error, "The alphas could not be listed");
-    return;
-  }
+  const listing = await readOrShowError(form, "The alphas could not be listed", () => readableAlphas(signal));
+  if (!listing) return;
   drawPicker(form, listing, chosen);
   if (chosen.length === 0) {
     fill(sheet, note("Tick two alphas or more."));
