@@ -1,6 +1,6 @@
 """How many times each signed download URL has been fetched, kept in the key store's database.
 
-A signed URL of a local lake (`serve.archives.HmacSigner`) is a credential of its own: its fetches
+A signed URL of a local lake (`serve.signing.archives.HmacSigner`) is a credential of its own: its fetches
 are not metered (docs/access.md). What bounds a leaked URL is its lifetime, its key (a URL ends
 with the key it was signed for) and this count: at most `download_fetch_limit` fetches per URL.
 

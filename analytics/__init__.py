@@ -3,7 +3,7 @@ assembly of each answer as the contract's Struct (schemas/bodies/), from a build
 catalogue snapshot or plain arrays. No HTTP: faults are domain errors (`analytics.errors`).
 
 The pipeline materialises what depends on one build (`pipeline/analytics_tables.py`: drawdown
-episodes, rolling series, weekly turnover by decile; `pipeline/catalogue_index.py`: the index's
+episodes, rolling series, weekly turnover by decile; `pipeline/index_rows.py`: the index's
 headline figures); the server, a notebook (`analytics.figures`) and the checks apply the same
 functions to a requested window and to the catalogue. docs/analytics.md states every formula with
 its reference; docs/development.md, "Where a figure lives", lists the modules.

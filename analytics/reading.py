@@ -5,7 +5,7 @@ An answer over the catalogue (significance, correlation, checks, residual, contr
 than its alpha's build: the catalogue snapshot of one generation, the trials, the standings and the
 reference set they make, the market benchmark's series, and what the reader may read. Each is
 assembled here, once, for every surface that asks: a route (the server builds the scope from the
-key: `serve.readable.scope_of`), `analytics.figures.Figures` (a notebook, the pipeline's promotion
+key: `serve.scope.readable.scope_of`), `analytics.figures.Figures` (a notebook, the pipeline's promotion
 snapshots and events: the scope that reads everything), MCP through the routes. So the same figure
 cannot differ by surface: a surface chooses the scope and the standings, never the reference set or
 the trials.

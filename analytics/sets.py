@@ -82,7 +82,7 @@ def matrix_rows(matrix: Matrix, ids: tuple[str, ...], name: str) -> np.ndarray:
 
 def readable_ids(catalogue: Catalogue, mask: np.ndarray) -> pa.Array:
     """The ids of the catalogue's alphas (catalogue order) that `mask` admits (a caller's readable
-    mask, `serve.readable.readable_mask`, or a part of it)."""
+    mask, `serve.scope.readable.readable_mask`, or a part of it)."""
     listing = catalogue.listing
     assert listing is not None
     return listing.ids if mask.all() else listing.ids.filter(pa.array(mask))

@@ -263,9 +263,9 @@ def run_build(args: argparse.Namespace) -> int:
 def record_events(
     args: argparse.Namespace, lake_root: str, alphas: Sequence[str], results: Sequence[SealResult]
 ) -> StepReport:
-    """The run's events (`pipeline.events`), into the deployment's records (docs/events.md)."""
+    """The run's events (`pipeline.build_events`), into the deployment's records (docs/events.md)."""
     from core.settings import ENV_PREFIX, Settings
-    from pipeline.events import events_step
+    from pipeline.build_events import events_step
 
     settings = Settings.from_env()
     named = args.keystore is not None or f"{ENV_PREFIX}KEYSTORE_URL" in os.environ
@@ -334,7 +334,7 @@ def run_gc(args: argparse.Namespace) -> int:
 
 
 def run_index(args: argparse.Namespace) -> int:
-    from pipeline import catalogue_index
+    from pipeline import index_rows
     from pipeline.publish import finish_interrupted
 
     lake_root = args.lake or default_lake()
@@ -346,7 +346,7 @@ def run_index(args: argparse.Namespace) -> int:
     started = time.monotonic()
     phases: dict[str, float] = {}
     if scheduler is None:
-        number = catalogue_index.rebuild(lake_root, timings=phases)
+        number = index_rows.rebuild(lake_root, timings=phases)
     else:
         from pipeline.dask_build import rebuild_index_on_dask
 
@@ -358,7 +358,7 @@ def run_index(args: argparse.Namespace) -> int:
     # The rebuild indexed every pointer's build, an interrupted publish's switched one with them:
     # its intent is done.
     finish_interrupted(lake_root)
-    rows = catalogue_index.current_rows(lake_root)
+    rows = index_rows.current_rows(lake_root)
     count = 0 if rows is None else rows.num_rows
     print(
         f"catalogue index generation {number}: {count} alphas in {time.monotonic() - started:.1f} s"

@@ -121,7 +121,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _decide(args: argparse.Namespace) -> int:
     from alpha_results_seal.printable import print_lines
-    from pipeline.promotions import Decision, DecisionRefused, as_json, decide, preview
+    from pipeline.operator_decisions import Decision, DecisionRefused, as_json, decide, preview
 
     settings = Settings.from_env()
     override = getattr(args, "override", None)
@@ -160,7 +160,7 @@ def _decide(args: argparse.Namespace) -> int:
 
 def _review(args: argparse.Namespace) -> int:
     from alpha_results_seal.printable import print_lines
-    from pipeline.promotions import DecisionRefused, apply_policy, nominate, queue
+    from pipeline.operator_decisions import DecisionRefused, apply_policy, nominate, queue
 
     settings = Settings.from_env()
     policy = settings.checks_policy_file if args.policy is None else args.policy
@@ -189,7 +189,7 @@ def _review(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    from pipeline.promotions import DecisionRefused, as_json, history
+    from pipeline.operator_decisions import DecisionRefused, as_json, history
 
     settings = Settings.from_env()
     try:
@@ -202,7 +202,7 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _purge(args: argparse.Namespace) -> int:
-    from pipeline.events import RecordsUnavailable, purge
+    from pipeline.build_events import RecordsUnavailable, purge
 
     settings = Settings.from_env()
     days = settings.events_retention_days if args.days is None else args.days

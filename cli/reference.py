@@ -1,7 +1,7 @@
 """`alpha-results reference`: write docs/reference.md, docs/llms.txt and the endpoint tables of
-docs/access.md and docs/api.md from the declarations (`serve.reference` generates them), and the JSON Schemas of a
+docs/access.md and docs/api.md from the declarations (`serve.docgen.reference` generates them), and the JSON Schemas of a
 seal's manifest.json and description.json in docs/schemas/ (`pipeline.seal_schemas`), and what the vocabulary
-registry makes (`serve.vocabulary_docs`: docs/reference.md's Vocabulary, serve/static/ui/vocabulary.js)."""
+registry makes (`serve.docgen.vocabulary_docs`: docs/reference.md's Vocabulary, serve/static/ui/vocabulary.js)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from pipeline import seal_schemas
-    from serve import reference, vocabulary_docs
+    from serve.docgen import reference, vocabulary_docs
 
     status = reference.run(args.out or reference.REFERENCE_PATH, args.check)
     if args.out is not None:  # that file alone

@@ -179,7 +179,7 @@ def index_if_absent(lake: str) -> None:
     from pipeline.lake_upkeep import has_catalogue_index
 
     if not has_catalogue_index(lake):
-        from pipeline.catalogue_index import rebuild
+        from pipeline.index_rows import rebuild
 
         print(f"The lake {lake} has no catalogue index (published before it): writing it ...", flush=True)
         print(f"  catalogue index generation {rebuild(lake)}", flush=True)
@@ -187,7 +187,7 @@ def index_if_absent(lake: str) -> None:
 
 def init_demo(settings: Settings, size: str = "small") -> None:
     from pipeline.lake_upkeep import holds_alphas
-    from serve.archives import ensure_signing_key
+    from serve.signing.archives import ensure_signing_key
 
     if "://" not in settings.lake and ensure_signing_key(settings.signing_key_file):
         print(f"Created the source-download signing key {settings.signing_key_file} (mode 0600).", flush=True)

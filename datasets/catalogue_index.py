@@ -12,7 +12,7 @@ asks for generation g+1 (one GET that finds nothing), and only when it exists re
 The writers (`commit`, called by every publish and by `alpha-results lake index`) never overwrite
 anything: generation g+1 is created exclusively (a link on a local folder, a conditional PUT with
 `If-None-Match: *` on S3), so of two concurrent writers one wins and the other reads the winner's
-index and tries g+2. The index rows are computed by the pipeline (`pipeline/catalogue_index.py`);
+index and tries g+2. The index rows are computed by the pipeline (`pipeline/index_rows.py`);
 this module only stores, finds and reads them (docs/lake.md, "The catalogue index").
 """
 

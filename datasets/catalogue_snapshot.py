@@ -68,7 +68,7 @@ class Trials:
 
 @dataclass(frozen=True)
 class Matrix:
-    """One basis of the catalogue's date-aligned matrices (`pipeline/catalogue_index.py`): a row per
+    """One basis of the catalogue's date-aligned matrices (`pipeline/index_rows.py`): a row per
     alpha of the index (`rows`), a column per date (`days`, days since 1970), NaN where none."""
 
     version: str

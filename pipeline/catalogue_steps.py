@@ -2,7 +2,7 @@
 
 A per-seal task sees one alpha. Some work needs more: collecting the garbage of every alpha the
 run targeted (a refused seal's alpha included), today. (The catalogue index, with the analytics'
-catalogue-wide figures, is committed by each publish: `pipeline/catalogue_index.py`.) Each such
+catalogue-wide figures, is committed by each publish: `pipeline/index_rows.py`.) Each such
 step is declared once, in `CATALOGUE_STEPS`, and
 both executors run the list once per build run, after every per-seal task has ended, whatever
 the seals' outcomes: a refused or failed seal never holds a step back (the previous build of its
@@ -63,11 +63,13 @@ GARBAGE_STEP = CatalogueStep("gc", collect_run_garbage)
 
 def compact_catalogue(lake_root: str, results: Sequence[SealResult]) -> list[str]:
     """The catalogue's delta folded into a whole generation once it holds
-    `catalogue_index.COMPACT_AFTER` rows or list changes (docs/lake.md "Delta generations"): after
+    `index_rows.COMPACT_AFTER` rows or list changes (docs/lake.md "Delta generations"): after
     the run's publishes, which are visible from their own delta generations already."""
-    from pipeline import catalogue_index  # the publish's own module; imported when the step runs
+    from pipeline import (
+        index_rows,  # the publish's own module; imported when the step runs
+    )
 
-    number = catalogue_index.compact(lake_root)
+    number = index_rows.compact(lake_root)
     return [] if number is None else [f"compacted  the catalogue index into generation {number}"]
 
 

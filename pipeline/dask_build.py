@@ -50,7 +50,7 @@ from alpha_results_seal.families import DEFAULT_TEAM
 from alpha_results_seal.printable import print_lines
 from alpha_results_seal.seal_limits import SealLimits
 from datasets import catalog
-from pipeline import PIPELINE_VERSION, catalogue_index, catalogue_neighbours
+from pipeline import PIPELINE_VERSION, catalogue_neighbours, index_rows
 from pipeline.build import Failure, SealResult, build_one, chains_by_target, seal_target
 from pipeline.catalogue_steps import StepReport, run_catalogue_steps
 
@@ -371,7 +371,7 @@ def rebuild_index_on_dask(
     with Client(scheduler, timeout=CONNECT_TIMEOUT_SECONDS, set_as_default=False) as client:
         workers = parts_for or max(1, len(client.scheduler_info().get("workers", {})))
         started = time.perf_counter()
-        futures = client.map(catalogue_index.row_task, [root] * len(alphas), alphas, pure=False)
+        futures = client.map(index_rows.row_task, [root] * len(alphas), alphas, pure=False)
         rows: list[dict[str, Any] | None] = client.gather(futures)
         if timings is not None:
             timings["row_tasks"] = time.perf_counter() - started
@@ -383,7 +383,7 @@ def rebuild_index_on_dask(
             chunks = [plan[start : start + size] for start in range(0, len(plan), size)]
             run = f"pair_chunk-pass{next(passes)}-{uuid.uuid4().hex[:8]}"
             keys = [f"{run}-{n}" for n in range(len(chunks))]  # the pass in each task's name
-            pairing = client.map(catalogue_index.pair_chunk, [root] * len(chunks), chunks, key=keys)
+            pairing = client.map(index_rows.pair_chunk, [root] * len(chunks), chunks, key=keys)
             return [found for part in client.gather(pairing) for found in part]
 
         def candidates_of(matrices: Any, chosen: list[int], eligible: Any, count: int) -> list[list[int]]:
@@ -401,7 +401,7 @@ def rebuild_index_on_dask(
             )
             return [row for part in client.gather(found) for row in part]
 
-        return catalogue_index.rebuild(root, rows, pair_all, candidates_of, timings)
+        return index_rows.rebuild(root, rows, pair_all, candidates_of, timings)
 
 
 PAIR_CHUNK = 64

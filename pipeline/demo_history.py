@@ -4,8 +4,8 @@
 plays it: each step runs on the simulated clock (`datasets.clock.simulated`, the demo's alone,
 documented in docs/events.md), so every time the lake and the records keep is the step's: a run
 is sealed and published (`pipeline.publish.publish_seal`, the build run's events after it:
-`pipeline.events.record_run_events`, which records the seal's nomination), a decision is recorded
-as `alpha-results promote` and `retire` record one (`pipeline.promotions.record_decision`: its
+`pipeline.build_events.record_run_events`, which records the seal's nomination), a decision is recorded
+as `alpha-results promote` and `retire` record one (`pipeline.operator_decisions.record_decision`: its
 snapshot, its pin, its consequences). So the demo's live tracks are what the lake first published
 after its decisions, as a deployment's are.
 
@@ -27,8 +27,8 @@ from alpha_results_seal.demo.history import Decision, History, Run, benchmark_se
 from alpha_results_seal.demo.market import Market, simulate_market
 from alpha_results_seal.rules import SealRejected
 from datasets import clock
-from pipeline import promotions
-from pipeline.events import record_run_events
+from pipeline import operator_decisions
+from pipeline.build_events import record_run_events
 from pipeline.publish import Outcome, publish_seal
 from records.promotions import Action
 from records.store import Records, open_records
@@ -100,8 +100,8 @@ def _publish(
 
 def _decide(step: Decision, records: Records, lake: str, policy_file: str) -> str:
     action: Action = "approved" if step.action == "approved" else "retired"
-    decision = promotions.Decision(step.alpha_id, action, step.by, step.note, override=step.override)
-    promotion, _ = promotions.record_decision(records, lake, policy_file, decision)
+    decision = operator_decisions.Decision(step.alpha_id, action, step.by, step.note, override=step.override)
+    promotion, _ = operator_decisions.record_decision(records, lake, policy_file, decision)
     return (
         f"decision   {promotion.alpha_id} {promotion.action} by {promotion.decided_by} "
         f"(recorded {promotion.recorded_at:%Y-%m-%d %H:%M})"

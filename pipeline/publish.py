@@ -45,7 +45,7 @@ from datasets.layout import history_seconds as history_seconds  # the build comm
 from datasets.publish_lock import PublishBusy
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
 from datasets.writer import BuildWriter, dumps
-from pipeline import PIPELINE_VERSION, catalogue_index, knowledge
+from pipeline import PIPELINE_VERSION, index_rows, knowledge
 from pipeline.derive import DerivedAlpha, derive
 from pipeline.families import join_family
 from schemas import lake
@@ -99,7 +99,7 @@ def pointed_content(pointer: dict[str, Any] | None) -> str | None:
 
 
 Record = Callable[..., int]
-"""`pipeline.catalogue_index.record`, or `_not_recorded` for a publish that defers the index."""
+"""`pipeline.index_rows.record`, or `_not_recorded` for a publish that defers the index."""
 
 
 def _not_recorded(lake_root: str, alpha_ids: Sequence[str] = (), benchmarks: Sequence[str] = ()) -> int:
@@ -122,7 +122,7 @@ def publish_seal(
     the family rules for a build publishing as `team` (the seal joins its family first)."""
     seal_storage = Storage(seal_path)
     seal = open_seal(seal_path, seal_storage, limits)
-    record = catalogue_index.record if indexed else _not_recorded
+    record = index_rows.record if indexed else _not_recorded
     check = SealCheck(seal, limits)
     if seal.is_benchmark:
         return publish_benchmark(check, seal_storage, lake_root, record)
@@ -245,7 +245,7 @@ def finish_interrupted_publishes(lake_root: str) -> list[str]:
     dropped (its folder is garbage). Returns the alphas committed."""
     alphas = finish_interrupted(lake_root)
     if alphas:
-        catalogue_index.record(lake_root, alphas)
+        index_rows.record(lake_root, alphas)
     return alphas
 
 
@@ -385,7 +385,7 @@ def alpha_entry(
         # groups a family's members, whose probability of backtest overfitting is computed together.
         **{k: manifest[k] for k in ("family", "parameters") if manifest.get(k) is not None},
         # Whether the run asks for its alpha to be reviewed (the build run records the nomination:
-        # pipeline.events); it approves nothing.
+        # pipeline.build_events); it approves nothing.
         **(
             {"nominate": True, "nomination_note": manifest.get("nomination_note")}
             if manifest.get("nominate")
@@ -440,7 +440,7 @@ def switch_pointer(
 
 
 def publish_benchmark(
-    check: SealCheck, seal_storage: Storage, lake_root: str, record: Record = catalogue_index.record
+    check: SealCheck, seal_storage: Storage, lake_root: str, record: Record = index_rows.record
 ) -> Outcome:
     """`publish_seal` of a benchmark seal (`check`: its rules, none run yet)."""
     seal = check.seal

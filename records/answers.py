@@ -32,7 +32,7 @@ def decision_of(
         note=promotion.note,
         build_id=promotion.build_id,
         recorded_at=promotion.recorded_at.isoformat().replace("+00:00", "Z"),
-        # Written by `pipeline.promotions.snapshot_of` from the same Structs. A record kept before
+        # Written by `pipeline.operator_decisions.snapshot_of` from the same Structs. A record kept before
         # snapshots said what was withheld, or carried an override, holds neither: nothing was.
         snapshot=shown(
             msgspec.convert(

@@ -32,12 +32,14 @@ from datasets import answers
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete, HistoryGone
 from datasets.reader import LakeReader, LakeUnavailable
 from serve.access_log import AccessQueue
-from serve.analytics_doc import shared_analytics_doc
 from serve.auth import (
     Authenticator,
     Services,
 )
 from serve.compression import COMPRESSION
+from serve.doc_blocks.analytics_doc import shared_analytics_doc
+from serve.doc_blocks.llms import llms_text
+from serve.doc_blocks.metrics_doc import shared_metrics_doc
 from serve.endpoints import registry_version
 from serve.envelope import (
     error_response,
@@ -208,6 +210,7 @@ def create_app(
         authenticate=authenticate,
         registry_version=registry_version(),
         analytics_doc=shared_analytics_doc(),
+        metrics_doc=shared_metrics_doc(),
         limiter=limiter,
         store=cache,
         # A bad policy file stops the start here, with a message naming the setting and the rule.
@@ -260,7 +263,8 @@ def create_app(
         ],
         debug=False,
     )
-    developer.publish(app, openapi_document_of(app), tool_hashes())
+    document = openapi_document_of(app)
+    developer.publish(app, document, llms_text(document, tool_hashes()))
     # Every HTTP request passes the one-pass layer (serve/front.py): the request's exchange, the
     # canonical path, health, routing, the guard steps, the standard headers and the access line;
     # `/mcp` and what the router refuses go on to the app's own handler (behind the MCP mount).

@@ -63,6 +63,7 @@ class Services:
     authenticate: Authenticator
     registry_version: str  # of the endpoints the app mounts (serve.endpoints), for /v1/health and /v1/me
     analytics_doc: Mapping[str, Any]  # the `/analytics/_doc` block, derived from the declarations
+    metrics_doc: Mapping[str, Any]  # the `/metrics/_doc` block, derived from the metrics Struct
     limiter: Any | None = None  # serve.limits.Limiter
     store: Any | None = None  # access key store
     checks_policy: Policy = field(default_factory=default_policy)  # /analytics/checks' thresholds

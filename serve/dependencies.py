@@ -20,9 +20,9 @@ from access import KeyRecord
 from core import errors
 from core.settings import Settings
 from datasets.reader import LakeReader
-from serve.archives import ArchiveSigner, signer_of
 from serve.auth import call_backends, services_of
 from serve.limits import WINDOW_NAMES, Limits
+from serve.signing.archives import ArchiveSigner, signer_of
 
 T = TypeVar("T")
 

@@ -28,7 +28,7 @@ LANDING_PATH = "/"
 DASHBOARD_PATH = "/ui"
 """The research dashboard's path (serve/routes/dashboard.py mounts it), linked from the landing page."""
 MCP_PATH = "/mcp"  # the MCP server (Streamable HTTP; serve/mcp/)
-LLMS_PATH = "/llms.txt"  # the reference for language models (serve/llms.py)
+LLMS_PATH = "/llms.txt"  # the reference for language models (serve/doc_blocks/llms.py)
 
 ASSET_CACHE = CacheControlHeader(public=True, max_age=365 * 24 * 3600, immutable=True)
 """Assets live under a versioned path: a new release is a new URL, so a year-long cache is safe."""

@@ -238,4 +238,4 @@ ANALYTICS_BLOCK = Block(
     stat_type=AnalyticsStat,
 )
 """How `/analytics/_doc` writes an entry of a body or a row read from its declaration (its horizon
-and granularity are the route's, added by serve/analytics_doc.py)."""
+and granularity are the route's, added by serve/doc_blocks/analytics_doc.py)."""

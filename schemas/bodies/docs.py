@@ -1,7 +1,7 @@
 """The two documentation blocks (`/metrics/_doc`, `/analytics/_doc`), declared for the contract.
 
 Their `fields` are read from the bodies' declarations (`schemas.bodies.figures.documented`), their
-prose in serve/metrics_doc.py and serve/analytics_doc.py; only their shape is declared here. `endpoint` and `warnings` stay maps of prose (their keys grow with the routes and
+prose in serve/doc_blocks/metrics_doc.py and serve/doc_blocks/analytics_doc.py; only their shape is declared here. `endpoint` and `warnings` stay maps of prose (their keys grow with the routes and
 the warning vocabulary, and each value is a sentence), while a `fields` entry has fixed keys, so
 it is declared as a Struct and a client reads `meaning` without probing a dict.
 """

@@ -1,5 +1,5 @@
-"""The signed-download bodies: an alpha's source archive (serve/archives.py `Archive.to_wire`), and
-the Parquet exports (serve/exports.py): a row of the listing and the signed download of one."""
+"""The signed-download bodies: an alpha's source archive (serve/signing/archives.py `Archive.to_wire`), and
+the Parquet exports (serve/signing/export_urls.py): a row of the listing and the signed download of one."""
 
 from __future__ import annotations
 

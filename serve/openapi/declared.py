@@ -17,9 +17,9 @@ from typing import Any
 import msgspec
 
 from schemas.bodies.figures import term_units
-from serve.analytics_doc import shared_analytics_doc
+from serve.doc_blocks.analytics_doc import shared_analytics_doc
+from serve.doc_blocks.metrics_doc import shared_metrics_doc
 from serve.endpoints import endpoint, endpoints
-from serve.metrics_doc import shared_metrics_doc
 from serve.openapi.jsonschema import without_null
 
 REF_TEMPLATE = "#/components/schemas/{name}"

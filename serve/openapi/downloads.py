@@ -9,15 +9,15 @@ import re
 from typing import Any
 
 from datasets.layout import ALPHA_ID_PATTERN
-from serve import exports as exports_wire
-from serve.archives import (
+from serve.openapi.statuses import ERROR_STATUSES, EVERY_ANSWER, INTEGER, header, headers
+from serve.signing import export_urls as exports_wire
+from serve.signing.archives import (
     DOWNLOAD_ROUTE_PREFIX,
     EXPIRES_PATTERN,
     HOLDER_PATTERN,
     SHA256_HEX_PATTERN,
     SIGNATURE_PATTERN,
 )
-from serve.openapi.statuses import ERROR_STATUSES, EVERY_ANSWER, INTEGER, header, headers
 
 
 def anchored(pattern: re.Pattern[str]) -> str:

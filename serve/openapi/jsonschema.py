@@ -1,7 +1,7 @@
 """Reading the JSON Schemas msgspec writes: `T | None` is `anyOf: [T, {"type": "null"}]`, where a
 hand-written schema says `type: [T, "null"]`. Used where the document is annotated
 (`serve.openapi.annotations`, `serve.openapi.declared`) and where it is read back
-(`serve.reference`)."""
+(`serve.docgen.reference`)."""
 
 from __future__ import annotations
 

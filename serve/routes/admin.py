@@ -30,9 +30,9 @@ from schemas.bodies.envelope import Collection, Single
 from schemas.query import NoQuery, PageQuery
 from serve.auth import endpoint_of, limits_from_wire
 from serve.envelope import single
-from serve.resolve import resolve_alpha
 from serve.routes.base import Context, Ctx, Q
 from serve.routes.declare import route
+from serve.scope.resolve import resolve_alpha
 
 
 def utc_seconds(value: Any) -> str | None:

@@ -36,8 +36,7 @@ from schemas import wire
 from schemas.bodies.envelope import EnvelopeMeta
 from schemas.query import NoQuery, Query, params_of
 from serve import params as p
-from serve import representation, resolve
-from serve.archives import ArchiveSigner, signer_of
+from serve import representation
 from serve.auth import Services, current_caller, services_of
 from serve.conditional import entity_tag, set_entity_tag
 from serve.declaration import Handled
@@ -52,8 +51,10 @@ from serve.envelope import (
 )
 from serve.envelope import collection as collection_envelope
 from serve.exchange import exchange_of
-from serve.readable import scope_of
 from serve.records import RecordsSource
+from serve.scope import resolve
+from serve.scope.readable import scope_of
+from serve.signing.archives import ArchiveSigner, signer_of
 
 Q = TypeVar("Q", bound=Query)
 
@@ -134,6 +135,10 @@ class Context(Generic[Q]):
     @property
     def analytics_doc(self) -> Mapping[str, Any]:
         return self.services.analytics_doc
+
+    @property
+    def metrics_doc(self) -> Mapping[str, Any]:
+        return self.services.metrics_doc
 
     def args(self, problems: Mapping[str, str] | None = None, details: Mapping[str, Any] | None = None) -> Q:
         """The query parameters as the Struct the handler's signature declares, or one 400 naming

@@ -25,9 +25,9 @@ from schemas.bodies.review import ReviewQueue
 from schemas.bodies.rows import AlphaListRow
 from schemas.query import AsOfQuery, CatalogueQuery, FamiliesQuery, WindowPageQuery
 from serve.envelope import single
-from serve.readable import admitted_mask
 from serve.routes.base import Ctx
 from serve.routes.declare import route
+from serve.scope.readable import admitted_mask
 
 
 @route("catalog.alphas.list", "/v1/alphas", "List of alphas")

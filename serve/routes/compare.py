@@ -24,10 +24,10 @@ from schemas.bodies.comparison import Comparison
 from schemas.bodies.envelope import EnvelopeMeta, Single
 from schemas.bodies.service import Warning
 from schemas.query import CompareQuery
-from serve import resolve
 from serve.envelope import single, with_warnings
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
+from serve.scope import resolve
 
 KINDS = ("portfolio", "decisions")
 

@@ -21,7 +21,6 @@ app's path rules (`/docs/` and `/index.html` are 404 `not_found`; HEAD or POST i
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
 from typing import Any
 
 from litestar import Litestar, Request, Response, get
@@ -32,7 +31,6 @@ from litestar.types import ControllerRouterHandler
 
 from schemas.registry import X_REGISTRY_VERSION
 from serve.envelope import JSON, json_bytes
-from serve.llms import llms_text
 from serve.pages import (
     ASSET_CACHE,
     DASHBOARD_PATH,
@@ -106,14 +104,14 @@ _LANDING = "landing_page"
 _LLMS = "llms_txt"
 
 
-def publish(app: Litestar, document: dict[str, Any], tool_hashes: Mapping[str, str]) -> None:
+def publish(app: Litestar, document: dict[str, Any], llms: str) -> None:
     """Give the pages `app`'s OpenAPI document (built once the app's routes are known), with its
-    JSON encoded once here rather than on every request to `/openapi.json`, and `/llms.txt` the MCP
-    tools' declaration hashes."""
+    JSON encoded once here rather than on every request to `/openapi.json`, and `/llms.txt` (made
+    from the same document by `serve.doc_blocks.llms`)."""
     app.state[_DOCUMENT] = document
     app.state[_DOCUMENT_JSON] = json_bytes(document)
     app.state[_LANDING] = landing_page(document)
-    app.state[_LLMS] = llms_text(document, tool_hashes).encode()
+    app.state[_LLMS] = llms.encode()
 
 
 def routes() -> list[ControllerRouterHandler]:

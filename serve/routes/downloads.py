@@ -1,10 +1,10 @@
 """`GET /downloads/archives/{alpha_id}/{sha256}.zip?expires=&holder=&signature=`: the archive behind a
 signed URL of a local lake, outside `/v1` and without an API key; likewise
 `GET /downloads/{alphas|benchmarks}/{name}/builds/{build_id}/exports/{file}.parquet`, the Parquet
-export behind a URL of `/v1/alphas/{alpha}/exports/{dataset}` (serve.exports), whose failures
+export behind a URL of `/v1/alphas/{alpha}/exports/{dataset}` (serve.signing.export_urls), whose failures
 carry the `export_*` codes where an archive's carry `source_*` ones.
 
-The URL itself is the credential: `serve.archives.HmacSigner` checks the HMAC over the object
+The URL itself is the credential: `serve.signing.archives.HmacSigner` checks the HMAC over the object
 path, the expiry and the holder (the key id it was signed for) in constant time (403
 `download_url_invalid`, 403 `download_url_expired`); then the holder's key is read from the key
 store, as every API request reads it: a key that could no longer make a request (revoked,
@@ -55,7 +55,11 @@ from core.settings import Settings
 from datasets import layout
 from datasets.faults import BuildDamaged, LakeUnavailable
 from datasets.reader import LakeReader
-from serve.archives import (
+from serve.auth import OTHER_METHODS
+from serve.compression import SKIP_COMPRESSION
+from serve.dependencies import DEPENDENCIES, KeyBackends
+from serve.limits import egress
+from serve.signing.archives import (
     ARCHIVE_OBJECT_PATH,
     DOWNLOAD_ROUTE_PREFIX,
     SOURCE_ENDPOINT,
@@ -63,12 +67,8 @@ from serve.archives import (
     HmacSigner,
     stored_object,
 )
-from serve.auth import OTHER_METHODS
-from serve.byte_ranges import ByteRange, Unsatisfiable, requested_range
-from serve.compression import SKIP_COMPRESSION
-from serve.dependencies import DEPENDENCIES, KeyBackends
-from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename, export_needs
-from serve.limits import egress
+from serve.signing.byte_ranges import ByteRange, Unsatisfiable, requested_range
+from serve.signing.export_urls import EXPORT_OBJECT_PATH, PARQUET, export_filename, export_needs
 
 log = logging.getLogger("serve.downloads")
 

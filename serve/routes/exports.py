@@ -4,9 +4,9 @@
   from the served build, with rows, bytes, SHA-256, columns and the build id of each file;
 - `GET /v1/alphas/{alpha}/exports/{dataset}` (`exports.download`, `book=` on book datasets):
   `{url, expires_in, filename, size_bytes, sha256, rows, columns, build}`, the URL freshly signed
-  like `/source/download`'s (HMAC on a local lake, presigned on S3; serve.exports).
+  like `/source/download`'s (HMAC on a local lake, presigned on S3; serve.signing.export_urls).
 
-Both authorise the run first (403 `run_not_allowed` / 404 `run_not_found`, serve.resolve), as
+Both authorise the run first (403 `run_not_allowed` / 404 `run_not_found`, serve.scope.resolve), as
 every alpha route. The responses stay JSON; the bytes come from the signed URL, never through
 `/v1`. The benchmark dataset is the market benchmark's series (`schemas.wire.MARKET_BENCHMARK`) of
 its own build (`build` names that build).
@@ -30,10 +30,10 @@ from schemas.bodies.downloads import ExportDownload, ExportRow
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import BOOK_REQUIRED, BuildPageQuery, ExportQuery
 from serve.envelope import single
-from serve.exports import EXPORT_ENDPOINT, ExportFile, alpha_exports, benchmark_exports, sign
-from serve.resolve import open_run
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
+from serve.scope.resolve import open_run
+from serve.signing.export_urls import EXPORT_ENDPOINT, ExportFile, alpha_exports, benchmark_exports, sign
 
 BENCHMARK_SYMBOL = wire.MARKET_BENCHMARK
 

@@ -11,7 +11,6 @@ from schemas.bodies.envelope import Single
 from schemas.bodies.metrics import Metrics
 from schemas.query import MetricsQuery, NoQuery
 from serve.envelope import single, with_warnings
-from serve.metrics_doc import shared_metrics_doc
 from serve.routes.base import Ctx, documentation_block
 from serve.routes.declare import route
 
@@ -25,7 +24,7 @@ async def get_metrics(ctx: Ctx[MetricsQuery], alpha: FromPath[str]) -> Response[
     build = await ctx.open_run(alpha)
     args = ctx.args()
     answer = ctx.reading().metrics(build, args)
-    data = msgspec.structs.replace(answer.data, doc=shared_metrics_doc()) if args.doc else answer.data
+    data = msgspec.structs.replace(answer.data, doc=ctx.metrics_doc) if args.doc else answer.data
     return single(data, with_warnings(ctx.run_meta(build, "metrics"), answer.warnings))
 
 
@@ -36,7 +35,7 @@ async def get_metrics(ctx: Ctx[MetricsQuery], alpha: FromPath[str]) -> Response[
     sync_to_thread=False,
 )
 def get_metrics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[MetricsDoc]]:
-    return documentation_block(ctx, alpha, shared_metrics_doc())
+    return documentation_block(ctx, alpha, ctx.metrics_doc)
 
 
 ROUTES = [get_metrics, get_metrics_doc]

@@ -28,9 +28,9 @@ from schemas.bodies.rows import ScreenRow
 from schemas.query import ScreenQuery
 from serve import representation
 from serve.envelope import with_warnings
-from serve.resolve import resolve_run
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
+from serve.scope.resolve import resolve_run
 
 
 @route(

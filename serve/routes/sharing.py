@@ -8,7 +8,7 @@ protocol's, not the API's envelope). docs/integrations.md ("Delta Sharing") is t
 - `GET .../tables/{table}/version` (and the deprecated `HEAD .../tables/{table}`): the table
   version in `Delta-Table-Version`; `GET .../metadata`: protocol and `metaData` lines;
 - `POST .../query`: protocol, `metaData` and one `file` line whose `url` is the export's signed
-  URL for this key (`serve.exports.sign`: bound to the key, expiring, fetch-limited);
+  URL for this key (`serve.signing.export_urls.sign`: bound to the key, expiring, fetch-limited);
 - `GET .../changes`: 400, change data feed is not enabled on any table (builds replace a table
   whole; the protocol's reference server answers a table without it the same way).
 
@@ -37,12 +37,10 @@ from core import errors
 from core.context import Caller
 from datasets.faults import LakeUnavailable
 from datasets.reader import BuildView, LakeReader
-from serve.archives import URL_LIFETIME_SECONDS, ArchiveSigner
 from serve.auth import OTHER_METHODS, current_caller
 from serve.dependencies import DEPENDENCIES
 from serve.envelope import request_id_of
-from serve.exports import EXPORT_ENDPOINT, sign
-from serve.resolve import open_view
+from serve.scope.resolve import open_view
 from serve.sharing import protocol
 from serve.sharing.protocol import SharingError
 from serve.sharing.share import (
@@ -56,6 +54,8 @@ from serve.sharing.share import (
     table_id,
     table_version,
 )
+from serve.signing.archives import URL_LIFETIME_SECONDS, ArchiveSigner
+from serve.signing.export_urls import EXPORT_ENDPOINT, sign
 
 log = logging.getLogger("serve.sharing")
 

@@ -1,7 +1,7 @@
 """`/v1/alphas/{alpha}/source/download` (endpoint 6): a freshly signed URL of the source archive.
 
 The run is authorised and resolved first (403 `run_not_allowed` / 404 `run_not_found`), then the
-build's `source.json` record decides the outcome (`serve.archives.source_download`). The signer
+build's `source.json` record decides the outcome (`serve.signing.archives.source_download`). The signer
 is chosen once per app from the settings: presigned S3 URLs for an `s3://` lake, HMAC-signed URLs
 on this server's `/downloads/...` route for a local lake, none without a signing key.
 """
@@ -15,11 +15,11 @@ from datasets import layout
 from schemas.bodies.downloads import SourceDownload
 from schemas.bodies.envelope import Single
 from schemas.query import NoQuery
-from serve.archives import SOURCE_ENDPOINT, source_download
 from serve.envelope import single
-from serve.resolve import resolve_run
 from serve.routes.base import Ctx
 from serve.routes.declare import route
+from serve.scope.resolve import resolve_run
+from serve.signing.archives import SOURCE_ENDPOINT, source_download
 
 
 # In a worker thread: signing may check the object store.

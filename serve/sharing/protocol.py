@@ -15,8 +15,8 @@ from typing import Any
 import msgspec
 import pyarrow as pa
 
-from serve.exports import ExportFile
 from serve.sharing.schema import schema_string
+from serve.signing.export_urls import ExportFile
 
 NDJSON = "application/x-ndjson; charset=utf-8"
 TABLE_VERSION_HEADER = "Delta-Table-Version"

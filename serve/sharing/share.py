@@ -35,7 +35,7 @@ from core.context import Caller
 from datasets import layout
 from datasets.reader import BuildView, LakeReader
 from datasets.served import AlphaBuild
-from serve.exports import ExportFile, alpha_exports
+from serve.signing.export_urls import ExportFile, alpha_exports
 
 SHARE_NAME = "alpha_results"
 """The name of every key's share (what it holds is the key's own view)."""

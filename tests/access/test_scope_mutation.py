@@ -102,7 +102,7 @@ def test_no_answer_moves_when_every_unreadable_alpha_changes(
 ) -> None:
     from alpha_results_seal.demo.corpus import write_corpus
     from pipeline.build import build_many
-    from pipeline.events import events_step
+    from pipeline.build_events import events_step
 
     lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
     shutil.copyfile(records_of(demo_lake), tmp_path / "records.sqlite3")

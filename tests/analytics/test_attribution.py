@@ -545,7 +545,7 @@ def test_a_build_before_the_attribution_table_is_503(demo_lake: Path, tmp_path: 
     import json
     import shutil
 
-    from pipeline import catalogue_index
+    from pipeline import index_rows
 
     lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
     root = lake / "alphas" / "momentum_12_1"
@@ -562,7 +562,7 @@ def test_a_build_before_the_attribution_table_is_503(demo_lake: Path, tmp_path: 
         "sha256": hashlib.sha256(index_path.read_bytes()).hexdigest(),
     }
     (build / "alpha.json").write_text(json.dumps(entry))
-    catalogue_index.rebuild(str(lake))
+    index_rows.rebuild(str(lake))
     with serving(lake, CALLERS) as api:
         response = api.get(PATH.format("momentum_12_1"))
         assert response.status_code == 503, response.text

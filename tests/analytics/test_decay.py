@@ -510,7 +510,7 @@ def test_bad_input_is_a_400_naming_the_parameter(world: World) -> None:
 
 def test_a_notebook_gets_the_same_figures(world: World) -> None:
     from analytics.figures import Figures
-    from pipeline.promotions import standings_of
+    from pipeline.operator_decisions import standings_of
     from records.store import open_records
 
     held = open_records(world.records)

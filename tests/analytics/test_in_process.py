@@ -26,7 +26,7 @@ from analytics.entries import Warnings
 from analytics.errors import BadParameters
 from analytics.figures import ASKED, Figures
 from analytics.policy import default_policy, load_policy
-from pipeline.promotions import standings_of
+from pipeline.operator_decisions import standings_of
 from records.store import open_records
 from schemas import choices
 from schemas.bodies.envelope import EnvelopeMeta

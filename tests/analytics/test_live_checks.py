@@ -296,7 +296,7 @@ def test_a_key_without_the_ledger_has_them_withheld(world: World) -> None:
 
 def test_the_notebooks_checks_take_the_tenure_from_the_standings(world: World) -> None:
     from analytics.figures import Figures
-    from pipeline.promotions import standings_of
+    from pipeline.operator_decisions import standings_of
     from records.store import open_records
 
     records = open_records(world.records)

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from datasets import clock
-from pipeline.promotions import Decision, Preview, preview
+from pipeline.operator_decisions import Decision, Preview, preview
 from schemas.bodies.promotions import PromotionPreview
 from tests.analytics.conftest import Api
 from tests.analytics.test_promotions import OVERRIDE, approve, demo_promotions, run

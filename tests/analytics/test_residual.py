@@ -25,7 +25,7 @@ from litestar.testing import TestClient
 
 from analytics.sets import NO_APPROVED
 from core.context import AllowList
-from pipeline.promotions import standings_of
+from pipeline.operator_decisions import standings_of
 from tests.analytics import reference as ref
 from tests.analytics.conftest import (
     ALPHAS,
@@ -504,7 +504,7 @@ def decided(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 
 def test_after_a_decision_the_columns_follow_the_approved_set(decided: Decided) -> None:
-    from pipeline.catalogue_index import current_rows
+    from pipeline.index_rows import current_rows
 
     approved = ["Test_low_vol_incomplete", "Test_small_universe"]
     rows = screened(decided.api)

@@ -290,7 +290,7 @@ def test_a_key_without_the_ledger_sees_no_live_figure(world: World) -> None:
 
 
 def index_rows(lake: Path) -> dict[str, dict[str, Any]]:
-    from pipeline.catalogue_index import current_rows
+    from pipeline.index_rows import current_rows
 
     table = current_rows(str(lake))
     assert table is not None
@@ -317,7 +317,7 @@ def test_an_index_written_before_the_live_columns_serves_them_null(world: World,
     from alpha_results_seal.storage import Storage
     from analytics.tenure import Tenure
     from datasets.catalogue_index import catalogue_dir, newest
-    from pipeline.catalogue_index import record
+    from pipeline.index_rows import record
     from schemas.lake import LIVE_COLUMNS
 
     lake = Path(shutil.copytree(world.lake, tmp_path / "lake"))
@@ -355,12 +355,12 @@ def test_a_row_that_cannot_be_written_leaves_the_decision_recorded(
     world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The decision is the record; the index row follows it where it can, and says so where not."""
-    import pipeline.catalogue_index
+    import pipeline.index_rows
 
     def refused(*args: Any, **kwargs: Any) -> int:
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(pipeline.catalogue_index, "record", refused)
+    monkeypatch.setattr(pipeline.index_rows, "record", refused)
     records = f"sqlite:///{tmp_path / 'records.sqlite3'}"
     where = ("--lake", str(world.lake), "--keystore", records, "--policy", "", "--by", "ops", "--note", "n")
     before = index_rows(world.lake)
@@ -373,7 +373,7 @@ def test_a_row_that_cannot_be_written_leaves_the_decision_recorded(
     )
     assert '"action": "approved"' in printed
     assert index_rows(world.lake) == before
-    [warning] = [r for r in caplog.records if r.name == "pipeline.promotions"]
+    [warning] = [r for r in caplog.records if r.name == "pipeline.operator_decisions"]
     assert (
         "Test_ledger_only: the decision is recorded, but not the alpha's catalogue index row"
         in warning.message
@@ -414,7 +414,7 @@ def test_a_republished_approved_alpha_keeps_its_approval_split(tmp_path: Path) -
     assert row["build_id"] != first["build_id"]
     assert (row["live_split"], row["live_split_origin"]) == (as_of, "approval")
     assert known_split(lake, alpha, recorded(records, alpha, "approved")) == as_of  # carried to the new build
-    from pipeline.promotions import standings_of
+    from pipeline.operator_decisions import standings_of
     from records.store import open_records
 
     held = open_records(records)

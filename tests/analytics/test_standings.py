@@ -23,7 +23,7 @@ from analytics.figures import Figures
 from analytics.sets import NO_APPROVED, default_reference
 from analytics.standings import NO_DECISIONS, Standings
 from datasets.served import Catalogue, Listing
-from pipeline.promotions import standings_of
+from pipeline.operator_decisions import standings_of
 from records.store import open_records
 from tests.analytics.conftest import ALPHAS, CALLERS, Api
 from tests.decided import decide_on, noon

@@ -278,7 +278,7 @@ def test_a_document_text_cannot_break_out_of_the_page_script() -> None:
         "paths": {},
     }
     app = Litestar(route_handlers=developer.routes())
-    developer.publish(app, document, {})
+    developer.publish(app, document, "")
     with TestClient(app=app) as client:
         page = client.get("/docs").text
     # The two asset scripts, the document's data block and the start-up script: none added.

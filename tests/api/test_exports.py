@@ -24,11 +24,11 @@ from litestar.testing import TestClient
 from core.settings import Settings
 from datasets import layout
 from datasets.reader import LakeReader
-from pipeline import PIPELINE_VERSION, catalogue_index
+from pipeline import PIPELINE_VERSION, index_rows
 from schemas import exports
 from schemas.query import LIMIT_MAX
 from serve.app import create_app
-from serve.archives import HmacSigner
+from serve.signing.archives import HmacSigner
 from tests.api.conftest import CALLERS
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 
@@ -374,7 +374,7 @@ def lake_before_exports(demo_lake: Path, tmp_path: Path, alpha: str) -> Path:
     entry["pipeline_version"] = "2.0.0"
     (build / layout.ALPHA_JSON).write_text(json.dumps(entry))
     shutil.rmtree(build / layout.EXPORTS_DIR)
-    catalogue_index.rebuild(str(lake))  # the index holds each build's alpha.json as published
+    index_rows.rebuild(str(lake))  # the index holds each build's alpha.json as published
     return lake
 
 

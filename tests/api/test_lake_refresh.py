@@ -21,7 +21,7 @@ from core.settings import Settings
 from datasets import catalog, queries
 from datasets import catalogue_index as catalogue_index_reader
 from datasets.reader import LakeReader, LakeUnavailable
-from pipeline import catalogue_index
+from pipeline import index_rows
 from pipeline.publish import publish_seal
 from serve.app import create_app
 from tests.api.conftest import fake_authenticate
@@ -130,7 +130,7 @@ def error_code(response: Any, status: int) -> str:
 
 def test_corrupt_pointer_is_upstream_unavailable_not_a_missing_alpha(lake: Path) -> None:
     (lake / "alphas" / "momentum_12_1" / "_current.json").write_text('{"build_id": "abc"')  # truncated
-    catalogue_index.rebuild(str(lake))  # `alpha-results lake index` (or the next publish) finds it
+    index_rows.rebuild(str(lake))  # `alpha-results lake index` (or the next publish) finds it
     client, _ = app_client(str(lake))
     with client:
         response = client.get("/v1/alphas/momentum_12_1/books", headers=RAW)
@@ -162,7 +162,7 @@ def test_one_unreadable_alpha_leaves_every_other_alpha_served(
     target = lake / "alphas" / alpha / name if name == "_current.json" else Path(build.build_dir) / name
     good = target.read_bytes()
     target.write_text(text)
-    catalogue_index.rebuild(str(lake))  # `alpha-results lake index` (or the next publish) finds it
+    index_rows.rebuild(str(lake))  # `alpha-results lake index` (or the next publish) finds it
     client, reader = app_client(str(lake))
     with caplog.at_level(logging.ERROR, logger="datasets.reader"), client:
         listed = served(client)
@@ -179,7 +179,7 @@ def test_one_unreadable_alpha_leaves_every_other_alpha_served(
         assert unreadable_logged(caplog, alpha) == 1  # not per request, not per refresh
 
         target.write_bytes(good)  # repaired and indexed again: served again at the next refresh
-        catalogue_index.rebuild(str(lake))
+        index_rows.rebuild(str(lake))
         reader.refresh()
         assert alpha in served(client)
         assert client.get(f"/v1/alphas/{alpha}/books", headers=RAW).status_code == 200

@@ -14,12 +14,12 @@ from core.settings import SETTINGS, Settings
 from schemas.query import OFFSET_MAX
 from serve.app import MOUNTED_ENDPOINTS as SERVED
 from serve.app import create_app
-from serve.archives import DOWNLOAD_ROUTE_PREFIX
 from serve.endpoints import endpoints
 from serve.openapi import SCHEMA_PATH
 from serve.openapi.downloads import DOWNLOAD_PATH, EXPORT_DOWNLOAD_PATH
 from serve.openapi.statuses import NOT_FOUND_ENDPOINTS, RATE_LIMIT_HEADERS, error_statuses
 from serve.routes import dashboard, developer, sharing
+from serve.signing.archives import DOWNLOAD_ROUTE_PREFIX
 from tests.api.conftest import Api, fake_authenticate
 
 ROOT = Path(__file__).resolve().parents[2]

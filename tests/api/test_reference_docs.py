@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from cli.main import main as cli
-from serve import reference
 from serve.app import MOUNTED_ENDPOINTS
+from serve.docgen import reference
 from serve.endpoints import endpoints
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,7 +153,7 @@ def test_docs_point_only_inside_the_repository(doc: Path) -> None:
 
 
 def test_llms_txt_is_current(document: dict[str, Any]) -> None:
-    from serve.llms import llms_text
+    from serve.doc_blocks.llms import llms_text
     from serve.mcp.tools import tool_hashes
 
     committed = reference.LLMS_PATH.read_text(encoding="utf-8")
@@ -167,7 +167,7 @@ def test_llms_txt_is_current(document: dict[str, Any]) -> None:
 def test_llms_txt_covers_every_surface(document: dict[str, Any]) -> None:
     """Issue 47, item 6: `/llms.txt` named the routes and MCP but not Delta Sharing, the event feed,
     the stream, webhooks or the signed downloads an agent meets."""
-    from serve.llms import llms_text
+    from serve.doc_blocks.llms import llms_text
     from serve.mcp.tools import tool_hashes
 
     text = llms_text(document, tool_hashes())

@@ -61,6 +61,7 @@ def guard_app(keystore_url: str) -> tuple[Litestar, str]:
         authenticate=default_authenticator(CountedCache(store)),
         registry_version="r-bench",
         analytics_doc={},
+        metrics_doc={},
         limiter=MemoryLimiter(),
         store=store,
     )

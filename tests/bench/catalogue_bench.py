@@ -419,7 +419,8 @@ def timed_publish_child(seal: str, lake: str) -> None:
     index and matrices), and the catalogue-wide steps after the publish (`run_catalogue_steps`:
     the lake's garbage collection). Prints one PUBLISH_TIMES JSON line."""
     from cli.main import main as cli_main
-    from pipeline import build, catalogue_index, catalogue_steps
+    from pipeline import build, catalogue_steps
+    from pipeline import index_rows as catalogue_index
 
     times: dict[str, list[float]] = {"publish_seal": [], "record": [], "catalogue_steps": []}
 
@@ -551,8 +552,8 @@ def neighbour_recall(root: str, alphas: list[str]) -> dict[str, Any]:
 
     from alpha_results_seal.storage import Storage
     from datasets import catalogue_index
-    from pipeline import catalogue_index as rows
     from pipeline import catalogue_neighbours as neighbours
+    from pipeline import index_rows as rows
     from schemas.lake import SCORE_NEIGHBOURS
 
     storage = Storage(root)
@@ -838,7 +839,7 @@ ROUTES = (
 def screen_columns(corpus: Corpus, root: str) -> dict[str, list[float]]:
     """Each screened column's finite values over the catalogue index (sorted), read from the lake's
     newest generation (local lake: the cached one, on S3 the same rows)."""
-    from pipeline.catalogue_index import current_rows
+    from pipeline.index_rows import current_rows
     from schemas.wire import screen_index_column
 
     rows = current_rows(str(corpus.lake) if root.startswith("s3://") else root)

@@ -48,14 +48,14 @@ def makespan(durations: list[float], workers: int) -> float:
 
 
 def run(lake: str, workers: int | None, parts_for: int | None = None) -> dict[str, Any]:
-    from pipeline import catalogue_index
+    from pipeline import index_rows
 
     timings: dict[str, float] = {}
     tasks: list[dict[str, Any]] = []
     load = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     if workers is None:
-        catalogue_index.rebuild(lake, timings=timings)
+        index_rows.rebuild(lake, timings=timings)
     else:
         from distributed import Client, LocalCluster, get_task_stream
 

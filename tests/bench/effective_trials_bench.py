@@ -42,7 +42,7 @@ def seed_links(lake: Path) -> None:
     kept = trial_links.Kept([], path)
     sums = newest.trials or {}
     if not sums:
-        from pipeline.catalogue_index import _sums_of
+        from pipeline.index_rows import _sums_of
 
         sums = _sums_of(catalogue_index.read_index(storage, str(lake), newest, ["sharpe_per_session"]))
     document = trial_links.document(sums, kept, index.column("alpha_id"), trial_links.sharpes_of(index))

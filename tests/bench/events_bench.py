@@ -12,7 +12,7 @@ benchmark seal, a small alpha (`Test_events_bench`, 30 names, 8 weeks) and a wid
    and a poller of `GET /v1/events` after its cursor every 50-100 ms. `--publishes` publishes of
    `Test_events_bench`, alternating two versions (seeds 3 and 4: each publish is a new build), in
    this process as `alpha-results build --keystore` runs them (`pipeline.publish.publish_seal`,
-   `pipeline.catalogue_steps.run_catalogue_steps`, then `pipeline.events.events_step` with the
+   `pipeline.catalogue_steps.run_catalogue_steps`, then `pipeline.build_events.events_step` with the
    server's settings), one at a time, each after the last one's event was seen by both readers.
    Per publish, from the pointer switch (when `publish_seal` returned): the events step finished
    (event written), the event received on the stream, first seen on the feed.
@@ -179,8 +179,8 @@ def publish_and_record(seal: Path, lake: str, url: str) -> tuple[Any, float, flo
     (`publish_seal`, the pointer switch and the catalogue index), the catalogue steps, then the
     events step with the server's settings. (outcome, publish returned, events written, report)."""
     from core.settings import Settings
+    from pipeline.build_events import events_step
     from pipeline.catalogue_steps import run_catalogue_steps
-    from pipeline.events import events_step
     from pipeline.publish import publish_seal
 
     settings = Settings.from_env()

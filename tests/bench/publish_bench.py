@@ -4,9 +4,9 @@
 synthetic catalogue of each N (`tests/bench/synthetic_catalogue.py`, written when absent, beside
 bench-catalogue's 20 small demo alphas), copies its lake (hard links) and publishes new small demo
 alphas into it one at a time through the real pipeline (`alpha-results build SEAL --jobs 1` in a
-child process), timing the catalogue step (`pipeline.catalogue_index.record`: the alpha's row, its
+child process), timing the catalogue step (`pipeline.index_rows.record`: the alpha's row, its
 score neighbours, the matrices, the residual and trials figures, the generation's commit) in wall
-and CPU seconds, then, after the last, a compaction of the delta they left (`pipeline.catalogue_index.compact`), with
+and CPU seconds, then, after the last, a compaction of the delta they left (`pipeline.index_rows.compact`), with
 the load average at each measure (the machine is shared). Prints one JSON document.
 
 `--first-stage` measures instead, in this process over each synthetic catalogue, the first stage of
@@ -43,7 +43,7 @@ def child(seal: str, lake: str, compact_after: str = "0") -> None:
     Sharpe ratio imports it (about 1 s), once per process, whichever step that is. Prints one MARK
     line."""
     from cli.main import main as cli_main
-    from pipeline import catalogue_index
+    from pipeline import index_rows
 
     times: dict[str, Any] = {}
     wall, cpu = time.perf_counter(), time.process_time()
@@ -51,7 +51,7 @@ def child(seal: str, lake: str, compact_after: str = "0") -> None:
 
     times["scipy_import_wall"] = round(time.perf_counter() - wall, 4)
     times["scipy_import_cpu"] = round(time.process_time() - cpu, 4)
-    record = catalogue_index.record
+    record = index_rows.record
 
     def timed(*args: Any, **kwargs: Any) -> Any:
         wall, cpu = time.perf_counter(), time.process_time()
@@ -62,9 +62,9 @@ def child(seal: str, lake: str, compact_after: str = "0") -> None:
             times["record_cpu"] = round(time.process_time() - cpu, 4)
             times["load_average"] = os.getloadavg()[0]
 
-    catalogue_index.record = timed
+    index_rows.record = timed
     code = cli_main(["build", seal, "--lake", lake, "--jobs", "1"])
-    compact = getattr(catalogue_index, "compact", None)
+    compact = getattr(index_rows, "compact", None)
     if compact is not None and compact_after == "1":
         wall, cpu = time.perf_counter(), time.process_time()
         compact(lake, force=True)
@@ -124,8 +124,8 @@ def first_stage(lake: Path, targets: int) -> list[dict[str, Any]]:
 
     from alpha_results_seal.storage import Storage
     from datasets import catalogue_index as stored
-    from pipeline import catalogue_index as steps
     from pipeline import catalogue_neighbours
+    from pipeline import index_rows as steps
 
     root = str(lake)
     storage = Storage(root)

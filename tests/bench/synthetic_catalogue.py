@@ -314,7 +314,7 @@ def write(
     from alpha_results_seal.storage import Storage
     from analytics import nearest
     from datasets import catalogue_index
-    from pipeline.catalogue_index import _in_catalogue_order
+    from pipeline.index_rows import _in_catalogue_order
 
     timings: dict[str, float] = {}
     started = time.monotonic()

@@ -278,7 +278,7 @@ def _unwrap(info: msgspec.inspect.Type) -> msgspec.inspect.Type:
 
 
 def test_the_metrics_model_has_every_path_the_server_documents() -> None:
-    from serve.metrics_doc import metrics_doc
+    from serve.doc_blocks.metrics_doc import metrics_doc
 
     paths = list(metrics_doc()["fields"])
     assert len(paths) > 100
@@ -287,7 +287,7 @@ def test_the_metrics_model_has_every_path_the_server_documents() -> None:
 
 
 def test_the_analytics_models_have_every_path_the_server_documents() -> None:
-    from serve.analytics_doc import shared_analytics_doc
+    from serve.doc_blocks.analytics_doc import shared_analytics_doc
     from serve.endpoints import endpoints
 
     # Each documented analytics route's answer, by the name the server's block files it under, as

@@ -112,7 +112,7 @@ def test_no_figure_writes_a_unit() -> None:
 def test_generated_from_the_registry_is_current() -> None:
     """serve/static/ui/vocabulary.js (the dashboard's labels; the Vocabulary of docs/reference.md is checked with the reference)
     are what the registry makes: `alpha-results reference` rewrites them."""
-    from serve import vocabulary_docs
+    from serve.docgen import vocabulary_docs
 
     stale = [str(path.relative_to(ROOT)) for path in vocabulary_docs.stale()]
     assert not stale, f"stale, run `just reference` (alpha-results reference): {stale}"

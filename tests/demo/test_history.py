@@ -17,7 +17,7 @@ from analytics.figures import Figures
 from analytics.restatements import restated_of
 from analytics.tenure import known_of
 from datasets.rows import day_number
-from pipeline.promotions import standings_of
+from pipeline.operator_decisions import standings_of
 from records.store import Records, open_records
 
 

@@ -868,7 +868,7 @@ def test_a_prompt_names_tools_that_answer(world: World) -> None:
 
 
 def test_llms_txt_is_public_and_the_docs_copy(world: World) -> None:
-    from serve.reference import LLMS_PATH
+    from serve.docgen.reference import LLMS_PATH
 
     answer = httpx.get(world.url + "/llms.txt", timeout=30)
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/markdown")

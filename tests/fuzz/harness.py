@@ -84,7 +84,7 @@ class Server:
 def serving(lake: Path, keystore_url: str, workdir: Path) -> Iterator[Server]:
     """`alpha-results serve` on a free port, with signed source downloads configured; its output
     goes to `workdir/server.log` (a pipe nobody reads would stall a long run)."""
-    from serve.archives import ensure_signing_key
+    from serve.signing.archives import ensure_signing_key
 
     signing_key = workdir / "signing.key"
     ensure_signing_key(str(signing_key))

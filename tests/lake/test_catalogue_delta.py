@@ -22,7 +22,7 @@ from analytics import significance
 from core.settings import Settings
 from datasets import catalogue_index, layout
 from datasets.trial_sums import TrialSums, of_column
-from pipeline import catalogue_index as rows
+from pipeline import index_rows as rows
 from pipeline.publish import publish_seal
 from serve.app import create_app
 from tests.api.conftest import fake_authenticate

@@ -22,7 +22,7 @@ from alpha_results_seal.storage import Storage
 from core.settings import Settings
 from datasets import catalog, catalogue_index, layout
 from datasets.reader import LakeReader
-from pipeline import catalogue_index as rows
+from pipeline import index_rows as rows
 from pipeline.publish import publish_seal
 from schemas.lake import SCORE_NEIGHBOURS
 from serve.app import create_app

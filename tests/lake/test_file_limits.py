@@ -23,7 +23,7 @@ import pytest
 
 from access import ADMIN_CEILING
 from datasets.integrity import sha256_of
-from pipeline import catalogue_index
+from pipeline import index_rows
 from pipeline.catalogue_neighbours import NEIGHBOURS
 from pipeline.publish import publish_seal
 from tests.lake.conftest import serving, soak_rounds
@@ -75,7 +75,7 @@ def catalogue(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]
         alpha = f"Test_limit_{n:03d}"
         clone_alpha(lake, sources[n % SOURCES], alpha)
         alphas.append(alpha)
-    catalogue_index.rebuild(str(lake))  # the clones were published by hand: index them
+    index_rows.rebuild(str(lake))  # the clones were published by hand: index them
     return lake, alphas
 
 

@@ -41,7 +41,7 @@ from litestar.testing import TestClient
 from core.settings import Settings
 from datasets import layout
 from datasets.build_view import local_sizes, manifest_problem
-from pipeline.catalogue_index import current_rows
+from pipeline.index_rows import current_rows
 from pipeline.publish import publish_seal
 from serve.app import create_app
 from tests.api.conftest import fake_authenticate

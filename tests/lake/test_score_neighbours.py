@@ -19,8 +19,8 @@ from scipy import stats
 from alpha_results_seal.storage import Storage
 from analytics.correlation import Pairing
 from datasets import catalogue_index, layout
-from pipeline import catalogue_index as rows
 from pipeline import catalogue_neighbours as neighbours
+from pipeline import index_rows as rows
 from pipeline.publish import publish_seal
 from schemas.lake import SCORE_NEIGHBOURS
 from tests.pipeline.factory import write_factory_seal

@@ -20,7 +20,7 @@ from analytics.metrics import Conventions, MetricsInputs
 from analytics.metrics.inputs import columns_from_table
 from pipeline.publish import lake_table
 from pipeline.weekly import weekly_tables
-from serve.metrics_doc import metrics_doc
+from serve.doc_blocks.metrics_doc import metrics_doc
 from tests.api import lakedata
 from tests.metrics.conftest import Api
 from tests.metrics.factory import ALL_ACCESS, metrics_json

@@ -11,7 +11,7 @@ import pytest
 
 from schemas.bodies.metrics import DECILES_AVAILABILITY, FULL, STAT_KEYS, WINDOW, Metrics
 from serve.app import openapi_document
-from serve.metrics_doc import metrics_doc
+from serve.doc_blocks.metrics_doc import metrics_doc
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from schemas.choices import WARNING_CODES
-from serve.metrics_doc import metrics_doc
+from serve.doc_blocks.metrics_doc import metrics_doc
 from tests.knowledge import current_build
 from tests.metrics.conftest import Api
 

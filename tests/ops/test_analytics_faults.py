@@ -19,7 +19,7 @@ from litestar.testing import TestClient
 
 from core.context import AllowList
 from core.settings import Settings
-from pipeline import catalogue_index
+from pipeline import index_rows
 from serve.app import create_app
 from tests.callers import authenticator_for, make_caller
 
@@ -81,7 +81,7 @@ def test_build_before_the_analytics_tables_is_503_analytics_not_built(lake: Path
     }
     entry["pipeline_version"] = "2.1.0"
     (build / "alpha.json").write_text(json.dumps(entry))
-    catalogue_index.rebuild(str(lake))  # the index holds each build's alpha.json as published
+    index_rows.rebuild(str(lake))  # the index holds each build's alpha.json as published
     app = create_app(Settings(lake=str(lake), environment="test"), authenticate=authenticator_for(CALLERS))
     with TestClient(app=app) as client:
         for route in ("significance", "correlation", "drawdowns", "rolling", "costs", "attribution"):
@@ -144,7 +144,7 @@ def test_an_unreadable_alpha_is_503_for_the_keys_that_may_read_it_and_names_no_a
     assert significance_before.status_code == 200
     # A production alpha's pointer is corrupt: the index records the alpha as unreadable.
     (lake / "alphas" / "momentum_12_1" / "_current.json").write_text("{not json")
-    catalogue_index.record(str(lake), ["momentum_12_1"])
+    index_rows.record(str(lake), ["momentum_12_1"])
     refresh(client)
     # Significance follows the correlation list's rule (`whole_catalogue`): a 503, naming no alpha,
     # for a key that may read the unreadable alpha; the same figures as before for one that may
@@ -176,7 +176,7 @@ def test_republish_changes_the_trials(client: TestClient[Any], lake: Path) -> No
     tag = before.headers["etag"]
     # Unpublish one alpha (its pointer goes): the catalogue now has one trial fewer.
     (lake / "alphas" / "Test_short_term_reversal" / "_current.json").unlink()
-    catalogue_index.rebuild(str(lake))  # `alpha-results lake index` drops it from the catalogue
+    index_rows.rebuild(str(lake))  # `alpha-results lake index` drops it from the catalogue
     refresh(client)
     after = client.get(
         "/v1/alphas/Test_planted_factor/analytics/significance",

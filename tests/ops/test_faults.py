@@ -20,7 +20,7 @@ from s3fs import S3FileSystem
 from access import open_store
 from access.tokens import generate_token
 from core.settings import Settings
-from pipeline import catalogue_index
+from pipeline import index_rows
 from serve.app import create_app
 from serve.limits import MemoryLimiter, open_limiter
 from tests.conftest import backend_unavailable
@@ -61,7 +61,7 @@ def test_one_corrupt_pointer_degrades_health_and_only_its_alpha(
     pointer = lake_copy / "alphas" / "Test_planted_factor" / "_current.json"
     good = pointer.read_bytes()
     pointer.write_text('{"build_id": ')
-    catalogue_index.rebuild(str(lake_copy))  # `alpha-results lake index` (or the next publish) finds it
+    index_rows.rebuild(str(lake_copy))  # `alpha-results lake index` (or the next publish) finds it
     client = make_client(lake=str(lake_copy))
     listed = client.get("/v1/alphas", headers=bearer("member"))
     assert listed.status_code == 200
@@ -79,7 +79,7 @@ def test_one_corrupt_pointer_degrades_health_and_only_its_alpha(
     assert set(body["lake"]["degraded_alphas"]) == {"Test_planted_factor"}
 
     pointer.write_bytes(good)
-    catalogue_index.rebuild(str(lake_copy))
+    index_rows.rebuild(str(lake_copy))
     assert "lake" not in health_when(lambda: client.get("/v1/health"), is_ok)
     assert client.get("/v1/alphas/Test_planted_factor/books", headers=bearer("member")).status_code == 200
 
@@ -107,7 +107,7 @@ def test_s3_endpoint_on_a_closed_port(make_client: AppFactory, monkeypatch: pyte
 
 def test_benchmark_not_published(make_client: AppFactory, lake_copy: Path) -> None:
     shutil.rmtree(lake_copy / "benchmarks")
-    catalogue_index.rebuild(str(lake_copy))
+    index_rows.rebuild(str(lake_copy))
     client = make_client(lake=str(lake_copy))
     assert_error(
         client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_not_configured"

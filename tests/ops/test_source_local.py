@@ -13,8 +13,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from pipeline import catalogue_index
-from serve.archives import hmac_signature
+from pipeline import index_rows
+from serve.signing.archives import hmac_signature
 from tests.ops.conftest import AppFactory, assert_error, bearer
 
 BASE = "https://api.example.test/prefix"
@@ -207,7 +207,7 @@ def test_download_route_serves_only_archives(client) -> None:
 
 
 def test_signing_key_file_is_created_once_owner_only(tmp_path: Path) -> None:
-    from serve.archives import ensure_signing_key, read_signing_key
+    from serve.signing.archives import ensure_signing_key, read_signing_key
 
     path = tmp_path / "var" / "signing.key"
     assert ensure_signing_key(str(path)) is True
@@ -259,7 +259,7 @@ def test_unreadable_signing_key_is_not_configured(
     monkeypatch: pytest.MonkeyPatch,
     unreadable: str,
 ) -> None:
-    from serve import archives
+    from serve.signing import archives
 
     key_file = tmp_path / "signing.key"
     if unreadable == "directory":
@@ -329,7 +329,7 @@ def rewrite_manifest(build: Path) -> None:
         payload = (build / relative).read_bytes()
         entry["files"][relative] = {"bytes": len(payload), "sha256": hashlib.sha256(payload).hexdigest()}
     entry_path.write_text(json.dumps(entry))
-    catalogue_index.rebuild(str(build.parents[3]))  # the index holds each build's alpha.json
+    index_rows.rebuild(str(build.parents[3]))  # the index holds each build's alpha.json
 
 
 def test_filename_is_the_alpha_id_never_the_seal_text(

@@ -14,8 +14,8 @@ import pytest
 from alpha_results_seal.storage import Storage
 from cli.main import main
 from datasets import clock, pins
-from pipeline.events import record_run_events
-from pipeline.promotions import Decision, decide, preview, standings_of
+from pipeline.build_events import record_run_events
+from pipeline.operator_decisions import Decision, decide, preview, standings_of
 from records.store import open_records
 from schemas.checks import CHECKS
 

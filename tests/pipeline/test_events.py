@@ -1,4 +1,4 @@
-"""The pipeline's events (pipeline/events.py, docs/events.md "What is recorded"): what a build run
+"""The pipeline's events (pipeline/build_events.py, docs/events.md "What is recorded"): what a build run
 records, checked against what the API serves for the same build, and what a run that could not
 record leaves for the next one."""
 
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from analytics.figures import Figures
-from pipeline.events import (
+from pipeline.build_events import (
     CHECKS_CHANGED,
     DECAY,
     PUBLISHED,
@@ -25,7 +25,7 @@ from pipeline.events import (
     Tolerance,
     build_events,
 )
-from pipeline.promotions import standings_of
+from pipeline.operator_decisions import standings_of
 from records.events import Event, EventScope, Reader, Wanted
 from records.store import open_records
 from tests.knowledge import approval_recorded_at, known_split

@@ -23,8 +23,8 @@ from alpha_results_seal.cli import main as kit_main
 from alpha_results_seal.printable import CONTROLS, bounded, printable
 from alpha_results_seal.seal import TARGET_MAX_CHARS
 from cli.main import main as server_main
+from pipeline.build_events import SEAL_TEXT_MAX_CHARS, refused_events
 from pipeline.dask_build import PrintedProgress
-from pipeline.events import SEAL_TEXT_MAX_CHARS, refused_events
 from pipeline.publish import Outcome
 from records.events import EventScope, Reader, Wanted
 from records.store import open_records

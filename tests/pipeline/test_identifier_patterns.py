@@ -37,10 +37,11 @@ from core import errors
 from datasets import layout
 from pipeline.publish import publish_seal
 from records import cursors
-from serve import archives, byte_ranges, params, scrape_token, weights
-from serve.archives import ARCHIVE_OBJECT_PATH
-from serve.exports import EXPORT_OBJECT_PATH
+from serve import params, scrape_token, weights
 from serve.sharing import protocol as sharing_protocol
+from serve.signing import archives, byte_ranges
+from serve.signing.archives import ARCHIVE_OBJECT_PATH
+from serve.signing.export_urls import EXPORT_OBJECT_PATH
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
 
 REPO = Path(__file__).resolve().parents[2]
@@ -168,7 +169,7 @@ def test_every_declared_pattern_is_checked_here() -> None:
     declared = declared_patterns()
     assert (
         "alpha_results_seal.identifiers.ALPHA_ID_PATTERN" in declared
-        and "serve.archives.HOLDER_PATTERN" in declared
+        and "serve.signing.archives.HOLDER_PATTERN" in declared
     )
     tabled = [pattern for pattern, _, _ in PATTERNS.values()]
     missing = sorted(

@@ -176,7 +176,7 @@ def test_a_second_publish_of_the_alpha_at_the_same_time_loses_its_race(
 
 def served_build(lake: Path, alpha: str) -> str:
     """The build the catalogue index's newest generation serves for `alpha` (what the API reads)."""
-    from pipeline.catalogue_index import current_rows
+    from pipeline.index_rows import current_rows
 
     rows = current_rows(str(lake))
     assert rows is not None

@@ -17,7 +17,7 @@ from alpha_results_seal import arrow_schemas as S
 from datasets import catalog
 from datasets.layout import BUILD_RETENTION_SECONDS, history_seconds
 from datasets.writer import BuildWriter
-from pipeline import catalogue_index
+from pipeline import index_rows
 from pipeline.publish import publish_seal
 from tests.pipeline.conftest import copy_seal
 from tests.pipeline.test_refusals import snapshot
@@ -56,7 +56,7 @@ def test_every_publish_writes_a_folder_of_its_own_and_the_pointer_records_the_co
     assert first.build_id is not None
     (builds / first.build_id).rename(builds / content_id)
     pointer_path.write_text(json.dumps({"alpha_id": "Test_factory", "build_id": content_id}))
-    catalogue_index.rebuild(str(lake))  # the hand-made pointer, indexed as `lake index` would
+    index_rows.rebuild(str(lake))  # the hand-made pointer, indexed as `lake index` would
     before = snapshot(lake)
     again = publish_seal(str(factory_seal), str(lake))
     assert (again.status, again.build_id, again.rows) == ("unchanged", content_id, first.rows)

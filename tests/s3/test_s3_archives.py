@@ -11,7 +11,7 @@ import pytest
 from alpha_results_seal.storage import Storage
 from core import errors
 from datasets import catalog
-from serve.archives import URL_LIFETIME_SECONDS, S3Signer, source_download
+from serve.signing.archives import URL_LIFETIME_SECONDS, S3Signer, source_download
 
 pytestmark = pytest.mark.s3
 

@@ -1,10 +1,10 @@
-"""`Range: bytes=...` of a download (serve.byte_ranges), as RFC 9110 14.1.2 reads it."""
+"""`Range: bytes=...` of a download (serve.signing.byte_ranges), as RFC 9110 14.1.2 reads it."""
 
 from __future__ import annotations
 
 import pytest
 
-from serve.byte_ranges import ByteRange, Unsatisfiable, requested_range
+from serve.signing.byte_ranges import ByteRange, Unsatisfiable, requested_range
 
 SIZE = 1000
 

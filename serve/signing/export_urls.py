@@ -1,7 +1,7 @@
 """Parquet exports on the wire: which files a key may export, and a signed URL to one of them.
 
 The pipeline writes every export of a build (`datasets.exports`); here a key's view of them is
-chosen and signed, with the signers of the source archives (`serve.archives`): an HMAC-signed URL
+chosen and signed, with the signers of the source archives (`serve.signing.archives`): an HMAC-signed URL
 on this server's `/downloads/...` route for a local lake, a presigned S3 GET URL for an `s3://`
 one. What a key may export:
 
@@ -30,9 +30,9 @@ from datasets.exports import INDEX_PATH, index_entries
 from datasets.reader import BuildView
 from schemas import exports, wire
 from schemas.bodies.downloads import ExportDownload, ExportRow
-from serve.archives import URL_LIFETIME_SECONDS, ArchiveSigner
+from serve.signing.archives import URL_LIFETIME_SECONDS, ArchiveSigner
 
-log = logging.getLogger("serve.exports")
+log = logging.getLogger("serve.signing.export_urls")
 
 PARQUET = "application/vnd.apache.parquet"
 EXPORT_ENDPOINT = "exports.download"
@@ -173,7 +173,7 @@ def benchmark_exports(view: BuildView) -> list[ExportFile]:
 
 def sign(signer: ArchiveSigner | None, export: ExportFile, key_id: str) -> str:
     """A freshly signed URL of the export for the API key `key_id` (valid `URL_LIFETIME_SECONDS`,
-    its own: `serve.archives`), or the named 503."""
+    its own: `serve.signing.archives`), or the named 503."""
     if signer is None:
         raise errors.ExportDownloadNotConfigured()
     try:

@@ -7,7 +7,7 @@ error statuses and headers).
 
 `alpha-results reference` (`just reference`; its arguments: cli/reference.py) rewrites the file;
 `--check` only compares and exits 1 when it is stale, as tests/api/test_reference_docs.py does.
-docs/llms.txt is written with it, from the same document (`serve.llms`, also what `/llms.txt` serves).
+docs/llms.txt is written with it, from the same document (`serve.doc_blocks.llms`, also what `/llms.txt` serves).
 Nothing here reads the lake or the settings, so the output depends on the code alone.
 """
 
@@ -25,15 +25,15 @@ from schemas.bodies.event_data import EVENT_DATA
 from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
 from schemas.registry import BY_ID
 from serve.app import openapi_document
+from serve.doc_blocks.llms import llms_text
 from serve.endpoints import registry_version
-from serve.llms import llms_text
 from serve.mcp.tools import tool_hashes
 from serve.openapi.annotations import field_description
 from serve.openapi.jsonschema import without_null
 
-REFERENCE_PATH = Path(__file__).resolve().parent.parent / "docs" / "reference.md"
+REFERENCE_PATH = Path(__file__).resolve().parents[2] / "docs" / "reference.md"
 LLMS_PATH = REFERENCE_PATH.with_name("llms.txt")
-"""What `/llms.txt` serves (`serve.llms`), written beside the reference from the same document."""
+"""What `/llms.txt` serves (`serve.doc_blocks.llms`), written beside the reference from the same document."""
 MAX_DEPTH = 6
 """How deep nested response objects are listed (the deepest served today is 4: `allow.endpoints.ids[]`)."""
 
@@ -333,9 +333,9 @@ def reference_markdown(document: dict[str, Any]) -> str:
 
 
 def _vocabulary_section() -> list[str]:
-    """Every served figure name, from the registry (`serve.vocabulary_docs.vocabulary_table`): one
+    """Every served figure name, from the registry (`serve.docgen.vocabulary_docs.vocabulary_table`): one
     generated reference, so a new term changes this file, not another one beside it."""
-    from serve.vocabulary_docs import VOCABULARY_INTRO, vocabulary_table
+    from serve.docgen.vocabulary_docs import VOCABULARY_INTRO, vocabulary_table
 
     return ["", '<a id="vocabulary"></a>', "## Vocabulary", "", *VOCABULARY_INTRO, "", vocabulary_table(), ""]
 

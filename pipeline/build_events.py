@@ -40,7 +40,7 @@ from datasets import clock
 from datasets.reader import BuildView
 from pipeline.build import SealResult
 from pipeline.catalogue_steps import StepReport
-from pipeline.promotions import approve_by_policy, standings_of
+from pipeline.operator_decisions import approve_by_policy, standings_of
 from records.events import Event, EventLog, event_of, in_id_order
 from records.sql import Statement, Unavailable
 from records.store import Records, open_records
@@ -53,7 +53,7 @@ BUILDS = (PUBLISHED, REPUBLISHED)
 """The events that name a build: the last one of an alpha is what the next build is compared with."""
 
 CHECKS_BOOK = "long_short"
-"""The book the events' checks judge (the promotion snapshot's, `pipeline.promotions`)."""
+"""The book the events' checks judge (the promotion snapshot's, `pipeline.operator_decisions`)."""
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ alpha whose verdict it flips (with `cause`) are written in one transaction
 (`records.store.Records.decide`).
 
 After the decision, the alpha's catalogue index row is recorded again with its tenure
-(`pipeline.catalogue_index.record(..., approvals=...)`), so the screener's live columns split at it
+(`pipeline.index_rows.record(..., approvals=...)`), so the screener's live columns split at it
 without a rebuild.
 """
 
@@ -47,7 +47,7 @@ from analytics.tenure import Tenure
 from datasets import catalogue_index as index_files
 from datasets import clock, pins
 from datasets.faults import LakeUnavailable
-from pipeline import catalogue_index
+from pipeline import index_rows
 from records.answers import decision_of
 from records.events import Event
 from records.nominations import Nomination
@@ -406,7 +406,7 @@ def index_follows(lake: str, alpha: str, held: Tenure | None, in_force: frozense
     try:
         if index_files.newest(Storage(lake), lake) is None:
             return
-        catalogue_index.record(lake, approvals={alpha: held}, in_force=in_force)
+        index_rows.record(lake, approvals={alpha: held}, in_force=in_force)
     except Exception as exc:  # the decision is recorded: a failure here must not hide it
         LOG.warning(
             "%s: the decision is recorded, but not the alpha's catalogue index row (%s: %s): the screener's "

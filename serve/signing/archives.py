@@ -40,7 +40,7 @@ from datasets import layout
 from schemas.bodies.downloads import SourceDownload
 from serve.auth import services_of
 
-log = logging.getLogger("serve.archives")
+log = logging.getLogger("serve.signing.archives")
 
 URL_LIFETIME_SECONDS = 3600
 SOURCE_ENDPOINT = "catalog.alphas.source.download"
