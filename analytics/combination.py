@@ -25,7 +25,6 @@ from analytics.returns import mean_over_std
 from analytics.variance import ROUNDING, measurable_std, variance_floor
 from schemas.query import MIN_SET_SESSIONS
 
-SESSIONS_PER_YEAR = 252
 MIN_SESSIONS = MIN_SET_SESSIONS
 """Common sessions a combination needs: its covariance has n(n+1)/2 entries to estimate (declared
 with the parameters whose rules state it)."""

@@ -23,7 +23,6 @@ from msgspec import UNSET, UnsetType
 from analytics import compounding, sets
 from analytics.combination import (
     MIN_SESSIONS,
-    SESSIONS_PER_YEAR,
     NotCombinable,
     common_sessions,
     correlation_matrix,
@@ -50,6 +49,7 @@ from schemas.bodies.decisions import BookFigures, CombinationFit, CombinationShr
 from schemas.bodies.envelope import BenchmarkEcho, CorrelationMatrix, EnvelopeMeta
 from schemas.bodies.metrics import TURNOVER_ANNUALISATIONS, UNSEALED_TURNOVER_UNIT
 from schemas.bodies.rows import CombinedRow
+from schemas.conventions import SESSIONS_PER_YEAR
 from schemas.query import MAX_SET, MAX_WEIGHT
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 

@@ -46,10 +46,12 @@ from schemas.bodies.comparison import (
 )
 from schemas.bodies.comparison import DifferenceTest as DifferenceTestBody
 from schemas.bodies.figures import key_facts
+from schemas.choices import COMPARE_WINDOWS
+from schemas.conventions import weeks_of_sessions
 
 MIN_OBSERVATIONS = 3
 LEVEL = 0.05
-WEEKS_OF_SESSIONS = {21: 4, 63: 13, 126: 26, 252: 52}
+WEEKS_OF_SESSIONS = {int(sessions): weeks_of_sessions(int(sessions)) for sessions in COMPARE_WINDOWS}
 """The rolling window in weeks of weekly IC for each rolling window in sessions: the same span."""
 
 PAIRED_T = "paired t-test"

@@ -29,7 +29,7 @@ import numpy as np
 from msgspec import UNSET
 
 from analytics import sets
-from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR, NotCombinable, optimal_weight, pearson
+from analytics.combination import MIN_SESSIONS, NotCombinable, optimal_weight, pearson
 from analytics.combined import (
     AFTER_FIT,
     Turnover,
@@ -66,6 +66,7 @@ from schemas.bodies.decisions import (
     ContributionWeight,
 )
 from schemas.choices import DEFAULT_BOOK as BOOK
+from schemas.conventions import SESSIONS_PER_YEAR
 from schemas.query import MAX_REFERENCES, MAX_SET
 
 MAX_LISTED = CONTRIBUTION_MAX_LISTED

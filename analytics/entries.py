@@ -26,6 +26,7 @@ from schemas.bodies.base import Window as WindowEcho
 from schemas.bodies.figures import field_facts
 from schemas.bodies.service import Warning
 from schemas.choices import WARNING_CODES
+from schemas.conventions import SESSIONS_PER_YEAR, WEEKS_PER_YEAR
 
 
 @dataclass
@@ -130,8 +131,8 @@ def declared_stat(
 class Conventions:
     """The run's conventions (`metric_conventions` of its manifest), as its figures annualise."""
 
-    weeks_per_year: int = 52
-    sessions_per_year: int = 252
+    weeks_per_year: int = WEEKS_PER_YEAR
+    sessions_per_year: int = SESSIONS_PER_YEAR
     icir_annualised: bool = False
     risk_free_rate_source: str | None = None
 
@@ -139,8 +140,8 @@ class Conventions:
 def conventions(view: BuildView) -> Conventions:
     found = view.entry.get("metric_conventions") or {}
     return Conventions(
-        weeks_per_year=int(found.get("weeks_per_year") or 52),
-        sessions_per_year=int(found.get("sessions_per_year") or 252),
+        weeks_per_year=int(found.get("weeks_per_year") or WEEKS_PER_YEAR),
+        sessions_per_year=int(found.get("sessions_per_year") or SESSIONS_PER_YEAR),
         icir_annualised=bool(found.get("icir_annualised", False)),
         risk_free_rate_source=found.get("risk_free_rate_source"),
     )

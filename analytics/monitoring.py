@@ -50,11 +50,7 @@ from analytics.live import Split
 from datasets.reader import BuildView
 from schemas.bodies.decay import Decay
 from schemas.bodies.monitoring import CusumChart, CusumWeek, MonitoredSeries, Monitoring
-
-WEEKS_PER_YEAR = 52
-"""Weeks a year: the runs' convention (`metric_conventions.weeks_per_year`, whose default
-`analytics.entries.Conventions` declares; tests/analytics/test_monitoring.py checks they agree).
-Declared here, beside the chart it sets the time unit of."""
+from schemas.conventions import WEEKS_PER_YEAR
 
 SIEGMUND_CORRECTION = 1.166
 """Siegmund's (1985) correction of the threshold for the overshoot of a normal random walk over

@@ -51,6 +51,7 @@ from schemas.bodies.regimes import (
     Regimes,
 )
 from schemas.choices import REGIME_LABELS
+from schemas.conventions import SESSIONS_PER_YEAR
 from schemas.wire import BENCHMARK_ENDPOINT
 
 UNLABELLED = "unlabelled"
@@ -59,7 +60,7 @@ COLUMNS = {"trend": "trend", "volatility": "volatility", "drawdown": "drawdown_r
 BLOCK = "regimes"
 
 
-def regime_table(daily: pa.Table, sessions_per_year: int = 252) -> pa.Table:
+def regime_table(daily: pa.Table, sessions_per_year: int = SESSIONS_PER_YEAR) -> pa.Table:
     """The regimes of every session of a benchmark's daily series (date order, as served), as a
     table of `schemas.lake.BENCHMARK_REGIMES`."""
     basis, computed = _benchmark(daily)

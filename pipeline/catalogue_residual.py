@@ -29,10 +29,9 @@ from analytics.series import BenchmarkSeries, benchmark_returns
 from datasets import layout
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CorruptLakeFile
+from schemas.conventions import SESSIONS_PER_YEAR as DEFAULT_SESSIONS_PER_YEAR
 from schemas.lake import CATALOGUE_INDEX, RESIDUAL_COLUMNS
 from schemas.wire import MARKET_BENCHMARK
-
-DEFAULT_SESSIONS_PER_YEAR = 252
 
 
 def approved_in(index: pa.Table | None) -> frozenset[str]:

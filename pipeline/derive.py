@@ -18,6 +18,7 @@ from alpha_results_seal.trading import fill_session_dates
 from pipeline.analytics_tables import analytics_tables
 from pipeline.factor_tables import factor_tables
 from pipeline.weekly import weekly_tables
+from schemas.conventions import WEEKS_PER_YEAR
 
 
 @dataclass
@@ -208,4 +209,4 @@ def _weeks(out: DerivedAlpha) -> pl.DataFrame | None:
 
 def _weeks_per_year(seal: Seal) -> int:
     conventions = seal.manifest.get("metric_conventions") or {}
-    return int(conventions.get("weeks_per_year") or 52)
+    return int(conventions.get("weeks_per_year") or WEEKS_PER_YEAR)

@@ -50,6 +50,7 @@ from schemas.bodies.promotions import STANDINGS
 from schemas.bodies.quantiles import DEFAULT_QUANTILES, QUANTILE_SCORES, QUANTILES_MAX, QUANTILES_MIN
 from schemas.bodies.rows import ScreenRow
 from schemas.checks import CHECKS
+from schemas.conventions import weeks_of_sessions
 
 LIMIT_MIN = 1
 LIMIT_MAX = 5000
@@ -852,6 +853,10 @@ else:
     policy (docs/analytics.md)."""
 
 
+COMPARE_WEEKS = ", ".join(f"{s} -> {weeks_of_sessions(int(s))}" for s in choices.COMPARE_WINDOWS)
+"""The weekly IC's rolling window of each of compare's windows in sessions (the same span)."""
+
+
 class CompareQuery(Query, frozen=True):
     """`/analytics/compare`: this alpha against another, over one book and window."""
 
@@ -867,7 +872,7 @@ class CompareQuery(Query, frozen=True):
         str,
         Meta(
             description="Trailing sessions of the rolling return correlation (the weekly IC's is the "
-            "same span in weeks: 21 -> 4, 63 -> 13, 126 -> 26, 252 -> 52).",
+            f"same span in weeks: {COMPARE_WEEKS}).",
             extra={"enum": choices.COMPARE_WINDOWS},
         ),
     ] = choices.DEFAULT_COMPARE_WINDOW

@@ -6,6 +6,8 @@ differently", has them in one table). Checked against quantstats 0.0.81 and empy
 
 from __future__ import annotations
 
+from schemas.conventions import SESSIONS_PER_YEAR
+
 EXCESS_SHARPE = (
     "quantstats' sharpe(r, rf) with the run's risk-free rate; not empyrical's excess_sharpe(r, benchmark), "
     "relative to a benchmark and not annualised"
@@ -36,9 +38,9 @@ ANNUALISED_RETURN = (
 )
 
 
-def information_ratio(periods: int = 252) -> str:
+def information_ratio(periods: int = SESSIONS_PER_YEAR) -> str:
     """The phrase for an information ratio of returns `periods` to a year (252 daily, 52 weekly)."""
-    called = "sharpe(r)" if periods == 252 else f"sharpe(r, periods={periods})"
+    called = "sharpe(r)" if periods == SESSIONS_PER_YEAR else f"sharpe(r, periods={periods})"
     return (
         f"quantstats' {called} and empyrical's sharpe_ratio, risk-free rate 0; not quantstats' "
         "information_ratio(r, benchmark), the mean over the standard deviation of r - benchmark, not annualised"

@@ -24,6 +24,7 @@ from schemas.bodies.analytics import BOOK_LEDGER
 from schemas.bodies.base import Body
 from schemas.bodies.formats import SEAL_TEXT, X_ABSENT, Timestamp, doc
 from schemas.bodies.promotions import Standing
+from schemas.conventions import WEEKS_PER_YEAR
 
 RAW_MIRROR = "Unconditioned counterpart of `{}` (before smoothing); no other field is mirrored."
 UNSCORED = "Null for a name without a valid score that week (a data gap)."
@@ -789,7 +790,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
         doc(
             "Information ratio of weekly book returns, weekly times sqrt(52) (`/metrics` "
             "`core.information_ratio` and significance's are daily times sqrt(252)): "
-            f"{libraries.information_ratio(52)}.",
+            f"{libraries.information_ratio(WEEKS_PER_YEAR)}.",
             formula="mean(R) / std(R, ddof=1) * sqrt(52)",
             term="information_ratio",
             null=BELOW_HALF,
