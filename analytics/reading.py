@@ -87,6 +87,7 @@ from schemas.query import (
     CombineQuery,
     ContributionQuery,
     CorrelationQuery,
+    FamiliesQuery,
     LiveQuery,
     OverfittingQuery,
     PromotionPreviewQuery,
@@ -280,6 +281,19 @@ class Reading(BuildAnswers):
             matrices_tag(catalogue),
         )
         return Answer(data, warnings.entries, f"{view.build_id}+{tag}")
+
+    def families(self, q: FamiliesQuery) -> Answer[Page]:
+        """`/v1/families`: the members of every trial family the reader may read (its scope's mask:
+        both allow-lists, as the PBO counts them), family by family; the version names the builds
+        of those alphas alone."""
+        catalogue = self.snapshot.catalogue
+        listing = catalogue.listing
+        assert listing is not None  # every catalogue read from the lake has one
+        mask = self.readable()
+        # The order is made once per generation (issue 60); the caller runs this off the event loop.
+        order = overfitting.family_order(catalogue.version, catalogue.index, listing.ids)
+        rows, total = overfitting.families_page(order, mask, q.family, q.limit, q.offset)
+        return Answer(Page(rows, total), [], f"families:{catalogue_tag(catalogue, mask)}")
 
     def tenure(self, alpha: str) -> Tenure | None:
         """The alpha's tenure as this reading's standings hold it: the one rule of "which approval,

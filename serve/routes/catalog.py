@@ -9,7 +9,6 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics import overfitting
 from analytics.reading import catalogue_tag
 from core import errors
 from datasets import answers
@@ -70,20 +69,9 @@ async def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[Collection[AlphaList
 )
 async def list_families(ctx: Ctx[FamiliesQuery]) -> Response[Collection[FamilyMemberRow]]:
     args = ctx.args()
-    catalogue = ctx.reader.catalogue()
-    listing = catalogue.listing
-    assert listing is not None  # every catalogue read from the lake has one
-    mask = admitted_mask(catalogue, ctx.caller.alphas)
-    ctx.validate_with(f"families:{catalogue_tag(catalogue, mask)}")
-
-    def page() -> Page:
-        # Off the event loop (issue 60): the order is made once per generation, in a worker thread.
-        order = overfitting.family_order(catalogue.version, catalogue.index, listing.ids)
-        rows, total = overfitting.families_page(order, mask, args.family, args.limit, args.offset)
-        return Page(rows, total)
-
-    found = await to_thread.run_sync(page)
-    return ctx.collection(found, args.limit, args.offset, ctx.meta(source="lake:catalogue_index"))
+    answer = await to_thread.run_sync(ctx.reading().families, args)
+    ctx.validate_with(answer.version)
+    return ctx.collection(answer.data, args.limit, args.offset, ctx.meta(source="lake:catalogue_index"))
 
 
 @route(
