@@ -63,9 +63,10 @@ class Served:
     over_catalogue: bool = False
     """Built from the catalogue index of one generation (the PBO, the residual, MMC): `meta.source`
     names that index at the answer's version instead of a table of the alpha's build."""
-    on_loop: bool = False
-    """Answered on the event loop: under a millisecond of numpy over precomputed tables, where a
-    worker thread's hop would cost as much as the work (the rest run in a worker thread)."""
+    on_loop: bool | Callable[[Any], bool] = False
+    """Answered on the event loop (or for the queries a function of the query says): under a
+    millisecond of numpy over precomputed tables, where a worker thread's hop would cost as much as
+    the work (the rest run in a worker thread)."""
 
     @property
     def endpoint(self) -> str:

@@ -47,7 +47,8 @@ def _served_route(served: Served) -> Any:
         build = await ctx.open_run(alpha)
         args = ctx.args()
         ask = getattr(ctx.reading(), served.name)
-        answer = ask(build, args) if served.on_loop else await to_thread.run_sync(ask, build, args)
+        on_loop = served.on_loop(args) if callable(served.on_loop) else served.on_loop
+        answer = ask(build, args) if on_loop else await to_thread.run_sync(ask, build, args)
         extra = dict(served.meta(args))
         if served.over_catalogue:
             # Of the catalogue index of one generation: its version names the builds it read.
