@@ -128,6 +128,8 @@ class BuildAnswers:
         + MARKET_BENCHMARK
         + " only (its fills and rebalance weeks on them), which needs benchmarks.daily",
         kinds=("portfolio", "decisions"),
+        # Under a millisecond on the full-size alpha; with a regime the benchmark's build may be opened.
+        on_loop=lambda q: q.regime is None,
     )
     def costs(self, view: BuildView, q: RegimeWindowQuery) -> Answer[Costs]:
         """Over `q.regime`'s sessions when it names one (`_regime_filter`)."""
