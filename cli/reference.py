@@ -1,7 +1,7 @@
 """`alpha-results reference`: write docs/reference.md, docs/llms.txt and the endpoint tables of
 docs/access.md and docs/api.md from the declarations (`serve.docgen.reference` generates them), and the JSON Schemas of a
 seal's manifest.json and description.json in docs/schemas/ (`pipeline.seal_schemas`), and what the vocabulary
-registry makes (`serve.docgen.vocabulary_docs`: docs/reference.md's Vocabulary, serve/static/ui/vocabulary.js)."""
+registry makes (`serve.docgen.vocabulary_docs`: docs/reference.md's Vocabulary)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def register(sub: Any) -> None:
         type=Path,
         default=None,
         help="file to write (docs/reference.md; the endpoint tables of docs/access.md and docs/api.md, "
-        "docs/schemas/, docs/reference.md's Vocabulary and serve/static/ui/vocabulary.js are written with it)",
+        "docs/schemas/ and docs/reference.md's Vocabulary are written with it)",
     )
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is stale")
     parser.set_defaults(handler=run)
@@ -26,16 +26,16 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from pipeline import seal_schemas
-    from serve.docgen import reference, vocabulary_docs
+    from serve.docgen import reference
 
     status = reference.run(args.out or reference.REFERENCE_PATH, args.check)
     if args.out is not None:  # that file alone
         return status
     if args.check:
-        stale = [*seal_schemas.stale(), *vocabulary_docs.stale()]
+        stale = seal_schemas.stale()
         for path in stale:
             print(f"{path} is stale: run `just reference` (alpha-results reference)", file=sys.stderr)
         return 1 if stale else status
-    for path in [*seal_schemas.write(), *vocabulary_docs.write()]:
+    for path in seal_schemas.write():
         print(f"wrote {path}")
     return status

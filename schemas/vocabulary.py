@@ -8,7 +8,7 @@ when that is not the request's window, and when it is null. This is the only pla
 and annualisation are written: a field's `figure(...)` states its meaning and formula on its path,
 and the documentation blocks (`schemas.bodies.figures.documented`, `field_facts`), the stat entries
 built from them, the OpenAPI `x-unit`, docs/reference.md's Vocabulary and the dashboard's labels
-(serve/static/ui/vocabulary.js) read the rest from the term of the field's served name.
+(`vocabulary.js`, whose terms the server makes from it when it starts: `as_javascript`) read the rest from the term of the field's served name.
 
 How a field finds its term (`term_for`): the term its `figure(..., term=...)` names, which a field
 states where its served name is a generic key (`value`, a side of a comparison, a policy bound) or
@@ -22,6 +22,7 @@ Pure declarations: no import of datasets/, analytics/ or serve/.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
@@ -2180,3 +2181,27 @@ def term_for(name: str, explicit: str | None, holds_figure: bool) -> Term | None
                 f"the field {name!r} names the term {explicit!r}, which schemas.vocabulary lacks"
             ) from None
     return VOCABULARY.get(name) if holds_figure else None
+
+
+def as_javascript() -> str:
+    """The dashboard's labels as the ES module `terms.js` (each term's label, unit and basis, by name,
+    and the generic keys: positions, not figures), which serve/static/ui/vocabulary.js re-exports to
+    labels.js. Made from this registry when the server starts (`serve.routes.dashboard`): never a
+    file, so a new term changes this module alone."""
+    entries = {
+        term.name: {"label": term.label, "unit": term.unit, "basis": term.basis}
+        for term in sorted(TERMS, key=lambda t: t.name)
+    }
+    body = ",\n".join(
+        f"  {json.dumps(name)}: {json.dumps(entry, ensure_ascii=False)}" for name, entry in entries.items()
+    )
+    return (
+        "// terms.js: made from schemas/vocabulary.py when the server starts (schemas.vocabulary.as_javascript): each\n"
+        "// served figure name's label, unit and basis, as the registry writes them. labels.js names figures\n"
+        "// from it.\n"
+        "\n"
+        "export const TERMS = Object.freeze({\n" + body + ",\n});\n"
+        "\n"
+        "// Served names that are positions, not figures (a stat's value, the sides of a comparison, a bound).\n"
+        f"export const GENERIC_KEYS = Object.freeze({json.dumps(sorted(GENERIC_KEYS))});\n"
+    )

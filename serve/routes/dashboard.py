@@ -31,6 +31,7 @@ from litestar.exceptions import NotFoundException
 from litestar.params import FromPath
 from litestar.types import ControllerRouterHandler
 
+from schemas.vocabulary import as_javascript
 from schemas.wire import MARKET_BENCHMARK
 from serve.pages import ASSET_CACHE, DASHBOARD_PATH, PAGE_HEADERS, STATIC_DIR
 
@@ -81,7 +82,12 @@ def version_of(assets: dict[str, Asset]) -> str:
     return digest.hexdigest()[:16]
 
 
-ASSETS = load_assets(UI_DIR)
+GENERATED = {"terms.js": as_javascript()}
+"""The assets made when the server starts, not read from a file: the vocabulary registry's terms,
+which `vocabulary.js` re-exports to labels.js."""
+ASSETS = load_assets(UI_DIR) | {
+    name: Asset(text.encode(), MEDIA_TYPES[Path(name).suffix]) for name, text in GENERATED.items()
+}
 ASSET_VERSION = version_of(ASSETS)
 ASSET_URL = f"{ASSET_PREFIX}/{ASSET_VERSION}"
 

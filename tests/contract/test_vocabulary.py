@@ -109,13 +109,26 @@ def test_no_figure_writes_a_unit() -> None:
     assert not written, f"figure(...) writing a unit or annualisation (the vocabulary's): {written}"
 
 
-def test_generated_from_the_registry_is_current() -> None:
-    """serve/static/ui/vocabulary.js (the dashboard's labels; the Vocabulary of docs/reference.md is checked with the reference)
-    are what the registry makes: `alpha-results reference` rewrites them."""
-    from serve.docgen import vocabulary_docs
+def test_the_dashboard_labels_are_made_from_the_registry() -> None:
+    """labels.js imports `./vocabulary.js`, which re-exports `terms.js`, made by the server from the
+    registry when it starts (never a file kept beside it, so no copy can go stale): every term with
+    its label, unit and basis."""
+    import json
+    import re
 
-    stale = [str(path.relative_to(ROOT)) for path in vocabulary_docs.stale()]
-    assert not stale, f"stale, run `just reference` (alpha-results reference): {stale}"
+    from schemas.vocabulary import TERMS, as_javascript
+    from serve.routes import dashboard
+
+    ui = ROOT / "serve" / "static" / "ui"
+    assert not (ui / "terms.js").exists()
+    assert 'from "./terms.js"' in (ui / "vocabulary.js").read_text()
+    text = dashboard.ASSETS["terms.js"].body.decode()
+    assert text == as_javascript()
+    body = re.search(r"export const TERMS = Object.freeze\((\{.*?\n\})\);", text, re.S)
+    assert body is not None
+    served = json.loads(body.group(1).replace(",\n}", "\n}"))
+    assert served == {t.name: {"label": t.label, "unit": t.unit, "basis": t.basis} for t in TERMS}
+    assert 'from "./vocabulary.js"' in (ROOT / "serve" / "static" / "ui" / "labels.js").read_text()
 
 
 def test_the_dashboard_names_figures_from_the_registry() -> None:

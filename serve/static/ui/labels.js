@@ -5,7 +5,7 @@
 // Units are not listed per figure: each value carries the unit the API declares for it (a stat
 // entry's `unit`, a check's `unit`, the screener's `turnover_unit`; /v1/.../_doc and the OpenAPI
 // `x-unit` document the same), and UNITS says how a value in that unit is shown. A figure's name is
-// its label in the vocabulary registry (vocabulary.js, generated from schemas/vocabulary.py).
+// its label in the vocabulary registry (vocabulary.js, made from schemas/vocabulary.py when the server starts).
 
 import { DASH, fixed, int, num, pct, pp } from "./format.js";
 import { GENERIC_KEYS, TERMS } from "./vocabulary.js";
@@ -97,7 +97,7 @@ export function unitText(unit) {
 
 // How a figure is shown, by the key the API serves it under (a full path like `benchmark.alpha`
 // first, else the last segment): presentation only. Its name is its term's label in the vocabulary
-// registry (schemas/vocabulary.py, generated into vocabulary.js): the key's own term, or the one
+// registry (schemas/vocabulary.py, served as vocabulary.js): the key's own term, or the one
 // `term` names where the key is a path to a generic name (`information_ratio.gross`, `benchmark.alpha`);
 // `name` only for a key the registry has no term for (a row's field). `better`: "higher" or "lower"
 // when one direction is better, so a difference or a change is coloured; `signed`: the value's own
