@@ -9,9 +9,9 @@ default: test
 serve *ARGS:
     alpha-results serve --init-demo {{ARGS}}
 
-# Lint, type-check, then run every test. Three workers on the two cores (issue 58: 963 s of pytest against 1,042 s with two, the same fresh clone, quiet; some tests wait on sockets and retries), each taking whole test files (`--dist loadfile`): a file's module-scoped servers and lakes are then made once, not once per worker; the slowest files first (`--no-loadscope-reorder`, tests/schedule.py), so that the workers finish together (docs/history.md, "Suite time under the CI limit").
+# Lint, type-check, then run every test. Two workers, each taking whole test files (`--dist loadfile`): a file's module-scoped servers and lakes are then made once, not once per worker; the slowest files first (`--no-loadscope-reorder`, tests/schedule.py), so that both workers finish together (docs/history.md, "Suite time under the CI limit").
 test *ARGS: lint
-    pytest -n 3 --dist loadfile --no-loadscope-reorder {{ARGS}}
+    pytest -n 2 --dist loadfile --no-loadscope-reorder {{ARGS}}
 
 # The whole suite twice with numpy's SIMD dispatch narrowed: no AVX-512 (an AVX2 CPU), then no AVX2 either (docs/development.md).
 test-portable *ARGS:

@@ -1,6 +1,6 @@
 """The order in which `just test`'s two workers take the test files: the slowest first.
 
-`pytest -n 3 --dist loadfile` hands out whole files, in collection order once xdist's own reordering
+`pytest -n 2 --dist loadfile` hands out whole files, in collection order once xdist's own reordering
 (by number of tests, `--loadscope-reorder`, its default) is off: `just test` passes
 `--no-loadscope-reorder`. Ordered by number of tests, the files of one to three long tests (the
 publish storm, the kill tests, the signed-URL and outage tests, each starting servers) came last,
@@ -10,7 +10,7 @@ work at about the same time. A file not listed keeps its place (after the listed
 file the order is never changed (module-scoped servers and lakes are made once).
 
 The list is a measurement, not a contract: a renamed file only loses its early start. To measure
-again: `pytest -n 3 --dist loadfile --junitxml=run.xml`, then `python -m tests.schedule run.xml`
+again: `pytest -n 2 --dist loadfile --junitxml=run.xml`, then `python -m tests.schedule run.xml`
 prints the files by their total time (setup, call and teardown), in this list's form.
 """
 
