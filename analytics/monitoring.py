@@ -38,6 +38,7 @@ about nine weeks (docs/analytics.md, "Monitoring: CUSUM and false discoveries").
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 from dataclasses import dataclass
 
@@ -169,6 +170,7 @@ class Design:
     false_alarm_probability_per_year: float  # 1 - (1 - 1/arl0)^periods_per_year
 
 
+@functools.lru_cache(maxsize=64)  # a root-find per design: the policy's is asked on every answer
 def design(
     ir_fall: float = DEFAULT_IR_FALL,
     arl0: float = DEFAULT_ARL0,
@@ -309,12 +311,12 @@ def monitoring_payload(
     expectation: Decay,
     access: Access,
     warnings: Warnings,
+    chart: Design,
 ) -> Monitoring:
-    """The default chart (`design()`) over the live weeks of the book's return and of the signal's
-    IC, each against the level `expectation` (`/analytics/decay` at the same split) makes of its
-    backtest: the expected live information ratio for the return, the backtest's mean IC times the
-    same retention for the IC."""
-    chart = design()
+    """`chart` (the operator's policy's: `analytics.policy.Policy.chart`, `design()` by default)
+    over the live weeks of the book's return and of the signal's IC, each against the level
+    `expectation` (`/analytics/decay` at the same split) makes of its backtest: the expected live
+    information ratio for the return, the backtest's mean IC times the same retention for the IC."""
     expected_ir = expectation.expected_live_information_ratio
     backtest_ir = expectation.backtest_information_ratio.value
     reason = None

@@ -20,6 +20,7 @@ from typing import Any
 
 from analytics import correlation
 from analytics.errors import BadParameters
+from analytics.monitoring import DEFAULT_ARL0, DEFAULT_IR_FALL, Design, design
 from schemas.bodies.decisions import Bound, PolicyThresholds
 from schemas.bodies.decisions import Policy as PolicyEcho
 from schemas.checks import BY_ID, CHECKS, MAX, MIN, MIN_OVERLAP, RENAMED
@@ -51,6 +52,16 @@ class Policy:
     origin: str  # "defaults" or "operator" (a file was read)
     approve: str = "never"
     """The written approval policy (`APPROVALS`)."""
+    ir_fall: float = DEFAULT_IR_FALL
+    """`[monitoring] ir_fall`: the fall of the annualised information ratio the CUSUM of
+    `/analytics/monitoring` is designed to detect."""
+    arl0_weeks: float = DEFAULT_ARL0
+    """`[monitoring] arl0_weeks`: its in-control average run length, the mean weeks between false
+    alarms of an alpha that still works as expected (the committee's false-alarm rate)."""
+
+    def chart(self) -> Design:
+        """The CUSUM every approved alpha is watched with (`analytics.monitoring.design`)."""
+        return design(self.ir_fall, self.arl0_weeks)
 
     def echo(self) -> PolicyEcho:
         """The policy as answers echo it (never the file's path: it is the operator's)."""
@@ -64,6 +75,7 @@ class Policy:
             for check, sides in self.thresholds.items()
             for side, value in sides.items()
         )
+        text += f";monitoring:{self.ir_fall!r},{self.arl0_weeks!r}"
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def tightened(self, args: ChecksQuery) -> dict[str, dict[str, float]]:
@@ -123,9 +135,29 @@ def load_policy(path: str) -> Policy:
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(f"{SETTING}={path}: not valid TOML ({exc})") from exc
     try:
-        return Policy(_thresholds(document), "operator", _approve(document))
+        return Policy(_thresholds(document), "operator", _approve(document), *_monitoring(document))
     except PolicyError as exc:
         raise PolicyError(f"{SETTING}={path}: {exc}") from None
+
+
+MONITORING_BOUNDS = {"ir_fall": (0.05, 10.0), "arl0_weeks": (4.0, 100_000.0)}
+"""What `[monitoring]` may say: a fall too small or a run length too long has no threshold a
+year of weeks can reach; one too short alarms every month."""
+
+
+def _monitoring(document: dict[str, Any]) -> tuple[float, float]:
+    table = document.get("monitoring", {})
+    if not isinstance(table, dict) or set(table) - set(MONITORING_BOUNDS):
+        raise PolicyError(f"monitoring must be a table holding {' and '.join(MONITORING_BOUNDS)} only")
+    found = {"ir_fall": DEFAULT_IR_FALL, "arl0_weeks": DEFAULT_ARL0}
+    for key, (low, high) in MONITORING_BOUNDS.items():
+        if key not in table:
+            continue
+        value = table[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+            raise PolicyError(f"monitoring.{key}: must be a number from {low:g} to {high:g}, got {value!r}")
+        found[key] = float(value)
+    return found["ir_fall"], found["arl0_weeks"]
 
 
 def _approve(document: dict[str, Any]) -> str:
@@ -141,10 +173,11 @@ def _approve(document: dict[str, Any]) -> str:
 
 
 def _thresholds(document: dict[str, Any]) -> Thresholds:
-    extra = sorted(set(document) - {"checks", "approval"})
+    extra = sorted(set(document) - {"checks", "approval", "monitoring"})
     if extra:
         raise PolicyError(
-            f"unknown top-level key {extra[0]!r} (the file holds [checks.<id>] tables and an [approval] table)"
+            f"unknown top-level key {extra[0]!r} (the file holds [checks.<id>] tables, an [approval] and a "
+            "[monitoring] table)"
         )
     given = document.get("checks", {})
     if not isinstance(given, dict):

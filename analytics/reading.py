@@ -41,6 +41,7 @@ from analytics import (
     sets,
     significance,
 )
+from analytics import expectation as shrinkage
 from analytics.access import EVERYTHING, ReaderScope, require_readable, withheld
 from analytics.answer import SERVED, Answer, book_meta, served
 from analytics.build_answers import BuildAnswers
@@ -69,6 +70,7 @@ from datasets.served import Catalogue
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSIONS, LITERATURE_HAIRCUT, Decay
 from schemas.bodies.decisions import Checks, Contribution
+from schemas.bodies.expectation import MIN_GROUP_MEMBERS, Expectation
 from schemas.bodies.mmc import MMC_METHOD, Crowding, Mmc
 from schemas.bodies.monitoring import Monitoring
 from schemas.bodies.overfitting import Overfitting
@@ -87,6 +89,7 @@ from schemas.query import (
     CombineQuery,
     ContributionQuery,
     CorrelationQuery,
+    ExpectationQuery,
     FamiliesQuery,
     LiveQuery,
     OverfittingQuery,
@@ -583,9 +586,89 @@ class Reading(BuildAnswers):
         split = live.split_of(view, held, q.split)
         warnings = Warnings()
         data = monitoring.monitoring_payload(
-            view, self.book(view, q.book), split, expectation.data, self.scope.access, warnings
+            view,
+            self.book(view, q.book),
+            split,
+            expectation.data,
+            self.scope.access,
+            warnings,
+            self.policy.chart(),
         )
-        return Answer(data, warnings.entries, f"monitoring+{expectation.version}")
+        return Answer(data, warnings.entries, f"monitoring+{self.policy.tag()}+{expectation.version}")
+
+    @served(
+        "Is it still working? The expected live information ratio and IC, shrunk toward the alpha's family, with intervals",
+        "The long_short book's backtest information ratio and mean weekly IC (up to the split, as /analytics/live) "
+        "shrunk toward the mean of its trial family (else of every alpha the key may read) by their own standard "
+        "errors: empirical Bayes, the group's mean and spread by DerSimonian and Laird's moments over the members "
+        "the key may read (each up to its own split, from the catalogue's matrices), the posterior with a 90% "
+        "credible interval; times /analytics/decay's retention, the expected live figure; and each live week after "
+        "the split, the live figure to date and its percentile in the predictive distribution over that many "
+        'observations (docs/analytics.md, "Expectation: empirical Bayes shrinkage"). A family the key reads fewer '
+        f"than {MIN_GROUP_MEMBERS} members of gives way to the catalogue; a group with fewer measured is no shrinkage. "
+        "Whole history: from/to do not apply. The information ratio needs portfolio.ledger, the IC "
+        "signals.rebalances.get or signals.scores",
+        kinds=("portfolio", "decisions"),
+        over_catalogue=True,
+    )
+    def expectation(self, view: BuildView, q: ExpectationQuery) -> Answer[Expectation]:
+        """`/analytics/expectation`: the group and its members are the reader's (never an alpha it may
+        not read, nor their count); the members' figures are kept per catalogue generation."""
+        require_built(view)
+        self.whole_catalogue()
+        alpha = view.alpha_id
+        held = self.tenure(alpha)
+        split = live.split_of(view, held, q.split)
+        snapshot = self.snapshot
+        catalogue = snapshot.catalogue
+        index, listing = catalogue.index, catalogue.listing
+        if index is None or listing is None:
+            raise CatalogueIncomplete(
+                "The lake has no catalogue index, which the groups are read from; an operator writes it with "
+                "`alpha-results lake index`."
+            )
+        mask = self.readable()
+        readable = sets.readable_ids(catalogue, mask).to_pylist()
+        family = overfitting.family_of(index, alpha)
+        family_ids = (
+            []
+            if family is None
+            else [a for a, _ in overfitting.family_members(index, listing.ids, mask, family)]
+        )
+        warnings = Warnings()
+        group = shrinkage.group_of(family, family_ids, readable, warnings)
+        access = self.scope.access
+        # /analytics/decay's haircut, calibrated as decay calibrates it (never fitted a second way).
+        records = None
+        if access.ledger:
+            records = decay.calibration_records(
+                index, None if self.scope.every_alpha else set(readable), alpha
+            )
+        cut, _, _ = decay.haircut(
+            records, None if access.ledger else "the retention is measured from the ledgers"
+        )
+        bases = {
+            "information_ratio": ("returns", shrinkage.member_ir, False),
+            "mean_ic": ("ic", shrinkage.ic_measured, True),
+        }
+
+        def members(series: str) -> list[shrinkage.Measured | None]:
+            basis, measure, ic = bases[series]
+            return shrinkage.member_figures(snapshot.matrix(basis), index, group.ids, measure, ic)
+
+        data = shrinkage.expectation_payload(view, split, group, members, cut, access, warnings)
+        # The build, its tenure and every readable alpha's row (the group's members and decay's
+        # calibration records both come from them), the matrices they are read from, the access.
+        tag = catalogue_tag(
+            catalogue,
+            mask,
+            "expectation",
+            repr(split),
+            f"{int(access.ledger)}{int(access.cross_sections)}",
+            matrices_tag(catalogue),
+        )
+        version = "+".join((view.build_id, "tenure-none" if held is None else held.tag(), tag))
+        return Answer(data, warnings.entries, version)
 
     @served(
         "What is new in a book against the catalogue: its daily returns regressed on a reference set's and SPY's",

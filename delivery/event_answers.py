@@ -15,9 +15,10 @@ its own routes would answer them (docs/security.md, "Stored figures"):
   null (the checks route's `access_limited`); a snapshot's `reason`, which may name a symbol or
   another alpha, is replaced by the withheld reason;
 - a check computed over the other alphas (`schemas.checks.Check.over_catalogue`: the Deflated
-  Sharpe's trials, the production correlation, the residual against the approved set) is the
-  key's own figure only when the key reads every alpha; for any other key it is withheld the same
-  way, never a figure over alphas it may not read.
+  Sharpe's trials, the production correlation, the residual against the approved set), and an
+  alarm's charts when their expected level was calibrated on the other approved alphas, are the
+  key's own figures only when the key reads every alpha; for any other key they are withheld the
+  same way, never a figure over alphas it may not read.
 A light module: the delivery worker imports it without Litestar or pyarrow.
 """
 
@@ -133,6 +134,14 @@ def shown_data(data: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
         ]
     if isinstance(shown.get("failed"), list):
         shown["failed"] = [_check(c, c.get("id"), viewer) for c in shown["failed"] if isinstance(c, dict)]
+    if (
+        shown.get("charts") is not None
+        and shown.get("expectation_basis") == "catalogue"
+        and not viewer.every_alpha
+    ):
+        # an alarm's expected level calibrated on the other approved alphas (alpha.alarm)
+        shown["charts"] = None
+        withheld["charts"] = OVER_CATALOGUE
     if withheld:
         shown["withheld"] = withheld
     return shown

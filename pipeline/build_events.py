@@ -17,7 +17,11 @@ For one alpha whose served build differs from the last one recorded:
 - `alpha.checks_changed`: the checks whose verdict flipped since the last recorded build, with the
   old and the new value and verdict;
 - `alpha.decay`: for an approved alpha (`records.promotions`), a live check
-  (`LIVE_CHECKS`) that fails now and did not fail in the last recorded build.
+  (`LIVE_CHECKS`) that fails now and did not fail in the last recorded build;
+- `alpha.alarm`: for an approved alpha, a CUSUM of `/analytics/monitoring` (`Figures.monitoring`,
+  the code the API runs) that crossed its threshold in a live week no earlier `alpha.alarm`
+  announced (`alarm_event`): both charts, every alarm week, the new ones, and the chart's
+  false-alarm rate. Kept by the retention (`AUDIT_TRAIL`), so an alarm is announced once.
 All of one alpha's events are written in one transaction: all or none. A refused seal is
 `build.refused` (administrators only: it names what a team sent), once per refused seal of a run.
 """
@@ -44,10 +48,12 @@ from pipeline.operator_decisions import approve_by_policy, standings_of
 from records.events import Event, EventLog, event_of, in_id_order
 from records.sql import Statement, Unavailable
 from records.store import Records, open_records
-from schemas.bodies.event_data import AUDIT_TRAIL, RESTATED, RESTATED_SHOWN, recorded
+from schemas.bodies.event_data import ALARM, AUDIT_TRAIL, RESTATED, RESTATED_SHOWN, recorded
 from schemas.bodies.events import BUILD_REFUSED as REFUSED
 from schemas.bodies.events import CHECKS_CHANGED, DECAY, PUBLISHED, REPUBLISHED
+from schemas.bodies.monitoring import Monitoring
 from schemas.checks import LIVE_CHECKS
+from schemas.query import LiveQuery
 
 BUILDS = (PUBLISHED, REPUBLISHED)
 """The events that name a build: the last one of an alpha is what the next build is compared with."""
@@ -170,6 +176,62 @@ def build_events(
     return events
 
 
+def alarm_event(
+    watched: Monitoring, build_id: str, basis: str, last: Event | None
+) -> tuple[str, dict[str, Any]] | None:
+    """`alpha.alarm` when a chart of `watched` (the alpha's `/analytics/monitoring` at its
+    approval's split) holds an alarm week the last recorded `alpha.alarm` (`last`) did not
+    announce, else None. Pure: what the tests check."""
+    announced: dict[str, set[str]] = {}
+    for chart in (last.data.get("charts") or []) if last is not None else []:
+        announced[chart["series"]] = set(chart["alarms"])
+    charts = []
+    for chart in watched.charts:
+        alarms = [day.isoformat() for day in chart.alarms]
+        charts.append(
+            {
+                "series": chart.series,
+                "state": chart.state,
+                "alarms": alarms,
+                "new_alarms": [day for day in alarms if day not in announced.get(chart.series, set())],
+                "cusum_statistic": chart.cusum_statistic,
+                "cusum_threshold": watched.cusum_threshold,
+                "expected_weekly_mean": chart.expected_weekly_mean,
+                "weekly_sd": chart.weekly_sd,
+                "live_weeks": chart.live_weeks,
+            }
+        )
+    if not any(chart["new_alarms"] for chart in charts):
+        return None
+    return (
+        ALARM,
+        {
+            "build_id": build_id,
+            "book": watched.book,
+            "split_date": None if watched.split_date is None else watched.split_date.isoformat(),
+            "arl0_weeks": watched.arl0_weeks,
+            "false_alarm_probability_per_year": watched.false_alarm_probability_per_year,
+            "expectation_basis": basis,
+            "charts": charts,
+        },
+    )
+
+
+def watched_alarm(
+    figures: Figures, view: BuildView, policy: Policy, log: EventLog
+) -> tuple[str, dict[str, Any]] | None:
+    """`alarm_event` of the served build `view`: its monitoring of the events' book with the
+    operator's chart (`Policy.chart`), only live (the split is the approval's: weeks first
+    published after the decision was recorded)."""
+    reading, q = figures.reading(policy), LiveQuery(book=CHECKS_BOOK)
+    watched = reading.monitoring(view, q).data
+    if not watched.live:
+        return None
+    calibration = reading.decay(view, q).data.haircut.calibration
+    basis = "catalogue" if calibration == "catalogue" else "literature"
+    return alarm_event(watched, view.build_id, basis, log.latest(view.alpha_id, (ALARM,)))
+
+
 def restated_event(view: BuildView, last: Event | None) -> tuple[str, dict[str, Any]] | None:
     """`alpha.restated` of the values the served build changed of what was published (the rows its
     `restatements` table adds), or None. A build whose event is already recorded is never compared
@@ -242,6 +304,9 @@ def record_alpha_events(records: Records, figures: Figures, alpha: str, policy: 
     restated = restated_event(build, last)
     if restated is not None:
         found.append(restated)
+    alarm = watched_alarm(figures, build, policy, records.events) if approved else None
+    if alarm is not None:
+        found.append(alarm)
     statements: list[Statement] = [
         EventLog.statement(kind, recorded(kind, data), alpha_id=alpha) for kind, data in found
     ]

@@ -28,6 +28,7 @@ CHECKS_CHANGED = "alpha.checks_changed"
 APPROVED = "alpha.approved"
 RETIRED = "alpha.retired"
 DECAY = "alpha.decay"
+ALARM = "alpha.alarm"
 NOMINATED = "alpha.nominated"
 RESTATED = "alpha.restated"
 BUILD_REFUSED = "build.refused"
@@ -35,11 +36,13 @@ WEBHOOK_DISABLED = "webhook.disabled"
 
 SCREEN = "analytics.screen"
 CHECKS = "analytics.checks"
+MONITORING = "analytics.monitoring"
 RESTATEMENTS = "catalog.alphas.restatements"
 
-AUDIT_TRAIL = ("alpha.approved", "alpha.retired", NOMINATED, RESTATED)
-"""The events the retention never deletes: what was decided, nominated and restated, and when
-(an auditor reading a decision a year later reads them)."""
+AUDIT_TRAIL = ("alpha.approved", "alpha.retired", NOMINATED, RESTATED, ALARM)
+"""The events the retention never deletes: what was decided, nominated and restated, and the alarms
+raised, and when (an auditor reading a decision a year later reads them; an alarm already announced
+is known by its event, so it is never announced twice)."""
 
 RESTATED_SHOWN = 100
 """The restated values an `alpha.restated` event lists (the first, in date order); the rest are
@@ -164,6 +167,51 @@ class Decay(EventData, kw_only=True, frozen=True):
     failed: Annotated[list[FailedCheck] | None, doc("Each live check that newly fails.")]
 
 
+class AlarmChart(Body, kw_only=True, frozen=True):
+    """One chart of `/analytics/monitoring` as the alarm saw it."""
+
+    series: Annotated[str, doc("book_return or ic, as /analytics/monitoring's charts.")]
+    state: Annotated[str, doc("alarm, in_control or not_measurable, as /analytics/monitoring.")]
+    alarms: Annotated[list[str], doc("Every live week (ISO 8601) that crossed the threshold.")]
+    new_alarms: Annotated[list[str], doc("Those of `alarms` no earlier alpha.alarm announced.")]
+    cusum_statistic: Annotated[float | None, doc("The statistic after the last live week.")]
+    cusum_threshold: Annotated[float, doc("h: the alarm threshold.")]
+    expected_weekly_mean: Annotated[float | None, doc("mu0: the level the approval expects live, per week.")]
+    weekly_sd: Annotated[float | None, doc("sigma: the backtest's weekly standard deviation of the series.")]
+    live_weeks: Annotated[int, doc("The live weeks charted.")]
+
+
+class Alarm(EventData, kw_only=True, frozen=True):
+    """An approved alpha's CUSUM crossed its threshold (docs/analytics.md, "Monitoring: CUSUM and
+    false discoveries"): once per alarm week, with how often the chart would be wrong."""
+
+    type: ClassVar[str] = ALARM
+    figures_from: ClassVar[dict[str, str]] = {"charts": MONITORING}
+    build_id: Annotated[str, doc("The build now served (its live weeks raised the alarm).")]
+    book: Annotated[str, doc("The book watched (long_short).")]
+    split_date: Annotated[
+        str | None, doc("The last session before the live weeks: the approval's (ISO 8601).")
+    ]
+    arl0_weeks: Annotated[
+        float, doc("The chart's in-control average run length: weeks between false alarms.")
+    ]
+    false_alarm_probability_per_year: Annotated[
+        float, doc("The probability that an unchanged series raises an alarm within a year.")
+    ]
+    expectation_basis: Annotated[
+        str,
+        doc(
+            "Where the expected level comes from: literature (the haircut of McLean and Pontiff) or catalogue "
+            "(calibrated on the other approved alphas: the charts' figures are withheld from a key that does not "
+            "read every alpha)."
+        ),
+    ]
+    charts: Annotated[
+        list[AlarmChart] | None,
+        doc("Both charts, at least one with a week no earlier alpha.alarm announced."),
+    ]
+
+
 class Decided(EventData, kw_only=True, frozen=True):
     """An operator's decision (`alpha-results promote`, `retire`)."""
 
@@ -273,6 +321,7 @@ EVENT_DATA: dict[str, type[EventData]] = {
         Nominated,
         Restated,
         Decay,
+        Alarm,
         BuildRefused,
         WebhookDisabled,
     )

@@ -11,6 +11,7 @@ from typing import Annotated, Any, ClassVar
 
 from schemas.bodies.base import Body
 from schemas.bodies.event_data import (
+    ALARM,
     APPROVED,
     BUILD_REFUSED,
     CHECKS_CHANGED,
@@ -29,6 +30,9 @@ from schemas.bodies.formats import SEAL_TEXT, Timestamp, doc, one_of
 EVENT_TYPES: tuple[str, ...] = tuple(EVENT_DATA)
 """Every event type, in documentation order (`schemas.bodies.event_data`: one Struct per type):
 the values `type=` accepts on the feed and the stream (an unknown one is 400 naming `type`)."""
+
+ABOUT_ONE_ALPHA = ", ".join(t for t in EVENT_TYPES if t not in (BUILD_REFUSED, WEBHOOK_DISABLED))
+"""The event types about one alpha, as the type's description lists them."""
 
 STREAM_MEDIA_TYPE = "text/event-stream"
 
@@ -50,9 +54,7 @@ class Event(Body, kw_only=True, frozen=True):
         str,
         one_of(EVENT_TYPES),
         doc(
-            "What happened: alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, "
-            "alpha.retired, alpha.nominated, alpha.restated or alpha.decay (about one alpha, seen by the keys "
-            "that may read it), "
+            f"What happened: {ABOUT_ONE_ALPHA} (about one alpha, seen by the keys that may read it), "
             "build.refused (administrators only) or webhook.disabled (the key whose webhook it was only)."
         ),
     ]
@@ -90,6 +92,7 @@ class StreamedEvent(Event, kw_only=True, frozen=True):
 
 
 __all__ = [
+    "ALARM",
     "APPROVED",
     "BUILD_REFUSED",
     "CHECKS_CHANGED",

@@ -551,6 +551,9 @@ def test_a_partial_policy_file_keeps_the_other_defaults(demo_lake: Path, tmp_pat
         ("[checks\nmin = 1\n", "not valid TOML"),
         ("checks = 3\n", "checks"),
         ("[checks]\ninformation_ratio = 1.0\n", "checks.information_ratio"),
+        ("[monitoring]\narl0_weeks = 2\n", "monitoring.arl0_weeks"),
+        ("[monitoring]\nir_fall = true\n", "monitoring.ir_fall"),
+        ("[monitoring]\nh = 5\n", "monitoring must be a table holding ir_fall and arl0_weeks only"),
     ],
 )
 def test_a_bad_policy_file_stops_the_start(demo_lake: Path, tmp_path: Path, text: str, named: str) -> None:

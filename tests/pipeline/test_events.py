@@ -387,6 +387,7 @@ def test_each_event_type_is_one_struct_and_a_producer_cannot_stray_from_it() -> 
             "alpha.nominated",
             "alpha.restated",
             "alpha.decay",
+            "alpha.alarm",
             "build.refused",
             "webhook.disabled",
         )
@@ -399,6 +400,7 @@ def test_each_event_type_is_one_struct_and_a_producer_cannot_stray_from_it() -> 
         "changed": "analytics.checks",
         "failed": "analytics.checks",
         "restated": "catalog.alphas.restatements",  # an alpha.restated's values: its restatements route
+        "charts": "analytics.monitoring",  # an alpha.alarm's charts
     }
     [(kind, data)] = build_events(ALPHA, "b1", HEADLINE, CHECKS, None, approved=False)
     assert recorded(kind, data) == data  # what build_events says is what the Struct declares

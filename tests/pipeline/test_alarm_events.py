@@ -1,0 +1,147 @@
+"""`alpha.alarm` (pipeline/build_events.py, docs/events.md "What is recorded"): an approved alpha's
+CUSUM of `/analytics/monitoring` crossing its threshold in a live week, announced once, with the
+chart the operator's policy sets (`[monitoring]`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from analytics.figures import Figures
+from analytics.monitoring import design
+from analytics.policy import load_policy
+from delivery.event_answers import EVERYTHING, Viewer, shown_data
+from pipeline.build_events import ALARM, alarm_event
+from pipeline.operator_decisions import standings_of
+from records.events import Event
+from records.store import open_records
+from schemas.bodies.monitoring import CusumChart, Monitoring
+from schemas.query import LiveQuery
+from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
+from tests.pipeline.test_events import REPO, build, events_of
+
+ALPHA = "Test_alarm"
+CHART = design()
+
+
+def chart(series: str, alarms: list[dt.date], statistic: float = 3.0) -> CusumChart:
+    return CusumChart(
+        series=series,  # type: ignore[arg-type]
+        state="alarm" if alarms else "in_control",
+        withheld_reason=None,
+        expected_weekly_mean=0.001,
+        weekly_sd=0.02,
+        live_weeks=30,
+        cusum_statistic=statistic,
+        first_alarm=alarms[0] if alarms else None,
+        alarms=alarms,
+        weeks=[],
+    )
+
+
+def watched(*charts: CusumChart) -> Monitoring:
+    return Monitoring(
+        alpha=ALPHA,
+        book="long_short",
+        split_date=dt.date(2024, 1, 5),
+        split_origin="approval",
+        live=True,
+        ir_fall_detected=CHART.ir_fall,
+        cusum_reference_value=CHART.k,
+        cusum_threshold=CHART.h,
+        arl0_weeks=CHART.arl0,
+        false_alarm_probability_per_year=CHART.false_alarm_probability_per_year,
+        arl1_weeks=CHART.arl1,
+        charts=list(charts),
+    )
+
+
+def recorded(data: dict[str, Any]) -> Event:
+    return Event(1, ALARM, ALPHA, "readers", None, data, dt.datetime.now(dt.UTC))
+
+
+WEEK = dt.date(2024, 6, 7)
+
+
+def test_no_alarm_week_is_no_event() -> None:
+    assert alarm_event(watched(chart("book_return", []), chart("ic", [])), "b1", "literature", None) is None
+
+
+def test_an_alarm_week_is_announced_with_both_charts_and_the_false_alarm_rate() -> None:
+    found = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", None)
+    assert found is not None
+    kind, data = found
+    assert kind == ALARM
+    assert data["build_id"] == "b1" and data["split_date"] == "2024-01-05" and data["book"] == "long_short"
+    assert data["arl0_weeks"] == CHART.arl0
+    assert data["false_alarm_probability_per_year"] == CHART.false_alarm_probability_per_year
+    returns, ic = data["charts"]
+    assert returns["series"] == "book_return" and returns["alarms"] == returns["new_alarms"] == ["2024-06-07"]
+    assert returns["cusum_threshold"] == CHART.h and returns["state"] == "alarm"
+    assert ic["alarms"] == ic["new_alarms"] == [] and ic["state"] == "in_control"
+
+
+def test_an_alarm_already_announced_is_not_announced_again() -> None:
+    _, first = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", None)  # type: ignore[misc]
+    again = watched(chart("book_return", [WEEK]), chart("ic", []))
+    assert alarm_event(again, "b2", "literature", recorded(first)) is None
+    # A later alarm week, on the other chart: only the new week is new.
+    later = watched(chart("book_return", [WEEK]), chart("ic", [WEEK + dt.timedelta(weeks=3)]))
+    found = alarm_event(later, "b3", "literature", recorded(first))
+    assert found is not None
+    returns, ic = found[1]["charts"]
+    assert returns["new_alarms"] == [] and ic["new_alarms"] == ["2024-06-28"]
+
+
+def test_charts_calibrated_on_other_alphas_are_withheld_from_a_key_that_does_not_read_them() -> None:
+    _, data = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "catalogue", None)  # type: ignore[misc]
+    assert shown_data(data, EVERYTHING)["charts"] == data["charts"]
+    some = shown_data(data, Viewer(lambda _: True, every_alpha=False))
+    assert some["charts"] is None and some["withheld"]["charts"].startswith("access_limited")
+    no_route = shown_data(data, Viewer(lambda endpoint: endpoint != "analytics.monitoring", every_alpha=True))
+    assert no_route["charts"] is None and "analytics.monitoring" in no_route["withheld"]["charts"]
+    _, literature = alarm_event(
+        watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", None
+    )  # type: ignore[misc]
+    assert shown_data(literature, Viewer(lambda _: True, every_alpha=False))["charts"] == literature["charts"]
+
+
+def test_a_build_run_announces_the_alarm_monitoring_serves(tmp_path: Path) -> None:
+    """Approved after 20 weeks, republished with 20 live weeks under a policy whose chart alarms
+    about every fourth week of an alpha that still works: the run records alpha.alarm with the
+    alarm weeks `/analytics/monitoring` serves under the same policy, and a rerun of the same build
+    records none."""
+    seals = {w: write_factory_seal(tmp_path / f"w{w}", alpha_id=ALPHA, weeks=w, seed=3) for w in (20, 40)}
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[monitoring]\nir_fall = 4.0\narl0_weeks = 4\n")
+    lake, url = tmp_path / "lake", f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    env = dict(os.environ, ALPHA_RESULTS_CHECKS_POLICY_FILE=str(policy))
+    build(write_benchmark_seal(tmp_path / "spy", sessions=300), seals[20], lake=lake, records=url, env=env)
+    promote = [sys.executable, "-m", "cli.main", "promote", ALPHA, "--by", "head of research", "--note", "n"]
+    promote += ["--override", "approved in a test whatever its checks"]
+    promote += ["--lake", str(lake), "--keystore", url, "--policy", str(policy)]
+    done = subprocess.run(promote, cwd=REPO, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert ALARM not in [e.type for e in events_of(url)]  # no live week yet
+    build(seals[40], lake=lake, records=url, env=env)
+    records = open_records(url)
+    try:
+        standings = standings_of(records)
+    finally:
+        records.close()
+    figures = Figures.open(str(lake), standings)
+    served = figures.reading(load_policy(str(policy))).monitoring(figures.build(ALPHA), LiveQuery()).data
+    assert served.live and served.arl0_weeks == design(4.0, 4.0).arl0
+    expected = {c.series: [d.isoformat() for d in c.alarms] for c in served.charts}
+    assert any(expected.values()), "the policy's chart alarms on these live weeks"
+    [alarm] = [e for e in events_of(url) if e.type == ALARM]
+    assert {c["series"]: c["alarms"] for c in alarm.data["charts"]} == expected
+    assert {c["series"]: c["new_alarms"] for c in alarm.data["charts"]} == expected
+    assert alarm.data["build_id"] == figures.build(ALPHA).build_id
+    assert alarm.data["arl0_weeks"] == served.arl0_weeks
+    build(seals[40], lake=lake, records=url, env=env)
+    assert [e.type for e in events_of(url)].count(ALARM) == 1
