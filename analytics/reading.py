@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -29,8 +30,10 @@ from functools import cached_property
 import numpy as np
 
 from analytics import (
+    approved_health,
     checks,
     decay,
+    drawdown_odds,
     live,
     mmc,
     monitoring,
@@ -67,9 +70,12 @@ from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, Window
 from datasets.reader import BuildView, LakeReader
 from datasets.served import Catalogue
+from schemas.bodies import approved_health as approved_health_body
 from schemas.bodies.analytics import WINDOW
+from schemas.bodies.approved_health import ApprovedHealth, FalseDiscoveryPrior
 from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSIONS, LITERATURE_HAIRCUT, Decay
 from schemas.bodies.decisions import Checks, Contribution
+from schemas.bodies.drawdown_odds import DrawdownOdds
 from schemas.bodies.expectation import MIN_GROUP_MEMBERS, Expectation
 from schemas.bodies.mmc import MMC_METHOD, Crowding, Mmc
 from schemas.bodies.monitoring import Monitoring
@@ -84,11 +90,15 @@ from schemas.bodies.residual import Residual
 from schemas.bodies.review import ReviewEntry, ReviewQueue
 from schemas.bodies.rows import CorrelationRow
 from schemas.bodies.significance import Significance
+from schemas.checks import LIVE_MIN_SESSIONS
+from schemas.conventions import WEEKS_PER_YEAR
 from schemas.query import (
+    ApprovedHealthQuery,
     ChecksQuery,
     CombineQuery,
     ContributionQuery,
     CorrelationQuery,
+    DrawdownOddsQuery,
     ExpectationQuery,
     FamiliesQuery,
     LiveQuery,
@@ -100,6 +110,9 @@ from schemas.query import (
     WindowQuery,
 )
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
+
+HEALTH_ROUTES = ("analytics.live", "analytics.decay", "analytics.monitoring", "analytics.mmc")
+"""The routes whose answers make a row of `/v1/analytics/approved_health`."""
 
 
 def catalogue_tag(catalogue: Catalogue, mask: np.ndarray, *parts: str) -> str:
@@ -597,6 +610,37 @@ class Reading(BuildAnswers):
         return Answer(data, warnings.entries, f"monitoring+{self.policy.tag()}+{expectation.version}")
 
     @served(
+        "Is it still working? The odds of a drawdown deeper than x within h weeks at the expected level, and the "
+        "live path's place in the forward cone",
+        "The book's backtest weeks (up to the split, as /analytics/live; calendar weeks as /analytics/monitoring) "
+        "re-centred on the weekly return /analytics/decay's expected live information ratio implies, resampled by "
+        "the stationary block bootstrap (10,000 seeded paths of horizon_weeks, compounded from 1.0 at the split): "
+        "the probability that the maximum drawdown within h weeks is deeper than each depth with its Monte Carlo "
+        "standard error, the expected maximum drawdown and its quantiles, the cone's quantiles of the cumulative "
+        "return each week, and each live week's percentile among the paths, with the live maximum drawdown's "
+        '(docs/analytics.md, "Drawdown odds and the forward cone"). Whole history: from/to do not apply. Needs '
+        "portfolio.ledger",
+        kinds=("portfolio", "decisions"),
+        meta=book_meta,
+    )
+    def drawdown_odds(self, view: BuildView, q: DrawdownOddsQuery) -> Answer[DrawdownOdds]:
+        """`/analytics/drawdown_odds`: `/analytics/decay` at the same split sets the level simulated."""
+        expectation = self.decay(view, LiveQuery(book=q.book, split=q.split, as_of=q.as_of))
+        split = live.split_of(view, self.tenure(view.alpha_id), q.split)
+        warnings = Warnings()
+        data = drawdown_odds.drawdown_odds_payload(
+            view,
+            self.book(view, q.book),
+            split,
+            expectation.data,
+            q.horizon_weeks,
+            q.depths,
+            self.scope.access,
+            warnings,
+        )
+        return Answer(data, warnings.entries, f"drawdown_odds+{expectation.version}")
+
+    @served(
         "Is it still working? The expected live information ratio and IC, shrunk toward the alpha's family, with intervals",
         "The long_short book's backtest information ratio and mean weekly IC (up to the split, as /analytics/live) "
         "shrunk toward the mean of its trial family (else of every alpha the key may read) by their own standard "
@@ -806,6 +850,106 @@ class Reading(BuildAnswers):
         data = mmc.crowding_payload(members, window)
         return Answer(
             data, [], self._approved_tag(tuple(m.alpha_id for m in members), "crowding", repr(window))
+        )
+
+    def approved_health(self, q: ApprovedHealthQuery) -> Answer[ApprovedHealth]:
+        """`/v1/analytics/approved_health`: every approved alpha in force the reader may read, each
+        figure its own route's answer in this reader's scope (`analytics.approved_health`), made
+        once per generation, scope, standings and policy (`CatalogueCache.answer`)."""
+        require_readable(self.scope.access, "ledger")
+        self.whole_catalogue()
+        catalogue = self.snapshot.catalogue
+        mask = self.readable()
+        version = catalogue_tag(
+            catalogue,
+            mask,
+            "approved_health",
+            q.book,
+            self.standings.tag(catalogue, mask),
+            self.policy.tag(),
+            repr(self.scope.access),
+            "".join("c" if self.scope.may_call(e) else "-" for e in HEALTH_ROUTES),
+        )
+        data = self.snapshot.cache.answer(
+            "approved_health:" + version, lambda: self._approved_health(q, int(mask.sum()))
+        )
+        return Answer(data, [], version)
+
+    def _approved_health(self, q: ApprovedHealthQuery, candidates: int) -> ApprovedHealth:
+        chart = self.policy.chart()
+        live_q = LiveQuery(book=q.book)
+        outcomes: list[approved_health.Outcome] = []
+        for alpha in sorted(self.standings.tenures):
+            found = self.reader.alpha(alpha) if self.scope.may_read(alpha) else None
+            if found is None or not self.scope.access.ledger:
+                continue
+            seen = self.live(self.reader.view(found), live_q).data
+            if seen.split_origin == "approval" and (seen.out_of_sample.sessions or 0) >= LIVE_MIN_SESSIONS:
+                value = seen.out_of_sample.information_ratio.value
+                if value is not None and math.isfinite(value):
+                    outcomes.append(approved_health.Outcome(value, seen.in_sample.weeks or 0))
+        prior = approved_health.prior_of(outcomes, candidates)
+        rows = [self._health_row(view, live_q, prior) for view in self.approved_views()]
+        rows.sort(key=lambda row: (row.last_alarm is None and row.ic_cusum_state != "alarm", row.alpha))
+        alarms = sum(1 for row in rows if "alarm" in (row.cusum_state, row.ic_cusum_state))
+        return ApprovedHealth(
+            book=q.book,
+            approved_count=len(rows),
+            alarm_count=alarms,
+            ir_fall_detected=chart.ir_fall,
+            arl0_weeks=chart.arl0,
+            false_alarm_probability_per_year=chart.false_alarm_probability_per_year,
+            expected_false_alarms_per_year=len(rows) * WEEKS_PER_YEAR / chart.arl0,
+            false_discovery=prior,
+            alphas=rows,
+        )
+
+    def _health_row(
+        self, view: BuildView, q: LiveQuery, prior: FalseDiscoveryPrior
+    ) -> approved_health_body.AlphaHealth:
+        held = self.tenure(view.alpha_id)
+        assert held is not None  # approved_views lists approved alphas only
+        reasons: list[str] = []
+        seen = self.live(view, q).data
+        watched = self.monitoring(view, q).data
+        expected = self.decay(view, q).data.expected_live_information_ratio
+        live_ir = seen.out_of_sample.information_ratio.value
+        sessions = seen.out_of_sample.sessions or 0
+        if sessions < LIVE_MIN_SESSIONS:
+            live_ir = None
+        interval = approved_health.live_interval(expected.value, live_ir, sessions)
+        returns, ic = watched.charts
+        alarms = [*returns.alarms, *ic.alarms]
+        mmc_mean = crowded = None
+        try:
+            contributed = self.mmc(view, WindowQuery()).data
+            mmc_mean, crowded = contributed.mmc_mean.value, contributed.correlation_to_combined_mean.value
+        except DataNotReadable as refused:
+            reasons.append(f"mmc: {refused}")
+        for chart in watched.charts:
+            if chart.withheld_reason:
+                reasons.append(f"{chart.series}: {chart.withheld_reason}")
+        return approved_health_body.AlphaHealth(
+            alpha=view.alpha_id,
+            approved_at=held.approved_at,
+            split_date=watched.split_date,
+            live_sessions=sessions,
+            live_weeks=returns.live_weeks,
+            live_information_ratio=live_ir,
+            expected_live_information_ratio=expected.value,
+            live_interval_low=None if interval is None else interval.low,
+            live_interval_high=None if interval is None else interval.high,
+            live_percentile=None if interval is None else interval.percentile,
+            cusum_state=returns.state,
+            ic_cusum_state=ic.state,
+            cusum_statistic=returns.cusum_statistic,
+            last_alarm=max(alarms) if alarms else None,
+            false_discovery_probability=approved_health.false_discovery_probability(
+                seen.in_sample.information_ratio.value, seen.in_sample.weeks or 0, prior
+            ),
+            mmc_mean=mmc_mean,
+            correlation_to_combined_mean=crowded,
+            withheld_reason="; ".join(reasons) or None,
         )
 
     def combine(self, q: CombineQuery) -> Answer[Combined]:

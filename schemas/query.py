@@ -44,6 +44,7 @@ from alpha_results_seal.identifiers import TICKER as TICKER
 from schemas import choices, wire
 from schemas.bodies import attribution
 from schemas.bodies.capacity import CAPITAL_DEFAULT, CAPITAL_MAX, CAPITAL_MIN, GRID_MAX
+from schemas.bodies.drawdown_odds import DEFAULT_DEPTHS, DEFAULT_HORIZON_WEEKS, DEPTHS_MAX, HORIZON_MAX_WEEKS
 from schemas.bodies.events import EVENT_TYPES
 from schemas.bodies.formats import DOC
 from schemas.bodies.promotions import STANDINGS
@@ -901,6 +902,72 @@ class LiveQuery(Query, frozen=True):
                 description="The last in-sample date (YYYY-MM-DD), a what-if: sessions after it are out-of-sample. "
                 "Absent: the alpha's own split, its approval's as_of, else its seal's research_cutoff, else the "
                 "date the catalogue first published it (the answer's split_origin says which).",
+            ),
+        ]
+        | None
+    ) = None
+    as_of: AsOf = None
+
+
+class DrawdownOddsQuery(Query, frozen=True):
+    """`/analytics/drawdown_odds`: the odds of a drawdown within a horizon, and the live path's place in
+    the forward cone (`analytics.drawdown_odds` checks each depth's range: `depths_of`)."""
+
+    book: Book = choices.DEFAULT_BOOK
+    split: (
+        Annotated[
+            dt.date,
+            Meta(
+                description="The last backtest date (YYYY-MM-DD), a what-if: the backtest resampled ends there and "
+                "the live path starts after it. Absent: the alpha's own split, as /analytics/live's.",
+            ),
+        ]
+        | None
+    ) = None
+    horizon_weeks: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=HORIZON_MAX_WEEKS,
+            description="h: the weeks after the split the drawdown odds and the cone cover. "
+            f"Default {DEFAULT_HORIZON_WEEKS} (a year).",
+        ),
+    ] = DEFAULT_HORIZON_WEEKS
+    depths: (
+        Annotated[
+            tuple[float, ...],
+            Meta(
+                max_length=DEPTHS_MAX * 32,
+                extra={"read": "numbers"},
+                description=f"The drawdown depths x to give the odds of, as fractions of the peak: comma-separated "
+                f"decimals, at most {DEPTHS_MAX}, each in (0, 1) (0.1: a fall of 10%). Default: "
+                + ",".join(f"{x:g}" for x in DEFAULT_DEPTHS)
+                + ".",
+            ),
+        ]
+        | None
+    ) = None
+    as_of: AsOf = None
+
+
+class ApprovedHealthQuery(Query, frozen=True):
+    """`/v1/analytics/approved_health`: every approved alpha's health, of one book (the split is
+    each alpha's approval)."""
+
+    book: Book = choices.DEFAULT_BOOK
+    as_of: AsOf = None
+
+
+class ExpectationQuery(Query, frozen=True):
+    """`/analytics/expectation`: the long_short book's expected live figures (the one book the
+    catalogue's matrices hold for every member of a group, so no `book`)."""
+
+    split: (
+        Annotated[
+            dt.date,
+            Meta(
+                description="The last backtest date (YYYY-MM-DD), a what-if: the alpha's backtest ends there and "
+                "its live weeks follow. Absent: the alpha's own split, as /analytics/live's.",
             ),
         ]
         | None

@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-be4eedb1c51d"
+REGISTRY_VERSION = "r-940e7d36c340"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -4695,6 +4695,340 @@ class MonitoringResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class DepthOdds(ApiStruct, kw_only=True, frozen=True):
+    """The odds of one depth."""
+
+    depth: float
+    """x: a drawdown's depth, a fraction of the running peak (0.1: a fall of 10%)"""
+
+    exceedance_probability: float
+    """The share of simulated paths whose maximum drawdown within horizon_weeks is deeper than depth"""
+
+    exceedance_error: float
+    """The Monte Carlo standard error of exceedance_probability"""
+
+
+class ConeWeek(ApiStruct, kw_only=True, frozen=True):
+    """One week of the cone: quantiles across the simulated paths of the cumulative return."""
+
+    week: int
+    """Weeks after the split (1: the first live week)"""
+
+    cone_p05: float
+    """The 5% quantile across the simulated paths of the cumulative return from the split to the week"""
+
+    cone_p25: float
+    """The 25% quantile of the same"""
+
+    cone_p50: float
+    """The median of the same"""
+
+    cone_p75: float
+    """The 75% quantile of the same"""
+
+    cone_p95: float
+    """The 95% quantile of the same"""
+
+
+class LiveWeek(ApiStruct, kw_only=True, frozen=True):
+    """One live week of the book and its place in the cone."""
+
+    week: int
+    """Weeks after the split (1: the first live week)"""
+
+    date: dt.date
+    """The week's last session"""
+
+    live_weekly_return: float | None
+    """The book's compounded return over the week; null: no return (the week adds nothing)"""
+
+    live_cumulative_return: float
+    """The book's compounded return from the split to the week's end"""
+
+    live_percentile: float | None
+    """The share of simulated paths whose cumulative return at the same week is below the live one,
+    ties counted half; null after the simulated weeks (more than the longest horizon)
+    """
+
+
+class DrawdownOdds(ApiStruct, kw_only=True, frozen=True):
+    """`/analytics/drawdown_odds` of one alpha and book."""
+
+    alpha: str
+    """The alpha"""
+
+    book: str
+    """The book"""
+
+    split_date: dt.date | None
+    """The last backtest session (as /analytics/live): the live weeks follow it"""
+
+    split_origin: str | None
+    """Where the split comes from, as /analytics/live"""
+
+    live: bool
+    """true when the split is the alpha's approval (the weeks after it were first published after it
+    was recorded); false: the weeks after another split, out of sample but not live
+    """
+
+    week_rule: str
+    """What a week is"""
+
+    method: str
+    """How the paths are simulated"""
+
+    live_rule: str
+    """What a live week's percentile is"""
+
+    state: str
+    """measured, or not_measurable with its reason when the expectation, the backtest or the ledger
+    cannot be read (the figures then null and the lists empty)
+    """
+
+    withheld_reason: str | None
+    """Why the odds are not measurable; null when they are"""
+
+    horizon_weeks: int
+    """h: the weeks after the split the odds and the cone cover"""
+
+    expected_live_information_ratio: float | None
+    """/analytics/decay's expected live information ratio at the same split: the level simulated"""
+
+    expected_weekly_return: float | None
+    """mu0: the weekly mean of the re-centred backtest returns the paths are drawn from"""
+
+    backtest_weekly_sd: float | None
+    """The standard deviation (ddof=1) of the backtest's weekly compounded returns"""
+
+    backtest_weeks: int
+    """The backtest weeks with a return that are resampled"""
+
+    paths: int
+    """The simulated paths"""
+
+    block_length: float | None
+    """Mean block length of the resamples (Politis and White's rule, as /analytics/significance)"""
+
+    seed: int
+    """Seed of numpy's PCG64 generator: the same build always gives the same answer"""
+
+    stream: int
+    """The generator's stream (PCG64(SeedSequence([seed, stream])))"""
+
+    expected_max_drawdown: float | None
+    """The mean over the simulated paths of the maximum drawdown within horizon_weeks, a fraction of
+    the running peak (the split's 1.0 counting as a peak)
+    """
+
+    expected_max_drawdown_error: float | None
+    """The Monte Carlo standard error of expected_max_drawdown"""
+
+    max_drawdown_p05: float | None
+    """The 5% quantile of the simulated maximum drawdown within horizon_weeks"""
+
+    max_drawdown_p25: float | None
+    """The 25% quantile of the same"""
+
+    max_drawdown_p50: float | None
+    """The median of the same"""
+
+    max_drawdown_p75: float | None
+    """The 75% quantile of the same"""
+
+    max_drawdown_p95: float | None
+    """The 95% quantile of the same"""
+
+    odds: list[DepthOdds]
+    """Each depth asked, shallowest first"""
+
+    cone: list[ConeWeek]
+    """Weeks 1 to horizon_weeks of the forward cone"""
+
+    live_weeks: int
+    """The live weeks after the split"""
+
+    live_max_drawdown: float | None
+    """The live path's maximum drawdown so far, from 1.0 at the split; null without a live week"""
+
+    live_max_drawdown_percentile: float | None
+    """The share of simulated paths whose maximum drawdown over as many weeks is below the live one,
+    ties counted half (many paths have none early on); null without a live week or beyond the
+    longest horizon
+    """
+
+    live_path: list[LiveWeek]
+    """The live weeks, oldest first"""
+
+
+class DrawdownOddsResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/drawdown_odds` (analytics.drawdown_odds)."""
+
+    data: DrawdownOdds
+
+    meta: Meta
+
+
+class ExpectedWeek(ApiStruct, kw_only=True, frozen=True):
+    """One live week of a series: the live figure to date and where it falls."""
+
+    date: dt.date
+    """The week's last session (information_ratio) or the weekly IC's date (mean_ic)"""
+
+    observations_to_date: int
+    """The live observations up to this week: sessions (information_ratio) or weekly ICs (mean_ic)"""
+
+    live_to_date: float | None
+    """The live figure over the live observations up to this week: the information ratio of the daily
+    returns, or the mean weekly IC; null below 2 observations (the information ratio's)
+    """
+
+    predictive_lower: float | None
+    """Lower bound of the credible interval of the live figure over this many observations"""
+
+    predictive_upper: float | None
+    """Upper bound of the same interval"""
+
+    percentile: float | None
+    """Where live_to_date falls in the predictive distribution of the live figure over this many
+    observations (50: as expected; below 5 or above 95: outside the 90% interval)
+    """
+
+
+class ExpectedSeries(ApiStruct, kw_only=True, frozen=True):
+    """One figure expected: its backtest value, the group it is shrunk toward, the posterior, the
+    expected live figure and the live weeks against it.
+    """
+
+    series: str
+    """information_ratio: the long_short book's annualised information ratio of daily returns; mean_ic:
+    the signal's mean weekly IC (weekly_signal.ic)
+    """
+
+    withheld_reason: str | None
+    """Why the series is not measurable; null when it is"""
+
+    shrinkage: str | None
+    """empirical_bayes when at least 3 members of the group have the figure measured; none below (the
+    posterior is the alpha's own figure and standard error, with an insufficient_data warning); null
+    when not measurable
+    """
+
+    measured_members: int
+    """The group's members the key may read with the figure measured (at least 3 observations), the
+    alpha's own included: those the group's mean and spread are estimated from
+    """
+
+    backtest_value: float | None
+    """The alpha's figure over its backtest (sessions, or weekly ICs realised, on or before
+    split_date): for information_ratio /analytics/decay backtest_information_ratio
+    """
+
+    backtest_observations: int
+    """The backtest's observations: sessions (information_ratio) or weekly ICs (mean_ic)"""
+
+    backtest_standard_error: float | None
+    """The iid standard error of backtest_value"""
+
+    group_mean: float | None
+    """m: the group's mean figure, each member weighted by its precision under the fitted spread"""
+
+    group_mean_standard_error: float | None
+    """The standard error of group_mean"""
+
+    between_alpha_sd: float | None
+    """tau: the spread of the members' true figures (DerSimonian and Laird's moment estimate, 0 when
+    the figures spread no more than their standard errors say)
+    """
+
+    shrinkage_weight: float | None
+    """B: the weight the alpha's own figure keeps (1: none shrunk; 0: the group's mean)"""
+
+    posterior_mean: float | None
+    """The figure's posterior mean over the backtest"""
+
+    posterior_sd: float | None
+    """The posterior standard deviation"""
+
+    posterior_lower: float | None
+    """Lower bound of the posterior credible interval"""
+
+    posterior_upper: float | None
+    """Upper bound of the posterior credible interval"""
+
+    expected_live: float | None
+    """The figure expected live: the posterior times the retention (haircut.retention); a posterior
+    mean not above 0 is kept as it is; not measurable without the retention (a key that may not read
+    the ledger)
+    """
+
+    expected_live_sd: float | None
+    """Its standard deviation, the retention's standard error included when the catalogue calibrates it"""
+
+    expected_live_lower: float | None
+    """Lower bound of its credible interval"""
+
+    expected_live_upper: float | None
+    """Upper bound of its credible interval"""
+
+    weeks: list[ExpectedWeek]
+    """The live weeks after the split, oldest first: calendar weeks of the live sessions
+    (information_ratio), or the weekly ICs realised after the split (mean_ic); empty without a split
+    or a live week
+    """
+
+
+class Expectation(ApiStruct, kw_only=True, frozen=True):
+    """`/analytics/expectation` of one alpha."""
+
+    alpha: str
+    """The alpha"""
+
+    split_date: dt.date | None
+    """The last backtest session (as /analytics/live): the live weeks follow it"""
+
+    split_origin: str | None
+    """Where the split comes from, as /analytics/live"""
+
+    live: bool
+    """true when the split is the alpha's approval (the weeks after it were first published after it
+    was recorded); false: out of sample but not live
+    """
+
+    group: str | None
+    """The trial family the alpha is shrunk toward (its seal's); null for the catalogue"""
+
+    group_kind: str
+    """family when the alpha's seal names a trial family of which the key may read at least 3 members;
+    else catalogue: every alpha the key may read
+    """
+
+    group_members: int
+    """The group's alphas the key may read, the alpha included (never one it may not read)"""
+
+    min_group_members: int
+    """The measured members a group needs to be estimated"""
+
+    credible_level: float
+    """The mass of every interval served"""
+
+    method: str
+    """How the figures are made"""
+
+    haircut: LiveHaircut
+    """/analytics/decay's haircut from backtest to live, whose retention is applied"""
+
+    series: list[ExpectedSeries]
+    """The information ratio and the mean IC"""
+
+
+class ExpectationResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/expectation` (analytics.expectation)."""
+
+    data: Expectation
+
+    meta: Meta
+
+
 class ResidualDrop(ApiStruct, kw_only=True, frozen=True):
     """A reference alpha left out of the regression."""
 
@@ -5677,6 +6011,140 @@ class CrowdingResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/analytics/crowding` (analytics.crowding)."""
 
     data: Crowding
+
+    meta: Meta
+
+
+class FalseDiscoveryPrior(ApiStruct, kw_only=True, frozen=True):
+    """What the false-discovery probabilities are computed with."""
+
+    basis: str
+    """deployment: estimated from this deployment's decisions and live outcomes (the approved alphas
+    the key may read with a measured live information ratio); paper: too few of them, the worked
+    example of López de Prado, Lipton and Zoonekynd (2025)
+    """
+
+    decided_alphas: int
+    """The approved alphas (in force or retired since) with a measured live information ratio, of those
+    the key may read
+    """
+
+    candidates: int
+    """The alphas of the catalogue the key may read: the candidates tried"""
+
+    prior_true_share: float
+    """p: the prior share of true strategies among the candidates: the approved alphas true by their
+    live tracks (2 x the share with a positive live information ratio - 1, at least 0), over the
+    test's power against true_information_ratio, over the candidates; kept within 1/candidates and 1
+    """
+
+    true_information_ratio: float
+    """The annualised information ratio of a true strategy (the alternative the power is computed
+    against): the mean live information ratio of those with a positive one
+    """
+
+
+class AlphaHealth(ApiStruct, kw_only=True, frozen=True):
+    """One approved alpha."""
+
+    alpha: str
+    """The alpha"""
+
+    approved_at: str
+    """When its approval in force was recorded, by our clock (UTC)"""
+
+    split_date: dt.date | None
+    """The last session before its live part (the approval's)"""
+
+    live_sessions: int
+    """Sessions of the book first published after the approval was recorded"""
+
+    live_weeks: int
+    """The live weeks its CUSUM charted"""
+
+    live_information_ratio: float | None
+    """/analytics/live out_of_sample.information_ratio at the approval; null below 63 sessions"""
+
+    expected_live_information_ratio: float | None
+    """/analytics/decay's expected live information ratio"""
+
+    live_interval_low: float | None
+    """The 5th percentile of the live information ratio an alpha performing as expected shows over
+    these sessions (sampling error of the ratio, Lo 2002)
+    """
+
+    live_interval_high: float | None
+    """The 95th percentile of the same"""
+
+    live_percentile: float | None
+    """Where the live information ratio falls in that distribution (0 to 1)"""
+
+    cusum_state: str
+    """The book return chart's state, as /analytics/monitoring"""
+
+    ic_cusum_state: str
+    """The IC chart's state, as /analytics/monitoring"""
+
+    cusum_statistic: float | None
+    """The book return chart's statistic after the last live week"""
+
+    last_alarm: dt.date | None
+    """The latest live week either chart crossed its threshold"""
+
+    false_discovery_probability: float | None
+    """The posterior probability that the approval was a false discovery (the paper's oFDR): of no
+    skill, given a backtest information ratio at least the one observed over its backtest weeks
+    """
+
+    mmc_mean: float | None
+    """/analytics/mmc mmc_mean, whole history: what it adds to the others"""
+
+    correlation_to_combined_mean: float | None
+    """/analytics/mmc correlation_to_combined_mean, whole history: how crowded its scores are with the
+    others'
+    """
+
+    withheld_reason: str | None
+    """Why some of its figures are null for this key (a route or a kind it may not read)"""
+
+
+class ApprovedHealth(ApiStruct, kw_only=True, frozen=True):
+    """`/v1/analytics/approved_health`."""
+
+    book: str
+    """The book watched"""
+
+    approved_count: int
+    """The approved alphas in force the key may read"""
+
+    alarm_count: int
+    """Of those, how many have a chart in alarm"""
+
+    ir_fall_detected: float
+    """The fall the charts are designed to detect (the operator's policy)"""
+
+    arl0_weeks: float
+    """The charts' in-control average run length (the operator's policy)"""
+
+    false_alarm_probability_per_year: float
+    """The probability that one unchanged alpha's chart alarms within a year"""
+
+    expected_false_alarms_per_year: float
+    """The false alarms a year the book's return charts raise on average if every approved alpha still
+    works
+    """
+
+    false_discovery: FalseDiscoveryPrior
+    """What the false-discovery probabilities are computed with"""
+
+    alphas: list[AlphaHealth]
+    """Every approved alpha in force the key may read, alarms first, then by id"""
+
+
+class ApprovedHealthResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/analytics/approved_health` (analytics.approved_health)."""
+
+    data: ApprovedHealth
 
     meta: Meta
 
@@ -6750,9 +7218,9 @@ class Event(ApiStruct, kw_only=True, frozen=True):
 
     type: str
     """What happened: alpha.published, alpha.republished, alpha.checks_changed, alpha.approved,
-    alpha.retired, alpha.nominated, alpha.restated or alpha.decay (about one alpha, seen by the keys
-    that may read it), build.refused (administrators only) or webhook.disabled (the key whose
-    webhook it was only).
+    alpha.retired, alpha.nominated, alpha.restated, alpha.decay, alpha.alarm (about one alpha, seen
+    by the keys that may read it), build.refused (administrators only) or webhook.disabled (the key
+    whose webhook it was only).
     """
 
     alpha: str | None
@@ -6803,9 +7271,9 @@ class StreamedEvent(ApiStruct, kw_only=True, frozen=True):
 
     type: str
     """What happened: alpha.published, alpha.republished, alpha.checks_changed, alpha.approved,
-    alpha.retired, alpha.nominated, alpha.restated or alpha.decay (about one alpha, seen by the keys
-    that may read it), build.refused (administrators only) or webhook.disabled (the key whose
-    webhook it was only).
+    alpha.retired, alpha.nominated, alpha.restated, alpha.decay, alpha.alarm (about one alpha, seen
+    by the keys that may read it), build.refused (administrators only) or webhook.disabled (the key
+    whose webhook it was only).
     """
 
     alpha: str | None
@@ -7484,6 +7952,29 @@ ENDPOINTS: dict[str, Endpoint] = {
         MonitoringResponse,
         collection=False,
     ),
+    "analytics.drawdown_odds": Endpoint(
+        "analytics.drawdown_odds",
+        "/v1/alphas/{alpha}/analytics/drawdown_odds",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("split", "split", "date", None, required=False, enum=None),
+            Param("horizon_weeks", "horizon_weeks", "integer", 52, required=False, enum=None),
+            Param("depths", "depths", "string", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        DrawdownOddsResponse,
+        collection=False,
+    ),
+    "analytics.expectation": Endpoint(
+        "analytics.expectation",
+        "/v1/alphas/{alpha}/analytics/expectation",
+        (
+            Param("split", "split", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        ExpectationResponse,
+        collection=False,
+    ),
     "analytics.residual": Endpoint(
         "analytics.residual",
         "/v1/alphas/{alpha}/analytics/residual",
@@ -7744,6 +8235,16 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("as_of", "as_of", "string", None, required=False, enum=None),
         ),
         CrowdingResponse,
+        collection=False,
+    ),
+    "analytics.approved_health": Endpoint(
+        "analytics.approved_health",
+        "/v1/analytics/approved_health",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        ApprovedHealthResponse,
         collection=False,
     ),
     "analytics.checks": Endpoint(
@@ -8054,6 +8555,8 @@ METHODS: dict[str, str] = {
     "analytics.overfitting": "overfitting",
     "analytics.decay": "decay",
     "analytics.monitoring": "monitoring",
+    "analytics.drawdown_odds": "drawdown_odds",
+    "analytics.expectation": "expectation",
     "analytics.residual": "residual",
     "analytics.mmc": "mmc",
     "analytics.doc": "analytics_doc",
@@ -8061,6 +8564,7 @@ METHODS: dict[str, str] = {
     "analytics.combine": "combine",
     "analytics.contribution": "contribution",
     "analytics.crowding": "crowding",
+    "analytics.approved_health": "approved_health",
     "analytics.checks": "checks",
     "analytics.promotion_preview": "promotion_preview",
     "analytics.compare": "compare",
@@ -9113,6 +9617,64 @@ class GeneratedMethods:
             "analytics.monitoring", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
         )
 
+    def drawdown_odds(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        *,
+        split: dt.date | str | None = None,
+        horizon_weeks: int = 52,
+        depths: str | Iterable[float] | None = None,
+        as_of: str | None = None,
+    ) -> DrawdownOddsResponse:
+        """Is it still working? The odds of a drawdown deeper than x within h weeks at the expected
+        level, and the live path's place in the forward cone.
+
+        `GET /v1/alphas/{alpha}/analytics/drawdown_odds` (`analytics.drawdown_odds`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `split`: The last backtest date (YYYY-MM-DD), a what-if: the backtest resampled ends there
+        and the live path starts after it. Absent: the alpha's own split, as /analytics/live's.
+
+        `horizon_weeks`: h: the weeks after the split the drawdown odds and the cone cover. Default
+        52 (a year).
+
+        `depths`: The drawdown depths x to give the odds of, as fractions of the peak:
+        comma-separated decimals, at most 12, each in (0, 1) (0.1: a fall of 10%). Default:
+        0.05,0.1,0.2,0.3.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "analytics.drawdown_odds",
+            {"alpha": alpha},
+            {"book": book, "split": split, "horizon_weeks": horizon_weeks, "depths": depths, "as_of": as_of},
+        )
+
+    def expectation(
+        self, alpha: str, *, split: dt.date | str | None = None, as_of: str | None = None
+    ) -> ExpectationResponse:
+        """Is it still working? The expected live information ratio and IC, shrunk toward the alpha's
+        family, with intervals.
+
+        `GET /v1/alphas/{alpha}/analytics/expectation` (`analytics.expectation`).
+
+        `split`: The last backtest date (YYYY-MM-DD), a what-if: the alpha's backtest ends there and
+        its live weeks follow. Absent: the alpha's own split, as /analytics/live's.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer("analytics.expectation", {"alpha": alpha}, {"split": split, "as_of": as_of})
+
     def residual(
         self,
         alpha: str,
@@ -9595,6 +10157,24 @@ class GeneratedMethods:
         """
         return self._answer("analytics.crowding", {}, {"start": start, "end": end, "as_of": as_of})
 
+    def approved_health(
+        self, book: str = "long_short", *, as_of: str | None = None
+    ) -> ApprovedHealthResponse:
+        """Is every approved alpha still working? Live track against expectation, CUSUM, false
+        discovery.
+
+        `GET /v1/analytics/approved_health` (`analytics.approved_health`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer("analytics.approved_health", {}, {"book": book, "as_of": as_of})
+
     def checks(
         self,
         alpha: str,
@@ -9866,8 +10446,8 @@ class GeneratedMethods:
 
         `type`: Only events of these types: comma-separated or the parameter repeated, each one of
         alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired,
-        alpha.nominated, alpha.restated, alpha.decay, build.refused, webhook.disabled. Absent: every
-        type.
+        alpha.nominated, alpha.restated, alpha.decay, alpha.alarm, build.refused, webhook.disabled.
+        Absent: every type.
 
         `alpha`: Only events about these alphas: comma-separated or the parameter repeated. An alpha
         the key may not read gives no event, exactly as one that does not exist. Absent: every alpha
@@ -9891,8 +10471,8 @@ class GeneratedMethods:
 
         `type`: Only events of these types: comma-separated or the parameter repeated, each one of
         alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired,
-        alpha.nominated, alpha.restated, alpha.decay, build.refused, webhook.disabled. Absent: every
-        type.
+        alpha.nominated, alpha.restated, alpha.decay, alpha.alarm, build.refused, webhook.disabled.
+        Absent: every type.
 
         `alpha`: Only events about these alphas: comma-separated or the parameter repeated. An alpha
         the key may not read gives no event, exactly as one that does not exist. Absent: every alpha
@@ -10329,6 +10909,7 @@ __all__ = [
     "AlphaDescription",
     "AlphaDescriptionNotFoundError",
     "AlphaDescriptionResponse",
+    "AlphaHealth",
     "AlphaListRow",
     "AlphaListRowPage",
     "AlphaNotAllowedError",
@@ -10339,6 +10920,8 @@ __all__ = [
     "AnalyticsNotBuiltError",
     "AnalyticsStat",
     "AnnualisationFactors",
+    "ApprovedHealth",
+    "ApprovedHealthResponse",
     "ApprovedSet",
     "AsOfGoneError",
     "Attribution",
@@ -10390,6 +10973,7 @@ __all__ = [
     "ComparisonMeta",
     "ComparisonResponse",
     "Concentration",
+    "ConeWeek",
     "Contribution",
     "ContributionAbsent",
     "ContributionCombination",
@@ -10420,9 +11004,12 @@ __all__ = [
     "DecisionRow",
     "DecisionRowMeta",
     "DecisionRowPage",
+    "DepthOdds",
     "DifferenceTest",
     "DownloadUrlExpiredError",
     "DownloadUrlInvalidError",
+    "DrawdownOdds",
+    "DrawdownOddsResponse",
     "DrawdownRow",
     "DrawdownRowPage",
     "DsrTrials",
@@ -10437,6 +11024,10 @@ __all__ = [
     "Event",
     "EventMeta",
     "EventPage",
+    "Expectation",
+    "ExpectationResponse",
+    "ExpectedSeries",
+    "ExpectedWeek",
     "ExportDownload",
     "ExportDownloadNotConfiguredError",
     "ExportDownloadResponse",
@@ -10451,6 +11042,7 @@ __all__ = [
     "FactorWeekExposure",
     "Factors",
     "FactorsResponse",
+    "FalseDiscoveryPrior",
     "FalsificationCriterion",
     "FamilyMember",
     "FamilyMemberRow",
@@ -10486,6 +11078,7 @@ __all__ = [
     "LiveHaircut",
     "LivePart",
     "LiveResponse",
+    "LiveWeek",
     "LogitBin",
     "MalformedApiKeyError",
     "Me",
