@@ -60,6 +60,7 @@ from analytics.standings import NO_DECISIONS, Standings
 from datasets.queries import Page
 from datasets.reader import AlphaBuild, BuildView, LakeReader
 from schemas import choices
+from schemas.bodies.approved_health import ApprovedHealth
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.decay import Decay
 from schemas.bodies.decisions import Checks, Contribution
@@ -70,6 +71,7 @@ from schemas.bodies.residual import Residual
 from schemas.bodies.review import ReviewQueue
 from schemas.bodies.service import Warning
 from schemas.query import (
+    ApprovedHealthQuery,
     ChecksQuery,
     CombineQuery,
     CompareQuery,
@@ -255,6 +257,12 @@ class Figures:
         """`/v1/analytics/crowding`: how alike the books of the approved alphas of `standings` are
         (weekly name and weight overlap, shared factor loadings; `analytics.mmc`)."""
         return self.reading().crowding(WindowQuery(start=start, end=end)).data
+
+    def approved_health(self, book: str = "long_short", policy: Policy | None = None) -> ApprovedHealth:
+        """`/v1/analytics/approved_health`: every approved alpha of `standings`, its live track
+        against its expectation, its CUSUM (the chart of `policy`), the probability its approval was
+        a false discovery and what it adds (`analytics.approved_health`)."""
+        return self.reading(policy).approved_health(ApprovedHealthQuery(book=book)).data
 
     def residual(self, alpha: str, reference: Sequence[str] | None = None, **params: Any) -> Residual:
         """`/analytics/residual` of one book (`ResidualQuery`: `book`, `start`, `end`): its daily

@@ -933,7 +933,7 @@ class Reading(BuildAnswers):
             alpha=view.alpha_id,
             approved_at=held.approved_at,
             split_date=watched.split_date,
-            live_sessions=sessions,
+            sessions_since_approval=sessions,
             live_weeks=returns.live_weeks,
             live_information_ratio=live_ir,
             expected_live_information_ratio=expected.value,

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -93,6 +95,13 @@ class Matrix:
         return self.days[finite], values[finite]
 
 
+ANSWERS_KEPT = 64
+"""Answers over the catalogue a reader keeps (`CatalogueCache.answer`): a few scopes of a few
+generations."""
+
+T = TypeVar("T")
+
+
 class CatalogueCache:
     """What the reader keeps per catalogue generation; one per reader, thread-safe (routes compute
     in worker threads)."""
@@ -103,6 +112,24 @@ class CatalogueCache:
         self.matrices: dict[str, Matrix] = {}
         self.neighbours: OrderedDict[str, list[ScoreNeighbour]] = OrderedDict()
         self.paths: tuple[str, dict[str, str | None]] | None = None
+        self.answers: OrderedDict[str, object] = OrderedDict()
+        """Answers over the catalogue made once per version (an answer's version names the builds,
+        standings, policy and scope it is of: `analytics.reading.catalogue_tag`), the newest kept."""
+
+    def answer(self, version: str, make: Callable[[], T]) -> T:
+        """The answer of `version`, made by `make` the first time (outside the lock: two threads
+        may both make it once; either is the same answer)."""
+        with self.lock:
+            kept = self.answers.get(version)
+            if kept is not None:
+                self.answers.move_to_end(version)
+                return kept  # type: ignore[return-value]
+        made = make()
+        with self.lock:
+            self.answers[version] = made
+            while len(self.answers) > ANSWERS_KEPT:
+                self.answers.popitem(last=False)
+        return made
 
 
 @dataclass(frozen=True)

@@ -2466,8 +2466,8 @@ TERMS: tuple[Term, ...] = (
         window=EXPECTED_LIVE,
     ),
     Term(
-        "live_sessions",
-        "Live sessions",
+        "sessions_since_approval",
+        "Sessions since approval",
         "/v1/analytics/approved_health: the sessions of the book first published after the alpha's approval was recorded (/analytics/live out_of_sample.sessions at the approval)",
         "sessions",
         window=APPROVED_LIVE,

@@ -8,6 +8,7 @@ from typing import Any
 from serve.routes import (
     admin,
     analytics,
+    approved_health,
     benchmarks,
     catalog,
     checks,
@@ -35,6 +36,7 @@ ROUTE_HANDLERS: list[Any] = [
     *screen.ROUTES,
     *combine.ROUTES,
     *crowding.ROUTES,
+    *approved_health.ROUTES,
     *checks.ROUTES,
     *compare.ROUTES,
     *benchmarks.ROUTES,

@@ -1,0 +1,126 @@
+"""The approved book's health (`/v1/analytics/approved_health`, issue 59 item 4): every approved
+alpha the reader may read, its live track against what its approval expects, its CUSUM's state
+and last alarm (`analytics.monitoring`), the probability that its approval was a false discovery
+(`analytics.false_discovery`), and what it adds to the others (`analytics.mmc`).
+
+The figures are the routes' own answers, asked by `analytics.reading.Reading.approved_health` in
+the reader's scope; what is computed here is only what no route serves: the interval of the live
+information ratio an alpha performing as expected shows over its live sessions, where its live
+ratio falls in it, and the false-discovery prior of this deployment.
+
+The false-discovery prior. López de Prado, Lipton and Zoonekynd (2025) need p, the prior share of
+true strategies among those tried, and the Sharpe ratio of a true one. A deployment learns both from
+its decisions and live outcomes: of its approved alphas with a measured live ratio, a share s is
+positive; a strategy of no skill is positive half the time, so 2 s - 1 of them are true; dividing
+the true discoveries by the test's power against the true ratio (the mean of the positive live
+ratios) gives the true candidates, and over every candidate, p. Below `DEPLOYMENT_MIN_ALPHAS` such
+alphas, the paper's worked example (p = 0.05, a true Sharpe ratio of 0.5 a month) and the answer
+says so (`basis`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from analytics import false_discovery
+from schemas.bodies.approved_health import FalseDiscoveryPrior
+from schemas.conventions import SESSIONS_PER_YEAR, WEEKS_PER_YEAR
+
+DEPLOYMENT_MIN_ALPHAS = 10
+"""Approved alphas with a measured live ratio below which the paper's prior is used."""
+
+PAPER_PRIOR_TRUE = 0.05
+PAPER_TRUE_SHARPE_PER_MONTH = 0.5
+MONTHS_PER_YEAR = 12
+TEST_LEVEL = 0.05
+"""The one-sided level the approval's test is taken to have (the paper's)."""
+
+INTERVAL_Z = 1.6448536269514722
+"""The normal 95th percentile: the live interval holds 90% of an as-expected alpha's live ratios."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One approved alpha's record: its live information ratio (annualised) and backtest weeks."""
+
+    live_information_ratio: float
+    backtest_weeks: int
+
+
+def prior_of(outcomes: list[Outcome], candidates: int) -> FalseDiscoveryPrior:
+    """The false-discovery prior of a deployment whose approved alphas had `outcomes` among
+    `candidates` alphas tried (see the module's docstring)."""
+    decided = len(outcomes)
+    if decided < DEPLOYMENT_MIN_ALPHAS or candidates < 1:
+        return FalseDiscoveryPrior(
+            basis="paper",
+            decided_alphas=decided,
+            candidates=candidates,
+            prior_true_share=PAPER_PRIOR_TRUE,
+            true_information_ratio=PAPER_TRUE_SHARPE_PER_MONTH * math.sqrt(MONTHS_PER_YEAR),
+        )
+    live = np.array([o.live_information_ratio for o in outcomes])
+    share_positive = float(np.mean(live > 0))
+    true_ir = float(np.mean(live[live > 0])) if np.any(live > 0) else 0.0
+    weeks = int(np.median([o.backtest_weeks for o in outcomes]))
+    power = (
+        false_discovery.sharpe_power(0.0, true_ir / math.sqrt(WEEKS_PER_YEAR), weeks, alpha=TEST_LEVEL)
+        if true_ir > 0 and weeks > 1
+        else 1.0
+    )
+    true_discoveries = decided * max(0.0, 2.0 * share_positive - 1.0)
+    prior = min(1.0, max(1.0 / candidates, true_discoveries / max(power, 1e-12) / candidates))
+    return FalseDiscoveryPrior(
+        basis="deployment",
+        decided_alphas=decided,
+        candidates=candidates,
+        prior_true_share=prior,
+        true_information_ratio=true_ir,
+    )
+
+
+def false_discovery_probability(
+    backtest_information_ratio: float | None, backtest_weeks: int, prior: FalseDiscoveryPrior
+) -> float | None:
+    """The paper's oFDR of an approval whose backtest showed `backtest_information_ratio`
+    (annualised) over `backtest_weeks`: per-week ratios, H0 no skill, H1 the prior's true ratio."""
+    if (
+        backtest_information_ratio is None
+        or not math.isfinite(backtest_information_ratio)
+        or backtest_weeks < 2
+    ):
+        return None
+    if not prior.true_information_ratio > 0:
+        return None
+    root = math.sqrt(WEEKS_PER_YEAR)
+    return false_discovery.ofdr(
+        backtest_information_ratio / root,
+        0.0,
+        prior.true_information_ratio / root,
+        backtest_weeks,
+        prior.prior_true_share,
+    )
+
+
+@dataclass(frozen=True)
+class LiveInterval:
+    low: float
+    high: float
+    percentile: float | None
+
+
+def live_interval(expected: float | None, live: float | None, sessions: int) -> LiveInterval | None:
+    """The 90% interval of the annualised live information ratio an alpha whose true ratio is
+    `expected` shows over `sessions` daily returns (Lo's 2002 iid standard error of a Sharpe ratio,
+    sqrt((1 + SR^2 / 2) / n) per session, annualised), and where `live` falls in it (0 to 100)."""
+    if expected is None or not math.isfinite(expected) or sessions < 2:
+        return None
+    per_session = expected / math.sqrt(SESSIONS_PER_YEAR)
+    se = math.sqrt(SESSIONS_PER_YEAR * (1.0 + per_session**2 / 2.0) / sessions)
+    percentile = None
+    if live is not None and math.isfinite(live):
+        percentile = 50.0 * math.erfc(-(live - expected) / se / math.sqrt(2.0))
+    return LiveInterval(expected - INTERVAL_Z * se, expected + INTERVAL_Z * se, percentile)

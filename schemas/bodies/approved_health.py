@@ -1,0 +1,142 @@
+"""`/v1/analytics/approved_health`: is every approved alpha still working? One row per approved
+alpha the key may read: its live track against what its approval expects, its CUSUM's state and
+last alarm, the probability that its approval was a false discovery, and what it adds to the
+others (docs/analytics.md, "The approved book's health").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Literal
+
+from schemas.bodies.base import Body
+from schemas.bodies.figures import figure
+from schemas.bodies.monitoring import ChartState
+
+DiscoveryBasis = Literal["deployment", "paper"]
+
+
+class FalseDiscoveryPrior(Body, kw_only=True, frozen=True):
+    """What the false-discovery probabilities are computed with."""
+
+    basis: Annotated[
+        DiscoveryBasis,
+        figure(
+            "deployment: estimated from this deployment's decisions and live outcomes (the approved alphas the key "
+            "may read with a measured live information ratio); paper: too few of them, the worked example of López "
+            "de Prado, Lipton and Zoonekynd (2025)"
+        ),
+    ]
+    decided_alphas: Annotated[
+        int,
+        figure(
+            "The approved alphas (in force or retired since) with a measured live information ratio, of those the key may read"
+        ),
+    ]
+    candidates: Annotated[int, figure("The alphas of the catalogue the key may read: the candidates tried")]
+    prior_true_share: Annotated[
+        float,
+        figure(
+            "p: the prior share of true strategies among the candidates: the approved alphas true by their live "
+            "tracks (2 x the share with a positive live information ratio - 1, at least 0), over the test's power "
+            "against true_information_ratio, over the candidates; kept within 1/candidates and 1",
+            "decided * max(0, 2 s - 1) / power / candidates",
+        ),
+    ]
+    true_information_ratio: Annotated[
+        float,
+        figure(
+            "The annualised information ratio of a true strategy (the alternative the power is computed against): "
+            "the mean live information ratio of those with a positive one"
+        ),
+    ]
+
+
+class AlphaHealth(Body, kw_only=True, frozen=True):
+    """One approved alpha."""
+
+    alpha: Annotated[str, figure("The alpha")]
+    approved_at: Annotated[dt.datetime, figure("When its approval in force was recorded, by our clock (UTC)")]
+    split_date: Annotated[dt.date | None, figure("The last session before its live part (the approval's)")]
+    sessions_since_approval: Annotated[
+        int, figure("Sessions of the book first published after the approval was recorded")
+    ]
+    live_weeks: Annotated[int, figure("The live weeks its CUSUM charted")]
+    live_information_ratio: Annotated[
+        float | None,
+        figure("/analytics/live out_of_sample.information_ratio at the approval; null below 63 sessions"),
+    ]
+    expected_live_information_ratio: Annotated[
+        float | None, figure("/analytics/decay's expected live information ratio")
+    ]
+    live_interval_low: Annotated[
+        float | None,
+        figure(
+            "The 5th percentile of the live information ratio an alpha performing as expected shows over these "
+            "sessions (sampling error of the ratio, Lo 2002)",
+            "expected - 1.645 * sqrt(252 (1 + SR_d^2 / 2) / sessions), SR_d the expected ratio per session",
+        ),
+    ]
+    live_interval_high: Annotated[float | None, figure("The 95th percentile of the same")]
+    live_percentile: Annotated[
+        float | None,
+        figure(
+            "Where the live information ratio falls in that distribution (0 to 1)",
+            "Phi((live - expected) / se)",
+        ),
+    ]
+    cusum_state: Annotated[ChartState, figure("The book return chart's state, as /analytics/monitoring")]
+    ic_cusum_state: Annotated[ChartState, figure("The IC chart's state, as /analytics/monitoring")]
+    cusum_statistic: Annotated[
+        float | None, figure("The book return chart's statistic after the last live week")
+    ]
+    last_alarm: Annotated[dt.date | None, figure("The latest live week either chart crossed its threshold")]
+    false_discovery_probability: Annotated[
+        float | None,
+        figure(
+            "The posterior probability that the approval was a false discovery (the paper's oFDR): of no skill, "
+            "given a backtest information ratio at least the one observed over its backtest weeks",
+            "p0 (1 - p) / (p0 (1 - p) + p1 p)",
+        ),
+    ]
+    mmc_mean: Annotated[
+        float | None, figure("/analytics/mmc mmc_mean, whole history: what it adds to the others")
+    ]
+    correlation_to_combined_mean: Annotated[
+        float | None,
+        figure(
+            "/analytics/mmc correlation_to_combined_mean, whole history: how crowded its scores are with the others'"
+        ),
+    ]
+    withheld_reason: Annotated[
+        str | None,
+        figure("Why some of its figures are null for this key (a route or a kind it may not read)"),
+    ]
+
+
+class ApprovedHealth(Body, kw_only=True, frozen=True):
+    """`/v1/analytics/approved_health`."""
+
+    book: Annotated[str, figure("The book watched")]
+    approved_count: Annotated[int, figure("The approved alphas in force the key may read")]
+    alarm_count: Annotated[int, figure("Of those, how many have a chart in alarm")]
+    ir_fall_detected: Annotated[
+        float, figure("The fall the charts are designed to detect (the operator's policy)")
+    ]
+    arl0_weeks: Annotated[float, figure("The charts' in-control average run length (the operator's policy)")]
+    false_alarm_probability_per_year: Annotated[
+        float, figure("The probability that one unchanged alpha's chart alarms within a year")
+    ]
+    expected_false_alarms_per_year: Annotated[
+        float,
+        figure(
+            "The false alarms a year the book's return charts raise on average if every approved alpha still works",
+            "approved_count * 52 / arl0_weeks",
+        ),
+    ]
+    false_discovery: Annotated[
+        FalseDiscoveryPrior, figure("What the false-discovery probabilities are computed with")
+    ]
+    alphas: Annotated[
+        list[AlphaHealth], figure("Every approved alpha in force the key may read, alarms first, then by id")
+    ]

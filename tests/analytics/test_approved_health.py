@@ -1,0 +1,164 @@
+"""`/v1/analytics/approved_health` (issue 59, item 4; docs/analytics.md "The approved book's
+health"): each row's figures are the alpha's own routes' answers in the key's scope, the live
+interval and percentile against scipy's normal, the false-discovery prior against a hand
+computation of its rule, and nothing of an alpha the key may not read, not even the count."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from scipy.stats import norm
+
+from analytics import approved_health as health
+from analytics.false_discovery import ofdr, sharpe_power
+from analytics.monitoring import design
+from tests.analytics.conftest import PRODUCTION, Api
+
+PATH = "/v1/analytics/approved_health"
+
+
+def close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+# -- what is computed here: the interval, the prior ------------------------------------------------
+
+
+def test_the_live_interval_is_the_normal_one_of_lo_s_standard_error() -> None:
+    expected, live, sessions = 0.8, -0.3, 126
+    found = health.live_interval(expected, live, sessions)
+    assert found is not None
+    per_session = expected / math.sqrt(252)
+    se = math.sqrt(252 * (1 + per_session**2 / 2) / sessions)
+    assert close(found.low, norm.ppf(0.05, loc=expected, scale=se))
+    assert close(found.high, norm.ppf(0.95, loc=expected, scale=se))
+    assert close(found.percentile, 100 * norm.cdf(live, loc=expected, scale=se))
+    assert health.live_interval(None, live, sessions) is None
+    assert health.live_interval(expected, None, sessions).percentile is None  # type: ignore[union-attr]
+
+
+def test_below_ten_decided_alphas_the_prior_is_the_paper_s() -> None:
+    prior = health.prior_of([health.Outcome(1.0, 200)] * 9, candidates=40)
+    assert prior.basis == "paper" and prior.decided_alphas == 9 and prior.candidates == 40
+    assert prior.prior_true_share == 0.05
+    assert close(prior.true_information_ratio, 0.5 * math.sqrt(12))  # 0.5 a month, annualised
+
+
+def test_the_deployment_s_prior_from_its_live_outcomes() -> None:
+    # 16 approved alphas with a live record: 12 positive (mean 1.2), 4 negative, over 60 candidates.
+    outcomes = [health.Outcome(v, 260) for v in [0.6, 1.8] * 6 + [-0.5] * 4]
+    prior = health.prior_of(outcomes, candidates=60)
+    assert prior.basis == "deployment" and prior.decided_alphas == 16
+    assert close(prior.true_information_ratio, 1.2)
+    true_discoveries = 16 * (2 * 12 / 16 - 1)  # half of the nulls are positive by chance
+    power = sharpe_power(0.0, 1.2 / math.sqrt(52), 260)
+    assert close(prior.prior_true_share, true_discoveries / power / 60)
+    # No positive live track: no true strategy found, the floor of one candidate.
+    assert health.prior_of([health.Outcome(-0.2, 260)] * 10, candidates=50).prior_true_share == 1 / 50
+
+
+def test_the_false_discovery_probability_is_the_paper_s_ofdr_per_week() -> None:
+    prior = health.prior_of([], candidates=10)
+    found = health.false_discovery_probability(1.5, 150, prior)
+    weekly = math.sqrt(52)
+    assert close(found, ofdr(1.5 / weekly, 0.0, prior.true_information_ratio / weekly, 150, 0.05))
+    assert health.false_discovery_probability(None, 150, prior) is None
+    # A stronger backtest is less likely a false discovery.
+    assert health.false_discovery_probability(3.0, 150, prior) < found  # type: ignore[operator]
+
+
+# -- the route: its rows are the routes' answers, in the key's scope ----------------------------------
+
+
+def test_each_row_is_its_alpha_s_own_answers(api: Api) -> None:
+    body = api.ok(PATH)
+    data = body["data"]
+    chart = design()
+    assert data["book"] == "long_short"
+    assert close(data["arl0_weeks"], chart.arl0) and close(data["ir_fall_detected"], chart.ir_fall)
+    assert close(data["expected_false_alarms_per_year"], len(PRODUCTION) * 52 / chart.arl0)
+    assert sorted(row["alpha"] for row in data["alphas"]) == sorted(PRODUCTION)
+    assert data["approved_count"] == len(PRODUCTION)
+    prior = data["false_discovery"]
+    assert prior["basis"] == "paper" and prior["candidates"] == 7  # the small demo's seven alphas
+    for row in data["alphas"]:
+        base = f"/v1/alphas/{row['alpha']}/analytics"
+        live = api.ok(f"{base}/live")["data"]
+        decay = api.ok(f"{base}/decay")["data"]
+        watched = api.ok(f"{base}/monitoring")["data"]
+        mmc = api.ok(f"{base}/mmc")["data"]
+        sessions = live["out_of_sample"]["sessions"]
+        assert live["split_origin"] == "approval" and row["split_date"] == live["split_date"]
+        assert row["sessions_since_approval"] == sessions
+        live_ir = live["out_of_sample"]["information_ratio"]["value"] if sessions >= 63 else None
+        assert close(row["live_information_ratio"], live_ir)
+        expected = decay["expected_live_information_ratio"]["value"]
+        assert close(row["expected_live_information_ratio"], expected)
+        returns, ic = watched["charts"]
+        assert row["cusum_state"] == returns["state"] and row["ic_cusum_state"] == ic["state"]
+        assert close(row["cusum_statistic"], returns["cusum_statistic"])
+        assert row["live_weeks"] == returns["live_weeks"]
+        alarms = returns["alarms"] + ic["alarms"]
+        assert row["last_alarm"] == (max(alarms) if alarms else None)
+        assert close(row["mmc_mean"], mmc["mmc_mean"]["value"])
+        assert close(row["correlation_to_combined_mean"], mmc["correlation_to_combined_mean"]["value"])
+        interval = health.live_interval(expected, live_ir, sessions)
+        assert interval is not None
+        assert close(row["live_interval_low"], interval.low) and close(
+            row["live_interval_high"], interval.high
+        )
+        assert close(row["live_percentile"], interval.percentile)
+        backtest = live["in_sample"]
+        weekly = math.sqrt(52)
+        assert close(
+            row["false_discovery_probability"],
+            ofdr(
+                backtest["information_ratio"]["value"] / weekly,
+                0.0,
+                0.5 * math.sqrt(12) / weekly,
+                backtest["weeks"],
+                0.05,
+            ),
+        )
+    # value_composite_legacy decays: its live ratio sits in the low tail of what was expected.
+    legacy = next(row for row in data["alphas"] if row["alpha"] == "value_composite_legacy")
+    assert legacy["live_information_ratio"] < 0 < legacy["expected_live_information_ratio"]
+    assert legacy["live_percentile"] < 10
+
+
+def test_a_key_sees_only_the_alphas_it_may_read(api: Api) -> None:
+    body = api.get(PATH, "momentum_only")
+    assert body.status_code == 200, body.text
+    data = body.json()["data"]
+    assert [row["alpha"] for row in data["alphas"]] == ["momentum_12_1"]
+    assert data["approved_count"] == 1 and data["false_discovery"]["candidates"] == 1
+    assert "value_composite_legacy" not in body.text
+    # Its mmc is over the approved alphas it may read: none besides itself.
+    assert close(
+        data["alphas"][0]["mmc_mean"],
+        api.ok("/v1/alphas/momentum_12_1/analytics/mmc", "momentum_only")["data"]["mmc_mean"]["value"],
+    )
+    # A key of the Test_ alphas reads no approved alpha in force: an empty book, no count of others.
+    empty = api.ok(PATH, "testonly")["data"]
+    assert empty["alphas"] == [] and empty["approved_count"] == 0 and empty["alarm_count"] == 0
+
+
+def test_a_key_without_the_ledger_is_refused_and_the_etag_holds(api: Api) -> None:
+    refused = api.get(PATH, "no_portfolio")
+    assert refused.status_code == 403, refused.text
+    first = api.get(PATH)
+    again = api.get(PATH, headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304
+    narrowed = api.get(PATH, "momentum_only")
+    assert narrowed.headers["etag"] != first.headers["etag"]
+
+
+@pytest.mark.parametrize("params", [{"book": "nope"}, {"unknown": "1"}])
+def test_bad_parameters_are_400_naming_them(api: Api, params: dict[str, Any]) -> None:
+    response = api.get(PATH, **params)
+    assert response.status_code == 400, response.text
+    assert next(iter(params)) in response.text
