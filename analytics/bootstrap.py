@@ -93,16 +93,20 @@ def block_length(x: np.ndarray) -> float:
 
 
 def draw_blocks(
-    rng: np.random.Generator, n: int, count: int, mean_block: float
+    rng: np.random.Generator, n: int, count: int, mean_block: float, length: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, lengths), `count` rows of blocks whose lengths add up to n in every row (blocks past
-    the n-th value have length 0; columns where every row's block has length 0 are cut off)."""
+    """(starts, lengths), `count` rows of blocks whose lengths add up to `length` (default n, a
+    resample as long as the series) in every row (blocks past the last value have length 0; columns
+    where every row's block has length 0 are cut off). Starts lie in [0, n); a resample longer than
+    the series (a simulated path, `analytics.drawdown_odds`) may hold a block longer than n, which
+    its reader wraps around the series as often as it needs (positions modulo n)."""
+    size = n if length is None else length
     if mean_block <= 1.0:  # every block one value long: the plain bootstrap, no lengths to draw
-        return (rng.random(size=(count, n)) * n).astype(np.int64), np.ones((count, n), dtype=np.int64)
-    # Blocks a row needs: about n / b (blocks start at each value with probability 1 / b), whose
-    # standard deviation is at most sqrt(n / b); draw 5 of them more (a row still short draws again,
-    # wider).
-    expected = n / mean_block
+        return (rng.random(size=(count, size)) * n).astype(np.int64), np.ones((count, size), dtype=np.int64)
+    # Blocks a row needs: about size / b (blocks start at each value with probability 1 / b), whose
+    # standard deviation is at most sqrt(size / b); draw 5 of them more (a row still short draws
+    # again, wider).
+    expected = size / mean_block
     width = int(expected + 5 * math.sqrt(expected) + 8)
     # Geometric lengths of mean b by inversion, 1 + floor(log(1 - u) / log(1 - 1/b)) (numpy's
     # `geometric` draws one at a time for p > 1/3 and is several times slower); starts floor(u n).
@@ -112,11 +116,11 @@ def draw_blocks(
         starts = (uniform[1] * n).astype(np.int64)
         lengths = (np.floor(np.log1p(-uniform[0]) / log_stay) + 1).astype(np.int64)
         ends = np.cumsum(lengths, axis=1)
-        if np.all(ends[:, -1] >= n):
+        if np.all(ends[:, -1] >= size):
             break
         width *= 2  # too few blocks drawn for some row: draw again, wider (the stream moves on)
     begins = ends - lengths
-    lengths = np.maximum(np.minimum(n - begins, lengths), 0)  # the last block cut at n, those after it empty
+    lengths = np.maximum(np.minimum(size - begins, lengths), 0)  # the last block cut, those after it empty
     used = int(np.max(np.count_nonzero(lengths, axis=1)))  # a row's empty blocks are its last
     return starts[:, :used], lengths[:, :used]
 
