@@ -96,3 +96,46 @@ def test_a_key_without_the_alpha_sees_no_name(site: Site, tab: Any, tmp_path: Pa
     assert shown["status"] == "No alpha this key may read is waiting for a decision."
     keep_screenshot(visit.page, tmp_path, "review-queue-empty.png")
     check_clean(site, visit)
+
+
+def shown_health(page: Any) -> dict[str, Any]:
+    page.click("#nav-health")
+    page.wait_for_function(
+        "() => { const s = document.querySelector('#health-status'); return s && !s.textContent.startsWith('Loading'); }"
+    )
+    return {
+        "status": page.inner_text("#health-status"),
+        "rows": page.eval_on_selector_all(
+            "tr.health-alpha", "trs => trs.map(tr => [tr.dataset.alpha, tr.dataset.state])"
+        ),
+        "text": page.inner_text("main"),
+    }
+
+
+def test_the_health_page_shows_what_the_route_answers(site: Site, tab: Any, tmp_path: Path) -> None:
+    """#/health (issue 59, item 4): every approved alpha /v1/analytics/approved_health answers, in
+    its order, with its live figures and the chart's false-alarm rate as served."""
+    visit = open_dashboard(site, tab, site.keys.full, "#/")
+    shown = shown_health(visit.page)
+    data = site.api("/v1/analytics/approved_health", site.keys.full).json()["data"]
+    assert data["alphas"], "the demo's history approves alphas"
+    expected_rows = []
+    for row in data["alphas"]:
+        alarmed = "alarm" in (row["cusum_state"], row["ic_cusum_state"])
+        expected_rows.append([row["alpha"], "alarm" if alarmed else row["cusum_state"]])
+        assert f"{row['live_weeks']:,} live weeks" in shown["text"]
+        if row["live_information_ratio"] is not None:
+            assert f"{row['live_information_ratio']:.2f}" in shown["text"]
+    assert shown["rows"] == expected_rows
+    assert f"{data['expected_false_alarms_per_year']:.2f} false alarms a year" in shown["text"]
+    assert shown["status"].startswith(f"{data['approved_count']} approved alpha")
+    keep_screenshot(visit.page, tmp_path, "health.png")
+    check_clean(site, visit)
+    # A key of one alpha (its runs not granted: it reads no approved alpha) sees what the route
+    # answers it, and no other approved alpha's name.
+    visit = open_dashboard(site, tab, ONE_ALPHA["token"], "#/")
+    narrowed = shown_health(visit.page)
+    mine = site.api("/v1/analytics/approved_health", ONE_ALPHA["token"]).json()["data"]
+    assert [alpha for alpha, _ in narrowed["rows"]] == [row["alpha"] for row in mine["alphas"]]
+    assert all(other["alpha"] not in narrowed["text"] for other in data["alphas"])
+    check_clean(site, visit)

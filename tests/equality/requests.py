@@ -85,6 +85,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
     "analytics.mmc": re.compile(r"/v1/alphas/[^/]+/analytics/mmc"),
     "analytics.crowding": re.compile(r"/v1/analytics/crowding"),
+    "analytics.approved_health": re.compile(r"/v1/analytics/approved_health"),
     "catalog.families.list": re.compile(r"/v1/families"),
     "catalog.alphas.restatements": re.compile(r"/v1/alphas/[^/]+/restatements"),
     "catalog.review": re.compile(r"/v1/review"),
@@ -1065,6 +1066,9 @@ class Generator:
                 self.add(base, TOKENS)
                 self.add(base + query(self.shuffled(self.window(alpha.sessions))), ["raw"])
             self.add("/v1/analytics/crowding", TOKENS)
+            # Issue 59's health of the approved book: empty here (no records), its shape and scope.
+            self.add("/v1/analytics/approved_health", TOKENS)
+            self.add("/v1/analytics/approved_health?book=raw_long_short", ["raw"])
             for bad in ("from=2022-02-30", "from=2022-03-01&to=2021-03-01"):
                 self.add(f"/v1/alphas/{self.facts.alphas[0].alpha_id}/analytics/mmc?{bad}", ["raw"])
                 self.add(f"/v1/analytics/crowding?{bad}", ["raw"])

@@ -1,6 +1,6 @@
 // The dashboard's entry point: sign-in, the top bar, and the views (the catalogue at #/, an alpha at
 // #/alphas/{alpha_id}, its tear sheet at #/alphas/{alpha_id}/tearsheet, #/compare, #/combine,
-// #/report (the comparison report of up to ten alphas), #/review (the review queue) and #/activity). Routing is by the URL's
+// #/report (the comparison report of up to ten alphas), #/review (the review queue), #/health (the approved book's health) and #/activity). Routing is by the URL's
 // fragment, so the server serves one page.
 
 import { renderActivity } from "./activity_page.js";
@@ -8,6 +8,7 @@ import { renderAlpha } from "./alpha_page.js";
 import { renderCatalogue } from "./catalogue.js";
 import { renderCombine } from "./combine_page.js";
 import { renderCompare } from "./compare_page.js";
+import { renderHealth } from "./health_page.js";
 import { renderReport } from "./report_page.js";
 import { renderReview } from "./review_page.js";
 import { add, fill, h } from "./dom.js";
@@ -42,6 +43,7 @@ document.querySelector(".topbar .brand").after(
     h("a", { href: "#/combine" }, "Combine"),
     h("a", { href: "#/report", id: "nav-report" }, "Report"),
     h("a", { href: "#/review", id: "nav-review" }, "Review"),
+    h("a", { href: "#/health", id: "nav-health" }, "Health"),
     h("a", { href: "#/activity", id: "nav-activity" }, "Activity"),
   ),
 );
@@ -69,6 +71,7 @@ function route() {
   else if (/^#\/combine(\?|$)/.test(hash)) renderCombine(main, context);
   else if (/^#\/report(\?|$)/.test(hash)) renderReport(main, context);
   else if (/^#\/review$/.test(hash)) renderReview(main, context);
+  else if (/^#\/health$/.test(hash)) renderHealth(main, context);
   else if (/^#\/activity(\?|$)/.test(hash)) renderActivity(main, context);
   else renderCatalogue(main, context);
 }
