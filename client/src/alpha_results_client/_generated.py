@@ -4745,7 +4745,7 @@ class LiveWeek(ApiStruct, kw_only=True, frozen=True):
     live_cumulative_return: float
     """The book's compounded return from the split to the week's end"""
 
-    live_percentile: float | None
+    cone_percentile: float | None
     """The share of simulated paths whose cumulative return at the same week is below the live one,
     ties counted half; null after the simulated weeks (more than the longest horizon)
     """
@@ -6056,7 +6056,7 @@ class AlphaHealth(ApiStruct, kw_only=True, frozen=True):
     split_date: dt.date | None
     """The last session before its live part (the approval's)"""
 
-    live_sessions: int
+    sessions_since_approval: int
     """Sessions of the book first published after the approval was recorded"""
 
     live_weeks: int
