@@ -302,7 +302,7 @@ def _live_path(s: Simulated) -> list[LiveWeek]:
             date=EPOCH + dt.timedelta(days=int(day)),
             live_weekly_return=value if math.isfinite(value) else None,
             live_cumulative_return=cumulative,
-            live_percentile=percentile if math.isfinite(percentile) else None,
+            cone_percentile=percentile if math.isfinite(percentile) else None,
         )
         for week, (day, value, cumulative, percentile) in enumerate(rows, start=1)
     ]

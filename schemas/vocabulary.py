@@ -2279,7 +2279,7 @@ TERMS: tuple[Term, ...] = (
         window=ODDS,
     ),
     Term(
-        "live_percentile",
+        "cone_percentile",
         "Live percentile in the cone",
         "/analytics/drawdown_odds: the share of simulated paths whose cumulative return at the same week is below the live path's, ties counted half (0.5: the cone's median)",
         "fraction",

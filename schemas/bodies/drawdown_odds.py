@@ -91,7 +91,7 @@ class LiveWeek(Body, kw_only=True, frozen=True):
     live_cumulative_return: Annotated[
         float, figure("The book's compounded return from the split to the week's end", "prod(1 + r) - 1")
     ]
-    live_percentile: Annotated[
+    cone_percentile: Annotated[
         float | None,
         figure(
             "The share of simulated paths whose cumulative return at the same week is below the live one, ties "

@@ -279,13 +279,13 @@ def test_the_served_answer_is_recomputed(api: Api, lake: Lake, alpha: str) -> No
         assert week["live_cumulative_return"] == pytest.approx(value, rel=1e-9, abs=1e-12)
         column = wealth[:, week["week"] - 1] - 1
         rank = np.mean(column < value) + 0.5 * np.mean(column == value)
-        assert week["live_percentile"] == pytest.approx(rank, abs=1e-12)
+        assert week["cone_percentile"] == pytest.approx(rank, abs=1e-12)
         if week["week"] <= DEFAULT_HORIZON_WEEKS:  # inside the cone it shows
             cone_week = answer["cone"][week["week"] - 1]
             if value <= cone_week["cone_p05"]:
-                assert week["live_percentile"] <= 0.05 + 1e-4
+                assert week["cone_percentile"] <= 0.05 + 1e-4
             if value >= cone_week["cone_p95"]:
-                assert week["live_percentile"] >= 0.95 - 1e-4
+                assert week["cone_percentile"] >= 0.95 - 1e-4
     if live.size:
         live_worst = float(np.max(1 - (1 + path) / np.maximum((1 + path).cummax(), 1.0)))
         assert answer["live_max_drawdown"] == pytest.approx(live_worst, rel=1e-9, abs=1e-15)
@@ -300,7 +300,7 @@ def test_the_demo_places_live_weeks(api: Api) -> None:
     for alpha in ("momentum_12_1", "value_composite_legacy"):
         first = api.ok(PATH.format(alpha))["data"]
         assert first["state"] == "measured" and first["live"] is True and first["live_weeks"] > 4
-        assert all(w["live_percentile"] is not None for w in first["live_path"])
+        assert all(w["cone_percentile"] is not None for w in first["live_path"])
         assert api.ok(PATH.format(alpha))["data"] == first
 
 
