@@ -50,7 +50,7 @@ from analytics.entries import Warnings
 from analytics.live import Split
 from datasets.reader import BuildView
 from schemas.bodies.decay import Decay
-from schemas.bodies.monitoring import CusumChart, CusumWeek, MonitoredSeries, Monitoring
+from schemas.bodies.monitoring import CusumChart, CusumWeek, ExpectedLevelBasis, MonitoredSeries, Monitoring
 from schemas.conventions import WEEKS_PER_YEAR
 
 SIEGMUND_CORRECTION = 1.166
@@ -304,6 +304,22 @@ def first_alarms(
 # -- the served answer (`/analytics/monitoring`, `Reading.monitoring`) -------------------------------
 
 
+def expected_level(expectation: Decay) -> tuple[float | None, float | None, ExpectedLevelBasis | None]:
+    """The information ratio the approval expects live, the retention the IC's level takes, and
+    where they come from: `/analytics/decay`'s expected live information ratio and its retention
+    (`decay`); or, when the backtest's ratio is measured but not positive (decay's haircut is
+    calibrated on positive backtests only, so it gives none), the backtest's own ratio, kept whole
+    (`backtest`): an alpha approved on a non-positive backtest is watched for falling below what it
+    showed, not left unwatched. None: no level (no backtest ratio, or one the reader may not read)."""
+    expected = expectation.expected_live_information_ratio.value
+    backtest = expectation.backtest_information_ratio.value
+    if expected is not None and backtest:
+        return expected, expected / backtest, "decay"
+    if backtest is not None and math.isfinite(backtest) and backtest <= 0:
+        return backtest, 1.0, "backtest"
+    return None, None, None
+
+
 def monitoring_payload(
     view: BuildView,
     book: str,
@@ -317,15 +333,14 @@ def monitoring_payload(
     over the live weeks of the book's return and of the signal's IC, each against the level
     `expectation` (`/analytics/decay` at the same split) makes of its backtest: the expected live
     information ratio for the return, the backtest's mean IC times the same retention for the IC."""
-    expected_ir = expectation.expected_live_information_ratio
-    backtest_ir = expectation.backtest_information_ratio.value
+    expected, retention, basis = expected_level(expectation)
     reason = None
     if split.date is None:
         reason = "the alpha has no split: no backtest to expect a level from"
-    elif expected_ir.value is None:
-        reason = f"no expected live level: {expected_ir.withheld_reason or 'not measurable'}"
-    returns = _returns_chart(view, book, split, chart, expected_ir.value, reason, access, warnings)
-    retention = None if expected_ir.value is None or not backtest_ir else expected_ir.value / backtest_ir
+    elif expected is None:
+        withheld_reason = expectation.expected_live_information_ratio.withheld_reason
+        reason = f"no expected live level: {withheld_reason or 'not measurable'}"
+    returns = _returns_chart(view, book, split, chart, expected, reason, access, warnings)
     ic = _ic_chart(view, split, chart, retention, reason, access, warnings)
     return Monitoring(
         alpha=view.alpha_id,
@@ -333,6 +348,7 @@ def monitoring_payload(
         split_date=split.date,
         split_origin=split.origin,
         live=split.origin == "approval",
+        expected_level_basis=basis,
         ir_fall_detected=chart.ir_fall,
         cusum_reference_value=chart.k,
         cusum_threshold=chart.h,

@@ -15,6 +15,7 @@ from schemas.bodies.live import SplitOrigin
 
 MonitoredSeries = Literal["book_return", "ic"]
 ChartState = Literal["in_control", "alarm", "not_measurable"]
+ExpectedLevelBasis = Literal["decay", "backtest"]
 WEEK_RULE = (
     "a week is a calendar week (Monday to Sunday) of the book's sessions, dated by its last session; the live "
     "weeks are those whose sessions all follow the split"
@@ -93,6 +94,14 @@ class Monitoring(Body, kw_only=True, frozen=True):
         figure(
             "true when the split is the alpha's approval (the weeks charted were first published after it was "
             "recorded); false: the weeks after another split, out of sample but not live"
+        ),
+    ]
+    expected_level_basis: Annotated[
+        ExpectedLevelBasis | None,
+        figure(
+            "Where the charts' expected levels come from: decay (/analytics/decay's expected live information ratio "
+            "and its retention); backtest (the backtest's information ratio is not positive, so decay calibrates no "
+            "haircut: its own level, kept whole, the IC's backtest mean likewise); null when there is none"
         ),
     ]
     week_rule: Annotated[str, figure("What a week is")] = WEEK_RULE

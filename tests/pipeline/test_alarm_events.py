@@ -50,6 +50,7 @@ def watched(*charts: CusumChart) -> Monitoring:
         split_date=dt.date(2024, 1, 5),
         split_origin="approval",
         live=True,
+        expected_level_basis="decay",
         ir_fall_detected=CHART.ir_fall,
         cusum_reference_value=CHART.k,
         cusum_threshold=CHART.h,
