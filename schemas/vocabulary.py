@@ -23,6 +23,7 @@ Pure declarations: no import of datasets/, analytics/ or serve/.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
@@ -2546,6 +2547,9 @@ TERMS: tuple[Term, ...] = (
 )
 
 VOCABULARY: MappingProxyType[str, Term] = MappingProxyType({term.name: term for term in TERMS})
+_TWICE = sorted(name for name, count in Counter(term.name for term in TERMS).items() if count > 1)
+# One name, one meaning: a second Term of a name would silently replace the first's definition.
+assert not _TWICE, f"schemas/vocabulary.py declares these names twice: {_TWICE}"
 
 STILL_TWO_MEANINGS: MappingProxyType[str, str] = MappingProxyType(
     {
