@@ -16,7 +16,16 @@ import pytest
 import tests.e2e.test_dashboard as shared
 import tests.e2e.test_serve_stack as serve_stack
 from tests.e2e.browser import chromium_or_skip
-from tests.e2e.test_dashboard import ROOMY, Site, check_clean, cli, keep_screenshot, make_keys, open_dashboard
+from tests.e2e.test_dashboard import (
+    ROOMY,
+    Site,
+    check_clean,
+    cli,
+    keep_artefact,
+    keep_screenshot,
+    make_keys,
+    open_dashboard,
+)
 
 tab = shared.tab
 
@@ -138,4 +147,41 @@ def test_the_health_page_shows_what_the_route_answers(site: Site, tab: Any, tmp_
     mine = site.api("/v1/analytics/approved_health", ONE_ALPHA["token"]).json()["data"]
     assert [alpha for alpha, _ in narrowed["rows"]] == [row["alpha"] for row in mine["alphas"]]
     assert all(other["alpha"] not in narrowed["text"] for other in data["alphas"])
+    check_clean(site, visit)
+
+
+def test_the_alpha_page_and_the_tear_sheet_say_whether_it_still_works(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    """The monitoring panel of an approved alpha's page and the tear sheet summary's row (issue 59,
+    item 1) say what /analytics/monitoring answers: each chart's state, statistic and threshold,
+    and how often the chart would be wrong."""
+    alpha = "value_composite_legacy"  # approved, then its factor reverses
+    data = site.api(f"/v1/alphas/{alpha}/analytics/monitoring", site.keys.full, book="long_short").json()[
+        "data"
+    ]
+    states = ",".join(c["state"] for c in data["charts"])
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{alpha}")
+    page = visit.page
+    page.wait_for_selector("#monitoring #monitoring-line", timeout=60_000)
+    line = page.inner_text("#monitoring #monitoring-line")
+    assert page.get_attribute("#monitoring #monitoring-line", "data-states") == states
+    for c in data["charts"]:
+        if c["state"] != "not_measurable":
+            assert f"statistic {c['cusum_statistic']:.2f} of {data['cusum_threshold']:.2f}" in line
+            assert f"after {c['live_weeks']} live weeks" in line
+    assert f"one false alarm every {round(data['arl0_weeks'])} weeks" in line
+    shot = tmp_path / "alpha-monitoring.png"
+    page.locator("#monitoring").screenshot(path=str(shot))
+    keep_artefact(shot)
+    check_clean(site, visit)
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{alpha}/tearsheet")
+    page = visit.page
+    page.wait_for_selector('tr[data-summary="monitoring"] #monitoring-line', timeout=120_000)
+    word = "ALARM" if "alarm" in states else "in control" if "in_control" in states else "not measurable"
+    assert page.get_attribute('tr[data-summary="monitoring"] [data-monitoring]', "data-monitoring") == word
+    assert f"of {data['cusum_threshold']:.2f}" in page.inner_text('tr[data-summary="monitoring"]')
+    shot = tmp_path / "tearsheet-monitoring.png"
+    page.locator('tr[data-summary="monitoring"]').screenshot(path=str(shot))
+    keep_artefact(shot)
     check_clean(site, visit)

@@ -1,5 +1,5 @@
 // The decision analytics on an alpha's page: significance, uncertainty, drawdown episodes, rolling figures,
-// costs, regimes, decay, risk, checks and the promote preview, each a panel of its own that loads on its own (a refusal, say a key
+// costs, regimes, decay, monitoring, risk, checks and the promote preview, each a panel of its own that loads on its own (a refusal, say a key
 // without `analytics.risk`, shows the server's message in that panel and the others still draw).
 
 import { h, panel } from "./dom.js";
@@ -13,6 +13,7 @@ import { loadCosts } from "./costs_panel.js";
 import { loadRegimes } from "./regimes_panel.js";
 import { loadDecay } from "./decay_panel.js";
 import { loadMmc } from "./mmc_panel.js";
+import { loadMonitoring } from "./monitoring_panel.js";
 import { loadDrawdowns } from "./drawdowns_panel.js";
 import { loadRisk } from "./risk_panel.js";
 import { loadRolling } from "./rolling_panel.js";
@@ -33,6 +34,7 @@ const PANELS = [
   ["costs", "Costs", "GET /v1/alphas/{alpha}/analytics/costs", loadCosts],
   ["regimes", `By regime of ${BENCHMARK}`, "GET /v1/alphas/{alpha}/analytics/regimes", loadRegimes],
   ["decay", "Decay and the expected live haircut", "GET /v1/alphas/{alpha}/analytics/decay", loadDecay],
+  ["monitoring", "Is it still working? (CUSUM)", "GET /v1/alphas/{alpha}/analytics/monitoring", loadMonitoring],
   ["attribution", "Where the P&L came from", "GET /v1/alphas/{alpha}/analytics/attribution?top=10&drop=5", loadAttribution],
   ["quantiles", "Quantile returns", "GET /v1/alphas/{alpha}/analytics/quantiles?quantiles=5", loadQuantiles],
   ["factors", "Factor attribution", "GET /v1/alphas/{alpha}/analytics/factors", loadFactors],

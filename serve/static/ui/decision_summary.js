@@ -9,6 +9,7 @@
 // - the part after the split against the backtest (/analytics/live): called live only after an
 //   approval, else out of sample after the research cutoff or the first publish, as `split_origin`
 //   says (labels.js `outOfSample`);
+// - is it still working: the CUSUM of the live weeks and its alarms (/analytics/monitoring);
 // - capacity at the reference capital (/analytics/capacity `capital`, `net_information_ratio`,
 //   `capacity`, `participation_capacity`);
 // - fragility (/analytics/attribution `fragility`);
@@ -24,6 +25,7 @@ import { decisionRecord } from "./decision_record.js";
 import { DASH, int } from "./format.js";
 import { figureName, inUnit, outOfSample, unitText } from "./labels.js";
 import { ORIGINS } from "./live_panel.js";
+import { monitoringLine } from "./monitoring_panel.js";
 import { entryText, verdictBadge } from "./stat_entry.js";
 
 /** The answers the summary is drawn from, by the names the tear sheet and the report read them under. */
@@ -193,6 +195,11 @@ export function decisionSummary(alpha, got) {
         [liveSentence(data, m), data.split_date && outside.sessions ? [" Consistency: ", consistencyBadge(data.consistency), `, PSR ${m(data.consistency.probability)}.`] : null],
         liveTitle(data),
       ];
+    }),
+    row("monitoring", "Is it still working?", got.monitoring, (answer) => {
+      const states = answer.data.charts.map((c) => c.state);
+      const word = states.includes("alarm") ? "ALARM" : states.includes("in_control") ? "in control" : "not measurable";
+      return [figureCell(h("strong", { class: word === "ALARM" ? "fail" : "" }, word), null, { "data-monitoring": word }), monitoringLine(answer)];
     }),
     row("capacity", "Capacity at the reference capital", got.capacity, (answer) => [
       figureCell(figureText(answer.data.net_information_ratio), answer.data.net_information_ratio.value),

@@ -1,0 +1,46 @@
+// Is it still working? (GET /v1/alphas/{alpha}/analytics/monitoring): the CUSUM of each live week of
+// the book's return and of the IC against the level the approval expects, each chart's state with
+// its statistic against the threshold and its alarms, and how often the chart would be wrong. The
+// alpha page's panel and the tear sheet summary's row draw the same sentence. Every number is served.
+
+import { panelLoader } from "./analytics_panel.js";
+import { fill, h, note, warningList } from "./dom.js";
+import { fixed, int, pct } from "./format.js";
+
+const SERIES = { book_return: "Book return", ic: "IC" };
+const STATES = { alarm: "ALARM", in_control: "in control", not_measurable: "not measurable" };
+
+/** One chart as a sentence: its state, its statistic against the threshold, its alarms. */
+function chartLine(data, chart) {
+  const name = SERIES[chart.series] || chart.series;
+  if (chart.state === "not_measurable") return [h("strong", {}, name), `: not measurable (${chart.withheld_reason || "no reason given"}).`];
+  const alarms = chart.alarms || [];
+  return [
+    h("strong", {}, name),
+    ": ",
+    h("span", { class: chart.state === "alarm" ? "fail" : "" }, STATES[chart.state] || chart.state),
+    ` (statistic ${fixed(chart.cusum_statistic, 2)} of ${fixed(data.cusum_threshold, 2)} after ${int(chart.live_weeks)} live weeks`,
+    alarms.length ? `; alarms ${alarms.join(", ")}` : "",
+    ").",
+  ];
+}
+
+/** The monitoring sentence: both charts, then the design's error rates (the panel and the tear sheet). */
+export function monitoringLine(answer) {
+  const data = answer.data;
+  const since = data.split_date ? `since ${data.split_date} (${data.live ? "the approval: live" : data.split_origin})` : "with no split";
+  return h(
+    "div",
+    { class: "monitoring-line", id: "monitoring-line", "data-states": data.charts.map((c) => c.state).join(",") },
+    h("p", {}, `CUSUM ${since}: `, data.charts.map((c, i) => [i ? " " : "", chartLine(data, c)])),
+    note(
+      `Designed to detect a fall of the information ratio by ${fixed(data.ir_fall_detected, 2)}: one false alarm every ${int(data.arl0_weeks)} weeks of an alpha that still works (${pct(data.false_alarm_probability_per_year, 1)} a year), and ${int(data.arl1_weeks)} weeks on average to an alarm once it has fallen. Expected level: ${data.expected_level_basis === "backtest" ? "the backtest's own (not positive: no haircut)" : data.expected_level_basis === "decay" ? "/analytics/decay's expected live information ratio" : "none"}.`,
+      "caption",
+    ),
+  );
+}
+
+export const loadMonitoring = panelLoader("/analytics/monitoring", "The monitoring could not be read", (body, answer) =>
+  fill(body, warningList(answer.meta.warnings), monitoringLine(answer)),
+  { book: "long_short" },
+);
