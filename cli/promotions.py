@@ -107,6 +107,15 @@ def register(subparsers: Any) -> None:
     )
     purge.add_argument("--keystore", metavar="URL", default=None, help="the database (default: the server's)")
     purge.set_defaults(handler=_purge)
+    digest = events_sub.add_parser(
+        "digest",
+        help="record this week's alpha.health of every approved alpha (run it weekly: a webhook carries it)",
+        description="Records alpha.health for each approved alpha in force not digested yet in this ISO week of "
+        "our clock: its row of /v1/analytics/approved_health (docs/events.md, 'The weekly digest'). Run again in "
+        "the same week, it records nothing.",
+    )
+    _common(digest)
+    digest.set_defaults(handler=_digest)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -215,4 +224,35 @@ def _purge(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"{gone} events older than {days} days deleted")
+    return 0
+
+
+def _digest(args: argparse.Namespace) -> int:
+    from analytics.figures import Figures
+    from analytics.policy import PolicyError, load_policy
+    from pipeline.build_events import health_digest
+    from pipeline.operator_decisions import standings_of
+    from records.sql import Unavailable
+    from records.store import open_records
+
+    settings = Settings.from_env()
+    policy_file = settings.checks_policy_file if args.policy is None else args.policy
+    try:
+        policy = load_policy(policy_file)
+        records = open_records(args.keystore or settings.keystore_url, create=False)
+    except (PolicyError, Unavailable) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        figures = Figures.open(args.lake or settings.lake, standings_of(records))
+        events = health_digest(records, figures, policy)
+    except Unavailable as exc:
+        print(f"error: the records database cannot be used: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        records.close()
+    for event in events:
+        print(f"event      alpha.health  {event.alpha_id}  {event.data['week']}")
+    if not events:
+        print("every approved alpha is digested this week (or none stands approved)")
     return 0

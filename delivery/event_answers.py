@@ -34,6 +34,7 @@ from analytics.access import Access
 from records.events import Event as Recorded
 from records.events import EventScope, Reader
 from records.times import stored_time
+from schemas.bodies.event_data import Health
 from schemas.bodies.events import FIGURE_BLOCKS, Event
 from schemas.bodies.promotions import CheckSeen, Snapshot
 from schemas.checks import BY_ID as CHECKS
@@ -142,6 +143,13 @@ def shown_data(data: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
         # an alarm's expected level calibrated on the other approved alphas (alpha.alarm)
         shown["charts"] = None
         withheld["charts"] = OVER_CATALOGUE
+    if isinstance(shown.get("health"), dict) and not viewer.every_alpha:
+        # a digest's figures computed over other alphas (alpha.health)
+        digest = Health.over_catalogue + (
+            Health.calibrated if shown.get("expectation_basis") == "catalogue" else ()
+        )
+        shown["health"] = {**shown["health"], **dict.fromkeys(digest)}
+        withheld["health." + ",".join(digest)] = OVER_CATALOGUE
     if withheld:
         shown["withheld"] = withheld
     return shown

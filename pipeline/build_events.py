@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import pyarrow.compute as pc
 
 from alpha_results_seal.printable import bounded
@@ -48,12 +49,12 @@ from pipeline.operator_decisions import approve_by_policy, standings_of
 from records.events import Event, EventLog, event_of, in_id_order
 from records.sql import Statement, Unavailable
 from records.store import Records, open_records
-from schemas.bodies.event_data import ALARM, AUDIT_TRAIL, RESTATED, RESTATED_SHOWN, recorded
+from schemas.bodies.event_data import ALARM, AUDIT_TRAIL, HEALTH, RESTATED, RESTATED_SHOWN, recorded
 from schemas.bodies.events import BUILD_REFUSED as REFUSED
 from schemas.bodies.events import CHECKS_CHANGED, DECAY, PUBLISHED, REPUBLISHED
 from schemas.bodies.monitoring import Monitoring
 from schemas.checks import LIVE_CHECKS
-from schemas.query import LiveQuery
+from schemas.query import ApprovedHealthQuery, LiveQuery
 
 BUILDS = (PUBLISHED, REPUBLISHED)
 """The events that name a build: the last one of an alpha is what the next build is compared with."""
@@ -232,6 +233,50 @@ def watched_alarm(
     return alarm_event(watched, view.build_id, basis, log.latest(view.alpha_id, (ALARM,)))
 
 
+def iso_week(moment: dt.datetime) -> str:
+    """The ISO week of `moment` (our clock), as a digest names it: 2026-W48."""
+    year, week, _ = moment.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def health_digest(
+    records: Records, figures: Figures, policy: Policy, now: dt.datetime | None = None
+) -> list[Event]:
+    """`alpha.health` of each approved alpha in force not digested yet in this ISO week of our
+    clock: its row of `/v1/analytics/approved_health` (`Figures.approved_health`, the code the API
+    runs), so a webhook carries the book's health once a week (`alpha-results events digest`)."""
+    week = iso_week(now or clock.now())
+    pending = []
+    for alpha in sorted(figures.standings.approved):
+        last = records.events.latest(alpha, (HEALTH,))
+        if last is None or last.data.get("week") != week:
+            pending.append(alpha)
+    if not pending:
+        return []
+    reading = figures.reading(policy)
+    answer = reading.approved_health(ApprovedHealthQuery()).data
+    rows = {row.alpha: row for row in answer.alphas}
+    events = []
+    for alpha in pending:
+        row = rows.get(alpha)
+        if row is None:
+            continue  # not published: nothing to digest
+        view = figures.build(alpha)
+        calibration = reading.decay(view, LiveQuery(book=answer.book)).data.haircut.calibration
+        data = {
+            "week": week,
+            "expectation_basis": "catalogue" if calibration == "catalogue" else "literature",
+            "build_id": view.build_id,
+            "book": answer.book,
+            "arl0_weeks": answer.arl0_weeks,
+            "false_alarm_probability_per_year": answer.false_alarm_probability_per_year,
+            "false_discovery_basis": answer.false_discovery.basis,
+            "health": msgspec.to_builtins(row),
+        }
+        events.append(records.events.append(HEALTH, recorded(HEALTH, data), alpha_id=alpha))
+    return events
+
+
 def restated_event(view: BuildView, last: Event | None) -> tuple[str, dict[str, Any]] | None:
     """`alpha.restated` of the values the served build changed of what was published (the rows its
     `restatements` table adds), or None. A build whose event is already recorded is never compared
@@ -394,7 +439,10 @@ def record_run_events(
         events.append(records.events.append(kind, recorded(kind, data), audience="admin"))
     moment = now or clock.now()
     purged = records.events.purge(
-        moment - dt.timedelta(days=retention_days), keep_latest_of=BUILDS, keep_all_of=AUDIT_TRAIL
+        moment - dt.timedelta(days=retention_days),
+        keep_latest_of=BUILDS,
+        keep_all_of=AUDIT_TRAIL,
+        keep_latest_each=(HEALTH,),  # a retention shorter than a week never digests one twice
     )
     return Recorded(events, purged, failed)
 
@@ -471,7 +519,10 @@ def purge(records_url: str, retention_days: int, now: dt.datetime | None = None)
     try:
         moment = now or clock.now()
         return records.events.purge(
-            moment - dt.timedelta(days=retention_days), keep_latest_of=BUILDS, keep_all_of=AUDIT_TRAIL
+            moment - dt.timedelta(days=retention_days),
+            keep_latest_of=BUILDS,
+            keep_all_of=AUDIT_TRAIL,
+            keep_latest_each=(HEALTH,),  # a retention shorter than a week never digests one twice
         )
     except Unavailable as exc:
         raise RecordsUnavailable(f"the records database cannot be used: {exc}") from None

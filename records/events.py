@@ -257,10 +257,15 @@ class EventLog:
         return int(rows[0][0])
 
     def purge(
-        self, before: dt.datetime, keep_latest_of: tuple[str, ...] = (), keep_all_of: tuple[str, ...] = ()
+        self,
+        before: dt.datetime,
+        keep_latest_of: tuple[str, ...] = (),
+        keep_all_of: tuple[str, ...] = (),
+        keep_latest_each: tuple[str, ...] = (),
     ) -> int:
         """Delete the events created before `before` (the retention), except each alpha's newest
-        event of `keep_latest_of` (what its next build is compared with) and every event of
+        event of `keep_latest_of` (what its next build is compared with), its newest of each type of
+        `keep_latest_each` (its last weekly digest) and every event of
         `keep_all_of` (the audit trail: decisions, nominations, restatements); how many went."""
         sql, params = "DELETE FROM events WHERE created_at < ?", [stored_time(before)]
         if keep_all_of:
@@ -273,5 +278,11 @@ class EventLog:
                 f" AND type IN ({marks}) GROUP BY alpha_id)"
             )
             params += list(keep_latest_of)
+        for kind in keep_latest_each:
+            sql += (
+                " AND id NOT IN (SELECT max(id) FROM events WHERE alpha_id IS NOT NULL"
+                " AND type = ? GROUP BY alpha_id)"
+            )
+            params.append(kind)
         _, count = self._database.execute(sql, params)
         return count

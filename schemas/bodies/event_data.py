@@ -29,6 +29,7 @@ APPROVED = "alpha.approved"
 RETIRED = "alpha.retired"
 DECAY = "alpha.decay"
 ALARM = "alpha.alarm"
+HEALTH = "alpha.health"
 NOMINATED = "alpha.nominated"
 RESTATED = "alpha.restated"
 BUILD_REFUSED = "build.refused"
@@ -37,6 +38,7 @@ WEBHOOK_DISABLED = "webhook.disabled"
 SCREEN = "analytics.screen"
 CHECKS = "analytics.checks"
 MONITORING = "analytics.monitoring"
+APPROVED_HEALTH = "analytics.approved_health"
 RESTATEMENTS = "catalog.alphas.restatements"
 
 AUDIT_TRAIL = ("alpha.approved", "alpha.retired", NOMINATED, RESTATED, ALARM)
@@ -212,6 +214,45 @@ class Alarm(EventData, kw_only=True, frozen=True):
     ]
 
 
+class Health(EventData, kw_only=True, frozen=True):
+    """The weekly digest of an approved alpha (`alpha-results events digest`, run weekly): its row
+    of `/v1/analytics/approved_health`, once per ISO week of our clock."""
+
+    type: ClassVar[str] = HEALTH
+    figures_from: ClassVar[dict[str, str]] = {"health": APPROVED_HEALTH}
+    over_catalogue: ClassVar[tuple[str, ...]] = (
+        "false_discovery_probability",
+        "mmc_mean",
+        "correlation_to_combined_mean",
+    )
+    """The figures of `health` computed over other alphas (the prior over the deployment's decided
+    alphas, the approved alphas combined): null for a key that does not read every alpha, whose own
+    /v1/analytics/approved_health computes them over the alphas it may read."""
+    calibrated: ClassVar[tuple[str, ...]] = (
+        "expected_live_information_ratio",
+        "live_interval_low",
+        "live_interval_high",
+        "live_percentile",
+    )
+    """The figures of `health` that follow the expected level: over other alphas when it was
+    calibrated on the catalogue (`expectation_basis`), withheld then as `over_catalogue`."""
+    week: Annotated[str, doc("The ISO week of the digest, by our clock (2026-W48).")]
+    expectation_basis: Annotated[
+        str, doc("literature or catalogue: where the expected live level comes from, as alpha.alarm's.")
+    ]
+    build_id: Annotated[str, doc("The build served when the digest was made.")]
+    book: Annotated[str, doc("The book watched (long_short).")]
+    arl0_weeks: Annotated[float, doc("The charts' in-control average run length (the operator's policy).")]
+    false_alarm_probability_per_year: Annotated[
+        float, doc("The probability that an unchanged alpha's chart alarms within a year.")
+    ]
+    false_discovery_basis: Annotated[str, doc("deployment or paper: what the false-discovery prior is from.")]
+    health: Annotated[
+        dict[str, Any] | None,
+        doc("Its row of /v1/analytics/approved_health (docs/reference.md, AlphaHealth)."),
+    ]
+
+
 class Decided(EventData, kw_only=True, frozen=True):
     """An operator's decision (`alpha-results promote`, `retire`)."""
 
@@ -322,6 +363,7 @@ EVENT_DATA: dict[str, type[EventData]] = {
         Restated,
         Decay,
         Alarm,
+        Health,
         BuildRefused,
         WebhookDisabled,
     )

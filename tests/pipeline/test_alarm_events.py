@@ -146,3 +146,62 @@ def test_a_build_run_announces_the_alarm_monitoring_serves(tmp_path: Path) -> No
     assert alarm.data["arl0_weeks"] == served.arl0_weeks
     build(seals[40], lake=lake, records=url, env=env)
     assert [e.type for e in events_of(url)].count(ALARM) == 1
+
+
+# -- the weekly digest: alpha.health ---------------------------------------------------------------
+
+
+def test_the_weekly_digest_is_each_approved_alpha_s_health_once_a_week(
+    demo_lake: Path, demo_records: Path, tmp_path: Path
+) -> None:
+    """`alpha-results events digest` (issue 59, item 4): one alpha.health per approved alpha in
+    force per ISO week of our clock, its row of /v1/analytics/approved_health; again in the same
+    week, nothing; the next week, again; a key that does not read every alpha gets the figures over
+    other alphas null and named; the retention keeps each alpha's last digest."""
+    import shutil
+
+    from analytics.policy import default_policy
+    from pipeline.build_events import HEALTH, health_digest, iso_week
+    from schemas.bodies.event_data import Health
+
+    lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
+    url = f"sqlite:///{shutil.copy(demo_records, tmp_path / 'records.sqlite3')}"
+    monday = dt.datetime(2026, 11, 23, 9, tzinfo=dt.UTC)
+    records = open_records(url)
+    try:
+        figures = Figures.open(str(lake), standings_of(records))
+        made = health_digest(records, figures, default_policy(), monday)
+        served = {row.alpha: row for row in figures.approved_health().alphas}
+        assert (
+            sorted(e.alpha_id for e in made) == sorted(served) == ["momentum_12_1", "value_composite_legacy"]
+        )
+        import msgspec
+
+        for event in made:
+            assert event.type == HEALTH and event.data["week"] == iso_week(monday) == "2026-W48"
+            assert event.data["health"] == msgspec.to_builtins(served[event.alpha_id])
+            assert event.data["build_id"] == figures.build(event.alpha_id).build_id
+        assert health_digest(records, figures, default_policy(), monday + dt.timedelta(days=6)) == []
+        again = health_digest(records, figures, default_policy(), monday + dt.timedelta(days=7))
+        assert [e.data["week"] for e in again] == ["2026-W49", "2026-W49"]
+        data = made[0].data
+        some = shown_data(data, Viewer(lambda _: True, every_alpha=False))
+        hidden = Health.over_catalogue + (
+            Health.calibrated if data["expectation_basis"] == "catalogue" else ()
+        )
+        assert all(some["health"][name] is None for name in hidden)
+        assert some["health"]["cusum_state"] == data["health"]["cusum_state"]
+        assert "access_limited" in next(iter(some["withheld"].values()))
+        assert shown_data(data, EVERYTHING)["health"] == data["health"]
+        # A retention of a day, two weeks on: each alpha's last digest (and last build) is kept.
+        gone = records.events.purge(
+            monday + dt.timedelta(days=15),
+            keep_latest_of=("alpha.published", "alpha.republished"),
+            keep_latest_each=(HEALTH,),
+        )
+        assert gone > 0
+        for alpha in served:
+            assert records.events.latest(alpha, (HEALTH,)).data["week"] == "2026-W49"  # type: ignore[union-attr]
+            assert records.events.latest(alpha, ("alpha.published", "alpha.republished")) is not None
+    finally:
+        records.close()

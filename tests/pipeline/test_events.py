@@ -388,6 +388,7 @@ def test_each_event_type_is_one_struct_and_a_producer_cannot_stray_from_it() -> 
             "alpha.restated",
             "alpha.decay",
             "alpha.alarm",
+            "alpha.health",
             "build.refused",
             "webhook.disabled",
         )
@@ -401,6 +402,7 @@ def test_each_event_type_is_one_struct_and_a_producer_cannot_stray_from_it() -> 
         "failed": "analytics.checks",
         "restated": "catalog.alphas.restatements",  # an alpha.restated's values: its restatements route
         "charts": "analytics.monitoring",  # an alpha.alarm's charts
+        "health": "analytics.approved_health",  # an alpha.health's row
     }
     [(kind, data)] = build_events(ALPHA, "b1", HEADLINE, CHECKS, None, approved=False)
     assert recorded(kind, data) == data  # what build_events says is what the Struct declares
