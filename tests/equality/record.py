@@ -54,6 +54,10 @@ BUILD_MASK = "BUILD"
 # their random build ids: masked as they are.
 CATALOGUE_TAG = re.compile(r"catalogue_index@[0-9a-f]{24}\b")
 CATALOGUE_MASK = "catalogue_index@TAG"
+# An answer of one build over the catalogue (`/analytics/expectation`) names its build, its tenure
+# and that digest, joined by `+`: the digest after a `+` is masked the same way.
+JOINED_TAG = re.compile(r"(?<=\+)[0-9a-f]{24}\b")
+JOINED_MASK = "TAG"
 
 
 def normalise(value: Any) -> Any:
@@ -63,7 +67,7 @@ def normalise(value: Any) -> Any:
     if isinstance(value, list):
         return [normalise(v) for v in value]
     if isinstance(value, str):
-        return CATALOGUE_TAG.sub(CATALOGUE_MASK, BUILD_ID.sub(BUILD_MASK, value))
+        return JOINED_TAG.sub(JOINED_MASK, CATALOGUE_TAG.sub(CATALOGUE_MASK, BUILD_ID.sub(BUILD_MASK, value)))
     return value
 
 
