@@ -26,11 +26,12 @@ book raises `LookupError`; a lake that cannot answer raises the lake's fault
 (`datasets.faults.CatalogueIncomplete`, `BenchmarkMissing`).
 
 The answers of one alpha asked as (build, query) (`metrics`, `risk`, `costs`, `correlation`, ...:
-`ASKED`) are not written here: each is a method derived from its declaration on `Reading`
+`ASKED`) are declared here in one line each, `risk = Asked(Reading.risk)`, so mypy and an editor
+see them and what they return; the method is derived from its declaration on `Reading`
 (`analytics.build_answers`), named as it, taking its query Struct's fields as keywords (its
-signature and `help()` say which), so a new answer reaches a notebook without a line here. Those
-with more than a query (the live split's approval, a policy, another alpha, a set, weights) are
-written below (`live`, `decay`, ...).
+signature and `help()` say which). Importing this module fails, naming the line to add, when a
+served answer is not declared. Those with more than a query (the live split's approval, a policy,
+another alpha, a set, weights) are written below (`live`, `decay`, ...).
 """
 
 from __future__ import annotations
@@ -38,10 +39,11 @@ from __future__ import annotations
 import datetime as dt
 import inspect
 import os
+import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -90,6 +92,72 @@ Date = dt.date | None
 T = TypeVar("T")
 
 
+def _asking(name: str, query: type[Query]) -> Callable[..., Any]:
+    """`Figures.<name>(alpha, warnings=None, **params)`: `Reading.<name>` of the alpha's build with
+    `query(**params)` (a sequence given for a tuple field made one), its warnings collected."""
+    answer = typing.get_type_hints(getattr(Reading, name))["return"]
+
+    def ask(self: Figures, alpha: str, warnings: Warnings | None = None, **params: Any) -> Any:
+        q = query(**{k: tuple(v) if isinstance(v, list) else v for k, v in params.items()})
+        view = self.build(alpha)
+        return _collected(getattr(self.reading(), name)(view, q), warnings, view, q)
+
+    fields = msgspec.structs.fields(query)
+    keywords = [
+        inspect.Parameter(
+            f.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None if f.default is msgspec.NODEFAULT else f.default,
+            annotation=f.type,
+        )
+        for f in fields
+    ]
+    ask.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+            inspect.Parameter("alpha", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str),
+            inspect.Parameter(
+                "warnings", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=Warnings | None
+            ),
+            *keywords,
+        ],
+        return_annotation=typing.get_args(answer)[0] if typing.get_args(answer) else Any,
+    )
+    ask.__name__ = ask.__qualname__ = name
+    ask.__doc__ = (
+        f"The `{name}` answer of `alpha` (`Reading.{name}`), as its route serves it to a key that "
+        f"reads everything; keywords: `{query.__name__}`'s fields "
+        f"({', '.join(f.name for f in fields)}).\n\n{inspect.getdoc(getattr(Reading, name)) or ''}"
+    ).strip()
+    return ask
+
+
+B = TypeVar("B")
+
+
+class Asked(Generic[B]):
+    """`Figures.<name>(alpha, warnings=None, **query)`: the served answer `Reading.<name>` of the
+    alpha's build, its query Struct's fields as keywords, declared once in `Figures` as
+    `name = Asked(Reading.name)` so that mypy and an editor see the method and what it returns (its
+    body Struct); the method is made from the declaration on `Reading` (`_asking`), nothing else."""
+
+    def __init__(self, method: Callable[[Reading, BuildView, Any], Answer[B]]) -> None:
+        self.method = method
+        self.function: Callable[..., Any] | None = None
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        if name != self.method.__name__:
+            raise TypeError(
+                f"Figures.{name} = Asked(Reading.{self.method.__name__}): the names must be the same"
+            )
+        self.function = _asking(name, typing.get_type_hints(self.method)["q"])
+
+    def __get__(self, figures: Figures | None, owner: type | None = None) -> Callable[..., B]:
+        """The method bound to `figures`; on the class, the function (as a method's would be)."""
+        assert self.function is not None  # made when the class was
+        return self.function if figures is None else types.MethodType(self.function, figures)
+
+
 @dataclass
 class Figures:
     """One lake, read in-process (see the module's docstring)."""
@@ -100,6 +168,29 @@ class Figures:
     records: none decided by default. It feeds the screener's `standing` columns and filter and the
     default reference set of `checks` (production_correlation) and `contribution`: the approved
     alphas (the production ones: `analytics.sets.default_reference`), empty when none is."""
+
+    # The served answers of one alpha asked with a query alone (`Asked`): `Figures.<name>(alpha,
+    # warnings=None, **query)`; a new one is one line here (the module says which when it is missing).
+    attribution = Asked(Reading.attribution)
+    capacity = Asked(Reading.capacity)
+    correlation = Asked(Reading.correlation)
+    costs = Asked(Reading.costs)
+    drawdown_odds = Asked(Reading.drawdown_odds)
+    drawdowns = Asked(Reading.drawdowns)
+    expectation = Asked(Reading.expectation)
+    factors = Asked(Reading.factors)
+    metrics = Asked(Reading.metrics)
+    mmc = Asked(Reading.mmc)
+    monitoring = Asked(Reading.monitoring)
+    overfitting = Asked(Reading.overfitting)
+    quantiles = Asked(Reading.quantiles)
+    regimes = Asked(Reading.regimes)
+    restatements = Asked(Reading.restatements)
+    returns = Asked(Reading.returns)
+    risk = Asked(Reading.risk)
+    rolling = Asked(Reading.rolling)
+    significance = Asked(Reading.significance)
+    uncertainty = Asked(Reading.uncertainty)
 
     @classmethod
     def open(cls, root: str, standings: Standings = NO_DECISIONS) -> Figures:
@@ -306,51 +397,13 @@ def _asked_answers() -> dict[str, type[Query]]:
     return found
 
 
-def _asking(name: str, query: type[Query]) -> Callable[..., Any]:
-    """`Figures.<name>(alpha, warnings=None, **params)`: `Reading.<name>` of the alpha's build with
-    `query(**params)` (a sequence given for a tuple field made one), its warnings collected."""
-    answer = typing.get_type_hints(getattr(Reading, name))["return"]
-
-    def ask(self: Figures, alpha: str, warnings: Warnings | None = None, **params: Any) -> Any:
-        q = query(**{k: tuple(v) if isinstance(v, list) else v for k, v in params.items()})
-        view = self.build(alpha)
-        return _collected(getattr(self.reading(), name)(view, q), warnings, view, q)
-
-    fields = msgspec.structs.fields(query)
-    keywords = [
-        inspect.Parameter(
-            f.name,
-            inspect.Parameter.KEYWORD_ONLY,
-            default=None if f.default is msgspec.NODEFAULT else f.default,
-            annotation=f.type,
-        )
-        for f in fields
-    ]
-    ask.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [
-            inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-            inspect.Parameter("alpha", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str),
-            inspect.Parameter(
-                "warnings", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=Warnings | None
-            ),
-            *keywords,
-        ],
-        return_annotation=typing.get_args(answer)[0] if typing.get_args(answer) else Any,
-    )
-    ask.__name__ = ask.__qualname__ = name
-    ask.__doc__ = (
-        f"The `{name}` answer of `alpha` (`Reading.{name}`), as its route serves it to a key that "
-        f"reads everything; keywords: `{query.__name__}`'s fields "
-        f"({', '.join(f.name for f in fields)}).\n\n{inspect.getdoc(getattr(Reading, name)) or ''}"
-    ).strip()
-    return ask
-
-
 ASKED: dict[str, type[Query]] = _asked_answers()
-"""The answers `Figures` derives from `Reading` (name -> query Struct)."""
-for _name, _query in ASKED.items():
-    if _name not in vars(Figures):  # written by hand: the answer takes more than a query
-        setattr(Figures, _name, _asking(_name, _query))
+"""The answers of one alpha `Reading` serves (name -> query Struct): each is a method of `Figures`,
+declared `name = Asked(Reading.name)` or written by hand when it takes more than a query."""
+_UNDECLARED = sorted(name for name in ASKED if name not in vars(Figures))
+assert not _UNDECLARED, (
+    f"analytics/figures.py: declare {', '.join(f'{n} = Asked(Reading.{n})' for n in _UNDECLARED)} in Figures"
+)
 
 
 def _collect(warnings: Warnings | None, entries: list[Warning]) -> None:

@@ -35,7 +35,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from analytics import LAZY_MODULES
 from analytics.errors import AnalyticsNotBuilt
-from analytics.figures import ASKED, Figures
+from analytics.figures import ASKED, Asked, Figures
 from analytics.inputs import require_built
 from datasets.reader import LakeReader, LakeUnavailable
 from serve.access_log import route_of
@@ -92,7 +92,9 @@ def figures_of(figures: Figures, alpha: str) -> dict[str, Callable[[], Any]]:
     others = sorted(a for a in figures.reader.alphas() if a != alpha)
     pair = (alpha, others[0]) if others else (alpha,)
     asked: dict[str, Callable[[], Any]] = {
-        name: partial(getattr(figures, name), alpha) for name in ASKED if name not in vars(Figures)
+        name: partial(getattr(figures, name), alpha)
+        for name in ASKED
+        if isinstance(vars(Figures)[name], Asked)
     }
     return asked | {
         "live": lambda: figures.live(alpha),
