@@ -228,29 +228,15 @@ def _purge(args: argparse.Namespace) -> int:
 
 
 def _digest(args: argparse.Namespace) -> int:
-    from analytics.figures import Figures
-    from analytics.policy import PolicyError, load_policy
-    from pipeline.build_events import health_digest
-    from pipeline.operator_decisions import standings_of
-    from records.sql import Unavailable
-    from records.store import open_records
+    from pipeline.build_events import RecordsUnavailable, digest
 
     settings = Settings.from_env()
     policy_file = settings.checks_policy_file if args.policy is None else args.policy
     try:
-        policy = load_policy(policy_file)
-        records = open_records(args.keystore or settings.keystore_url, create=False)
-    except (PolicyError, Unavailable) as exc:
+        events = digest(args.lake or settings.lake, args.keystore or settings.keystore_url, policy_file)
+    except (RecordsUnavailable, ValueError) as exc:  # PolicyError is a ValueError
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    try:
-        figures = Figures.open(args.lake or settings.lake, standings_of(records))
-        events = health_digest(records, figures, policy)
-    except Unavailable as exc:
-        print(f"error: the records database cannot be used: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        records.close()
     for event in events:
         print(f"event      alpha.health  {event.alpha_id}  {event.data['week']}")
     if not events:

@@ -277,6 +277,22 @@ def health_digest(
     return events
 
 
+def digest(lake_root: str, records_url: str, policy_file: str) -> list[Event]:
+    """`alpha-results events digest`: `health_digest` of the lake with the deployment's records
+    (opened, never created) and the operator's policy."""
+    policy = load_policy(policy_file)
+    try:
+        records = open_records(records_url, create=False)
+    except Unavailable as exc:
+        raise RecordsUnavailable(f"the records database cannot be opened: {exc}") from None
+    try:
+        return health_digest(records, Figures.open(lake_root, standings_of(records)), policy)
+    except Unavailable as exc:
+        raise RecordsUnavailable(f"the records database cannot be used: {exc}") from None
+    finally:
+        records.close()
+
+
 def restated_event(view: BuildView, last: Event | None) -> tuple[str, dict[str, Any]] | None:
     """`alpha.restated` of the values the served build changed of what was published (the rows its
     `restatements` table adds), or None. A build whose event is already recorded is never compared

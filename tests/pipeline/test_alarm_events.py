@@ -205,3 +205,21 @@ def test_the_weekly_digest_is_each_approved_alpha_s_health_once_a_week(
             assert records.events.latest(alpha, ("alpha.published", "alpha.republished")) is not None
     finally:
         records.close()
+
+
+def test_the_digest_command(demo_lake: Path, demo_records: Path, tmp_path: Path) -> None:
+    """`alpha-results events digest`: the week's digests once, then nothing; absent records: exit 1."""
+    import shutil
+
+    lake = shutil.copytree(demo_lake, tmp_path / "lake")
+    url = f"sqlite:///{shutil.copy(demo_records, tmp_path / 'records.sqlite3')}"
+    command = [sys.executable, "-m", "cli.main", "events", "digest", "--lake", str(lake), "--keystore"]
+    first = subprocess.run([*command, url], cwd=REPO, capture_output=True, text=True, check=False)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.count("alpha.health") == 2 and "momentum_12_1" in first.stdout
+    again = subprocess.run([*command, url], cwd=REPO, capture_output=True, text=True, check=False)
+    assert again.returncode == 0 and "every approved alpha is digested this week" in again.stdout
+    absent = f"sqlite:///{tmp_path / 'absent.sqlite3'}"
+    missing = subprocess.run([*command, absent], cwd=REPO, capture_output=True, text=True, check=False)
+    assert missing.returncode == 1 and "cannot be opened" in missing.stderr
+    assert not (tmp_path / "absent.sqlite3").exists()
