@@ -69,7 +69,7 @@ export function renderHealth(main, { signal }) {
       { className: "data health-book" },
     );
     grid.querySelector("tbody").append(...rows.map(row));
-    fill(body, chart, rows.length ? grid : null);
+    fill(body, chart, rows.length ? h("div", { class: "table-scroll" }, grid) : null);
   }
 }
 
