@@ -4657,6 +4657,13 @@ class Monitoring(ApiStruct, kw_only=True, frozen=True):
     recorded); false: the weeks after another split, out of sample but not live
     """
 
+    expected_level_basis: str | None
+    """Where the charts' expected levels come from: decay (/analytics/decay's expected live information
+    ratio and its retention); backtest (the backtest's information ratio is not positive, so decay
+    calibrates no haircut: its own level, kept whole, the IC's backtest mean likewise); null when
+    there is none
+    """
+
     week_rule: str
     """What a week is"""
 
@@ -7218,9 +7225,9 @@ class Event(ApiStruct, kw_only=True, frozen=True):
 
     type: str
     """What happened: alpha.published, alpha.republished, alpha.checks_changed, alpha.approved,
-    alpha.retired, alpha.nominated, alpha.restated, alpha.decay, alpha.alarm (about one alpha, seen
-    by the keys that may read it), build.refused (administrators only) or webhook.disabled (the key
-    whose webhook it was only).
+    alpha.retired, alpha.nominated, alpha.restated, alpha.decay, alpha.alarm, alpha.health (about
+    one alpha, seen by the keys that may read it), build.refused (administrators only) or
+    webhook.disabled (the key whose webhook it was only).
     """
 
     alpha: str | None
@@ -7271,9 +7278,9 @@ class StreamedEvent(ApiStruct, kw_only=True, frozen=True):
 
     type: str
     """What happened: alpha.published, alpha.republished, alpha.checks_changed, alpha.approved,
-    alpha.retired, alpha.nominated, alpha.restated, alpha.decay, alpha.alarm (about one alpha, seen
-    by the keys that may read it), build.refused (administrators only) or webhook.disabled (the key
-    whose webhook it was only).
+    alpha.retired, alpha.nominated, alpha.restated, alpha.decay, alpha.alarm, alpha.health (about
+    one alpha, seen by the keys that may read it), build.refused (administrators only) or
+    webhook.disabled (the key whose webhook it was only).
     """
 
     alpha: str | None
@@ -10446,8 +10453,8 @@ class GeneratedMethods:
 
         `type`: Only events of these types: comma-separated or the parameter repeated, each one of
         alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired,
-        alpha.nominated, alpha.restated, alpha.decay, alpha.alarm, build.refused, webhook.disabled.
-        Absent: every type.
+        alpha.nominated, alpha.restated, alpha.decay, alpha.alarm, alpha.health, build.refused,
+        webhook.disabled. Absent: every type.
 
         `alpha`: Only events about these alphas: comma-separated or the parameter repeated. An alpha
         the key may not read gives no event, exactly as one that does not exist. Absent: every alpha
@@ -10471,8 +10478,8 @@ class GeneratedMethods:
 
         `type`: Only events of these types: comma-separated or the parameter repeated, each one of
         alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired,
-        alpha.nominated, alpha.restated, alpha.decay, alpha.alarm, build.refused, webhook.disabled.
-        Absent: every type.
+        alpha.nominated, alpha.restated, alpha.decay, alpha.alarm, alpha.health, build.refused,
+        webhook.disabled. Absent: every type.
 
         `alpha`: Only events about these alphas: comma-separated or the parameter repeated. An alpha
         the key may not read gives no event, exactly as one that does not exist. Absent: every alpha
