@@ -13,7 +13,8 @@ true strategies among those tried, and the Sharpe ratio of a true one. A deploym
 its decisions and live outcomes: of its approved alphas with a measured live ratio, a share s is
 positive; a strategy of no skill is positive half the time, so 2 s - 1 of them are true; dividing
 the true discoveries by the test's power against the true ratio (the mean of the positive live
-ratios) gives the true candidates, and over every candidate, p. Below `DEPLOYMENT_MIN_ALPHAS` such
+ratios, at the median backtest length in sessions) gives the true candidates, and over every
+candidate, p. Ratios are per session of each run's own calendar (its `metric_conventions`). Below `DEPLOYMENT_MIN_ALPHAS` such
 alphas, the paper's worked example (p = 0.05, a true Sharpe ratio of 0.5 a month) and the answer
 says so (`basis`).
 """
@@ -27,7 +28,7 @@ import numpy as np
 
 from analytics import false_discovery
 from schemas.bodies.approved_health import FalseDiscoveryPrior
-from schemas.conventions import SESSIONS_PER_YEAR, WEEKS_PER_YEAR
+from schemas.conventions import SESSIONS_PER_YEAR
 
 DEPLOYMENT_MIN_ALPHAS = 10
 """Approved alphas with a measured live ratio below which the paper's prior is used."""
@@ -44,10 +45,12 @@ INTERVAL_Z = 1.6448536269514722
 
 @dataclass(frozen=True)
 class Outcome:
-    """One approved alpha's record: its live information ratio (annualised) and backtest weeks."""
+    """One approved alpha's record: its live information ratio (annualised), its backtest's
+    sessions and its run's sessions a year (its `metric_conventions`)."""
 
     live_information_ratio: float
-    backtest_weeks: int
+    backtest_sessions: int
+    sessions_per_year: int = SESSIONS_PER_YEAR
 
 
 def prior_of(outcomes: list[Outcome], candidates: int) -> FalseDiscoveryPrior:
@@ -65,10 +68,11 @@ def prior_of(outcomes: list[Outcome], candidates: int) -> FalseDiscoveryPrior:
     live = np.array([o.live_information_ratio for o in outcomes])
     share_positive = float(np.mean(live > 0))
     true_ir = float(np.mean(live[live > 0])) if np.any(live > 0) else 0.0
-    weeks = int(np.median([o.backtest_weeks for o in outcomes]))
+    sessions = int(np.median([o.backtest_sessions for o in outcomes]))
+    per_year = float(np.median([o.sessions_per_year for o in outcomes]))
     power = (
-        false_discovery.sharpe_power(0.0, true_ir / math.sqrt(WEEKS_PER_YEAR), weeks, alpha=TEST_LEVEL)
-        if true_ir > 0 and weeks > 1
+        false_discovery.sharpe_power(0.0, true_ir / math.sqrt(per_year), sessions, alpha=TEST_LEVEL)
+        if true_ir > 0 and sessions > 1
         else 1.0
     )
     true_discoveries = decided * max(0.0, 2.0 * share_positive - 1.0)
@@ -83,24 +87,28 @@ def prior_of(outcomes: list[Outcome], candidates: int) -> FalseDiscoveryPrior:
 
 
 def false_discovery_probability(
-    backtest_information_ratio: float | None, backtest_weeks: int, prior: FalseDiscoveryPrior
+    backtest_information_ratio: float | None,
+    backtest_sessions: int,
+    sessions_per_year: int,
+    prior: FalseDiscoveryPrior,
 ) -> float | None:
     """The paper's oFDR of an approval whose backtest showed `backtest_information_ratio`
-    (annualised) over `backtest_weeks`: per-week ratios, H0 no skill, H1 the prior's true ratio."""
+    (annualised) over `backtest_sessions` daily returns: per-session ratios, H0 no skill, H1 the
+    prior's true ratio."""
     if (
         backtest_information_ratio is None
         or not math.isfinite(backtest_information_ratio)
-        or backtest_weeks < 2
+        or backtest_sessions < 2
     ):
         return None
     if not prior.true_information_ratio > 0:
         return None
-    root = math.sqrt(WEEKS_PER_YEAR)
+    root = math.sqrt(sessions_per_year)
     return false_discovery.ofdr(
         backtest_information_ratio / root,
         0.0,
         prior.true_information_ratio / root,
-        backtest_weeks,
+        backtest_sessions,
         prior.prior_true_share,
     )
 
@@ -112,14 +120,16 @@ class LiveInterval:
     percentile: float | None
 
 
-def live_interval(expected: float | None, live: float | None, sessions: int) -> LiveInterval | None:
+def live_interval(
+    expected: float | None, live: float | None, sessions: int, sessions_per_year: int = SESSIONS_PER_YEAR
+) -> LiveInterval | None:
     """The 90% interval of the annualised live information ratio an alpha whose true ratio is
     `expected` shows over `sessions` daily returns (Lo's 2002 iid standard error of a Sharpe ratio,
     sqrt((1 + SR^2 / 2) / n) per session, annualised), and where `live` falls in it (0 to 100)."""
     if expected is None or not math.isfinite(expected) or sessions < 2:
         return None
-    per_session = expected / math.sqrt(SESSIONS_PER_YEAR)
-    se = math.sqrt(SESSIONS_PER_YEAR * (1.0 + per_session**2 / 2.0) / sessions)
+    per_session = expected / math.sqrt(sessions_per_year)
+    se = math.sqrt(sessions_per_year * (1.0 + per_session**2 / 2.0) / sessions)
     percentile = None
     if live is not None and math.isfinite(live):
         percentile = 50.0 * math.erfc(-(live - expected) / se / math.sqrt(2.0))

@@ -56,7 +56,7 @@ from analytics.contribution import (
     given_reference,
 )
 from analytics.correlation import BASES, correlation_page
-from analytics.entries import Warnings
+from analytics.entries import Warnings, conventions
 from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable
 from analytics.inputs import require_built
 from analytics.policy import Policy, default_policy
@@ -111,7 +111,12 @@ from schemas.query import (
 )
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
-HEALTH_ROUTES = ("analytics.live", "analytics.decay", "analytics.monitoring", "analytics.mmc")
+LIVE_ROUTE, DECAY_ROUTE, MONITORING_ROUTE, MMC_ROUTE = HEALTH_ROUTES = (
+    "analytics.live",
+    "analytics.decay",
+    "analytics.monitoring",
+    "analytics.mmc",
+)
 """The routes whose answers make a row of `/v1/analytics/approved_health`."""
 
 
@@ -869,6 +874,12 @@ class Reading(BuildAnswers):
             self.policy.tag(),
             repr(self.scope.access),
             "".join("c" if self.scope.may_call(e) else "-" for e in HEALTH_ROUTES),
+            # when each readable alpha's decisions were recorded (the standings' tag holds dates only)
+            *(
+                f"{alpha}:{held.tag()}"
+                for alpha, held in sorted(self.standings.tenures.items())
+                if self.scope.may_read(alpha)
+            ),
         )
         data = self.snapshot.cache.answer(
             "approved_health:" + version, lambda: self._approved_health(q, int(mask.sum()))
@@ -879,18 +890,24 @@ class Reading(BuildAnswers):
         chart = self.policy.chart()
         live_q = LiveQuery(book=q.book)
         outcomes: list[approved_health.Outcome] = []
-        for alpha in sorted(self.standings.tenures):
+        for alpha in sorted(self.standings.tenures) if self.scope.may_call(LIVE_ROUTE) else ():
             found = self.reader.alpha(alpha) if self.scope.may_read(alpha) else None
-            if found is None or not self.scope.access.ledger:
+            if found is None:
                 continue
-            seen = self.live(self.reader.view(found), live_q).data
+            view = self.reader.view(found)
+            seen = self.live(view, live_q).data
             if seen.split_origin == "approval" and (seen.out_of_sample.sessions or 0) >= LIVE_MIN_SESSIONS:
                 value = seen.out_of_sample.information_ratio.value
                 if value is not None and math.isfinite(value):
-                    outcomes.append(approved_health.Outcome(value, seen.in_sample.weeks or 0))
+                    per_year = conventions(view).sessions_per_year
+                    outcomes.append(approved_health.Outcome(value, seen.in_sample.sessions or 0, per_year))
         prior = approved_health.prior_of(outcomes, candidates)
-        rows = [self._health_row(view, live_q, prior) for view in self.approved_views()]
-        rows.sort(key=lambda row: (row.last_alarm is None and row.ic_cusum_state != "alarm", row.alpha))
+        rows = [
+            self._health_row(view, held, live_q, prior)
+            for view in self.approved_views()
+            if (held := self.tenure(view.alpha_id)) is not None  # a notebook's standings may hold none
+        ]
+        rows.sort(key=lambda row: ("alarm" not in (row.cusum_state, row.ic_cusum_state), row.alpha))
         alarms = sum(1 for row in rows if "alarm" in (row.cusum_state, row.ic_cusum_state))
         return ApprovedHealth(
             book=q.book,
@@ -905,47 +922,66 @@ class Reading(BuildAnswers):
         )
 
     def _health_row(
-        self, view: BuildView, q: LiveQuery, prior: FalseDiscoveryPrior
+        self, view: BuildView, held: Tenure, q: LiveQuery, prior: FalseDiscoveryPrior
     ) -> approved_health_body.AlphaHealth:
-        held = self.tenure(view.alpha_id)
-        assert held is not None  # approved_views lists approved alphas only
+        """One approved alpha's row: each figure its route's answer, or null with the reason when the
+        key may not call that route (a row shows nothing its routes would not)."""
         reasons: list[str] = []
-        seen = self.live(view, q).data
-        watched = self.monitoring(view, q).data
-        expected = self.decay(view, q).data.expected_live_information_ratio
-        live_ir = seen.out_of_sample.information_ratio.value
-        sessions = seen.out_of_sample.sessions or 0
-        if sessions < LIVE_MIN_SESSIONS:
-            live_ir = None
-        interval = approved_health.live_interval(expected.value, live_ir, sessions)
-        returns, ic = watched.charts
-        alarms = [*returns.alarms, *ic.alarms]
+
+        def allowed(route: str, what: str) -> bool:
+            if self.scope.may_call(route):
+                return True
+            reasons.append(f"{what}: access_limited: served by {route}, which this key may not call")
+            return False
+
+        per_year = conventions(view).sessions_per_year
+        seen = self.live(view, q).data if allowed(LIVE_ROUTE, "live figures") else None
+        expected = (
+            self.decay(view, q).data.expected_live_information_ratio.value
+            if allowed(DECAY_ROUTE, "expected live figures")
+            else None
+        )
+        watched = self.monitoring(view, q).data if allowed(MONITORING_ROUTE, "CUSUM") else None
+        sessions = None if seen is None else seen.out_of_sample.sessions or 0
+        live_ir = None
+        if seen is not None and (sessions or 0) >= LIVE_MIN_SESSIONS:
+            live_ir = seen.out_of_sample.information_ratio.value
+        interval = (
+            None if sessions is None else approved_health.live_interval(expected, live_ir, sessions, per_year)
+        )
+        returns = ic = None
+        if watched is not None:
+            returns, ic = watched.charts
+            for chart in watched.charts:
+                if chart.withheld_reason:
+                    reasons.append(f"{chart.series}: {chart.withheld_reason}")
+        alarms = [] if watched is None else [day for chart in watched.charts for day in chart.alarms]
         mmc_mean = crowded = None
-        try:
-            contributed = self.mmc(view, WindowQuery()).data
-            mmc_mean, crowded = contributed.mmc_mean.value, contributed.correlation_to_combined_mean.value
-        except DataNotReadable as refused:
-            reasons.append(f"mmc: {refused}")
-        for chart in watched.charts:
-            if chart.withheld_reason:
-                reasons.append(f"{chart.series}: {chart.withheld_reason}")
+        if allowed(MMC_ROUTE, "mmc"):
+            try:
+                contributed = self.mmc(view, WindowQuery()).data
+                mmc_mean, crowded = contributed.mmc_mean.value, contributed.correlation_to_combined_mean.value
+            except DataNotReadable as refused:
+                reasons.append(f"mmc: {refused}")
         return approved_health_body.AlphaHealth(
             alpha=view.alpha_id,
             approved_at=held.approved_at,
-            split_date=watched.split_date,
+            split_date=live.split_of(view, held).date,
             sessions_since_approval=sessions,
-            live_weeks=returns.live_weeks,
+            live_weeks=None if returns is None else returns.live_weeks,
             live_information_ratio=live_ir,
-            expected_live_information_ratio=expected.value,
+            expected_live_information_ratio=expected,
             live_interval_low=None if interval is None else interval.low,
             live_interval_high=None if interval is None else interval.high,
             live_percentile=None if interval is None else interval.percentile,
-            cusum_state=returns.state,
-            ic_cusum_state=ic.state,
-            cusum_statistic=returns.cusum_statistic,
+            cusum_state="not_measurable" if returns is None else returns.state,
+            ic_cusum_state="not_measurable" if ic is None else ic.state,
+            cusum_statistic=None if returns is None else returns.cusum_statistic,
             last_alarm=max(alarms) if alarms else None,
-            false_discovery_probability=approved_health.false_discovery_probability(
-                seen.in_sample.information_ratio.value, seen.in_sample.weeks or 0, prior
+            false_discovery_probability=None
+            if seen is None
+            else approved_health.false_discovery_probability(
+                seen.in_sample.information_ratio.value, seen.in_sample.sessions or 0, per_year, prior
             ),
             mmc_mean=mmc_mean,
             correlation_to_combined_mean=crowded,

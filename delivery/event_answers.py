@@ -34,7 +34,7 @@ from analytics.access import Access
 from records.events import Event as Recorded
 from records.events import EventScope, Reader
 from records.times import stored_time
-from schemas.bodies.event_data import Health
+from schemas.bodies.event_data import Alarm, Health
 from schemas.bodies.events import FIGURE_BLOCKS, Event
 from schemas.bodies.promotions import CheckSeen, Snapshot
 from schemas.checks import BY_ID as CHECKS
@@ -135,24 +135,63 @@ def shown_data(data: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
         ]
     if isinstance(shown.get("failed"), list):
         shown["failed"] = [_check(c, c.get("id"), viewer) for c in shown["failed"] if isinstance(c, dict)]
-    if (
-        shown.get("charts") is not None
-        and shown.get("expectation_basis") == "catalogue"
-        and not viewer.every_alpha
-    ):
-        # an alarm's expected level calibrated on the other approved alphas (alpha.alarm)
-        shown["charts"] = None
-        withheld["charts"] = OVER_CATALOGUE
-    if isinstance(shown.get("health"), dict) and not viewer.every_alpha:
-        # a digest's figures computed over other alphas (alpha.health)
-        digest = Health.over_catalogue + (
-            Health.calibrated if shown.get("expectation_basis") == "catalogue" else ()
-        )
-        shown["health"] = {**shown["health"], **dict.fromkeys(digest)}
-        withheld["health." + ",".join(digest)] = OVER_CATALOGUE
+    if isinstance(shown.get("charts"), list):
+        _alarm_charts(shown, withheld, viewer)
+    if isinstance(shown.get("health"), dict):
+        _health_row(shown, withheld, viewer)
     if withheld:
         shown["withheld"] = withheld
     return shown
+
+
+def _alarm_charts(shown: dict[str, Any], withheld: dict[str, str], viewer: Viewer) -> None:
+    """An alpha.alarm's charts as /analytics/monitoring would answer the viewer: none when their
+    expected level was calibrated on other alphas and it does not read every alpha; a chart whose
+    series it may not read (the book's return: the ledger; the IC: the cross-sections) with its
+    figures null."""
+    if shown.get("expectation_basis") == "catalogue" and not viewer.every_alpha:
+        shown["charts"] = None
+        withheld["charts"] = OVER_CATALOGUE
+        return
+    access = Access.of(viewer.may_call)
+    charts = []
+    for chart in shown["charts"]:
+        data = Alarm.chart_data.get(str(chart.get("series"))) if isinstance(chart, dict) else None
+        if data is not None and not access.may_read(data):
+            chart = {**dict.fromkeys(chart), "series": chart["series"], "state": "not_measurable"}
+            withheld[f"charts[{chart['series']}]"] = (
+                f"access_limited: built from {data}, which this key may not read"
+            )
+        charts.append(chart)
+    shown["charts"] = charts
+
+
+def _health_row(shown: dict[str, Any], withheld: dict[str, str], viewer: Viewer) -> None:
+    """An alpha.health's row as /v1/analytics/approved_health would answer the viewer: each figure
+    null whose route it may not call or whose data it may not read, and those computed over other
+    alphas null for a viewer that does not read every alpha."""
+    access = Access.of(viewer.may_call)
+    if not access.may_read("ledger"):
+        shown["health"] = None
+        withheld["health"] = "access_limited: built from the ledger, which this key may not read"
+        return
+    hidden: dict[str, str] = {}
+    for route, fields in Health.from_routes.items():
+        if not viewer.may_call(route):
+            hidden |= dict.fromkeys(fields, f"access_limited: served by {route}, which this key may not call")
+    if not access.may_read("cross_sections"):
+        hidden |= dict.fromkeys(Health.from_cross_sections, "access_limited: built from the cross-sections")
+    if not viewer.every_alpha:
+        over = Health.over_catalogue
+        if shown.get("expectation_basis") == "catalogue":
+            over += Health.calibrated
+        hidden |= dict.fromkeys(over, OVER_CATALOGUE)
+        shown["false_discovery_basis"] = None
+        withheld["false_discovery_basis"] = OVER_CATALOGUE
+    if hidden:
+        shown["health"] = {**shown["health"], **dict.fromkeys(hidden)}
+        for name, why in hidden.items():
+            withheld[f"health.{name}"] = why
 
 
 def event_answer(event: Recorded, cursor: str, viewer: Viewer) -> Event:

@@ -178,14 +178,18 @@ def build_events(
 
 
 def alarm_event(
-    watched: Monitoring, build_id: str, basis: str, last: Event | None
+    watched: Monitoring, build_id: str, basis: str, earlier: Sequence[Event]
 ) -> tuple[str, dict[str, Any]] | None:
     """`alpha.alarm` when a chart of `watched` (the alpha's `/analytics/monitoring` at its
-    approval's split) holds an alarm week the last recorded `alpha.alarm` (`last`) did not
-    announce, else None. Pure: what the tests check."""
+    approval's split) holds an alarm week no earlier `alpha.alarm` of the same split (`earlier`:
+    every one recorded, which the retention keeps) announced, else None. Pure: what the tests check."""
+    split = None if watched.split_date is None else watched.split_date.isoformat()
     announced: dict[str, set[str]] = {}
-    for chart in (last.data.get("charts") or []) if last is not None else []:
-        announced[chart["series"]] = set(chart["alarms"])
+    for event in earlier:
+        if event.data.get("split_date") != split:
+            continue  # another tenure's live weeks
+        for chart in event.data.get("charts") or []:
+            announced.setdefault(chart["series"], set()).update(chart["alarms"])
     charts = []
     for chart in watched.charts:
         alarms = [day.isoformat() for day in chart.alarms]
@@ -230,7 +234,7 @@ def watched_alarm(
         return None
     calibration = reading.decay(view, q).data.haircut.calibration
     basis = "catalogue" if calibration == "catalogue" else "literature"
-    return alarm_event(watched, view.build_id, basis, log.latest(view.alpha_id, (ALARM,)))
+    return alarm_event(watched, view.build_id, basis, log.every(view.alpha_id, ALARM))
 
 
 def iso_week(moment: dt.datetime) -> str:
@@ -245,7 +249,9 @@ def health_digest(
     """`alpha.health` of each approved alpha in force not digested yet in this ISO week of our
     clock: its row of `/v1/analytics/approved_health` (`Figures.approved_health`, the code the API
     runs), so a webhook carries the book's health once a week (`alpha-results events digest`)."""
-    week = iso_week(now or clock.now())
+    moment = now or clock.now()
+    week = iso_week(moment)
+    monday = dt.datetime.combine(dt.date.fromisocalendar(*moment.isocalendar()[:2], 1), dt.time(), dt.UTC)
     pending = []
     for alpha in sorted(figures.standings.approved):
         last = records.events.latest(alpha, (HEALTH,))
@@ -273,7 +279,12 @@ def health_digest(
             "false_discovery_basis": answer.false_discovery.basis,
             "health": msgspec.to_builtins(row),
         }
-        events.append(records.events.append(HEALTH, recorded(HEALTH, data), alpha_id=alpha))
+        # Recorded unless another run digested the alpha this week meanwhile (one transaction).
+        made = records.events.append_once_since(
+            HEALTH, recorded(HEALTH, data), alpha_id=alpha, since=monday, now=now
+        )
+        if made is not None:
+            events.append(made)
     return events
 
 

@@ -174,6 +174,38 @@ class EventLog:
             ),
         )
 
+    def append_once_since(
+        self,
+        type: str,
+        data: dict[str, Any],
+        *,
+        alpha_id: str,
+        since: dt.datetime,
+        now: dt.datetime | None = None,
+    ) -> Event | None:
+        """Append the event unless the alpha has one of `type` created at or after `since`, both in
+        one transaction (event inserts are serialised: `Database.write_order`, SQLite's immediate
+        transaction), so two runs at once record it once; None when one was there."""
+        insert, values = self.statement(type, data, alpha_id=alpha_id, now=now)
+        statement = (
+            "INSERT INTO events (type, alpha_id, audience, key_id, data, created_at) SELECT ?, ?, ?, ?, ?, ? "
+            "WHERE NOT EXISTS (SELECT 1 FROM events WHERE alpha_id = ? AND type = ? AND created_at >= ?) "
+            "RETURNING id, type, alpha_id, audience, key_id, data, created_at",
+            (*values, alpha_id, type, stored_time(since)),
+        )
+        assert insert.startswith("INSERT INTO events (type, alpha_id, audience, key_id, data, created_at)")
+        [(rows, _)] = in_id_order(self._database, [statement])
+        return event_of(rows[0]) if rows else None
+
+    def every(self, alpha_id: str, type: str) -> list[Event]:
+        """Every event of `type` about `alpha_id`, oldest first (for the few types kept whole)."""
+        rows, _ = self._database.execute(
+            "SELECT id, type, alpha_id, audience, key_id, data, created_at FROM events "
+            "WHERE alpha_id = ? AND type = ? ORDER BY id",
+            (alpha_id, type),
+        )
+        return [event_of(row) for row in rows]
+
     def page(self, reader: Reader, wanted: Wanted) -> Page:
         """The events `reader` may see after `wanted.after`, oldest first, at most `wanted.limit`
         (`wanted.newest`: before it, newest first)."""

@@ -59,9 +59,14 @@ class AlphaHealth(Body, kw_only=True, frozen=True):
     approved_at: Annotated[dt.datetime, figure("When its approval in force was recorded, by our clock (UTC)")]
     split_date: Annotated[dt.date | None, figure("The last session before its live part (the approval's)")]
     sessions_since_approval: Annotated[
-        int, figure("Sessions of the book first published after the approval was recorded")
+        int | None,
+        figure(
+            "Sessions of the book first published after the approval was recorded; null: /analytics/live withheld"
+        ),
     ]
-    live_weeks: Annotated[int, figure("The live weeks its CUSUM charted")]
+    live_weeks: Annotated[
+        int | None, figure("The live weeks its CUSUM charted; null: /analytics/monitoring withheld")
+    ]
     live_information_ratio: Annotated[
         float | None,
         figure("/analytics/live out_of_sample.information_ratio at the approval; null below 63 sessions"),
@@ -73,8 +78,8 @@ class AlphaHealth(Body, kw_only=True, frozen=True):
         float | None,
         figure(
             "The 5th percentile of the live information ratio an alpha performing as expected shows over these "
-            "sessions (sampling error of the ratio, Lo 2002)",
-            "expected - 1.645 * sqrt(252 (1 + SR_d^2 / 2) / sessions), SR_d the expected ratio per session",
+            "sessions (sampling error of the ratio, Lo 2002), in the run's sessions a year P",
+            "expected - 1.645 * sqrt(P (1 + SR_d^2 / 2) / sessions), SR_d = expected / sqrt(P)",
         ),
     ]
     live_interval_high: Annotated[float | None, figure("The 95th percentile of the same")]
@@ -95,7 +100,8 @@ class AlphaHealth(Body, kw_only=True, frozen=True):
         float | None,
         figure(
             "The posterior probability that the approval was a false discovery (the paper's oFDR): of no skill, "
-            "given a backtest information ratio at least the one observed over its backtest weeks",
+            "given a backtest information ratio at least the one observed over its backtest sessions (per-session "
+            "ratios)",
             "p0 (1 - p) / (p0 (1 - p) + p1 p)",
         ),
     ]

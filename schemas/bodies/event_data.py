@@ -189,6 +189,8 @@ class Alarm(EventData, kw_only=True, frozen=True):
 
     type: ClassVar[str] = ALARM
     figures_from: ClassVar[dict[str, str]] = {"charts": MONITORING}
+    chart_data: ClassVar[dict[str, str]] = {"book_return": "ledger", "ic": "cross_sections"}
+    """The data each chart's series is built from (a key that may not read it gets the chart null)."""
     build_id: Annotated[str, doc("The build now served (its live weeks raised the alarm).")]
     book: Annotated[str, doc("The book watched (long_short).")]
     split_date: Annotated[
@@ -233,9 +235,45 @@ class Health(EventData, kw_only=True, frozen=True):
         "live_interval_low",
         "live_interval_high",
         "live_percentile",
+        "cusum_state",
+        "ic_cusum_state",
+        "cusum_statistic",
+        "last_alarm",
     )
     """The figures of `health` that follow the expected level: over other alphas when it was
     calibrated on the catalogue (`expectation_basis`), withheld then as `over_catalogue`."""
+    from_routes: ClassVar[dict[str, tuple[str, ...]]] = {
+        "analytics.live": (
+            "sessions_since_approval",
+            "live_information_ratio",
+            "live_interval_low",
+            "live_interval_high",
+            "live_percentile",
+            "false_discovery_probability",
+        ),
+        "analytics.decay": (
+            "expected_live_information_ratio",
+            "live_interval_low",
+            "live_interval_high",
+            "live_percentile",
+        ),
+        "analytics.monitoring": (
+            "live_weeks",
+            "cusum_state",
+            "ic_cusum_state",
+            "cusum_statistic",
+            "last_alarm",
+        ),
+        "analytics.mmc": ("mmc_mean", "correlation_to_combined_mean"),
+    }
+    """The route each figure of `health` is that route's answer of (as the row's own route asks)."""
+    from_cross_sections: ClassVar[tuple[str, ...]] = (
+        "ic_cusum_state",
+        "last_alarm",
+        "mmc_mean",
+        "correlation_to_combined_mean",
+    )
+    """The figures of `health` built from the cross-sections (the IC chart, the scores)."""
     week: Annotated[str, doc("The ISO week of the digest, by our clock (2026-W48).")]
     expectation_basis: Annotated[
         str, doc("literature or catalogue: where the expected live level comes from, as alpha.alarm's.")

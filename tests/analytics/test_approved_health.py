@@ -6,6 +6,7 @@ computation of its rule, and nothing of an alpha the key may not read, not even 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -50,25 +51,30 @@ def test_below_ten_decided_alphas_the_prior_is_the_paper_s() -> None:
 
 def test_the_deployment_s_prior_from_its_live_outcomes() -> None:
     # 16 approved alphas with a live record: 12 positive (mean 1.2), 4 negative, over 60 candidates.
-    outcomes = [health.Outcome(v, 260) for v in [0.6, 1.8] * 6 + [-0.5] * 4]
+    outcomes = [health.Outcome(v, 1260) for v in [0.6, 1.8] * 6 + [-0.5] * 4]
     prior = health.prior_of(outcomes, candidates=60)
     assert prior.basis == "deployment" and prior.decided_alphas == 16
     assert close(prior.true_information_ratio, 1.2)
     true_discoveries = 16 * (2 * 12 / 16 - 1)  # half of the nulls are positive by chance
-    power = sharpe_power(0.0, 1.2 / math.sqrt(52), 260)
+    power = sharpe_power(0.0, 1.2 / math.sqrt(252), 1260)
     assert close(prior.prior_true_share, true_discoveries / power / 60)
     # No positive live track: no true strategy found, the floor of one candidate.
-    assert health.prior_of([health.Outcome(-0.2, 260)] * 10, candidates=50).prior_true_share == 1 / 50
+    assert health.prior_of([health.Outcome(-0.2, 1260)] * 10, candidates=50).prior_true_share == 1 / 50
 
 
-def test_the_false_discovery_probability_is_the_paper_s_ofdr_per_week() -> None:
+def test_the_false_discovery_probability_is_the_paper_s_ofdr_per_session() -> None:
     prior = health.prior_of([], candidates=10)
-    found = health.false_discovery_probability(1.5, 150, prior)
-    weekly = math.sqrt(52)
-    assert close(found, ofdr(1.5 / weekly, 0.0, prior.true_information_ratio / weekly, 150, 0.05))
-    assert health.false_discovery_probability(None, 150, prior) is None
+    found = health.false_discovery_probability(1.5, 750, 252, prior)
+    daily = math.sqrt(252)
+    assert close(found, ofdr(1.5 / daily, 0.0, prior.true_information_ratio / daily, 750, 0.05))
+    assert health.false_discovery_probability(None, 750, 252, prior) is None
     # A stronger backtest is less likely a false discovery.
-    assert health.false_discovery_probability(3.0, 150, prior) < found  # type: ignore[operator]
+    assert health.false_discovery_probability(3.0, 750, 252, prior) < found  # type: ignore[operator]
+    # Another calendar (365 sessions a year): the per-session ratios are its own.
+    other = health.false_discovery_probability(1.5, 750, 365, prior)
+    assert close(
+        other, ofdr(1.5 / math.sqrt(365), 0.0, prior.true_information_ratio / math.sqrt(365), 750, 0.05)
+    )
 
 
 # -- the route: its rows are the routes' answers, in the key's scope ----------------------------------
@@ -113,14 +119,14 @@ def test_each_row_is_its_alpha_s_own_answers(api: Api) -> None:
         )
         assert close(row["live_percentile"], interval.percentile)
         backtest = live["in_sample"]
-        weekly = math.sqrt(52)
+        daily = math.sqrt(252)
         assert close(
             row["false_discovery_probability"],
             ofdr(
-                backtest["information_ratio"]["value"] / weekly,
+                backtest["information_ratio"]["value"] / daily,
                 0.0,
-                0.5 * math.sqrt(12) / weekly,
-                backtest["weeks"],
+                0.5 * math.sqrt(12) / daily,
+                backtest["sessions"],
                 0.05,
             ),
         )
@@ -162,3 +168,24 @@ def test_bad_parameters_are_400_naming_them(api: Api, params: dict[str, Any]) ->
     response = api.get(PATH, **params)
     assert response.status_code == 400, response.text
     assert next(iter(params)) in response.text
+
+
+def test_a_row_shows_nothing_its_routes_would_not(demo_lake: Path) -> None:
+    """A key that may call /v1/analytics/approved_health but not /analytics/mmc nor
+    /analytics/monitoring gets those figures null, each route named in withheld_reason; the rest
+    as the full key's."""
+    from tests.analytics.conftest import endpoints_only, serving
+    from tests.callers import DATA_IDS
+
+    ids = frozenset(i for i in DATA_IDS if i not in ("analytics.mmc", "analytics.monitoring"))
+    with serving(demo_lake, {"some": endpoints_only(ids), "all": endpoints_only(frozenset(DATA_IDS))}) as api:
+        some = {row["alpha"]: row for row in api.ok(PATH, "some")["data"]["alphas"]}
+        full = {row["alpha"]: row for row in api.ok(PATH, "all")["data"]["alphas"]}
+    assert sorted(some) == sorted(full) == sorted(PRODUCTION)
+    for alpha, row in some.items():
+        assert row["mmc_mean"] is None and row["correlation_to_combined_mean"] is None
+        assert row["cusum_state"] == row["ic_cusum_state"] == "not_measurable"
+        assert row["cusum_statistic"] is None and row["last_alarm"] is None and row["live_weeks"] is None
+        assert "analytics.mmc" in row["withheld_reason"] and "analytics.monitoring" in row["withheld_reason"]
+        for kept in ("live_information_ratio", "expected_live_information_ratio", "live_percentile"):
+            assert close(row[kept], full[alpha][kept]), kept

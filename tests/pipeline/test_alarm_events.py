@@ -69,11 +69,11 @@ WEEK = dt.date(2024, 6, 7)
 
 
 def test_no_alarm_week_is_no_event() -> None:
-    assert alarm_event(watched(chart("book_return", []), chart("ic", [])), "b1", "literature", None) is None
+    assert alarm_event(watched(chart("book_return", []), chart("ic", [])), "b1", "literature", []) is None
 
 
 def test_an_alarm_week_is_announced_with_both_charts_and_the_false_alarm_rate() -> None:
-    found = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", None)
+    found = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", [])
     assert found is not None
     kind, data = found
     assert kind == ALARM
@@ -87,26 +87,26 @@ def test_an_alarm_week_is_announced_with_both_charts_and_the_false_alarm_rate() 
 
 
 def test_an_alarm_already_announced_is_not_announced_again() -> None:
-    _, first = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", None)  # type: ignore[misc]
+    _, first = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", [])  # type: ignore[misc]
     again = watched(chart("book_return", [WEEK]), chart("ic", []))
-    assert alarm_event(again, "b2", "literature", recorded(first)) is None
+    assert alarm_event(again, "b2", "literature", [recorded(first)]) is None
     # A later alarm week, on the other chart: only the new week is new.
     later = watched(chart("book_return", [WEEK]), chart("ic", [WEEK + dt.timedelta(weeks=3)]))
-    found = alarm_event(later, "b3", "literature", recorded(first))
+    found = alarm_event(later, "b3", "literature", [recorded(first)])
     assert found is not None
     returns, ic = found[1]["charts"]
     assert returns["new_alarms"] == [] and ic["new_alarms"] == ["2024-06-28"]
 
 
 def test_charts_calibrated_on_other_alphas_are_withheld_from_a_key_that_does_not_read_them() -> None:
-    _, data = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "catalogue", None)  # type: ignore[misc]
+    _, data = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "catalogue", [])  # type: ignore[misc]
     assert shown_data(data, EVERYTHING)["charts"] == data["charts"]
     some = shown_data(data, Viewer(lambda _: True, every_alpha=False))
     assert some["charts"] is None and some["withheld"]["charts"].startswith("access_limited")
     no_route = shown_data(data, Viewer(lambda endpoint: endpoint != "analytics.monitoring", every_alpha=True))
     assert no_route["charts"] is None and "analytics.monitoring" in no_route["withheld"]["charts"]
     _, literature = alarm_event(
-        watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", None
+        watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", []
     )  # type: ignore[misc]
     assert shown_data(literature, Viewer(lambda _: True, every_alpha=False))["charts"] == literature["charts"]
 
@@ -223,3 +223,80 @@ def test_the_digest_command(demo_lake: Path, demo_records: Path, tmp_path: Path)
     missing = subprocess.run([*command, absent], cwd=REPO, capture_output=True, text=True, check=False)
     assert missing.returncode == 1 and "cannot be opened" in missing.stderr
     assert not (tmp_path / "absent.sqlite3").exists()
+
+
+def test_an_event_shows_a_key_only_what_its_routes_would() -> None:
+    """alpha.alarm and alpha.health as delivered (delivery/event_answers.py): a chart or a figure
+    whose data or route the key may not read is null, and named in withheld."""
+    from schemas.bodies.event_data import Health
+
+    _, alarm = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", [])  # type: ignore[misc]
+    no_ledger = Viewer(lambda endpoint: not endpoint.startswith("portfolio."), every_alpha=True)
+    shown = shown_data(alarm, no_ledger)
+    returns, ic = shown["charts"]
+    assert returns["state"] == "not_measurable" and returns["alarms"] is None and returns["weekly_sd"] is None
+    assert ic == alarm["charts"][1] and "charts[book_return]" in shown["withheld"]
+    row = {name: 1.0 for name in (*Health.over_catalogue, *Health.calibrated)} | {"alpha": ALPHA}
+    row |= {name: 1.0 for fields in Health.from_routes.values() for name in fields}
+    digest = {
+        "week": "2026-W48",
+        "expectation_basis": "literature",
+        "build_id": "b1",
+        "book": "long_short",
+        "arl0_weeks": 520.0,
+        "false_alarm_probability_per_year": 0.095,
+        "false_discovery_basis": "paper",
+        "health": row,
+    }
+    assert shown_data(digest, no_ledger)["health"] is None
+    no_mmc = shown_data(digest, Viewer(lambda endpoint: endpoint != "analytics.mmc", every_alpha=True))
+    assert no_mmc["health"]["mmc_mean"] is None and no_mmc["health"]["live_information_ratio"] == 1.0
+    assert "analytics.mmc" in no_mmc["withheld"]["health.mmc_mean"]
+    scoped = shown_data(
+        {**digest, "expectation_basis": "catalogue"}, Viewer(lambda _: True, every_alpha=False)
+    )
+    assert all(scoped["health"][name] is None for name in (*Health.over_catalogue, *Health.calibrated))
+    assert scoped["false_discovery_basis"] is None and scoped["health"]["sessions_since_approval"] == 1.0
+
+
+def test_a_week_announced_by_any_earlier_alarm_of_the_tenure_is_not_announced_again() -> None:
+    """A restated build moves the alarm a week, another moves it back: the first week was announced
+    by the first event, not the latest, and is not announced again; another tenure's (another
+    split's) alarms announce nothing for this one."""
+    later = WEEK + dt.timedelta(weeks=1)
+    _, first = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", [])  # type: ignore[misc]
+    _, moved = alarm_event(
+        watched(chart("book_return", [later]), chart("ic", [])), "b2", "literature", [recorded(first)]
+    )  # type: ignore[misc]
+    assert moved["charts"][0]["new_alarms"] == [later.isoformat()]
+    back = watched(chart("book_return", [WEEK]), chart("ic", []))
+    assert alarm_event(back, "b3", "literature", [recorded(first), recorded(moved)]) is None
+    other_tenure = recorded({**first, "split_date": "2023-01-06"})
+    assert alarm_event(back, "b3", "literature", [other_tenure]) is not None
+
+
+def test_a_digest_is_recorded_once_however_many_runs_check_at_once(tmp_path: Path) -> None:
+    """The check and the insert are one statement in one transaction (`append_once_since`): a
+    second run that checked before the first wrote records nothing."""
+    records = open_records(f"sqlite:///{tmp_path / 'records.sqlite3'}")
+    monday = dt.datetime(2026, 11, 23, tzinfo=dt.UTC)
+    try:
+        log = records.events
+        first = log.append_once_since(
+            "alpha.health", {"week": "2026-W48"}, alpha_id=ALPHA, since=monday, now=monday
+        )
+        second = log.append_once_since(
+            "alpha.health", {"week": "2026-W48"}, alpha_id=ALPHA, since=monday, now=monday
+        )
+        assert first is not None and second is None
+        other = log.append_once_since(
+            "alpha.health", {"week": "2026-W48"}, alpha_id="Test_other", since=monday
+        )
+        assert other is not None  # per alpha
+        next_week = monday + dt.timedelta(weeks=1)
+        assert log.append_once_since(
+            "alpha.health", {"week": "2026-W49"}, alpha_id=ALPHA, since=next_week, now=next_week
+        )
+        assert [e.data["week"] for e in log.every(ALPHA, "alpha.health")] == ["2026-W48", "2026-W49"]
+    finally:
+        records.close()

@@ -6063,11 +6063,13 @@ class AlphaHealth(ApiStruct, kw_only=True, frozen=True):
     split_date: dt.date | None
     """The last session before its live part (the approval's)"""
 
-    sessions_since_approval: int
-    """Sessions of the book first published after the approval was recorded"""
+    sessions_since_approval: int | None
+    """Sessions of the book first published after the approval was recorded; null: /analytics/live
+    withheld
+    """
 
-    live_weeks: int
-    """The live weeks its CUSUM charted"""
+    live_weeks: int | None
+    """The live weeks its CUSUM charted; null: /analytics/monitoring withheld"""
 
     live_information_ratio: float | None
     """/analytics/live out_of_sample.information_ratio at the approval; null below 63 sessions"""
@@ -6077,7 +6079,7 @@ class AlphaHealth(ApiStruct, kw_only=True, frozen=True):
 
     live_interval_low: float | None
     """The 5th percentile of the live information ratio an alpha performing as expected shows over
-    these sessions (sampling error of the ratio, Lo 2002)
+    these sessions (sampling error of the ratio, Lo 2002), in the run's sessions a year P
     """
 
     live_interval_high: float | None
@@ -6100,7 +6102,8 @@ class AlphaHealth(ApiStruct, kw_only=True, frozen=True):
 
     false_discovery_probability: float | None
     """The posterior probability that the approval was a false discovery (the paper's oFDR): of no
-    skill, given a backtest information ratio at least the one observed over its backtest weeks
+    skill, given a backtest information ratio at least the one observed over its backtest sessions
+    (per-session ratios)
     """
 
     mmc_mean: float | None
