@@ -6,71 +6,61 @@
 // (mmc). The chart's false-alarm rate and the prior are said once at the top, so every alarm is
 // read with how often it would be wrong. Nothing is computed here: every number is served.
 
-import { apiGet, isAbort } from "./api.js";
-import { errorBox, fill, h, note, table } from "./dom.js";
+import { answeredPage } from "./answered_page.js";
+import { fill, h, table } from "./dom.js";
 import { fixed, int, num, pct } from "./format.js";
 import { figureName } from "./labels.js";
 
 const STATES = { alarm: "ALARM", in_control: "in control", not_measurable: "not measurable" };
 
-export function renderHealth(main, { signal }) {
-  const status = h("p", { id: "health-status", class: "muted", "aria-live": "polite" }, "Loading the approved book…");
-  const body = h("div", { id: "health" });
-  fill(
+export function renderHealth(main, context) {
+  answeredPage(
     main,
-    h("h1", {}, "Is it still working?"),
-    note(
-      "Every approved alpha this key may read, alarms first: its live track (first published after its approval was recorded) against what the approval expects, the CUSUM watching it, and the probability that its approval was a false discovery. GET /v1/analytics/approved_health.",
-      "muted",
-    ),
-    status,
-    body,
+    context,
+    {
+      id: "health",
+      heading: "Is it still working?",
+      intro:
+        "Every approved alpha this key may read, alarms first: its live track (first published after its approval was recorded) against what the approval expects, the CUSUM watching it, and the probability that its approval was a false discovery. GET /v1/analytics/approved_health.",
+      loading: "Loading the approved book…",
+      failure: "The approved book's health could not be read",
+      path: "/v1/analytics/approved_health",
+    },
+    (answer, status, body) => {
+      const data = answer.data;
+      const rows = data.alphas || [];
+      status.textContent = rows.length
+        ? `${int(data.approved_count)} approved alpha${data.approved_count === 1 ? "" : "s"}, ${int(data.alarm_count)} in alarm.`
+        : "No approved alpha this key may read.";
+      const prior = data.false_discovery;
+      const chart = h(
+        "p",
+        { id: "health-chart" },
+        `Each alpha's CUSUM is designed to detect a fall of its information ratio by ${fixed(data.ir_fall_detected, 2)}, `,
+        `with one false alarm every ${int(data.arl0_weeks)} weeks on average (${pct(data.false_alarm_probability_per_year, 1)} a year per alpha; `,
+        h("strong", { id: "health-false-alarms" }, `${fixed(data.expected_false_alarms_per_year, 2)} false alarms a year`),
+        " expected over this book if every alpha still works). ",
+        `False-discovery prior: ${prior.basis === "paper" ? "the paper's (too few live records here)" : "this deployment's"}, `,
+        `${pct(prior.prior_true_share, 1)} of ${int(prior.candidates)} candidates true, a true information ratio of ${fixed(prior.true_information_ratio, 2)}.`,
+      );
+      const grid = table(
+        [
+          "Alpha",
+          figureName("live_information_ratio"),
+          figureName("expected_live_information_ratio"),
+          "Expected range (90%)",
+          figureName("live_percentile"),
+          "CUSUM (return, IC)",
+          figureName("false_discovery_probability"),
+          figureName("mmc_mean"),
+        ],
+        [],
+        { className: "data health-book" },
+      );
+      grid.querySelector("tbody").append(...rows.map(row));
+      fill(body, chart, rows.length ? h("div", { class: "table-scroll" }, grid) : null);
+    },
   );
-  load();
-
-  async function load() {
-    let answer;
-    try {
-      answer = await apiGet("/v1/analytics/approved_health", {}, { signal });
-    } catch (error) {
-      if (isAbort(error)) return;
-      status.textContent = "";
-      fill(body, errorBox(error, "The approved book's health could not be read"));
-      return;
-    }
-    const data = answer.data;
-    const rows = data.alphas || [];
-    status.textContent = rows.length
-      ? `${int(data.approved_count)} approved alpha${data.approved_count === 1 ? "" : "s"}, ${int(data.alarm_count)} in alarm.`
-      : "No approved alpha this key may read.";
-    const prior = data.false_discovery;
-    const chart = h(
-      "p",
-      { id: "health-chart" },
-      `Each alpha's CUSUM is designed to detect a fall of its information ratio by ${fixed(data.ir_fall_detected, 2)}, `,
-      `with one false alarm every ${int(data.arl0_weeks)} weeks on average (${pct(data.false_alarm_probability_per_year, 1)} a year per alpha; `,
-      h("strong", { id: "health-false-alarms" }, `${fixed(data.expected_false_alarms_per_year, 2)} false alarms a year`),
-      " expected over this book if every alpha still works). ",
-      `False-discovery prior: ${prior.basis === "paper" ? "the paper's (too few live records here)" : "this deployment's"}, `,
-      `${pct(prior.prior_true_share, 1)} of ${int(prior.candidates)} candidates true, a true information ratio of ${fixed(prior.true_information_ratio, 2)}.`,
-    );
-    const grid = table(
-      [
-        "Alpha",
-        figureName("live_information_ratio"),
-        figureName("expected_live_information_ratio"),
-        "Expected range (90%)",
-        figureName("live_percentile"),
-        "CUSUM (return, IC)",
-        figureName("false_discovery_probability"),
-        figureName("mmc_mean"),
-      ],
-      [],
-      { className: "data health-book" },
-    );
-    grid.querySelector("tbody").append(...rows.map(row));
-    fill(body, chart, rows.length ? h("div", { class: "table-scroll" }, grid) : null);
-  }
 }
 
 function row(alpha) {

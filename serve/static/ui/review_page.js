@@ -6,8 +6,8 @@
 // decision. The operator's written approval policy is said once at the top. Nothing is computed
 // here; every text a seal or a person wrote is shown as text (dom.js `h`).
 
-import { apiGet, isAbort } from "./api.js";
-import { errorBox, fill, h, note, table } from "./dom.js";
+import { answeredPage } from "./answered_page.js";
+import { fill, h, table } from "./dom.js";
 import { figureName } from "./labels.js";
 import { verdictBadge } from "./stat_entry.js";
 
@@ -16,47 +16,37 @@ const POLICIES = {
   every_check_passes: "every_check_passes: the policy approves a nominated alpha whose checks all pass, at the next build run",
 };
 
-export function renderReview(main, { signal }) {
-  const status = h("p", { id: "review-status", class: "muted", "aria-live": "polite" }, "Loading the queue…");
-  const body = h("div", { id: "review" });
-  fill(
+export function renderReview(main, context) {
+  answeredPage(
     main,
-    h("h1", {}, "Review queue"),
-    note(
-      "The alphas nominated for a decision (a seal's run asking for review, or an operator's alpha-results review --nominate) that this key may read, oldest first. A nomination decides nothing: only a recorded decision approves, and the live part starts with what is published after it. GET /v1/review.",
-      "muted",
-    ),
-    status,
-    body,
+    context,
+    {
+      id: "review",
+      heading: "Review queue",
+      intro:
+        "The alphas nominated for a decision (a seal's run asking for review, or an operator's alpha-results review --nominate) that this key may read, oldest first. A nomination decides nothing: only a recorded decision approves, and the live part starts with what is published after it. GET /v1/review.",
+      loading: "Loading the queue…",
+      failure: "The review queue could not be read",
+      path: "/v1/review",
+    },
+    (answer, status, body) => {
+      const data = answer.data;
+      const entries = data.entries || [];
+      status.textContent = entries.length
+        ? `${entries.length} alpha${entries.length === 1 ? "" : "s"} waiting for a decision.`
+        : "No alpha this key may read is waiting for a decision.";
+      const policy = h(
+        "p",
+        { id: "review-policy", "data-policy": data.approval_policy },
+        "Approval policy: ",
+        h("strong", {}, POLICIES[data.approval_policy] || String(data.approval_policy)),
+        ".",
+      );
+      const grid = table(["Alpha", "Nominated", "Checks now", "Next"], [], { className: "data review-queue" });
+      grid.querySelector("tbody").append(...entries.map(entryRow));
+      fill(body, policy, entries.length ? grid : null);
+    },
   );
-  load();
-
-  async function load() {
-    let answer;
-    try {
-      answer = await apiGet("/v1/review", {}, { signal });
-    } catch (error) {
-      if (isAbort(error)) return;
-      status.textContent = "";
-      fill(body, errorBox(error, "The review queue could not be read"));
-      return;
-    }
-    const data = answer.data;
-    const entries = data.entries || [];
-    status.textContent = entries.length
-      ? `${entries.length} alpha${entries.length === 1 ? "" : "s"} waiting for a decision.`
-      : "No alpha this key may read is waiting for a decision.";
-    const policy = h(
-      "p",
-      { id: "review-policy", "data-policy": data.approval_policy },
-      "Approval policy: ",
-      h("strong", {}, POLICIES[data.approval_policy] || String(data.approval_policy)),
-      ".",
-    );
-    const grid = table(["Alpha", "Nominated", "Checks now", "Next"], [], { className: "data review-queue" });
-    grid.querySelector("tbody").append(...entries.map(entryRow));
-    fill(body, policy, entries.length ? grid : null);
-  }
 }
 
 function entryRow(entry) {
