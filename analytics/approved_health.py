@@ -4,9 +4,9 @@ and last alarm (`analytics.monitoring`), the probability that its approval was a
 (`analytics.false_discovery`), and what it adds to the others (`analytics.mmc`).
 
 The figures are the routes' own answers, asked by `analytics.reading.Reading.approved_health` in
-the reader's scope; what is computed here is only what no route serves: the interval of the live
-information ratio an alpha performing as expected shows over its live sessions, where its live
-ratio falls in it, and the false-discovery prior of this deployment.
+the reader's scope (the expected live ratio, its predictive interval and the live ratio's
+percentile in it: `/analytics/expectation`'s); what is computed here is only what no route serves:
+the false-discovery probability and this deployment's prior.
 
 The false-discovery prior. López de Prado, Lipton and Zoonekynd (2025) need p, the prior share of
 true strategies among those tried, and the Sharpe ratio of a true one. A deployment learns both from
@@ -38,9 +38,6 @@ PAPER_TRUE_SHARPE_PER_MONTH = 0.5
 MONTHS_PER_YEAR = 12
 TEST_LEVEL = 0.05
 """The one-sided level the approval's test is taken to have (the paper's)."""
-
-INTERVAL_Z = 1.6448536269514722
-"""The normal 95th percentile: the live interval holds 90% of an as-expected alpha's live ratios."""
 
 
 @dataclass(frozen=True)
@@ -111,26 +108,3 @@ def false_discovery_probability(
         backtest_sessions,
         prior.prior_true_share,
     )
-
-
-@dataclass(frozen=True)
-class LiveInterval:
-    low: float
-    high: float
-    percentile: float | None
-
-
-def live_interval(
-    expected: float | None, live: float | None, sessions: int, sessions_per_year: int = SESSIONS_PER_YEAR
-) -> LiveInterval | None:
-    """The 90% interval of the annualised live information ratio an alpha whose true ratio is
-    `expected` shows over `sessions` daily returns (Lo's 2002 iid standard error of a Sharpe ratio,
-    sqrt((1 + SR^2 / 2) / n) per session, annualised), and where `live` falls in it (0 to 100)."""
-    if expected is None or not math.isfinite(expected) or sessions < 2:
-        return None
-    per_session = expected / math.sqrt(sessions_per_year)
-    se = math.sqrt(sessions_per_year * (1.0 + per_session**2 / 2.0) / sessions)
-    percentile = None
-    if live is not None and math.isfinite(live):
-        percentile = 50.0 * math.erfc(-(live - expected) / se / math.sqrt(2.0))
-    return LiveInterval(expected - INTERVAL_Z * se, expected + INTERVAL_Z * se, percentile)

@@ -70,6 +70,7 @@ from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, Window
 from datasets.reader import BuildView, LakeReader
 from datasets.served import Catalogue
+from schemas import choices
 from schemas.bodies import approved_health as approved_health_body
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.approved_health import ApprovedHealth, FalseDiscoveryPrior
@@ -111,9 +112,9 @@ from schemas.query import (
 )
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
-LIVE_ROUTE, DECAY_ROUTE, MONITORING_ROUTE, MMC_ROUTE = HEALTH_ROUTES = (
+LIVE_ROUTE, EXPECTATION_ROUTE, MONITORING_ROUTE, MMC_ROUTE = HEALTH_ROUTES = (
     "analytics.live",
-    "analytics.decay",
+    "analytics.expectation",
     "analytics.monitoring",
     "analytics.mmc",
 )
@@ -936,19 +937,20 @@ class Reading(BuildAnswers):
 
         per_year = conventions(view).sessions_per_year
         seen = self.live(view, q).data if allowed(LIVE_ROUTE, "live figures") else None
-        expected = (
-            self.decay(view, q).data.expected_live_information_ratio.value
-            if allowed(DECAY_ROUTE, "expected live figures")
-            else None
-        )
+        expected = last = None
+        if q.book != choices.DEFAULT_BOOK:
+            reasons.append(f"expectation: /analytics/expectation is of the {choices.DEFAULT_BOOK} book")
+        elif allowed(EXPECTATION_ROUTE, "expectation"):
+            series = self.expectation(view, ExpectationQuery()).data.series
+            ratio = next(s for s in series if s.series == "information_ratio")
+            expected, last = ratio.expected_live, ratio.weeks[-1] if ratio.weeks else None
+            if ratio.withheld_reason:
+                reasons.append(f"expectation: {ratio.withheld_reason}")
         watched = self.monitoring(view, q).data if allowed(MONITORING_ROUTE, "CUSUM") else None
         sessions = None if seen is None else seen.out_of_sample.sessions or 0
         live_ir = None
         if seen is not None and (sessions or 0) >= LIVE_MIN_SESSIONS:
             live_ir = seen.out_of_sample.information_ratio.value
-        interval = (
-            None if sessions is None else approved_health.live_interval(expected, live_ir, sessions, per_year)
-        )
         returns = ic = None
         if watched is not None:
             returns, ic = watched.charts
@@ -970,10 +972,11 @@ class Reading(BuildAnswers):
             sessions_since_approval=sessions,
             live_weeks=None if returns is None else returns.live_weeks,
             live_information_ratio=live_ir,
-            expected_live_information_ratio=expected,
-            live_interval_low=None if interval is None else interval.low,
-            live_interval_high=None if interval is None else interval.high,
-            live_percentile=None if interval is None else interval.percentile,
+            expected_live=expected,
+            live_to_date=None if last is None else last.live_to_date,
+            predictive_lower=None if last is None else last.predictive_lower,
+            predictive_upper=None if last is None else last.predictive_upper,
+            percentile=None if last is None else last.percentile,
             cusum_state="not_measurable" if returns is None else returns.state,
             ic_cusum_state="not_measurable" if ic is None else ic.state,
             cusum_statistic=None if returns is None else returns.cusum_statistic,

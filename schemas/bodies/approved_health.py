@@ -71,23 +71,27 @@ class AlphaHealth(Body, kw_only=True, frozen=True):
         float | None,
         figure("/analytics/live out_of_sample.information_ratio at the approval; null below 63 sessions"),
     ]
-    expected_live_information_ratio: Annotated[
-        float | None, figure("/analytics/decay's expected live information ratio")
-    ]
-    live_interval_low: Annotated[
+    expected_live: Annotated[
         float | None,
         figure(
-            "The 5th percentile of the live information ratio an alpha performing as expected shows over these "
-            "sessions (sampling error of the ratio, Lo 2002), in the run's sessions a year P",
-            "expected - 1.645 * sqrt(P (1 + SR_d^2 / 2) / sessions), SR_d = expected / sqrt(P)",
+            "/analytics/expectation's expected live information ratio: its backtest's shrunk toward its family's "
+            "(empirical Bayes) times decay's retention; null for a book other than long_short"
         ),
     ]
-    live_interval_high: Annotated[float | None, figure("The 95th percentile of the same")]
-    live_percentile: Annotated[
+    live_to_date: Annotated[
+        float | None, figure("/analytics/expectation's live information ratio to the last live week")
+    ]
+    predictive_lower: Annotated[
         float | None,
         figure(
-            "Where the live information ratio falls in that distribution (0 to 1)",
-            "Phi((live - expected) / se)",
+            "/analytics/expectation's lower bound of the 90% interval of the live figure over as many sessions"
+        ),
+    ]
+    predictive_upper: Annotated[float | None, figure("Its upper bound")]
+    percentile: Annotated[
+        float | None,
+        figure(
+            "/analytics/expectation's percentile of live_to_date in that predictive distribution (0 to 100)"
         ),
     ]
     cusum_state: Annotated[ChartState, figure("The book return chart's state, as /analytics/monitoring")]

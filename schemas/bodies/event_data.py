@@ -226,36 +226,30 @@ class Health(EventData, kw_only=True, frozen=True):
         "false_discovery_probability",
         "mmc_mean",
         "correlation_to_combined_mean",
+        "expected_live",
+        "predictive_lower",
+        "predictive_upper",
+        "percentile",
     )
     """The figures of `health` computed over other alphas (the prior over the deployment's decided
-    alphas, the approved alphas combined): null for a key that does not read every alpha, whose own
-    /v1/analytics/approved_health computes them over the alphas it may read."""
-    calibrated: ClassVar[tuple[str, ...]] = (
-        "expected_live_information_ratio",
-        "live_interval_low",
-        "live_interval_high",
-        "live_percentile",
-        "cusum_state",
-        "ic_cusum_state",
-        "cusum_statistic",
-        "last_alarm",
-    )
-    """The figures of `health` that follow the expected level: over other alphas when it was
+    alphas, the approved alphas combined, the family the expectation is shrunk toward): null for a
+    key that does not read every alpha, whose own /v1/analytics/approved_health computes them over
+    the alphas it may read."""
+    calibrated: ClassVar[tuple[str, ...]] = ("cusum_state", "ic_cusum_state", "cusum_statistic", "last_alarm")
+    """The figures of `health` that follow the CUSUM's expected level: over other alphas when it was
     calibrated on the catalogue (`expectation_basis`), withheld then as `over_catalogue`."""
     from_routes: ClassVar[dict[str, tuple[str, ...]]] = {
         "analytics.live": (
             "sessions_since_approval",
             "live_information_ratio",
-            "live_interval_low",
-            "live_interval_high",
-            "live_percentile",
             "false_discovery_probability",
         ),
-        "analytics.decay": (
-            "expected_live_information_ratio",
-            "live_interval_low",
-            "live_interval_high",
-            "live_percentile",
+        "analytics.expectation": (
+            "expected_live",
+            "live_to_date",
+            "predictive_lower",
+            "predictive_upper",
+            "percentile",
         ),
         "analytics.monitoring": (
             "live_weeks",

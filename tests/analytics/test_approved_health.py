@@ -1,6 +1,6 @@
 """`/v1/analytics/approved_health` (issue 59, item 4; docs/analytics.md "The approved book's
 health"): each row's figures are the alpha's own routes' answers in the key's scope, the live
-interval and percentile against scipy's normal, the false-discovery prior against a hand
+expected live ratio, its interval and percentile /analytics/expectation's, the false-discovery prior against a hand
 computation of its rule, and nothing of an alpha the key may not read, not even the count."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scipy.stats import norm
 
 from analytics import approved_health as health
 from analytics.false_discovery import ofdr, sharpe_power
@@ -26,20 +25,7 @@ def close(a: float | None, b: float | None) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
-# -- what is computed here: the interval, the prior ------------------------------------------------
-
-
-def test_the_live_interval_is_the_normal_one_of_lo_s_standard_error() -> None:
-    expected, live, sessions = 0.8, -0.3, 126
-    found = health.live_interval(expected, live, sessions)
-    assert found is not None
-    per_session = expected / math.sqrt(252)
-    se = math.sqrt(252 * (1 + per_session**2 / 2) / sessions)
-    assert close(found.low, norm.ppf(0.05, loc=expected, scale=se))
-    assert close(found.high, norm.ppf(0.95, loc=expected, scale=se))
-    assert close(found.percentile, 100 * norm.cdf(live, loc=expected, scale=se))
-    assert health.live_interval(None, live, sessions) is None
-    assert health.live_interval(expected, None, sessions).percentile is None  # type: ignore[union-attr]
+# -- what is computed here: the prior ------------------------------------------------
 
 
 def test_below_ten_decided_alphas_the_prior_is_the_paper_s() -> None:
@@ -94,7 +80,7 @@ def test_each_row_is_its_alpha_s_own_answers(api: Api) -> None:
     for row in data["alphas"]:
         base = f"/v1/alphas/{row['alpha']}/analytics"
         live = api.ok(f"{base}/live")["data"]
-        decay = api.ok(f"{base}/decay")["data"]
+        expectation = api.ok(f"{base}/expectation")["data"]
         watched = api.ok(f"{base}/monitoring")["data"]
         mmc = api.ok(f"{base}/mmc")["data"]
         sessions = live["out_of_sample"]["sessions"]
@@ -102,8 +88,11 @@ def test_each_row_is_its_alpha_s_own_answers(api: Api) -> None:
         assert row["sessions_since_approval"] == sessions
         live_ir = live["out_of_sample"]["information_ratio"]["value"] if sessions >= 63 else None
         assert close(row["live_information_ratio"], live_ir)
-        expected = decay["expected_live_information_ratio"]["value"]
-        assert close(row["expected_live_information_ratio"], expected)
+        [ratio] = [s for s in expectation["series"] if s["series"] == "information_ratio"]
+        assert close(row["expected_live"], ratio["expected_live"])
+        last = ratio["weeks"][-1]
+        for name in ("live_to_date", "predictive_lower", "predictive_upper", "percentile"):
+            assert close(row[name], last[name]), name
         returns, ic = watched["charts"]
         assert row["cusum_state"] == returns["state"] and row["ic_cusum_state"] == ic["state"]
         assert close(row["cusum_statistic"], returns["cusum_statistic"])
@@ -112,12 +101,6 @@ def test_each_row_is_its_alpha_s_own_answers(api: Api) -> None:
         assert row["last_alarm"] == (max(alarms) if alarms else None)
         assert close(row["mmc_mean"], mmc["mmc_mean"]["value"])
         assert close(row["correlation_to_combined_mean"], mmc["correlation_to_combined_mean"]["value"])
-        interval = health.live_interval(expected, live_ir, sessions)
-        assert interval is not None
-        assert close(row["live_interval_low"], interval.low) and close(
-            row["live_interval_high"], interval.high
-        )
-        assert close(row["live_percentile"], interval.percentile)
         backtest = live["in_sample"]
         daily = math.sqrt(252)
         assert close(
@@ -132,8 +115,8 @@ def test_each_row_is_its_alpha_s_own_answers(api: Api) -> None:
         )
     # value_composite_legacy decays: its live ratio sits in the low tail of what was expected.
     legacy = next(row for row in data["alphas"] if row["alpha"] == "value_composite_legacy")
-    assert legacy["live_information_ratio"] < 0 < legacy["expected_live_information_ratio"]
-    assert legacy["live_percentile"] < 10
+    assert legacy["live_information_ratio"] < 0 < legacy["expected_live"]
+    assert legacy["percentile"] < 20  # 11.5: below the median, inside the 90% interval after 24 weeks
 
 
 def test_a_key_sees_only_the_alphas_it_may_read(api: Api) -> None:
@@ -187,5 +170,5 @@ def test_a_row_shows_nothing_its_routes_would_not(demo_lake: Path) -> None:
         assert row["cusum_state"] == row["ic_cusum_state"] == "not_measurable"
         assert row["cusum_statistic"] is None and row["last_alarm"] is None and row["live_weeks"] is None
         assert "analytics.mmc" in row["withheld_reason"] and "analytics.monitoring" in row["withheld_reason"]
-        for kept in ("live_information_ratio", "expected_live_information_ratio", "live_percentile"):
+        for kept in ("live_information_ratio", "expected_live", "percentile"):
             assert close(row[kept], full[alpha][kept]), kept

@@ -6074,19 +6074,24 @@ class AlphaHealth(ApiStruct, kw_only=True, frozen=True):
     live_information_ratio: float | None
     """/analytics/live out_of_sample.information_ratio at the approval; null below 63 sessions"""
 
-    expected_live_information_ratio: float | None
-    """/analytics/decay's expected live information ratio"""
-
-    live_interval_low: float | None
-    """The 5th percentile of the live information ratio an alpha performing as expected shows over
-    these sessions (sampling error of the ratio, Lo 2002), in the run's sessions a year P
+    expected_live: float | None
+    """/analytics/expectation's expected live information ratio: its backtest's shrunk toward its
+    family's (empirical Bayes) times decay's retention; null for a book other than long_short
     """
 
-    live_interval_high: float | None
-    """The 95th percentile of the same"""
+    live_to_date: float | None
+    """/analytics/expectation's live information ratio to the last live week"""
 
-    live_percentile: float | None
-    """Where the live information ratio falls in that distribution (0 to 1)"""
+    predictive_lower: float | None
+    """/analytics/expectation's lower bound of the 90% interval of the live figure over as many
+    sessions
+    """
+
+    predictive_upper: float | None
+    """Its upper bound"""
+
+    percentile: float | None
+    """/analytics/expectation's percentile of live_to_date in that predictive distribution (0 to 100)"""
 
     cusum_state: str
     """The book return chart's state, as /analytics/monitoring"""

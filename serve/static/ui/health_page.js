@@ -1,8 +1,8 @@
 // The approved book's health (#/health): is every approved alpha still working? From GET
 // /v1/analytics/approved_health alone (docs/analytics.md "The approved book's health"): one row per
-// approved alpha this key may read, alarms first: its live information ratio against the range an
-// alpha performing as expected shows over as many sessions, its CUSUM (state, statistic against
-// the threshold, last alarm), the probability its approval was a false discovery, and what it adds
+// approved alpha this key may read, alarms first: its live information ratio against what it is
+// expected to show live (/analytics/expectation: shrunk toward its family, with the 90% predictive
+// range over as many sessions and its percentile), its CUSUM (state, statistic against the threshold, last alarm), the probability its approval was a false discovery, and what it adds
 // (mmc). The chart's false-alarm rate and the prior are said once at the top, so every alarm is
 // read with how often it would be wrong. Nothing is computed here: every number is served.
 
@@ -47,9 +47,9 @@ export function renderHealth(main, context) {
         [
           "Alpha",
           figureName("live_information_ratio"),
-          figureName("expected_live_information_ratio"),
-          "Expected range (90%)",
-          figureName("live_percentile"),
+          "Expected live (shrunk)",
+          "Predictive range (90%)",
+          "Percentile",
           "CUSUM (return, IC)",
           figureName("false_discovery_probability"),
           figureName("mmc_mean"),
@@ -76,9 +76,9 @@ function row(alpha) {
       h("div", { class: "muted" }, `approved ${String(alpha.approved_at).slice(0, 10)}, ${int(alpha.live_weeks)} live weeks`),
     ),
     h("td", { class: "num" }, fixed(alpha.live_information_ratio, 2)),
-    h("td", { class: "num" }, fixed(alpha.expected_live_information_ratio, 2)),
-    h("td", { class: "num" }, `${fixed(alpha.live_interval_low, 2)} to ${fixed(alpha.live_interval_high, 2)}`),
-    h("td", { class: "num" }, num(alpha.live_percentile)),
+    h("td", { class: "num" }, fixed(alpha.expected_live, 2)),
+    h("td", { class: "num" }, `${fixed(alpha.predictive_lower, 2)} to ${fixed(alpha.predictive_upper, 2)}`),
+    h("td", { class: "num" }, num(alpha.percentile)),
     h(
       "td",
       {},
