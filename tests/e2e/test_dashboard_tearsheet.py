@@ -233,6 +233,7 @@ def assert_printed(
 
 
 SUMMARY_ROWS = ["standing", "checks", "live", "capacity", "fragility", "costs", "correlation"]
+"""The summary's rows; an alarm of /analytics/monitoring adds its row after `live` (none in the small demo)."""
 
 
 def squeezed(text: str) -> str:
@@ -271,6 +272,7 @@ def summary_of(site: Site, alpha: str, token: str) -> dict[str, Any]:
         "promotions": data("/promotions"),
         "checks": data("/analytics/checks"),
         "live": data("/analytics/live"),
+        "monitoring": data("/analytics/monitoring"),
         "capacity": data("/analytics/capacity"),
         "attribution": data("/analytics/attribution", top=10, drop=5),
         "costs": data("/analytics/costs"),
@@ -375,6 +377,15 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     assert page.get_attribute(f"{row('live')} td.summary-figure", "data-origin") == "approval"
     assert close(figure("live"), live["out_of_sample"]["information_ratio"]["value"])
     assert f"{live['out_of_sample']['sessions']} sessions" in says("live")
+    # Is it still working: no alarm in the small demo, so no row; the sheet's page of the expected
+    # live information ratio gives each CUSUM's state, statistic and threshold as served.
+    watched = got["monitoring"]
+    assert not any(chart["state"] == "alarm" for chart in watched["charts"])
+    sheet = page.inner_text("#page-decay")
+    for chart in watched["charts"]:
+        if chart["state"] != "not_measurable":
+            assert f"statistic {chart['cusum_statistic']:.2f} of {watched['cusum_threshold']:.2f}" in sheet
+    assert f"one false alarm every {round(watched['arl0_weeks'])} weeks" in sheet
     # The same words on the sheet's own page of it and in its charts' legends.
     assert page.inner_text("#page-live > h2") == "Live against backtest"
     assert "Out of sample (live)" in page.inner_text("#page-live table.live thead")

@@ -72,7 +72,7 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
     weeks, residual's 63 sessions (each dropped: a
     generated window rarely does), promotion_preview's `effective` likewise; overfitting's `splits` even;
     checks' bounds may only tighten the policy (each pulled to the default's side); capacity's `grid`
-    a valid list."""
+    and drawdown_odds' `depths` valid lists."""
     alphas = [a for a in readable_alphas() if a != path_values.get("alpha")]
     windowed = ("compare", "risk", "checks", "quantiles", "attribution", "factors", "residual", "capacity")
     if path.endswith(tuple(f"/analytics/{route}" for route in windowed)):
@@ -124,6 +124,9 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
     if path.endswith("/analytics/capacity") and "grid" in query:
         # At most 25 capitals, each in [1, 1e15]: the schema says only that it is text.
         query["grid"] = _pick(query["grid"], ["1e6", "1e7,1e9", "2.5e8,1e6,3e10"])
+    if path.endswith("/analytics/drawdown_odds") and "depths" in query:
+        # At most 12 depths, each in (0, 1): the schema says only that it is text.
+        query["depths"] = _pick(query["depths"], ["0.1", "0.05,0.2", "0.3,0.5,0.9"])
     if path.endswith("/analytics/checks"):
         from analytics.policy import CHECKS
 

@@ -9,7 +9,7 @@
 // - the part after the split against the backtest (/analytics/live): called live only after an
 //   approval, else out of sample after the research cutoff or the first publish, as `split_origin`
 //   says (labels.js `outOfSample`);
-// - is it still working: the CUSUM of the live weeks and its alarms (/analytics/monitoring);
+// - an alarm of the CUSUM watching the live weeks (/analytics/monitoring), when there is one;
 // - capacity at the reference capital (/analytics/capacity `capital`, `net_information_ratio`,
 //   `capacity`, `participation_capacity`);
 // - fragility (/analytics/attribution `fragility`);
@@ -151,6 +151,11 @@ function row(id, topic, outcome, draw) {
   return h("tr", { "data-summary": id }, th, figure, h("td", { class: "summary-says" }, says));
 }
 
+/** Whether /analytics/monitoring answered with a chart in alarm. */
+function alarmed(outcome) {
+  return outcome?.status === "fulfilled" && outcome.value.data.charts.some((c) => c.state === "alarm");
+}
+
 /** The tear sheet's first page: the decision's facts, one row each (`got`: the settled answers). */
 export function decisionSummary(alpha, got) {
   const checks = got.checks;
@@ -196,10 +201,13 @@ export function decisionSummary(alpha, got) {
         liveTitle(data),
       ];
     }),
+    // An alarm only (the page is the decision's, one printed page): a quiet chart is on the sheet's
+    // page of the expected live information ratio.
+    alarmed(got.monitoring) &&
     row("monitoring", "Is it still working?", got.monitoring, (answer) => {
       const states = answer.data.charts.map((c) => c.state);
       const word = states.includes("alarm") ? "ALARM" : states.includes("in_control") ? "in control" : "not measurable";
-      return [figureCell(h("strong", { class: word === "ALARM" ? "fail" : "" }, word), null, { "data-monitoring": word }), monitoringLine(answer)];
+      return [figureCell(h("strong", { class: word === "ALARM" ? "fail" : "" }, word), null, { "data-monitoring": word }), monitoringLine(answer, { brief: true })];
     }),
     row("capacity", "Capacity at the reference capital", got.capacity, (answer) => [
       figureCell(figureText(answer.data.net_information_ratio), answer.data.net_information_ratio.value),
@@ -224,7 +232,7 @@ export function decisionSummary(alpha, got) {
     "table",
     { class: "data decision-summary", id: "decision-summary" },
     h("thead", {}, h("tr", {}, ["", "Figure", "What the routes say"].map((t) => h("th", { scope: "col" }, t)))),
-    h("tbody", {}, rows),
+    h("tbody", {}, rows.filter(Boolean)),
   );
   return grid;
 }

@@ -10,10 +10,21 @@ import { fixed, int, pct } from "./format.js";
 const SERIES = { book_return: "Book return", ic: "IC" };
 const STATES = { alarm: "ALARM", in_control: "in control", not_measurable: "not measurable" };
 
-/** One chart as a sentence: its state, its statistic against the threshold, its alarms. */
-function chartLine(data, chart) {
+/** One chart as a sentence: its state, its statistic against the threshold, its alarms (`brief`: the
+ * last alarm alone, and no reason for a chart not measured: the page's panel gives it). */
+function chartLine(data, chart, brief) {
   const name = SERIES[chart.series] || chart.series;
-  if (chart.state === "not_measurable") return [h("strong", {}, name), `: not measurable (${chart.withheld_reason || "no reason given"}).`];
+  if (chart.state === "not_measurable")
+    return [h("strong", {}, name), brief ? ": not measurable." : `: not measurable (${chart.withheld_reason || "no reason given"}).`];
+  if (brief) {
+    const last = (chart.alarms || []).at(-1);
+    return [
+      h("strong", {}, name),
+      ": ",
+      h("span", { class: chart.state === "alarm" ? "fail" : "" }, STATES[chart.state] || chart.state),
+      ` (statistic ${fixed(chart.cusum_statistic, 2)} of ${fixed(data.cusum_threshold, 2)}, ${int(chart.live_weeks)} weeks${last ? `, last alarm ${last}` : ""}).`,
+    ];
+  }
   const alarms = chart.alarms || [];
   return [
     h("strong", {}, name),
@@ -25,15 +36,19 @@ function chartLine(data, chart) {
   ];
 }
 
-/** The monitoring sentence: both charts, then the design's error rates (the panel and the tear sheet). */
-export function monitoringLine(answer) {
+/**
+ * The monitoring sentence: both charts, then the design's error rates (the panel), or with `brief`
+ * the false-alarm rate alone (the tear sheet's first page, which holds one printed page).
+ */
+export function monitoringLine(answer, { brief = false } = {}) {
   const data = answer.data;
   const since = data.split_date ? `since ${data.split_date} (${data.live ? "the approval: live" : data.split_origin})` : "with no split";
+  const rate = `One false alarm every ${int(data.arl0_weeks)} weeks of an alpha that still works (${pct(data.false_alarm_probability_per_year, 1)} a year).`;
   return h(
     "div",
     { class: "monitoring-line", id: "monitoring-line", "data-states": data.charts.map((c) => c.state).join(",") },
-    h("p", {}, `CUSUM ${since}: `, data.charts.map((c, i) => [i ? " " : "", chartLine(data, c)])),
-    note(
+    h("p", {}, `CUSUM ${since}: `, data.charts.map((c, i) => [i ? " " : "", chartLine(data, c, brief)]), brief ? [" ", rate] : null),
+    brief ? null : note(
       `Designed to detect a fall of the information ratio by ${fixed(data.ir_fall_detected, 2)}: one false alarm every ${int(data.arl0_weeks)} weeks of an alpha that still works (${pct(data.false_alarm_probability_per_year, 1)} a year), and ${int(data.arl1_weeks)} weeks on average to an alarm once it has fallen. Expected level: ${data.expected_level_basis === "backtest" ? "the backtest's own (not positive: no haircut)" : data.expected_level_basis === "decay" ? "/analytics/decay's expected live information ratio" : "none"}.`,
       "caption",
     ),

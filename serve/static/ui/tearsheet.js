@@ -25,6 +25,7 @@ import { crowdingBlock, mmcBlock } from "./mmc_panel.js";
 import { overfittingBlock } from "./overfitting_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
 import { haircutBlock, icDecayBlock } from "./decay_panel.js";
+import { monitoringLine } from "./monitoring_panel.js";
 import { decisionSummary } from "./decision_summary.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
 import { regimesBlock } from "./regimes_panel.js";
@@ -216,7 +217,12 @@ function drawSheet(sheet, alpha, got) {
     ),
     sheetPage("sector-ic", "Signal: IC by sector", block("ic-sectors", null, got.quantiles, (body, answer) => add(body, icBySectorBlock(answer)))),
     sheetPage("live", live && split ? outOfSample(origin).title : "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
-    sheetPage("decay", "Expected live information ratio", block("decay", null, got.decay, (body, answer) => add(body, haircutBlock(answer)))),
+    sheetPage(
+      "decay",
+      "Expected live information ratio",
+      block("decay", null, got.decay, (body, answer) => add(body, haircutBlock(answer))),
+      block("monitoring", "Is it still working? (CUSUM)", got.monitoring, (body, answer) => add(body, monitoringLine(answer))),
+    ),
     sheetPage("ic-decay", "Signal: the IC's half-life by horizon", block("ic-decay", null, got.decay, (body, answer) => add(body, icDecayBlock(answer)))),
     sheetPage("risk", `Risk against ${BENCHMARK}`, block("risk", null, got.risk, (body, answer) => renderRisk(body, answer))),
     sheetPage("regimes", `By regime of ${BENCHMARK}`, block("regimes", null, got.regimes, (body, answer) => add(body, regimesBlock(answer)))),
