@@ -28,6 +28,7 @@ from litestar.testing import TestClient
 
 from core.context import AllowList, Caller
 from core.settings import Settings
+from datasets import clock
 from schemas.registry import META_IDS
 from serve.app import create_app
 from tests.callers import authenticator_for, make_caller
@@ -60,14 +61,23 @@ JOINED_TAG = re.compile(r"(?<=\+)[0-9a-f]{24}\b")
 JOINED_MASK = "TAG"
 
 
-def normalise(value: Any) -> Any:
-    """The body without per-request ids and timestamps, build ids masked."""
+# Today by our clock, which an answer may name (`/analytics/promotion_preview`'s `as_of` and its
+# refusal, a decision taking effect today): masked, or a recording made one day fails the next.
+TODAY_MASK = "TODAY"
+
+
+def normalise(value: Any, today: str | None = None) -> Any:
+    """The body without per-request ids and timestamps, build ids and today's date masked."""
+    today = today or clock.now().date().isoformat()
     if isinstance(value, dict):
-        return {k: normalise(v) for k, v in value.items() if k not in VOLATILE_KEYS}
+        return {k: normalise(v, today) for k, v in value.items() if k not in VOLATILE_KEYS}
     if isinstance(value, list):
-        return [normalise(v) for v in value]
+        return [normalise(v, today) for v in value]
     if isinstance(value, str):
-        return JOINED_TAG.sub(JOINED_MASK, CATALOGUE_TAG.sub(CATALOGUE_MASK, BUILD_ID.sub(BUILD_MASK, value)))
+        masked = JOINED_TAG.sub(
+            JOINED_MASK, CATALOGUE_TAG.sub(CATALOGUE_MASK, BUILD_ID.sub(BUILD_MASK, value))
+        )
+        return masked.replace(today, TODAY_MASK)
     return value
 
 
