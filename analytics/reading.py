@@ -73,7 +73,15 @@ from datasets.served import Catalogue
 from schemas import choices
 from schemas.bodies import approved_health as approved_health_body
 from schemas.bodies.analytics import WINDOW
-from schemas.bodies.approved_health import ApprovedHealth, FalseDiscoveryPrior
+from schemas.bodies.approved_health import (
+    EXPECTATION_ROUTE,
+    FROM_ROUTES,
+    LIVE_ROUTE,
+    MMC_ROUTE,
+    MONITORING_ROUTE,
+    ApprovedHealth,
+    FalseDiscoveryPrior,
+)
 from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSIONS, LITERATURE_HAIRCUT, Decay
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.drawdown_odds import DrawdownOdds
@@ -111,14 +119,6 @@ from schemas.query import (
     WindowQuery,
 )
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
-
-LIVE_ROUTE, EXPECTATION_ROUTE, MONITORING_ROUTE, MMC_ROUTE = HEALTH_ROUTES = (
-    "analytics.live",
-    "analytics.expectation",
-    "analytics.monitoring",
-    "analytics.mmc",
-)
-"""The routes whose answers make a row of `/v1/analytics/approved_health`."""
 
 
 def catalogue_tag(catalogue: Catalogue, mask: np.ndarray, *parts: str) -> str:
@@ -874,7 +874,7 @@ class Reading(BuildAnswers):
             self.standings.tag(catalogue, mask),
             self.policy.tag(),
             repr(self.scope.access),
-            "".join("c" if self.scope.may_call(e) else "-" for e in HEALTH_ROUTES),
+            "".join("c" if self.scope.may_call(e) else "-" for e in FROM_ROUTES),
             # when each readable alpha's decisions were recorded (the standings' tag holds dates only)
             *(
                 f"{alpha}:{held.tag()}"

@@ -15,6 +15,29 @@ from schemas.bodies.monitoring import ChartState
 
 DiscoveryBasis = Literal["deployment", "paper"]
 
+LIVE_ROUTE, EXPECTATION_ROUTE, MONITORING_ROUTE, MMC_ROUTE = (
+    "analytics.live",
+    "analytics.expectation",
+    "analytics.monitoring",
+    "analytics.mmc",
+)
+FROM_ROUTES: dict[str, tuple[str, ...]] = {
+    LIVE_ROUTE: ("sessions_since_approval", "live_information_ratio", "false_discovery_probability"),
+    EXPECTATION_ROUTE: (
+        "expected_live",
+        "live_to_date",
+        "predictive_lower",
+        "predictive_upper",
+        "percentile",
+    ),
+    MONITORING_ROUTE: ("live_weeks", "cusum_state", "ic_cusum_state", "cusum_statistic", "last_alarm"),
+    MMC_ROUTE: ("mmc_mean", "correlation_to_combined_mean"),
+}
+"""The route each figure of a row is that route's answer of: a key that may not call it gets the
+figures null (`Reading.approved_health`, and an `alpha.health` as delivered)."""
+FROM_CROSS_SECTIONS = ("ic_cusum_state", "last_alarm", "mmc_mean", "correlation_to_combined_mean")
+"""The figures of a row built from the cross-sections (the IC chart, the scores)."""
+
 
 class FalseDiscoveryPrior(Body, kw_only=True, frozen=True):
     """What the false-discovery probabilities are computed with."""

@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from schemas.bodies.approved_health import FROM_CROSS_SECTIONS, FROM_ROUTES
 from schemas.bodies.base import Body
 from schemas.bodies.formats import doc
 
@@ -238,36 +239,8 @@ class Health(EventData, kw_only=True, frozen=True):
     calibrated: ClassVar[tuple[str, ...]] = ("cusum_state", "ic_cusum_state", "cusum_statistic", "last_alarm")
     """The figures of `health` that follow the CUSUM's expected level: over other alphas when it was
     calibrated on the catalogue (`expectation_basis`), withheld then as `over_catalogue`."""
-    from_routes: ClassVar[dict[str, tuple[str, ...]]] = {
-        "analytics.live": (
-            "sessions_since_approval",
-            "live_information_ratio",
-            "false_discovery_probability",
-        ),
-        "analytics.expectation": (
-            "expected_live",
-            "live_to_date",
-            "predictive_lower",
-            "predictive_upper",
-            "percentile",
-        ),
-        "analytics.monitoring": (
-            "live_weeks",
-            "cusum_state",
-            "ic_cusum_state",
-            "cusum_statistic",
-            "last_alarm",
-        ),
-        "analytics.mmc": ("mmc_mean", "correlation_to_combined_mean"),
-    }
-    """The route each figure of `health` is that route's answer of (as the row's own route asks)."""
-    from_cross_sections: ClassVar[tuple[str, ...]] = (
-        "ic_cusum_state",
-        "last_alarm",
-        "mmc_mean",
-        "correlation_to_combined_mean",
-    )
-    """The figures of `health` built from the cross-sections (the IC chart, the scores)."""
+    from_routes: ClassVar[dict[str, tuple[str, ...]]] = FROM_ROUTES
+    from_cross_sections: ClassVar[tuple[str, ...]] = FROM_CROSS_SECTIONS
     week: Annotated[str, doc("The ISO week of the digest, by our clock (2026-W48).")]
     expectation_basis: Annotated[
         str, doc("literature or catalogue: where the expected live level comes from, as alpha.alarm's.")
