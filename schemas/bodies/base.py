@@ -26,12 +26,54 @@ import msgspec
 
 from schemas.bodies.formats import doc
 
+_INSPECTED: dict[type, msgspec.inspect.StructType] = {}
+
+
+def struct_info(cls: type[msgspec.Struct]) -> msgspec.inspect.StructType:
+    """`msgspec.inspect.type_info(cls)`, once per Struct: msgspec resolves every type hint of
+    `cls` and of each Struct it holds on every call, and the documentation, the OpenAPI document
+    and the MCP tools ask about the same few hundred Structs thousands of times when an app is
+    made. The Structs met inside `cls` are kept too, so each is resolved once."""
+    found = _INSPECTED.get(cls)
+    if found is None:
+        info = msgspec.inspect.type_info(cls)
+        assert isinstance(info, msgspec.inspect.StructType)
+        for held in structs_within([info]).values():
+            _INSPECTED.setdefault(held.cls, held)
+        found = info
+    return found
+
+
+def structs_within(types: list[msgspec.inspect.Type]) -> dict[type, msgspec.inspect.StructType]:
+    """Every Struct `types` are or hold, at any depth, each once, in the order first met."""
+    seen: dict[type, msgspec.inspect.StructType] = {}
+
+    def visit(t: msgspec.inspect.Type) -> None:
+        if isinstance(t, msgspec.inspect.StructType):
+            if t.cls in seen:
+                return
+            seen[t.cls] = t
+            for field in t.fields:
+                visit(field.type)
+        elif isinstance(t, msgspec.inspect.Metadata):
+            visit(t.type)
+        elif isinstance(t, msgspec.inspect.UnionType):
+            for arm in t.types:
+                visit(arm)
+        elif isinstance(t, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType, msgspec.inspect.SetType)):
+            visit(t.item_type)
+        elif isinstance(t, msgspec.inspect.DictType):
+            visit(t.value_type)
+
+    for t in types:
+        visit(t)
+    return seen
+
 
 def meanings(cls: type[msgspec.Struct]) -> dict[str, str]:
     """The `Meta` description of each described field of `cls`, by wire name: a documentation
     block that lists the same keys reads them here rather than writing them again."""
-    info = msgspec.inspect.type_info(cls)
-    assert isinstance(info, msgspec.inspect.StructType)
+    info = struct_info(cls)
     out = {}
     for field in info.fields:
         arms = field.type.types if isinstance(field.type, msgspec.inspect.UnionType) else (field.type,)
@@ -46,7 +88,7 @@ def meanings(cls: type[msgspec.Struct]) -> dict[str, str]:
 def field_names(cls: type[msgspec.Struct]) -> tuple[str, ...]:
     """The wire names of the fields of `cls`, in their declared order (cached: msgspec resolves
     the Struct's type hints on every `fields()` call, too slow for a request's path)."""
-    return tuple(field.encode_name for field in msgspec.structs.fields(cls))
+    return tuple(field.encode_name for field in struct_info(cls).fields)
 
 
 def field_schemas(cls: type[msgspec.Struct]) -> dict[str, dict[str, object]]:

@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 from msgspec import Meta
 
+from schemas.bodies.base import field_names, struct_info
 from schemas.bodies.formats import DOC
 from schemas.vocabulary import term_for
 
@@ -63,7 +64,7 @@ def _holds_figure(held: msgspec.inspect.Type) -> bool:
     if isinstance(held, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
         return _holds_figure(_facts(held.item_type)[1])
     if isinstance(held, msgspec.inspect.StructType):
-        return {"value", "unit"} <= {field.encode_name for field in msgspec.structs.fields(held.cls)}
+        return {"value", "unit"} <= set(field_names(held.cls))
     return False
 
 
@@ -78,8 +79,7 @@ def with_term(facts: Mapping[str, Any], name: str, holds_figure: bool) -> dict[s
 
 def term_units(cls: type[msgspec.Struct]) -> dict[str, str]:
     """The unit of each field of `cls` that has a term, by served name: its OpenAPI `x-unit`."""
-    info = msgspec.inspect.type_info(cls)
-    assert isinstance(info, msgspec.inspect.StructType)
+    info = struct_info(cls)
     out = {}
     for declared in info.fields:
         facts, held = _facts(declared.type)
@@ -135,8 +135,7 @@ def _facts(field_type: msgspec.inspect.Type) -> tuple[dict[str, Any], msgspec.in
 def field_facts(body: type[msgspec.Struct], name: str) -> Mapping[str, Any]:
     """The facts declared on `body`'s field `name` (its `figure` or `doc`: meaning, formula, unit,
     annualisation, source, ...): what a computation reads instead of restating them."""
-    info = msgspec.inspect.type_info(body)
-    assert isinstance(info, msgspec.inspect.StructType)
+    info = struct_info(body)
     for declared in info.fields:
         if declared.name == name:
             facts, held = _facts(declared.type)
@@ -177,8 +176,7 @@ def _walk(
     lead: str,
 ) -> None:
     _check_named(cls, keys)
-    info = msgspec.inspect.type_info(cls)
-    assert isinstance(info, msgspec.inspect.StructType)
+    info = struct_info(cls)
     for declared in info.fields:
         facts, held = _facts(declared.type)
         named = keys.get(declared.encode_name)
@@ -212,7 +210,7 @@ def _walk(
 
 def _check_named(cls: type[msgspec.Struct], keys: Mapping[str, Meta]) -> None:
     """A name in `keys` that `cls` does not declare would document a path no answer holds."""
-    unknown = sorted(set(keys) - {field.encode_name for field in msgspec.structs.fields(cls)})
+    unknown = sorted(set(keys) - set(field_names(cls)))
     if unknown:
         raise ValueError(f"keys {unknown} name no field of {cls.__name__}")
 

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlencode
 
 import mcp_types as types
+import msgspec
 from jsonschema import Draft202012Validator, ValidationError
 
 from core import errors
@@ -275,9 +276,11 @@ def description(endpoint: Endpoint) -> str:
 def route_tools() -> dict[str, RouteTool]:
     """Every endpoint's tool by registry id, in registry order (built once per process)."""
     out: dict[str, RouteTool] = {}
-    for endpoint_id, endpoint in endpoints().items():
-        if endpoint_id in UNSERVED:
-            continue
+    served = {endpoint_id: e for endpoint_id, e in endpoints().items() if endpoint_id not in UNSERVED}
+    answers = dict(
+        zip(served, msgspec.inspect.multi_type_info([e.answer for e in served.values()]), strict=True)
+    )
+    for endpoint_id, endpoint in served.items():
         tool = types.Tool(
             name=endpoint_id,
             title=endpoint.summary,
@@ -294,7 +297,7 @@ def route_tools() -> dict[str, RouteTool]:
         names = path_names(endpoint)
         query_names = frozenset(p.name for p in endpoint.params) - WITHOUT - set(names)
         validator = Draft202012Validator(tool.input_schema)
-        seal_text = seal_text_paths(endpoint.answer)
+        seal_text = seal_text_paths(answers[endpoint_id])
         out[endpoint_id] = RouteTool(
             endpoint, tool, names, query_names, validator, declaration_sha256(tool), seal_text
         )

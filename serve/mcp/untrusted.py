@@ -31,9 +31,11 @@ value of an object."""
 EACH = "*"
 
 
-def seal_text_paths(answer_type: Any) -> tuple[Path, ...]:
-    """The paths of the fields marked `SEAL_TEXT` in `answer_type` (an endpoint's declared answer:
-    `Single[Body]`, `Collection[Row]`, ...), in declaration order."""
+def seal_text_paths(answer_type: msgspec.inspect.Type) -> tuple[Path, ...]:
+    """The paths of the fields marked `SEAL_TEXT` in `answer_type` (an endpoint's declared answer,
+    `Single[Body]`, `Collection[Row]`, ..., as `msgspec.inspect` sees it: the caller inspects
+    every answer in one `multi_type_info` call, which resolves each Struct they share once), in
+    declaration order."""
     found: dict[Path, None] = {}
 
     def walk(kind: msgspec.inspect.Type, path: Path, within: frozenset[type]) -> None:
@@ -55,7 +57,7 @@ def seal_text_paths(answer_type: Any) -> tuple[Path, ...]:
             for field in kind.fields:
                 walk(field.type, (*path, field.encode_name), within | {kind.cls})
 
-    walk(msgspec.inspect.type_info(answer_type), (), frozenset())
+    walk(answer_type, (), frozenset())
     return tuple(found)
 
 

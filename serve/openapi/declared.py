@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from schemas.bodies.base import struct_info, structs_within
 from schemas.bodies.figures import term_units
 from serve.doc_blocks.analytics_doc import shared_analytics_doc
 from serve.doc_blocks.metrics_doc import shared_metrics_doc
@@ -56,28 +57,7 @@ def struct_components(structs: Iterable[type[msgspec.Struct]]) -> dict[str, Any]
 
 def held_structs(structs: Iterable[type[msgspec.Struct]]) -> list[type[msgspec.Struct]]:
     """`structs` and every Struct they hold, each once."""
-    seen: dict[type[msgspec.Struct], None] = {}
-
-    def visit(t: msgspec.inspect.Type) -> None:
-        if isinstance(t, msgspec.inspect.StructType):
-            if t.cls in seen:
-                return
-            seen[t.cls] = None
-            for field in t.fields:
-                visit(field.type)
-        elif isinstance(t, msgspec.inspect.Metadata):
-            visit(t.type)
-        elif isinstance(t, msgspec.inspect.UnionType):
-            for arm in t.types:
-                visit(arm)
-        elif isinstance(t, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType, msgspec.inspect.SetType)):
-            visit(t.item_type)
-        elif isinstance(t, msgspec.inspect.DictType):
-            visit(t.value_type)
-
-    for info in msgspec.inspect.multi_type_info(list(structs)):
-        visit(info)
-    return list(seen)
+    return list(structs_within([struct_info(cls) for cls in structs]))
 
 
 def _fields(doc_route: str) -> dict[str, dict[str, Any]]:
