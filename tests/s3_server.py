@@ -93,6 +93,7 @@ def s3_demo_lake(s3_endpoint: str, demo_lake: Path) -> str:
     bucket = f"demo-{uuid.uuid4().hex[:12]}"
     fs, _ = fsspec.core.url_to_fs(f"s3://{bucket}", skip_instance_cache=True)
     fs.mkdir(bucket)
-    for path in sorted(p for p in demo_lake.rglob("*") if p.is_file()):
-        fs.put_file(str(path), f"{bucket}/lake/{path.relative_to(demo_lake).as_posix()}")
+    files = sorted(p for p in demo_lake.rglob("*") if p.is_file())
+    # One call: s3fs sends the files' PUTs concurrently (one by one, the ~5,000 files cost a minute).
+    fs.put([str(p) for p in files], [f"{bucket}/lake/{p.relative_to(demo_lake).as_posix()}" for p in files])
     return f"s3://{bucket}/lake"

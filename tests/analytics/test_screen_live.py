@@ -104,10 +104,12 @@ def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -
             continue
         # Any day after its first publication whose live part (to its retirement) holds a quarter.
         last = known_split(lake, alpha, noon(retired_on)).isoformat() if alpha == RETIRED else dates[-1]
-        candidates = [
-            day
+        splits = {
+            day: known_split(lake, alpha, noon(day)).isoformat()
             for day in (first + dt.timedelta(days=k) for k in range(1, 120))
-            if sum(known_split(lake, alpha, noon(day)).isoformat() < d <= last for d in dates) >= MIN_OOS + 5
+        }
+        candidates = [
+            day for day, split in splits.items() if sum(split < d <= last for d in dates) >= MIN_OOS + 5
         ]
         days[alpha] = rng.choice(candidates)
     where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
