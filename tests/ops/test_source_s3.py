@@ -4,7 +4,6 @@ every outcome of the spec, through the app."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -17,6 +16,7 @@ from alpha_results_seal.storage import Storage
 from datasets import catalog
 from tests.ops.conftest import AppFactory, assert_error, bearer
 from tests.ops.proxy import TcpProxy
+from tests.s3_server import earlier_build
 
 pytestmark = pytest.mark.s3
 
@@ -35,14 +35,6 @@ def fresh_s3_clients() -> Iterator[None]:
 def client(make_client: AppFactory, s3_demo_lake: str, fresh_s3_clients: None, tmp_path):
     # No signing key file: an S3 lake presigns with the object store's credentials instead.
     return make_client(lake=s3_demo_lake, signing_key_file=str(tmp_path / "absent.key"))
-
-
-def earlier_build(lake: Path, path: Path) -> bool:
-    """Whether `path` is a file of an alpha's build other than its current one."""
-    parts = path.relative_to(lake).parts
-    if len(parts) < 4 or parts[0] != "alphas" or parts[2] != "builds":
-        return False
-    return parts[3] != json.loads((lake / "alphas" / parts[1] / "_current.json").read_text())["build_id"]
 
 
 def record_of(root: str, alpha: str) -> dict | None:
@@ -144,8 +136,7 @@ def test_deleted_bucket_is_unavailable_not_object_missing(
     make_client: AppFactory, demo_lake: Path, s3_bucket: str, fresh_s3_clients: None
 ) -> None:
     fs = S3FileSystem(skip_instance_cache=True)
-    # The demo lake without its earlier builds: the bucket is deleted, so it is the test's own,
-    # and the answers read only the current builds (the whole lake is the session's s3_demo_lake).
+    # The bucket is deleted: a copy of the session's s3_demo_lake of its own.
     files = [p for p in demo_lake.rglob("*") if p.is_file() and not earlier_build(demo_lake, p)]
     fs.put(
         [str(p) for p in files], [f"{s3_bucket}/lake/{p.relative_to(demo_lake).as_posix()}" for p in files]
