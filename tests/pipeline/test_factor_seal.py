@@ -255,6 +255,41 @@ def test_started_at_and_research_cutoff_are_typed_and_another_type_is_refused_be
         assert not (tmp_path / "bad").exists()
 
 
+def test_a_variant_states_its_family_and_parameters_and_a_bad_one_is_refused_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 65, item 4: a team sealing 16 variants of one idea names the family and each variant's
+    parameters in the call (before, 5 of 42 lines were a hand edit of manifest.json); the manifest
+    states them and the seal passes the check. A family or parameters the manifest's check would
+    refuse are refused the same way, before anything is simulated or written."""
+    scores, prices = _panel(2, 12, 4, 0.0, 0.0, "none")
+
+    def sealed(folder: str, **facts: Any) -> Path:
+        return seal_from_factor(
+            scores, prices, tmp_path / folder, alpha_id="Test_factor_v3", name=None, tldr=None, **facts
+        )
+
+    parameters = {"lookback_weeks": 12, "skip": 0.5, "universe": "top_1000"}
+    out = sealed("ok", family="momentum_lookbacks", parameters=parameters)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert (manifest["family"], manifest["parameters"]) == ("momentum_lookbacks", parameters)
+    assert check_seal(str(out)).ok
+    plain = json.loads((sealed("plain") / "manifest.json").read_text())
+    assert "family" not in plain and "parameters" not in plain
+    for facts, field in [
+        ({"family": "two words"}, "family"),
+        ({"family": "x" * 500}, "family"),
+        ({"parameters": {"lookback": float("nan")}}, "parameters.lookback must be a finite number"),
+        ({"parameters": {"bad name!": 1}}, "parameters"),
+        ({"parameters": {"nested": [1, 2]}}, "parameters"),
+    ]:
+        with monkeypatch.context() as patch:
+            patch.setattr(factor, "factor_market", lambda *a: pytest.fail("simulated before the check"))
+            with pytest.raises(BuildError, match=field):
+                sealed("bad", **facts)
+        assert not (tmp_path / "bad").exists()
+
+
 def test_the_lead_example_of_seal_md_writes_a_seal_that_passes_the_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

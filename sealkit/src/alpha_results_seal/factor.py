@@ -40,8 +40,9 @@ from alpha_results_seal.demo.market import (
     trailing_mean,
 )
 from alpha_results_seal.demo.metrics import SESSIONS_PER_YEAR, WEEKS_PER_YEAR
-from alpha_results_seal.frames import day_text, instant_text, to_arrow
+from alpha_results_seal.frames import BuildError, day_text, instant_text, to_arrow
 from alpha_results_seal.identifiers import check_alpha_id
+from alpha_results_seal.manifest import variant_problems
 
 FACTOR_ENGINE_VERSION = f"factor-seal ({ENGINE_VERSION})"
 DEFAULT_ADV_DOLLARS = 3.0e7
@@ -254,6 +255,8 @@ def seal_from_factor(
     started_at: dt.datetime | dt.date | None = None,
     research_cutoff: dt.date | None = None,
     description: Mapping[str, Any] | None = None,
+    family: str | None = None,
+    parameters: Mapping[str, float | int | str] | None = None,
 ) -> Path:
     """Write the complete seal of a factor into `out_dir/alpha_id` (replacing what was there) and
     return that folder.
@@ -276,7 +279,9 @@ def seal_from_factor(
     `risk_free`: the annual rate cash earns, None (0), a number, or a (date, rate) frame.
     Frames may be pyarrow Tables or pandas or polars DataFrames. The manifest's other facts:
     `source_alpha_id` (default `alpha_id`), `started_at` (default now), `research_cutoff` (sealed
-    when given); `description` is written as description.json when given. An `alpha_id` that is
+    when given), `family` and `parameters` (the trial family this run is a variant of and the
+    variant's parameters, docs/seal.md "Trial families": the overfitting figures are computed over
+    a family's members); `description` is written as description.json when given. An `alpha_id` that is
     not an alpha id (`datasets.layout.ALPHA_ID_PATTERN`) is refused before anything is written:
     it names the folder that is replaced.
     """
@@ -286,6 +291,8 @@ def seal_from_factor(
         day_text(research_cutoff, "research_cutoff")
     if started_at is not None:
         instant_text(started_at, "started_at")
+    if variant := variant_problems(family, None if parameters is None else dict(parameters)):
+        raise BuildError("; ".join(problem.message for problem in variant))
     scores_table, prices_table = to_arrow(scores, "scores"), to_arrow(prices, "prices")
     market, raw = factor_market(scores_table, prices_table, risk_free)
     universe = np.arange(market.n_names)
@@ -320,6 +327,8 @@ def seal_from_factor(
         icir_annualised=True,
         risk_free_rate_source="The caller's risk_free, accrued per session as annual rate / 252.",
         research_cutoff=research_cutoff,
+        family=family,
+        parameters=parameters,
     )
     manifest = builders.manifest(facts, tables, BOOKS, TRADE_BOOKS, market.n_names)
     content = SealContent(

@@ -188,6 +188,13 @@ def manifest_problems(manifest: dict[str, Any]) -> list[Problem]:
     return found
 
 
+def variant_problems(family: object, parameters: object) -> list[Problem]:
+    """What the manifest's check would say of a variant's `family` and `parameters` (each left out
+    when None): the seal kit refuses them before it simulates anything."""
+    given = {k: v for k, v in (("family", family), ("parameters", parameters)) if v is not None}
+    return [p for p in manifest_problems(given) if p.field in given]
+
+
 def parameter_problems(manifest: dict[str, Any]) -> list[Problem]:
     """`parameters`' numbers must be finite: JSON has no NaN or infinity, but Python's reader
     takes `NaN` and `Infinity`, and the schema's `number` lets them through."""
