@@ -10,7 +10,6 @@ The lake, the pipeline and the signer reach it through the standard AWS environm
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -86,24 +85,33 @@ def s3_bucket(s3_endpoint: str) -> str:
     return bucket
 
 
-def earlier_build(lake: Path, path: Path) -> bool:
-    """Whether `path` is a file of one of an alpha's builds other than its current one."""
-    parts = path.relative_to(lake).parts
-    if len(parts) < 4 or parts[0] != "alphas" or parts[2] != "builds":
-        return False
-    return parts[3] != json.loads((lake / "alphas" / parts[1] / "_current.json").read_text())["build_id"]
+def put_current_builds(lake: Path, target: str) -> None:
+    """Put `lake`'s files into `target` (`bucket/prefix`) but the alphas' earlier builds: what the
+    S3 tests read (the earlier builds, 4 in 5 of the small demo's ~5,000 files, are the history the
+    local lake's tests read; each object is a moto request). One call: s3fs sends them concurrently."""
+    from tests.knowledge import current_build
+
+    current = {current_build(lake, p.parent.name) for p in lake.glob("alphas/*/_current.json")}
+
+    def earlier(parts: tuple[str, ...]) -> bool:  # alphas/<alpha>/builds/<build>/...
+        return (
+            parts[:1] == ("alphas",)
+            and parts[2:3] == ("builds",)
+            and lake.joinpath(*parts[:4]) not in current
+        )
+
+    files = sorted(p for p in lake.rglob("*") if p.is_file() and not earlier(p.relative_to(lake).parts))
+    fs, _ = fsspec.core.url_to_fs(f"s3://{target}", skip_instance_cache=True)
+    fs.put([str(p) for p in files], [f"{target}/{p.relative_to(lake).as_posix()}" for p in files])
 
 
 @pytest.fixture(scope="session")
 def s3_demo_lake(s3_endpoint: str, demo_lake: Path) -> str:
-    """The small demo lake in an S3 bucket: the session's local demo lake's current builds, copied object by object
-    (a lake's files name no root, so the copy is the same lake; building the corpus again into S3
+    """The small demo lake in an S3 bucket: the session's local demo lake without its earlier
+    builds (`put_current_builds`; a lake's files name no root, so the copy is the same lake; building the corpus again into S3
     cost a minute). Publishing into S3 itself is tested in tests/s3/ and tests/pipeline/."""
     bucket = f"demo-{uuid.uuid4().hex[:12]}"
     fs, _ = fsspec.core.url_to_fs(f"s3://{bucket}", skip_instance_cache=True)
     fs.mkdir(bucket)
-    # Its current builds: what the S3 tests read (the earlier builds, 4 in 5 of its ~5,000 files,
-    # are the history the local lake's tests read). One call: s3fs sends the PUTs concurrently.
-    files = sorted(p for p in demo_lake.rglob("*") if p.is_file() and not earlier_build(demo_lake, p))
-    fs.put([str(p) for p in files], [f"{bucket}/lake/{p.relative_to(demo_lake).as_posix()}" for p in files])
+    put_current_builds(demo_lake, f"{bucket}/lake")
     return f"s3://{bucket}/lake"

@@ -16,7 +16,7 @@ from alpha_results_seal.storage import Storage
 from datasets import catalog
 from tests.ops.conftest import AppFactory, assert_error, bearer
 from tests.ops.proxy import TcpProxy
-from tests.s3_server import earlier_build
+from tests.s3_server import put_current_builds
 
 pytestmark = pytest.mark.s3
 
@@ -137,10 +137,7 @@ def test_deleted_bucket_is_unavailable_not_object_missing(
 ) -> None:
     fs = S3FileSystem(skip_instance_cache=True)
     # The bucket is deleted: a copy of the session's s3_demo_lake of its own.
-    files = [p for p in demo_lake.rglob("*") if p.is_file() and not earlier_build(demo_lake, p)]
-    fs.put(
-        [str(p) for p in files], [f"{s3_bucket}/lake/{p.relative_to(demo_lake).as_posix()}" for p in files]
-    )
+    put_current_builds(demo_lake, f"{s3_bucket}/lake")
     client = make_client(lake=f"s3://{s3_bucket}/lake", lake_refresh_seconds=60)
     # Served once: the catalogue and the source record are cached, as in a running deployment.
     assert client.get(SOURCE.format("Test_planted_factor"), headers=bearer("member")).status_code == 200
