@@ -27,7 +27,7 @@ from core.settings import Settings
 from serve.app import create_app
 from serve.records import RecordsSource
 from tests.callers import authenticator_for, make_caller
-from tests.conftest import records_of
+from tests.conftest import linked_copy, records_of
 from tests.equality.record import normalise
 from tests.equality.requests import endpoint_of, generate
 
@@ -104,7 +104,7 @@ def test_no_answer_moves_when_every_unreadable_alpha_changes(
     from pipeline.build import build_many
     from pipeline.build_events import events_step
 
-    lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
+    lake = linked_copy(demo_lake, tmp_path / "lake")
     shutil.copyfile(records_of(demo_lake), tmp_path / "records.sqlite3")
     records_url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
     paths = sampled_paths(lake)

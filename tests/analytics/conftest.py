@@ -23,7 +23,7 @@ from litestar.testing import TestClient
 from core.context import AllowList, Caller
 from tests.analytics.reference import Lake
 from tests.callers import DATA_IDS, authenticator_for, make_caller
-from tests.conftest import records_of
+from tests.conftest import linked_copy, records_of
 
 NO_ANALYTICS_IDS = frozenset(i for i in DATA_IDS if not i.startswith("analytics."))
 NO_PORTFOLIO_IDS = frozenset(i for i in DATA_IDS if not i.startswith("portfolio."))
@@ -180,7 +180,7 @@ def with_records(
     url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
     if getattr(request, "param", "seeded") == "seeded":
         shutil.copyfile(records_of(demo_lake), tmp_path / "records.sqlite3")
-    lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
+    lake = linked_copy(demo_lake, tmp_path / "lake")
     app = create_app(
         Settings(lake=str(lake), environment="test"),
         authenticate=authenticator_for(CALLERS),

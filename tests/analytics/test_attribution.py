@@ -36,6 +36,7 @@ from tests.analytics.helpers import close
 from tests.analytics.reference import Lake, best_days_kept, best_first, in_window, iso
 from tests.analytics.reference import information_ratio as ratio
 from tests.callers import DATA_IDS
+from tests.conftest import linked_copy
 
 PATH = "/v1/alphas/{}/analytics/attribution"
 WITH_PNL = [a for a in ALPHAS if a not in ("Test_low_vol_incomplete",)]
@@ -543,11 +544,10 @@ def test_a_build_before_the_attribution_table_is_503(demo_lake: Path, tmp_path: 
     route is 503 analytics_not_built (an operator rebuilds it), never figures of nothing."""
     import hashlib
     import json
-    import shutil
 
     from pipeline import index_rows
 
-    lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
+    lake = linked_copy(demo_lake, tmp_path / "lake")
     root = lake / "alphas" / "momentum_12_1"
     build = root / "builds" / json.loads((root / "_current.json").read_text())["build_id"]
     index_path = build / "serving" / "index.json"

@@ -28,7 +28,6 @@ import decimal
 import io
 import math
 import random
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -49,6 +48,7 @@ from datasets import clock
 from tests.analytics.conftest import ALPHAS, CALLERS, Api
 from tests.analytics.reference import Lake
 from tests.callers import authenticator_for
+from tests.conftest import linked_copy
 from tests.decided import noon
 from tests.knowledge import current_build, known_split
 from tests.knowledge import recorded_at as recorded
@@ -149,7 +149,7 @@ def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -
     on a random day's clock (where one gives a live quarter after a positive backtest, else the day
     after its first publication) and retired one since."""
     folder = tmp_path_factory.mktemp("decay")
-    lake = Path(shutil.copytree(demo_lake, folder / "lake"))
+    lake = linked_copy(demo_lake, folder / "lake")
     records = f"sqlite:///{folder / 'records.sqlite3'}"
     rng = random.Random("decay")
     retired_on = dt.date.fromisoformat(

@@ -26,6 +26,7 @@ from pipeline import trial_links
 from pipeline.publish import publish_seal
 from tests.analytics import reference as ref
 from tests.analytics.conftest import CALLERS, Api, serving
+from tests.conftest import linked_copy
 from tests.pipeline.factory import write_factory_seal
 
 SIGNIFICANCE = "/v1/alphas/{}/analytics/significance"
@@ -103,7 +104,7 @@ def test_publishes_keep_the_links_a_from_scratch_pass_finds(
     demo_lake: Path, demo_seals: Path, tmp_path: Path
 ) -> None:
     root = str(tmp_path / "lake")
-    shutil.copytree(demo_lake, root)
+    linked_copy(demo_lake, root)
     storage = Storage(root)
     sealed = dt.datetime.fromisoformat(
         json.loads((demo_seals / "momentum_12_1" / "manifest.json").read_text())["sealed_at"]

@@ -32,6 +32,7 @@ from tests.analytics.conftest import CALLERS, Api
 from tests.analytics.reference import Lake
 from tests.analytics.test_live import expected
 from tests.callers import authenticator_for
+from tests.conftest import linked_copy
 from tests.knowledge import demo_split
 
 PATH = "/v1/alphas/{}/analytics/checks"
@@ -62,7 +63,7 @@ def world(demo_lake: Path, demo_records: Path, tmp_path_factory: pytest.TempPath
     from serve.records import RecordsSource
 
     folder = tmp_path_factory.mktemp("live_checks")
-    lake = Path(shutil.copytree(demo_lake, folder / "lake"))
+    lake = linked_copy(demo_lake, folder / "lake")
     shutil.copyfile(demo_records, folder / "records.sqlite3")
     records = f"sqlite:///{folder / 'records.sqlite3'}"
     policy = folder / "checks.toml"
@@ -221,7 +222,7 @@ def ratio(r: Any) -> float | None:
 def test_a_retirement_records_the_live_checks_of_the_tenure_it_ends(world: World, tmp_path: Path) -> None:
     """The snapshot of a retirement sees the approval it ends: the live checks of its live part, as
     the checks route answered them just before."""
-    lake = Path(shutil.copytree(world.lake, tmp_path / "lake"))
+    lake = linked_copy(world.lake, tmp_path / "lake")
     records = tmp_path / "records.sqlite3"
     shutil.copyfile(world.records.removeprefix("sqlite:///"), records)
     served = by_id(world.api.ok(PATH.format(MEASURED))["data"])
@@ -242,7 +243,7 @@ def test_the_snapshot_of_an_approval_lists_the_live_checks_not_applicable(
 ) -> None:
     """At the approval the alpha has no live part yet: the snapshot says so, and its verdict is the
     battery's without them."""
-    lake = Path(shutil.copytree(world.lake, tmp_path / "lake"))
+    lake = linked_copy(world.lake, tmp_path / "lake")
     records = tmp_path / "records.sqlite3"
     shutil.copyfile(world.records.removeprefix("sqlite:///"), records)
     snapshot = _promoted(lake, f"sqlite:///{records}", world.policy, NEVER)["snapshot"]

@@ -18,6 +18,7 @@ from records.events import EventScope, Reader, Wanted
 from records.store import open_records
 from schemas.checks import LIVE_CHECKS
 from tests.analytics.conftest import ALPHAS, Api
+from tests.conftest import linked_copy
 from tests.decided import noon
 
 ALPHA = "Test_planted_factor"
@@ -74,7 +75,7 @@ def test_a_promotion_keeps_what_the_checks_said_that_day(
 ) -> None:
     keystore = f"sqlite:///{tmp_path}/records.sqlite3"
     shutil.copyfile(demo_records, tmp_path / "records.sqlite3")  # the server's: the demo's decisions
-    copy = shutil.copytree(demo_lake, tmp_path / "lake")  # a decision records its index row again
+    copy = linked_copy(demo_lake, tmp_path / "lake")  # a decision records its index row again
     where = ("--lake", str(copy), "--keystore", keystore, "--policy", "")
     asked = ("promote", ALPHA, "--by", "head of research", "--note", "diversifier")
     demo = json.loads(run(capsys, "promotions", ALPHA, "--keystore", keystore)[1])

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from tests.analytics import reference as ref
 from tests.analytics.conftest import CALLERS, Api, endpoints_only, serving, window_params
 from tests.analytics.helpers import check_withheld
 from tests.callers import DATA_IDS
+from tests.conftest import linked_copy
 
 TOLERANCE = 1e-9
 PATH = "/v1/alphas/{}/analytics/regimes"
@@ -303,7 +303,7 @@ def test_a_key_without_spy_sees_no_figure_split_by_its_regimes(regimes_api: Api)
 def old_lake(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     """A copy of the demo lake whose SPY build was published before the regimes: no regimes table
     in its files or its manifest."""
-    copy = Path(shutil.copytree(demo_lake, tmp_path_factory.mktemp("old") / "lake"))
+    copy = linked_copy(demo_lake, tmp_path_factory.mktemp("old") / "lake")
     build = spy_build(ref.Lake(copy))
     (build / "serving" / "regimes.arrow").unlink()
     info = json.loads((build / "benchmark.json").read_text())

@@ -12,7 +12,6 @@ import contextlib
 import io
 import math
 import random
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +42,7 @@ from tests.analytics.helpers import check_too_short, close
 from tests.analytics.test_combine import GENERIC_META
 from tests.analytics.test_doc import paths
 from tests.callers import DATA_IDS, authenticator_for, make_caller
+from tests.conftest import linked_copy
 
 PATH = "/v1/alphas/{alpha}/analytics/residual"
 SCREEN = "/v1/analytics/screen"
@@ -480,7 +480,7 @@ def decided(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     from serve.records import RecordsSource
 
     folder = tmp_path_factory.mktemp("residual_decided")
-    lake = Path(shutil.copytree(demo_lake, folder / "lake"))
+    lake = linked_copy(demo_lake, folder / "lake")
     records = f"sqlite:///{folder / 'records.sqlite3'}"
     where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
     for alpha in ("Test_small_universe", "Test_low_vol_incomplete"):

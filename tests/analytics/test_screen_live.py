@@ -18,7 +18,6 @@ import datetime as dt
 import io
 import math
 import random
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from cli.main import main as cli
 from datasets import clock
 from tests.analytics.conftest import ALPHAS, CALLERS, Api
 from tests.callers import authenticator_for
+from tests.conftest import linked_copy
 from tests.decided import noon
 from tests.knowledge import current_build, known_split
 from tests.knowledge import recorded_at as recorded
@@ -88,7 +88,7 @@ def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -
     from serve.records import RecordsSource
 
     folder = tmp_path_factory.mktemp("screen_live")
-    lake = Path(shutil.copytree(demo_lake, folder / "lake"))
+    lake = linked_copy(demo_lake, folder / "lake")
     records = f"sqlite:///{folder / 'records.sqlite3'}"
     rng = random.Random("screen:live")
     retired_on = dt.date.fromisoformat(ledger_dates(api, RETIRED)[-3])
@@ -301,7 +301,7 @@ def index_rows(lake: Path) -> dict[str, dict[str, Any]]:
 
 def test_lake_index_keeps_the_approval_split(world: World, tmp_path: Path) -> None:
     """A rebuild reads no records: each row keeps the approval split its previous row had."""
-    lake = Path(shutil.copytree(world.lake, tmp_path / "lake"))
+    lake = linked_copy(world.lake, tmp_path / "lake")
     before = index_rows(lake)
     run_cli("lake", "index", "--lake", str(lake))
     after = index_rows(lake)
@@ -322,7 +322,7 @@ def test_an_index_written_before_the_live_columns_serves_them_null(world: World,
     from pipeline.index_rows import record
     from schemas.lake import LIVE_COLUMNS
 
-    lake = Path(shutil.copytree(world.lake, tmp_path / "lake"))
+    lake = linked_copy(world.lake, tmp_path / "lake")
     generation = newest(Storage(str(lake)), str(lake))
     assert generation is not None
     path = Path(catalogue_dir(str(lake))) / generation.index

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from serve.app import create_app
 from serve.front import Front
 from tests.api.test_lake_refresh import REFRESH, publish_elsewhere, resealed
 from tests.callers import authenticator_for, make_caller
+from tests.conftest import linked_copy
 
 ALPHA = "Test_planted_factor"
 WEEKS = f"/v1/alphas/{ALPHA}/rebalances"
@@ -73,7 +73,7 @@ class Site:
 def site(
     demo_lake: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Site, TestClient[Any], TestClient[Any]]]:
-    lake = Path(shutil.copytree(demo_lake, tmp_path_factory.mktemp("cache") / "lake"))
+    lake = linked_copy(demo_lake, tmp_path_factory.mktemp("cache") / "lake")
     site = Site(lake)
     with TestClient(app=site.app) as cached, TestClient(app=site.bare) as bare:
         yield site, cached, bare

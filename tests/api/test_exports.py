@@ -31,6 +31,7 @@ from serve.app import create_app
 from serve.signing.archives import HmacSigner
 from tests.api.conftest import CALLERS
 from tests.callers import DATA_IDS, authenticator_for, make_caller
+from tests.conftest import linked_copy
 
 BASE = "https://api.example.test"
 EXPORT_IDS = frozenset({"exports.list", "exports.download"})
@@ -367,7 +368,7 @@ def lake_before_exports(demo_lake: Path, tmp_path: Path, alpha: str) -> Path:
     """A copy of the demo lake in which `alpha`'s served build is as a pipeline before the Parquet
     exports published it (version 2.0.0, no exports folder, none in its manifest)."""
     lake = tmp_path / "lake"
-    shutil.copytree(demo_lake, lake)
+    linked_copy(demo_lake, lake)
     build = _served_build(lake, alpha)
     entry = json.loads((build / layout.ALPHA_JSON).read_text())
     entry["files"] = {p: f for p, f in entry["files"].items() if not p.startswith(layout.EXPORTS_DIR + "/")}
@@ -395,7 +396,7 @@ def test_exports_are_in_the_build_manifest(demo_lake: Path) -> None:
 
 def test_a_damaged_export_marks_the_build_damaged(demo_lake: Path, tmp_path: Path) -> None:
     lake = tmp_path / "lake"
-    shutil.copytree(demo_lake, lake)
+    shutil.copytree(demo_lake, lake)  # damaged in place below: a copy of its own
     export = _served_build(lake, ALPHA) / layout.EXPORTS_DIR / "decisions.parquet"
     payload = bytearray(export.read_bytes())
     payload[len(payload) // 2] ^= 0xFF  # same size, other bytes: only the SHA-256 tells
@@ -425,7 +426,7 @@ def test_a_build_published_before_exports_answers_503_naming_the_rebuild(
 
 def test_an_export_of_a_retired_build_is_gone(demo_lake: Path, tmp_path: Path) -> None:
     lake = tmp_path / "lake"
-    shutil.copytree(demo_lake, lake)
+    linked_copy(demo_lake, lake)
     with _client(lake, tmp_path) as test_client:
         url = local(_signed(test_client, "rebalances"))
         shutil.rmtree(_served_build(lake, ALPHA) / layout.EXPORTS_DIR)  # as retention deletes a build

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import re
-import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from alpha_results_client import (
     UpstreamUnavailableError,
 )
 from tests.client.conftest import Api, Recorder, api_over
+from tests.conftest import linked_copy
 from tests.health_wait import returns, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -105,7 +105,7 @@ def breakable(demo_lake: Path, tmp_path: Path) -> Iterator[Api]:
     """A server of its own over a copy of the lake (which the test moves away and back), without
     a signing key (so source downloads are permanently not configured)."""
     lake = tmp_path / "lake"
-    shutil.copytree(demo_lake, lake)
+    linked_copy(demo_lake, lake)
     environment = {
         "ALPHA_RESULTS_LAKE_REFRESH_SECONDS": "0.5",
         "ALPHA_RESULTS_SIGNING_KEY_FILE": str(tmp_path / "absent.key"),

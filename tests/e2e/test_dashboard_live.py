@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from cli.main import main as run_cli
 from datasets import clock
 from records.store import open_records
 from serve.endpoints import endpoints
+from tests.conftest import linked_copy
 from tests.decided import noon
 from tests.e2e.browser import chromium_or_skip
 from tests.e2e.test_dashboard import (
@@ -90,7 +90,7 @@ def granted_key(keystore: str, email: str, name: str, without: set[str]) -> str:
 @pytest.fixture(scope="module")
 def demo_lake(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the shared demo lake: a decision records its alpha's catalogue index row again."""
-    return Path(shutil.copytree(demo_lake, tmp_path_factory.mktemp("lake") / "lake"))
+    return linked_copy(demo_lake, tmp_path_factory.mktemp("lake") / "lake")
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ that reads a few alphas sees no other alpha's name. Screenshots go to the test's
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import pytest
 
 import tests.e2e.test_dashboard as shared
 import tests.e2e.test_serve_stack as serve_stack
+from tests.conftest import linked_copy
 from tests.e2e.browser import chromium_or_skip
 from tests.e2e.test_dashboard import (
     ALPHA,
@@ -43,7 +43,7 @@ def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     decision is dated when it is recorded)."""
     executable, sync_playwright = chromium_or_skip()
     folder = tmp_path_factory.mktemp("dashboard_promote")
-    lake = Path(shutil.copytree(demo_lake, folder / "lake"))
+    lake = linked_copy(demo_lake, folder / "lake")
     keystore = f"sqlite:///{folder / 'keys.sqlite3'}"
     keys = make_keys(keystore)
     cli(

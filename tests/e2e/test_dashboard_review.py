@@ -15,6 +15,7 @@ import pytest
 
 import tests.e2e.test_dashboard as shared
 import tests.e2e.test_serve_stack as serve_stack
+from tests.conftest import linked_copy
 from tests.e2e.browser import chromium_or_skip
 from tests.e2e.test_dashboard import (
     ROOMY,
@@ -41,7 +42,7 @@ def site(demo_lake: Path, demo_records: Path, tmp_path_factory: pytest.TempPathF
     dashboard tests' keys created in them."""
     executable, sync_playwright = chromium_or_skip()
     folder = tmp_path_factory.mktemp("dashboard_review")
-    lake = Path(shutil.copytree(demo_lake, folder / "lake"))
+    lake = linked_copy(demo_lake, folder / "lake")
     records = Path(shutil.copy(demo_records, folder / "records.sqlite3"))
     keystore = f"sqlite:///{records}"
     keys = make_keys(keystore)

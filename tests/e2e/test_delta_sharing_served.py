@@ -14,7 +14,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import shutil
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from access.records import Grants
 from core.context import AllowList
 from pipeline.publish import publish_seal
 from schemas.query import LIMIT_MAX
+from tests.conftest import linked_copy
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
 from tests.ops.keys import DATA_GRANTS, ROOMY, IssuedKey, issue_key
@@ -107,7 +107,7 @@ class Served:
 def served(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     folder = tmp_path_factory.mktemp("delta_sharing")
     lake = folder / "lake"
-    shutil.copytree(demo_lake, lake)  # the version test publishes into it
+    linked_copy(demo_lake, lake)  # the version test publishes into it
     signing_key = folder / "signing.key"
     signing_key.write_bytes(b"k" * 32)
     keystore_url = f"sqlite:///{folder}/keys.sqlite3"

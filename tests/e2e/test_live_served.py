@@ -11,7 +11,6 @@ recorded on a later day's clock, so that its split differs from the row the lake
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import pytest
 from access import open_store
 from cli.main import main as cli
 from datasets import clock
+from tests.conftest import linked_copy
 from tests.decided import noon
 from tests.health_wait import wait_until
 from tests.knowledge import approval_recorded_at, known_split
@@ -39,7 +39,7 @@ to 2021-12-03 (its second run); the 67 after were first published later, its liv
 @pytest.fixture(scope="module")
 def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, Path, str]]:
     folder = tmp_path_factory.mktemp("live_served")
-    lake = Path(shutil.copytree(demo_lake, folder / "lake"))  # the decision writes its index row
+    lake = linked_copy(demo_lake, folder / "lake")  # the decision writes its index row
     url = f"sqlite:///{folder}/keys.sqlite3"
     store = open_store(url)
     admin = issue_key(store, role="admin")

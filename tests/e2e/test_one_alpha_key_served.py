@@ -63,6 +63,7 @@ from schemas.checks import CHECKS
 from schemas.query import LIMIT_MAX
 from schemas.wire import BENCHMARK_SYMBOLS
 from serve.mcp.tools import NEXT_PAGE, UNSERVED
+from tests.conftest import linked_copy
 from tests.e2e.browser import chromium_or_skip
 from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import ROOMY, IssuedKey, issue_key
@@ -162,7 +163,7 @@ def one_alpha_grants() -> Grants:
 @pytest.fixture(scope="module")
 def world(demo_lake: Path, demo_records: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     folder = tmp_path_factory.mktemp("one_alpha_key")
-    lake = Path(shutil.copytree(demo_lake, folder / "lake"))  # a decision records its index row again
+    lake = linked_copy(demo_lake, folder / "lake")  # a decision records its index row again
     # The records and the keys in one database, as `serve --init-demo` keeps them: the demo's events
     # and its decisions (ALPHA approved then retired), then ALPHA approved again by the command line
     # (its snapshot and event computed with the pipeline's full view, over every alpha).

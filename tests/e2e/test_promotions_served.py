@@ -7,7 +7,6 @@ alpha learns nothing of the decision."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from access import Grants, open_store
 from cli.main import main as cli
 from core.context import AllowList
 from datasets import clock
+from tests.conftest import linked_copy
 from tests.decided import noon
 from tests.knowledge import approval_recorded_at, known_split
 from tests.lake.conftest import Http, Served, serving
@@ -34,7 +34,7 @@ to 2021-12-03, published by its second run; the rest of its history was first pu
 @pytest.fixture(scope="module")
 def demo_lake(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the shared demo lake: a decision records its alpha's catalogue index row again."""
-    return Path(shutil.copytree(demo_lake, tmp_path_factory.mktemp("lake") / "lake"))
+    return linked_copy(demo_lake, tmp_path_factory.mktemp("lake") / "lake")
 
 
 @pytest.fixture(scope="module")

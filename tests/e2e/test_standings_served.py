@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from tests.analytics.conftest import ALPHAS, Api
 from tests.analytics.helpers import close
 from tests.analytics.reference import Lake, series_corr
 from tests.analytics.test_contribution import check_contribution
+from tests.conftest import linked_copy
 from tests.decided import noon
 from tests.lake.conftest import Served, serving
 from tests.ops.keys import issue_key
@@ -87,7 +87,7 @@ class ServedApi(Api):
 @pytest.fixture(scope="module")
 def demo_lake(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the shared demo lake: a decision records its alpha's catalogue index row again."""
-    return Path(shutil.copytree(demo_lake, tmp_path_factory.mktemp("lake") / "lake"))
+    return linked_copy(demo_lake, tmp_path_factory.mktemp("lake") / "lake")
 
 
 @pytest.fixture(scope="module")

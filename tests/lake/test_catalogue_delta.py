@@ -26,6 +26,7 @@ from pipeline import index_rows as rows
 from pipeline.publish import publish_seal
 from serve.app import create_app
 from tests.api.conftest import fake_authenticate
+from tests.conftest import linked_copy
 from tests.pipeline.factory import write_factory_seal
 
 VOLATILE = ("built_at", "indexed_at", "replaced_at", "score_neighbours", "previous_build_id")
@@ -116,7 +117,7 @@ def test_a_delta_generation_serves_what_a_rebuild_serves(
 
     monkeypatch.setattr(rows, "_chosen", counted)
     root = str(tmp_path / "lake")
-    shutil.copytree(demo_lake, root)
+    linked_copy(demo_lake, root)
     storage = Storage(root)
     first = newest(root)
     seals = [
@@ -191,7 +192,7 @@ def _list(storage: Storage, root: str, path: str | None) -> list[dict[str, Any]]
 
 def test_compaction_folds_the_delta_into_the_same_catalogue(demo_lake: Path, tmp_path: Path) -> None:
     root = str(tmp_path / "lake")
-    shutil.copytree(demo_lake, root)
+    linked_copy(demo_lake, root)
     storage = Storage(root)
     for n in range(2):
         seal = write_factory_seal(tmp_path / "seals" / f"f{n}", alpha_id=f"Test_compact_{n}", seed=70 + n)
@@ -220,7 +221,7 @@ def test_the_served_trials_from_the_sums_equal_the_pass(
     alphas; here from any): the DSR and its trials figures equal the pass over the column's within
     1e-12, for a key that may not read every alpha the pass is served as before."""
     root = str(tmp_path / "lake")
-    shutil.copytree(demo_lake, root)
+    linked_copy(demo_lake, root)
     seal = write_factory_seal(tmp_path / "seals" / "f", alpha_id="Test_trials_0", seed=80)
     publish_seal(str(seal), root)
     assert newest(root).trials is not None
@@ -251,7 +252,7 @@ def test_collection_keeps_the_base_the_kept_deltas_name(
     # Every generation older than the operator's history retention too (a read's as_of keeps them for it).
     monkeypatch.setattr(layout, "history_seconds", lambda: 0.0)
     root = str(tmp_path / "lake")
-    shutil.copytree(demo_lake, root)
+    linked_copy(demo_lake, root)
     storage = Storage(root)
     for n in range(4):
         seal = write_factory_seal(tmp_path / "seals" / f"f{n}", alpha_id=f"Test_collect_{n}", seed=90 + n)

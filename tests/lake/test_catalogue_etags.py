@@ -22,6 +22,7 @@ import pytest
 from access import Grants, open_store
 from core.context import AllowList
 from pipeline.publish import publish_seal
+from tests.conftest import linked_copy
 from tests.health_wait import wait_until
 from tests.lake.conftest import serving
 from tests.ops.keys import issue_key
@@ -52,7 +53,7 @@ def test_catalogue_etags_follow_only_what_the_answer_depends_on(
     demo_lake: Path, demo_seals: Path, tmp_path: Path
 ) -> None:
     lake = tmp_path / "lake"
-    shutil.copytree(demo_lake, lake)
+    linked_copy(demo_lake, lake)
     keystore = f"sqlite:///{tmp_path}/keys.sqlite3"
     store = open_store(keystore)
     test_only = issue_key(store, grants=TEST_ONLY).headers

@@ -7,7 +7,6 @@ demo lake is far below `nearest.APPROXIMATE_FROM`, so the test lowers it)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from datasets import catalogue_index
 from pipeline.publish import publish_seal
 from serve.app import create_app
 from tests.api.conftest import fake_authenticate
+from tests.conftest import linked_copy
 from tests.lake.test_catalogue_delta import newest, stripped
 from tests.pipeline.factory import write_factory_seal
 
@@ -65,7 +65,7 @@ def test_the_index_serves_what_the_pass_serves(
     demo_lake: Path, tmp_path: Path, decided: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = str(tmp_path / "lake")
-    shutil.copytree(demo_lake, root)
+    linked_copy(demo_lake, root)
     for stage in ("whole", "delta"):
         if stage == "delta":
             for n in range(2):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import polars as pl
 
 from alpha_results_seal.storage import Storage
 from datasets import catalogue_index
+from tests.conftest import linked_copy
 
 REPO = Path(__file__).resolve().parents[2]
 HEADING = "### In a notebook: the current builds and the catalogue, right after any publish"
@@ -39,7 +39,7 @@ def run_block(lake: Path) -> dict[str, Any]:
 def test_the_docs_notebook_reads_the_served_catalogue_and_the_current_builds(
     demo_lake: Path, tmp_path: Path
 ) -> None:
-    lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
+    lake = linked_copy(demo_lake, tmp_path / "lake")
     storage = Storage(str(lake))
     generation = catalogue_index.newest(storage, str(lake))
     assert generation is not None and generation.delta is not None, "the demo's history ends on a delta"

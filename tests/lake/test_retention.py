@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from datasets.build_view import local_sizes, manifest_problem
 from datasets.writer import BuildWriter
 from pipeline import publish
 from pipeline.publish import publish_seal
+from tests.conftest import linked_copy
 from tests.lake.conftest import ALPHA, pointer
 
 RETENTION = layout.BUILD_RETENTION_SECONDS
@@ -411,7 +411,7 @@ def test_collect_never_deletes_the_build_a_publish_switches_to_meanwhile(
     monkeypatch.setattr(publish, "switch_pointer", switch_when_told)
 
     def run(at: int) -> Interleaved:
-        lake = Path(shutil.copytree(v1_lake, tmp_path / f"lake{at}"))
+        lake = linked_copy(v1_lake, tmp_path / f"lake{at}")
         root = str(lake)
         at_switch.clear()
         go.clear()
@@ -456,7 +456,7 @@ def test_collect_never_deletes_a_folder_a_publish_is_writing(
     monkeypatch.setattr(BuildWriter, "write_parquet", write_then_pause)
 
     def run(at: int) -> Interleaved:
-        lake = Path(shutil.copytree(v1_lake, tmp_path / f"lake{at}"))
+        lake = linked_copy(v1_lake, tmp_path / f"lake{at}")
         root = str(lake)
         first_file_written.clear()
         collector_done.clear()

@@ -23,6 +23,7 @@ from core.settings import Settings
 from schemas.registry import ALL_IDS
 from serve.app import create_app
 from tests.callers import DATA_IDS, authenticator_for, make_caller
+from tests.conftest import linked_copy
 from tests.lake.conftest import serving
 from tests.ops.keys import issue_key
 
@@ -103,8 +104,7 @@ def signed_downloads_server(
     """The real `alpha-results serve` over a copy of the demo lake, with a SQLite key store at
     `store_url` (one key issued) and a signing key of its own: the signed-download tests' server."""
     folder = tmp_path_factory.mktemp(name)
-    lake = folder / "lake"
-    shutil.copytree(demo_lake, lake)
+    lake = linked_copy(demo_lake, folder / "lake")
     signing_key = folder / "signing.key"
     signing_key.write_bytes(os.urandom(32))
     key = (store_url, issue_key(open_store(store_url)).headers)

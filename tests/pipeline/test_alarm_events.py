@@ -21,6 +21,7 @@ from records.events import Event
 from records.store import open_records
 from schemas.bodies.monitoring import CusumChart, Monitoring
 from schemas.query import LiveQuery
+from tests.conftest import linked_copy
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
 from tests.pipeline.test_events import REPO, build, events_of
 
@@ -164,7 +165,7 @@ def test_the_weekly_digest_is_each_approved_alpha_s_health_once_a_week(
     from pipeline.build_events import HEALTH, health_digest, iso_week
     from schemas.bodies.event_data import Health
 
-    lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
+    lake = linked_copy(demo_lake, tmp_path / "lake")
     url = f"sqlite:///{shutil.copy(demo_records, tmp_path / 'records.sqlite3')}"
     monday = dt.datetime(2026, 11, 23, 9, tzinfo=dt.UTC)
     records = open_records(url)
@@ -211,7 +212,7 @@ def test_the_digest_command(demo_lake: Path, demo_records: Path, tmp_path: Path)
     """`alpha-results events digest`: the week's digests once, then nothing; absent records: exit 1."""
     import shutil
 
-    lake = shutil.copytree(demo_lake, tmp_path / "lake")
+    lake = linked_copy(demo_lake, tmp_path / "lake")
     url = f"sqlite:///{shutil.copy(demo_records, tmp_path / 'records.sqlite3')}"
     command = [sys.executable, "-m", "cli.main", "events", "digest", "--lake", str(lake), "--keystore"]
     first = subprocess.run([*command, url], cwd=REPO, capture_output=True, text=True, check=False)

@@ -18,6 +18,7 @@ from pipeline.build_events import record_run_events
 from pipeline.operator_decisions import Decision, decide, preview, standings_of
 from records.store import open_records
 from schemas.checks import CHECKS
+from tests.conftest import linked_copy
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Deployment:
 
 @pytest.fixture
 def deployment(demo_lake: Path, demo_records: Path, tmp_path: Path) -> Iterator[Deployment]:
-    lake = shutil.copytree(demo_lake, tmp_path / "lake")
+    lake = linked_copy(demo_lake, tmp_path / "lake")
     shutil.copyfile(demo_records, tmp_path / "records.sqlite3")
     yield Deployment(str(lake), f"sqlite:///{tmp_path}/records.sqlite3")
 

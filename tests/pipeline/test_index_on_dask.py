@@ -17,6 +17,7 @@ import pytest
 from alpha_results_seal.storage import Storage
 from datasets import catalogue_index
 from schemas.lake import SCORE_NEIGHBOURS
+from tests.conftest import linked_copy
 
 REPO = Path(__file__).resolve().parents[2]
 VOLATILE = [
@@ -54,7 +55,7 @@ def test_the_index_rebuilt_on_dask_equals_the_local_rebuild(
 ) -> None:
     lakes = {name: tmp_path / name for name in ("local", "dask")}
     for lake in lakes.values():
-        shutil.copytree(demo_lake, lake)
+        linked_copy(demo_lake, lake)
         shutil.rmtree(lake / "catalogue")  # as a lake published before the index
     assert "7 alphas" in index_command(lakes["local"])
     address = "dask://" + cluster.scheduler_address.removeprefix("tcp://")
