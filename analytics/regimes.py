@@ -46,6 +46,7 @@ from schemas.bodies.regimes import (
     DRAWDOWN_THRESHOLD,
     TREND_SESSIONS,
     VOLATILITY_SESSIONS,
+    WEAK_SPOT_SESSIONS,
     Dimension,
     RegimeRow,
     Regimes,
@@ -322,7 +323,23 @@ def regimes_payload(
             where,
         ),
         by_regime=rows,
+        weakest_regime=weakest(rows),
     )
+
+
+def weakest(rows: list[RegimeRow]) -> str | None:
+    """The labelled regime with the lowest information ratio over at least `WEAK_SPOT_SESSIONS`
+    sessions (the first of equals, in the rows' order); None when no regime qualifies."""
+    found: tuple[float, str] | None = None
+    for row in rows:
+        ir = row.information_ratio.value
+        if row.dimension == "all" or row.label == "unlabelled" or ir is None:
+            continue
+        if (row.regime_sessions or 0) < WEAK_SPOT_SESSIONS:
+            continue
+        if found is None or ir < found[0]:
+            found = (ir, row.regime)
+    return None if found is None else found[1]
 
 
 def _finite(value: float) -> float | None:

@@ -18,6 +18,9 @@ TREND_SESSIONS = 200
 """Sessions of the benchmark's moving average the trend compares its price with."""
 VOLATILITY_SESSIONS = 63
 """Daily returns of the benchmark's realised volatility."""
+WEAK_SPOT_SESSIONS = 63
+"""The sessions (a quarter) a regime needs before its information ratio can name it the weak spot: over
+fewer, the ratio's standard error (about sqrt(252 / sessions), 2 at 63) swamps any difference."""
 DRAWDOWN_THRESHOLD = 0.10
 """A session is in drawdown when the benchmark's price is more than this fraction below its running peak."""
 WEEKLY_IC = "signals:weekly_signal.ic"
@@ -129,3 +132,14 @@ class Regimes(Body, kw_only=True, frozen=True):
             "sessions, in that order"
         ),
     ]
+    weakest_regime: Annotated[
+        str | None,
+        figure(
+            "The weak spot: the regime of by_regime (not all, not unlabelled) whose information_ratio is the "
+            f"lowest among those measured over at least {WEAK_SPOT_SESSIONS} sessions (a quarter: over fewer the "
+            "ratio's standard error swamps the difference); null when none is",
+            "argmin(information_ratio) over the labelled regimes with regime_sessions >= "
+            f"{WEAK_SPOT_SESSIONS}",
+            source=BOOK_LEDGER,
+        ),
+    ] = None

@@ -177,6 +177,17 @@ def test_each_regime_reproduces(
         ), where
         for name in ("information_ratio", "rebuilt_mean_ic", "rebuilt_hit_rate"):
             assert close(row[name]["value"], expected[name]), (where, name, row[name], expected[name])
+    # The weak spot, from the recomputed rows: the lowest information ratio over a quarter or more.
+    eligible = {
+        regime: figures["information_ratio"]
+        for regime, figures in want.items()
+        if regime != "all"
+        and not regime.endswith(":unlabelled")
+        and figures["regime_sessions"] >= 63
+        and figures["information_ratio"] is not None
+    }
+    weakest = min(eligible, key=lambda regime: eligible[regime]) if eligible else None
+    assert data["weakest_regime"] == weakest, (alpha, window, eligible)
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
@@ -291,6 +302,7 @@ def test_a_key_without_spy_sees_no_figure_split_by_its_regimes(regimes_api: Api)
             assert "benchmarks.daily" in row[name]["withheld_reason"]
     for name in ("volatility_low_cut", "volatility_high_cut"):
         check_withheld(data[name], name)
+    assert data["weakest_regime"] is None  # no regime's figure, so no weak spot either
     assert {w["block"] for w in body["meta"]["warnings"] if w["code"] == "access_limited"} == {"regimes"}
     # A filter by SPY's labels is refused: unfiltered figures would pass for the regime's.
     refused = regimes_api.get(COSTS.format("momentum_12_1"), "no_benchmark", regime="trend:up")

@@ -232,13 +232,29 @@ def assert_printed(
     keep_pdf(tmp_path, name, page.pdf(format="A4"))
 
 
-SUMMARY_ROWS = ["standing", "checks", "live", "capacity", "fragility", "costs", "correlation"]
+SUMMARY_ROWS = [
+    "standing",
+    "checks",
+    "live",
+    "capacity",
+    "fragility",
+    "costs",
+    "intervals",
+    "overfitting",
+    "expectation",
+    "regimes",
+    "specific",
+    "contribution",
+    "correlation",
+]
 """The summary's rows; an alarm of /analytics/monitoring adds its row after `live` (none in the small demo)."""
 
 
 def squeezed(text: str) -> str:
-    """The text without any white space (ligatures spelled out): a printed line may wrap anywhere."""
-    return "".join(unicodedata.normalize("NFKC", text).split())
+    """The text without any white space or hyphen (ligatures spelled out): a printed line may wrap
+    anywhere, and pdftotext joins a line that ends in a hyphen to the next without it (a date
+    wrapped at "2021-" reads "202107-22")."""
+    return "".join(unicodedata.normalize("NFKC", text).split()).replace("-", "")
 
 
 def printed_page_text(tmp_path: Path, pdf: Path, page_number: int) -> str:
@@ -276,6 +292,13 @@ def summary_of(site: Site, alpha: str, token: str) -> dict[str, Any]:
         "capacity": data("/analytics/capacity"),
         "attribution": data("/analytics/attribution", top=10, drop=5),
         "costs": data("/analytics/costs"),
+        "uncertainty": data("/analytics/uncertainty"),
+        "overfitting": data("/analytics/overfitting"),
+        "expectation": data("/analytics/expectation"),
+        "regimes": data("/analytics/regimes"),
+        "factors": data("/analytics/factors"),
+        "residual": data("/analytics/residual"),
+        "mmc": data("/analytics/mmc"),
     }
 
 
@@ -407,6 +430,38 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     assert close(figure("costs"), costs["break_even_multiple"]["value"])
     assert "× the modelled cost" in page.inner_text(f"{row('costs')} td.summary-figure")
 
+    # Issue 65, item 1: what else a head of research weighs, each figure the route's, with its interval,
+    # basis or reason: the headline figures' bootstrap intervals, the family's PBO with its size, the
+    # expected live information ratio, the weakest regime, the specific and residual ratios, the
+    # contribution to the approved book.
+    uncertainty = got["uncertainty"]
+    assert close(figure("intervals"), uncertainty["information_ratio"]["value"])
+    assert "95% block-bootstrap intervals" in says("intervals")
+    assert f"{uncertainty['resamples']:,} resamples" in says("intervals")
+    overfitting = got["overfitting"]
+    assert figure("overfitting") == overfitting["pbo"]["value"]
+    assert page.get_attribute(f"{row('overfitting')} td.summary-figure", "data-family-trials") == str(
+        overfitting["family_trials"]
+    )
+    if overfitting["pbo"]["value"] is None:
+        assert says("overfitting") == f"Not measurable: {overfitting['pbo']['withheld_reason']}."
+    else:
+        assert f"trial family {overfitting['family']} ({overfitting['family_trials']} trials" in says(
+            "overfitting"
+        )
+    expected = next(s for s in got["expectation"]["series"] if s["series"] == "information_ratio")
+    assert close(figure("expectation"), expected["expected_live"])
+    assert says("expectation").startswith("Backtest ") and "90% interval [" in says("expectation")
+    regimes = got["regimes"]
+    weakest = next(r for r in regimes["by_regime"] if r["regime"] == regimes["weakest_regime"])
+    assert page.get_attribute(f"{row('regimes')} td.summary-figure", "data-regime") == weakest["regime"]
+    assert close(figure("regimes"), weakest["information_ratio"]["value"])
+    assert f"{weakest['regime_sessions']} sessions" in says("regimes")
+    assert close(figure("specific"), got["factors"]["specific_information_ratio"]["value"])
+    assert says("specific").startswith("Specific ") and "; residual " in says("specific")
+    assert close(figure("contribution"), got["mmc"]["mmc_mean"]["value"])
+    assert f"over {got['mmc']['mmc_weeks']} weeks" in says("contribution")
+
     # The correlation to the reference set the checks compare with, and its reason as served.
     correlation = next(c for c in checks["checks"] if c["id"] == "production_correlation")
     assert close(figure("correlation"), correlation["value"])
@@ -429,6 +484,12 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_measurable']} not measurable",
         f"Live (out of sample) ({live['split_date']}",
         "At the reference capital K0 = 100 m",
+        "Headline figures with their intervals",
+        "Overfitting of the trial family",
+        "Expected live information ratio",
+        "Weakest regime",
+        "Specific and residual information ratio",
+        "Contribution to the approved book",
         correlation["reason"],
         *(c["reason"] for c in unpassed),
     ]:

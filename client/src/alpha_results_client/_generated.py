@@ -2673,6 +2673,12 @@ class Regimes(ApiStruct, kw_only=True, frozen=True):
     sessions, in that order
     """
 
+    weakest_regime: str | None | UnsetType = UNSET
+    """The weak spot: the regime of by_regime (not all, not unlabelled) whose information_ratio is the
+    lowest among those measured over at least 63 sessions (a quarter: over fewer the ratio's
+    standard error swamps the difference); null when none is
+    """
+
 
 class RegimesResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/regimes` (analytics.regimes)."""

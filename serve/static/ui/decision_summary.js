@@ -16,7 +16,17 @@
 // - the costs (/analytics/costs: gross and net P&L, the execution cost, the information ratio before
 //   and after costs, the break-even cost against the modelled one);
 // - the correlation to the reference set the checks compare with, the approved alphas (the
-//   checks' `production_correlation`: value, verdict, reason).
+//   checks' `production_correlation`: value, verdict, reason);
+// - the headline figures with their 95% bootstrap intervals (/analytics/uncertainty);
+// - the probability of backtest overfitting of its trial family, with the family's size
+//   (/analytics/overfitting);
+// - the expected live information ratio, its basis (shrunk toward the group, times decay's
+//   retention) and its 90% interval (/analytics/expectation);
+// - the weak spot: the regime of the market with the lowest information ratio over a quarter or
+//   more, as /analytics/regimes names it (`weakest_regime`), against the whole window;
+// - the specific information ratio (after the common factors, /analytics/factors) beside the
+//   residual one (after the approved alphas and SPY, /analytics/residual), and why both hold;
+// - the contribution to the approved book (/analytics/mmc).
 //
 // A figure a route does not measure is its reason; a refused route is its error, in its row only.
 
@@ -29,7 +39,7 @@ import { monitoringLine } from "./monitoring_panel.js";
 import { entryText, verdictBadge } from "./stat_entry.js";
 
 /** The answers the summary is drawn from, by the names the tear sheet and the report read them under. */
-export const SUMMARY_ANSWERS = ["promotions", "checks", "live", "capacity", "attribution", "costs"];
+export const SUMMARY_ANSWERS = ["promotions", "checks", "live", "capacity", "attribution", "costs", "uncertainty", "overfitting", "expectation", "regimes", "factors", "residual", "mmc"];
 
 const CORRELATION_CHECK = "production_correlation";
 
@@ -137,6 +147,75 @@ function costsSentence(data) {
   );
 }
 
+/** A figure with its interval as the route serves it ("0.55 [-1.51, 2.36]", bounds in its unit), or `m`'s words. */
+function spanned(entry, m = measured) {
+  if (!entry || entry.value == null) return m(entry);
+  if (entry.lower == null || entry.upper == null) return entryText(entry);
+  return `${entryText(entry)} [${inUnit(entry.lower, entry.unit)}, ${inUnit(entry.upper, entry.unit)}]`;
+}
+
+/** The headline figures of /analytics/uncertainty on page 1, in the route's order. */
+const INTERVAL_FIGURES = ["information_ratio", "excess_sharpe", "rebuilt_mean_ic", "max_drawdown_pct"];
+
+function intervalsSentence(data) {
+  const m = measurer();
+  const level = `${Math.round(data.confidence * 100)}%`;
+  return `${INTERVAL_FIGURES.map((key) => `${capitalised(figureName(key))} ${spanned(data[key], m)}`).join("; ")} (${level} block-bootstrap intervals, ${int(data.resamples)} resamples).`;
+}
+
+function overfittingSentence(data) {
+  const m = measurer();
+  if (data.pbo.value == null) return `Not measurable: ${data.pbo.withheld_reason || "no reason given"}.`;
+  return (
+    `Probability of backtest overfitting of its trial family ${data.family} (${int(data.family_trials)} trials this key reads; ` +
+    `${int(data.splits)} CSCV blocks, ${int(data.combinations)} combinations over ${int(data.cscv_sessions)} sessions): ${entryText(data.pbo)}; ` +
+    `probability of a loss out of sample ${m(data.probability_of_loss)}.`
+  );
+}
+
+/** /analytics/expectation's information ratio series (the first figure it serves). */
+const expectedIr = (data) => (data.series || []).find((s) => s.series === "information_ratio");
+
+function expectationSentence(data, series) {
+  if (!series || series.expected_live == null) return `Not measurable: ${(series && series.withheld_reason) || "no expectation served"}.`;
+  const group = data.group ? `its family ${data.group}` : `the ${data.group_kind}`;
+  const retention = data.haircut && data.haircut.retention ? data.haircut.retention : null;
+  const level = `${Math.round(data.credible_level * 100)}%`;
+  return (
+    `Backtest ${inUnit(series.backtest_value, "ratio")} shrunk toward ${group}'s mean ${inUnit(series.group_mean, "ratio")} (${int(data.group_members)} alphas; ` +
+    `weight ${inUnit(series.shrinkage_weight, "ratio")} on its own), times retention ${measured(retention)} (${data.haircut ? data.haircut.calibration : DASH}); ` +
+    `${level} interval [${inUnit(series.expected_live_lower, "ratio")}, ${inUnit(series.expected_live_upper, "ratio")}].`
+  );
+}
+
+function regimeSentence(data) {
+  const rows = data.by_regime || [];
+  const all = rows.find((r) => r.regime === "all");
+  const weak = rows.find((r) => r.regime === data.weakest_regime);
+  const window = all ? ` against ${measured(all.information_ratio)} over all ${int(all.regime_sessions)} sessions` : "";
+  if (!weak) return `No regime of ${data.benchmark} holds a quarter of sessions with a measurable information ratio${window}.`;
+  return `${data.benchmark} ${weak.dimension} ${weak.label}: information ratio ${entryText(weak.information_ratio)} over ${int(weak.regime_sessions)} sessions${window}.`;
+}
+
+const BENCHMARK_NAME = "the benchmark";
+
+function specificSentence(factors, residual) {
+  const m = measurer();
+  const reference = residual ? residual.reference : null;
+  const against = reference && reference.alphas && reference.alphas.length ? `${reference.alphas.join(", ")} and ${residual.benchmark.symbol}` : `${residual ? residual.benchmark.symbol : BENCHMARK_NAME}`;
+  return (
+    `Specific ${m(factors.specific_information_ratio)}: after the common factors; ` +
+    `residual ${residual ? m(residual.appraisal_ratio) : "not read"}: after ${against}. ` +
+    `Each removes something else, so both can hold.`
+  );
+}
+
+function contributionSentence(data) {
+  const m = measurer();
+  const approved = data.approved || {};
+  return `Mean weekly meta-model contribution (t ${m(data.mmc_t_stat)}) over ${int(data.mmc_weeks)} weeks against ${int(approved.approved_count)} approved alpha${approved.approved_count === 1 ? "" : "s"} (${(approved.alphas || []).join(", ") || DASH}).`;
+}
+
 // -- the tear sheet's page ---------------------------------------------------------------------
 
 /** A row of the summary: its topic, the figure that sums it up, and what the route says. */
@@ -217,6 +296,29 @@ export function decisionSummary(alpha, got) {
       return [figureCell(figureText(f.best_days_kept), f.best_days_kept.value), fragilitySentence(f)];
     }),
     row("costs", "Costs", got.costs, (answer) => [figureCell(timesModelled(answer.data.break_even_multiple), answer.data.break_even_multiple.value), costsSentence(answer.data)]),
+    row("intervals", "Headline figures with their intervals", got.uncertainty, (answer) => {
+      const ir = answer.data.information_ratio;
+      return [figureCell(spanned(ir, figureText), ir ? ir.value : null), intervalsSentence(answer.data)];
+    }),
+    row("overfitting", "Overfitting of the trial family", got.overfitting, (answer) => [
+      figureCell(figureText(answer.data.pbo), answer.data.pbo.value, { "data-family-trials": String(answer.data.family_trials) }),
+      overfittingSentence(answer.data),
+    ]),
+    row("expectation", "Expected live information ratio", got.expectation, (answer) => {
+      const series = expectedIr(answer.data);
+      const value = series ? series.expected_live : null;
+      return [figureCell(value == null ? "not measurable" : inUnit(value, "ratio"), value), expectationSentence(answer.data, series)];
+    }),
+    row("regimes", "Weakest regime", got.regimes, (answer) => {
+      const weak = (answer.data.by_regime || []).find((r) => r.regime === answer.data.weakest_regime);
+      return [figureCell(weak ? entryText(weak.information_ratio) : DASH, weak ? weak.information_ratio.value : null, { "data-regime": answer.data.weakest_regime || "" }), regimeSentence(answer.data)];
+    }),
+    row("specific", "Specific and residual information ratio", got.factors, (answer) => {
+      const specific = answer.data.specific_information_ratio;
+      const residual = got.residual && got.residual.status === "fulfilled" ? got.residual.value.data : null;
+      return [figureCell(figureText(specific), specific.value), specificSentence(answer.data, residual)];
+    }),
+    row("contribution", "Contribution to the approved book", got.mmc, (answer) => [figureCell(figureText(answer.data.mmc_mean), answer.data.mmc_mean.value), contributionSentence(answer.data)]),
     row("correlation", "Correlation to the approved set", checks, (answer) => {
       const check = checksOf(answer).correlation;
       if (!check) return [figureCell(DASH, null), "The checks served no production_correlation.", null];

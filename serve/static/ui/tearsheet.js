@@ -81,6 +81,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     costs: get("/analytics/costs", { book: "long_short" }),
     live: get("/analytics/live", { book: "long_short" }),
     decay: get("/analytics/decay", { book: "long_short" }),
+    expectation: get("/analytics/expectation"),
     monitoring: get("/analytics/monitoring", { book: "long_short" }),
     attribution: get("/analytics/attribution", attributionParams()),
     capacity: get("/analytics/capacity", { book: "long_short" }),
