@@ -499,6 +499,40 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     check_clean(site, visit)
 
 
+def test_the_alpha_page_opens_with_the_tear_sheets_decision_summary(site: Site, tab: Any) -> None:
+    """Issue 65, item 1: the alpha page's summary is the tear sheet's first page, right after the
+    description: the same rows, each figure the route's answer."""
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}")
+    page = visit.page
+    page.wait_for_selector("#decision #decision-summary tr[data-summary='correlation']")
+    panels = page.eval_on_selector_all("main section.panel[id]", "ss => ss.map(s => s.id)")
+    assert panels[:3] == ["description", "decision", "performance"]
+    rows = page.eval_on_selector_all("#decision-summary tbody tr", "trs => trs.map(tr => tr.dataset.summary)")
+    assert rows == SUMMARY_ROWS
+    assert not page.query_selector("#decision .error")
+    got = summary_of(site, ALPHA, site.keys.full)
+
+    def figure(name: str) -> float | None:
+        return served_or_none(
+            page.get_attribute(f"#decision-summary tr[data-summary='{name}'] td.summary-figure", "data-value")
+        )
+
+    expected = next(s for s in got["expectation"]["series"] if s["series"] == "information_ratio")
+    weakest = next(r for r in got["regimes"]["by_regime"] if r["regime"] == got["regimes"]["weakest_regime"])
+    for name, served in [
+        ("intervals", got["uncertainty"]["information_ratio"]["value"]),
+        ("overfitting", got["overfitting"]["pbo"]["value"]),
+        ("expectation", expected["expected_live"]),
+        ("regimes", weakest["information_ratio"]["value"]),
+        ("specific", got["factors"]["specific_information_ratio"]["value"]),
+        ("contribution", got["mmc"]["mmc_mean"]["value"]),
+        ("capacity", got["capacity"]["net_information_ratio"]["value"]),
+    ]:
+        shown = figure(name)
+        assert (shown is None and served is None) or close(shown, served), (name, shown, served)
+    check_clean(site, visit)
+
+
 def test_the_report_opens_with_one_summary_row_per_alpha_of_the_lake(
     site: Site, tab: Any, tmp_path: Path
 ) -> None:

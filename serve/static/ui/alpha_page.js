@@ -4,11 +4,13 @@
 // then loads on its own, so a refusal of one endpoint shows in its panel and the others still draw.
 // A bar that stays at the top of the window links every panel, as the page is long.
 // Live against backtest follows the performance: its split is shared with every time chart of the
-// page (live_split.js), which shade the out-of-sample part.
+// page (live_split.js), which shade the out-of-sample part. The decision summary, the tear sheet's
+// first page, follows the description: what a head of research weighs before signing, first.
 
 import { alphaPath, apiGet, isAbort } from "./api.js";
 import { renderCrossSection } from "./cross_section.js";
 import { alphaActions, decisionPanels } from "./decision_panels.js";
+import { decisionSummary, settledSummary } from "./decision_summary.js";
 import { renderDescription } from "./description.js";
 import { renderDownloads } from "./downloads.js";
 import { loadLive } from "./live_panel.js";
@@ -76,16 +78,25 @@ export async function renderAlpha(main, alpha, context) {
     "Downloads",
     "GET /v1/alphas/{alpha}/source/download, /exports and /exports/{dataset}",
   );
-  add(main, performance.section, live.section, signalQuality.section, metrics.section);
+  const summary = panel("decision", "Decision summary", "The tear sheet's first page: GET /v1/alphas/{alpha}/promotions and the analytics each row names");
+  add(main, summary.section, performance.section, live.section, signalQuality.section, metrics.section);
   const page = { ...context, split: splitFollower() }; // the charts shade after the live panel's split
   add(main, decisionPanels(alpha, page), crossSection.section, downloads.section);
   fill(sections, sectionLinks(main, alpha));
 
+  loadSummary(summary.body, alpha, context);
   renderPerformance(performance.body, alpha, page);
   loadLive(live.body, alpha, page);
   loadMetrics(alpha, signalQuality.body, metrics.body, page);
   renderCrossSection(crossSection.body, alpha, context);
   renderDownloads(downloads.body, alpha, context);
+}
+
+/** The decision summary, drawn once every answer it reads has settled. */
+async function loadSummary(body, alpha, context) {
+  const got = await settledSummary((suffix, params = {}) => apiGet(alphaPath(alpha, suffix), params, context));
+  if (Object.values(got).some((s) => s.status === "rejected" && isAbort(s.reason))) return;
+  fill(body, decisionSummary(alpha, got));
 }
 
 /** One link per panel of the page, scrolling to it (the fragment stays the alpha's route). */

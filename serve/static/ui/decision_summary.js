@@ -30,6 +30,7 @@
 //
 // A figure a route does not measure is its reason; a refused route is its error, in its row only.
 
+import { attributionParams } from "./attribution_panel.js";
 import { add, errorBox, h } from "./dom.js";
 import { decisionRecord } from "./decision_record.js";
 import { DASH, int } from "./format.js";
@@ -38,8 +39,35 @@ import { ORIGINS } from "./live_panel.js";
 import { monitoringLine } from "./monitoring_panel.js";
 import { entryText, verdictBadge } from "./stat_entry.js";
 
-/** The answers the summary is drawn from, by the names the tear sheet and the report read them under. */
-export const SUMMARY_ANSWERS = ["promotions", "checks", "live", "capacity", "attribution", "costs", "uncertainty", "overfitting", "expectation", "regimes", "factors", "residual", "mmc"];
+/**
+ * The answers the summary is drawn from, by the names it reads them under, asked with `get(suffix,
+ * params)` (a path under the alpha's): the tear sheet asks them among its own, the alpha page alone.
+ */
+export function summaryRequests(get) {
+  return {
+    promotions: get("/promotions"),
+    checks: get("/analytics/checks", { book: "long_short" }),
+    live: get("/analytics/live", { book: "long_short" }),
+    monitoring: get("/analytics/monitoring", { book: "long_short" }),
+    capacity: get("/analytics/capacity", { book: "long_short" }),
+    attribution: get("/analytics/attribution", attributionParams()),
+    costs: get("/analytics/costs", { book: "long_short" }),
+    uncertainty: get("/analytics/uncertainty", { book: "long_short" }),
+    overfitting: get("/analytics/overfitting"),
+    expectation: get("/analytics/expectation"),
+    regimes: get("/analytics/regimes", { book: "long_short" }),
+    factors: get("/analytics/factors", { book: "long_short" }),
+    residual: get("/analytics/residual", { book: "long_short" }),
+    mmc: get("/analytics/mmc"),
+  };
+}
+
+/** Every summary answer, settled (a refusal is its row's only), by name. */
+export async function settledSummary(get) {
+  const asked = summaryRequests(get);
+  const settled = await Promise.allSettled(Object.values(asked));
+  return Object.fromEntries(Object.keys(asked).map((name, i) => [name, settled[i]]));
+}
 
 const CORRELATION_CHECK = "production_correlation";
 

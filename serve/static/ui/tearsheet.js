@@ -17,7 +17,7 @@
 // one self-contained file (tearsheet_export.js). A page whose request fails shows the error in its place.
 
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
-import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, namesBlock, sectorsBlock } from "./attribution_panel.js";
+import { concentrationBlock, fragilityBlock, legsBlock, namesBlock, sectorsBlock } from "./attribution_panel.js";
 import { renderChecks } from "./checks_panel.js";
 import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { residualBlock } from "./residual_panel.js";
@@ -26,7 +26,7 @@ import { overfittingBlock } from "./overfitting_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
 import { haircutBlock, icDecayBlock } from "./decay_panel.js";
 import { monitoringLine } from "./monitoring_panel.js";
-import { decisionSummary } from "./decision_summary.js";
+import { decisionSummary, summaryRequests } from "./decision_summary.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
 import { regimesBlock } from "./regimes_panel.js";
 import { add, errorBox, fill, h, note, warningList } from "./dom.js";
@@ -66,30 +66,17 @@ export async function renderTearsheet(main, alpha, { signal }) {
   const get = (suffix, params = {}) => apiGet(alphaPath(alpha, suffix), params, { signal });
   const all = (suffix, params) => apiGetAll(alphaPath(alpha, suffix), params, { limit: 500, signal });
   const asked = {
+    ...summaryRequests(get), // page 1's, the answers the alpha page's summary asks too
     description: get(""),
-    promotions: get("/promotions"),
     metrics: get("/metrics", { granularity: "overall" }),
     equity: all("/equity-curve", { book: "long_short" }),
     returns: get("/analytics/returns", { book: "long_short" }),
     drawdowns: all("/analytics/drawdowns", { book: "long_short" }),
     rolling: all("/analytics/rolling", { book: "long_short", window: ROLLING_WEEKS }),
     risk: get("/analytics/risk", { book: "long_short" }),
-    checks: get("/analytics/checks", { book: "long_short" }),
     significance: get("/analytics/significance"),
-    uncertainty: get("/analytics/uncertainty", { book: "long_short" }),
-    overfitting: get("/analytics/overfitting"),
-    costs: get("/analytics/costs", { book: "long_short" }),
-    live: get("/analytics/live", { book: "long_short" }),
     decay: get("/analytics/decay", { book: "long_short" }),
-    expectation: get("/analytics/expectation"),
-    monitoring: get("/analytics/monitoring", { book: "long_short" }),
-    attribution: get("/analytics/attribution", attributionParams()),
-    capacity: get("/analytics/capacity", { book: "long_short" }),
-    factors: get("/analytics/factors", { book: "long_short" }),
     quantiles: get("/analytics/quantiles", quantileParams()),
-    residual: get("/analytics/residual", { book: "long_short" }),
-    regimes: get("/analytics/regimes", { book: "long_short" }),
-    mmc: get("/analytics/mmc"),
     crowding: apiGet("/v1/analytics/crowding", {}, { signal }),
   };
   const names = Object.keys(asked);
