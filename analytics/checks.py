@@ -39,6 +39,7 @@ from schemas.bodies.decisions import Bound, CheckResult, Checks, ChecksSummary
 from schemas.bodies.live import LIVE_MIN_SESSIONS
 from schemas.bodies.overfitting import Overfitting
 from schemas.checks import (
+    FAMILY_CHECKS,
     FRAGILITY_DAYS,
     LIVE_CHECKS,
     MAX,
@@ -46,6 +47,8 @@ from schemas.checks import (
     MIN_YEAR_SESSIONS,
     NOT_APPROVED,
     OPTIONAL_CHECKS,
+    PBO_BELOW_DEFAULT,
+    PBO_DEFAULT_MIN_TRIALS,
     PERCENT_UNITS,
     RECENT_SESSIONS,
     STRESS_MULTIPLE,
@@ -196,7 +199,7 @@ def checks_payload(
     """`positions`: why the key may not read the book's positions (None: it may); `held`: the
     alpha's tenure (None: never approved), whose live part the live checks measure;
     `residual_basis`: what the residual information ratio is computed from (None: not asked for,
-    not measurable); `pbo`: the optional pbo check's figure, when it is on (`pbo_figure`); `only`:
+    not measurable); `pbo`: the pbo check's figure, when it is on (`pbo_figure`); `only`:
     the checks to compute (a decision's consequences need the reference-set checks alone), None for
     the battery."""
     if only is not None:
@@ -231,10 +234,10 @@ def checks_payload(
     ]
     verdicts = [entry.verdict for entry in entries]
     failed, unmeasured = verdicts.count("fail"), verdicts.count("not_measurable")
-    # A live check without a value (never approved, too short a live part) leaves the verdict as the
-    # rest of the battery makes it: it counts once measured (docs/analytics.md "Checks", "Summary").
+    # A live check without a value (never approved, too short a live part), or a family check without
+    # one (no family, too few members), leaves the verdict as the rest of the battery makes it: it counts once measured (docs/analytics.md "Checks", "Summary").
     incomplete = any(
-        e.verdict == "not_measurable" and e.id not in LIVE_CHECKS and e.id not in OPTIONAL_CHECKS
+        e.verdict == "not_measurable" and e.id not in (*LIVE_CHECKS, *OPTIONAL_CHECKS, *FAMILY_CHECKS)
         for e in entries
     )
     return Checks(
@@ -293,11 +296,26 @@ def _only(
     )
 
 
-def pbo_figure(answer: Overfitting) -> Figure:
-    """The pbo check's figure: /analytics/overfitting's pbo at its default splits."""
+def pbo_figure(answer: Overfitting, bounded: bool) -> Figure:
+    """The pbo check's figure: /analytics/overfitting's pbo at its default splits. `bounded`: the
+    operator's policy or the request bounds the check, which then measures it whenever the route
+    does; on by default it is measured for a family of at least PBO_DEFAULT_MIN_TRIALS members the
+    key may read (the route's count, in the key's scope), else not applicable with that count."""
     entry = answer.pbo
+    reason = str(entry.withheld_reason or "")
     context = {"trials": answer.family_trials, "family": answer.family}
-    return Figure(entry.value, str(entry.withheld_reason or ""), "long_short", WHOLE, None, context)
+    value = entry.value
+    refused = reason.startswith("access_limited")  # the key's refusal says why before any count
+    if answer.family is None and not refused:
+        reason = f"not_applicable: {reason}"
+    elif (
+        answer.family is not None
+        and not refused
+        and not bounded
+        and answer.family_trials < PBO_DEFAULT_MIN_TRIALS
+    ):
+        value, reason = None, PBO_BELOW_DEFAULT.format(family=answer.family, trials=answer.family_trials)
+    return Figure(value, reason, "long_short", WHOLE, None, context)
 
 
 def _entry(

@@ -99,7 +99,7 @@ from schemas.bodies.residual import Residual
 from schemas.bodies.review import ReviewEntry, ReviewQueue
 from schemas.bodies.rows import CorrelationRow
 from schemas.bodies.significance import Significance
-from schemas.checks import LIVE_MIN_SESSIONS
+from schemas.checks import BY_ID, LIVE_MIN_SESSIONS
 from schemas.conventions import WEEKS_PER_YEAR
 from schemas.query import (
     ApprovedHealthQuery,
@@ -348,12 +348,14 @@ class Reading(BuildAnswers):
             except BenchmarkMissing as exc:  # one check without SPY, not the battery
                 residual_why = residual.market_missing(exc)
         held = self.tenure(view.alpha_id)
-        # The optional pbo check, when the policy or the request turned it on: /analytics/overfitting's.
+        # The pbo check, on unless the operator's policy turned it off: /analytics/overfitting's, in
+        # the reader's scope (the family's size it states is the members the reader may read).
         pbo = None
         if "pbo" in thresholds and only is None:
             found = self.overfitting(view, OverfittingQuery())
             warnings.extend(found.warnings)
-            pbo = checks.pbo_figure(found.data)
+            asked = any(getattr(q, side) is not None for side in BY_ID["pbo"].parameters.values())
+            pbo = checks.pbo_figure(found.data, asked or "pbo" in self.policy.bounded)
         matrix = self.snapshot.matrix("returns") if refused is None or residual_why is None else None
         production = checks.Production(
             None if refused else matrix, reference.alphas, refused, reference.origin
@@ -389,7 +391,7 @@ class Reading(BuildAnswers):
                 f"{int(positions is None)}{int(residual_why is None)}",
             )
         )
-        if pbo is not None:  # the family's members the reader may read (only when the check is on)
+        if pbo is not None:  # the family's members the reader may read (while the check is on)
             version += f"+pbo-{found.version}"
         if only is not None:
             version += "+only-" + ",".join(sorted(only))
