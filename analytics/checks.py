@@ -25,6 +25,7 @@ from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, number, window_echo
 from analytics.metrics import metrics_inputs
 from analytics.metrics.blocks import nwt_ic_block
+from analytics.overfitting import NO_FAMILY
 from analytics.policy import BY_ID, CHECKS, Policy
 from analytics.returns import daily_returns
 from analytics.significance import Seen
@@ -296,26 +297,23 @@ def _only(
     )
 
 
-def pbo_figure(answer: Overfitting, bounded: bool) -> Figure:
+def pbo_figure(alpha: str, answer: Overfitting, bounded: bool, access: Access, warnings: Warnings) -> Figure:
     """The pbo check's figure: /analytics/overfitting's pbo at its default splits. `bounded`: the
     operator's policy or the request bounds the check, which then measures it whenever the route
     does; on by default it is measured for a family of at least PBO_DEFAULT_MIN_TRIALS members the
     key may read (the route's count, in the key's scope), else not applicable with that count."""
-    entry = answer.pbo
-    reason = str(entry.withheld_reason or "")
     context = {"trials": answer.family_trials, "family": answer.family}
-    value = entry.value
-    refused = reason.startswith("access_limited")  # the key's refusal says why before any count
-    if answer.family is None and not refused:
-        reason = f"not_applicable: {reason}"
-    elif (
-        answer.family is not None
-        and not refused
-        and not bounded
-        and answer.family_trials < PBO_DEFAULT_MIN_TRIALS
-    ):
-        value, reason = None, PBO_BELOW_DEFAULT.format(family=answer.family, trials=answer.family_trials)
-    return Figure(value, reason, "long_short", WHOLE, None, context)
+
+    def figure(value: float | None, reason: str) -> Figure:
+        return Figure(value, reason, "long_short", WHOLE, None, context)
+
+    if answer.family is None:  # the seal's manifest says so, whatever the key may read of ledgers
+        return figure(None, "not_applicable: " + NO_FAMILY.format(alpha=alpha))
+    if not access.ledger:
+        return figure(None, withheld("ledger", "checks.pbo", warnings))
+    if not bounded and answer.family_trials < PBO_DEFAULT_MIN_TRIALS:
+        return figure(None, PBO_BELOW_DEFAULT.format(family=answer.family, trials=answer.family_trials))
+    return figure(answer.pbo.value, str(answer.pbo.withheld_reason or ""))
 
 
 def _entry(

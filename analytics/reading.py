@@ -277,7 +277,7 @@ class Reading(BuildAnswers):
         if not self.scope.access.ledger:
             reason = withheld("ledger", "overfitting", warnings)
         elif family is None:
-            reason = f"the seal of {view.alpha_id} names no trial family"
+            reason = overfitting.NO_FAMILY.format(alpha=view.alpha_id)
         if family is not None:
             members = overfitting.family_members(index, listing.ids, self.readable(), family)
         if reason is None and len(members) >= overfitting.MIN_TRIALS:
@@ -353,9 +353,9 @@ class Reading(BuildAnswers):
         pbo = None
         if "pbo" in thresholds and only is None:
             found = self.overfitting(view, OverfittingQuery())
-            warnings.extend(found.warnings)
             asked = any(getattr(q, side) is not None for side in BY_ID["pbo"].parameters.values())
-            pbo = checks.pbo_figure(found.data, asked or "pbo" in self.policy.bounded)
+            bounded = asked or "pbo" in self.policy.bounded
+            pbo = checks.pbo_figure(view.alpha_id, found.data, bounded, access, warnings)
         matrix = self.snapshot.matrix("returns") if refused is None or residual_why is None else None
         production = checks.Production(
             None if refused else matrix, reference.alphas, refused, reference.origin
