@@ -28,7 +28,7 @@ from analytics.metrics.blocks import nwt_ic_block
 from analytics.overfitting import NO_FAMILY
 from analytics.policy import BY_ID, CHECKS, Policy
 from analytics.returns import daily_returns
-from analytics.significance import Seen
+from analytics.significance import MIN_FAMILY_TRIALS, FamilyTrials, Seen
 from analytics.tenure import Tenure
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CatalogueIncomplete
@@ -188,6 +188,7 @@ def checks_payload(
     thresholds: Mapping[str, Mapping[str, float]],
     policy: Policy,
     seen: Seen,
+    family: FamilyTrials | None,
     production: Production,
     access: Access,
     positions: str | None,
@@ -215,7 +216,7 @@ def checks_payload(
         )
     figures = {
         **_ledger_figures(book, part, per_year, access, warnings),
-        "deflated_sharpe": _deflated_sharpe(view, window, seen, access, warnings),
+        "deflated_sharpe": _deflated_sharpe(view, window, seen, family, access, warnings),
         "max_weight": _max_weight(view, book, window, positions),
         "production_correlation": _production_correlation(view, production, warnings),
         "ic_t_statistic": _ic_t_statistic(view, access, warnings),
@@ -504,10 +505,17 @@ def _fragility(view: BuildView, book: str, window: Window, access: Access, warni
 
 
 def _deflated_sharpe(
-    view: BuildView, window: Window, seen: Seen, access: Access, warnings: Warnings
+    view: BuildView,
+    window: Window,
+    seen: Seen,
+    family: FamilyTrials | None,
+    access: Access,
+    warnings: Warnings,
 ) -> Figure:
-    """The significance route's `dsr` over the window: the long_short book's, whatever the book,
-    with the catalogue's trials (no `trials` override)."""
+    """The significance route's DSR over the window, the long_short book's whatever the book: its
+    `dsr_family` when the alpha's family has MIN_FAMILY_TRIALS members the key may read with a
+    measurable Sharpe ratio (the trials the search really ran), else its `dsr` (the catalogue's
+    trials, no `trials` override); the reason names the basis and its N."""
     if not access.ledger:
         return Figure(None, withheld("ledger", "checks.deflated_sharpe", warnings), "long_short", WINDOW)
     ledger = inputs.ledger(view, "long_short")
@@ -516,6 +524,16 @@ def _deflated_sharpe(
     m = significance.moments(ledger.window(window).returns)
     if m is None:
         return Figure(None, "fewer than 3 daily returns with variance in the window", "long_short", WINDOW)
+    if family is not None and family.count >= MIN_FAMILY_TRIALS:
+        value = significance.dsr(m, family.count, family.sharpe_variance)
+        context = {"trials": family.count, "basis": f"of its trial family {family.family}"}
+        return Figure(
+            value,
+            "the DSR is not measurable (its dispersion term is not positive)",
+            "long_short",
+            WINDOW,
+            context=context,
+        )
     reason = "the DSR is not measurable (its dispersion term is not positive)"
     if not math.isfinite(seen.sharpe_variance):
         reason = (
@@ -523,7 +541,9 @@ def _deflated_sharpe(
             "trials' Sharpe ratios is unknown"
         )
     value = significance.dsr(m, seen.count, seen.sharpe_variance)
-    return Figure(value, reason, "long_short", WINDOW, context={"trials": seen.count})
+    return Figure(
+        value, reason, "long_short", WINDOW, context={"trials": seen.count, "basis": "of the catalogue"}
+    )
 
 
 def _max_weight(view: BuildView, book: str, window: Window, refused: str | None) -> Figure:

@@ -184,6 +184,17 @@ class Reading(BuildAnswers):
         the p-values of the alphas it may read)."""
         return significance.seen(self.snapshot.trials(), self.readable(), alpha)
 
+    def family_trials(self, alpha: str) -> significance.FamilyTrials | None:
+        """The trials of the alpha's own trial family as the reader sees them (its members the
+        reader may read); None when its seal names no family, or the lake has no catalogue index."""
+        catalogue = self.snapshot.catalogue
+        index, listing = catalogue.index, catalogue.listing
+        family = None if index is None or listing is None else overfitting.family_of(index, alpha)
+        if family is None or index is None or listing is None:
+            return None
+        members = overfitting.family_members(index, listing.ids, self.readable(), family)
+        return significance.family_trials(self.snapshot.trials(), family, [a for a, _ in members])
+
     def market(self) -> BenchmarkSeries:
         """The market benchmark's daily series; `BenchmarkMissing` when the lake has none."""
         view = self.reader.benchmark_view(MARKET_BENCHMARK)
@@ -213,12 +224,14 @@ class Reading(BuildAnswers):
         require_built(view)
         self.whole_catalogue()
         seen = self.seen(view.alpha_id)
+        family = self.family_trials(view.alpha_id)
         warnings = Warnings()
         data = significance.significance_payload(
-            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, self.scope.access, warnings
+            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, self.scope.access, warnings, family
         )
-        # The build and the catalogue figures it is given, nothing else.
-        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}")
+        # The build and the catalogue and family figures it is given, nothing else.
+        family_tag = "family-none" if family is None else family.tag()
+        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}")
 
     @served(
         "Correlation with every other alpha the key may read",
@@ -331,6 +344,7 @@ class Reading(BuildAnswers):
         self.whole_catalogue()
         access, may_call = self.scope.access, self.scope.may_call
         seen = self.seen(view.alpha_id)
+        family = self.family_trials(view.alpha_id)
         catalogue = self.snapshot.catalogue
         reference = checks.production_references(
             catalogue, self.readable(), view.alpha_id, self.standings.approved
@@ -368,6 +382,7 @@ class Reading(BuildAnswers):
             thresholds,
             self.policy,
             seen,
+            family,
             production,
             access,
             positions,
@@ -384,6 +399,7 @@ class Reading(BuildAnswers):
                 view.build_id,
                 self.policy.tag(),
                 seen.tag(),
+                "family-none" if family is None else family.tag(),
                 catalogue_tag(catalogue, reference.mask, "checks.production", reference.origin, "returns"),
                 "tenure-none" if held is None else held.tag(),
                 "market-none" if market is None else f"market-{market.build_id}",

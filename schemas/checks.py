@@ -142,10 +142,12 @@ CHECKS: tuple[Check, ...] = (
     _check(
         "deflated_sharpe",
         "analytics.significance",
-        "the long_short book's Deflated Sharpe Ratio over the window, as /analytics/significance dsr serves it "
-        "(the catalogue's trial count, the Sharpe variance of the alphas the key may read)",
+        "the long_short book's Deflated Sharpe Ratio over the window: /analytics/significance dsr_family (the "
+        "trials of the alpha's own trial family: its members the key may read with a measurable Sharpe ratio, and "
+        "their Sharpe variance) when that family has at least 2 of them, else dsr (the catalogue's trial count, "
+        "the Sharpe variance of the alphas the key may read); the reason names the basis",
         "the probability that the long_short book's Sharpe ratio is above what the best of {trials} trials "
-        "without skill would reach by chance (the Deflated Sharpe Ratio)",
+        "{basis} without skill would reach by chance (the Deflated Sharpe Ratio)",
         min=(0.95, "min_deflated_sharpe"),
         over_catalogue=True,
         values=(0, 1),

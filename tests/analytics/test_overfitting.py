@@ -453,3 +453,97 @@ def test_one_family_is_computed_once_however_many_ask_at_once() -> None:
     assert len(reads) == 1
     assert len(answers) == 4 and all(answer is answers[0] for answer in answers)
     assert answers[0][0] is not None and key not in overfitting._in_flight
+
+
+# -- the deflated Sharpe ratio over the family's trials (issue 65, item 2) ----------------------------------
+
+SIGNIFICANCE = "/v1/alphas/{}/analytics/significance"
+
+
+def family_dsr(lake: ref.Lake, alpha: str, members: list[str]) -> tuple[float, int, float]:
+    """(DSR, N, V) by Bailey and López de Prado (2014), written again here: the members' per-session
+    Sharpe ratios (mean / std, ddof 1, of each whole history's daily returns), V their variance
+    (ddof 1), E[max SR] = sqrt(V) ((1 - g) Phi^-1(1 - 1/N) + g Phi^-1(1 - 1/(N e))), and the
+    PSR of the alpha's whole-history returns against it (biased skewness, Pearson kurtosis)."""
+    from scipy import stats
+
+    sharpes = []
+    for member in members:
+        r = lake.returns(member, "long_short", (None, None)).to_numpy()
+        r = r[np.isfinite(r)]
+        sharpes.append(r.mean() / r.std(ddof=1))
+    n, v = len(sharpes), float(np.var(sharpes, ddof=1))
+    gamma = 0.5772156649015329
+    sr0 = math.sqrt(v) * (
+        (1 - gamma) * stats.norm.ppf(1 - 1 / n) + gamma * stats.norm.ppf(1 - 1 / (n * math.e))
+    )
+    r = lake.returns(alpha, "long_short", (None, None)).to_numpy()
+    r = r[np.isfinite(r)]
+    sr = r.mean() / r.std(ddof=1)
+    skew, kurt = stats.skew(r), stats.kurtosis(r, fisher=False)
+    z = (sr - sr0) * math.sqrt(r.size - 1) / math.sqrt(1 - skew * sr + (kurt - 1) / 4 * sr**2)
+    return float(stats.norm.cdf(z)), n, v
+
+
+def test_the_family_dsr_deflates_by_the_familys_own_trials(families_api: Api, families_lake: Path) -> None:
+    """dsr_family: N the family's members the key may read, V their Sharpe variance, equal to the
+    paper's formula within 1e-9; dsr (the catalogue's) beside it with its own N; the
+    deflated_sharpe check deflates by the family and says so."""
+    lake = ref.Lake(families_lake)
+    for alpha, family, token in (
+        (NOISE[0], NOISE, "raw"),
+        (PLANTED[2], PLANTED, "raw"),
+        (SEVEN[0], SEVEN, "seven"),
+    ):
+        body = families_api.ok(SIGNIFICANCE.format(alpha), token)["data"]
+        expected, n, v = family_dsr(lake, alpha, family)
+        served = body["dsr_family"]
+        assert served["trials"]["count"] == n == len(family) and served["trials"]["count_source"] == "family"
+        assert abs(served["trials"]["sharpe_variance"] - v) <= 1e-9 * max(1.0, abs(v))
+        assert abs(served["value"] - expected) <= 1e-9, (alpha, served, expected)
+        assert body["dsr"]["trials"]["count_source"] == "catalogue"
+        assert body["dsr"]["trials"]["count"] == len(PLANTED) + len(NOISE)  # every published alpha
+        check = next(
+            c
+            for c in families_api.ok(CHECKS.format(alpha), token)["data"]["checks"]
+            if c["id"] == "deflated_sharpe"
+        )
+        assert abs(check["value"] - expected) <= 1e-9
+        family_name = "pure_noise" if family is not PLANTED else "planted_latent"
+        assert f"best of {n} trials of its trial family {family_name}" in check["reason"], check
+
+
+def test_an_alpha_without_a_family_has_no_family_dsr(api: Api) -> None:
+    body = api.ok(SIGNIFICANCE.format("momentum_12_1"))["data"]
+    assert body["dsr_family"]["value"] is None and body["dsr_family"]["trials"]["count"] == 0
+    assert (
+        body["dsr_family"]["withheld_reason"]
+        == "not_applicable: the seal of momentum_12_1 names no trial family"
+    )
+    check = next(
+        c for c in api.ok(CHECKS.format("momentum_12_1"))["data"]["checks"] if c["id"] == "deflated_sharpe"
+    )
+    assert "trials of the catalogue" in check["reason"] and body["dsr"]["value"] == check["value"]
+
+
+def test_unrelated_seals_leave_the_family_dsr_as_it_was(families_lake: Path, tmp_path: Path) -> None:
+    """The issue's case: the catalogue's N grew with every unrelated publish ("best of 7" at 09:39,
+    "best of 55" after 16 unrelated seals); the family's N and DSR do not move."""
+    import shutil
+
+    from alpha_results_seal.demo.corpus import write_corpus
+    from pipeline.build import build_many
+
+    def answers(lake: Path) -> dict[str, Any]:
+        with serving(lake, CALLERS) as api:
+            return api.ok(SIGNIFICANCE.format(NOISE[0]))["data"]
+
+    before = answers(families_lake)
+    lake = Path(shutil.copytree(families_lake, tmp_path / "lake"))
+    seals = tmp_path / "seals"
+    write_corpus(seals, size="small", seed=7, only=["momentum_12_1", "value_composite_legacy"])
+    outcomes = build_many(sorted(str(p) for p in seals.iterdir()), str(lake), jobs=1)
+    assert not [o for o in outcomes if o.status == "refused"]
+    after = answers(lake)
+    assert after["dsr"]["trials"]["count"] == before["dsr"]["trials"]["count"] + 2
+    assert after["dsr_family"] == before["dsr_family"]
