@@ -480,7 +480,7 @@ def test_every_reason_says_what_the_value_means(api: Api, lake: ref.Lake) -> Non
     served = by_id(data)
     trials = api.ok(f"/v1/alphas/{alpha}/analytics/significance")["data"]["dsr"]["trials"]["count"]
     assert (
-        f"the best of {trials} trials without skill would reach by chance"
+        f"the best of {trials} trials of the catalogue without skill would reach by chance"  # no family here
         in served["deflated_sharpe"]["reason"]
     )
     ledger = lake.ledger_in(alpha, "long_short", (None, None))
