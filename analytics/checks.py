@@ -298,11 +298,17 @@ def _only(
     )
 
 
-def pbo_figure(alpha: str, answer: Overfitting, bounded: bool, access: Access, warnings: Warnings) -> Figure:
+def pbo_figure(
+    alpha: str, answer: Overfitting | None, bounded: bool, access: Access, warnings: Warnings
+) -> Figure:
     """The pbo check's figure: /analytics/overfitting's pbo at its default splits. `bounded`: the
     operator's policy or the request bounds the check, which then measures it whenever the route
     does; on by default it is measured for a family of at least PBO_DEFAULT_MIN_TRIALS members the
-    key may read (the route's count, in the key's scope), else not applicable with that count."""
+    key may read (the route's count, in the key's scope), else not applicable with that count.
+    `answer` None: the lake has no catalogue index to read the families from."""
+    if answer is None:
+        why = "the lake has no catalogue index, which the trial families are read from (alpha-results lake index)"
+        return Figure(None, why, "long_short", WHOLE)
     context = {"trials": answer.family_trials, "family": answer.family}
 
     def figure(value: float | None, reason: str) -> Figure:

@@ -364,12 +364,16 @@ class Reading(BuildAnswers):
         held = self.tenure(view.alpha_id)
         # The pbo check, on unless the operator's policy turned it off: /analytics/overfitting's, in
         # the reader's scope (the family's size it states is the members the reader may read).
-        pbo = None
+        # A lake without a catalogue index (families are read from it) leaves the check not
+        # measurable, not the battery a 503 as /analytics/overfitting is.
+        pbo, found = None, None
         if "pbo" in thresholds and only is None:
-            found = self.overfitting(view, OverfittingQuery())
+            if catalogue.index is not None:
+                found = self.overfitting(view, OverfittingQuery())
             asked = any(getattr(q, side) is not None for side in BY_ID["pbo"].parameters.values())
             bounded = asked or "pbo" in self.policy.bounded
-            pbo = checks.pbo_figure(view.alpha_id, found.data, bounded, access, warnings)
+            answer = None if found is None else found.data
+            pbo = checks.pbo_figure(view.alpha_id, answer, bounded, access, warnings)
         matrix = self.snapshot.matrix("returns") if refused is None or residual_why is None else None
         production = checks.Production(
             None if refused else matrix, reference.alphas, refused, reference.origin
@@ -407,7 +411,7 @@ class Reading(BuildAnswers):
                 f"{int(positions is None)}{int(residual_why is None)}",
             )
         )
-        if pbo is not None:  # the family's members the reader may read (while the check is on)
+        if found is not None:  # the family's members the reader may read (while the check is on)
             version += f"+pbo-{found.version}"
         if only is not None:
             version += "+only-" + ",".join(sorted(only))
