@@ -547,3 +547,24 @@ def test_unrelated_seals_leave_the_family_dsr_as_it_was(families_lake: Path, tmp
     after = answers(lake)
     assert after["dsr"]["trials"]["count"] == before["dsr"]["trials"]["count"] + 2
     assert after["dsr_family"] == before["dsr_family"]
+
+
+def test_a_key_without_the_ledger_is_told_why_not_how_many(families_api: Api) -> None:
+    """The family's PBO and DSR are built from its members' ledgers: a key that may not read ledgers
+    gets the check withheld under its own block, and no V or SR0 of the family."""
+    body = families_api.ok(CHECKS.format(NOISE[0]), "no_portfolio")
+    entry = pbo_entry(body["data"])
+    assert entry["value"] is None and entry["reason"].startswith("access_limited"), entry
+    assert "checks.pbo" in {w.get("block") for w in body["meta"]["warnings"]}
+    family = families_api.ok(SIGNIFICANCE.format(NOISE[0]), "no_portfolio")["data"]["dsr_family"]
+    assert family["value"] is None and family["trials"]["sharpe_variance"] is None
+    assert family["trials"]["expected_max_sharpe"] is None
+
+
+def test_a_lake_without_a_catalogue_index_leaves_the_pbo_check_not_measurable() -> None:
+    from analytics.access import FULL_ACCESS
+    from analytics.checks import pbo_figure
+    from analytics.entries import Warnings
+
+    figure = pbo_figure("momentum_12_1", None, False, FULL_ACCESS, Warnings())
+    assert figure.value is None and "no catalogue index" in figure.reason
