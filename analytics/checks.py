@@ -237,7 +237,8 @@ def checks_payload(
     verdicts = [entry.verdict for entry in entries]
     failed, unmeasured = verdicts.count("fail"), verdicts.count("not_measurable")
     # A live check without a value (never approved, too short a live part), or a family check without
-    # one (no family, too few members), leaves the verdict as the rest of the battery makes it: it counts once measured (docs/analytics.md "Checks", "Summary").
+    # one (no family, too few members), leaves the verdict as the rest of the battery makes it: it
+    # counts once measured (docs/analytics.md "Checks", "Summary").
     incomplete = any(
         e.verdict == "not_measurable" and e.id not in (*LIVE_CHECKS, *OPTIONAL_CHECKS, *FAMILY_CHECKS)
         for e in entries

@@ -13,7 +13,9 @@ catalogue's (a count: deflating by fewer trials than were run would flatter the 
 variance V of the trials' Sharpe ratios and the Holm and Benjamini-Hochberg family are over the
 alphas the caller may read. Both are functions of other alphas' values: over the whole catalogue,
 a caller that may read every alpha but one solves V for the hidden alpha's Sharpe ratio (one
-quadratic), and an adjusted p-value for its p-value.
+quadratic), and an adjusted p-value for its p-value. `dsr_family` (`FamilyTrials`, issue 65)
+deflates by the alpha's own trial family instead: N its members the caller may read with a
+measurable Sharpe ratio, V their variance, so an unrelated publish leaves it as it was.
 """
 
 from __future__ import annotations
