@@ -25,9 +25,10 @@ from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, number, window_echo
 from analytics.metrics import metrics_inputs
 from analytics.metrics.blocks import nwt_ic_block
+from analytics.overfitting import NO_FAMILY
 from analytics.policy import BY_ID, CHECKS, Policy
 from analytics.returns import daily_returns
-from analytics.significance import Seen
+from analytics.significance import MIN_FAMILY_TRIALS, FamilyTrials, Seen
 from analytics.tenure import Tenure
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CatalogueIncomplete
@@ -39,6 +40,7 @@ from schemas.bodies.decisions import Bound, CheckResult, Checks, ChecksSummary
 from schemas.bodies.live import LIVE_MIN_SESSIONS
 from schemas.bodies.overfitting import Overfitting
 from schemas.checks import (
+    FAMILY_CHECKS,
     FRAGILITY_DAYS,
     LIVE_CHECKS,
     MAX,
@@ -46,6 +48,8 @@ from schemas.checks import (
     MIN_YEAR_SESSIONS,
     NOT_APPROVED,
     OPTIONAL_CHECKS,
+    PBO_BELOW_DEFAULT,
+    PBO_DEFAULT_MIN_TRIALS,
     PERCENT_UNITS,
     RECENT_SESSIONS,
     STRESS_MULTIPLE,
@@ -184,6 +188,7 @@ def checks_payload(
     thresholds: Mapping[str, Mapping[str, float]],
     policy: Policy,
     seen: Seen,
+    family: FamilyTrials | None,
     production: Production,
     access: Access,
     positions: str | None,
@@ -196,7 +201,7 @@ def checks_payload(
     """`positions`: why the key may not read the book's positions (None: it may); `held`: the
     alpha's tenure (None: never approved), whose live part the live checks measure;
     `residual_basis`: what the residual information ratio is computed from (None: not asked for,
-    not measurable); `pbo`: the optional pbo check's figure, when it is on (`pbo_figure`); `only`:
+    not measurable); `pbo`: the pbo check's figure, when it is on (`pbo_figure`); `only`:
     the checks to compute (a decision's consequences need the reference-set checks alone), None for
     the battery."""
     if only is not None:
@@ -211,7 +216,7 @@ def checks_payload(
         )
     figures = {
         **_ledger_figures(book, part, per_year, access, warnings),
-        "deflated_sharpe": _deflated_sharpe(view, window, seen, access, warnings),
+        "deflated_sharpe": _deflated_sharpe(view, window, seen, family, access, warnings),
         "max_weight": _max_weight(view, book, window, positions),
         "production_correlation": _production_correlation(view, production, warnings),
         "ic_t_statistic": _ic_t_statistic(view, access, warnings),
@@ -231,10 +236,11 @@ def checks_payload(
     ]
     verdicts = [entry.verdict for entry in entries]
     failed, unmeasured = verdicts.count("fail"), verdicts.count("not_measurable")
-    # A live check without a value (never approved, too short a live part) leaves the verdict as the
-    # rest of the battery makes it: it counts once measured (docs/analytics.md "Checks", "Summary").
+    # A live check without a value (never approved, too short a live part), or a family check without
+    # one (no family, too few members), leaves the verdict as the rest of the battery makes it: it
+    # counts once measured (docs/analytics.md "Checks", "Summary").
     incomplete = any(
-        e.verdict == "not_measurable" and e.id not in LIVE_CHECKS and e.id not in OPTIONAL_CHECKS
+        e.verdict == "not_measurable" and e.id not in (*LIVE_CHECKS, *OPTIONAL_CHECKS, *FAMILY_CHECKS)
         for e in entries
     )
     return Checks(
@@ -293,11 +299,29 @@ def _only(
     )
 
 
-def pbo_figure(answer: Overfitting) -> Figure:
-    """The pbo check's figure: /analytics/overfitting's pbo at its default splits."""
-    entry = answer.pbo
+def pbo_figure(
+    alpha: str, answer: Overfitting | None, bounded: bool, access: Access, warnings: Warnings
+) -> Figure:
+    """The pbo check's figure: /analytics/overfitting's pbo at its default splits. `bounded`: the
+    operator's policy or the request bounds the check, which then measures it whenever the route
+    does; on by default it is measured for a family of at least PBO_DEFAULT_MIN_TRIALS members the
+    key may read (the route's count, in the key's scope), else not applicable with that count.
+    `answer` None: the lake has no catalogue index to read the families from."""
+    if answer is None:
+        why = "the lake has no catalogue index, which the trial families are read from (alpha-results lake index)"
+        return Figure(None, why, "long_short", WHOLE)
     context = {"trials": answer.family_trials, "family": answer.family}
-    return Figure(entry.value, str(entry.withheld_reason or ""), "long_short", WHOLE, None, context)
+
+    def figure(value: float | None, reason: str) -> Figure:
+        return Figure(value, reason, "long_short", WHOLE, None, context)
+
+    if answer.family is None:  # the seal's manifest says so, whatever the key may read of ledgers
+        return figure(None, "not_applicable: " + NO_FAMILY.format(alpha=alpha))
+    if not access.ledger:
+        return figure(None, withheld("ledger", "checks.pbo", warnings))
+    if not bounded and answer.family_trials < PBO_DEFAULT_MIN_TRIALS:
+        return figure(None, PBO_BELOW_DEFAULT.format(family=answer.family, trials=answer.family_trials))
+    return figure(answer.pbo.value, str(answer.pbo.withheld_reason or ""))
 
 
 def _entry(
@@ -488,10 +512,17 @@ def _fragility(view: BuildView, book: str, window: Window, access: Access, warni
 
 
 def _deflated_sharpe(
-    view: BuildView, window: Window, seen: Seen, access: Access, warnings: Warnings
+    view: BuildView,
+    window: Window,
+    seen: Seen,
+    family: FamilyTrials | None,
+    access: Access,
+    warnings: Warnings,
 ) -> Figure:
-    """The significance route's `dsr` over the window: the long_short book's, whatever the book,
-    with the catalogue's trials (no `trials` override)."""
+    """The significance route's DSR over the window, the long_short book's whatever the book: its
+    `dsr_family` when the alpha's family has MIN_FAMILY_TRIALS members the key may read with a
+    measurable Sharpe ratio (the trials the search really ran), else its `dsr` (the catalogue's
+    trials, no `trials` override); the reason names the basis and its N."""
     if not access.ledger:
         return Figure(None, withheld("ledger", "checks.deflated_sharpe", warnings), "long_short", WINDOW)
     ledger = inputs.ledger(view, "long_short")
@@ -500,6 +531,16 @@ def _deflated_sharpe(
     m = significance.moments(ledger.window(window).returns)
     if m is None:
         return Figure(None, "fewer than 3 daily returns with variance in the window", "long_short", WINDOW)
+    if family is not None and family.count >= MIN_FAMILY_TRIALS:
+        value = significance.dsr(m, family.count, family.sharpe_variance)
+        context = {"trials": family.count, "basis": f"of its trial family {family.family}"}
+        return Figure(
+            value,
+            "the DSR is not measurable (its dispersion term is not positive)",
+            "long_short",
+            WINDOW,
+            context=context,
+        )
     reason = "the DSR is not measurable (its dispersion term is not positive)"
     if not math.isfinite(seen.sharpe_variance):
         reason = (
@@ -507,7 +548,9 @@ def _deflated_sharpe(
             "trials' Sharpe ratios is unknown"
         )
     value = significance.dsr(m, seen.count, seen.sharpe_variance)
-    return Figure(value, reason, "long_short", WINDOW, context={"trials": seen.count})
+    return Figure(
+        value, reason, "long_short", WINDOW, context={"trials": seen.count, "basis": "of the catalogue"}
+    )
 
 
 def _max_weight(view: BuildView, book: str, window: Window, refused: str | None) -> Figure:

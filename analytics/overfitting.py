@@ -50,6 +50,8 @@ from schemas.bodies.overfitting import (
 MIN_TRIALS = 6
 """Members below which no figure is given: PBO over fewer trials is unstable (the paper's
 simulations use N of 10 and more; with 5 the median rank leaves 2 places either side)."""
+NO_FAMILY = "the seal of {alpha} names no trial family"
+"""Why an alpha outside any trial family has no figure (the route's reason, the pbo check's)."""
 SPLITS_DEFAULT = 16
 SPLITS_MIN = 4
 SPLITS_MAX = 16

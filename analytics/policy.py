@@ -58,6 +58,10 @@ class Policy:
     arl0_weeks: float = DEFAULT_ARL0
     """`[monitoring] arl0_weeks`: its in-control average run length, the mean weeks between false
     alarms of an alpha that still works as expected (the committee's false-alarm rate)."""
+    bounded: frozenset[str] = frozenset()
+    """The checks the operator's file bounds ([checks.<id>] with a side): a check of the trial
+    family (`Check.family_min`) it bounds is measured whenever its route measures it, not only from
+    the default's family size."""
 
     def chart(self) -> Design:
         """The CUSUM every approved alpha is watched with (`analytics.monitoring.design`)."""
@@ -76,6 +80,8 @@ class Policy:
             for side, value in sides.items()
         )
         text += f";monitoring:{self.ir_fall!r},{self.arl0_weeks!r}"
+        if self.bounded:  # a family check bounded by the operator is measured from fewer trials
+            text += ";bounded:" + ",".join(sorted(self.bounded))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def tightened(self, args: ChecksQuery) -> dict[str, dict[str, float]]:
@@ -87,7 +93,7 @@ class Policy:
             if check.id not in self.thresholds and not any(
                 getattr(args, parameter) is not None for parameter in check.parameters.values()
             ):
-                continue  # an optional check the policy leaves off, and the request too
+                continue  # an optional check the policy leaves (or turns) off, and the request too
             sides = dict(self.thresholds.get(check.id, {}))
             loosened = False
             for side, parameter in check.parameters.items():
@@ -116,7 +122,7 @@ class Policy:
 
 
 def default_policy() -> Policy:
-    """The documented thresholds; the optional checks off."""
+    """The documented thresholds; the optional checks off (the family's on by default)."""
     return Policy(
         MappingProxyType({c.id: MappingProxyType(dict(c.defaults)) for c in CHECKS if not c.optional}),
         "defaults",
@@ -135,7 +141,8 @@ def load_policy(path: str) -> Policy:
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(f"{SETTING}={path}: not valid TOML ({exc})") from exc
     try:
-        return Policy(_thresholds(document), "operator", _approve(document), *_monitoring(document))
+        thresholds, bounded = _thresholds(document)
+        return Policy(thresholds, "operator", _approve(document), *_monitoring(document), bounded)
     except PolicyError as exc:
         raise PolicyError(f"{SETTING}={path}: {exc}") from None
 
@@ -172,7 +179,8 @@ def _approve(document: dict[str, Any]) -> str:
     return str(found)
 
 
-def _thresholds(document: dict[str, Any]) -> Thresholds:
+def _thresholds(document: dict[str, Any]) -> tuple[Thresholds, frozenset[str]]:
+    """The thresholds of the file, and the checks it bounds (`Policy.bounded`)."""
     extra = sorted(set(document) - {"checks", "approval", "monitoring"})
     if extra:
         raise PolicyError(
@@ -183,6 +191,7 @@ def _thresholds(document: dict[str, Any]) -> Thresholds:
     if not isinstance(given, dict):
         raise PolicyError("checks must be a table of [checks.<id>] tables")
     merged: dict[str, dict[str, float]] = {c.id: dict(c.defaults) for c in CHECKS if not c.optional}
+    bounded: set[str] = set()
     for check_id, sides in given.items():
         check = BY_ID.get(check_id)
         if check_id in RENAMED:
@@ -194,6 +203,14 @@ def _thresholds(document: dict[str, Any]) -> Thresholds:
             raise PolicyError(f"checks.{check_id}: unknown check (known: {', '.join(BY_ID)})")
         if not isinstance(sides, dict):
             raise PolicyError(f"checks.{check_id}: must be a table with {' and '.join(check.parameters)}")
+        if check.family_min is not None and "off" in sides:
+            # On by default for a large enough family: the operator may still turn it off
+            if len(sides) != 1 or sides["off"] is not True:
+                raise PolicyError(f"checks.{check_id}: off = true turns it off, alone in its table")
+            del merged[check_id]
+            continue
+        if check.family_min is not None and sides:
+            bounded.add(check_id)
         if check.optional:
             if not sides:
                 raise PolicyError(
@@ -212,4 +229,4 @@ def _thresholds(document: dict[str, Any]) -> Thresholds:
         band = merged[check_id]
         if MIN in band and MAX in band and band[MIN] > band[MAX]:
             raise PolicyError(f"checks.{check_id}: min {band[MIN]:g} is above max {band[MAX]:g}")
-    return MappingProxyType({k: MappingProxyType(v) for k, v in merged.items()})
+    return MappingProxyType({k: MappingProxyType(v) for k, v in merged.items()}), frozenset(bounded)

@@ -99,7 +99,7 @@ from schemas.bodies.residual import Residual
 from schemas.bodies.review import ReviewEntry, ReviewQueue
 from schemas.bodies.rows import CorrelationRow
 from schemas.bodies.significance import Significance
-from schemas.checks import LIVE_MIN_SESSIONS
+from schemas.checks import BY_ID, LIVE_MIN_SESSIONS
 from schemas.conventions import WEEKS_PER_YEAR
 from schemas.query import (
     ApprovedHealthQuery,
@@ -184,6 +184,17 @@ class Reading(BuildAnswers):
         the p-values of the alphas it may read)."""
         return significance.seen(self.snapshot.trials(), self.readable(), alpha)
 
+    def family_trials(self, alpha: str) -> significance.FamilyTrials | None:
+        """The trials of the alpha's own trial family as the reader sees them (its members the
+        reader may read); None when its seal names no family, or the lake has no catalogue index."""
+        catalogue = self.snapshot.catalogue
+        index, listing = catalogue.index, catalogue.listing
+        family = None if index is None or listing is None else overfitting.family_of(index, alpha)
+        if family is None or index is None or listing is None:
+            return None
+        members = overfitting.family_members(index, listing.ids, self.readable(), family)
+        return significance.family_trials(self.snapshot.trials(), family, [a for a, _ in members])
+
     def market(self) -> BenchmarkSeries:
         """The market benchmark's daily series; `BenchmarkMissing` when the lake has none."""
         view = self.reader.benchmark_view(MARKET_BENCHMARK)
@@ -213,12 +224,14 @@ class Reading(BuildAnswers):
         require_built(view)
         self.whole_catalogue()
         seen = self.seen(view.alpha_id)
+        family = self.family_trials(view.alpha_id)
         warnings = Warnings()
         data = significance.significance_payload(
-            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, self.scope.access, warnings
+            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, self.scope.access, warnings, family
         )
-        # The build and the catalogue figures it is given, nothing else.
-        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}")
+        # The build and the catalogue and family figures it is given, nothing else.
+        family_tag = "family-none" if family is None else family.tag()
+        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}")
 
     @served(
         "Correlation with every other alpha the key may read",
@@ -277,7 +290,7 @@ class Reading(BuildAnswers):
         if not self.scope.access.ledger:
             reason = withheld("ledger", "overfitting", warnings)
         elif family is None:
-            reason = f"the seal of {view.alpha_id} names no trial family"
+            reason = overfitting.NO_FAMILY.format(alpha=view.alpha_id)
         if family is not None:
             members = overfitting.family_members(index, listing.ids, self.readable(), family)
         if reason is None and len(members) >= overfitting.MIN_TRIALS:
@@ -331,6 +344,7 @@ class Reading(BuildAnswers):
         self.whole_catalogue()
         access, may_call = self.scope.access, self.scope.may_call
         seen = self.seen(view.alpha_id)
+        family = self.family_trials(view.alpha_id)
         catalogue = self.snapshot.catalogue
         reference = checks.production_references(
             catalogue, self.readable(), view.alpha_id, self.standings.approved
@@ -348,12 +362,18 @@ class Reading(BuildAnswers):
             except BenchmarkMissing as exc:  # one check without SPY, not the battery
                 residual_why = residual.market_missing(exc)
         held = self.tenure(view.alpha_id)
-        # The optional pbo check, when the policy or the request turned it on: /analytics/overfitting's.
-        pbo = None
+        # The pbo check, on unless the operator's policy turned it off: /analytics/overfitting's, in
+        # the reader's scope (the family's size it states is the members the reader may read).
+        # A lake without a catalogue index (families are read from it) leaves the check not
+        # measurable, not the battery a 503 as /analytics/overfitting is.
+        pbo, found = None, None
         if "pbo" in thresholds and only is None:
-            found = self.overfitting(view, OverfittingQuery())
-            warnings.extend(found.warnings)
-            pbo = checks.pbo_figure(found.data)
+            if catalogue.index is not None:
+                found = self.overfitting(view, OverfittingQuery())
+            asked = any(getattr(q, side) is not None for side in BY_ID["pbo"].parameters.values())
+            bounded = asked or "pbo" in self.policy.bounded
+            answer = None if found is None else found.data
+            pbo = checks.pbo_figure(view.alpha_id, answer, bounded, access, warnings)
         matrix = self.snapshot.matrix("returns") if refused is None or residual_why is None else None
         production = checks.Production(
             None if refused else matrix, reference.alphas, refused, reference.origin
@@ -366,6 +386,7 @@ class Reading(BuildAnswers):
             thresholds,
             self.policy,
             seen,
+            family,
             production,
             access,
             positions,
@@ -382,6 +403,7 @@ class Reading(BuildAnswers):
                 view.build_id,
                 self.policy.tag(),
                 seen.tag(),
+                "family-none" if family is None else family.tag(),
                 catalogue_tag(catalogue, reference.mask, "checks.production", reference.origin, "returns"),
                 "tenure-none" if held is None else held.tag(),
                 "market-none" if market is None else f"market-{market.build_id}",
@@ -389,7 +411,7 @@ class Reading(BuildAnswers):
                 f"{int(positions is None)}{int(residual_why is None)}",
             )
         )
-        if pbo is not None:  # the family's members the reader may read (only when the check is on)
+        if found is not None:  # the family's members the reader may read (while the check is on)
             version += f"+pbo-{found.version}"
         if only is not None:
             version += "+only-" + ",".join(sorted(only))

@@ -13,7 +13,9 @@ catalogue's (a count: deflating by fewer trials than were run would flatter the 
 variance V of the trials' Sharpe ratios and the Holm and Benjamini-Hochberg family are over the
 alphas the caller may read. Both are functions of other alphas' values: over the whole catalogue,
 a caller that may read every alpha but one solves V for the hidden alpha's Sharpe ratio (one
-quadratic), and an adjusted p-value for its p-value.
+quadratic), and an adjusted p-value for its p-value. `dsr_family` (`FamilyTrials`, issue 65)
+deflates by the alpha's own trial family instead: N its members the caller may read with a
+measurable Sharpe ratio, V their variance, so an unrelated publish leaves it as it was.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from analytics.variance import measurable_std
 from datasets.catalogue_snapshot import Trials
 from datasets.queries import Window
 from datasets.reader import BuildView
-from schemas.bodies.analytics import DsrTrials
+from schemas.bodies.analytics import AnalyticsStat, DsrTrials
 from schemas.bodies.significance import Bootstrap, MultipleTesting, Significance
 from schemas.bodies.uncertainty import BLOCK_LENGTH_RULE
 
@@ -141,6 +143,38 @@ class Seen:
         return digest.hexdigest()[:24]
 
 
+@dataclass(frozen=True)
+class FamilyTrials:
+    """The trials of the alpha's own trial family (issue 65, item 2: deflating by the whole
+    catalogue moved with every unrelated publish): the members the key may read with a measurable
+    Sharpe ratio, N, and the variance V of their Sharpe ratios. In the key's scope: a member it may
+    not read is neither counted nor in V."""
+
+    family: str
+    count: int
+    sharpe_variance: float  # ddof 1; NaN below 2 members
+
+    def tag(self) -> str:
+        return hashlib.sha256(f"{self.family};{self.count};{self.sharpe_variance!r}".encode()).hexdigest()[
+            :16
+        ]
+
+
+MIN_FAMILY_TRIALS = 2
+"""Members (readable, with a measurable Sharpe ratio) from which the family's DSR is measured and
+the deflated_sharpe check deflates by the family: V needs 2 Sharpe ratios."""
+
+
+def family_trials(trials: Trials, family: str, members: list[str]) -> FamilyTrials:
+    """`members` (the family's members the reader may read) as trials: those with a measurable
+    Sharpe ratio in the catalogue's index."""
+    rows = np.array([trials.rows[a] for a in members if a in trials.rows], dtype=np.int64)
+    sharpes = trials.sharpes[rows]
+    sharpes = sharpes[np.isfinite(sharpes)]
+    variance = float(np.var(sharpes, ddof=1)) if sharpes.size >= MIN_FAMILY_TRIALS else math.nan
+    return FamilyTrials(family, int(sharpes.size), variance)
+
+
 def seen(trials: Trials, readable: np.ndarray, alpha: str) -> Seen:
     """What a key that may read the alphas of the mask `readable` is answered about `alpha`."""
     assert readable.size == trials.sharpes.size  # both in the listing's order
@@ -194,7 +228,9 @@ def significance_payload(
     seen: Seen,
     access: Access,
     warnings: Warnings,
+    family: FamilyTrials | None = None,
 ) -> Significance:
+    """`family`: the trials of the alpha's family (None: its seal names none)."""
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, "long_short")
     returns = np.empty(0) if ledger is None else ledger.window(window).returns
@@ -271,6 +307,7 @@ def significance_payload(
                 effective_count=effective,
             ),
         ),
+        dsr_family=_dsr_family(view.alpha_id, m, reason, family, per_year, access),
         effective_dsr=declared_stat(
             Significance,
             "effective_dsr",
@@ -279,6 +316,37 @@ def significance_payload(
         ),
         bootstrap=_bootstrap(view, window, access, warnings),
         multiple_testing=_multiple_testing(seen, access, warnings),
+    )
+
+
+def _dsr_family(
+    alpha: str, m: Moments | None, reason: str, family: FamilyTrials | None, per_year: int, access: Access
+) -> AnalyticsStat:
+    """The DSR over the alpha's own family's trials: N its members the key may read with a
+    measurable Sharpe ratio, V the variance of their Sharpe ratios (`FamilyTrials`)."""
+    count = 0 if family is None else family.count
+    variance = math.nan if family is None else family.sharpe_variance
+    expected = expected_max_sharpe(count, variance)
+    if m is not None and family is None:
+        reason = f"not_applicable: the seal of {alpha} names no trial family"
+    elif m is not None and family is not None and count < MIN_FAMILY_TRIALS:
+        reason = (
+            f"fewer than {MIN_FAMILY_TRIALS} members of family {family.family} this key may read have a "
+            "measurable Sharpe ratio, so the variance of the trials' Sharpe ratios is unknown"
+        )
+    return declared_stat(
+        Significance,
+        "dsr_family",
+        None if m is None or family is None else dsr(m, count, variance),
+        reason,
+        trials=DsrTrials(
+            count=count,
+            count_source="family",
+            sharpe_variance=number(variance) if access.ledger else None,
+            sharpe_variance_alphas=count if access.ledger else None,
+            expected_max_sharpe=number(expected * math.sqrt(per_year)) if access.ledger else None,
+            effective_count=None,
+        ),
     )
 
 

@@ -49,6 +49,19 @@ RESIDUAL_PER_COEFFICIENT = 10
 """Sessions `/analytics/residual`'s regression needs per coefficient it fits (the intercept, SPY's
 beta, one beta per reference alpha): fitting p coefficients shrinks the residual's std(ddof=1) by
 sqrt((n - p) / (n - 1)), at most about 5% at 10 sessions per coefficient."""
+PBO_DEFAULT_MIN_TRIALS = 10
+"""pbo: the members of its trial family the key may read from which the check is on by default
+(issue 65, item 2). CSCV ranks the in-sample best of N trials among N out of sample: with fewer,
+the relative rank w = rank / (N + 1) takes so few values that the logit's sign, hence the PBO, moves
+in coarse steps (at N = 6 the median leaves 3 places either side); Bailey, Borwein, López de Prado
+and Zhu (2017) use N >= 10 trials in their examples. /analytics/overfitting serves a PBO from 6
+(its MIN_TRIALS); a bound the operator's policy or the request sets measures the check from there."""
+PBO_BELOW_DEFAULT = (
+    "not_applicable: the trial family {family} has {trials} member(s) this key may read; the pbo check is on by "
+    f"default from {PBO_DEFAULT_MIN_TRIALS} (fewer trials leave CSCV's rank logit too coarse), or when the "
+    "operator's policy or the request bounds it"
+)
+"""The reason of the default pbo check of a family below PBO_DEFAULT_MIN_TRIALS readable members."""
 PERCENT_UNITS = ("fraction",)
 """Units whose values a check's `reason` writes in percent (13.9%), as the dashboard shows them;
 any other unit is written as a plain number."""
@@ -76,6 +89,12 @@ class Check:
     values: tuple[float | None, float | None] = (None, None)
     """The values the checked figure can take (lowest, highest; None: unbounded): the range a
     request's bound must lie in (`schemas.query.ChecksQuery`, derived from this battery)."""
+    family_min: int | None = None
+    """On by default only for an alpha whose trial family has at least this many members the key
+    may read (the pbo check, PBO_DEFAULT_MIN_TRIALS); below, or without a family, its entry is
+    not measurable with the reason and leaves the verdict as the rest makes it (FAMILY_CHECKS).
+    The operator's policy may turn it off (`off = true`); a bound the policy or the request sets
+    measures it whenever its route does."""
 
 
 def _check(
@@ -86,6 +105,7 @@ def _check(
     over_catalogue: bool = False,
     optional: bool = False,
     values: tuple[float | None, float | None] = (None, None),
+    family_min: int | None = None,
     **sides: tuple[float | None, str],
 ) -> Check:
     """A check whose value is served under its id: its unit and annualisation are its term's
@@ -106,6 +126,7 @@ def _check(
         over_catalogue,
         optional,
         values,
+        family_min,
     )
 
 
@@ -121,10 +142,12 @@ CHECKS: tuple[Check, ...] = (
     _check(
         "deflated_sharpe",
         "analytics.significance",
-        "the long_short book's Deflated Sharpe Ratio over the window, as /analytics/significance dsr serves it "
-        "(the catalogue's trial count, the Sharpe variance of the alphas the key may read)",
+        "the long_short book's Deflated Sharpe Ratio over the window: /analytics/significance dsr_family (the "
+        "trials of the alpha's own trial family: its members the key may read with a measurable Sharpe ratio, and "
+        "their Sharpe variance) when that family has at least 2 of them, else dsr (the catalogue's trial count, "
+        "the Sharpe variance of the alphas the key may read); the reason names the basis",
         "the probability that the long_short book's Sharpe ratio is above what the best of {trials} trials "
-        "without skill would reach by chance (the Deflated Sharpe Ratio)",
+        "{basis} without skill would reach by chance (the Deflated Sharpe Ratio)",
         min=(0.95, "min_deflated_sharpe"),
         over_catalogue=True,
         values=(0, 1),
@@ -261,21 +284,24 @@ CHECKS: tuple[Check, ...] = (
         "analytics.overfitting",
         "/analytics/overfitting pbo at splits=16: the probability of backtest overfitting of the trial family the "
         "alpha's seal names, over the members the key may read (combinatorially symmetric cross-validation of their "
-        "daily long_short returns, whole history); off unless the operator's policy or the request bounds it; not "
-        "measurable without a family or below 6 readable members, which leaves the summary's verdict as the rest "
-        "makes it",
+        f"daily long_short returns, whole history); on by default for a family of at least {PBO_DEFAULT_MIN_TRIALS} "
+        "members the key may read, from 6 when the operator's policy or the request bounds it; without a family or "
+        "below those counts not measurable, which leaves the summary's verdict as the rest makes it",
         "the probability that the best of its family's {trials} trials in sample ranks at or below the median out "
         "of sample (family {family})",
         over_catalogue=True,
-        optional=True,
-        max=(None, "max_pbo"),
+        max=(0.5, "max_pbo"),
         values=(0, 1),
+        family_min=PBO_DEFAULT_MIN_TRIALS,
     ),
 )
 """The battery, in the order every answer lists it."""
 OPTIONAL_CHECKS = tuple(check.id for check in CHECKS if check.optional)
 """Checks off by default (`Check.optional`): a not-measurable one leaves the verdict as the rest
-makes it (an alpha outside any trial family is not incomplete for it)."""
+makes it."""
+FAMILY_CHECKS = tuple(check.id for check in CHECKS if check.family_min is not None)
+"""Checks of the alpha's trial family (`Check.family_min`): a not-measurable one leaves the verdict as
+the rest makes it (an alpha outside any trial family is not incomplete for it)."""
 BY_ID = {check.id: check for check in CHECKS}
 RENAMED = MappingProxyType({"ic_t_stat": "ic_t_statistic"})
 """Check ids renamed (issue 46, item 3: one name, one meaning), old -> new: a policy file naming the old

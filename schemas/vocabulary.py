@@ -455,9 +455,16 @@ TERMS: tuple[Term, ...] = (
         null=NOT_MEASURABLE,
     ),
     Term(
+        "dsr_family",
+        "Deflated Sharpe ratio over the family's trials",
+        "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the trials of the alpha's own trial family (N its members the key may read with a measurable Sharpe ratio, V the variance of their Sharpe ratios); not applicable without a family",
+        "probability",
+        null=NOT_MEASURABLE,
+    ),
+    Term(
         "trials.count",
         "Trials (N)",
-        "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the request's trials",
+        "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the request's trials (dsr); the members of the alpha's trial family the key may read with one (dsr_family)",
         "trials",
         window="whole history (from/to do not narrow it)",
     ),

@@ -28,7 +28,10 @@ class DsrTrials(Body, kw_only=True, frozen=True):
     count: int
     count_source: Annotated[
         str,
-        Meta(description="`catalogue`, or `request` when `trials=` overrode the count."),
+        Meta(
+            description="`catalogue`, or `request` when `trials=` overrode the count (dsr); `family` (dsr_family: the "
+            "members of the alpha's trial family the key may read)."
+        ),
     ]
     sharpe_variance: Annotated[
         float | None,

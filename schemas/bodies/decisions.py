@@ -73,7 +73,7 @@ def policy_bounds(check_id: str) -> Meta:
         )
         for side in check.parameters
     }
-    if check.optional:
+    if check.optional or check.family_min is not None:  # off until bounded, or turned off
         return figure(f"The policy's thresholds of {check.id} (absent: the check is off)", keys=sides)
     return figure(f"The policy's thresholds of {check.id}", keys=sides)
 

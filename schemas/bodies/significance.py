@@ -199,6 +199,44 @@ class Significance(Body, kw_only=True, frozen=True):
             },
         ),
     ]
+    dsr_family: Annotated[
+        AnalyticsStat,
+        figure(
+            "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the trials of the alpha's own "
+            "trial family (dsr deflates by the whole catalogue's)",
+            "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))), N the family's "
+            "members the key may read with a measurable Sharpe ratio, V the variance (ddof 1) of their Sharpe "
+            "ratios; not applicable without a family, not measurable below 2 such members",
+            keys={
+                "trials": figure(
+                    "The trials behind SR0: the family's members the key may read (no other member is counted, "
+                    "and no figure of a member it may not read enters); another family's publish or an "
+                    "unrelated one leaves them as they were"
+                ),
+                "trials.count": figure(
+                    "N: the members of the alpha's trial family the key may read with a measurable long_short "
+                    "Sharpe ratio (0 without a family)",
+                    source="catalogue",
+                ),
+                "trials.count_source": figure("family"),
+                "trials.sharpe_variance": figure(
+                    "V: sample variance (ddof=1) of those members' per-session Sharpe ratios, each over its whole "
+                    "history; not measurable below 2 of them; null for a key that may not read the ledger",
+                    source="catalogue",
+                ),
+                "trials.sharpe_variance_unit": figure("Unit of sharpe_variance"),
+                "trials.sharpe_variance_alphas": figure(
+                    "How many Sharpe ratios V is over (N); null for a key that may not read the ledger",
+                    source="catalogue",
+                ),
+                "trials.expected_max_sharpe": figure(
+                    "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
+                ),
+                "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
+                "trials.effective_count": figure("null: the family's trials are not clustered"),
+            },
+        ),
+    ]
     effective_dsr: Annotated[
         AnalyticsStat,
         figure(

@@ -56,10 +56,14 @@ ORDER = [
     "fragility",
     "live_information_ratio",
     "decay_ratio",
+    "pbo",
 ]
 LIVE = {"live_information_ratio", "decay_ratio"}
 """Measured for an approved alpha only (tests/analytics/test_live_checks.py): not_measurable here,
 where no alpha was approved, and left out of the summary's verdict."""
+FAMILY = {"pbo"}
+"""Measured for an alpha of a trial family only (tests/analytics/test_overfitting.py): not applicable
+here, where no seal names a family, and left out of the summary's verdict."""
 DEFAULTS = {
     "information_ratio": {"min": 1.0},
     "deflated_sharpe": {"min": 0.95},
@@ -74,6 +78,7 @@ DEFAULTS = {
     "decay_ratio": {"min": 0.25},
     "fragility": {"min": 0.5},
     "residual_information_ratio": {"min": 0.3},
+    "pbo": {"max": 0.5},
 }
 PARAMETERS = {
     ("information_ratio", "min"): "min_information_ratio",
@@ -90,6 +95,7 @@ PARAMETERS = {
     ("decay_ratio", "min"): "min_decay_ratio",
     ("fragility", "min"): "min_fragility",
     ("residual_information_ratio", "min"): "min_residual_information_ratio",
+    ("pbo", "max"): "max_pbo",
 }
 SOURCES = {
     "information_ratio": "portfolio.ledger",
@@ -105,6 +111,7 @@ SOURCES = {
     "decay_ratio": "analytics.live",
     "fragility": "analytics.attribution",
     "residual_information_ratio": "analytics.residual",
+    "pbo": "analytics.overfitting",
 }
 ANNUALISED = {
     "information_ratio",
@@ -147,6 +154,7 @@ LOOSE = {
     "decay_ratio": {"min": -50.0},
     "fragility": {"min": -50.0},
     "residual_information_ratio": {"min": -50.0},
+    "pbo": {"max": 1.0},
 }
 RECENT_SESSIONS = 504
 MIN_YEAR_SESSIONS = 20
@@ -345,8 +353,10 @@ def assert_consistent(data: dict[str, Any], policy: dict[str, dict[str, float]],
     assert summary["passed"] == verdicts.count("pass"), where
     assert summary["failed"] == verdicts.count("fail"), where
     assert summary["not_measurable"] == verdicts.count("not_measurable"), where
-    # A live check without a value leaves the verdict to the rest of the battery.
-    unmeasured = any(e["verdict"] == "not_measurable" and e["id"] not in LIVE for e in data["checks"])
+    # A live or family check without a value leaves the verdict to the rest of the battery.
+    unmeasured = any(
+        e["verdict"] == "not_measurable" and e["id"] not in LIVE | FAMILY for e in data["checks"]
+    )
     expected = "fail" if "fail" in verdicts else ("incomplete" if unmeasured else "pass")
     assert summary["verdict"] == expected, where
 
@@ -470,7 +480,7 @@ def test_every_reason_says_what_the_value_means(api: Api, lake: ref.Lake) -> Non
     served = by_id(data)
     trials = api.ok(f"/v1/alphas/{alpha}/analytics/significance")["data"]["dsr"]["trials"]["count"]
     assert (
-        f"the best of {trials} trials without skill would reach by chance"
+        f"the best of {trials} trials of the catalogue without skill would reach by chance"  # no family here
         in served["deflated_sharpe"]["reason"]
     )
     ledger = lake.ledger_in(alpha, "long_short", (None, None))
@@ -501,9 +511,9 @@ def test_values_are_measured_somewhere_and_verdicts_vary(api: Api) -> None:
                 if entry["value"] is not None:
                     measured.add(entry["id"])
                 verdicts.add(entry["verdict"])
-    assert measured == set(
-        ORDER
-    )  # the live ones of the demo's approved alpha: tests/analytics/test_live_checks.py
+    # the live ones of the demo's approved alpha: tests/analytics/test_live_checks.py; pbo's of a
+    # family (the small demo has none): tests/analytics/test_overfitting.py
+    assert measured == set(ORDER) - FAMILY
     assert verdicts == {"pass", "fail", "not_measurable"}
 
 
@@ -601,7 +611,8 @@ def test_tightening_turns_a_pass_into_a_fail(loose_api: Api) -> None:
             at = by_id(checks(loose_api, alpha, book="long_short", **{parameter: repr(value)}))[check]
             assert at["verdict"] == "pass", (alpha, check, at)
             tightened.add((check, side))
-    assert tightened == {key for key in PARAMETERS if key[0] not in LIVE}  # live: test_live_checks.py
+    # live: test_live_checks.py; pbo: test_overfitting.py
+    assert tightened == {key for key in PARAMETERS if key[0] not in LIVE | FAMILY}
 
 
 def test_the_summary_fails_once_one_check_fails(loose_api: Api) -> None:
@@ -693,7 +704,7 @@ def test_data_the_key_may_not_read_is_withheld(
         if check in withheld:
             assert entry["value"] is None and entry["verdict"] == "not_measurable", entry
             assert entry["reason"].startswith("access_limited"), entry
-        elif check not in LIVE:
+        elif check not in LIVE | FAMILY:
             assert close(entry["value"], expected[check]), (check, entry)
     assert warned_blocks(body) == {f"checks.{check}" for check in withheld}
     assert (data["sessions"] is None) == (token == "no_portfolio")

@@ -5,8 +5,9 @@ numpy's least squares, a loop over the combinations) over the lake's ledger file
 read is never in a figure; 3 readable members are too few); the refusals; and the known answers of
 the demo's two families on the full-size market (noise above 0.5, planted below 0.2).
 
-A lake of two small families (8 variants each of the demo's two families, on the small market)
-is built once per run: about 15 s of one core.
+A lake of two small families (8 variants of the demo's planted family and 10 of its noise family,
+on the small market) is built once per run: about 17 s of one core. The noise family's 10 make the
+pbo check on by default (`schemas.checks.PBO_DEFAULT_MIN_TRIALS`), the planted family's 8 do not.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from scipy.stats import rankdata
 
 from core.context import AllowList
 from schemas.bodies.overfitting import FamilyMemberRow
+from schemas.checks import LIVE_CHECKS
 from tests.analytics import reference as ref
 from tests.analytics.conftest import CALLERS, Api, endpoints_only, serving
 from tests.analytics.helpers import close
@@ -36,7 +38,7 @@ from tests.conftest import built_once
 PATH = "/v1/alphas/{}/analytics/overfitting"
 RawData = dict[str, msgspec.Raw]
 PLANTED = [f"Test_family_planted_{i:02d}" for i in range(1, 9)]
-NOISE = [f"Test_family_noise_{i:02d}" for i in range(1, 9)]
+NOISE = [f"Test_family_noise_{i:02d}" for i in range(1, 11)]
 THREE = NOISE[:3]
 SEVEN = NOISE[1:8]
 
@@ -93,7 +95,7 @@ def families_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
         outcomes = build_many(sorted(str(p) for p in seals.iterdir()), str(lake), jobs=2)
         assert not [o for o in outcomes if o.status == "refused"]
 
-    return built_once(tmp_path_factory, "families_lake", build)
+    return built_once(tmp_path_factory, "families_lake_8_10", build)  # the name says which variants
 
 
 @pytest.fixture(scope="module")
@@ -141,14 +143,14 @@ def test_every_figure_equals_the_papers_steps(
 
 
 def test_a_key_is_answered_over_the_members_it_may_read(families_api: Api, families_lake: Path) -> None:
-    """Seven of the eight: the figures are the seven's (a member it may not read never enters);
+    """Seven of the ten: the figures are the seven's (a member it may not read never enters);
     three: too few, not measurable, saying so, and nothing of the others named."""
     lake = ref.Lake(families_lake)
     body = families_api.ok(PATH.format(SEVEN[0]), "seven", splits=8)["data"]
     members = sorted(SEVEN, reverse=True)
     check_against_paper(body, paper_cscv(family_returns(lake, members), 8), members)
     whole = families_api.ok(PATH.format(SEVEN[0]), splits=8)["data"]
-    assert whole["pbo"]["value"] != body["pbo"]["value"] or whole["family_trials"] == 8
+    assert whole["family_trials"] == len(NOISE) and body["family_trials"] == 7
 
     three = families_api.ok(PATH.format(THREE[0]), "three")["data"]
     assert three["family_trials"] == 3
@@ -231,47 +233,110 @@ def test_a_notebook_is_answered_the_served_struct(families_api: Api, families_la
         figures.reader.close()
 
 
-# -- the optional pbo check of /analytics/checks ------------------------------------------------------
+# -- the pbo check of /analytics/checks ------------------------------------------------------------------
 
 CHECKS = "/v1/alphas/{}/analytics/checks"
 
 
-def test_the_pbo_check_is_off_by_default_and_on_when_asked(families_api: Api) -> None:
+def pbo_entry(answer: dict[str, Any]) -> dict[str, Any]:
+    return next(c for c in answer["checks"] if c["id"] == "pbo")
+
+
+def test_the_pbo_check_is_on_by_default_for_a_family_of_ten(families_api: Api) -> None:
+    """Issue 65, item 2: a family of 10 members the key may read is judged by its PBO in the default
+    verdict, the value /analytics/overfitting's; a bound of the request still tightens it."""
     default = families_api.ok(CHECKS.format(NOISE[0]))["data"]
-    assert "pbo" not in [c["id"] for c in default["checks"]]
-    assert "pbo" not in default["policy"]["thresholds"]
+    assert default["policy"]["thresholds"]["pbo"] == {"max": 0.5}
     overfitting = families_api.ok(PATH.format(NOISE[0]))["data"]
     pbo = overfitting["pbo"]["value"]
-    for bound, verdict in ((1.0, "pass"), (0.0, "fail")):
+    assert overfitting["family_trials"] == 10 and pbo is not None
+    entry = pbo_entry(default)
+    assert entry["value"] == pbo and entry["threshold"] == entry["policy_threshold"] == {"max": 0.5}
+    assert entry["verdict"] == ("pass" if pbo <= 0.5 else "fail"), entry
+    assert "family pure_noise" in entry["reason"] and "10 trials" in entry["reason"]
+    assert default["summary"]["failed"] == sum(c["verdict"] == "fail" for c in default["checks"])
+    for bound, verdict in ((pbo, "pass"), (0.0, "fail")):
         found = families_api.ok(CHECKS.format(NOISE[0]), max_pbo=bound)["data"]
-        entry = next(c for c in found["checks"] if c["id"] == "pbo")
+        entry = pbo_entry(found)
         assert entry["value"] == pbo and entry["verdict"] == verdict, entry
-        assert entry["threshold"] == {"max": bound} and entry["policy_threshold"] == {}
-        assert "family pure_noise" in entry["reason"] and "8 trials" in entry["reason"]
-    # Three readable members: not measurable, with the overfitting answer's reason, and the verdict
-    # as the rest of the battery makes it.
+        assert entry["threshold"] == {"max": bound} and entry["policy_threshold"] == {"max": 0.5}
+
+
+def test_below_ten_readable_members_the_default_pbo_check_says_why(families_api: Api) -> None:
+    """The planted family's 8, and 7 of the noise family's 10 for a key reading those 7 (the count
+    is the key's: never the 10 it may not read): not applicable by default, the verdict as the rest
+    of the battery makes it; bounded by the request, measured from 6 as the route measures it."""
+    planted = families_api.ok(CHECKS.format(PLANTED[0]))["data"]
+    entry = pbo_entry(planted)
+    assert entry["value"] is None and entry["verdict"] == "not_measurable"
+    assert entry["reason"].startswith("not_applicable: the trial family planted_latent has 8 member(s)")
+    assert "on by default from 10" in entry["reason"]
+    asked = pbo_entry(families_api.ok(CHECKS.format(PLANTED[0]), max_pbo=0.5)["data"])
+    assert asked["value"] == families_api.ok(PATH.format(PLANTED[0]))["data"]["pbo"]["value"] is not None
+    seven = pbo_entry(families_api.ok(CHECKS.format(SEVEN[0]), "seven")["data"])
+    assert seven["verdict"] == "not_measurable" and "pure_noise has 7 member(s)" in seven["reason"]
+    assert "10 trials" not in seven["reason"] and "has 10" not in seven["reason"]
+    # Three readable members, bounded by the request: not measurable with the overfitting answer's
+    # reason, and the verdict as the rest of the battery makes it.
     three = families_api.ok(CHECKS.format(THREE[0]), "three", max_pbo=0.5)["data"]
-    entry = next(c for c in three["checks"] if c["id"] == "pbo")
+    entry = pbo_entry(three)
     assert entry["verdict"] == "not_measurable" and "at least 6 trials" in entry["reason"]
     without = families_api.ok(CHECKS.format(THREE[0]), "three")["data"]
     assert three["summary"]["verdict"] == without["summary"]["verdict"]
 
 
-def test_an_operator_policy_turns_the_pbo_check_on(tmp_path: Path) -> None:
+def test_an_alpha_without_a_family_has_the_pbo_check_not_applicable(api: Api) -> None:
+    answer = api.ok(CHECKS.format("momentum_12_1"))["data"]
+    entry = pbo_entry(answer)
+    assert entry["verdict"] == "not_measurable" and entry["value"] is None
+    assert entry["reason"] == "not_applicable: the seal of momentum_12_1 names no trial family"
+    others = [c for c in answer["checks"] if c["id"] != "pbo"]
+    assert answer["summary"]["verdict"] == (
+        "fail"
+        if any(c["verdict"] == "fail" for c in others)
+        else "incomplete"
+        if any(c["verdict"] == "not_measurable" and c["id"] not in LIVE_CHECKS for c in others)
+        else "pass"
+    )
+
+
+def test_an_operator_policy_turns_the_pbo_check_on_or_off(tmp_path: Path) -> None:
     from analytics.policy import PolicyError, load_policy
     from schemas.query import ChecksQuery
 
+    default = load_policy("")
+    assert dict(default.thresholds["pbo"]) == {"max": 0.5} and default.bounded == frozenset()
     path = tmp_path / "policy.toml"
     path.write_text("[checks.pbo]\nmax = 0.4\n")
     policy = load_policy(str(path))
-    assert dict(policy.thresholds["pbo"]) == {"max": 0.4}
+    assert dict(policy.thresholds["pbo"]) == {"max": 0.4} and policy.bounded == {"pbo"}
     assert policy.tightened(ChecksQuery(max_pbo=0.3))["pbo"] == {"max": 0.3}
     with pytest.raises(Exception, match="max_pbo"):
         policy.tightened(ChecksQuery(max_pbo=0.5))
-    assert "pbo" not in load_policy("").thresholds
-    path.write_text("[checks.pbo]\nmin = 0.4\n")
-    with pytest.raises(PolicyError, match="bounded by max only"):
+    assert policy.tag() != default.tag()
+    path.write_text("[checks.pbo]\noff = true\n")
+    off = load_policy(str(path))
+    assert "pbo" not in off.thresholds and "pbo" not in off.tightened(ChecksQuery())
+    assert off.tightened(ChecksQuery(max_pbo=0.5))["pbo"] == {"max": 0.5}  # a request turns it on
+    for text in (
+        "[checks.pbo]\nmin = 0.4\n",
+        "[checks.pbo]\noff = true\nmax = 0.4\n",
+        "[checks.pbo]\noff = 1\n",
+    ):
+        path.write_text(text)
+        with pytest.raises(PolicyError, match="bounded by max only|off = true"):
+            load_policy(str(path))
+    path.write_text("[checks.turnover]\noff = true\n")
+    with pytest.raises(PolicyError, match="bounded by min and max only"):
         load_policy(str(path))
+
+
+def test_an_operator_policy_that_turns_it_off_leaves_it_out(families_lake: Path, tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[checks.pbo]\noff = true\n")
+    with serving(families_lake, CALLERS, checks_policy_file=str(policy)) as api:
+        answer = api.ok(CHECKS.format(NOISE[0]))["data"]
+    assert "pbo" not in answer["policy"]["thresholds"] and "pbo" not in [c["id"] for c in answer["checks"]]
 
 
 def test_the_families_listing_names_only_what_the_key_may_read(
@@ -388,3 +453,118 @@ def test_one_family_is_computed_once_however_many_ask_at_once() -> None:
     assert len(reads) == 1
     assert len(answers) == 4 and all(answer is answers[0] for answer in answers)
     assert answers[0][0] is not None and key not in overfitting._in_flight
+
+
+# -- the deflated Sharpe ratio over the family's trials (issue 65, item 2) ----------------------------------
+
+SIGNIFICANCE = "/v1/alphas/{}/analytics/significance"
+
+
+def family_dsr(lake: ref.Lake, alpha: str, members: list[str]) -> tuple[float, int, float]:
+    """(DSR, N, V) by Bailey and López de Prado (2014), written again here: the members' per-session
+    Sharpe ratios (mean / std, ddof 1, of each whole history's daily returns), V their variance
+    (ddof 1), E[max SR] = sqrt(V) ((1 - g) Phi^-1(1 - 1/N) + g Phi^-1(1 - 1/(N e))), and the
+    PSR of the alpha's whole-history returns against it (biased skewness, Pearson kurtosis)."""
+    from scipy import stats
+
+    sharpes = []
+    for member in members:
+        r = lake.returns(member, "long_short", (None, None)).to_numpy()
+        r = r[np.isfinite(r)]
+        sharpes.append(r.mean() / r.std(ddof=1))
+    n, v = len(sharpes), float(np.var(sharpes, ddof=1))
+    gamma = 0.5772156649015329
+    sr0 = math.sqrt(v) * (
+        (1 - gamma) * stats.norm.ppf(1 - 1 / n) + gamma * stats.norm.ppf(1 - 1 / (n * math.e))
+    )
+    r = lake.returns(alpha, "long_short", (None, None)).to_numpy()
+    r = r[np.isfinite(r)]
+    sr = r.mean() / r.std(ddof=1)
+    skew, kurt = stats.skew(r), stats.kurtosis(r, fisher=False)
+    z = (sr - sr0) * math.sqrt(r.size - 1) / math.sqrt(1 - skew * sr + (kurt - 1) / 4 * sr**2)
+    return float(stats.norm.cdf(z)), n, v
+
+
+def test_the_family_dsr_deflates_by_the_familys_own_trials(families_api: Api, families_lake: Path) -> None:
+    """dsr_family: N the family's members the key may read, V their Sharpe variance, equal to the
+    paper's formula within 1e-9; dsr (the catalogue's) beside it with its own N; the
+    deflated_sharpe check deflates by the family and says so."""
+    lake = ref.Lake(families_lake)
+    for alpha, family, token in (
+        (NOISE[0], NOISE, "raw"),
+        (PLANTED[2], PLANTED, "raw"),
+        (SEVEN[0], SEVEN, "seven"),
+    ):
+        body = families_api.ok(SIGNIFICANCE.format(alpha), token)["data"]
+        expected, n, v = family_dsr(lake, alpha, family)
+        served = body["dsr_family"]
+        assert served["trials"]["count"] == n == len(family) and served["trials"]["count_source"] == "family"
+        assert abs(served["trials"]["sharpe_variance"] - v) <= 1e-9 * max(1.0, abs(v))
+        assert abs(served["value"] - expected) <= 1e-9, (alpha, served, expected)
+        assert body["dsr"]["trials"]["count_source"] == "catalogue"
+        assert body["dsr"]["trials"]["count"] == len(PLANTED) + len(NOISE)  # every published alpha
+        check = next(
+            c
+            for c in families_api.ok(CHECKS.format(alpha), token)["data"]["checks"]
+            if c["id"] == "deflated_sharpe"
+        )
+        assert abs(check["value"] - expected) <= 1e-9
+        family_name = "pure_noise" if family is not PLANTED else "planted_latent"
+        assert f"best of {n} trials of its trial family {family_name}" in check["reason"], check
+
+
+def test_an_alpha_without_a_family_has_no_family_dsr(api: Api) -> None:
+    body = api.ok(SIGNIFICANCE.format("momentum_12_1"))["data"]
+    assert body["dsr_family"]["value"] is None and body["dsr_family"]["trials"]["count"] == 0
+    assert (
+        body["dsr_family"]["withheld_reason"]
+        == "not_applicable: the seal of momentum_12_1 names no trial family"
+    )
+    check = next(
+        c for c in api.ok(CHECKS.format("momentum_12_1"))["data"]["checks"] if c["id"] == "deflated_sharpe"
+    )
+    assert "trials of the catalogue" in check["reason"] and body["dsr"]["value"] == check["value"]
+
+
+def test_unrelated_seals_leave_the_family_dsr_as_it_was(families_lake: Path, tmp_path: Path) -> None:
+    """The issue's case: the catalogue's N grew with every unrelated publish ("best of 7" at 09:39,
+    "best of 55" after 16 unrelated seals); the family's N and DSR do not move."""
+    import shutil
+
+    from alpha_results_seal.demo.corpus import write_corpus
+    from pipeline.build import build_many
+
+    def answers(lake: Path) -> dict[str, Any]:
+        with serving(lake, CALLERS) as api:
+            return api.ok(SIGNIFICANCE.format(NOISE[0]))["data"]
+
+    before = answers(families_lake)
+    lake = Path(shutil.copytree(families_lake, tmp_path / "lake"))
+    seals = tmp_path / "seals"
+    write_corpus(seals, size="small", seed=7, only=["momentum_12_1", "value_composite_legacy"])
+    outcomes = build_many(sorted(str(p) for p in seals.iterdir()), str(lake), jobs=1)
+    assert not [o for o in outcomes if o.status == "refused"]
+    after = answers(lake)
+    assert after["dsr"]["trials"]["count"] == before["dsr"]["trials"]["count"] + 2
+    assert after["dsr_family"] == before["dsr_family"]
+
+
+def test_a_key_without_the_ledger_is_told_why_not_how_many(families_api: Api) -> None:
+    """The family's PBO and DSR are built from its members' ledgers: a key that may not read ledgers
+    gets the check withheld under its own block, and no V or SR0 of the family."""
+    body = families_api.ok(CHECKS.format(NOISE[0]), "no_portfolio")
+    entry = pbo_entry(body["data"])
+    assert entry["value"] is None and entry["reason"].startswith("access_limited"), entry
+    assert "checks.pbo" in {w.get("block") for w in body["meta"]["warnings"]}
+    family = families_api.ok(SIGNIFICANCE.format(NOISE[0]), "no_portfolio")["data"]["dsr_family"]
+    assert family["value"] is None and family["trials"]["sharpe_variance"] is None
+    assert family["trials"]["expected_max_sharpe"] is None
+
+
+def test_a_lake_without_a_catalogue_index_leaves_the_pbo_check_not_measurable() -> None:
+    from analytics.access import FULL_ACCESS
+    from analytics.checks import pbo_figure
+    from analytics.entries import Warnings
+
+    figure = pbo_figure("momentum_12_1", None, False, FULL_ACCESS, Warnings())
+    assert figure.value is None and "no catalogue index" in figure.reason

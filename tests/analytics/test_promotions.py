@@ -304,7 +304,7 @@ def test_a_snapshot_and_an_event_are_the_checks_route_with_the_standings_of_thei
     }
 
     # A key of one alpha: no figure computed over the others, on /promotions and on /v1/events.
-    wide = ("deflated_sharpe", "production_correlation", "residual_information_ratio")
+    wide = ("deflated_sharpe", "production_correlation", "residual_information_ratio", "pbo")
     # Its own route: no production alpha or trial variance it may read; the residual on SPY alone.
     own = {
         c["id"]: c

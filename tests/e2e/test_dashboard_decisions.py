@@ -309,7 +309,11 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     significance = site.api(f"{base}/significance", token).json()["data"]
     shown = entry_values(page, "#significance table.significance-headline")
     assert_entries(
-        shown, {k: significance[k] for k in ("sharpe", "psr", "min_track_record", "dsr", "effective_dsr")}
+        shown,
+        {
+            k: significance[k]
+            for k in ("sharpe", "psr", "min_track_record", "dsr", "dsr_family", "effective_dsr")
+        },
     )
     years = significance["min_track_record"]["years"]
     assert f"{years:.4g} years" in page.inner_text("#significance-notes")

@@ -2294,7 +2294,9 @@ class DsrTrials(ApiStruct, kw_only=True, frozen=True):
     """
 
     count_source: str
-    """`catalogue`, or `request` when `trials=` overrode the count."""
+    """`catalogue`, or `request` when `trials=` overrode the count (dsr); `family` (dsr_family: the
+    members of the alpha's trial family the key may read).
+    """
 
     sharpe_variance: float | None
     """V, over the Sharpe ratios of the alphas the key may read (null without ledger access)."""
@@ -4280,6 +4282,11 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     dsr: AnalyticsStat
     """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials"""
 
+    dsr_family: AnalyticsStat
+    """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the trials of the
+    alpha's own trial family (dsr deflates by the whole catalogue's)
+    """
+
     effective_dsr: AnalyticsStat
     """Deflated Sharpe Ratio against the expected maximum Sharpe ratio of the effective number of
     trials (dsr.trials.effective_count in place of N; V as dsr's)
@@ -6245,18 +6252,20 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     id: str
     """The check: information_ratio: information ratio of the book's daily returns r = ending/starting
     - 1 over the window: mean / std(ddof=1) times sqrt(252), as /metrics core.information_ratio;
-    deflated_sharpe: the long_short book's Deflated Sharpe Ratio over the window, as
-    /analytics/significance dsr serves it (the catalogue's trial count, the Sharpe variance of the
-    alphas the key may read); turnover: the book's one-way ledger turnover over the window,
-    annualised: the mean over the window's sessions of 1/2 sum |quantity x mid| / starting_equity
-    (the column whose mean the run seals as mean_turnover), times the run's sessions per year (252),
-    the basis of /metrics core.turnover; max_weight: largest |weight| the book held in the window's
-    sessions: its positions' weight = signed_notional / ending_equity at each session's close (the
-    realised weight, as the ledger's largest_abs_weight; not the decisions' target weights, which
-    the book drifts from between rebalances); symbol and date name the position;
-    recent_information_ratio: information_ratio over the window's last 504 sessions (all of them
-    when fewer); yearly_consistency: share of the window's calendar years whose compounded return
-    prod(1 + r) - 1 is above 0, over the years with at least 20 sessions of the book;
+    deflated_sharpe: the long_short book's Deflated Sharpe Ratio over the window:
+    /analytics/significance dsr_family (the trials of the alpha's own trial family: its members the
+    key may read with a measurable Sharpe ratio, and their Sharpe variance) when that family has at
+    least 2 of them, else dsr (the catalogue's trial count, the Sharpe variance of the alphas the
+    key may read); the reason names the basis; turnover: the book's one-way ledger turnover over the
+    window, annualised: the mean over the window's sessions of 1/2 sum |quantity x mid| /
+    starting_equity (the column whose mean the run seals as mean_turnover), times the run's sessions
+    per year (252), the basis of /metrics core.turnover; max_weight: largest |weight| the book held
+    in the window's sessions: its positions' weight = signed_notional / ending_equity at each
+    session's close (the realised weight, as the ledger's largest_abs_weight; not the decisions'
+    target weights, which the book drifts from between rebalances); symbol and date name the
+    position; recent_information_ratio: information_ratio over the window's last 504 sessions (all
+    of them when fewer); yearly_consistency: share of the window's calendar years whose compounded
+    return prod(1 + r) - 1 is above 0, over the years with at least 20 sessions of the book;
     stressed_net_information_ratio: information ratio of the daily returns paying 2 times the
     modelled execution cost: r - k, k = -execution_cost / starting_equity (r is already net of it
     once; /analytics/costs' cost rate); production_correlation: largest |Pearson| of the alpha's
@@ -6287,9 +6296,10 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     information_ratio; Politis-White block length, 2,000 resamples, seeded); optional, off by
     default; pbo: /analytics/overfitting pbo at splits=16: the probability of backtest overfitting
     of the trial family the alpha's seal names, over the members the key may read (combinatorially
-    symmetric cross-validation of their daily long_short returns, whole history); off unless the
-    operator's policy or the request bounds it; not measurable without a family or below 6 readable
-    members, which leaves the summary's verdict as the rest makes it
+    symmetric cross-validation of their daily long_short returns, whole history); on by default for
+    a family of at least 10 members the key may read, from 6 when the operator's policy or the
+    request bounds it; without a family or below those counts not measurable, which leaves the
+    summary's verdict as the rest makes it
     """
 
     value: float | None
@@ -6354,17 +6364,17 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     '13.9% > 10%'; as many digits as keep the two apart), then what the value means ('the
     probability that ...'), from the check's declaration: information_ratio: the book's annualised
     information ratio over the window's {sessions} sessions; deflated_sharpe: the probability that
-    the long_short book's Sharpe ratio is above what the best of {trials} trials without skill would
-    reach by chance (the Deflated Sharpe Ratio); turnover: the fraction of the book's equity it
-    trades in a year (one way), from its {sessions} sessions; max_weight: the largest absolute
-    weight the book held, {symbol} at the close of {date} (its realised weight, not a target);
-    recent_information_ratio: the book's annualised information ratio over the window's last
-    {sessions} sessions; yearly_consistency: the share of the window's calendar years in which the
-    book made money ({positive} of {years}); stressed_net_information_ratio: the book's annualised
-    information ratio paying 2 times its modelled execution cost; production_correlation: the
-    largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of
-    {compared} compared); residual_information_ratio: the book's annualised information ratio beyond
-    what SPY and {regressed} ({reference}) explain over {sessions} sessions: its intercept
+    the long_short book's Sharpe ratio is above what the best of {trials} trials {basis} without
+    skill would reach by chance (the Deflated Sharpe Ratio); turnover: the fraction of the book's
+    equity it trades in a year (one way), from its {sessions} sessions; max_weight: the largest
+    absolute weight the book held, {symbol} at the close of {date} (its realised weight, not a
+    target); recent_information_ratio: the book's annualised information ratio over the window's
+    last {sessions} sessions; yearly_consistency: the share of the window's calendar years in which
+    the book made money ({positive} of {years}); stressed_net_information_ratio: the book's
+    annualised information ratio paying 2 times its modelled execution cost; production_correlation:
+    the largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s
+    (of {compared} compared); residual_information_ratio: the book's annualised information ratio
+    beyond what SPY and {regressed} ({reference}) explain over {sessions} sessions: its intercept
     {intercept} a year, t-statistic {t_statistic} (Newey-West, lag {lag}); ic_t_statistic: the
     Newey-West t-statistic of the signal's mean weekly IC over the whole history (is the IC
     distinguishable from 0?); fragility: the share of its information ratio ({information_ratio})
@@ -10283,8 +10293,8 @@ class GeneratedMethods:
         check (off unless the operator's policy bounds it): pass only at least this (ratio); it may
         not be looser than the operator's policy (400).
 
-        `max_pbo`: Bound the optional `pbo` check (off unless the operator's policy bounds it): pass
-        only at most this (probability); it may not be looser than the operator's policy (400).
+        `max_pbo`: Tighten the `pbo` check: pass only at most this (probability); it may not be
+        looser than the operator's policy (400).
         """
         return self._answer(
             "analytics.checks",

@@ -1,5 +1,5 @@
 // Significance of an alpha (GET /v1/alphas/{alpha}/analytics/significance, docs/analytics.md):
-// PSR, MinTRL and DSR with the trials they deflate by (and the DSR of the effective number of trials), the bootstrap's 95% intervals drawn as
+// PSR, MinTRL and DSR with the trials they deflate by (the catalogue's, the family's; and the DSR of the effective number of trials), the bootstrap's 95% intervals drawn as
 // whiskers on one scale per row, and the multiple-testing adjustments of the IC's p-value.
 
 import { panelLoader, windowText } from "./analytics_panel.js";
@@ -8,7 +8,7 @@ import { DASH, int, num } from "./format.js";
 import { figureName, figureNameWithBasis } from "./labels.js";
 import { entryCell, entryTable, intervalRow, namedEntries } from "./stat_entry.js";
 
-const HEADLINE = ["sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr", "effective_dsr"];
+const HEADLINE = ["sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr", "dsr_family", "effective_dsr"];
 // Named by the vocabulary registry (labels.js), with the basis where it is a period.
 const BOOTSTRAP = ["rebuilt_mean_ic", "rebuilt_icir", "information_ratio"].map((key) => [key, figureNameWithBasis(key)]);
 const ADJUSTED = [
@@ -24,6 +24,7 @@ export function renderSignificance(body, answer) {
   const named = namedEntries(data, HEADLINE);
   const trl = data.min_track_record;
   const trials = data.dsr && data.dsr.trials;
+  const family = data.dsr_family && data.dsr_family.trials;
   fill(
     body,
     warningList(answer.meta && answer.meta.warnings),
@@ -35,6 +36,9 @@ export function renderSignificance(body, answer) {
       trl && Number.isFinite(trl.years) ? `MinTRL at ${trl.confidence * 100}%: ${num(trl.years)} years. ` : "",
       trials
         ? `DSR deflates by ${int(trials.count)} trials (${trials.count_source}); variance of their Sharpe ratios ${num(trials.sharpe_variance)} over ${int(trials.sharpe_variance_alphas)} alphas; expected maximum Sharpe ${num(trials.expected_max_sharpe)} (annualised).`
+        : "",
+      family && family.count > 0
+        ? ` The family's DSR deflates by the ${int(family.count)} trials of the alpha's own trial family the key may read (variance of their Sharpe ratios ${num(family.sharpe_variance)}).`
         : "",
       trials && trials.effective_count != null
         ? ` The effective DSR deflates by the ${int(trials.effective_count)} effective trials (the trials clustered by the correlation of their returns).`
