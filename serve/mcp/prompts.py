@@ -64,12 +64,13 @@ DECISION_TOOLS: tuple[tuple[str, str], ...] = (
     ("analytics.costs", "the information ratio before and after costs, and the break-even cost."),
     ("analytics.capacity", "the capital the book carries before its costs eat the return."),
     ("analytics.attribution", "where the P&L came from: names, legs, sectors, fragility, concentration."),
-    ("analytics.contribution", "what the alpha adds to the approved alphas (the default reference set)."),
     ("analytics.promotion_preview", "what the next decision would record and change, before it is recorded."),
 )
 """The decision tools: (tool, what it tells the reviewer) for each answer a promote or retire
-decision reads of one alpha (the tear sheet's decision summary reads the same answers, docs/
-dashboard.md "The decision summary"), each called with the alpha alone. `review_alpha` names
+decision reads of one alpha (the tear sheet's decision summary reads checks, live, costs, capacity
+and attribution of them, docs/dashboard.md "The decision summary"), each answering with the alpha alone on any deployment
+(`analytics.contribution` is not one: with no approved alpha the key may read, its default set is
+empty and the call a 400 naming `reference`). `review_alpha` names
 every one, in this order, after what the alpha is: a decision tool added here is in the prompt."""
 
 
@@ -92,7 +93,7 @@ PROMPTS: tuple[ResearchPrompt, ...] = (
         steps=review_steps(DECISION_TOOLS),
         brief="Report each failed or unmeasurable check first, quoting its value and threshold as the "
         "answers give them (units included), then the passes, then what the other answers say of risk, the "
-        "live record, costs, capacity, fragility and what the alpha adds. Give a recommendation (promote, "
+        "live record, costs, capacity and fragility. Give a recommendation (promote, "
         "wait, reject) and say which figure would change it. Quote `meta.run` so the review is reproducible.",
     ),
     ResearchPrompt(
