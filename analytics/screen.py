@@ -276,6 +276,7 @@ def _screen(args: ScreenQuery, candidates: pa.Array | list[str] | None) -> Scree
         tags=tuple(dict.fromkeys(args.tag or ())),  # a tag named twice filters once
         structure=args.structure,
         method=args.method,
+        family=args.family,
         complete_only=args.complete_only,
         ic_reproduces=args.ic_reproduces,
         ranges=tuple(r for r in ranges if r[1] is not None or r[2] is not None),

@@ -83,6 +83,7 @@ class Screen:
     tags: tuple[str, ...] = ()  # every one of them, matched casefolded
     structure: str | None = None  # matched casefolded
     method: str | None = None  # matched casefolded
+    family: str | None = None  # a trial family's slug, matched exactly (slugs are lower case)
     complete_only: bool = False
     ic_reproduces: bool | None = None  # the flag's value; a null flag matches neither
     ranges: tuple[tuple[str, float | None, float | None], ...] = ()  # (column of RANGES, min, max)
@@ -116,6 +117,9 @@ def statement(table: str, screen: Screen, rows_only: bool = False) -> tuple[str,
         if value is not None:
             where.append(f"{quoted(column)} = ?")
             values.append(value.casefold())
+    if screen.family is not None:
+        where.append(f"{quoted('family')} = ?")
+        values.append(screen.family)
     if screen.complete_only:
         where.append("complete")
     if screen.ic_reproduces is not None:

@@ -206,12 +206,17 @@ class CatalogueQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
+FAMILY_SLUG = f"^(?:{FAMILY_PATTERN.pattern})$"
+"""A trial family's slug as a parameter names it: the seal kit's rule (a value outside it names no
+family, so it is a 400 naming the parameter, not an empty page)."""
+
+
 class FamiliesQuery(Query, frozen=True):
     family: (
         Annotated[
             str,
             Meta(
-                pattern=f"^(?:{FAMILY_PATTERN.pattern})$",
+                pattern=FAMILY_SLUG,
                 description="Only this trial family's members (its slug).",
             ),
         ]
@@ -482,6 +487,17 @@ class _ScreenFilters(Query, frozen=True):
             Meta(
                 max_length=TEXT_MAX_LENGTH,
                 description="Keep alphas of this classification method (case-insensitive, whole value).",
+            ),
+        ]
+        | None
+    ) = None
+    family: (
+        Annotated[
+            str,
+            Meta(
+                pattern=FAMILY_SLUG,
+                description="Keep the members of this trial family (its slug, exactly: the `family` column, as "
+                "`/v1/families` names it); an alpha whose seal names no family is in none.",
             ),
         ]
         | None

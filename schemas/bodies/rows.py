@@ -835,6 +835,15 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             null="Null when none were recorded.",
         ),
     ]
+    family: Annotated[
+        str | None,
+        doc(
+            "The trial family the alpha's seal names (its slug, as `/v1/families` groups the members and "
+            '`/analytics/overfitting` measures them; docs/seal.md "Trial families").',
+            null="Null when the seal names none, and in an index written before the trial families (until "
+            "`alpha-results lake index`).",
+        ),
+    ]
     information_ratio: Annotated[
         float | None,
         doc(

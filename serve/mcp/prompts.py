@@ -56,29 +56,45 @@ class ResearchPrompt:
 
 ALPHA = ("alpha", "The alpha_id (as `catalog.alphas.list` lists them).")
 
+DECISION_TOOLS: tuple[tuple[str, str], ...] = (
+    ("analytics.checks", "every check of the policy with its threshold, the alpha's value and pass or fail."),
+    ("performance.metrics", "the headline figures the checks read."),
+    ("analytics.risk", "tail risk and drawdowns against SPY."),
+    ("analytics.live", "the part after the split against the backtest, and its decay ratio."),
+    ("analytics.costs", "the information ratio before and after costs, and the break-even cost."),
+    ("analytics.capacity", "the capital the book carries before its costs eat the return."),
+    ("analytics.attribution", "where the P&L came from: names, legs, sectors, fragility, concentration."),
+    ("analytics.promotion_preview", "what the next decision would record and change, before it is recorded."),
+)
+"""The decision tools: (tool, what it tells the reviewer) for each answer a promote or retire
+decision reads of one alpha (the tear sheet's decision summary reads checks, live, costs, capacity
+and attribution of them, docs/dashboard.md "The decision summary"), each answering with the alpha alone on any deployment
+(`analytics.contribution` is not one: with no approved alpha the key may read, its default set is
+empty and the call a 400 naming `reference`). `review_alpha` names
+every one, in this order, after what the alpha is: a decision tool added here is in the prompt."""
+
+
+def review_steps(decision_tools: tuple[tuple[str, str], ...]) -> tuple[Step, ...]:
+    """`review_alpha`'s steps: what the alpha is, then each of `decision_tools` on it."""
+    return (
+        Step(
+            "catalog.alphas.get", {"alpha": "alpha"}, "what the alpha is (its thesis, universe, rebalance)."
+        ),
+        *(Step(tool, {"alpha": "alpha"}, why) for tool, why in decision_tools),
+    )
+
+
 PROMPTS: tuple[ResearchPrompt, ...] = (
     ResearchPrompt(
         name="review_alpha",
         title="Review an alpha against the policy",
         description="Review one alpha against the deployment's promotion policy.",
         arguments=(ALPHA,),
-        steps=(
-            Step(
-                "catalog.alphas.get",
-                {"alpha": "alpha"},
-                "what the alpha is (its thesis, universe, rebalance).",
-            ),
-            Step(
-                "analytics.checks",
-                {"alpha": "alpha"},
-                "every check of the policy with its threshold, the alpha's value and pass or fail.",
-            ),
-            Step("performance.metrics", {"alpha": "alpha"}, "the headline figures the checks read."),
-            Step("analytics.risk", {"alpha": "alpha"}, "tail risk and drawdowns."),
-        ),
+        steps=review_steps(DECISION_TOOLS),
         brief="Report each failed or unmeasurable check first, quoting its value and threshold as the "
-        "answers give them (units included), then the passes. Give a recommendation (promote, wait, "
-        "reject) and say which figure would change it. Quote `meta.run` so the review is reproducible.",
+        "answers give them (units included), then the passes, then what the other answers say of risk, the "
+        "live record, costs, capacity and fragility. Give a recommendation (promote, "
+        "wait, reject) and say which figure would change it. Quote `meta.run` so the review is reproducible.",
     ),
     ResearchPrompt(
         name="compare_alphas",

@@ -28,6 +28,7 @@ import decimal
 import io
 import math
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -45,7 +46,7 @@ from scipy.optimize import curve_fit
 from analytics.decay import fit_decay
 from cli.main import main as cli
 from datasets import clock
-from tests.analytics.conftest import ALPHAS, CALLERS, Api
+from tests.analytics.conftest import ALPHAS, CALLERS, Api, serving
 from tests.analytics.reference import Lake
 from tests.callers import authenticator_for
 from tests.conftest import linked_copy
@@ -434,6 +435,27 @@ def test_the_demos_haircut_is_the_literatures_over_its_live_tracks(world: World)
     # momentum_12_1's track since its approval is shorter than a quarter: not counted.
     live = world.api.ok(LIVE_PATH.format("momentum_12_1"))["data"]
     assert live["split_origin"] == "approval" and 0 < live["out_of_sample"]["sessions"] < MIN_LIVE
+
+
+def test_the_demos_own_decisions_leave_the_alphas_the_guide_names(demo_lake: Path) -> None:
+    """docs/analytics.md ("Decay and the expected live haircut") names the small demo's alphas with
+    a live quarter after an approval under the demo's own decisions (its records): measured here
+    from the served /analytics/live, and every alpha's haircut is then the literature's."""
+    text = " ".join((Path(__file__).resolve().parents[2] / "docs" / "analytics.md").read_text().split())
+    found = re.search(r"with a live quarter after an approval are: ((?:`\w+`(?:, )?)+) \(", text)
+    assert found is not None, "the guide's sentence is gone"
+    named = re.findall(r"`(\w+)`", found.group(1))
+    with serving(demo_lake, CALLERS) as api:
+        measured = []
+        for alpha in ALPHAS:
+            live = api.ok(LIVE_PATH.format(alpha))["data"]
+            sessions = live["out_of_sample"]["sessions"]
+            if live["split_origin"] == "approval" and sessions is not None and sessions >= MIN_LIVE:
+                measured.append(alpha)
+        assert sorted(named) == sorted(measured)
+        assert len(measured) < MIN_ALPHAS
+        for alpha in ALPHAS:
+            assert api.ok(PATH.format(alpha))["data"]["haircut"]["calibration"] == "literature", alpha
 
 
 def test_the_haircut_is_calibrated_on_the_approved_alphas(factory: World) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -205,6 +206,7 @@ def test_the_demo_families_known_answers() -> None:
             returns.to_numpy(), index=ledger["date"].to_numpy()
         )
     found = {}
+    measured: dict[tuple[str, int], Any] = {}
     for family, series in by_family.items():
         frame = pd.DataFrame(series).dropna().sort_index()
         assert frame.shape[1] == 16 and frame.shape[0] > 1_000
@@ -212,8 +214,52 @@ def test_the_demo_families_known_answers() -> None:
         ours = cscv(frame.to_numpy(), 16)
         assert close(ours.pbo, expected["pbo"]) and close(ours.slope, expected["slope"])
         found[family] = expected["pbo"]
+        measured[family, 16], measured[family, 8] = ours, cscv(frame.to_numpy(), 8)
+        measured["common", 0] = frame.shape[0]
     assert found["pure_noise"] > 0.5, found
     assert found["planted_latent"] < 0.2, found
+    check_the_guides_known_answers(measured)
+
+
+def check_the_guides_known_answers(measured: dict[tuple[str, int], Any]) -> None:
+    """docs/analytics.md ("Overfitting", "The demo's known answers") states the demo families'
+    figures: each as measured here (3 decimals, counts whole), so the paragraph cannot drift."""
+    path = Path(__file__).resolve().parents[2] / "docs" / "analytics.md"
+    text = " ".join(path.read_text().split())
+
+    def stated(pattern: str) -> tuple[str, ...]:
+        match = re.search(pattern, text)
+        assert match is not None, f"docs/analytics.md no longer states {pattern!r}"
+        return match.groups()
+
+    planted, noise = measured["planted_latent", 16], measured["pure_noise", 16]
+    assert stated(r"At S = 16 \(([\d,]+) common sessions, of which CSCV uses the latest ([\d,]+)") == (
+        f"{measured['common', 0]:,}",
+        f"{planted.sessions:,}",
+    )
+    three = "{:.3f}".format
+    assert stated(r"planted family's PBO is (\d+\.\d+) \(([\d,]+) of the ([\d,]+) combinations") == (
+        three(planted.pbo),
+        f"{round(planted.pbo * planted.splits):,}",
+        f"{planted.splits:,}",
+    )
+    assert stated(r"degradation slope (-?\d+\.\d+) and probability of loss (\d+\.\d+)") == (
+        three(planted.slope),
+        three(planted.probability_of_loss),
+    )
+    assert stated(r"noise family's PBO (\d+\.\d+) \(([\d,]+) of ([\d,]+);") == (
+        three(noise.pbo),
+        f"{round(noise.pbo * noise.splits):,}",
+        f"{noise.splits:,}",
+    )
+    assert stated(r"probability of loss is (\d+\.\d+)\), slope (-?\d+\.\d+)") == (
+        three(noise.probability_of_loss),
+        three(noise.slope),
+    )
+    assert stated(r"At S = 8: (\d+\.\d+) and (\d+\.\d+)\.") == (
+        three(measured["planted_latent", 8].pbo),
+        three(measured["pure_noise", 8].pbo),
+    )
 
 
 def test_a_notebook_is_answered_the_served_struct(families_api: Api, families_lake: Path) -> None:

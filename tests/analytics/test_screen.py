@@ -34,8 +34,9 @@ from datasets.screener import KEEP_VERSIONS, Screen, Screener, statement
 from schemas import choices, lake, wire
 from schemas.query import ScreenQuery
 from tests.analytics import reference as ref
-from tests.analytics.conftest import CALLERS, PRODUCTION, Api, endpoints_only
+from tests.analytics.conftest import CALLERS, PRODUCTION, Api, endpoints_only, serving
 from tests.analytics.helpers import close as ref_close
+from tests.analytics.test_overfitting import NOISE, PLANTED, families_lake  # noqa: F401 (a fixture)
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 
 PATH = "/v1/analytics/screen"
@@ -160,6 +161,8 @@ def expected_rows(
         if column in params:
             same = [fold(v) == params[column].casefold() for v in df[column]]
             df = df.filter(pl.Series(same, dtype=pl.Boolean))
+    if "family" in params:  # a slug, matched exactly; an alpha of no family is in none
+        df = df.filter(pl.Series([v == params["family"] for v in df["family"]], dtype=pl.Boolean))
     if params.get("complete_only") == "true":
         df = df.filter(pl.col("complete"))
     if "production" in params:  # production: standing approved (an index alone: none is)
@@ -213,6 +216,11 @@ def random_params(rng: random.Random, frame: pl.DataFrame, excluded: Collection[
         values = [v for v in frame[column] if v is not None]
         if rng.random() < 0.2:
             params[column] = rng.choice([*values, "No_Such_Value"]).swapcase()
+    families = sorted({v for v in frame["family"] if v is not None})
+    if (
+        families and rng.random() < 0.2
+    ):  # the small demo seals none (tests/analytics/test_overfitting.py does)
+        params["family"] = rng.choice([*families, "no_such_family"])
     if rng.random() < 0.2:
         params["complete_only"] = rng.choice(["true", "false"])
     if rng.random() < 0.3:
@@ -293,6 +301,7 @@ def test_each_filter_alone(screen_api: Api, index: pl.DataFrame) -> None:
         {"tag": "momentum,no_such_tag"},
         {"structure": "Cross_Sectional_Long_Short"},
         {"method": "price_momentum"},
+        {"family": "pure_noise"},  # the small demo seals no family: nothing is of one
         {"complete_only": "true"},
         {"production": "true"},
         {"production": "false"},
@@ -344,6 +353,36 @@ def test_search_selects_what_the_catalogue_listing_selects(screen_api: Api, inde
             screened = screen_api.ok(PATH, token, search=needle, limit=100)["data"]
             assert [r["alpha_id"] for r in screened] == [r["alpha_id"] for r in listed], needle
             assert [(r["name"], r["tldr"]) for r in screened] == [(r["name"], r["tldr"]) for r in listed]
+
+
+def test_the_family_column_and_filter_are_the_families_listing(families_lake: Path) -> None:  # noqa: F811
+    """Each row names its seal's trial family, and `family=` keeps that family's members: for every
+    key, the members `/v1/families` lists for it, in the same (catalogue) order, and never one it
+    may not read (a key reading three members of pure_noise learns of those three alone)."""
+    three = NOISE[:3]
+    callers = {
+        **CALLERS,
+        "three": make_caller(alphas=AllowList.of_ids(three), runs=AllowList.of_ids(three)),
+    }
+    with serving(families_lake, callers) as api:
+        rows = api.ok(PATH, limit=100)["data"]
+        assert {r["alpha_id"]: r["family"] for r in rows if r["family"] is not None} == {
+            **dict.fromkeys(PLANTED, "planted_latent"),
+            **dict.fromkeys(NOISE, "pure_noise"),
+        }
+        for token in ("raw", "three"):
+            for family in ("planted_latent", "pure_noise", "no_such_family"):
+                listed = [m["alpha_id"] for m in api.all_rows("/v1/families", token, family=family)]
+                body = api.ok(PATH, token, family=family, limit=100)
+                assert [r["alpha_id"] for r in body["data"]] == listed, (token, family)
+                assert body["pagination"]["total"] == len(listed)
+                assert {r["family"] for r in body["data"]} <= {family}
+        assert [r["alpha_id"] for r in api.ok(PATH, "three", family="pure_noise")["data"]] == sorted(
+            three, reverse=True
+        )
+        assert api.ok(PATH, "three", family="planted_latent")["pagination"]["total"] == 0
+        screened = api.ok(PATH, "three", family="pure_noise", sort="-information_ratio", limit=1)
+        assert screened["pagination"]["total"] == 3 and screened["data"][0]["alpha_id"] in three
 
 
 # -- what a key may not read ----------------------------------------------------------------------------
@@ -651,6 +690,10 @@ RANGE_CASES = [
         ({"tag": "x" * 201}, {"tag": "at most 200 characters"}),
         ({"search": "x" * 201}, {"search": "at most 200 characters"}),
         ({"structure": "x" * 201}, {"structure": "at most 200 characters"}),
+        ({"family": "Pure_Noise"}, {"family": "must match"}),
+        ({"family": "pure noise"}, {"family": "must match"}),
+        ({"family": "x" * 65}, {"family": "must match"}),
+        ({"family": ["pure_noise", "planted_latent"]}, {"family": "given more than once"}),
         ({"production": "maybe"}, {"production": "must be a boolean"}),
         ({"complete_only": "2"}, {"complete_only": "must be a boolean"}),
         ({"limit": "0"}, {"limit": "between 1 and 5000"}),
@@ -869,6 +912,7 @@ def synthetic_index(seed: int, size: int = 400) -> pa.Table:
             "structure": maybe(rng.choice(["cross_sectional", "Time_Series", "pairs"])),
             "method": maybe(rng.choice(["momentum", "Straße", "value"])),
             "tags": maybe(rng.sample(WORDS, rng.randint(0, 3)), 0.2),
+            "family": maybe(rng.choice(["planted_latent", "pure_noise", "carry_grid"]), 0.4),
             "information_ratio": maybe(round(rng.gauss(0, 1), rng.choice([1, 6]))),
             "excess_sharpe": maybe(rng.gauss(0, 1)),
             "mean_ic": maybe(rng.choice([0.0, -0.0, 0.01, rng.gauss(0, 0.05)])),
@@ -921,6 +965,7 @@ def screen_from(params: dict[str, Any], candidates: list[str]) -> Screen:
         tags=tuple(tags_of(params)),
         structure=params.get("structure"),
         method=params.get("method"),
+        family=params.get("family"),
         complete_only=params.get("complete_only") == "true",
         ic_reproduces=None if "ic_reproduces" not in params else params["ic_reproduces"] == "true",
         ranges=tuple(ranges),

@@ -123,6 +123,23 @@ def test_the_prompts_name_tools_and_arguments_that_exist() -> None:
     assert prompts.rendered(prompts.BY_NAME["review_alpha"], {}) == {"alpha": "is required"}
 
 
+def test_the_review_prompt_names_every_decision_tool() -> None:
+    """`review_alpha` is built from `prompts.DECISION_TOOLS`: every decision tool, in its order,
+    after what the alpha is; a tool added to the list is in the prompt's text with no other edit."""
+    review = prompts.BY_NAME["review_alpha"]
+    decision = [tool for tool, _ in prompts.DECISION_TOOLS]
+    assert [step.tool for step in review.steps] == ["catalog.alphas.get", *decision]
+    assert len(decision) > 4 and len(set(decision)) == len(decision)
+    assert set(decision) <= set(route_tools())
+    rendered = prompts.rendered(review, {"alpha": "momentum_12_1"})
+    assert not isinstance(rendered, dict)
+    text = rendered.messages[0].content.text  # type: ignore[union-attr]
+    for tool in decision:
+        assert f'`{tool}` with {{"alpha": "momentum_12_1"}}' in text
+    added = prompts.review_steps((*prompts.DECISION_TOOLS, ("analytics.uncertainty", "the intervals.")))
+    assert [step.tool for step in added][-1] == "analytics.uncertainty"
+
+
 def test_the_stdio_command_reads_the_typed_clients_variables() -> None:
     assert (command.TOKEN_VARIABLE, command.URL_VARIABLE) == (config.TOKEN_VARIABLE, config.URL_VARIABLE)
 

@@ -240,6 +240,57 @@ def test_the_guide_names_only_methods_and_errors_that_exist() -> None:
     )
 
 
+def public_methods() -> dict[type[Any], list[str]]:
+    """Every public method of the client by the class holding it: `Client`'s (generated, written
+    in client.py, properties and static methods alike) and those of the package's own classes
+    its methods return (the lazy collections and series, the event feeds, a page), found through
+    the return annotations; the generated bodies aside (their fields are the reference's)."""
+    found: dict[type[Any], list[str]] = {}
+    owners: list[type[Any]] = [Client]
+    while owners:
+        owner = owners.pop()
+        if owner in found:
+            continue
+        found[owner] = [name for name in dir(owner) if not name.startswith("_")]
+        for name in found[owner]:
+            returned = returned_class(owner, name)
+            if returned is not None and returned.__module__ != "alpha_results_client._generated":
+                owners.append(returned)
+    return found
+
+
+def mentioned(name: str, owner: type[Any], code: str) -> bool:
+    """Whether the guide's code (`code`: its inline code and fenced blocks) names `owner.name`: a
+    method as a call (`mmc(`, not the word, which a field may be), a property by its name."""
+    called = callable(inspect.getattr_static(owner, name)) or isinstance(
+        inspect.getattr_static(owner, name), staticmethod | classmethod
+    )
+    return re.search(rf"\b{name}\(" if called else rf"\b{name}\b", code) is not None
+
+
+def test_the_guide_names_every_public_method_of_the_client() -> None:
+    text = GUIDE.read_text()
+    code = "\n".join(
+        [*inline_code(text), *re.findall(r"^```\w*\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)]
+    )
+    found = public_methods()
+    assert {Client, Collection, Series, BenchmarkSeries} <= set(found)  # the walk reached them
+    assert sum(map(len, found.values())) > 80
+    missing = [
+        f"{owner.__name__}.{name}"
+        for owner, names in found.items()
+        for name in names
+        if not mentioned(name, owner, code)
+    ]
+    assert missing == [], f"docs/client.md does not name {', '.join(missing)}"
+
+
+def test_the_method_check_catches_an_unnamed_method() -> None:
+    assert not mentioned("crowding", Client, "`client.crowding` returns ... `crowding_score`")
+    assert mentioned("crowding", Client, "`crowding(start, end)`")
+    assert mentioned("rate_limit", Client, "`client.rate_limit`")
+
+
 @pytest.mark.e2e
 def test_the_documented_json_only_reads_page_json(api: Api, plain_key: Key) -> None:
     """docs/client.md "Bulk reads": `to_polars(use_exports=False)` for one read,

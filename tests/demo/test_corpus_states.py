@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import polars as pl
 import pytest
 
 from alpha_results_seal import arrow_schemas as seal
-from alpha_results_seal.demo.alphas import ALPHA_IDS
+from alpha_results_seal.demo.alphas import ALPHA_IDS, FAMILIES, FAMILY_VARIANTS
 
 DESCRIPTION_KEYS = {
     "algo_id",
@@ -158,3 +159,27 @@ def test_benchmark_seal(demo_seals: Path) -> None:
     years = (tail["date"][-1] - tail["date"][0]).days / 365.25
     excess = (tail["adjusted_close"][-1] / tail["adjusted_close"][0]) / (tail["close"][-1] / tail["close"][0])
     assert excess ** (1 / years) - 1 == pytest.approx(0.015, abs=0.004)
+
+
+def test_the_readme_names_every_demo_alpha_and_family() -> None:
+    """README.md's table of the demo corpus has a row per alpha of the engine (`ALPHA_IDS`) and
+    one per trial family of the full corpus (`FAMILIES`: its slug, first and last member), and says
+    how many alphas the families add: read from the engine's declarations, so a demo alpha or
+    family added there fails here until the README names it."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    corpus = text.split("## The demo corpus", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in corpus.splitlines() if line.startswith("| `")]
+    families: dict[str, list[str]] = {}
+    for spec in FAMILIES:
+        families.setdefault(str(spec.family), []).append(spec.alpha_id)
+    named = [row.split("`")[1] for row in rows]
+    assert sorted(named) == sorted([*ALPHA_IDS, *(members[0] for members in families.values())])
+    for family, members in families.items():
+        (row,) = [row for row in rows if row.startswith(f"| `{members[0]}`")]
+        assert f"| `{members[0]}` to `{members[-1]}` |" in row and f"family `{family}`" in row, row
+        assert len(members) == FAMILY_VARIANTS
+    prose = " ".join(corpus.split())
+    assert re.search(
+        rf"{len(families)} trial families of {FAMILY_VARIANTS} variants each \({len(FAMILIES)} alphas more",
+        prose,
+    ), "README.md no longer says how many alphas the trial families add"

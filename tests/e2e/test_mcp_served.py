@@ -867,6 +867,16 @@ def test_a_prompt_names_tools_that_answer(world: World) -> None:
     assert all(not result.is_error for result in results), [r.structured_content for r in results]
 
 
+def test_the_review_prompt_names_decision_tools_that_answer(world: World) -> None:
+    from serve.mcp.prompts import DECISION_TOOLS
+
+    first = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    _, steps, results = anyio.run(prompted, world, world.member, "review_alpha", {"alpha": first})
+    assert [tool for tool, _ in steps] == ["catalog.alphas.get", *(tool for tool, _ in DECISION_TOOLS)]
+    failed = [(tool, r.structured_content) for (tool, _), r in zip(steps, results, strict=True) if r.is_error]
+    assert failed == []
+
+
 def test_llms_txt_is_public_and_the_docs_copy(world: World) -> None:
     from serve.docgen.reference import LLMS_PATH
 

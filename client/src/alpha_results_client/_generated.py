@@ -5435,6 +5435,12 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     tags: list[str] | None
     """Classification tags of the written description, as recorded. Null when none were recorded."""
 
+    family: str | None
+    """The trial family the alpha's seal names (its slug, as `/v1/families` groups the members and
+    `/analytics/overfitting` measures them; docs/seal.md "Trial families"). Null when the seal names
+    none, and in an index written before the trial families (until `alpha-results lake index`).
+    """
+
     information_ratio: float | None
     """Annualised information ratio of the long_short book (daily returns after costs, not in excess of
     the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall,
@@ -8045,6 +8051,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("tag", "tag", "string", None, required=False, enum=None),
             Param("structure", "structure", "string", None, required=False, enum=None),
             Param("method", "method", "string", None, required=False, enum=None),
+            Param("family", "family", "string", None, required=False, enum=None),
             Param("complete_only", "complete_only", "boolean", False, required=False, enum=None),
             Param("production", "production", "boolean", None, required=False, enum=None),
             Param("standing", "standing", "string", None, required=False, enum=None),
@@ -9782,6 +9789,7 @@ class GeneratedMethods:
         tag: str | Iterable[str] | None = None,
         structure: str | None = None,
         method: str | None = None,
+        family: str | None = None,
         complete_only: bool = False,
         production: bool | None = None,
         standing: str | Iterable[str] | None = None,
@@ -9870,6 +9878,9 @@ class GeneratedMethods:
         `structure`: Keep alphas of this classification structure (case-insensitive, whole value).
 
         `method`: Keep alphas of this classification method (case-insensitive, whole value).
+
+        `family`: Keep the members of this trial family (its slug, exactly: the `family` column, as
+        `/v1/families` names it); an alpha whose seal names no family is in none.
 
         `complete_only`: Omit alphas still missing required kinds.
 
@@ -9992,6 +10003,7 @@ class GeneratedMethods:
                 "tag": tag,
                 "structure": structure,
                 "method": method,
+                "family": family,
                 "complete_only": complete_only,
                 "production": production,
                 "standing": standing,
