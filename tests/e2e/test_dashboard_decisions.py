@@ -993,6 +993,12 @@ def test_figures_carry_their_names_units_and_colours_and_the_page_its_sections(
         "() => { const top = document.querySelector('#drawdown-episodes').getBoundingClientRect().top;"
         " return top > 0 && top < 150; }"
     )
+    # The heading jumped to is below the bar, not under it (issue 65, item 5).
+    heading_top = page.evaluate(
+        "document.querySelector('#drawdown-episodes > h2').getBoundingClientRect().top"
+    )
+    bar_bottom = page.evaluate("document.querySelector('#section-nav').getBoundingClientRect().bottom")
+    assert heading_top >= bar_bottom, (heading_top, bar_bottom)
     assert page.evaluate("location.hash") == route  # still this alpha's page
     assert page.evaluate("document.querySelector('#section-nav').getBoundingClientRect().top") == 0
     # The ten deepest drawdown episodes, and a button for all of them.
