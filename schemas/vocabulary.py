@@ -149,7 +149,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "max_drawdown",
-        "Max drawdown (fraction of the peak)",
+        "Max drawdown (equity units)",
         "Largest fall from a running equity peak (opening equity counts), in equity units (starting capital 1.0); quantstats' and empyrical's max_drawdown are the same fall as a negative fraction of the peak",
         "ratio",
         annualisation="not_annualisable",
