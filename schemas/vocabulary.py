@@ -674,7 +674,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "break_even_bps",
-        "Break-even cost",
+        "Break-even cost (compounded return 0)",
         "Cost per unit of traded notional at which the window's compounded net return is zero",
         "bps",
         null=NOT_MEASURABLE,
@@ -688,7 +688,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "break_even_cost_bps",
-        "Break-even cost (net information ratio 0)",
+        "Arithmetic break-even cost (mean net return 0)",
         "Execution cost per unit of traded notional at which the book's net information ratio over the window is 0: every session's modelled cost scaled by the multiple at which the mean daily net return is 0 (mean(g) / mean(k), g the gross daily return, k the modelled cost rate), in bps as modelled_cost_bps; an arithmetic break-even, so above break_even_bps (the compounded one); not measurable when the mean daily return before costs is not positive, the book paid no cost or traded nothing",
         "bps",
         null=NOT_MEASURABLE,
