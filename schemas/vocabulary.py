@@ -642,7 +642,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "family_size",
-        "Family size (hypotheses)",
+        "Multiple-testing family (hypotheses)",
         "The family adjusted over: the published alphas the key may read whose nwt.ic is measurable (this one included)",
         "hypotheses",
         window="whole history (from/to do not narrow it)",

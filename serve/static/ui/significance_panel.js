@@ -49,7 +49,7 @@ export function renderSignificance(body, answer) {
     data.bootstrap ? note(`${data.bootstrap.method}; ${int(data.bootstrap.resamples)} resamples, seed ${data.bootstrap.seed}.`, "caption") : null,
     h("h3", {}, "Multiple testing"),
     table(
-      ["Figure", "Value", "Family size"],
+      ["Figure", "Value", figureName("family_size")], // the hypotheses adjusted together: not the trial family
       ADJUSTED.map(([key, label]) => {
         const entry = (data.multiple_testing || {})[key];
         return [h("th", { scope: "row", "data-figure": key }, label), entryCell(entry, "p_value"), entry && entry.family_size != null ? int(entry.family_size) : DASH];
