@@ -2,18 +2,18 @@
 answers in summary form unless called with `detail="full"`.
 
 An analytics answer is one object whose scalars (every figure and stat entry) are small and whose
-list fields (weekly series, cones, running sums, per-factor exposures) grow with the history; an
-agent's context pays for every byte of a tool result, and a week-by-week series read whole is rarely
-what it needs to answer. So in summary form each series of the answer (a list whose items are not
-named entries: `named`) longer than `LONGEST` items is replaced by a `Summarised` object: its first and last `KEPT` items, how many there are, and how to
+series (weekly values, a cone, running sums, per-week exposures) grow with the history; an agent's
+context pays for every byte of a tool result, and a series read week by week is rarely what it
+needs to answer. So in summary form each series of the answer longer than `LONGEST` items is
+replaced by a `Summarised` object: its first and last `KEPT` items, how many there are, and how to
 have them all (`detail="full"` on the tool, or the route over HTTP, whose answer never changes).
 Everything else is the route's answer unchanged.
 
-Which fields are series is read off the declarations (the body Struct's list-typed fields, at any
-depth, by their items' types: `list_paths`), never kept by hand; which tools take `detail` is
-derived the same way: every `analytics` tool answering one object (`Single`) that declares a series.
-A list of named entries (the checks, the factors' figures, the sectors) is kept whole: each entry
-holds figures, and the summary keeps every figure. Collections are
+Which fields are series is read off the declarations, never kept by hand: the body Struct's
+list-typed fields at any depth whose items are not named entries (`list_paths`, `named`). A list of
+named entries (the checks, the factors' figures, the sectors) is kept whole: each entry holds
+figures, and the summary keeps every figure. Which tools take `detail` is derived the same way:
+every `analytics` tool answering one object (`Single`) that declares a series. Collections are
 already paged (`limit`/`offset`), and the other groups' single objects are short.
 """
 
@@ -41,7 +41,7 @@ FORMS = (SUMMARY, FULL)
 KEPT = 3
 """Items of a summarised list kept at each end: a series' start and its latest weeks."""
 LONGEST = 12
-"""The most items a list keeps whole in summary form (a year of months, the sectors of a book); a
+"""The most items a series keeps whole in summary form (a quarter of weeks, a year of months); a
 longer one is summarised."""
 
 GROUP = "analytics"
@@ -54,9 +54,9 @@ def detail_schema() -> dict[str, Any]:
         "enum": list(FORMS),
         "default": SUMMARY,
         "description": (
-            f"`{SUMMARY}` (the default): every figure of the answer, with each list longer than {LONGEST} "
-            f"items cut to its first and last {KEPT} (an object saying how many there are); "
-            f"`{FULL}`: the route's whole answer."
+            f"`{SUMMARY}` (the default): every figure of the answer, with each series (a list of dates, "
+            f"numbers or dated rows) longer than {LONGEST} items cut to its first and last {KEPT} (an "
+            f"object saying how many there are); `{FULL}`: the route's whole answer."
         ),
     }
 
@@ -116,8 +116,8 @@ def plain(kind: msgspec.inspect.Type) -> list[msgspec.inspect.Type]:
 
 
 def summarised_lists(endpoint: Endpoint, answer_type: msgspec.inspect.Type) -> tuple[Path, ...]:
-    """The list fields of the endpoint's `data` that its tool's summary form cuts: those of an
-    analytics answer of one object; none (the tool takes no `detail`) for any other."""
+    """The series of the endpoint's `data` that its tool's summary form cuts: those of an analytics
+    answer of one object; none (the tool takes no `detail`) for any other."""
     if endpoint.group != GROUP or endpoint.body is None or not endpoint.enveloped:
         return ()
     return tuple(path for path in list_paths(answer_type) if path[0] == "data")

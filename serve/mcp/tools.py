@@ -14,6 +14,9 @@ types, bounds, enums, patterns: one 400 `bad_request` naming each broken paramet
 before any request is built) and the target they make is no longer than the HTTP server accepts
 (`max_request_target_bytes`: the same 414). What the schema cannot say (a date that does not exist,
 an alpha the key may not read) is the route's own 400 or 403.
+
+An analytics tool whose answer holds a series takes one argument more, `detail`, its own (never sent
+to the route): the answer in summary form by default, or whole (`serve.mcp.summary`).
 """
 
 from __future__ import annotations
@@ -111,8 +114,8 @@ class RouteTool:
     seal_text: tuple[Path, ...]
     """Where its answers hold seal text (`serve.mcp.untrusted.seal_text_paths`), found once."""
     lists: tuple[Path, ...] = ()
-    """The list fields its summary form cuts (`serve.mcp.summary.list_paths`, under `data`); empty
-    for a tool that does not take `detail`."""
+    """The series its summary form cuts (`serve.mcp.summary.list_paths`, under `data`); empty for a
+    tool that does not take `detail`."""
 
     @property
     def summarises(self) -> bool:
@@ -290,7 +293,7 @@ def description(endpoint: Endpoint, summarises: bool = False) -> str:
     if summarises:
         lines.append(
             f"Answered in summary form unless `{summary.DETAIL}` is `{summary.FULL}`: every figure, with each "
-            f"list longer than {summary.LONGEST} items cut to its first and last {summary.KEPT}, its `count` "
+            f"series longer than {summary.LONGEST} items cut to its first and last {summary.KEPT}, its `count` "
             f"and `omitted` items said (the result's `_meta.{SUMMARISED}` lists them)."
         )
     if endpoint.admin:
