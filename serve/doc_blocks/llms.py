@@ -25,7 +25,8 @@ INTRO = """\
 > each alpha's decisions (rebalances, scores), portfolio books, performance metrics and analytics
 > (significance, risk, costs, checks against the promotion policy, live against backtest...).
 > Every route but the event stream is also a tool of the MCP server at `{mcp}` (Streamable HTTP),
-> named by its registry id.
+> named by its registry id; an analytics tool answers with each long series cut to its ends (every
+> figure kept) unless called with `detail` = `full`.
 
 - Every `/v1` route but `/v1/health` takes an API key: `Authorization: Bearer <key>` (never in the
   URL). A key reaches the endpoints, alphas and runs of its allow-lists; raw fields only with raw

@@ -23,8 +23,9 @@ from litestar.types import ASGIApp, Message
 from core import errors
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
+from serve.mcp import summary as summary_form
 from serve.mcp.metering import count_message, summary
-from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, UNTRUSTED, RouteTool
+from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, SUMMARISED, UNTRUSTED, RouteTool
 from serve.mcp.untrusted import untrusted_pointers
 
 FORWARDED = (b"authorization", b"x-forwarded-for", b"host", b"user-agent")
@@ -113,6 +114,14 @@ def result_of(
             structured_content=envelope,
             is_error=True,
         )
+    cut: dict[str, int] = {}
+    if tool.summarises and arguments.get(summary_form.DETAIL) in (None, summary_form.SUMMARY):
+        whole = (
+            f'call {tool.tool.name} with "{summary_form.DETAIL}": "{summary_form.FULL}", '
+            f"or GET {tool.endpoint.openapi_path} for them all"
+        )
+        answer, cut = summary_form.summarised(answer, tool.lists, whole)
+        body = msgspec.json.encode(answer)
     content: list[dict[str, Any]] = [{"type": "text", "text": body.decode("utf-8")}]
     result: dict[str, Any] = {
         "content": content,
@@ -127,6 +136,16 @@ def result_of(
         # of the first text block.
         meta[UNTRUSTED] = untrusted
         content[0]["_meta"] = {UNTRUSTED: True}
+    if cut:
+        meta[SUMMARISED] = cut
+        full = json.dumps({**arguments, summary_form.DETAIL: summary_form.FULL}, separators=(",", ":"))
+        listed = ", ".join(f"{pointer} ({count} items)" for pointer, count in cut.items())
+        content.append(
+            {
+                "type": "text",
+                "text": f"Summarised lists: {listed}. Call {tool.tool.name} with {full} for them whole.",
+            }
+        )
     following = next_page(tool, arguments, answer)
     if following is not None:
         meta[NEXT_PAGE] = following

@@ -20,6 +20,7 @@ from core.context import Caller
 from serve.exchange import exchange_of
 from serve.mcp import prompts
 from serve.mcp.calls import call_route
+from serve.mcp.summary import DETAIL, FULL
 from serve.mcp.tools import RouteTool, route_tools, shown
 
 NAME = "alpha-results"
@@ -27,7 +28,9 @@ INSTRUCTIONS = (
     "Read-only research results of trading signals (alphas). Each tool is one route of the "
     "alpha-results API, named by its registry id, answering the route's JSON: `data` and `meta` "
     "(`meta.run` identifies the build that answered). Start with `catalog.alphas.list` and "
-    "`analytics.screen`; page with `limit`/`offset` while `pagination.has_more`."
+    "`analytics.screen`; page with `limit`/`offset` while `pagination.has_more`. An analytics tool "
+    "holding a series answers a summary (each long series cut to its ends, every figure kept) unless "
+    f'called with `"{DETAIL}": "{FULL}"`.'
 )
 
 

@@ -14,6 +14,9 @@ types, bounds, enums, patterns: one 400 `bad_request` naming each broken paramet
 before any request is built) and the target they make is no longer than the HTTP server accepts
 (`max_request_target_bytes`: the same 414). What the schema cannot say (a date that does not exist,
 an alpha the key may not read) is the route's own 400 or 403.
+
+An analytics tool whose answer holds a series takes one argument more, `detail`, its own (never sent
+to the route): the answer in summary form by default, or whole (`serve.mcp.summary`).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from core import errors
 from schemas.query import params_of, path_params_of
 from serve.declaration import Endpoint
 from serve.endpoints import endpoints
-from serve.mcp.untrusted import Path as SealPath
+from serve.mcp import summary
+from serve.mcp.summary import Path
 from serve.mcp.untrusted import seal_text_paths
 from serve.openapi.parameters import param_schema
 
@@ -86,6 +90,10 @@ UNTRUSTED = "alpha-results/untrusted"
 research team's seal supplied, which a host must treat as data, never as instructions
 (`serve.mcp.untrusted`); on the first text block (the same JSON), `true`."""
 
+SUMMARISED = "alpha-results/summarised"
+"""The `_meta` key of a tool result in summary form (`serve.mcp.summary`) listing the JSON Pointers
+into `structuredContent` of the lists it summarised, each with how many items the whole holds."""
+
 RATE_LIMIT = "alpha-results/rate_limit"
 """The `_meta` key of a tool result holding the route's `X-RateLimit-*` headers (docs/limits.md) as
 `{limit, remaining, used, reset, window}`: an agent paces its calls as an HTTP client would."""
@@ -103,8 +111,16 @@ class RouteTool:
     """The tool's input schema, compiled once (a call validates against it)."""
     sha256: str
     """`declaration_sha256` of the tool: what `/llms.txt` lists for clients to pin."""
-    seal_text: tuple[SealPath, ...]
+    seal_text: tuple[Path, ...]
     """Where its answers hold seal text (`serve.mcp.untrusted.seal_text_paths`), found once."""
+    lists: tuple[Path, ...] = ()
+    """The series its summary form cuts (`serve.mcp.summary.list_paths`, under `data`); empty for a
+    tool that does not take `detail`."""
+
+    @property
+    def summarises(self) -> bool:
+        """Whether the tool takes `detail` and answers in summary form by default."""
+        return bool(self.lists)
 
     def target(self, arguments: Mapping[str, Any], limit: int) -> tuple[str, bytes, bytes] | errors.ApiError:
         """(path, raw path, query string) of the route's request for `arguments`, or the API's error:
@@ -118,7 +134,8 @@ class RouteTool:
         given = {name: value for name, value in arguments.items() if value is not None}
         # Names first, without reading a value: an unknown name is never passed on, and however
         # many a call sends, the answer names MAX_NAMED of them, each `shown` (bounded).
-        foreign = [name for name in given if name not in self.query_names and name not in self.path_names]
+        taken = self.query_names | set(self.path_names) | ({summary.DETAIL} if self.summarises else set())
+        foreign = [name for name in given if name not in taken]
         if foreign:
             named = {
                 shown(name): NOT_TAKEN if name in WITHOUT else NOT_A_PARAMETER for name in foreign[:MAX_NAMED]
@@ -135,7 +152,9 @@ class RouteTool:
             return quote(wire_text(given[match.group(1)]), safe="")
 
         raw = _PATH_SEGMENT.sub(segment, self.endpoint.path)
-        query = urlencode([(k, wire_text(v)) for k, v in given.items() if k not in self.path_names])
+        # `detail` is the tool's own: the route answers in full, and the tool cuts (serve.mcp.calls).
+        sent = {k: v for k, v in given.items() if k not in self.path_names and k != summary.DETAIL}
+        query = urlencode([(k, wire_text(v)) for k, v in sent.items()])
         if len(raw) + (len(query) + 1 if query else 0) > limit:
             return errors.target_too_long(limit)
         return unquote(raw), raw.encode("ascii"), query.encode("ascii")
@@ -186,9 +205,10 @@ def wire_text(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def input_schema(endpoint: Endpoint) -> dict[str, Any]:
+def input_schema(endpoint: Endpoint, summarises: bool = False) -> dict[str, Any]:
     """The JSON Schema of a tool's arguments: the path parameters (required), then the query
-    parameters in documentation order, each as the OpenAPI document declares it."""
+    parameters in documentation order, each as the OpenAPI document declares it, then `detail` on a
+    tool answering in summary form (`serve.mcp.summary`)."""
     typed = {param.name: param for param in path_params_of(endpoint.query)}
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -205,6 +225,8 @@ def input_schema(endpoint: Endpoint) -> dict[str, Any]:
         properties[param.name] = {**param_schema(param), "description": param.description}
         if param.required:
             required.append(param.name)
+    if summarises:
+        properties[summary.DETAIL] = summary.detail_schema()
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
@@ -252,8 +274,9 @@ def path_names(endpoint: Endpoint) -> tuple[str, ...]:
     return tuple(match.group(1) for match in _PATH_SEGMENT.finditer(endpoint.path))
 
 
-def description(endpoint: Endpoint) -> str:
-    """The route's summary, its path, what a page is, and who may call it (the registry's flags)."""
+def description(endpoint: Endpoint, summarises: bool = False) -> str:
+    """The route's summary, its path, what a page is, what its summary form is, and who may call
+    it (the registry's flags)."""
     lines = [
         f"{endpoint.summary}. `GET {endpoint.openapi_path}` of the alpha-results API, answered as its JSON."
     ]
@@ -266,6 +289,12 @@ def description(endpoint: Endpoint) -> str:
         lines.append(
             f"A page of events: resume with `after` = `meta.next_cursor` (the result's `_meta.{NEXT_PAGE}` "
             "holds the next page's arguments while `pagination.has_more`)."
+        )
+    if summarises:
+        lines.append(
+            f"Answered in summary form unless `{summary.DETAIL}` is `{summary.FULL}`: every figure, with each "
+            f"series longer than {summary.LONGEST} items cut to its first and last {summary.KEPT}, its `count` "
+            f"and `omitted` items said (the result's `_meta.{SUMMARISED}` lists them)."
         )
     if endpoint.admin:
         lines.append("Effective only on a platform administrator's key.")
@@ -281,11 +310,12 @@ def route_tools() -> dict[str, RouteTool]:
         zip(served, msgspec.inspect.multi_type_info([e.answer for e in served.values()]), strict=True)
     )
     for endpoint_id, endpoint in served.items():
+        lists = summary.summarised_lists(endpoint, answers[endpoint_id])
         tool = types.Tool(
             name=endpoint_id,
             title=endpoint.summary,
-            description=description(endpoint),
-            input_schema=input_schema(endpoint),
+            description=description(endpoint, bool(lists)),
+            input_schema=input_schema(endpoint, bool(lists)),
             annotations=types.ToolAnnotations(
                 title=endpoint.summary,
                 read_only_hint=True,
@@ -299,7 +329,7 @@ def route_tools() -> dict[str, RouteTool]:
         validator = Draft202012Validator(tool.input_schema)
         seal_text = seal_text_paths(answers[endpoint_id])
         out[endpoint_id] = RouteTool(
-            endpoint, tool, names, query_names, validator, declaration_sha256(tool), seal_text
+            endpoint, tool, names, query_names, validator, declaration_sha256(tool), seal_text, lists
         )
     return out
 

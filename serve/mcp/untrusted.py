@@ -23,12 +23,7 @@ from typing import Any
 import msgspec
 
 from schemas.bodies.formats import X_SEAL_TEXT
-
-Path = tuple[str, ...]
-"""Keys from an answer's root to a marked field; `*` stands for every item of a list or every
-value of an object."""
-
-EACH = "*"
+from serve.mcp.summary import EACH, Path, each, escaped
 
 
 def seal_text_paths(answer_type: msgspec.inspect.Type) -> tuple[Path, ...]:
@@ -72,20 +67,13 @@ def untrusted_pointers(paths: tuple[Path, ...], answer: Any) -> list[str]:
                 pointers.append(pointer)
             return
         step, rest = path[0], path[1:]
-        if step == EACH and isinstance(value, list):
-            for index, item in enumerate(value):
-                collect(item, rest, f"{pointer}/{index}")
-        elif step == EACH and isinstance(value, dict):
-            for key, item in value.items():
-                collect(item, rest, f"{pointer}/{escaped(key)}")
+        if step == EACH:
+            # A list's items, or those a summarised list keeps (serve.mcp.summary), or an object's values.
+            for steps, item in each(value):
+                collect(item, rest, f"{pointer}/{steps}")
         elif isinstance(value, dict) and step in value:
             collect(value[step], rest, f"{pointer}/{escaped(step)}")
 
     for path in paths:
         collect(answer, path, "")
     return pointers
-
-
-def escaped(key: str) -> str:
-    """A key as a JSON Pointer writes it (RFC 6901: `~` as `~0`, `/` as `~1`)."""
-    return key.replace("~", "~0").replace("/", "~1")

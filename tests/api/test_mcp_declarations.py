@@ -19,6 +19,7 @@ from serve.endpoints import endpoints
 from serve.mcp import prompts
 from serve.mcp.calls import result_of
 from serve.mcp.mount import MAX_BODY_BYTES, Gone, bounded_body
+from serve.mcp.summary import DETAIL
 from serve.mcp.tools import MAX_NAMED, UNSERVED, WITHOUT, path_names, route_tools
 
 
@@ -30,10 +31,13 @@ def test_one_tool_per_registry_id_but_the_stream() -> None:
 @pytest.mark.parametrize("endpoint_id", [e for e in ALL_IDS if e not in UNSERVED])
 def test_a_tools_arguments_are_its_routes_parameters(endpoint_id: str) -> None:
     endpoint = endpoints()[endpoint_id]
-    tool = route_tools()[endpoint_id].tool
+    route_tool = route_tools()[endpoint_id]
+    tool = route_tool.tool
     properties = tool.input_schema["properties"]
     declared = [p.name for p in params_of(endpoint.query) if p.name not in WITHOUT]
-    assert list(properties) == [*path_names(endpoint), *declared]
+    # ... and `detail` last on a tool answering in summary form (tests/api/test_mcp_summary.py).
+    own = [DETAIL] if route_tool.summarises else []
+    assert list(properties) == [*path_names(endpoint), *declared, *own]
     assert all(properties[name]["description"] for name in properties)
     assert tool.input_schema.get("required", []) == [
         *path_names(endpoint),

@@ -33,6 +33,7 @@ from access import Grants, RateLimit, open_store
 from core.context import AllowList
 from schemas.registry import ADMIN_IDS, ALL_IDS
 from schemas.wire import BENCHMARK_SYMBOLS
+from serve.mcp.summary import DETAIL, FULL
 from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, UNSERVED
 from tests.health_wait import wait_until
 from tests.ops.keys import IssuedKey, issue_key
@@ -283,7 +284,8 @@ def route_of(world: World, tool: types.Tool, arguments: dict[str, Any]) -> httpx
     in_path = {p["name"] for p in operation["parameters"] if p["in"] == "path"}
     for name in in_path:
         path = path.replace("{" + name + "}", str(arguments[name]))
-    query = {k: v for k, v in arguments.items() if k not in in_path}
+    # `detail` is the tool's own (its summary form: serve/mcp/summary.py), never the route's.
+    query = {k: v for k, v in arguments.items() if k not in in_path and k != DETAIL}
     return world.get(world.admin, path, query)
 
 
@@ -293,6 +295,10 @@ async def call_every_tool(world: World) -> list[tuple[types.Tool, dict[str, Any]
     async with session(world, world.admin) as client:
         for tool in (await client.list_tools()).tools:
             arguments = tool_arguments(world, tool, demo)
+            if DETAIL in tool.input_schema["properties"]:
+                arguments[DETAIL] = (
+                    FULL  # the whole answer, the route's (the summary: tests/api/test_mcp_summary.py)
+                )
             out.append((tool, arguments, await client.call_tool(tool.name, arguments)))
     return out
 
