@@ -19,7 +19,7 @@ already paged (`limit`/`offset`), and the other groups' single objects are short
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
@@ -61,22 +61,24 @@ def detail_schema() -> dict[str, Any]:
     }
 
 
-def list_paths(answer_type: msgspec.inspect.Type) -> tuple[Path, ...]:
-    """The paths of the series of `answer_type` (an endpoint's declared answer, as `msgspec.inspect`
-    sees it: its list-typed fields whose items are not `named`), `*` standing for each item of a
-    list or value of an object, outermost first: a list within another's items is then cut in the
-    items the outer one keeps, and named where it stands in the answer served."""
-    found: dict[Path, None] = {}
+def walk_type(answer_type: msgspec.inspect.Type, visit: Callable[[msgspec.inspect.Type, Path], bool]) -> None:
+    """Call `visit(kind, path)` on every node of `answer_type` (an endpoint's declared answer, as
+    `msgspec.inspect` sees it), parent before child, `*` in the path standing for each item of a
+    list or value of an object; a node's children are walked when `visit` returns True. A Struct
+    met again inside itself is not walked again on that path. The one walk of a declared answer:
+    the series a summary cuts (`list_paths`) and the seal's text (`serve.mcp.untrusted`)."""
 
     def walk(kind: msgspec.inspect.Type, path: Path, within: frozenset[type]) -> None:
+        if not visit(kind, path):
+            return
         if isinstance(kind, msgspec.inspect.Metadata):
             walk(kind.type, path, within)
         elif isinstance(kind, msgspec.inspect.UnionType):
             for arm in kind.types:
                 walk(arm, path, within)
-        elif isinstance(kind, msgspec.inspect.ListType | msgspec.inspect.VarTupleType):
-            if not named(kind.item_type):
-                found[path] = None
+        elif isinstance(
+            kind, msgspec.inspect.ListType | msgspec.inspect.SetType | msgspec.inspect.VarTupleType
+        ):
             walk(kind.item_type, (*path, EACH), within)
         elif isinstance(kind, msgspec.inspect.DictType):
             walk(kind.value_type, (*path, EACH), within)
@@ -85,6 +87,22 @@ def list_paths(answer_type: msgspec.inspect.Type) -> tuple[Path, ...]:
                 walk(field.type, (*path, field.encode_name), within | {kind.cls})
 
     walk(answer_type, (), frozenset())
+
+
+def list_paths(answer_type: msgspec.inspect.Type) -> tuple[Path, ...]:
+    """The paths of the series of `answer_type` (its list-typed fields whose items are not
+    `named`), outermost first: a list within another's items is then cut in the items the outer one
+    keeps, and named where it stands in the answer served."""
+    found: dict[Path, None] = {}
+
+    def visit(kind: msgspec.inspect.Type, path: Path) -> bool:
+        if isinstance(kind, msgspec.inspect.ListType | msgspec.inspect.VarTupleType) and not named(
+            kind.item_type
+        ):
+            found[path] = None
+        return True
+
+    walk_type(answer_type, visit)
     return tuple(sorted(found, key=len))
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from schemas.bodies.formats import X_SEAL_TEXT
-from serve.mcp.summary import EACH, Path, each, escaped
+from serve.mcp.summary import EACH, Path, each, escaped, walk_type
 
 
 def seal_text_paths(answer_type: msgspec.inspect.Type) -> tuple[Path, ...]:
@@ -33,26 +33,13 @@ def seal_text_paths(answer_type: msgspec.inspect.Type) -> tuple[Path, ...]:
     declaration order."""
     found: dict[Path, None] = {}
 
-    def walk(kind: msgspec.inspect.Type, path: Path, within: frozenset[type]) -> None:
-        if isinstance(kind, msgspec.inspect.Metadata):
-            if (kind.extra_json_schema or {}).get(X_SEAL_TEXT):
-                found[path] = None
-            else:
-                walk(kind.type, path, within)
-        elif isinstance(kind, msgspec.inspect.UnionType):
-            for arm in kind.types:
-                walk(arm, path, within)
-        elif isinstance(
-            kind, msgspec.inspect.ListType | msgspec.inspect.SetType | msgspec.inspect.VarTupleType
-        ):
-            walk(kind.item_type, (*path, EACH), within)
-        elif isinstance(kind, msgspec.inspect.DictType):
-            walk(kind.value_type, (*path, EACH), within)
-        elif isinstance(kind, msgspec.inspect.StructType) and kind.cls not in within:
-            for field in kind.fields:
-                walk(field.type, (*path, field.encode_name), within | {kind.cls})
+    def visit(kind: msgspec.inspect.Type, path: Path) -> bool:
+        if isinstance(kind, msgspec.inspect.Metadata) and (kind.extra_json_schema or {}).get(X_SEAL_TEXT):
+            found[path] = None
+            return False  # named whole: every string within it is the seal's
+        return True
 
-    walk(answer_type, (), frozenset())
+    walk_type(answer_type, visit)
     return tuple(found)
 
 
