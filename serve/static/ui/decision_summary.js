@@ -33,7 +33,7 @@
 import { attributionParams } from "./attribution_panel.js";
 import { add, errorBox, h } from "./dom.js";
 import { decisionRecord } from "./decision_record.js";
-import { DASH, int } from "./format.js";
+import { DASH, int, pct } from "./format.js";
 import { figureName, inUnit, outOfSample, unitText } from "./labels.js";
 import { ORIGINS } from "./live_panel.js";
 import { monitoringLine } from "./monitoring_panel.js";
@@ -187,7 +187,7 @@ const INTERVAL_FIGURES = ["information_ratio", "excess_sharpe", "rebuilt_mean_ic
 
 function intervalsSentence(data) {
   const m = measurer();
-  const level = `${Math.round(data.confidence * 100)}%`;
+  const level = pct(data.confidence, 0);
   return `${INTERVAL_FIGURES.map((key) => `${capitalised(figureName(key))} ${spanned(data[key], m)}`).join("; ")} (${level} block-bootstrap intervals, ${int(data.resamples)} resamples).`;
 }
 
@@ -208,7 +208,7 @@ function expectationSentence(data, series) {
   if (!series || series.expected_live == null) return `Not measurable: ${(series && series.withheld_reason) || "no expectation served"}.`;
   const group = data.group ? `its family ${data.group}` : `the ${data.group_kind}`;
   const retention = data.haircut && data.haircut.retention ? data.haircut.retention : null;
-  const level = `${Math.round(data.credible_level * 100)}%`;
+  const level = pct(data.credible_level, 0);
   return (
     `Backtest ${inUnit(series.backtest_value, "ratio")} shrunk toward ${group}'s mean ${inUnit(series.group_mean, "ratio")} (${int(data.group_members)} alphas; ` +
     `weight ${inUnit(series.shrinkage_weight, "ratio")} on its own), times retention ${measured(retention)} (${data.haircut ? data.haircut.calibration : DASH}); ` +
