@@ -95,8 +95,10 @@ def linked_copy(source: Path, target: Path) -> Path:
     decisions against it or deletes from it: its `IMMUTABLE_SUFFIXES` files are hard links to the
     original's (about 0.2 s against about 2 s for a copy of the demo lake's 287 MB, which some fifty
     tests make), every other file (pointers, manifests, indexes) a copy of its own. Never for a
-    test that damages a file in place (truncates, rewrites, changes its mode): the damage would
-    reach every other test's lake; those copy with `shutil.copytree`."""
+    test that changes a lake file in place (truncates it, writes it again with `np.save` or
+    `pq.write_table` onto its path, changes its mode): the change would reach every other test's
+    lake (two did, and seven tests of other files failed after them); those copy with
+    `shutil.copytree`."""
 
     def link_or_copy(src: str, dst: str) -> object:
         if src.endswith(IMMUTABLE_SUFFIXES):
