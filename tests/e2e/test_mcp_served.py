@@ -450,10 +450,14 @@ def test_an_argument_the_tool_refuses_is_one_400_or_414_counted_as_one_message(w
     # None of the five reached a route (no access line of theirs), yet each message was metered,
     # its result pacing the agent as a route's does.
     assert all(RATE_LIMIT in (r.meta or {}) for r in (fmt, named, long_name, typed, long_target))
-    lines = [json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{")]
-    assert [line["route"] for line in lines if line["key_id"] == key.key_id and line["route"] != "mcp"] == [
-        "catalog.alphas.list"
-    ]
+
+    # A route's access line is written once its answer is sent: wait for the one route reached.
+    def routes() -> list[str] | None:
+        lines = [json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{")]
+        found = [line["route"] for line in lines if line["key_id"] == key.key_id and line["route"] != "mcp"]
+        return found or None
+
+    assert wait_until(routes, "the counted call's access line") == ["catalog.alphas.list"]
     assert_each_message_cost_one_request(world, key, mark)
 
 
