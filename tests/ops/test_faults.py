@@ -39,15 +39,15 @@ def health(client: TestClient[Any]) -> dict[str, Any]:
     return body
 
 
-def test_lake_folder_removed(make_client: AppFactory, lake_copy: Path) -> None:
-    client = make_client(lake=str(lake_copy))
+def test_lake_folder_removed(make_client: AppFactory, breakable_lake: Path) -> None:
+    client = make_client(lake=str(breakable_lake))
     assert client.get("/v1/alphas/momentum_12_1/books", headers=bearer("member")).status_code == 200
     assert health(client)["status"] == "ok"
-    shutil.rmtree(lake_copy)
+    shutil.rmtree(breakable_lake)
     refresh_lake(client)  # the next background refresh finds the lake gone
     for path in ("/v1/alphas", "/v1/alphas/momentum_12_1/rebalances", "/v1/alphas/Test_planted_factor"):
         error = assert_error(client.get(path, headers=bearer("member")), 503, "upstream_unavailable")
-        assert error["details"] == {} and str(lake_copy) not in error["message"]
+        assert error["details"] == {} and str(breakable_lake) not in error["message"]
     # Market data lives in the same lake, but only benchmark routes say so.
     assert_error(
         client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_unavailable"
@@ -56,13 +56,13 @@ def test_lake_folder_removed(make_client: AppFactory, lake_copy: Path) -> None:
 
 
 def test_one_corrupt_pointer_degrades_health_and_only_its_alpha(
-    make_client: AppFactory, lake_copy: Path
+    make_client: AppFactory, breakable_lake: Path
 ) -> None:
-    pointer = lake_copy / "alphas" / "Test_planted_factor" / "_current.json"
+    pointer = breakable_lake / "alphas" / "Test_planted_factor" / "_current.json"
     good = pointer.read_bytes()
     pointer.write_text('{"build_id": ')
-    index_rows.rebuild(str(lake_copy))  # `alpha-results lake index` (or the next publish) finds it
-    client = make_client(lake=str(lake_copy))
+    index_rows.rebuild(str(breakable_lake))  # `alpha-results lake index` (or the next publish) finds it
+    client = make_client(lake=str(breakable_lake))
     listed = client.get("/v1/alphas", headers=bearer("member"))
     assert listed.status_code == 200
     assert "Test_planted_factor" not in {row["alpha_id"] for row in listed.json()["data"]}
@@ -72,14 +72,14 @@ def test_one_corrupt_pointer_degrades_health_and_only_its_alpha(
         503,
         "upstream_unavailable",
     )
-    assert error["details"] == {} and str(lake_copy) not in error["message"]
+    assert error["details"] == {} and str(breakable_lake) not in error["message"]
     # The lake is readable: it is not down, one of its alphas is degraded and named.
     body = health_when(lambda: client.get("/v1/health"), lambda body: "lake" in body)
     assert body["status"] == "degraded" and body["down"] == []
     assert set(body["lake"]["degraded_alphas"]) == {"Test_planted_factor"}
 
     pointer.write_bytes(good)
-    index_rows.rebuild(str(lake_copy))
+    index_rows.rebuild(str(breakable_lake))
     assert "lake" not in health_when(lambda: client.get("/v1/health"), is_ok)
     assert client.get("/v1/alphas/Test_planted_factor/books", headers=bearer("member")).status_code == 200
 
@@ -105,20 +105,20 @@ def test_s3_endpoint_on_a_closed_port(make_client: AppFactory, monkeypatch: pyte
         S3FileSystem.clear_instance_cache()
 
 
-def test_benchmark_not_published(make_client: AppFactory, lake_copy: Path) -> None:
-    shutil.rmtree(lake_copy / "benchmarks")
-    index_rows.rebuild(str(lake_copy))
-    client = make_client(lake=str(lake_copy))
+def test_benchmark_not_published(make_client: AppFactory, breakable_lake: Path) -> None:
+    shutil.rmtree(breakable_lake / "benchmarks")
+    index_rows.rebuild(str(breakable_lake))
+    client = make_client(lake=str(breakable_lake))
     assert_error(
         client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_not_configured"
     )
     assert client.get("/v1/alphas", headers=bearer("member")).status_code == 200  # nothing else affected
 
 
-def test_benchmark_data_unreadable(make_client: AppFactory, lake_copy: Path) -> None:
-    for daily in (lake_copy / "benchmarks").rglob("daily.parquet"):
+def test_benchmark_data_unreadable(make_client: AppFactory, breakable_lake: Path) -> None:
+    for daily in (breakable_lake / "benchmarks").rglob("daily.parquet"):
         daily.write_bytes(b"not parquet")
-    client = make_client(lake=str(lake_copy))
+    client = make_client(lake=str(breakable_lake))
     assert_error(
         client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_unavailable"
     )
@@ -134,11 +134,11 @@ def postgres_or_skip() -> str:
 
 
 @pytest.mark.postgres
-def test_key_store_on_a_closed_port(lake_copy: Path) -> None:
+def test_key_store_on_a_closed_port(breakable_lake: Path) -> None:
     postgres_or_skip()
     url = f"postgresql://postgres@127.0.0.1:{closed_port()}/test"
     # The server still starts (no crash loop) and answers within the connect timeout.
-    app = create_app(Settings(lake=str(lake_copy), keystore_url=url), limiter=MemoryLimiter())
+    app = create_app(Settings(lake=str(breakable_lake), keystore_url=url), limiter=MemoryLimiter())
     with TestClient(app=app) as client:
         token = generate_token("live").token  # well-formed, so the store must be asked
         response = returns(lambda: client.get("/v1/alphas", headers={"Authorization": f"Bearer {token}"}))
@@ -149,7 +149,7 @@ def test_key_store_on_a_closed_port(lake_copy: Path) -> None:
 
 
 @pytest.mark.postgres
-def test_key_store_stopped_while_serving(lake_copy: Path) -> None:
+def test_key_store_stopped_while_serving(breakable_lake: Path) -> None:
     import uuid
 
     base = postgres_or_skip()
@@ -161,7 +161,7 @@ def test_key_store_stopped_while_serving(lake_copy: Path) -> None:
     try:
         store = open_store(url)
         member = issue_key(store)
-        app = create_app(Settings(lake=str(lake_copy)), store=store, limiter=MemoryLimiter())
+        app = create_app(Settings(lake=str(breakable_lake)), store=store, limiter=MemoryLimiter())
         with TestClient(app=app) as client:
             assert client.get("/v1/alphas", headers=member.headers).status_code == 200
             proxy.stop()
@@ -174,7 +174,7 @@ def test_key_store_stopped_while_serving(lake_copy: Path) -> None:
             admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-def test_redis_down_still_enforces_limits_and_answers_usage(lake_copy: Path, tmp_path: Path) -> None:
+def test_redis_down_still_enforces_limits_and_answers_usage(breakable_lake: Path, tmp_path: Path) -> None:
     """Decision (docs/limits.md): an unreachable Redis no longer lifts the limits. The quota is
     counted in the key store meanwhile, `/v1/me` and the admin usage route answer from it, and
     `/v1/health` names the limiter down."""
@@ -187,7 +187,7 @@ def test_redis_down_still_enforces_limits_and_answers_usage(lake_copy: Path, tmp
     )
     admin = issue_key(store, role="admin")
     limiter = open_limiter(f"redis://127.0.0.1:{closed_port()}/0", ledger=SqlUsageLedger(store))
-    app = create_app(Settings(lake=str(lake_copy)), store=store, limiter=limiter)
+    app = create_app(Settings(lake=str(breakable_lake)), store=store, limiter=limiter)
     with TestClient(app=app) as client:
         for used in (1, 2):
             response = client.get("/v1/alphas", headers=tight.headers)
@@ -216,11 +216,11 @@ def fail_with(monkeypatch: pytest.MonkeyPatch, reader: Any, method: str, message
 
 def test_the_log_of_an_unhandled_failure_never_holds_a_token_from_the_path(
     make_client: AppFactory,
-    lake_copy: Path,
+    breakable_lake: Path,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    client = make_client(lake=str(lake_copy))
+    client = make_client(lake=str(breakable_lake))
     token = generate_token("live").token
     fail_with(monkeypatch, client.app.state["services"].reader, "alpha", "boom")
     with caplog.at_level(logging.ERROR, logger="serve.app"):
@@ -232,11 +232,11 @@ def test_the_log_of_an_unhandled_failure_never_holds_a_token_from_the_path(
 
 def test_unhandled_failure_is_internal_error_without_detail(
     make_client: AppFactory,
-    lake_copy: Path,
+    breakable_lake: Path,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    client = make_client(lake=str(lake_copy))
+    client = make_client(lake=str(breakable_lake))
     fail_with(
         monkeypatch, client.app.state["services"].reader, "catalogue", "secret internal detail /srv/lake"
     )
