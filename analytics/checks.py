@@ -25,7 +25,7 @@ from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, number, window_echo
 from analytics.metrics import metrics_inputs
 from analytics.metrics.blocks import nwt_ic_block
-from analytics.overfitting import NO_FAMILY
+from analytics.overfitting import NOT_IN_A_FAMILY
 from analytics.policy import BY_ID, CHECKS, Policy
 from analytics.returns import daily_returns
 from analytics.significance import MIN_FAMILY_TRIALS, FamilyTrials, Seen
@@ -316,7 +316,7 @@ def pbo_figure(
         return Figure(value, reason, "long_short", WHOLE, None, context)
 
     if answer.family is None:  # the seal's manifest says so, whatever the key may read of ledgers
-        return figure(None, "not_applicable: " + NO_FAMILY.format(alpha=alpha))
+        return figure(None, NOT_IN_A_FAMILY.format(alpha=alpha))
     if not access.ledger:
         return figure(None, withheld("ledger", "checks.pbo", warnings))
     if not bounded and answer.family_trials < PBO_DEFAULT_MIN_TRIALS:

@@ -51,7 +51,9 @@ MIN_TRIALS = 6
 """Members below which no figure is given: PBO over fewer trials is unstable (the paper's
 simulations use N of 10 and more; with 5 the median rank leaves 2 places either side)."""
 NO_FAMILY = "the seal of {alpha} names no trial family"
-"""Why an alpha outside any trial family has no figure (the route's reason, the pbo check's)."""
+"""Why an alpha outside any trial family has no figure (the route's reason)."""
+NOT_IN_A_FAMILY = "not_applicable: " + NO_FAMILY
+"""The same as a figure of the family that does not apply to it (the pbo check, dsr_family)."""
 SPLITS_DEFAULT = 16
 SPLITS_MIN = 4
 SPLITS_MAX = 16

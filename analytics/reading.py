@@ -189,8 +189,10 @@ class Reading(BuildAnswers):
         reader may read); None when its seal names no family, or the lake has no catalogue index."""
         catalogue = self.snapshot.catalogue
         index, listing = catalogue.index, catalogue.listing
-        family = None if index is None or listing is None else overfitting.family_of(index, alpha)
-        if family is None or index is None or listing is None:
+        if index is None or listing is None:
+            return None
+        family = overfitting.family_of(index, alpha)
+        if family is None:
             return None
         members = overfitting.family_members(index, listing.ids, self.readable(), family)
         return significance.family_trials(self.snapshot.trials(), family, [a for a, _ in members])

@@ -29,6 +29,7 @@ import numpy as np
 from analytics import bootstrap, inputs, multiple_testing, trial_clusters, uncertainty
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, conventions, declared_stat, number, window_echo
+from analytics.overfitting import NOT_IN_A_FAMILY
 from analytics.variance import measurable_std
 from datasets.catalogue_snapshot import Trials
 from datasets.queries import Window
@@ -328,7 +329,7 @@ def _dsr_family(
     variance = math.nan if family is None else family.sharpe_variance
     expected = expected_max_sharpe(count, variance)
     if m is not None and family is None:
-        reason = f"not_applicable: the seal of {alpha} names no trial family"
+        reason = NOT_IN_A_FAMILY.format(alpha=alpha)
     elif m is not None and family is not None and count < MIN_FAMILY_TRIALS:
         reason = (
             f"fewer than {MIN_FAMILY_TRIALS} members of family {family.family} this key may read have a "
