@@ -458,7 +458,8 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     assert close(figure("regimes"), weakest["information_ratio"]["value"])
     assert f"{weakest['regime_sessions']} sessions" in says("regimes")
     assert close(figure("specific"), got["factors"]["specific_information_ratio"]["value"])
-    assert says("specific").startswith("Specific ") and "; residual " in says("specific")
+    assert says("specific").startswith("Specific information ratio ")
+    assert "; Appraisal ratio (beyond SPY and the reference set) " in says("specific")
     assert close(figure("contribution"), got["mmc"]["mmc_mean"]["value"])
     assert f"over {got['mmc']['mmc_weeks']} weeks" in says("contribution")
 
@@ -488,7 +489,7 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
         "Overfitting of the trial family",
         "Expected live information ratio",
         "Weakest regime",
-        "Specific and residual information ratio",
+        "Specific and appraisal ratios",
         "Contribution to the approved book",
         correlation["reason"],
         *(c["reason"] for c in unpassed),

@@ -25,7 +25,7 @@
 // - the weak spot: the regime of the market with the lowest information ratio over a quarter or
 //   more, as /analytics/regimes names it (`weakest_regime`), against the whole window;
 // - the specific information ratio (after the common factors, /analytics/factors) beside the
-//   residual one (after the approved alphas and SPY, /analytics/residual), and why both hold;
+//   appraisal ratio (beyond the approved alphas and SPY, /analytics/residual), and why both hold;
 // - the contribution to the approved book (/analytics/mmc).
 //
 // A figure a route does not measure is its reason; a refused route is its error, in its row only.
@@ -225,23 +225,22 @@ function regimeSentence(data) {
   return `${data.benchmark} ${weak.dimension} ${weak.label}: information ratio ${entryText(weak.information_ratio)} over ${int(weak.regime_sessions)} sessions${window}.`;
 }
 
-const BENCHMARK_NAME = "the benchmark";
-
+/** The two ratios under their vocabulary names (the residual one is the appraisal ratio), and what
+ * each removes: the set the appraisal ratio is beyond is the route's `reference`. */
 function specificSentence(factors, residual) {
   const m = measurer();
-  const reference = residual ? residual.reference : null;
-  const against = reference && reference.alphas && reference.alphas.length ? `${reference.alphas.join(", ")} and ${residual.benchmark.symbol}` : `${residual ? residual.benchmark.symbol : BENCHMARK_NAME}`;
+  const alphas = residual && residual.reference ? residual.reference.alphas || [] : [];
+  const set = alphas.length ? `set: ${alphas.join(", ")}` : "no alpha in the set";
   return (
-    `Specific ${m(factors.specific_information_ratio)}: after the common factors; ` +
-    `residual ${residual ? m(residual.appraisal_ratio) : "not read"}: after ${against}. ` +
-    `Each removes something else, so both can hold.`
+    `${figureName("specific_information_ratio")} ${m(factors.specific_information_ratio)} (the common factors removed); ` +
+    `${figureName("appraisal_ratio")} ${residual ? m(residual.appraisal_ratio) : "not read"} (${set}): so both can hold.`
   );
 }
 
 function contributionSentence(data) {
   const m = measurer();
   const approved = data.approved || {};
-  return `Mean weekly meta-model contribution (t ${m(data.mmc_t_stat)}) over ${int(data.mmc_weeks)} weeks against ${int(approved.approved_count)} approved alpha${approved.approved_count === 1 ? "" : "s"} (${(approved.alphas || []).join(", ") || DASH}).`;
+  return `${figureName("mmc_mean")}, the weekly mean (t ${m(data.mmc_t_stat)}) over ${int(data.mmc_weeks)} weeks against ${int(approved.approved_count)} approved alpha${approved.approved_count === 1 ? "" : "s"} (${(approved.alphas || []).join(", ") || DASH}).`;
 }
 
 // -- the tear sheet's page ---------------------------------------------------------------------
@@ -341,7 +340,7 @@ export function decisionSummary(alpha, got) {
       const weak = (answer.data.by_regime || []).find((r) => r.regime === answer.data.weakest_regime);
       return [figureCell(weak ? entryText(weak.information_ratio) : DASH, weak ? weak.information_ratio.value : null, { "data-regime": answer.data.weakest_regime || "" }), regimeSentence(answer.data)];
     }),
-    row("specific", "Specific and residual information ratio", got.factors, (answer) => {
+    row("specific", "Specific and appraisal ratios", got.factors, (answer) => {
       const specific = answer.data.specific_information_ratio;
       const residual = got.residual && got.residual.status === "fulfilled" ? got.residual.value.data : null;
       return [figureCell(figureText(specific), specific.value), specificSentence(answer.data, residual)];
