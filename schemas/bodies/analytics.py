@@ -56,6 +56,11 @@ class DsrTrials(Body, kw_only=True, frozen=True):
     ]
 
 
+ANALYTICS_STAT_KEYS = ("value", "unit", "status", "withheld_reason", "source", "annualisation")
+"""The keys any analytics figure may carry; AnalyticsStat's others belong to particular figures
+(each one's description names them; docs/reference.md lists them once, "Figure objects")."""
+
+
 class AnalyticsStat(Body, kw_only=True, frozen=True):
     """One analytics figure: a value with its unit, or `not_measurable` with a null value and a reason."""
 

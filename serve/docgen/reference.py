@@ -21,8 +21,10 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from schemas.bodies.analytics import ANALYTICS_STAT_KEYS
 from schemas.bodies.event_data import EVENT_DATA
 from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
+from schemas.bodies.metrics import STAT_KEYS
 from schemas.registry import BY_ID
 from serve.app import openapi_document
 from serve.doc_blocks.llms import llms_text
@@ -34,6 +36,12 @@ from serve.openapi.jsonschema import without_null
 REFERENCE_PATH = Path(__file__).resolve().parents[2] / "docs" / "reference.md"
 LLMS_PATH = REFERENCE_PATH.with_name("llms.txt")
 """What `/llms.txt` serves (`serve.doc_blocks.llms`), written beside the reference from the same document."""
+FIGURE_OBJECTS = {"AnalyticsStat": ANALYTICS_STAT_KEYS, "Stat": STAT_KEYS}
+"""The objects every served figure is (an analytics figure; a `/metrics` statistic), by their
+OpenAPI component, with the keys any figure may carry. Their other keys belong to particular
+figures (`trials` to the deflated Sharpe ratio, `deprecated` to `sharpe`): a route's table lists
+only the common keys under each figure, and the figure objects' section lists the others once with
+the figures that carry them, so no route's table names a key its answers never hold."""
 MAX_DEPTH = 6
 """How deep nested response objects are listed (the deepest served today is 4: `allow.endpoints.ids[]`)."""
 
@@ -140,11 +148,15 @@ def field_rows(
     document: dict[str, Any], schema: dict[str, Any], prefix: str = "", depth: int = 0
 ) -> Iterator[FieldRow]:
     """One row for every property of an object schema, nested ones included
-    (`meta.summary.first_date`, `data[].allow.endpoints.mode`)."""
+    (`meta.summary.first_date`, `data[].allow.endpoints.mode`); of a figure object
+    (FIGURE_OBJECTS), only the keys every figure may carry."""
 
-    resolved, _ = _resolve(document, schema)
+    resolved, component = _resolve(document, schema)
     required = set(resolved.get("required", ()))
+    common = FIGURE_OBJECTS.get(component or "")
     for name, prop in resolved.get("properties", {}).items():
+        if common is not None and name not in common:
+            continue  # one figure's key: the figure objects' section, not under every figure
         path = f"{prefix}{name}"
         target, _ = _resolve(document, without_null(prop)[0])
         meaning, constraints = _meaning(prop, target), "; ".join(_constraints(target))
@@ -165,12 +177,12 @@ def field_rows(
         if depth >= MAX_DEPTH:
             continue
         types, _ = _types(target)
-        if "object" in types:
-            yield from field_rows(document, target, f"{path}.", depth + 1)
+        if "object" in types:  # the unresolved schema: its `$ref` names the component
+            yield from field_rows(document, without_null(prop)[0], f"{path}.", depth + 1)
         elif types == ["array"]:
             item, _ = _resolve(document, target.get("items", {}))
             if "properties" in item:
-                yield from field_rows(document, item, f"{path}[].", depth + 1)
+                yield from field_rows(document, target.get("items", {}), f"{path}[].", depth + 1)
 
 
 def _parameter_rows(document: dict[str, Any], operation: dict[str, Any]) -> list[str]:
@@ -327,9 +339,43 @@ def reference_markdown(document: dict[str, Any]) -> str:
             lines += [f"## {group}", ""]
             current_group = group
         lines += _operation_section(document, path, method, operation)
+    lines += _figure_objects_section(document)
     lines += _events_section()
     lines += _vocabulary_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _figure_objects_section(document: dict[str, Any]) -> list[str]:
+    """Each figure object's keys, the common ones and those of particular figures (FIGURE_OBJECTS)."""
+    lines = ["", '<a id="figure-objects"></a>', "## Figure objects", ""]
+    lines += [
+        "Every figure a route serves is one of these objects. The route tables above list, under",
+        "each figure, the keys any figure may carry; the keys below marked *particular* appear only",
+        "on the figures their meaning names (and are absent from every other).",
+        "",
+    ]
+    schemas = document.get("components", {}).get("schemas", {})
+    for component, common in FIGURE_OBJECTS.items():
+        if component not in schemas:
+            continue
+        lines += [
+            f"### `{component}`",
+            "",
+            "| Key | Type | Carried by | Meaning |",
+            "|---|---|---|---|",
+        ]
+        required = set(schemas[component].get("required", ()))
+        for name, prop in schemas[component].get("properties", {}).items():
+            target, _ = _resolve(document, without_null(prop)[0])
+            carried = "every figure" if name in required else "any figure (may be absent)"
+            if name not in common:
+                carried = "particular figures"
+            lines.append(
+                f"| {_code(name)} | {_cell(type_text(document, prop))} | {carried} | "
+                f"{_cell(_meaning(prop, target))} |"
+            )
+        lines.append("")
+    return lines
 
 
 def _vocabulary_section() -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,54 @@ def test_reference_lists_every_operation_with_its_id_group_parameters_and_fields
             for field in reference.field_rows(document, content["schema"]):
                 assert f"| `{field.path}` |" in section, (endpoint_id, field.path)
     assert registry_ids == set(MOUNTED_ENDPOINTS)
+
+
+def figure_paths(
+    document: dict[str, Any], schema: dict[str, Any], prefix: str = ""
+) -> Iterator[tuple[str, str]]:
+    """(path, component) of every field of a response that is a figure object, walked from the schema."""
+    ref = schema.get("$ref") or next((a["$ref"] for a in schema.get("anyOf", ()) if "$ref" in a), None)
+    name = ref.rsplit("/", 1)[-1] if ref else None
+    node = document["components"]["schemas"][name] if name else schema
+    if name in reference.FIGURE_OBJECTS:
+        yield prefix.removesuffix("."), name
+        return
+    if prefix.count(".") > reference.MAX_DEPTH:
+        return
+    for key, prop in node.get("properties", {}).items():
+        yield from figure_paths(document, prop, f"{prefix}{key}.")
+    if "items" in node:
+        yield from figure_paths(document, node["items"], prefix.removesuffix(".") + "[].")
+
+
+def test_a_route_lists_under_each_figure_only_the_keys_any_figure_may_carry(document: dict[str, Any]) -> None:
+    """The keys of particular figures (`trials` of the deflated Sharpe ratio, `deprecated` of
+    `sharpe`, `sr_benchmark` of the PSR) were listed under every figure of every route, about 4,000
+    rows naming keys those answers never hold (issue 65, item 6); they are listed once, in the
+    figure objects' section, and each route lists under a figure only what any figure may carry."""
+    text = reference.reference_markdown(document)
+    routes, figure_objects = text.split('<a id="figure-objects"></a>')
+    by_operation = sections(routes)
+    schemas = document["components"]["schemas"]
+    for component, common in reference.FIGURE_OBJECTS.items():
+        assert re.search(rf"^### `{component}`", figure_objects, flags=re.M), component
+        particular = set(schemas[component]["properties"]) - set(common)
+        assert particular, component
+        for key in particular:
+            assert re.search(rf"^\| `{key}` \| .* \| particular figures \|", figure_objects, flags=re.M), key
+    figures = 0
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            section = by_operation[f"{method.upper()} {path}"]
+            for content in operation["responses"]["200"].get("content", {}).values():
+                for field, component in figure_paths(document, content["schema"]):
+                    figures += 1
+                    assert f"| `{field}.value` |" in section, (path, field)
+                    for key in set(schemas[component]["properties"]) - set(
+                        reference.FIGURE_OBJECTS[component]
+                    ):
+                        assert f"| `{field}.{key}` |" not in section, (path, field, key)
+    assert figures > 200
 
 
 def test_field_rows_carry_type_nullability_and_meaning() -> None:

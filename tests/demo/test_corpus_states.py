@@ -183,3 +183,24 @@ def test_the_readme_names_every_demo_alpha_and_family() -> None:
         rf"{len(families)} trial families of {FAMILY_VARIANTS} variants each \({len(FAMILIES)} alphas more",
         prose,
     ), "README.md no longer says how many alphas the trial families add"
+
+
+def test_parameters_selected_only_for_years_the_research_saw(demo_seals: Path) -> None:
+    """A parameter is selected for a test year before that year trades (walk-forward), so a seal's
+    "selected by test year" names no year that began after its research cutoff (issue 65, item 4:
+    the demo's ran past it)."""
+    checked = 0
+    for manifest in sorted(demo_seals.glob("*/manifest.json")):
+        cutoff = json.loads(manifest.read_text()).get("research_cutoff")
+        described = manifest.parent / "description.json"
+        if cutoff is None or not described.exists():
+            continue
+        for p in json.loads(described.read_text())["parameters"]:
+            years = p["selected_value_by_test_year"] or {}
+            assert all(int(year) <= int(cutoff[:4]) for year in years), (
+                manifest.parent.name,
+                p["name"],
+                cutoff,
+            )
+            checked += len(years)
+    assert checked > 0

@@ -335,7 +335,11 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int, end: int | 
     )
     week_dates = [market.dates[int(d)] for d in market.decision_sessions[weeks]]
 
-    years = sorted({str(d.year) for d in week_dates})
+    # A parameter is selected for a test year before that year is traded (walk-forward), so only
+    # the years that began by the research cutoff can have been selected in the research: a
+    # selection "by test year" past the cutoff would claim research done after it (issue 65).
+    cutoff = _research_cutoff(whole, spec.research_cutoff_share)
+    years = sorted({str(d.year) for d in week_dates if cutoff is None or d.isoformat() <= cutoff})
     record, zip_bytes = archive.archive_record(spec)
     manifest = {
         "seal_format": seal.SEAL_FORMAT_VERSION,
@@ -371,7 +375,7 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int, end: int | 
         },
         "universe_size": int(len(universe)),
         "source_archive": record,
-        "research_cutoff": _research_cutoff(whole, spec.research_cutoff_share),
+        "research_cutoff": cutoff,
     }
     if spec.family is not None:
         manifest["family"] = spec.family
