@@ -1,21 +1,31 @@
 """Meta-model contribution (`/analytics/mmc`) and crowding of the approved books
 (`/analytics/crowding`); docs/analytics.md, "Meta-model contribution and crowding".
 
-MMC, as Numerai's (docs.numer.ai, "Meta Model Contribution"): what an alpha's scores say about the
-forward return that the approved alphas' combined scores do not. Each week t (a decision date):
+MMC is Numerai's: `numerai_tools.scoring.correlation_contribution(predictions, meta_model,
+live_targets)` (numerai-tools 0.7.2, no top_bottom), with our meta-model and our target. Each week t
+(a decision date):
 
 1. every approved alpha m the reader may read (the alpha itself never among them) has its scores
    rank-gaussianised over the names it scored: g = Phi^-1((rank - 0.5) / n), average ranks;
-2. the combined score of a name is the mean of the g of the approved alphas that scored it (the
-   meta-model, equally weighted);
-3. the alpha's scores are rank-gaussianised the same way (over the names it scored), and over the
-   names both it and the combined score hold with a finite forward return, residualised on the
-   combined score by a cross-sectional OLS with an intercept: e = g_a - mean(g_a) - beta (c - mean(c)),
-   beta = cov(g_a, c) / var(c) (0 when c is constant that week);
-4. mmc_t is the service's IC of that residual: Spearman (average ranks) of e with the alpha's
-   decisions.forward_return (`analytics.ranks.spearman_by`, at least MIN_PAIRS names), the same
-   rank-correlation rule as the IC; Numerai's own MMC is a covariance with its target, so the
-   magnitudes differ (a rank correlation is bounded by 1).
+2. the meta-model is the combined score of a name: the mean of the g of the approved alphas that
+   scored it (equally weighted);
+3. the names of the week are those the alpha scored (a finite score), the combined score holds and
+   with a finite decisions.forward_return (the target); over those n names alone (Numerai ranks
+   after matching the three), p = Phi^-1((rank(score) - 0.5) / n) and m = Phi^-1((rank(c) - 0.5) / n),
+   average ranks (numerai-tools' tie_kept_rank then gaussian);
+4. the neutral score is p orthogonalised to m, p - m (p.m) / (m.m) (numerai-tools' orthogonalize:
+   a projection with no intercept), and mmc_t = (r - mean(r)) . neutral / n with r the forward
+   return: a covariance of a unit-variance score with the return, in the return's units.
+
+A week has an mmc with at least MIN_PAIRS names and a combined score not constant over them (m = 0
+there, and numerai-tools divides 0 by 0). Two departures from numerai-tools' function, both about
+its inputs rather than the formula: it refuses inputs whose names overlap by less than 80%
+(filter_sort_index), a check of a tournament submission; here the week is the names the three
+share, however many the alpha scored. And when every target lies in [0, 1] it multiplies the target
+by 4, reading it as Numerai's own [0, 1] target to put it in buckets of -2..2; a forward return is
+not that encoding (a week in which every name rose by at most 100% would be multiplied by 4), so the
+return is taken as it is. tests/analytics/test_mmc.py holds the figure to correlation_contribution
+to 1e-9.
 
 Over the window's weeks with an mmc_t: mmc_mean and its t-stat mean / (std(ddof=1) / sqrt(n)).
 
@@ -40,7 +50,7 @@ import numpy as np
 import polars as pl
 
 from analytics.entries import day_bounds, declared_stat, window_echo
-from analytics.ranks import spearman_by
+from analytics.ranks import MIN_PAIRS
 from datasets.queries import Window
 from datasets.reader import BuildView
 from datasets.rows import EPOCH
@@ -62,7 +72,7 @@ WEIGHT = "long_short_target_weight"
 EXPOSURES_TABLE = "analytics_factor_exposures"
 
 NO_APPROVED = "no approved alpha the key may read (the alpha itself excepted): there is no combined score"
-NO_WEEKS = "no week of the window has an mmc (a week needs 3 names scored by the alpha and an approved alpha with a forward return, neither side constant)"
+NO_WEEKS = "no week of the window has an mmc (a week needs 3 names scored by the alpha and an approved alpha with a forward return, the combined score not constant over them)"
 NO_DECISIONS = (
     "the alpha has no decisions (a ledger-only seal): no scores to neutralise and no target weights"
 )
@@ -102,19 +112,27 @@ def member_scores(view: BuildView) -> pl.DataFrame:
 
 
 def own_scores(view: BuildView) -> pl.DataFrame:
-    """The alpha's gaussianised scores with its forward returns, made once per build."""
+    """The alpha's gaussianised scores with its scores and forward returns, made once per build."""
 
     def read() -> pl.DataFrame:
         table = view.table(DECISIONS)
         if table is None:  # a ledger-only seal: no scores
             return pl.DataFrame(
-                schema={"date": pl.Date, "symbol": pl.String, "g": pl.Float64, "forward_return": pl.Float64}
+                schema={
+                    "date": pl.Date,
+                    "symbol": pl.String,
+                    "g": pl.Float64,
+                    "score": pl.Float64,
+                    "forward_return": pl.Float64,
+                }
             )
         frame = pl.from_arrow(table.select(["date", "symbol", "score", "forward_return"]))
         assert isinstance(frame, pl.DataFrame)
-        frame = frame.with_columns(pl.col("symbol").cast(pl.String))
+        frame = frame.with_columns(pl.col("symbol").cast(pl.String), pl.col("score").cast(pl.Float64))
         g = gaussianised(frame)
-        return g.join(frame.select("date", "symbol", "forward_return"), on=["date", "symbol"], how="left")
+        return g.join(
+            frame.select("date", "symbol", "score", "forward_return"), on=["date", "symbol"], how="left"
+        )
 
     return view.memo("analytics:mmc:own", read)
 
@@ -152,28 +170,43 @@ class MmcWeeks:
 
 
 def mmc_weeks(own: pl.DataFrame, combined: pl.DataFrame) -> MmcWeeks:
-    """Steps 3 and 4 of the module's docstring over every decision date."""
+    """Steps 3 and 4 of the module's docstring over every decision date at once."""
     joined = own.join(combined, on=["date", "symbol"], how="inner").filter(
         pl.col("forward_return").is_not_null() & pl.col("forward_return").is_finite()
     )
-    ga, c = pl.col("g"), pl.col("c")
-    dc = c - c.mean().over("date")
-    var_c = (dc * dc).sum().over("date")
-    beta = (
-        pl.when(var_c > 0)
-        .then((dc * (ga - ga.mean().over("date"))).sum().over("date") / var_c)
-        .otherwise(0.0)
+    n = pl.len().over("date")
+    # Both ranked over the week's matched names only: numerai-tools ranks after filter_sort_index.
+    u = joined.select(
+        up=(pl.col("score").rank("average").over("date") - 0.5) / n,
+        um=(pl.col("c").rank("average").over("date") - 0.5) / n,
     )
-    residual = joined.with_columns(e=ga - ga.mean().over("date") - beta * dc)
-    found = spearman_by(residual, ["date"], "e", "forward_return").drop_nulls("rho")
-    stats = residual.group_by("date").agg(
-        members=pl.col("k").max(),
-        correlation=pl.when((pl.len() >= 2) & (c.std() > 0) & (ga.std() > 0)).then(pl.corr("g", "c")),
+    ranked = joined.with_columns(
+        p=pl.Series(_ndtri(u["up"].to_numpy())), m=pl.Series(_ndtri(u["um"].to_numpy()))
     )
-    weekly = found.join(stats, on="date", how="left").sort("date")
+    p, m, r = pl.col("p"), pl.col("m"), pl.col("forward_return")
+    weekly = (
+        ranked.group_by("date")
+        .agg(
+            n=pl.len(),
+            pm=(p * m).sum(),
+            mm=(m * m).sum(),
+            # (r - mean r) . p and (r - mean r) . m: the week's mmc is their combination below, so
+            # the neutral score is never formed row by row.
+            rp=((r - r.mean()) * p).sum(),
+            rm=((r - r.mean()) * m).sum(),
+            members=pl.col("k").max(),
+            correlation=pl.when((pl.len() >= 2) & (pl.col("c").std() > 0) & (pl.col("g").std() > 0)).then(
+                pl.corr("g", "c")
+            ),
+        )
+        # m = 0 when the combined score is constant over the names: no projection (Numerai's 0 / 0).
+        .filter((pl.col("n") >= MIN_PAIRS) & (pl.col("mm") > 0))
+        .with_columns(mmc=(pl.col("rp") - pl.col("rm") * pl.col("pm") / pl.col("mm")) / pl.col("n"))
+        .sort("date")
+    )
     return MmcWeeks(
         weekly["date"].cast(pl.Int32).to_numpy(),
-        weekly["rho"].to_numpy(),
+        weekly["mmc"].to_numpy(),
         weekly["n"].to_numpy().astype(np.int64),
         weekly["members"].to_numpy().astype(np.int64),
         weekly["correlation"].cast(pl.Float64).fill_null(math.nan).to_numpy(),

@@ -1911,16 +1911,16 @@ TERMS: tuple[Term, ...] = (
     Term(
         "mmc",
         "Meta-model contribution (week)",
-        "A week's meta-model contribution, as Numerai's MMC but a rank correlation: the Spearman correlation with the forward return (the IC's rule) of the alpha's rank-gaussianised score residualised (OLS with an intercept) on the equally weighted mean of the rank-gaussianised scores of the approved alphas the key may read, the alpha excluded",
-        "ratio",
+        "A week's meta-model contribution, Numerai's MMC (numerai-tools' correlation_contribution) with the service's meta-model and target: over the names the alpha scored that the combined score (the equally weighted mean of the rank-gaussianised scores of the approved alphas the key may read, the alpha excluded) holds with a finite forward return, both scores rank-gaussianised over those names, the alpha's orthogonalised to the combined one, and the covariance of that neutral score with the forward return (the mean of (r - mean r) times it); a unit-variance score's covariance with the return, so in the return's units and not bounded by 1",
+        "fraction",
         basis="per week",
         annualisation="per_period",
     ),
     Term(
         "mmc_mean",
         "Meta-model contribution",
-        "Mean of the weekly mmc over the window's weeks with one",
-        "ratio",
+        "Mean of the weekly mmc (a covariance with the forward return) over the window's weeks with one",
+        "fraction",
         basis="per week",
         annualisation="per_period",
         null=NOT_MEASURABLE,
@@ -1937,7 +1937,7 @@ TERMS: tuple[Term, ...] = (
     Term("mmc_weeks", "Weeks with a meta-model contribution", "Weeks of the window with an mmc", "weeks"),
     Term(
         "mmc_names",
-        "Names in the week's meta-model regression",
+        "Names in the week's meta-model contribution",
         "Names scored by the alpha and at least one approved alpha, with a forward return, that week",
         "names",
         basis="per week",
@@ -1945,7 +1945,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "approved_scoring",
         "Approved alphas scoring",
-        "Most approved alphas the key may read scoring one name of the week's meta-model regression",
+        "Most approved alphas the key may read scoring one name of the week's meta-model contribution",
         "alphas",
         basis="per week",
     ),
@@ -1958,7 +1958,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "correlation_to_combined",
         "Correlation to the combined score (week)",
-        "Pearson correlation of the alpha's rank-gaussianised score with the approved alphas' combined score over the names of the week's meta-model regression",
+        "Pearson correlation of the alpha's rank-gaussianised score with the approved alphas' combined score over the names of the week's meta-model contribution",
         "ratio",
         basis="per week",
     ),

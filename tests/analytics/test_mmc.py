@@ -1,11 +1,13 @@
 """/analytics/mmc (an alpha's meta-model contribution against the approved alphas' combined scores)
 and /analytics/crowding (overlap and shared factor loadings of the approved books), issue 50 item
-8, recomputed independently from the lake's Parquet files with pandas and scipy, within 1e-9:
+8 and issue 65 item 3, recomputed independently from the lake's Parquet files within 1e-9:
 
-- each week, each approved alpha's decisions.score rank-gaussianised (scipy.stats.norm.ppf of
-  (average rank - 0.5) / n), the combined score their mean per name, the alpha's gaussianised score
-  residualised on it by numpy's least squares with an intercept, and the week's mmc the Spearman
-  (scipy.stats.spearmanr) of the residual with decisions.forward_return; the mean and its t-stat;
+- each week the mmc is Numerai's own `numerai_tools.scoring.correlation_contribution` (the
+  reference, not a copy of it), called with the alpha's decisions.score as the predictions, the
+  meta-model (each approved alpha's decisions.score rank-gaussianised with scipy.stats.norm.ppf of
+  (average rank - 0.5) / n, their mean per name) and decisions.forward_return as the target, over
+  the names the three share that week; the mean and its t-stat; a hand example of four names whose
+  answer is written out;
 - each week, the books' long_short target weights at unit gross: sum min(|w_i|, |w_j|) and the
   Jaccard of held names, averaged over pairs; the factor exposures' mean and std across books;
 
@@ -15,18 +17,23 @@ them, and a key without the cross-sections is refused."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 from itertools import combinations
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import msgspec
 import numpy as np
 import pandas as pd
+import polars as pl
 import pytest
+from numerai_tools.scoring import correlation_contribution
 from scipy import stats
 
+from analytics import mmc
 from analytics.figures import Figures
 from analytics.standings import Standings
 from core.context import AllowList
@@ -49,28 +56,35 @@ def gaussianised(frame: pd.DataFrame) -> pd.Series:
     )
 
 
+def numerai_mmc(week: pd.DataFrame) -> float:
+    """Numerai's MMC of one week's (symbol, score, c, forward_return), as numerai-tools computes it.
+
+    Numerai's bucket rescale (the target times 4 when all of it lies in [0, 1]: its own targets'
+    encoding) is not ours: the served figure takes the forward return as it is (analytics/mmc.py),
+    so such a week's reference is divided by that 4."""
+    week = week.set_index("symbol").sort_index()
+    target = week["forward_return"]
+    got = float(correlation_contribution(week[["score"]], week["c"], target).iloc[0])
+    return got / 4 if bool(((target >= 0) & (target <= 1)).all()) else got
+
+
 def expected_mmc(lake: Lake, alpha: str, members: list[str], window: Window) -> pd.DataFrame:
-    """Per week with an mmc: (date, mmc, names, corr)."""
+    """Per week with an mmc: (date, mmc, names, corr, k)."""
     own = lake.decisions(alpha)
     assert own is not None
+    own = own[np.isfinite(own["score"].astype(float))]
     g_a = gaussianised(own).rename("ga")
     each = pd.concat([gaussianised(lake.decisions(m)) for m in members], axis=1)
     combined = pd.concat([each.mean(axis=1).rename("c"), each.notna().sum(axis=1).rename("k")], axis=1)
-    fwd = own.set_index(["date", "symbol"])["forward_return"].astype(float)
+    fwd = own.set_index(["date", "symbol"])[["score", "forward_return"]].astype(float)
     frame = pd.concat([g_a, combined], axis=1, join="inner").join(fwd).reset_index()
     frame = frame[np.isfinite(frame["forward_return"]) & in_window(frame["date"], window)]
     rows = []
     for day, week in frame.groupby("date"):
-        x = np.column_stack([np.ones(len(week)), week["c"].to_numpy()])
-        if np.ptp(week["c"].to_numpy()) == 0:
-            x = x[:, :1]
-        beta, *_ = np.linalg.lstsq(x, week["ga"].to_numpy(), rcond=None)
-        e = week["ga"].to_numpy() - x @ beta
-        if len(week) < 3 or np.ptp(e) == 0 or np.ptp(week["forward_return"].to_numpy()) == 0:
+        if len(week) < 3 or np.ptp(week["c"].to_numpy()) == 0:  # too few names, or no meta-model
             continue
-        rho = stats.spearmanr(e, week["forward_return"].to_numpy()).statistic
-        corr = np.corrcoef(week["ga"], week["c"])[0, 1] if np.ptp(week["c"].to_numpy()) > 0 else math.nan
-        rows.append((day, float(rho), len(week), float(corr), int(week["k"].max())))
+        corr = np.corrcoef(week["ga"], week["c"])[0, 1] if np.ptp(week["ga"].to_numpy()) > 0 else math.nan
+        rows.append((day, numerai_mmc(week), len(week), float(corr), int(week["k"].max())))
     return pd.DataFrame(rows, columns=["date", "mmc", "names", "corr", "k"])
 
 
@@ -275,6 +289,68 @@ def test_a_key_without_the_cross_sections_is_refused(api: Api) -> None:
 def test_bad_window_is_a_400(api: Api) -> None:
     response = api.get(MMC.format(alpha="momentum_12_1"), **{"from": "2022-01-01", "to": "2021-01-01"})
     assert response.status_code == 400, response.text
+
+
+# -- a hand example: four names whose answer is written out ---------------------------------------
+
+
+def test_mmc_of_four_names_by_hand() -> None:
+    """Four names A-D (the alpha also scores E, which no approved alpha does, and the approved alpha
+    F, which the alpha does not: neither is in the week). Over the four, the alpha ranks A < B < C
+    < D and the meta-model B < A < C < D, so p = (-z1, -z2, z2, z1) and m = (-z2, -z1, z2, z1),
+    z1 = Phi^-1(0.875), z2 = Phi^-1(0.625) (ranks 1-4 at (rank - 0.5) / 4). The alpha's own view
+    is A below B, and A then returned 3 points more than B: its contribution is negative.
+    The second week's meta-model is one value for every name (no projection: no mmc); the third's
+    returns all lie in [0, 1], taken as they are (numerai-tools would multiply them by 4)."""
+    z1, z2 = NormalDist().inv_cdf(0.875), NormalDist().inv_cdf(0.625)
+    p = np.array([-z1, -z2, z2, z1])
+    m = np.array([-z2, -z1, z2, z1])
+
+    def by_hand(returns: list[float]) -> float:
+        r = np.array(returns) - np.mean(returns)
+        neutral = p - m * (p @ m) / (m @ m)  # orthogonal to m, no intercept
+        return float(r @ neutral / 4)
+
+    weeks = [dt.date(2024, 1, 5), dt.date(2024, 1, 12), dt.date(2024, 1, 19)]
+    returns = {weeks[0]: [0.01, -0.02, 0.03, 0.0], weeks[1]: [0.01, -0.02, 0.03, 0.0]}
+    returns[weeks[2]] = [0.01, 0.02, 0.03, 0.04]
+    own = pl.DataFrame(
+        [
+            (day, name, score, fwd)
+            for day in weeks
+            for name, score, fwd in zip("ABCDE", [1.0, 2.0, 3.0, 4.0, 9.0], [*returns[day], 0.5], strict=True)
+        ],
+        schema=["date", "symbol", "score", "forward_return"],
+        orient="row",
+    ).with_columns(g=pl.col("score"))  # g only enters correlation_to_combined
+    member = pl.DataFrame(
+        [
+            (day, name, score)
+            for day in weeks
+            for name, score in zip(
+                "ABCDF", [0.2, 0.1, 0.3, 0.4, -5.0] if day != weeks[1] else [1.0] * 5, strict=True
+            )
+        ],
+        schema=["date", "symbol", "score"],
+        orient="row",
+    )
+    found = mmc.mmc_weeks(own, mmc.combined_scores([mmc.gaussianised(member)]))
+    assert [mmc.EPOCH + dt.timedelta(days=int(d)) for d in found.days] == [weeks[0], weeks[2]]
+    assert list(found.names) == [4, 4]
+    first, third = by_hand(returns[weeks[0]]), by_hand(returns[weeks[2]])
+    assert first == pytest.approx(-0.0044548, abs=1e-7)  # (0.0044285 - 0.75726 * 0.029380) / 4
+    assert found.mmc == pytest.approx([first, third], abs=1e-15)
+    # the reference agrees: the first week as it is, the third once its bucket rescale is undone
+    week = pd.DataFrame({"symbol": list("ABCD"), "score": [1.0, 2.0, 3.0, 4.0], "c": [0.2, 0.1, 0.3, 0.4]})
+    for day, want in ((weeks[0], first), (weeks[2], third)):
+        assert numerai_mmc(week.assign(forward_return=returns[day])) == pytest.approx(want, abs=1e-15)
+    whole = pd.DataFrame({"score": [1.0, 2.0, 3.0, 4.0]}, index=list("ABCD"))
+    rescaled = correlation_contribution(
+        whole,
+        pd.Series([0.2, 0.1, 0.3, 0.4], index=list("ABCD")),
+        pd.Series(returns[weeks[2]], index=list("ABCD")),
+    )
+    assert float(rescaled.iloc[0]) == pytest.approx(4 * third, abs=1e-15)
 
 
 # -- in process: a larger approved set than the demo's records hold --------------------------------

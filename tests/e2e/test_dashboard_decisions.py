@@ -225,7 +225,7 @@ def assert_mmc(page: Any, scope: str, mmc: dict[str, Any], crowding: dict[str, A
         return json.loads(found[0]) if found else None
 
     weekly = [w["mmc"] for w in mmc["weekly"]]
-    drawn = line("mmc-weekly", "mmc (IC of the neutralised score)")
+    drawn = line("mmc-weekly", "mmc (covariance of the neutralised score with the forward return)")
     assert (
         (drawn is None)
         if not weekly

@@ -5248,18 +5248,23 @@ class MmcWeek(ApiStruct, kw_only=True, frozen=True):
     """The decision date"""
 
     mmc: float
-    """The week's meta-model contribution: Each week (a decision date in the window), every approved
-    alpha the key may read (the alpha itself excluded) has its decisions.score rank-gaussianised
-    over the names it scored (Phi^-1((rank - 0.5) / n), average ranks); the combined score of a name
-    is the mean of those of the approved alphas that scored it (equal weights). The alpha's score,
-    rank-gaussianised the same way, is residualised on the combined score by a cross-sectional OLS
-    with an intercept over the names both hold with a finite forward return; the week's mmc is the
-    IC of that residual: Spearman (average ranks) with decisions.forward_return, the
-    rank-correlation rule of the IC, at least 3 names and neither side constant
+    """The week's meta-model contribution: Numerai's MMC (numerai-tools' correlation_contribution, no
+    top_bottom) with this service's meta-model and target. Each week (a decision date in the
+    window), every approved alpha the key may read (the alpha itself excluded) has its
+    decisions.score rank-gaussianised over the names it scored (Phi^-1((rank - 0.5) / n), average
+    ranks); the combined score of a name (the meta-model) is the mean of those of the approved
+    alphas that scored it (equal weights). Over the names the alpha scored that the combined score
+    holds with a finite decisions.forward_return (the target), the alpha's score and the combined
+    score are each rank-gaussianised again over those names alone; the alpha's is orthogonalised to
+    the combined one (p - m (p.m) / (m.m), no intercept), and the week's mmc is the covariance of
+    that neutral score with the forward return, the mean of (r - mean r) times it: in the forward
+    return's units (not bounded by 1), at least 3 names and the combined score not constant over
+    them. The forward return is taken as it is (numerai-tools' x4 rescale of an all-[0, 1] target,
+    its own targets' encoding, is not applied)
     """
 
     mmc_names: int
-    """Names in the week's regression: scored by the alpha and an approved alpha, with a forward return"""
+    """Names of the week's mmc: scored by the alpha and an approved alpha, with a forward return"""
 
     approved_scoring: int
     """Most approved alphas scoring one of those names"""
@@ -5318,8 +5323,8 @@ class Mmc(ApiStruct, kw_only=True, frozen=True):
     """Weeks of the window with an mmc"""
 
     mmc_mean: AnalyticsStat
-    """Mean of the weekly mmc over the weeks with one; not measurable without an approved alpha or a
-    week
+    """Mean of the weekly mmc (Numerai's MMC: a covariance with the forward return, in its units) over
+    the weeks with one; not measurable without an approved alpha or a week
     """
 
     mmc_t_stat: AnalyticsStat

@@ -9,7 +9,7 @@
 import { answeredPage } from "./answered_page.js";
 import { fill, h, table } from "./dom.js";
 import { fixed, int, num, pct } from "./format.js";
-import { figureName } from "./labels.js";
+import { figureName, figureValue } from "./labels.js";
 
 const STATES = { alarm: "ALARM", in_control: "in control", not_measurable: "not measurable" };
 
@@ -86,6 +86,6 @@ function row(alpha) {
       h("div", { class: "muted" }, `statistic ${fixed(alpha.cusum_statistic, 2)}`, alpha.last_alarm ? `, last alarm ${alpha.last_alarm}` : ""),
     ),
     h("td", { class: "num" }, pct(alpha.false_discovery_probability, 1)),
-    h("td", { class: "num" }, num(alpha.mmc_mean)),
+    h("td", { class: "num" }, figureValue("mmc_mean", alpha.mmc_mean)),
   );
 }

@@ -259,6 +259,13 @@ export function figureName(key) {
 // How a term's basis is written beside its name: an annualised figure says so.
 const BASIS_TEXT = { "per year": "annualised", "per month": "per month", "per week": "per week", "per session": "per session" };
 
+/** A value of the figure served under `key`, shown in its term's unit (`inUnit`): for a value served
+ * bare, without a stat entry's `unit` beside it (a row's field, a weekly series). */
+export function figureValue(key, value) {
+  const term = termOf(key);
+  return inUnit(value, term ? term.unit : null);
+}
+
 /** The name with the basis the registry states for it ("Information ratio (annualised)", "ICIR per
  * week" as it is): for a label that must say what period the value is per. */
 export function figureNameWithBasis(key) {

@@ -1,7 +1,7 @@
 // What the alpha adds to the approved book and how crowded the approved books are (issue 50, item 8):
-// GET /v1/alphas/{alpha}/analytics/mmc (its meta-model contribution: the IC of its scores neutralised
-// against the approved alphas' combined scores, per week and in total, and its own overlap with the
-// approved books) and GET /v1/analytics/crowding (the approved books' weekly name and weight overlap
+// GET /v1/alphas/{alpha}/analytics/mmc (its meta-model contribution, Numerai's MMC: the covariance of
+// its scores neutralised against the approved alphas' combined scores with its forward return, in the
+// return's units, per week and in total, and its own overlap with the approved books) and GET /v1/analytics/crowding (the approved books' weekly name and weight overlap
 // and their shared factor loadings). Both count only the approved alphas the key may read. Every
 // number drawn is a served figure; nothing is computed here.
 
@@ -9,6 +9,7 @@ import { alphaPath, apiGet, isAbort } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { fixed, int } from "./format.js";
 import { entryTable, namedEntries } from "./stat_entry.js";
+import { figureValue } from "./labels.js";
 import { legendSvg, lineChartSvg } from "./svg.js";
 
 const COLORS = { mmc: "#2e8b57", overlap: "#1f5fbf", jaccard: "#e07b00" };
@@ -22,20 +23,23 @@ function approvedText(approved, alpha) {
   return `${int(approved.approved_count)} approved alpha${approved.approved_count === 1 ? "" : "s"} you may read: ${approved.alphas.join(", ")}${excluded}`;
 }
 
-/** The weekly `series` (one value a row of `weekly`, as served) as lines, their legend above. */
-function weeklyChart(weekly, series, name, title, yLabel) {
+/** The weekly `series` (one value a row of `weekly`, as served) as lines, their legend above, each
+ * value written by `format`. */
+function weeklyChart(weekly, series, name, title, yLabel, format) {
   return [
     legendSvg(series),
-    lineChartSvg({ name, title, yLabel, dates: weekly.map((w) => w.date), series, format: (v) => fixed(v, 2), height: 220 }),
+    lineChartSvg({ name, title, yLabel, dates: weekly.map((w) => w.date), series, format, height: 220 }),
   ];
 }
 
 /** The meta-model contribution: the set, the totals, the weekly mmc and the alpha's own overlap. */
 export function mmcBlock(answer) {
   const data = answer.data;
-  const series = [{ label: "mmc (IC of the neutralised score)", values: data.weekly.map((w) => w.mmc), color: COLORS.mmc }];
+  // A covariance with the forward return, in the return's units (not a correlation bounded by 1):
+  // written in its term's unit, as the entries above it.
+  const series = [{ label: "mmc (covariance of the neutralised score with the forward return)", values: data.weekly.map((w) => w.mmc), color: COLORS.mmc }];
   const chart = data.weekly.length
-    ? weeklyChart(data.weekly, series, "mmc-weekly", "Weekly meta-model contribution", "mmc (rank correlation)")
+    ? weeklyChart(data.weekly, series, "mmc-weekly", "Weekly meta-model contribution", "mmc (forward return, %)", (v) => figureValue("mmc", v))
     : note(`No weekly mmc: ${data.mmc_mean.withheld_reason || "none in the window"}.`, "muted mmc-empty");
   return [
     warningList(answer.meta && answer.meta.warnings),
@@ -54,7 +58,7 @@ export function crowdingBlock(answer) {
     { label: "name Jaccard", values: data.weekly.map((w) => w.name_jaccard), color: COLORS.jaccard },
   ];
   const chart = data.weekly.length
-    ? weeklyChart(data.weekly, series, "crowding-weekly", "Approved books: mean pairwise overlap each week", "Overlap (fraction)")
+    ? weeklyChart(data.weekly, series, "crowding-weekly", "Approved books: mean pairwise overlap each week", "Overlap (fraction)", (v) => fixed(v, 2))
     : note(`No weekly overlap: ${data.weight_overlap_mean.withheld_reason || "none in the window"}.`, "muted crowding-empty");
   const factors = data.factors.length
     ? table(
