@@ -89,10 +89,11 @@ def newest_index(root: Path) -> pa.Table:
 
 
 def as_screened(index: pa.Table) -> pl.DataFrame:
-    """An index with its columns named as the screener serves them: `icir_annualised` is `icir`."""
+    """An index with its columns named as the screener serves them: the index's `ic` (/metrics
+    `core.ic`, the vocabulary's name) is the screener's `mean_ic`."""
     frame = pl.from_arrow(index)
     assert isinstance(frame, pl.DataFrame)
-    return frame.rename({"icir_annualised": "icir"})
+    return frame.rename({"ic": "mean_ic"})
 
 
 @pytest.fixture(scope="module")
