@@ -104,7 +104,10 @@ def catalogue_order(entry: Mapping[str, Any]) -> tuple[bool, float, str]:
     instant (a `datetime`, issue 65 item 7): both order alike."""
     started = entry.get("started_at")
     try:
-        moment = started if isinstance(started, datetime) else datetime.fromisoformat(str(started)) if started else None
+        if isinstance(started, datetime):
+            moment: datetime | None = started
+        else:
+            moment = datetime.fromisoformat(str(started)) if started else None
     except ValueError:
         moment = None
     if moment is None:

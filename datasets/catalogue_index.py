@@ -289,7 +289,9 @@ def instants(texts: list[Any]) -> list[datetime | None]:
     found: list[datetime | None] = []
     for text in texts:
         try:
-            moment = text if isinstance(text, datetime) else datetime.fromisoformat(str(text)) if text else None
+            moment = (
+                text if isinstance(text, datetime) else datetime.fromisoformat(str(text)) if text else None
+            )
         except ValueError:
             moment = None
         found.append(moment if moment is None or moment.tzinfo is not None else moment.replace(tzinfo=UTC))

@@ -405,7 +405,8 @@ CATALOGUE_INDEX = pa.schema(
         ("build_id", pa.string()),
         ("name", pa.string()),
         ("tldr", pa.string()),
-        ("started_at", UTC_TS),  # as sealed, as an instant (a sealed time without an offset is UTC); null: none
+        # the seal's started_at as an instant (a sealed time without an offset is UTC); null: none
+        ("started_at", UTC_TS),
         ("complete", pa.bool_()),
         ("structure", pa.string()),
         ("method", pa.string()),

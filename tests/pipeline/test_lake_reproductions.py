@@ -203,7 +203,9 @@ def test_a_read_by_column_of_an_older_index_finds_the_renamed_column(tmp_path: P
     folder.mkdir(parents=True)
     old = pa.table({"alpha_id": ["a"], "mean_ic": [0.02], "icir_annualised": [1.1]})
     pq.write_table(old, folder / "old.parquet")
-    read = catalogue_index._read_parquet(Storage(str(tmp_path)), str(tmp_path), "index/old.parquet", ["ic", "icir"])
+    read = catalogue_index._read_parquet(
+        Storage(str(tmp_path)), str(tmp_path), "index/old.parquet", ["ic", "icir"]
+    )
     assert read.to_pylist() == [{"ic": 0.02, "icir": 1.1}]
 
 
