@@ -64,7 +64,7 @@ def rolling_figures(
         std_ic = np.nanstd(ic_w, axis=1, ddof=1)
         out["n_ic_weeks"] = n_ic.astype(np.float64)
         out["mean_ic"] = np.where(n_ic >= need, mean_ic, np.nan)
-        out["icir"] = np.where((n_ic >= need) & (std_ic > 0), mean_ic / std_ic, np.nan)
+        out["icir_per_week"] = np.where((n_ic >= need) & (std_ic > 0), mean_ic / std_ic, np.nan)
         r_w = _windows(returns, window)
         n_r = np.sum(np.isfinite(r_w), axis=1)
         mean_r = np.nanmean(r_w, axis=1)
@@ -77,21 +77,28 @@ def rolling_figures(
             ok & (std_r > 0), mean_r / std_r * np.sqrt(periods_per_year), np.nan
         )
         hits = np.sum(np.where(np.isfinite(r_w), r_w > 0, False), axis=1)
-        out["hit_rate"] = np.where(ok, hits / np.maximum(n_r, 1), np.nan)
+        out["return_hit_rate"] = np.where(ok, hits / np.maximum(n_r, 1), np.nan)
     return out
 
 
 COLUMNS = (
     "n_ic_weeks",
     "mean_ic",
-    "icir",
+    "icir_per_week",
     "n_return_weeks",
     "annualised_return",
     "volatility",
     "information_ratio",
-    "hit_rate",
+    "return_hit_rate",
 )
-"""The keys of `rolling_figures`, in the order it fills them (the table's column order)."""
+"""The keys of `rolling_figures`, in the order it fills them (the table's column order), each the
+vocabulary's name of what it holds (issue 65, item 7: the per-week ICIR was `icir`, which every route
+serves annualised; the share of weeks with a positive return was `hit_rate`, /metrics' share of weeks
+with a positive IC)."""
+
+RENAMED = {"icir": "icir_per_week", "hit_rate": "return_hit_rate"}
+"""analytics_rolling's columns as a build written before issue 65 (item 7) named them: old -> new.
+Such a build is served until it is rebuilt, its rows read under the new names."""
 
 
 def rolling_page(
@@ -103,15 +110,16 @@ def rolling_page(
     if table is None:
         return Page([], 0)
     a, b = window_bounds(day_numbers(table), window)
-    page = _icir_annualised(table.slice(a, b - a).slice(offset, limit), conventions(view).weeks_per_year)
-    page = page.rename_columns([wire.ROLLING_SERVED_AS.get(name, name) for name in page.column_names])
+    page = table.slice(a, b - a).slice(offset, limit)
+    page = page.rename_columns([RENAMED.get(name, name) for name in page.column_names])
+    page = _icir_annualised(page, conventions(view).weeks_per_year)
     return Page(shape_of(wire.ROLLING_FIELDS).rows(page), b - a)
 
 
 def _icir_annualised(rows: pa.Table, weeks_per_year: int) -> pa.Table:
-    """`rows` of analytics_rolling with their ICIR annualised: the lake stores it per week (the
-    Parquet analysts read, whatever pipeline built it), and every served `icir` but `/metrics`
-    `core.icir` is annualised (analytics/ic.py), as the rows' information ratio is."""
-    at = rows.schema.get_field_index("icir")
+    """`rows` of analytics_rolling with the served `icir` in place of `icir_per_week`: the lake stores
+    it per week (the Parquet analysts read, whatever pipeline built it), and every served `icir` but
+    `/metrics` `core.icir_per_week` is annualised (analytics/ic.py), as the rows' information ratio is."""
+    at = rows.schema.get_field_index("icir_per_week")
     annualised = pc.multiply(rows.column(at), annualisation_factor(weeks_per_year))
-    return rows.set_column(at, rows.schema.field(at), annualised)
+    return rows.set_column(at, pa.field("icir", pa.float64()), annualised)

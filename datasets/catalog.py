@@ -100,10 +100,14 @@ def list_alphas(root: str) -> list[dict[str, Any]]:
 
 def catalogue_order(entry: Mapping[str, Any]) -> tuple[bool, float, str]:
     """Sort key of the catalogue (fixed by the spec): `started_at` newest first, entries without
-    one last, then `alpha_id` ascending."""
+    one last, then `alpha_id` ascending. `started_at` is alpha.json's text or the catalogue index's
+    instant (a `datetime`, issue 65 item 7): both order alike."""
     started = entry.get("started_at")
     try:
-        moment = datetime.fromisoformat(str(started)) if started else None
+        if isinstance(started, datetime):
+            moment: datetime | None = started
+        else:
+            moment = datetime.fromisoformat(str(started)) if started else None
     except ValueError:
         moment = None
     if moment is None:

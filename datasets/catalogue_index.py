@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from alpha_results_seal.storage import Storage
 from datasets import clock, layout, pins
 from datasets.faults import CorruptLakeFile
-from schemas.lake import CATALOGUE_INDEX
+from schemas.lake import CATALOGUE_INDEX, INDEX_RENAMED, UTC_TS
 
 log = logging.getLogger("datasets.catalogue_index")
 
@@ -238,11 +238,64 @@ def _read_parquet(storage: Storage, root: str, relative: str, columns: list[str]
         # One thread: Arrow's pool threads would release the buffer over Python bytes, which at
         # interpreter exit cannot take the GIL (the process aborts).
         file = pq.ParquetFile(pa.BufferReader(storage.read_bytes(path)))
+        stored = file.schema_arrow.names
         if columns is not None:
-            columns = [c for c in columns if c in file.schema_arrow.names]
-        return file.read(columns=columns, use_threads=False)
+            columns = [c for c in dict.fromkeys(_stored_name(c, stored) for c in columns) if c in stored]
+        return upgraded(file.read(columns=columns, use_threads=False))
     except (pa.ArrowException, ValueError) as exc:
         raise CorruptLakeFile(f"{path} is not a catalogue index: {exc}") from exc
+
+
+_STORED_AS = {new: old for old, new in INDEX_RENAMED.items()}
+
+
+def _stored_name(column: str, stored: list[str]) -> str:
+    """The column of an index file holding `column`: its old name in a file written before
+    `INDEX_RENAMED` (which lacks the new one)."""
+    old = _STORED_AS.get(column)
+    return old if old is not None and column not in stored and old in stored else column
+
+
+def upgraded(table: pa.Table) -> pa.Table:
+    """An index file's table as the current pipeline writes it (issue 65, item 7): the figure columns
+    under their vocabulary names (`INDEX_RENAMED`), `started_at` and `built_at` as instants (they were
+    ISO text), every instant in microseconds (`indexed_at` was milliseconds, `replaced_at` seconds).
+    A file that holds `mean_ic` without `icir_annualised` was written before the ICIR had one basis:
+    its `icir` (as each run sealed it) is dropped, never read as the annualised one. What a current
+    file holds passes unchanged; a column the schema does not declare (the delta's position) too."""
+    names = table.column_names
+    if "mean_ic" in names and "icir_annualised" not in names and "icir" in names:
+        table = table.drop_columns(["icir"])
+    table = table.rename_columns([INDEX_RENAMED.get(n, n) for n in table.column_names])
+    for name in ("started_at", "built_at", "indexed_at", "replaced_at"):
+        if name in table.column_names and table.schema.field(name).type != UTC_TS:
+            at = table.column_names.index(name)
+            table = table.set_column(at, name, _instants(table.column(name)))
+    return table
+
+
+def _instants(column: pa.ChunkedArray) -> pa.Array:
+    """A time column of an older index in microseconds, UTC: a timestamp cast (no value changes), or
+    ISO 8601 text parsed as `catalog.catalogue_order` parses it (without an offset: UTC; unreadable:
+    null, which sorts last as it did)."""
+    if pa.types.is_timestamp(column.type):
+        return column.cast(UTC_TS)
+    return pa.array(instants(column.to_pylist()), UTC_TS)
+
+
+def instants(texts: list[Any]) -> list[datetime | None]:
+    """ISO 8601 times (alpha.json's `started_at`, `built_at`) as aware instants: without an offset
+    UTC, unreadable or absent None (`catalog.catalogue_order` sorts both last, as before)."""
+    found: list[datetime | None] = []
+    for text in texts:
+        try:
+            moment = (
+                text if isinstance(text, datetime) else datetime.fromisoformat(str(text)) if text else None
+            )
+        except ValueError:
+            moment = None
+        found.append(moment if moment is None or moment.tzinfo is not None else moment.replace(tzinfo=UTC))
+    return found
 
 
 def read_index(
@@ -342,9 +395,10 @@ def _merge_order(base_ids: pa.ChunkedArray, changed: pa.Table, delta: Delta) -> 
 def conformed(index: pa.Table) -> pa.Table:
     """`index` with the columns of `CATALOGUE_INDEX`, in its order and types: null where an index
     written by an older pipeline lacks one (until `alpha-results lake index` rewrites the rows), and
-    without a column the schema no longer has (`icir`, the ICIR as each run sealed it, before
-    `icir_annualised` put every run on one basis; `residual_t_stat`, now `residual_t_statistic`). So no
-    reader meets a missing column, and none reads an old column as if it meant what a new one means."""
+    without a column the schema no longer has (`residual_t_stat`, now `residual_t_statistic`; the
+    sealed-basis `icir`, which `upgraded` drops). So no reader meets a missing column, and none reads
+    an old column as if it meant what a new one means."""
+    index = upgraded(index)
     return pa.table(
         [
             index.column(f.name).cast(f.type)

@@ -7,8 +7,9 @@ equity curve and the benchmark series computed over the whole window by the func
 compute the JSON pages (`analytics.series`, handed in by the pipeline: the lake computes no figure). A dataset with raw-only columns (decisions) is written
 twice: without them (audience `plain`) and with them (`raw`); a `raw_` book's files are `raw`.
 
-Column types: dates are Parquet dates; timestamps are UTC timestamps in milliseconds (Parquet's
-coarsest unit) holding whole seconds, as the JSON serves them; floats are float64, null wherever
+Column types: dates are Parquet dates; timestamps are UTC timestamps in microseconds, the lake's one
+time unit (`schemas.lake.UTC_TS`; milliseconds before issue 65, item 7), holding whole seconds, as
+the JSON serves them; floats are float64, null wherever
 the JSON serves `null` (NaN and infinities included); the rest as in `schemas.lake`. A field the
 JSON omits when null (`entry_at`, `maturity_at`) is a null in the file.
 
@@ -31,7 +32,7 @@ from datasets.writer import COMPRESSION, BuildWriter
 from schemas import exports, lake, wire
 
 WIRE_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # as datasets.serving_layout writes timestamps
-EXPORT_TIMESTAMP = pa.timestamp("ms", tz="UTC")  # Parquet's coarsest unit; values are whole seconds
+EXPORT_TIMESTAMP = lake.UTC_TS  # the lake's unit, so a join needs no cast; values are whole seconds
 TIMESTAMP_FIELDS = frozenset(
     f.name for schema in lake.TABLE_SCHEMAS.values() for f in schema if pa.types.is_timestamp(f.type)
 )

@@ -18,4 +18,10 @@
 # 2.5.0: builds also carry `known_sessions` (when the lake first published each session, carried
 #        from the build replaced) and `restatements` (issue 64); a 2.4 build is served, its sessions
 #        taken as known since its pointer's `published_at` (the earliest the lake can prove).
-PIPELINE_VERSION = "2.5.0"
+# 2.6.0: every lake column holding a figure the API serves is named as the vocabulary names it
+#        (analytics_rolling `icir_per_week`, `return_hit_rate`; the catalogue index `ic`, `icir`),
+#        the index's `started_at` and `built_at` are instants, and every instant of the index and
+#        the exports is in microseconds (issue 65, item 7). A 2.5 build is served, its rolling
+#        rows read under the new names; an older index is read as the new one
+#        (`datasets.catalogue_index.upgraded`).
+PIPELINE_VERSION = "2.6.0"

@@ -93,7 +93,7 @@ TOLERANCES: dict[str, Tolerance] = {
 }
 """The headline figures an event carries, in this order, under the screener's names and units
 (`schemas.bodies.rows.ScreenRow`), and when each counts as moved."""
-INDEX_COLUMNS = {"icir": "icir_annualised"}
+INDEX_COLUMNS = {"mean_ic": "ic"}
 """The catalogue index's column of a headline figure, where its name differs."""
 
 

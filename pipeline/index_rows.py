@@ -158,7 +158,7 @@ def build_row(view: BuildView, scores: bool = True, approved: Tenure | None = No
         "build_id": view.build_id,
         "name": entry.get("name") or view.alpha_id,
         "tldr": entry.get("tldr"),
-        "started_at": None if entry.get("started_at") is None else str(entry["started_at"]),
+        "started_at": _instant(entry.get("started_at")),
         "complete": bool(entry.get("complete", False)),
         "structure": _text(classification.get("structure")),
         "method": _text(classification.get("method")),
@@ -168,12 +168,12 @@ def build_row(view: BuildView, scores: bool = True, approved: Tenure | None = No
         if entry.get("parameters") is None
         else json.dumps(entry["parameters"], sort_keys=True),
         "pipeline_version": entry.get("pipeline_version"),
-        "built_at": entry.get("built_at"),
+        "built_at": _instant(entry.get("built_at")),
         "indexed_at": datetime.now(UTC),
         "information_ratio": _value(core.information_ratio),
         "excess_sharpe": _value(core.excess_sharpe),
-        "mean_ic": _value(core.ic),
-        "icir_annualised": _value(core.icir),  # /metrics serves it annualised for every run (analytics/ic.py)
+        "ic": _value(core.ic),
+        "icir": _value(core.icir),  # /metrics serves it annualised for every run (analytics/ic.py)
         "ic_reproduces": _ic_reproduces(inputs, _value(core.ic)),
         "max_drawdown_pct": _value(core.max_drawdown_pct),
         "turnover": _value(core.turnover),
@@ -190,6 +190,12 @@ def build_row(view: BuildView, scores: bool = True, approved: Tenure | None = No
         SERIES: series,
         SCORES: score_frame(view) if scores else None,
     }
+
+
+def _instant(text: object) -> datetime | None:
+    """An ISO 8601 time of alpha.json as the index's instant (UTC): the one parse of
+    `catalogue_index.upgraded`, so a row written now and a row read from an older file agree."""
+    return catalogue_index.instants([text])[0]
 
 
 def _ic_reproduces(inputs: MetricsInputs, mean_ic: float | None) -> bool | None:

@@ -248,12 +248,12 @@ ANALYTICS_ROLLING = pa.schema(
         ("date", pa.date32()),  # the rebalance week ending the trailing window
         ("n_ic_weeks", pa.int32()),
         ("mean_ic", pa.float64()),
-        ("icir", pa.float64()),  # per week, not annualised
+        ("icir_per_week", pa.float64()),  # not annualised (the route serves it x sqrt(52) as `icir`)
         ("n_return_weeks", pa.int32()),
         ("annualised_return", pa.float64()),
         ("volatility", pa.float64()),  # annualised
         ("information_ratio", pa.float64()),  # annualised
-        ("hit_rate", pa.float64()),  # share of weeks with a positive book return
+        ("return_hit_rate", pa.float64()),  # share of weeks with a positive book return
     ]
 )
 
@@ -405,7 +405,8 @@ CATALOGUE_INDEX = pa.schema(
         ("build_id", pa.string()),
         ("name", pa.string()),
         ("tldr", pa.string()),
-        ("started_at", pa.string()),  # as sealed (ISO 8601), null when the run has none
+        # the seal's started_at as an instant (a sealed time without an offset is UTC); null: none
+        ("started_at", UTC_TS),
         ("complete", pa.bool_()),
         ("structure", pa.string()),
         ("method", pa.string()),
@@ -415,14 +416,14 @@ CATALOGUE_INDEX = pa.schema(
         ("family", pa.string()),
         ("parameters", pa.string()),
         ("pipeline_version", pa.string()),
-        ("built_at", pa.string()),
-        # headline figures, as /metrics serves them (core, overall; null where not measurable); the
-        # ICIR is core.icir, annualised for every run (analytics/ic.py; a generation written before
-        # `icir_annualised` held `icir` as each run sealed it)
+        ("built_at", UTC_TS),  # alpha.json's built_at (our clock, whole seconds)
+        # headline figures, as /metrics serves them (core, overall; null where not measurable), each
+        # under its vocabulary name (issue 65, item 7: `ic` was `mean_ic`, `icir` was `icir_annualised`,
+        # INDEX_RENAMED); the ICIR is core.icir, annualised for every run (analytics/ic.py)
         ("information_ratio", pa.float64()),
         ("excess_sharpe", pa.float64()),
-        ("mean_ic", pa.float64()),
-        ("icir_annualised", pa.float64()),
+        ("ic", pa.float64()),
+        ("icir", pa.float64()),
         # whether the weekly IC rebuilt from the cross-sections reproduces the sealed mean IC (the
         # /metrics ic_reproduction_mismatch rule); null without cross-sections or a sealed mean IC
         ("ic_reproduces", pa.bool_()),
@@ -445,8 +446,8 @@ CATALOGUE_INDEX = pa.schema(
         # the tenure the live columns were split at (analytics/tenure.py): when its approval and the
         # retirement that ended it were recorded, as a decision last handed them to the index; null
         # when the split is not an approval's
-        ("live_approved_at", pa.timestamp("us", tz="UTC")),
-        ("live_retired_at", pa.timestamp("us", tz="UTC")),
+        ("live_approved_at", UTC_TS),
+        ("live_retired_at", UTC_TS),
         # the alpha against its default reference set (analytics/residual.py: /analytics/residual's figures
         # with no parameter, for a key reading every alpha): the whole-history long_short returns regressed
         # on the set's and SPY's; null where not measurable (RESIDUAL_COLUMNS)
@@ -467,14 +468,54 @@ CATALOGUE_INDEX = pa.schema(
         ("previous_build_id", pa.string()),
         # when this row was computed (a publish, or `lake index` recomputing every figure): with the
         # build id, what a catalogue-wide answer's ETag is made of
-        ("indexed_at", pa.timestamp("ms", tz="UTC")),
-        ("replaced_at", pa.timestamp("s", tz="UTC")),
+        ("indexed_at", UTC_TS),
+        ("replaced_at", UTC_TS),
         ("entry", pa.string()),  # alpha.json without its file manifest, as JSON text
         ("unreadable", pa.string()),  # why the alpha's pointer or alpha.json cannot be read (else null)
     ]
 )
 """One row per published alpha, in catalogue order (`started_at` newest first, then alpha_id):
 `{root}/catalogue/index/*.parquet` (datasets/catalogue_index.py, docs/lake.md)."""
+
+INDEX_RENAMED = {"mean_ic": "ic", "icir_annualised": "icir"}
+"""Catalogue index columns renamed to the vocabulary's names of the figures they hold (issue 65,
+item 7): old name -> new. An index file written before holds the old names, and `started_at`,
+`built_at` as text, `indexed_at` in milliseconds and `replaced_at` in seconds;
+`datasets.catalogue_index` reads such a file as if written now (`upgraded`), so no reader meets
+either format. A file older still held `icir` as each run sealed it (per week or annualised), a
+column it drops rather than read as the annualised `icir`."""
+
+FIGURE_TERMS: dict[str, tuple[str, ...]] = {
+    "CATALOGUE_INDEX": (
+        "information_ratio",
+        "excess_sharpe",
+        "ic",
+        "icir",
+        "max_drawdown_pct",
+        "turnover",
+        "sessions",
+        "weeks",
+        "live_information_ratio",
+        "backtest_information_ratio",
+        "decay_ratio",
+        "residual_information_ratio",
+    ),
+    "analytics_rolling": (
+        "mean_ic",
+        "icir_per_week",
+        "annualised_return",
+        "volatility",
+        "information_ratio",
+        "return_hit_rate",
+    ),
+}
+"""The lake's columns holding a figure the API serves under a vocabulary name (`schemas.vocabulary`),
+by table (a build's by its name, the others by their name in this module): each is named as its term
+(issue 65, item 7: an analyst reads `ic` in the index as in /metrics `core.ic`), and docs/lake.md
+writes the term and its unit beside it (tests/pipeline/test_lake_columns_documented.py holds both).
+The rolling ICIR is stored per week (`icir_per_week`); `/analytics/rolling` serves it annualised
+as `icir`. The index's `turnover` is `core.turnover` as served, in the unit `turnover_unit` names
+(the term's per_year when the run sealed an annualised turnover)."""
 
 LIVE_COLUMNS = (
     "live_split",

@@ -58,9 +58,10 @@ BENCHMARK_FIELDS = field_names(rows.BenchmarkRow)
 BENCHMARK_SUMMARY_FIELDS = field_names(rows.BenchmarkSummary)
 
 DRAWDOWN_FIELDS = tuple(f for f in lake.ANALYTICS_DRAWDOWNS.names if f != "book")
-ROLLING_SERVED_AS = {"hit_rate": "return_hit_rate"}
-"""analytics_rolling columns served under another name: the lake's `hit_rate` (weeks with a positive
-book return) is not /metrics' hit_rate (weeks with a positive IC): one name, one meaning."""
+ROLLING_SERVED_AS = {"icir_per_week": "icir"}
+"""analytics_rolling columns served as another figure: the lake stores the rolling ICIR per week
+(`icir_per_week`), the route serves it annualised (`icir`, x sqrt(weeks_per_year)): one name, one
+meaning, in the lake as on the wire."""
 ROLLING_FIELDS = tuple(
     ROLLING_SERVED_AS.get(f, f) for f in lake.ANALYTICS_ROLLING.names if f not in ("book", "window_weeks")
 )
@@ -84,11 +85,11 @@ SCREEN_INDEX_FIELDS = tuple(f for f in SCREEN_FIELDS if f not in SCREEN_RECORD_F
 """The screener fields the statement selects from the catalogue index: the only index columns it
 reads."""
 
-SCREEN_INDEX_COLUMNS: dict[str, str] = {"icir": "icir_annualised"}
-"""Screener fields read from an index column of another name. The index names the ICIR's basis:
-a generation written before it held `icir` as each run sealed it (per week or annualised), so a
-server reading such an index finds no `icir_annualised` and serves the ICIR null until
-`alpha-results lake index` rewrites the rows, instead of ranking the two bases together."""
+SCREEN_INDEX_COLUMNS: dict[str, str] = {"mean_ic": "ic"}
+"""Screener fields read from an index column of another name: the screener serves /metrics
+`core.ic` as `mean_ic`, which the index stores under the vocabulary's name, `ic` (issue 65, item 7).
+An index written before holds the older names (`schemas.lake.INDEX_RENAMED`), which
+`datasets.catalogue_index.upgraded` reads as the new ones."""
 
 
 def screen_index_column(field: str) -> str:

@@ -753,7 +753,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
     icir: Annotated[
         float | None,
         doc(
-            "Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every `icir`, `/metrics` `core.icir` included. The lake's analytics_rolling stores it per week.",
+            "Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every `icir`, `/metrics` `core.icir` included. The lake's analytics_rolling stores it per week, as icir_per_week.",
             formula="mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
             term="icir",
             null=BELOW_HALF,
@@ -801,7 +801,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Share of the trailing window's weeks with a positive book return (the lake's analytics_rolling "
-            "column hit_rate; not /metrics' hit_rate, the share of weeks with a positive IC).",
+            "column of the same name; not /metrics' hit_rate, the share of weeks with a positive IC).",
             formula="count(R > 0) / count(R)",
             term="return_hit_rate",
             null=BELOW_HALF,

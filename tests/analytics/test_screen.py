@@ -23,6 +23,7 @@ import msgspec
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
 
@@ -89,10 +90,11 @@ def newest_index(root: Path) -> pa.Table:
 
 
 def as_screened(index: pa.Table) -> pl.DataFrame:
-    """An index with its columns named as the screener serves them: `icir_annualised` is `icir`."""
+    """An index with its columns named as the screener serves them: the index's `ic` (/metrics
+    `core.ic`, the vocabulary's name) is the screener's `mean_ic`."""
     frame = pl.from_arrow(index)
     assert isinstance(frame, pl.DataFrame)
-    return frame.rename({"icir_annualised": "icir"})
+    return frame.rename({"ic": "mean_ic"})
 
 
 @pytest.fixture(scope="module")
@@ -835,8 +837,9 @@ def test_a_new_catalogue_version_is_screened_at_once(demo_lake: Path, tmp_path: 
 
 def test_an_index_written_before_the_one_icir_basis_serves_no_icir(demo_lake: Path, tmp_path: Path) -> None:
     """A generation written before `icir_annualised` held `icir` as each run sealed it (per week or
-    annualised): the server reads no such column as the annualised one. Its ICIR and flag are null
-    (not measurable) until `lake index` rewrites the rows; every other figure is served."""
+    annualised) beside `mean_ic`: the server reads no such column as the annualised one. Its ICIR
+    and flag are null (not measurable) until `lake index` rewrites the rows; every other figure is
+    served."""
     from core.settings import Settings
     from serve.app import create_app
 
@@ -847,7 +850,8 @@ def test_an_index_written_before_the_one_icir_basis_serves_no_icir(demo_lake: Pa
         sealed = pa.array(
             [-0.39 if a == "value_composite_legacy" else 1.5 for a in table["alpha_id"].to_pylist()]
         )
-        old = table.drop_columns(["icir_annualised", "ic_reproduces"]).append_column("icir", sealed)
+        old = table.drop_columns(["icir", "ic_reproduces"]).append_column("icir", sealed)
+        old = old.rename_columns(["mean_ic" if n == "ic" else n for n in old.column_names])
         return catalogue_index.Next(old, current.benchmarks, [])
 
     catalogue_index.commit(Storage(root), root, as_before)
@@ -1082,3 +1086,49 @@ def test_rows_by_position_are_the_statements_rows() -> None:
         assert msgspec.json.encode(by_position) == msgspec.json.encode(whole.rows)
         ids = table.column("alpha_id").to_pylist()
         assert [ids[p] for p in positions.tolist()] == [row.alpha_id for row in whole.rows]
+
+
+def test_an_index_of_pipeline_2_5_is_screened_as_one_written_now(demo_lake: Path, tmp_path: Path) -> None:
+    """An index written before issue 65 (item 7): `mean_ic` and `icir_annualised` where it now
+    writes `ic` and `icir`, `started_at` and `built_at` as text, `indexed_at` in milliseconds,
+    `replaced_at` in seconds. The server reads it as the current one: every screened row, in the
+    catalogue's order, is the row it serves from the index written now."""
+    from core.settings import Settings
+    from serve.app import create_app
+
+    def screened(root: str) -> list[dict[str, object]]:
+        app = create_app(
+            Settings(lake=root, environment="test"),
+            authenticate=authenticator_for(SCREEN_CALLERS),
+            limiter=None,
+        )
+        with TestClient(app=app) as client:
+            return list(Api(client).ok(PATH, limit=100)["data"])
+
+    root = str(symlinked_lake(demo_lake, tmp_path / "lake", copy_catalogue=True))
+    now = screened(root)
+
+    def as_2_5(current: catalogue_index.Generation | None, table: pa.Table | None) -> catalogue_index.Next:
+        assert current is not None and table is not None
+        old = table.rename_columns(
+            [{"ic": "mean_ic", "icir": "icir_annualised"}.get(n, n) for n in table.column_names]
+        )
+        for name, kind in (
+            ("indexed_at", pa.timestamp("ms", tz="UTC")),
+            ("replaced_at", pa.timestamp("s", tz="UTC")),
+        ):
+            at = old.schema.get_field_index(name)
+            old = old.set_column(at, name, old.column(at).cast(kind, safe=False))
+        for name in ("started_at", "built_at"):
+            at = old.schema.get_field_index(name)
+            text = [None if t is None else t.isoformat() for t in old.column(at).to_pylist()]
+            old = old.set_column(at, name, pa.array(text, pa.string()))
+        return catalogue_index.Next(old, current.benchmarks, [])
+
+    catalogue_index.commit(Storage(root), root, as_2_5)
+    storage = Storage(root)
+    generation = catalogue_index.newest(storage, root)
+    assert generation is not None
+    written = pq.read_schema(Path(root) / "catalogue" / generation.index)
+    assert "mean_ic" in written.names and written.field("built_at").type == pa.string()
+    assert screened(root) == now and any(r["mean_ic"] is not None and r["icir"] is not None for r in now)

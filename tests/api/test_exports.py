@@ -129,7 +129,7 @@ def check_types(table: pa.Table) -> None:
         if field.name == "date" or field.name == "decision_at":
             assert pa.types.is_date32(field.type), field
         if field.name.endswith("_at") and field.name != "decision_at" or field.name == "timestamp":
-            assert field.type == pa.timestamp("ms", tz="UTC"), field
+            assert field.type == pa.timestamp("us", tz="UTC"), field  # the lake's unit (docs/lake.md)
         assert not pa.types.is_floating(field.type) or field.type == pa.float64(), field
 
 

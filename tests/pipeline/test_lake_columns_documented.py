@@ -64,25 +64,61 @@ def test_every_declared_column_is_documented_with_its_type() -> None:
     assert not stale, f"docs/lake.md documents tables schemas/lake.py does not declare: {sorted(stale)}"
 
 
-def test_the_timestamp_units_documented_are_the_declared_ones() -> None:
-    """The units the "Time columns" table states are those of the schemas (µs in a build's tables,
-    ms and s for two index columns), so the page cannot drift from a format change."""
-    index = {field.name: field.type for field in lake.CATALOGUE_INDEX}
-    assert index["indexed_at"] == pa.timestamp("ms", tz="UTC")
-    assert index["replaced_at"] == pa.timestamp("s", tz="UTC")
-    assert index["started_at"] == index["built_at"] == pa.string()
-    assert lake.UTC_TS == pa.timestamp("us", tz="UTC")
+def test_every_instant_of_the_lake_is_a_utc_microsecond_timestamp() -> None:
+    """One time unit across the lake (issue 65, item 7): every timestamp column of every schema,
+    the catalogue index's included, is `timestamp[us, tz=UTC]`; none of the index's times is text
+    (`started_at` and `built_at` were, beside timestamp columns); the exports write the same unit;
+    and the "Time columns" table says so for the tables and the index, naming each column."""
+    from datasets.exports import EXPORT_TIMESTAMP
+
+    assert lake.UTC_TS == pa.timestamp("us", tz="UTC") == EXPORT_TIMESTAMP
     text = DOC.read_text(encoding="utf-8")
     section = text[text.index("### Time columns and their units") : text.index("### `rebalances`")]
-    for row in (
-        "| the catalogue index | `indexed_at` | `timestamp[ms, tz=UTC]`: milliseconds |",
-        "| the catalogue index | `replaced_at` | `timestamp[s, tz=UTC]`: seconds |",
-    ):
-        assert row in section, row
-    # Every timestamp column of a build's tables is named in the section's first row.
-    first = next(line for line in section.splitlines() if line.startswith("| a build's Parquet tables"))
-    for table in lake.TABLES:
-        for field in table.schema:
+    rows = {line.split("|")[1].strip(): line for line in section.splitlines() if line.startswith("| ")}
+    for name, schema in declared().items():
+        for field in schema:
             if pa.types.is_timestamp(field.type):
-                assert field.type == lake.UTC_TS, (table.name, field.name)
-                assert f"`{field.name}`" in first, (table.name, field.name)
+                assert field.type == lake.UTC_TS, (name, field.name)
+                where = "the catalogue index" if name == "CATALOGUE_INDEX" else "a build's Parquet tables"
+                if name in lake.TABLE_SCHEMAS or name == "CATALOGUE_INDEX":
+                    assert f"`{field.name}`" in rows[where], (name, field.name)
+                    assert rows[where].endswith("| `timestamp[us, tz=UTC]`: microseconds, UTC |"), where
+    for column in ("started_at", "built_at", "indexed_at", "replaced_at"):
+        assert lake.CATALOGUE_INDEX.field(column).type == lake.UTC_TS, column
+    assert "`timestamp[us, tz=UTC]`" in rows["`exports/` Parquet files"]
+
+
+def test_each_figure_column_is_named_as_the_vocabulary_with_its_term_and_unit_documented() -> None:
+    """A lake column holding a figure the API serves is named as the vocabulary names that figure
+    (the index's `ic` is /metrics `core.ic`, not `mean_ic`), and docs/lake.md writes the term and its
+    unit beside it: `vocabulary `name` (unit, basis)`."""
+    from schemas.vocabulary import VOCABULARY
+
+    schemas, docs = declared(), documented_meanings()
+    for table, columns in lake.FIGURE_TERMS.items():
+        assert set(columns) <= set(schemas[table].names), table
+        for column in columns:
+            term = VOCABULARY.get(column)
+            assert term is not None, f"{table}.{column} is no vocabulary name"
+            facts = ", ".join(f for f in (term.unit, term.basis) if f)
+            assert f"vocabulary `{column}` ({facts})" in docs[table][column], (table, column, facts)
+    assert lake.INDEX_RENAMED == {"mean_ic": "ic", "icir_annualised": "icir"}
+    assert not set(lake.INDEX_RENAMED) & set(lake.CATALOGUE_INDEX.names)
+
+
+def documented_meanings() -> dict[str, dict[str, str]]:
+    """The "## Columns" section's third cell (meaning, unit) by table and column."""
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index("\n## Columns\n")
+    end = text.index("\n## ", start + 1)
+    tables: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for line in text[start:end].splitlines():
+        heading = HEADING.match(line)
+        if heading:
+            current = tables.setdefault(heading.group(1), {})
+            continue
+        row = ROW.match(line)
+        if row and current is not None:
+            current[row.group(1)] = line.split("|")[3].strip()
+    return tables

@@ -25,7 +25,7 @@ EXPORT_TYPES = {
     pa.large_string(): "string",
     pa.float64(): "double",
     pa.date32(): "date",
-    pa.timestamp("ms", tz="UTC"): "timestamp",  # an instant (Delta's timestamp), read back in UTC
+    pa.timestamp("us", tz="UTC"): "timestamp",  # an instant (Delta's timestamp), read back in UTC
     pa.int8(): "byte",
     pa.int32(): "integer",
     pa.bool_(): "boolean",

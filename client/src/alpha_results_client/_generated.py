@@ -2838,9 +2838,9 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
     icir: float | None
     """Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with
     the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every
-    `icir`, `/metrics` `core.icir` included. The lake's analytics_rolling stores it per week. Unit:
-    ratio. Null when fewer than half the window's weeks carry a value (the standard deviation also
-    needs 2).
+    `icir`, `/metrics` `core.icir` included. The lake's analytics_rolling stores it per week, as
+    icir_per_week. Unit: ratio. Null when fewer than half the window's weeks carry a value (the
+    standard deviation also needs 2).
     """
 
     n_return_weeks: int | None
@@ -2869,9 +2869,9 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
 
     return_hit_rate: float | None
     """Share of the trailing window's weeks with a positive book return (the lake's analytics_rolling
-    column hit_rate; not /metrics' hit_rate, the share of weeks with a positive IC). Unit: fraction.
-    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
-    2).
+    column of the same name; not /metrics' hit_rate, the share of weeks with a positive IC). Unit:
+    fraction. Null when fewer than half the window's weeks carry a value (the standard deviation
+    also needs 2).
     """
 
 
