@@ -43,8 +43,8 @@ export function renderUncertainty(body, answer) {
   );
 }
 
-// The whiskers' width: the printed page's, beside six columns of figures.
-const WIDTH = 160;
+// The whiskers' width: narrow enough for the printed page (703 px), beside six columns of figures.
+const WIDTH = 120;
 const INSET = 8;
 
 /** The scale a figure's whisker is drawn on: one per unit and basis, as served (the entry's `unit`
@@ -148,7 +148,7 @@ function uncertaintyTable(data) {
       ]);
     }
   }
-  const built = table(["Figure", "Estimate", "Lower", "Upper", "Interval (0 marked; its scale beneath)", "Observations", "Block length"], rows, { className: "data uncertainty" });
+  const built = table(["Figure", "Estimate", "Lower", "Upper", "Interval (scale beneath)", "Observations", "Block length"], rows, { className: "data uncertainty" });
   for (const cell of built.querySelectorAll("td.scale-name")) cell.parentElement.classList.add("interval-scale");
   return built;
 }
