@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from schemas.conventions import BOOK_CURRENCY
+
 Basis = Literal["per session", "per week", "per month", "per year"]
 Annualisation = Literal["annualised", "per_period", "not_annualisable"]
 
@@ -2600,7 +2602,7 @@ def term_for(name: str, explicit: str | None, holds_figure: bool) -> Term | None
 
 def as_javascript() -> str:
     """The dashboard's labels as the ES module `terms.js` (each term's label, unit and basis, by name,
-    and the generic keys: positions, not figures), which serve/static/ui/vocabulary.js re-exports to
+    the generic keys: positions, not figures, and the currency the unit base_currency is in), which serve/static/ui/vocabulary.js re-exports to
     labels.js. Made from this registry when the server starts (`serve.routes.dashboard`): never a
     file, so a new term changes this module alone."""
     entries = {
@@ -2619,4 +2621,7 @@ def as_javascript() -> str:
         "\n"
         "// Served names that are positions, not figures (a stat's value, the sides of a comparison, a bound).\n"
         f"export const GENERIC_KEYS = Object.freeze({json.dumps(sorted(GENERIC_KEYS))});\n"
+        "\n"
+        "// The currency of the unit base_currency (schemas.conventions.BOOK_CURRENCY): how the page names it.\n"
+        f"export const BOOK_CURRENCY = {json.dumps(BOOK_CURRENCY)};\n"
     )

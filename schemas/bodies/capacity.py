@@ -23,6 +23,7 @@ from msgspec import Meta
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
+from schemas.conventions import BOOK_CURRENCY
 
 CAPITAL_DEFAULT = 1e8
 """The reference capital when the request names none: 100 million of the book's currency."""
@@ -40,7 +41,8 @@ MIN_WINDOW_SESSIONS = 2
 400 naming `from`/`to`."""
 
 CURRENCY = "base_currency"
-"""The unit of a capital or a notional: the book's own currency (the seal's adv is in it)."""
+"""The unit of a capital or a notional: the book's own currency (the seal's adv is in it), which the
+service declares (schemas.conventions.BOOK_CURRENCY, served as the answer's `currency`)."""
 FILLS = "trades:{book}"
 FILLS_ADV = "trades:{book}, exposures.adv"
 LEDGER_AND_FILLS = "portfolio:{book}, trades:{book}"
@@ -177,6 +179,14 @@ class Capacity(Body, kw_only=True, frozen=True):
             source="request",
         ),
     ]
+    currency: Annotated[
+        str,
+        figure(
+            "The currency of every capital, traded value and average daily traded value of the answer (unit "
+            "base_currency): the books' currency the service declares (schemas.conventions.BOOK_CURRENCY), as a "
+            "seal states none (its ledger is normalised to 1.0, its exposures' adv is in its prices' currency)"
+        ),
+    ] = BOOK_CURRENCY
     cost_model: Annotated[
         Literal["fee_linear_slippage_square_root"],
         figure(

@@ -10,6 +10,7 @@ from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
+from schemas.conventions import BOOK_CURRENCY
 
 
 def side(meaning: str, formula: str) -> Meta:
@@ -277,6 +278,13 @@ class Costs(Body, kw_only=True, frozen=True):
             "per traded notional, the 95th-percentile participation and the net information ratio it gives"
         ),
     ]
+    currency: Annotated[
+        str,
+        figure(
+            "The currency of each capital of net_ir_by_capital: the books' currency the service declares "
+            "(schemas.conventions.BOOK_CURRENCY; a seal states none), /analytics/capacity's `currency`"
+        ),
+    ] = BOOK_CURRENCY
     turnover_by_decile: Annotated[
         TurnoverByDecile | None,
         figure(

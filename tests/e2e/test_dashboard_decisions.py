@@ -121,8 +121,8 @@ def flat_entries(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def assert_cost_curves(page: Any, scope: str, costs: dict[str, Any]) -> None:
-    """The costs' curves as served (issue 50, item 6): a bar per measured level of `net_ir_by_cost`
-    and per measured capital of `net_ir_by_capital`, each the served net information ratio, the
+    """The costs' curves as served (issue 50, item 6): a point per measured level of `net_ir_by_cost`,
+    a bar per measured capital of `net_ir_by_capital`, each the served net information ratio, the
     levels in the served order, and the break-even stated with its served value."""
 
     def bars(chart: str) -> list[float]:
@@ -135,7 +135,10 @@ def assert_cost_curves(page: Any, scope: str, costs: dict[str, Any]) -> None:
         return [v for v in values if v is not None]
 
     levels = costs["net_ir_by_cost"]
-    drawn = bars("cost-curve")
+    # The curve against the cost is points at their cost levels (tests/e2e/test_dashboard_frictions.py).
+    drawn = page.eval_on_selector_all(
+        f"{scope} svg[data-chart='cost-curve'] circle.point", "cs => cs.map(c => Number(c.dataset.value))"
+    )
     served = measured([row["net_information_ratio_at_cost"]["value"] for row in levels])
     assert len(drawn) == len(served) and all(close(a, b) for a, b in zip(drawn, served, strict=True))
     shown = page.eval_on_selector_all(
@@ -281,11 +284,16 @@ def assert_uncertainty(page: Any, scope: str, served: dict[str, Any]) -> None:
     its bounds in its unit, its interval drawn, its observations and block length as served."""
     page.wait_for_selector(f"{scope} table.uncertainty")
     rows = page.eval_on_selector_all(
-        f"{scope} table.uncertainty tbody tr",
+        f"{scope} table.uncertainty tbody tr:has(th[data-figure])",
         "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value,"
         " ...[...tr.children].slice(2).map(c => c.innerText.trim()), tr.querySelectorAll('svg').length])",
     )
-    assert [row[0] for row in rows] == list(UNCERTAINTY)
+    # The route's order, grouped by the scale the whiskers share (one per unit and basis, in the
+    # order of each scale's first figure; tests/e2e/test_dashboard_frictions.py checks the scales).
+    scales: dict[str, list[str]] = {}
+    for name in UNCERTAINTY:
+        scales.setdefault(f"{served[name]['unit']} {served[name]['annualisation']}", []).append(name)
+    assert [row[0] for row in rows] == [name for names in scales.values() for name in names]
     for name, value, lower, upper, _, observations, block, drawn in rows:
         entry = served[name]
         assert close(float(value), entry["value"]), (name, value, entry)

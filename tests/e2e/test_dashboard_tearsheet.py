@@ -421,7 +421,7 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     capacity = got["capacity"]
     assert capacity["capital"] == 1e8
     assert close(figure("capacity"), capacity["net_information_ratio"]["value"])
-    assert says("capacity").startswith("At the reference capital K0 = 100 m: net information ratio ")
+    assert says("capacity").startswith("At the reference capital K0 = 100 m USD: net information ratio ")
     fragility = got["attribution"]["fragility"]
     assert close(figure("fragility"), fragility["best_days_kept"]["value"])
     assert all(name in says("fragility") for name in fragility["best_names"])
@@ -484,7 +484,7 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
         f"page 1 of {len(TOPICS)}",
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_measurable']} not measurable",
         f"Live (out of sample) ({live['split_date']}",
-        "At the reference capital K0 = 100 m",
+        "At the reference capital K0 = 100 m USD",
         "Headline figures with their intervals",
         "Overfitting of the trial family",
         "Expected live information ratio",

@@ -2580,6 +2580,11 @@ class Costs(ApiStruct, kw_only=True, frozen=True):
     gives
     """
 
+    currency: str
+    """The currency of each capital of net_ir_by_capital: the books' currency the service declares
+    (schemas.conventions.BOOK_CURRENCY; a seal states none), /analytics/capacity's `currency`
+    """
+
     turnover_by_decile: TurnoverByDecile | None
     """One-way turnover of the book's target weights by decile of the score it trades (score and the
     long_short or long_only target weight; raw_score and the raw_ book's own target weight for raw_
@@ -3719,6 +3724,13 @@ class Capacity(ApiStruct, kw_only=True, frozen=True):
     state (its ledger is normalised to 1.0): the request's `capital`, default 1e8. The seal's
     modelled execution costs are taken as the costs at K0, so every capital figure of the answer
     scales with it
+    """
+
+    currency: str
+    """The currency of every capital, traded value and average daily traded value of the answer (unit
+    base_currency): the books' currency the service declares (schemas.conventions.BOOK_CURRENCY), as
+    a seal states none (its ledger is normalised to 1.0, its exposures' adv is in its prices'
+    currency)
     """
 
     cost_model: str

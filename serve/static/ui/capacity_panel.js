@@ -8,7 +8,7 @@
 import { panelLoader, titledBlocks } from "./analytics_panel.js";
 import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int } from "./format.js";
-import { inUnit } from "./labels.js";
+import { inUnit, unitText } from "./labels.js";
 import { entryCell, entryTable, namedEntries, notMeasurable } from "./stat_entry.js";
 import { barChartSvg, signKey } from "./svg.js";
 
@@ -16,6 +16,12 @@ export const loadCapacity = panelLoader("/analytics/capacity", "The capacity cou
   fill(body, warningList(answer.meta.warnings), titledBlocks(answer, [[null, capacityBlock], ["Over a grid of capitals", capacityGridBlock]])),
   { book: "long_short" },
 );
+
+/** An amount of the book's currency with the currency named ("100 m USD"). */
+export const money = (value) => `${inUnit(value, "base_currency")} ${unitText("base_currency")}`;
+
+/** The capital column's header, with its currency. */
+export const capitalHeader = () => `Capital (${unitText("base_currency")})`;
 
 /** The reference capital and the cost model, the capacities, the participation and the largest fill. */
 export function capacityBlock(answer) {
@@ -27,7 +33,7 @@ export function capacityBlock(answer) {
       "p",
       { class: "summary", id: "capacity-summary" },
       `${data.book}, ${int(data.sessions)} sessions, ${int(data.fills)} fills (${int(data.fills_with_adv)} with an average daily traded value). `,
-      `Reference capital K0 = ${inUnit(data.capital, "base_currency")} (the seal states none: its modelled costs are taken as the costs at K0); cost model ${data.cost_model}: each fill's fee grows with capital, its slippage as a square-root impact on participation.`,
+      `Reference capital K0 = ${money(data.capital)} (the seal states none: its modelled costs are taken as the costs at K0); cost model ${data.cost_model}: each fill's fee grows with capital, its slippage as a square-root impact on participation.`,
     ),
     entryTable(
       [
@@ -40,7 +46,7 @@ export function capacityBlock(answer) {
       ? h(
           "p",
           { class: "caption", id: "capacity-largest" },
-          `Largest participation: ${largest.symbol} on ${largest.date} (decided ${largest.decision_at}), ${inUnit(largest.participation, "fraction")} of its adv: ${inUnit(largest.notional, "base_currency")} traded against ${inUnit(largest.adv, "base_currency")} a day.`,
+          `Largest participation: ${largest.symbol} on ${largest.date} (decided ${largest.decision_at}), ${inUnit(largest.participation, "fraction")} of its adv: ${money(largest.notional)} traded against ${money(largest.adv)} a day.`,
         )
       : null,
   ];
@@ -56,7 +62,7 @@ function netIrByCapitalChart(rows, name, title, height) {
     values: rows.map((row) => row.net_information_ratio.value),
     format: (v) => fixed(v, 2),
     yLabel: "Net information ratio (annualised)",
-    xLabel: "Capital at inception (the book's currency)",
+    xLabel: `Capital at inception (${unitText("base_currency")})`,
     height,
     key: signKey("net information ratio"),
   });
@@ -90,12 +96,12 @@ export function capacityGridBlock(answer) {
           what: "The grid of capitals",
           id: "capacity-grid-withheld",
           chart: ["capacity-grid", "Net information ratio at each capital of the grid", 250],
-          headers: ["Capital", "Net information ratio", "Cost drag (% of equity a year)", "95th-percentile participation (% of adv)"],
+          headers: [capitalHeader(), "Net information ratio", "Cost drag (% of equity a year)", "95th-percentile participation (% of adv)"],
           cells: (p) => [entryCell(p.net_information_ratio, "information_ratio.net"), entryCell(p.cost_drag, "cost_drag"), entryCell(p.participation_p95, "participation_p95")],
           className: "data compact capacity-grid",
         })
       : note("No capital in the grid.", "muted"),
-    note("A capital is the book's size at inception, in the currency of the seal's average daily traded value; a figure not measurable is a dash, its reason in the Status column.", "caption"),
+    note(`A capital is the book's size at inception, in ${unitText("base_currency")}: the currency the service declares for every book (the answer's currency; the seal states none), that of the seal's average daily traded value. A figure not measurable is a dash, its reason in the Status column.`, "caption"),
   ];
 }
 

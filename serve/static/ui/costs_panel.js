@@ -5,13 +5,13 @@
 // basis, as the route annualises it: `annual_turnover`). Every point drawn is a served figure.
 
 import { panelLoader, titledBlocks } from "./analytics_panel.js";
-import { byCapitalBlock } from "./capacity_panel.js";
+import { byCapitalBlock, capitalHeader } from "./capacity_panel.js";
 import { COLORS, categoryChart } from "./charts.js";
 import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int, num } from "./format.js";
 import { inUnit } from "./labels.js";
 import { entryCell, entryTable, namedEntries, notMeasurable } from "./stat_entry.js";
-import { barChartSvg, signKey } from "./svg.js";
+import { axes, legendSvg, niceTicks, s } from "./svg.js";
 
 const FIGURES = [
   "break_even_cost_bps",
@@ -40,6 +40,95 @@ function breakEvenText(data) {
   return `The net information ratio reaches 0 at ${fixed(found.value, 1)} bps of traded notional (break_even_cost_bps), against a modelled cost of ${fixed(data.modelled_cost_bps.value, 1)} bps; the compounded net return reaches 0 at ${data.break_even_bps.value == null ? "no cost" : `${fixed(data.break_even_bps.value, 1)} bps`} (break_even_bps).`;
 }
 
+const LEVEL_MARK = {
+  modelled: { color: "#e07b00", dash: "6 3", name: "modelled cost" },
+  break_even: { color: "#c0392b", dash: "2 2", name: "break-even cost" },
+};
+const CURVE_COLOR = "#1f5fbf";
+
+/**
+ * The net information ratio against the cost level as a curve: each served level a point at its
+ * cost on a linear x scale (the grid's levels are unequally spaced and the modelled and break-even
+ * ones fall anywhere between them, so equal slots would bend the curve), the modelled and break-even
+ * levels a dashed vertical line each. No label is written beside a point: the x axis carries round
+ * ticks (their count keeps them apart at any level spacing) and the legend above names the marked
+ * levels with their costs, so no text can fall on another; the table beneath has every value.
+ * Each point carries its served level (`data-cost`, `data-level`, `data-value`).
+ */
+function costCurveSvg(levels, { width = 760, height = 240 } = {}) {
+  const pad = { left: 78, right: 18, top: 12, bottom: 42 };
+  const drawn = levels.filter((row) => Number.isFinite(row.net_information_ratio_at_cost.value));
+  const costs = drawn.map((row) => row.cost_bps);
+  const values = drawn.map((row) => row.net_information_ratio_at_cost.value);
+  const xTicks = niceTicks(Math.min(0, ...costs), Math.max(...costs), 8);
+  const step = xTicks.length > 1 ? xTicks[1] - xTicks[0] : 1;
+  // The axis ends on a round tick at or beyond the costliest level.
+  while (xTicks[xTicks.length - 1] < Math.max(...costs) - 1e-9) xTicks.push(Number((xTicks[xTicks.length - 1] + step).toPrecision(12)));
+  const [x0, x1] = [xTicks[0], xTicks[xTicks.length - 1]];
+  const room = (Math.max(0, ...values) - Math.min(0, ...values)) * 0.08;
+  const low = Math.min(0, ...values) - (Math.min(0, ...values) < 0 ? room : 0);
+  const high = Math.max(0, ...values) + (Math.max(0, ...values) > 0 ? room : 0);
+  const x = (c) => pad.left + ((c - x0) / (x1 - x0 || 1)) * (width - pad.left - pad.right);
+  const y = (v) => pad.top + (1 - (v - low) / (high - low || 1)) * (height - pad.top - pad.bottom);
+  const title = "Net information ratio at each cost level";
+  const svg = s("svg", { class: "svg-chart svg-curve", "data-chart": "cost-curve", viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": title });
+  svg.append(s("title", {}, title));
+  const bottom = height - pad.bottom;
+  for (const tick of niceTicks(low, high, 5)) {
+    svg.append(s("line", { x1: pad.left, x2: width - pad.right, y1: y(tick), y2: y(tick), stroke: tick === 0 ? "#555" : "#ddd", "stroke-width": 1 }));
+    svg.append(s("text", { class: "y-tick", x: pad.left - 6, y: y(tick) + 4, "text-anchor": "end", "font-size": 11, fill: "#222" }, fixed(tick, 2)));
+  }
+  for (const tick of xTicks) {
+    svg.append(s("line", { x1: x(tick), x2: x(tick), y1: bottom, y2: bottom + 4, stroke: "#222", "stroke-width": 1 }));
+    svg.append(s("text", { class: "x-tick", x: x(tick), y: bottom + 16, "text-anchor": "middle", "font-size": 10, fill: "#222" }, num(tick)));
+  }
+  for (const row of drawn) {
+    const mark = LEVEL_MARK[row.level];
+    if (mark) svg.append(s("line", { class: `level-mark ${row.level}`, x1: x(row.cost_bps), x2: x(row.cost_bps), y1: pad.top, y2: bottom, stroke: mark.color, "stroke-width": 1.2, "stroke-dasharray": mark.dash }));
+  }
+  svg.append(
+    s("path", {
+      d: drawn.map((row, i) => `${i ? "L" : "M"}${x(row.cost_bps).toFixed(2)},${y(row.net_information_ratio_at_cost.value).toFixed(2)}`).join(""),
+      fill: "none",
+      stroke: CURVE_COLOR,
+      "stroke-width": 1.6,
+      "data-series": CURVE_LABEL,
+      "data-values": JSON.stringify(values),
+    }),
+  );
+  for (const row of drawn) {
+    const value = row.net_information_ratio_at_cost.value;
+    const mark = LEVEL_MARK[row.level];
+    svg.append(
+      s("circle", {
+        class: `point ${row.level}`,
+        cx: x(row.cost_bps),
+        cy: y(value),
+        r: mark ? 4.5 : 3.5,
+        fill: mark ? mark.color : CURVE_COLOR,
+        stroke: "#fff",
+        "stroke-width": 1,
+        "data-cost": String(row.cost_bps),
+        "data-level": row.level,
+        "data-value": String(value),
+      }),
+    );
+  }
+  svg.append(axes(pad, width, height, "Execution cost (bps of traded notional; every modelled cost scaled)", "Net information ratio (annualised)"));
+  return svg;
+}
+
+const CURVE_LABEL = "net information ratio at the cost level";
+
+/** The legend of the curve: the line, and each marked level with its cost. */
+function costCurveLegend(levels) {
+  const marked = levels.filter((row) => LEVEL_MARK[row.level] && Number.isFinite(row.net_information_ratio_at_cost.value));
+  return legendSvg([
+    { label: CURVE_LABEL, color: CURVE_COLOR, dash: null },
+    ...marked.map((row) => ({ label: `${LEVEL_MARK[row.level].name}: ${fixed(row.cost_bps, 1)} bps`, color: LEVEL_MARK[row.level].color, dash: LEVEL_MARK[row.level].dash })),
+  ]);
+}
+
 /** The break-even and the curve of the net information ratio against the cost level. */
 export function costCurveBlock(answer) {
   const data = answer.data;
@@ -48,17 +137,8 @@ export function costCurveBlock(answer) {
   const byCost = levels.every((row) => row.net_information_ratio_at_cost.value == null)
     ? notMeasurable("The curve of the net information ratio against the cost", levels.length ? levels[0].net_information_ratio_at_cost.withheld_reason : "no cost level", { id: "cost-curve-withheld" })
     : [
-        barChartSvg({
-          name: "cost-curve",
-          title: "Net information ratio at each cost level",
-          labels: levels.map(levelLabel),
-          values: levels.map((row) => row.net_information_ratio_at_cost.value),
-          format: (v) => fixed(v, 2),
-          yLabel: "Net information ratio (annualised)",
-          xLabel: "Execution cost (bps of traded notional; every modelled cost scaled)",
-          height: 230,
-          key: signKey("net information ratio"),
-        }),
+        costCurveLegend(levels),
+        costCurveSvg(levels),
         table(
           ["Cost (bps of traded notional)", "× the modelled cost", "Net information ratio"],
           levels.map((row) => [
@@ -72,7 +152,7 @@ export function costCurveBlock(answer) {
   return [
     h("p", { class: "summary", id: "cost-break-even" }, breakEvenText(data)),
     byCost,
-    note("Each level scales every session's modelled cost by the same multiple (information ratio before costs at 0 bps, after the modelled costs at the modelled level, 0 at the break-even); a figure not measurable is a dash, its reason in the Status column.", "caption"),
+    note("Each level scales every session's modelled cost by the same multiple (information ratio before costs at 0 bps, after the modelled costs at the modelled level, 0 at the break-even), drawn at its cost on a linear scale; a figure not measurable is a dash, its reason in the Status column.", "caption"),
   ];
 }
 
@@ -83,7 +163,7 @@ export function costCapitalBlock(answer) {
     what: "The curve tied to capacity",
     id: "cost-capital-withheld",
     chart: ["cost-capital", "Net information ratio as the cost rises with participation", 230],
-    headers: ["Capital", "Cost (bps of traded notional)", "95th-percentile participation (% of adv)", "Net information ratio"],
+    headers: [capitalHeader(), "Cost (bps of traded notional)", "95th-percentile participation (% of adv)", "Net information ratio"],
     cells: (row) => [entryCell(row.cost_bps, "cost_bps"), entryCell(row.participation_p95, "participation_p95"), entryCell(row.net_information_ratio, "net_information_ratio")],
     className: "data compact cost-capital",
   });

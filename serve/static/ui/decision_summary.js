@@ -31,6 +31,7 @@
 // A figure a route does not measure is its reason; a refused route is its error, in its row only.
 
 import { attributionParams } from "./attribution_panel.js";
+import { money } from "./capacity_panel.js";
 import { add, errorBox, h } from "./dom.js";
 import { decisionRecord } from "./decision_record.js";
 import { DASH, int, pct } from "./format.js";
@@ -38,6 +39,7 @@ import { figureName, inUnit, outOfSample, unitText } from "./labels.js";
 import { ORIGINS } from "./live_panel.js";
 import { monitoringLine } from "./monitoring_panel.js";
 import { entryText, verdictBadge } from "./stat_entry.js";
+import { TERMS } from "./vocabulary.js";
 
 /**
  * The answers the summary is drawn from, by the names it reads them under, asked with `get(suffix,
@@ -93,10 +95,22 @@ function measurer() {
 /** The figure column's text: the value, or "not measurable" (its reason is in the sentence beside it). */
 const figureText = (entry) => (entry && entry.value != null ? entryText(entry) : "not measurable");
 
-/** A cell carrying the exact value it shows (`data-value`, empty when not measured): the tests read it. */
-function figureCell(text, value, extra = {}) {
-  return h("td", { class: "summary-figure", "data-value": Number.isFinite(value) ? String(value) : "", ...extra }, text);
+/**
+ * A cell carrying the exact value it shows (`data-value`, empty when not measured): the tests read
+ * it. A figure of the term `key` is written with its unit beneath (`data-unit`): the served `unit`
+ * (else the vocabulary's for the term) as the page names units (labels.js `unitText`), and the
+ * term's basis, so no figure of the page is a bare number.
+ */
+function figureCell(text, value, extra = {}, key = null, unit = null) {
+  const term = key ? TERMS[key] : null;
+  const code = unit || (term && term.unit) || null;
+  const basis = term && term.basis ? `, ${BASIS_WORDS[term.basis] || term.basis}` : "";
+  const shown = code ? h("div", { class: "figure-unit muted" }, `${unitText(code)}${basis}`) : null;
+  return h("td", { class: "summary-figure", "data-value": Number.isFinite(value) ? String(value) : "", "data-unit": code || "", ...extra }, text, shown);
 }
+
+// How a term's basis is written under its unit ("ratio, annualised", "ratio, per week").
+const BASIS_WORDS = { "per year": "annualised" };
 
 const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -150,7 +164,9 @@ const consistencyBadge = (consistency) => {
 
 function capacitySentence(data) {
   const m = measurer();
-  return `At the reference capital K0 = ${inUnit(data.capital, "base_currency")}: net information ratio ${m(data.net_information_ratio)}; the modelled costs halve it at ${m(data.capacity)}; the 95th-percentile fill takes 10% of its name's average daily traded value at ${m(data.participation_capacity)}.`;
+  // A capital measured is written with the book's currency (capacity_panel.js `money`).
+  const capital = (entry) => (entry && entry.value != null ? money(entry.value) : m(entry));
+  return `At the reference capital K0 = ${money(data.capital)}: net information ratio ${m(data.net_information_ratio)}; the modelled costs halve it at ${capital(data.capacity)}; the 95th-percentile fill takes 10% of its name's average daily traded value at ${capital(data.participation_capacity)}.`;
 }
 
 function fragilitySentence(f) {
@@ -302,7 +318,7 @@ export function decisionSummary(alpha, got) {
       const outside = data.out_of_sample || {};
       const m = measurer(); // a reason given once in the row
       return [
-        figureCell(figureText(outside.information_ratio), outside.information_ratio ? outside.information_ratio.value : null, { "data-origin": data.split_origin || "", "data-split": data.split_date || "" }),
+        figureCell(figureText(outside.information_ratio), outside.information_ratio ? outside.information_ratio.value : null, { "data-origin": data.split_origin || "", "data-split": data.split_date || "" }, "information_ratio", outside.information_ratio && outside.information_ratio.unit),
         [liveSentence(data, m), data.split_date && outside.sessions ? [" Consistency: ", consistencyBadge(data.consistency), `, PSR ${m(data.consistency.probability)}.`] : null],
         liveTitle(data),
       ];
@@ -315,42 +331,42 @@ export function decisionSummary(alpha, got) {
       monitoringLine(answer, { brief: true }),
     ]),
     row("capacity", "Capacity at the reference capital", got.capacity, (answer) => [
-      figureCell(figureText(answer.data.net_information_ratio), answer.data.net_information_ratio.value),
+      figureCell(figureText(answer.data.net_information_ratio), answer.data.net_information_ratio.value, {}, "net_information_ratio", answer.data.net_information_ratio.unit),
       capacitySentence(answer.data),
     ]),
     row("fragility", "Fragility", got.attribution, (answer) => {
       const f = answer.data.fragility;
-      return [figureCell(figureText(f.best_days_kept), f.best_days_kept.value), fragilitySentence(f)];
+      return [figureCell(figureText(f.best_days_kept), f.best_days_kept.value, {}, "best_days_kept", f.best_days_kept.unit), fragilitySentence(f)];
     }),
-    row("costs", "Costs", got.costs, (answer) => [figureCell(timesModelled(answer.data.break_even_multiple), answer.data.break_even_multiple.value), costsSentence(answer.data)]),
+    row("costs", "Costs", got.costs, (answer) => [figureCell(figureText(answer.data.break_even_multiple), answer.data.break_even_multiple.value, {}, "break_even_multiple", answer.data.break_even_multiple.unit), costsSentence(answer.data)]),
     row("intervals", "Headline figures with their intervals", got.uncertainty, (answer) => {
       const ir = answer.data.information_ratio;
-      return [figureCell(spanned(ir, figureText), ir ? ir.value : null), intervalsSentence(answer.data)];
+      return [figureCell(spanned(ir, figureText), ir ? ir.value : null, {}, "information_ratio", ir && ir.unit), intervalsSentence(answer.data)];
     }),
     row("overfitting", "Overfitting of the trial family", got.overfitting, (answer) => [
-      figureCell(figureText(answer.data.pbo), answer.data.pbo.value, { "data-family-trials": String(answer.data.family_trials) }),
+      figureCell(figureText(answer.data.pbo), answer.data.pbo.value, { "data-family-trials": String(answer.data.family_trials) }, "pbo", answer.data.pbo.unit),
       overfittingSentence(answer.data),
     ]),
     row("expectation", "Expected live information ratio", got.expectation, (answer) => {
       const series = expectedIr(answer.data);
       const value = series ? series.expected_live : null;
-      return [figureCell(value == null ? "not measurable" : inUnit(value, "ratio"), value), expectationSentence(answer.data, series)];
+      return [figureCell(value == null ? "not measurable" : inUnit(value, TERMS.expected_live.unit), value, {}, "expected_live"), expectationSentence(answer.data, series)];
     }),
     row("regimes", "Weakest regime", got.regimes, (answer) => {
       const weak = (answer.data.by_regime || []).find((r) => r.regime === answer.data.weakest_regime);
-      return [figureCell(weak ? entryText(weak.information_ratio) : DASH, weak ? weak.information_ratio.value : null, { "data-regime": answer.data.weakest_regime || "" }), regimeSentence(answer.data)];
+      return [figureCell(weak ? entryText(weak.information_ratio) : DASH, weak ? weak.information_ratio.value : null, { "data-regime": answer.data.weakest_regime || "" }, "information_ratio", weak && weak.information_ratio.unit), regimeSentence(answer.data)];
     }),
     row("specific", "Specific and appraisal ratios", got.factors, (answer) => {
       const specific = answer.data.specific_information_ratio;
       const residual = got.residual && got.residual.status === "fulfilled" ? got.residual.value.data : null;
-      return [figureCell(figureText(specific), specific.value), specificSentence(answer.data, residual)];
+      return [figureCell(figureText(specific), specific.value, {}, "specific_information_ratio", specific.unit), specificSentence(answer.data, residual)];
     }),
-    row("contribution", "Contribution to the approved book", got.mmc, (answer) => [figureCell(figureText(answer.data.mmc_mean), answer.data.mmc_mean.value), contributionSentence(answer.data)]),
+    row("contribution", "Contribution to the approved book", got.mmc, (answer) => [figureCell(figureText(answer.data.mmc_mean), answer.data.mmc_mean.value, {}, "mmc_mean", answer.data.mmc_mean.unit), contributionSentence(answer.data)]),
     row("correlation", "Correlation to the approved set", checks, (answer) => {
       const check = checksOf(answer).correlation;
       if (!check) return [figureCell(DASH, null), "The checks served no production_correlation.", null];
       return [
-        figureCell([check.value == null ? DASH : inUnit(check.value, check.unit), " ", verdictBadge(check.verdict)], check.value),
+        figureCell([check.value == null ? DASH : inUnit(check.value, check.unit), " ", verdictBadge(check.verdict)], check.value, {}, CORRELATION_CHECK, check.unit),
         h("span", { class: "why" }, check.reason || DASH),
         `Correlation to ${referenceSet(check)}`,
       ];
@@ -451,7 +467,7 @@ function summaryCells(alphaHeader, got) {
     }),
     cell("capacity", got.capacity, (answer) => {
       const d = answer.data;
-      return [`${brief(d.net_information_ratio)} at ${inUnit(d.capital, "base_currency")}; halved at ${brief(d.capacity)}`, d.net_information_ratio.value, whyNot(d.net_information_ratio, d.capacity)];
+      return [`${brief(d.net_information_ratio)} at ${money(d.capital)}; halved at ${d.capacity.value != null ? money(d.capacity.value) : brief(d.capacity)}`, d.net_information_ratio.value, whyNot(d.net_information_ratio, d.capacity)];
     }),
     cell("fragility", got.attribution, (answer) => {
       const f = answer.data.fragility;

@@ -8,7 +8,7 @@
 // its label in the vocabulary registry (vocabulary.js, made from schemas/vocabulary.py when the server starts).
 
 import { DASH, fixed, int, num, pct, pp } from "./format.js";
-import { GENERIC_KEYS, TERMS } from "./vocabulary.js";
+import { BOOK_CURRENCY, GENERIC_KEYS, TERMS } from "./vocabulary.js";
 
 const PER_YEAR = "per year";
 
@@ -67,7 +67,10 @@ export const UNITS = {
   sessions: { show: int, text: "sessions" },
   weeks: { show: num, text: "weeks" },
   names: { show: num, text: "names" },
-  base_currency: { show: money, text: "the book's currency" },
+  // The currency the service declares for every book (schemas.conventions.BOOK_CURRENCY, served in
+  // vocabulary.js and as capacity's and costs' `currency`): written beside an amount, never in it,
+  // so an axis of capitals keeps short ticks under a title naming it.
+  base_currency: { show: money, text: BOOK_CURRENCY },
   years: { show: num, text: "years" },
   per_year: { show: (v) => `${num(v)} ${PER_YEAR}`, text: PER_YEAR },
   per_session: { show: (v) => `${num(v)} per session`, text: "per session" },

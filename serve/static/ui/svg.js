@@ -24,7 +24,7 @@ export function s(tag, attrs = {}, ...children) {
   return element;
 }
 
-function niceTicks(min, max, count = 6) {
+export function niceTicks(min, max, count = 6) {
   const span = max - min || Math.abs(max) || 1;
   const raw = span / count;
   const step = 10 ** Math.floor(Math.log10(raw));
@@ -142,7 +142,7 @@ function dashOf(line, k) {
 }
 
 /** The two axis lines and their titles (the y title turned, reading upwards). */
-function axes(pad, width, height, xLabel, yLabel) {
+export function axes(pad, width, height, xLabel, yLabel) {
   const bottom = height - pad.bottom;
   const group = s("g", { class: "axes" });
   group.append(

@@ -1,5 +1,6 @@
 // The vocabulary registry's terms as the dashboard reads them: each served figure name's label,
-// unit and basis (TERMS) and the names that are positions, not figures (GENERIC_KEYS). Their data is
+// unit and basis (TERMS), the names that are positions, not figures (GENERIC_KEYS), and the currency
+// of the unit base_currency (BOOK_CURRENCY, schemas.conventions). Their data is
 // `terms.js`, which the server makes from schemas/vocabulary.py when it starts
 // (schemas.vocabulary.as_javascript): no copy of the registry is kept beside it.
-export { GENERIC_KEYS, TERMS } from "./terms.js";
+export { BOOK_CURRENCY, GENERIC_KEYS, TERMS } from "./terms.js";
