@@ -420,8 +420,8 @@ def _turnover(
                 bucket=f"Q{q}",
                 rank=q,
                 weeks=int(np.count_nonzero(mine)),
-                mean_turnover=number(mean),
-                annual_turnover=number(mean * per_year),
+                decile_weekly_target_turnover=number(mean),
+                decile_annual_target_turnover=number(mean * per_year),
             )
         )
     mean_weekly = float(np.mean(per_week_turnover))
@@ -430,10 +430,10 @@ def _turnover(
         weight_field=f"{book}_target_weight",
         weeks=int(weeks.size),
         bucketed_weeks=int(bucketed_weeks),
-        mean_weekly_turnover=number(mean_weekly),
+        weekly_target_turnover=number(mean_weekly),
         weeks_per_year=per_year,
-        mean_annual_turnover=number(mean_weekly * per_year),
-        unbucketed_mean_turnover=number(float(np.sum(turnover[bucket == 0]) / weeks.size)),
+        annual_target_turnover=number(mean_weekly * per_year),
+        unbucketed_weekly_target_turnover=number(float(np.sum(turnover[bucket == 0]) / weeks.size)),
         buckets=deciles,
     )
     holding = holding_period_weeks(per_week_gross, per_week_turnover)

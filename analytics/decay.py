@@ -311,7 +311,7 @@ def decay_payload(
         split_date=split.date,
         split_origin=split.origin,
         ic_decay=ic_decay(view, access, warnings),
-        haircut=cut,
+        live_haircut=cut,
         backtest_information_ratio=declared_stat(
             Decay,
             "backtest_information_ratio",

@@ -277,7 +277,7 @@ def expectation_payload(
         group=group.name,
         group_kind=group.kind,
         group_members=len(group.ids),
-        haircut=cut,
+        live_haircut=cut,
         series=series,
     )
 

@@ -265,7 +265,7 @@ def significance_payload(
         effective_reason = dsr_reason
     return Significance(
         alpha=view.alpha_id,
-        alpha_id=str(view.entry.get("source_alpha_id") or view.alpha_id),
+        source_alpha_id=str(view.entry.get("source_alpha_id") or view.alpha_id),
         book="long_short",
         window=window_echo(window),
         # The window's sessions, as /portfolio and costs count them (the figures need 3 of them)

@@ -232,7 +232,7 @@ def watched_alarm(
     watched = reading.monitoring(view, q).data
     if not watched.live:
         return None
-    calibration = reading.decay(view, q).data.haircut.calibration
+    calibration = reading.decay(view, q).data.live_haircut.calibration
     basis = "catalogue" if calibration == "catalogue" else "literature"
     return alarm_event(watched, view.build_id, basis, log.every(view.alpha_id, ALARM))
 
@@ -268,7 +268,7 @@ def health_digest(
         if row is None:
             continue  # not published: nothing to digest
         view = figures.build(alpha)
-        calibration = reading.decay(view, LiveQuery(book=answer.book)).data.haircut.calibration
+        calibration = reading.decay(view, LiveQuery(book=answer.book)).data.live_haircut.calibration
         data = {
             "week": week,
             "expectation_basis": "catalogue" if calibration == "catalogue" else "literature",

@@ -37,6 +37,7 @@ from schemas.bodies.metrics import (
     NeweyWest,
     NeweyWestTests,
     Panel,
+    PanelSignals,
     Period,
     RankIc,
     RankIcConditioned,
@@ -741,7 +742,7 @@ def panel_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -
         )
     ic_weekly = series("ic")
     return Panel(
-        signal="raw",
+        signals=PanelSignals(),
         ic_weekly=[WeeklyIc(date=d, ic=v) for d, v in ic_weekly],
         rebuilt_mean_ic=number(np.mean([v for _, v in ic_weekly])) if ic_weekly else None,
         decile_spread_weekly=[WeeklySpread(date=d, spread=v) for d, v in series("decile_spread")],

@@ -106,7 +106,7 @@ def compute_metrics(
         panel=panel_block,
         doc_url=f"/v1/alphas/{inputs.alpha}/metrics/_doc",
         alpha=inputs.alpha,
-        alpha_id=inputs.source_alpha_id,
+        source_alpha_id=inputs.source_alpha_id,
         annualisation_factors=AnnualisationFactors(
             weekly=inputs.conventions.weeks_per_year, daily=inputs.conventions.sessions_per_year
         ),

@@ -46,19 +46,20 @@ class TurnoverBucket(Body, kw_only=True, frozen=True):
     bucket: Annotated[str, figure("Q1 .. Q10")]
     rank: Annotated[int, figure("1 .. 10")]
     weeks: Annotated[int, figure("Bucketed weeks the decile held names")]
-    mean_turnover: Annotated[
+    decile_weekly_target_turnover: Annotated[
         float | None,
         figure(
-            "Mean over bucketed weeks of the decile's one-way turnover",
+            "Mean over bucketed weeks of the decile's one-way turnover of the book's target weights (the decisions, "
+            "not the ledger's traded turnover of /metrics core.annual_turnover and the turnover check)",
             "sum over bucketed weeks of 1/2 sum_{i in decile} |w_t,i - w_t-1,i|, divided by bucketed_weeks",
         ),
     ]
-    annual_turnover: Annotated[
+    decile_annual_target_turnover: Annotated[
         float | None,
         figure(
-            "The decile's mean weekly one-way turnover annualised: mean_turnover x the run's weeks per year "
-            "(turnover_by_decile.weeks_per_year), the dashboard's one turnover basis",
-            "mean_turnover * weeks_per_year",
+            "The decile's weekly one-way target-weight turnover annualised: decile_weekly_target_turnover x the "
+            "run's weeks per year (turnover_by_decile.weeks_per_year)",
+            "decile_weekly_target_turnover * weeks_per_year",
         ),
     ]
 
@@ -73,10 +74,11 @@ class TurnoverByDecile(Body, kw_only=True, frozen=True):
         int,
         figure("Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)"),
     ]
-    mean_weekly_turnover: Annotated[
+    weekly_target_turnover: Annotated[
         float | None,
         figure(
-            "Mean over weeks of the whole book's one-way turnover",
+            "Mean over weeks of the whole book's one-way turnover of its target weights (the decisions, weekly; "
+            "not the ledger's traded turnover)",
             "mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
         ),
     ]
@@ -84,17 +86,18 @@ class TurnoverByDecile(Body, kw_only=True, frozen=True):
         int,
         figure("Weeks per year the annual figures are annualised with (the run's, 52)"),
     ]
-    mean_annual_turnover: Annotated[
+    annual_target_turnover: Annotated[
         float | None,
         figure(
-            "The book's mean weekly one-way turnover annualised: mean_weekly_turnover x weeks_per_year",
-            "mean_weekly_turnover * weeks_per_year",
+            "The book's weekly one-way target-weight turnover annualised: weekly_target_turnover x weeks_per_year "
+            "(not /metrics core.annual_turnover, the ledger's traded turnover per session x 252)",
+            "weekly_target_turnover * weeks_per_year",
         ),
     ]
-    unbucketed_mean_turnover: Annotated[
+    unbucketed_weekly_target_turnover: Annotated[
         float | None,
         figure(
-            "Mean weekly turnover of names in no decile at t (unbucketed weeks, names that left the cross-section)",
+            "Mean weekly target-weight turnover of names in no decile at t (unbucketed weeks, names that left the cross-section)",
         ),
     ]
     buckets: Annotated[list[TurnoverBucket], figure("Q1 (lowest score) .. Q10")]

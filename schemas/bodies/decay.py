@@ -198,7 +198,7 @@ class Decay(Body, kw_only=True, frozen=True):
         SplitOrigin | None, figure("Where the split comes from, as /analytics/live split_origin")
     ]
     ic_decay: Annotated[IcDecay, figure("The IC's decay with the forecast horizon")]
-    haircut: Annotated[LiveHaircut, figure("The haircut from backtest to live and its calibration")]
+    live_haircut: Annotated[LiveHaircut, figure("The haircut from backtest to live and its calibration")]
     backtest_information_ratio: Annotated[
         AnalyticsStat,
         figure(
@@ -215,7 +215,7 @@ class Decay(Body, kw_only=True, frozen=True):
             "Ex-ante expected information ratio of the book live: its backtest information ratio less the haircut "
             "(calibration says from where); not measurable with either, or when the backtest information ratio is not "
             "positive (the haircut is calibrated on positive backtests)",
-            "backtest_information_ratio * haircut.retention",
+            "backtest_information_ratio * live_haircut.retention",
             source=BOOK_LEDGER + ", " + CALIBRATION_SOURCE,
             keys=PER_YEAR,
         ),

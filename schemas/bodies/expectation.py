@@ -170,7 +170,7 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
     expected_live: Annotated[
         float | None,
         figure(
-            "The figure expected live: the posterior times the retention (haircut.retention); a posterior mean not "
+            "The figure expected live: the posterior times the retention (live_haircut.retention); a posterior mean not "
             "above 0 is kept as it is; not measurable without the retention (a key that may not read the ledger)",
             "retention * posterior_mean",
         ),
@@ -230,7 +230,7 @@ class Expectation(Body, kw_only=True, frozen=True):
     )
     credible_level: Annotated[float, figure("The mass of every interval served")] = CREDIBLE_LEVEL
     method: Annotated[str, figure("How the figures are made")] = METHOD
-    haircut: Annotated[
+    live_haircut: Annotated[
         LiveHaircut, figure("/analytics/decay's haircut from backtest to live, whose retention is applied")
     ]
     series: Annotated[list[ExpectedSeries], figure("The information ratio and the mean IC")]

@@ -16,7 +16,7 @@ source, signal and availability. Defaults: the requested window, `overall`, `com
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
@@ -552,10 +552,31 @@ class WeeklyCoverage(Body, kw_only=True, frozen=True):
     coverage: Annotated[float, figure("cohort_size / universe size")]
 
 
+class PanelSignals(Body, kw_only=True, frozen=True):
+    """`panel.signals`: the score each IC-family series of the panel is built on. One `signal` for the
+    whole panel said `raw` over `ic_weekly` and `rebuilt_mean_ic`, which are conditioned (issue 65,
+    item 7); `coverage` is of no score and is not listed."""
+
+    ic_weekly: Annotated[Literal["conditioned"], figure("ic_weekly: the conditioned score")] = "conditioned"
+    rebuilt_mean_ic: Annotated[Literal["conditioned"], figure("rebuilt_mean_ic: the conditioned score")] = (
+        "conditioned"
+    )
+    decile_spread_weekly: Annotated[Literal["raw"], figure("decile_spread_weekly: raw_score")] = "raw"
+    ic_term_structure: Annotated[Literal["raw"], figure("ic_term_structure: raw_score")] = "raw"
+    rank_autocorrelation: Annotated[Literal["raw"], figure("rank_autocorrelation: raw_score")] = "raw"
+
+
 class Panel(Body, kw_only=True, frozen=True):
     """`panel` of the metrics object (weeks without a finite value are left out of its series)."""
 
-    signal: Annotated[str, figure("raw: every panel series except ic_weekly is built on raw_score")]
+    signals: Annotated[
+        PanelSignals,
+        figure(
+            "The score each series is built on: conditioned (score) for ic_weekly and rebuilt_mean_ic, raw "
+            "(raw_score) for decile_spread_weekly, ic_term_structure and rank_autocorrelation; coverage is of "
+            "no score"
+        ),
+    ]
     ic_weekly: Annotated[
         list[WeeklyIc],
         figure(
@@ -575,14 +596,18 @@ class Panel(Body, kw_only=True, frozen=True):
         ),
     ]
     decile_spread_weekly: Annotated[
-        list[WeeklySpread], figure("Weekly Q10 minus Q1 mean forward return (eligible weeks)")
+        list[WeeklySpread],
+        figure("Weekly Q10 minus Q1 mean forward return (eligible weeks, raw_score deciles)", signal="raw"),
     ]
     ic_term_structure: Annotated[
         list[TermPoint],
-        figure("IC of raw_score against forward returns compounded over 1, 2, 4 and 8 consecutive weeks"),
+        figure(
+            "IC of raw_score against forward returns compounded over 1, 2, 4 and 8 consecutive weeks",
+            signal="raw",
+        ),
     ]
     rank_autocorrelation: Annotated[
-        list[AutocorrelationPoint], figure("Persistence of the raw_score ranking")
+        list[AutocorrelationPoint], figure("Persistence of the raw_score ranking", signal="raw")
     ]
     coverage: Annotated[list[WeeklyCoverage], figure("Weekly coverage", signal=None)]
 
@@ -606,7 +631,7 @@ class Metrics(Body, kw_only=True, frozen=True):
 
     data_meaning = (
         "Performance and signal-quality metrics: granularity, window, core, rank_ic, "
-        "signal_processing, periods, ic_deciles, nwt, doc_url, alpha, alpha_id (and panel with "
+        "signal_processing, periods, ic_deciles, nwt, doc_url, alpha, source_alpha_id (and panel with "
         "`panel=1`, doc with `doc=1`); each field is explained by `/metrics/_doc`."
     )
 
@@ -659,10 +684,9 @@ class Metrics(Body, kw_only=True, frozen=True):
         Annotated[
             Panel | None,
             figure(
-                "Weekly series of the window (panel=1)",
+                "Weekly series of the window (panel=1); each series' signal is its own (panel.signals)",
                 source="weekly_signal",
                 granularity="weekly",
-                signal="raw",
                 availability="only with panel=1; null whenever ic_deciles is null",
             ),
         ]
@@ -670,7 +694,15 @@ class Metrics(Body, kw_only=True, frozen=True):
     ) = UNSET
     doc_url: Annotated[str, figure("Path of this documentation block for the alpha", source="service")]
     alpha: Annotated[str, figure("Collection served (equals meta.run)", source="alpha")]
-    alpha_id: Annotated[str, SEAL_TEXT, figure("The research source id of the run", source="alpha")]
+    source_alpha_id: Annotated[
+        str,
+        SEAL_TEXT,
+        figure(
+            "The run's research source id: the seal's own id for the alpha (meta.source_alpha_id, the lake's"
+            " source_alpha_id), not the alpha served (alpha, the path's id); the alpha's id when the run recorded none",
+            source="alpha",
+        ),
+    ]
     annualisation_factors: Annotated[
         AnnualisationFactors, figure("Annualisation factors the run uses", source="alpha")
     ]

@@ -98,7 +98,14 @@ class Significance(Body, kw_only=True, frozen=True):
     """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
 
     alpha: Annotated[str, figure("The alpha served (meta.run)")]
-    alpha_id: Annotated[str, SEAL_TEXT, figure("The run's research source id")]
+    source_alpha_id: Annotated[
+        str,
+        SEAL_TEXT,
+        figure(
+            "The run's research source id: the seal's own id for the alpha (meta.source_alpha_id, the lake's"
+            " source_alpha_id), not the alpha served (alpha, the path's id); the alpha's id when the run recorded none"
+        ),
+    ]
     book: Annotated[str, figure("Always long_short")]
     window: Annotated[Window, WINDOW_FIELD]
     sessions: Annotated[

@@ -201,7 +201,7 @@ _SCOPES: dict[str, tuple[str, str]] = {
         "the backtest (sessions on or before split_date) times the calibration's retention",
         "overall",
     ),
-    "decay.haircut": (
+    "decay.live_haircut": (
         "the calibration alphas' whole histories, each split at its approval (decay takes no from/to)",
         "overall",
     ),

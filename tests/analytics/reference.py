@@ -670,14 +670,14 @@ def turnover(lake: Lake, alpha: str, book: str, window: Window) -> dict[str, Any
         "score_field": traded_score(book),
         "weeks": n,
         "bucketed_weeks": bucketed,
-        "mean_weekly_turnover": finite(mean_turnover),
-        "unbucketed_mean_turnover": per_bucket[0] / n,
+        "weekly_target_turnover": finite(mean_turnover),
+        "unbucketed_weekly_target_turnover": per_bucket[0] / n,
         "buckets": [
             {
                 "bucket": f"Q{q}",
                 "rank": q,
                 "weeks": bucket_weeks[q],
-                "mean_turnover": per_bucket[q] / bucketed if bucketed else None,
+                "decile_weekly_target_turnover": per_bucket[q] / bucketed if bucketed else None,
             }
             for q in range(1, 11)
         ],

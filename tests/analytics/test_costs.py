@@ -73,7 +73,12 @@ def test_costs_reproduce_over_random_windows(api: Api, lake: ref.Lake, alpha: st
             served,
             {
                 k: turnover[k]
-                for k in ("weeks", "bucketed_weeks", "mean_weekly_turnover", "unbucketed_mean_turnover")
+                for k in (
+                    "weeks",
+                    "bucketed_weeks",
+                    "weekly_target_turnover",
+                    "unbucketed_weekly_target_turnover",
+                )
             },
             where,
         )
@@ -88,9 +93,10 @@ def test_whole_history_bucket_means_add_up(api: Api, lake: ref.Lake) -> None:
     for alpha in ("momentum_12_1", "Test_small_universe"):
         t = ref.turnover(lake, alpha, "long_short", (None, None))
         assert t is not None and t["bucketed_weeks"] < t["weeks"]
-        total = sum(b["mean_turnover"] * t["bucketed_weeks"] for b in t["buckets"])
+        total = sum(b["decile_weekly_target_turnover"] * t["bucketed_weeks"] for b in t["buckets"])
         assert close(
-            (total + t["unbucketed_mean_turnover"] * t["weeks"]) / t["weeks"], t["mean_weekly_turnover"]
+            (total + t["unbucketed_weekly_target_turnover"] * t["weeks"]) / t["weeks"],
+            t["weekly_target_turnover"],
         )
 
 

@@ -386,7 +386,7 @@ def check_haircut(world: World, alpha: str, token: str, readable: list[str]) -> 
     data = body["data"]
     ids, b, l_ = calibration(world, alpha, readable)
     want = expected_haircut(b, l_)
-    cut = data["haircut"]
+    cut = data["live_haircut"]
     assert cut["calibration"] == want["calibration"], (alpha, token, ids)
     assert cut["calibration_alphas"] == len(ids), (alpha, token, ids)
     assert (cut["min_alphas"], cut["min_live_sessions"]) == (MIN_ALPHAS, MIN_LIVE)
@@ -455,7 +455,7 @@ def test_the_demos_own_decisions_leave_the_alphas_the_guide_names(demo_lake: Pat
         assert sorted(named) == sorted(measured)
         assert len(measured) < MIN_ALPHAS
         for alpha in ALPHAS:
-            assert api.ok(PATH.format(alpha))["data"]["haircut"]["calibration"] == "literature", alpha
+            assert api.ok(PATH.format(alpha))["data"]["live_haircut"]["calibration"] == "literature", alpha
 
 
 def test_the_haircut_is_calibrated_on_the_approved_alphas(factory: World) -> None:
@@ -473,7 +473,9 @@ def test_a_key_calibrates_on_the_alphas_it_may_read_alone(factory: World) -> Non
     for alpha in tests:
         # One other Test_ alpha: below K, the literature's, its RMSE over it alone.
         assert check_haircut(factory, alpha, "testonly", tests) == "literature"
-        assert decay(factory, alpha, "testonly")["data"]["haircut"]["calibration_alphas"] == len(tests) - 1
+        assert (
+            decay(factory, alpha, "testonly")["data"]["live_haircut"]["calibration_alphas"] == len(tests) - 1
+        )
 
 
 def test_a_retired_alpha_still_counts(factory: World) -> None:
@@ -492,9 +494,9 @@ def test_without_the_ledger_the_haircut_is_withheld(world: World) -> None:
     body = decay(world, "momentum_12_1", "no_portfolio")
     data = body["data"]
     for name in ("retention", "haircut", "haircut_standard_error", "calibration_rmse"):
-        assert data["haircut"][name]["value"] is None
-        assert data["haircut"][name]["withheld_reason"].startswith("access_limited")
-    assert (data["haircut"]["calibration"], data["haircut"]["calibration_alphas"]) == (None, 0)
+        assert data["live_haircut"][name]["value"] is None
+        assert data["live_haircut"][name]["withheld_reason"].startswith("access_limited")
+    assert (data["live_haircut"]["calibration"], data["live_haircut"]["calibration_alphas"]) == (None, 0)
     assert data["expected_live_information_ratio"]["value"] is None
     assert data["backtest_information_ratio"]["value"] is None
     assert (
@@ -511,7 +513,7 @@ def test_without_the_cross_sections_the_ic_decay_is_withheld(world: World) -> No
         assert data["ic_decay"][name]["withheld_reason"].startswith("access_limited")
     assert all(p["mean_ic"] is None for p in data["ic_decay"]["term_structure"])
     full = decay(world, "momentum_12_1")["data"]
-    assert data["haircut"] == full["haircut"]
+    assert data["live_haircut"] == full["live_haircut"]
     assert data["expected_live_information_ratio"] == full["expected_live_information_ratio"]
 
 

@@ -126,7 +126,7 @@ def test_the_walk_reaches_the_nested_entries(api: Api) -> None:
         "correlation[].alpha",
         "drawdowns[].recovery_date",
         "rolling[].return_hit_rate",
-        "costs.turnover_by_decile.buckets[].mean_turnover",
+        "costs.turnover_by_decile.buckets[].decile_weekly_target_turnover",
         "costs.information_ratio.gross.periods_per_year",
     ):
         assert path in served, path

@@ -158,12 +158,13 @@ def check(api: Api, lake: Lake, alpha: str, token: str, readable: list[str]) -> 
     body = api.ok(PATH.format(alpha), token)
     answer = body["data"]
     decay = api.ok(f"/v1/alphas/{alpha}/analytics/decay", token)["data"]
-    assert answer["haircut"] == decay["haircut"]  # decay's calibration, asked
+    assert answer["live_haircut"] == decay["live_haircut"]  # decay's calibration, asked
     assert answer["split_date"] == decay["split_date"]
     assert answer["group_kind"] == "catalogue" and answer["group"] is None  # the small demo has no family
     assert answer["group_members"] == len(readable)
-    retention = decay["haircut"]["retention"]["value"]
-    assert decay["haircut"]["haircut_standard_error"]["value"] is None  # the literature's: known retention
+    retention = decay["live_haircut"]["retention"]["value"]
+    # The literature's: a known retention.
+    assert decay["live_haircut"]["haircut_standard_error"]["value"] is None
     splits = {a: api.ok(f"/v1/alphas/{a}/analytics/live", token)["data"]["split_date"] for a in readable}
     figures = {a: member(lake, a, splits[a]) for a in readable}
     own = member(lake, alpha, answer["split_date"])

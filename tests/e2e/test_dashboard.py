@@ -590,7 +590,7 @@ def test_the_catalogue_sorts_filters_and_pages_with_the_screener(
         "Mean IC",
         "ICIR (annualised)",
         "Max drawdown",
-        "Turnover",
+        "Turnover (as sealed)",
         "Sessions",
     ):
         assert label in headers, headers

@@ -190,10 +190,10 @@ def assert_decay(page: Any, scope: str, decay: dict[str, Any]) -> None:
     assert set(haircut) == {
         "expected_live_information_ratio",
         "backtest_information_ratio",
-        "haircut.retention",
-        "haircut.haircut",
-        "haircut.haircut_standard_error",
-        "haircut.calibration_rmse",
+        "live_haircut.retention",
+        "live_haircut.haircut",
+        "live_haircut.haircut_standard_error",
+        "live_haircut.calibration_rmse",
     }
     assert_entries(haircut, {name: served[name] for name in haircut})
     fit = entry_values(page, f"{scope} table.decay-fit")
@@ -201,9 +201,9 @@ def assert_decay(page: Any, scope: str, decay: dict[str, Any]) -> None:
     assert_entries(fit, {name: served[name] for name in fit})
     assert (
         page.get_attribute(f"{scope} #decay-calibration", "data-calibration")
-        == decay["haircut"]["calibration"]
+        == decay["live_haircut"]["calibration"]
     )
-    assert f"{decay['haircut']['calibration_alphas']} approved alphas" in page.inner_text(
+    assert f"{decay['live_haircut']['calibration_alphas']} approved alphas" in page.inner_text(
         f"{scope} #decay-calibration"
     )
     bars: list[float] = page.eval_on_selector_all(

@@ -186,7 +186,7 @@ def test_seal_text_comes_back_only_inside_the_values_a_result_names_untrusted(wo
         "catalog.alphas.list": "/tldr",
         "analytics.screen": "/tags/0",
         "performance.metrics": "/data/signal_processing/detail",
-        "analytics.significance": "/data/alpha_id",
+        "analytics.significance": "/data/source_alpha_id",
         "analytics.quantiles": "/sector",
         "analytics.factors": "/factor",
         "benchmarks.daily": "/meta/summary/name",

@@ -219,7 +219,7 @@ def test_core_stat_entries_follow_the_rules() -> None:
     assert core["turnover"]["value"] == 12.0 and core["turnover"]["unit"] == "per_year"
     assert list(core["ic"])[:5] == ["value", "unit", "status", "source", "source_kind"]
     assert data["doc_url"] == "/v1/alphas/Test_synthetic/metrics/_doc"
-    assert (data["alpha"], data["alpha_id"]) == ("Test_synthetic", "src-synthetic-1")
+    assert (data["alpha"], data["source_alpha_id"]) == ("Test_synthetic", "src-synthetic-1")
     assert "panel" not in data and "doc" not in data
 
 

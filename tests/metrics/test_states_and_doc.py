@@ -51,7 +51,7 @@ def test_complete_alpha_has_no_warnings_and_every_block(api: Api, demo_lake: Pat
     )
     assert all(data["nwt"][k] is not None for k in ("ic", "ic_score_panel", "ir"))
     assert body["meta"]["run"] == data["alpha"] == "momentum_12_1"
-    assert data["alpha_id"] == body["meta"]["source_alpha_id"] == "mom-12-1-r7"
+    assert data["source_alpha_id"] == body["meta"]["source_alpha_id"] == "mom-12-1-r7"
 
 
 def test_ledger_only_alpha_is_an_ic_family_mismatch(api: Api) -> None:

@@ -2063,6 +2063,28 @@ class NeweyWestTests(ApiStruct, kw_only=True, frozen=True):
     """
 
 
+class PanelSignals(ApiStruct, kw_only=True, frozen=True):
+    """`panel.signals`: the score each IC-family series of the panel is built on. One `signal` for the
+    whole panel said `raw` over `ic_weekly` and `rebuilt_mean_ic`, which are conditioned (issue 65,
+    item 7); `coverage` is of no score and is not listed.
+    """
+
+    ic_weekly: str
+    """ic_weekly: the conditioned score"""
+
+    rebuilt_mean_ic: str
+    """rebuilt_mean_ic: the conditioned score"""
+
+    decile_spread_weekly: str
+    """decile_spread_weekly: raw_score"""
+
+    ic_term_structure: str
+    """ic_term_structure: raw_score"""
+
+    rank_autocorrelation: str
+    """rank_autocorrelation: raw_score"""
+
+
 class WeeklyIc(ApiStruct, kw_only=True, frozen=True):
     """An entry of `panel.ic_weekly`."""
 
@@ -2128,8 +2150,11 @@ class WeeklyCoverage(ApiStruct, kw_only=True, frozen=True):
 class Panel(ApiStruct, kw_only=True, frozen=True):
     """`panel` of the metrics object (weeks without a finite value are left out of its series)."""
 
-    signal: str
-    """raw: every panel series except ic_weekly is built on raw_score"""
+    signals: PanelSignals
+    """The score each series is built on: conditioned (score) for ic_weekly and rebuilt_mean_ic, raw
+    (raw_score) for decile_spread_weekly, ic_term_structure and rank_autocorrelation; coverage is of
+    no score
+    """
 
     ic_weekly: list[WeeklyIc]
     """Weekly conditioned IC, weeks with a computable IC; over the full window its mean is core.ic"""
@@ -2143,7 +2168,7 @@ class Panel(ApiStruct, kw_only=True, frozen=True):
     """
 
     decile_spread_weekly: list[WeeklySpread]
-    """Weekly Q10 minus Q1 mean forward return (eligible weeks)"""
+    """Weekly Q10 minus Q1 mean forward return (eligible weeks, raw_score deciles)"""
 
     ic_term_structure: list[TermPoint]
     """IC of raw_score against forward returns compounded over 1, 2, 4 and 8 consecutive weeks"""
@@ -2249,8 +2274,8 @@ class Metrics(ApiStruct, kw_only=True, frozen=True):
     """Newey-West (Bartlett kernel) tests of means"""
 
     panel: Panel | None | UnsetType = UNSET
-    """Weekly series of the window (panel=1) (availability: only with panel=1; null whenever ic_deciles
-    is null)
+    """Weekly series of the window (panel=1); each series' signal is its own (panel.signals)
+    (availability: only with panel=1; null whenever ic_deciles is null)
     """
 
     doc_url: str
@@ -2259,8 +2284,11 @@ class Metrics(ApiStruct, kw_only=True, frozen=True):
     alpha: str
     """Collection served (equals meta.run)"""
 
-    alpha_id: str
-    """The research source id of the run"""
+    source_alpha_id: str
+    """The run's research source id: the seal's own id for the alpha (meta.source_alpha_id, the lake's
+    source_alpha_id), not the alpha served (alpha, the path's id); the alpha's id when the run
+    recorded none
+    """
 
     annualisation_factors: AnnualisationFactors
     """Annualisation factors the run uses"""
@@ -2474,12 +2502,15 @@ class TurnoverBucket(ApiStruct, kw_only=True, frozen=True):
     weeks: int
     """Bucketed weeks the decile held names"""
 
-    mean_turnover: float | None
-    """Mean over bucketed weeks of the decile's one-way turnover"""
+    decile_weekly_target_turnover: float | None
+    """Mean over bucketed weeks of the decile's one-way turnover of the book's target weights (the
+    decisions, not the ledger's traded turnover of /metrics core.annual_turnover and the turnover
+    check)
+    """
 
-    annual_turnover: float | None
-    """The decile's mean weekly one-way turnover annualised: mean_turnover x the run's weeks per year
-    (turnover_by_decile.weeks_per_year), the dashboard's one turnover basis
+    decile_annual_target_turnover: float | None
+    """The decile's weekly one-way target-weight turnover annualised: decile_weekly_target_turnover x
+    the run's weeks per year (turnover_by_decile.weeks_per_year)
     """
 
 
@@ -2498,18 +2529,23 @@ class TurnoverByDecile(ApiStruct, kw_only=True, frozen=True):
     bucketed_weeks: int
     """Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)"""
 
-    mean_weekly_turnover: float | None
-    """Mean over weeks of the whole book's one-way turnover"""
+    weekly_target_turnover: float | None
+    """Mean over weeks of the whole book's one-way turnover of its target weights (the decisions,
+    weekly; not the ledger's traded turnover)
+    """
 
     weeks_per_year: int
     """Weeks per year the annual figures are annualised with (the run's, 52)"""
 
-    mean_annual_turnover: float | None
-    """The book's mean weekly one-way turnover annualised: mean_weekly_turnover x weeks_per_year"""
+    annual_target_turnover: float | None
+    """The book's weekly one-way target-weight turnover annualised: weekly_target_turnover x
+    weeks_per_year (not /metrics core.annual_turnover, the ledger's traded turnover per session x
+    252)
+    """
 
-    unbucketed_mean_turnover: float | None
-    """Mean weekly turnover of names in no decile at t (unbucketed weeks, names that left the
-    cross-section)
+    unbucketed_weekly_target_turnover: float | None
+    """Mean weekly target-weight turnover of names in no decile at t (unbucketed weeks, names that left
+    the cross-section)
     """
 
     buckets: list[TurnoverBucket]
@@ -4257,8 +4293,11 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     alpha: str
     """The alpha served (meta.run)"""
 
-    alpha_id: str
-    """The run's research source id"""
+    source_alpha_id: str
+    """The run's research source id: the seal's own id for the alpha (meta.source_alpha_id, the lake's
+    source_alpha_id), not the alpha served (alpha, the path's id); the alpha's id when the run
+    recorded none
+    """
 
     book: str
     """Always long_short"""
@@ -4587,7 +4626,7 @@ class Decay(ApiStruct, kw_only=True, frozen=True):
     ic_decay: IcDecay
     """The IC's decay with the forecast horizon"""
 
-    haircut: LiveHaircut
+    live_haircut: LiveHaircut
     """The haircut from backtest to live and its calibration"""
 
     backtest_information_ratio: AnalyticsStat
@@ -4988,9 +5027,9 @@ class ExpectedSeries(ApiStruct, kw_only=True, frozen=True):
     """Upper bound of the posterior credible interval"""
 
     expected_live: float | None
-    """The figure expected live: the posterior times the retention (haircut.retention); a posterior
-    mean not above 0 is kept as it is; not measurable without the retention (a key that may not read
-    the ledger)
+    """The figure expected live: the posterior times the retention (live_haircut.retention); a
+    posterior mean not above 0 is kept as it is; not measurable without the retention (a key that
+    may not read the ledger)
     """
 
     expected_live_sd: float | None
@@ -5046,7 +5085,7 @@ class Expectation(ApiStruct, kw_only=True, frozen=True):
     method: str
     """How the figures are made"""
 
-    haircut: LiveHaircut
+    live_haircut: LiveHaircut
     """/analytics/decay's haircut from backtest to live, whose retention is applied"""
 
     series: list[ExpectedSeries]
@@ -11176,6 +11215,7 @@ __all__ = [
     "OverlapWeek",
     "Pagination",
     "Panel",
+    "PanelSignals",
     "Parameter",
     "Period",
     "PnlRow",

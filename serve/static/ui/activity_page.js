@@ -54,6 +54,7 @@ function headlineName(name) {
   if (name === "icir") return icirLabel({ annualisation: "annualised" });
   if (name === "sessions") return "Sessions";
   if (name === "weeks") return "Weeks";
+  if (name === "turnover") return figureName("sealed_turnover"); // the catalogue row's, as sealed
   return figureName(name);
 }
 

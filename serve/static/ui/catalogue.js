@@ -32,7 +32,9 @@ const COLUMNS = [
   ["mean_ic", figureName("mean_ic"), (row) => icCell(row, "mean_ic"), "desc"],
   ["icir", `${figureName("icir")} (annualised)`, (row) => icCell(row, "icir"), "desc"],
   ["max_drawdown_pct", figureName("max_drawdown_pct"), (row) => figureCell(row, "max_drawdown_pct", "percentage_points"), "desc"],
-  ["turnover", figureName("turnover"), (row) => figureCell(row, "turnover", row.turnover_unit), "desc"],
+  // The screener serves the run's sealed turnover (ScreenRow.turnover, in its turnover_unit): named as
+  // sealed, not as the checks' or the costs route's turnover, which are other figures.
+  ["turnover", figureName("sealed_turnover"), (row) => figureCell(row, "turnover", row.turnover_unit), "desc"],
   ["sessions", "Sessions", (row) => numberCell(int(row.sessions), row.sessions), "desc"],
   ["weeks", "Weeks", (row) => numberCell(int(row.weeks), row.weeks), "desc"],
 ];
@@ -44,7 +46,7 @@ const RANGES = [
   ["max_drawdown_pct", `${figureName("max_drawdown_pct")} (%)`],
   ["excess_sharpe", figureName("excess_sharpe")],
   ["icir", `${figureName("icir")} (annualised)`],
-  ["turnover", figureName("turnover")],
+  ["turnover", figureName("sealed_turnover")],
   ["sessions", "Sessions"],
 ];
 

@@ -2,14 +2,15 @@
 // the information ratio before and after costs, P&L gross and net, the curve of the net information
 // ratio against the cost level (`net_ir_by_cost`) and tied to capacity (`net_ir_by_capital`: the
 // cost rising with participation), and turnover by score decile (per year, the page's one turnover
-// basis, as the route annualises it: `annual_turnover`). Every point drawn is a served figure.
+// basis, as the route annualises it: `decile_annual_target_turnover`, the target weights' turnover,
+// not the ledger's traded turnover of /metrics). Every point drawn is a served figure.
 
 import { panelLoader, titledBlocks } from "./analytics_panel.js";
 import { byCapitalBlock, capitalHeader } from "./capacity_panel.js";
 import { COLORS, categoryChart } from "./charts.js";
 import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int, num } from "./format.js";
-import { inUnit } from "./labels.js";
+import { figureName, inUnit } from "./labels.js";
 import { entryCell, entryTable, namedEntries, notMeasurable } from "./stat_entry.js";
 import { axes, legendSvg, niceTicks, s } from "./svg.js";
 
@@ -193,9 +194,9 @@ function drawCosts(body, answer) {
   if (deciles && deciles.buckets && deciles.buckets.length) {
     categoryChart(chart, {
       name: "turnover-deciles",
-      title: "Mean turnover by score decile (per year)",
+      title: `${figureName("annual_target_turnover")}, by score decile`,
       labels: deciles.buckets.map((b) => b.bucket),
-      values: deciles.buckets.map((b) => b.annual_turnover),
+      values: deciles.buckets.map((b) => b.decile_annual_target_turnover),
       color: COLORS.deciles,
       format: num,
       axis: "Decile",
@@ -203,7 +204,7 @@ function drawCosts(body, answer) {
     });
     chart.append(
       note(
-        `${int(deciles.bucketed_weeks)} of ${int(deciles.weeks)} weeks bucketed by ${deciles.score_field}; the book's mean turnover ${inUnit(deciles.mean_annual_turnover, "per_year")} (${deciles.weight_field}; weekly one-way turnover x ${int(deciles.weeks_per_year)}, annual_turnover of GET …/analytics/costs).`,
+        `${int(deciles.bucketed_weeks)} of ${int(deciles.weeks)} weeks bucketed by ${deciles.score_field}; the whole book's ${figureName("annual_target_turnover").toLowerCase()} ${inUnit(deciles.annual_target_turnover, "per_year")} (${deciles.weight_field}: weekly one-way turnover of the target weights x ${int(deciles.weeks_per_year)}, not the ledger's traded turnover per year of /metrics).`,
         "caption",
       ),
     );

@@ -12,16 +12,16 @@ import { barChartSvg, signKey } from "./svg.js";
 const HAIRCUT_FIGURES = [
   "expected_live_information_ratio",
   "backtest_information_ratio",
-  "haircut.retention",
-  "haircut.haircut",
-  "haircut.haircut_standard_error",
-  "haircut.calibration_rmse",
+  "live_haircut.retention",
+  "live_haircut.haircut",
+  "live_haircut.haircut_standard_error",
+  "live_haircut.calibration_rmse",
 ];
 const DECAY_FIGURES = ["ic_decay.half_life_weeks", "ic_decay.decay_rate", "ic_decay.ic_1"];
 
 /** Where the haircut comes from, in a sentence of the served figures. */
 function calibrationText(data) {
-  const cut = data.haircut;
+  const cut = data.live_haircut;
   const split = data.split_date ? `the backtest ends at ${data.split_date} (${data.split_origin})` : "the whole history is the backtest";
   if (cut.retention.value == null) return `No haircut: ${cut.retention.withheld_reason}.`;
   const kept = `${fixed(cut.retention.value * 100, 1)}% of the backtest information ratio expected live`;
@@ -34,7 +34,7 @@ function calibrationText(data) {
 export function haircutBlock(answer) {
   const data = answer.data;
   return [
-    h("p", { class: "summary", id: "decay-calibration", "data-calibration": data.haircut.calibration }, calibrationText(data)),
+    h("p", { class: "summary", id: "decay-calibration", "data-calibration": data.live_haircut.calibration }, calibrationText(data)),
     entryTable(namedEntries(data, HAIRCUT_FIGURES), { className: "data entries decay-haircut" }),
     note("Expected live = backtest × retention. The calibration error is the leave-one-out RMSE of the prediction over the calibration alphas (the prior's error over them under the literature).", "caption"),
   ];

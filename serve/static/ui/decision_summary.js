@@ -223,11 +223,11 @@ const expectedIr = (data) => (data.series || []).find((s) => s.series === "infor
 function expectationSentence(data, series) {
   if (!series || series.expected_live == null) return `Not measurable: ${(series && series.withheld_reason) || "no expectation served"}.`;
   const group = data.group ? `its family ${data.group}` : `the ${data.group_kind}`;
-  const retention = data.haircut && data.haircut.retention ? data.haircut.retention : null;
+  const retention = data.live_haircut && data.live_haircut.retention ? data.live_haircut.retention : null;
   const level = pct(data.credible_level, 0);
   return (
     `Backtest ${inUnit(series.backtest_value, "ratio")} shrunk toward ${group}'s mean ${inUnit(series.group_mean, "ratio")} (${int(data.group_members)} alphas; ` +
-    `weight ${inUnit(series.shrinkage_weight, "ratio")} on its own), times retention ${measured(retention)} (${data.haircut ? data.haircut.calibration : DASH}); ` +
+    `weight ${inUnit(series.shrinkage_weight, "ratio")} on its own), times retention ${measured(retention)} (${data.live_haircut ? data.live_haircut.calibration : DASH}); ` +
     `${level} interval [${inUnit(series.expected_live_lower, "ratio")}, ${inUnit(series.expected_live_upper, "ratio")}].`
   );
 }

@@ -50,7 +50,7 @@ export function entriesOf(object, prefix = "") {
 }
 
 /** The entries of `object` named in `names`, each `[name, entry]` in that order; a dotted name
- * reads a nested entry (`haircut.retention`), a missing one is undefined (shown as not served). */
+ * reads a nested entry (`live_haircut.retention`), a missing one is undefined (shown as not served). */
 export function namedEntries(object, names) {
   const pick = (name) => {
     let found = object;
