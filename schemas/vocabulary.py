@@ -371,7 +371,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "mean_ic",
-        "Mean IC",
+        "Mean IC over the forward horizon (raw score)",
         "Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns)",
         "ratio",
         basis="per week",
@@ -449,7 +449,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "dsr",
-        "Deflated Sharpe ratio",
+        "Deflated Sharpe ratio over the catalogue's trials",
         "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials",
         "probability",
         null=NOT_MEASURABLE,
@@ -1518,7 +1518,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "p95",
-        "Participation of the 95th-percentile fill (of adv)",
+        "Participation of the 95th-percentile fill at the reference capital (of adv)",
         "95th percentile of the window's fills' participation at the reference capital",
         "fraction",
         null=NOT_MEASURABLE,
@@ -1605,7 +1605,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "participation_p95",
-        "Participation of the 95th-percentile fill (of adv)",
+        "Participation of the 95th-percentile fill at the capital (of adv)",
         "95th percentile of the window's fills' participation at capital K (K / K0 times the reference's)",
         "fraction",
         null=NOT_MEASURABLE,
@@ -1725,7 +1725,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "standard_error",
-        "Standard error",
+        "Standard error of the mean forward return",
         "Standard error of mean_forward_return over the weeks (alphalens' std_error_ret); not measurable below 2 weeks",
         "fraction",
         basis="per week",
@@ -1775,7 +1775,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "base_sessions",
-        "Sessions with a book and a SPY return",
+        "Sessions the reference alphas' overlap is counted against",
         "Sessions of the window on which the alpha's book and SPY both have a daily return: what each reference alpha's overlap is counted against",
         "sessions",
     ),
@@ -2349,7 +2349,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "backtest_standard_error",
-        "Standard error",
+        "Standard error of the backtest figure",
         "/analytics/expectation: the iid standard error of the backtest figure (Lo 2002 / Mertens for the information ratio; sd / sqrt(weeks) for the mean IC)",
         "ratio",
         window=EXPECTED_WHOLE,

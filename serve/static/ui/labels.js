@@ -118,6 +118,12 @@ export const FIGURES = {
   sortino: { better: "higher", signed: true },
   calmar: { better: "higher", signed: true },
   pnl: { better: "higher", signed: true },
+  // /metrics serves these names with another meaning than the generic name's (schemas/vocabulary.py
+  // STILL_TWO_MEANINGS): the page names each by the term its field declares.
+  "core.pnl": { term: "sealed_pnl", better: "higher", signed: true },
+  "core.turnover": { term: "sealed_turnover" },
+  "rank_ic.raw.ic": { term: "raw_mean_ic", better: "higher", signed: true },
+  "rank_ic.raw.icir": { term: "raw_icir", better: "higher", signed: true },
   gross_pnl: { better: "higher", signed: true },
   net_pnl: { better: "higher", signed: true },
   annualised_return: { better: "higher", signed: true },
@@ -238,11 +244,48 @@ function figure(key) {
  * generic key's (a stat's `value`, a side `alpha` or `with`, a bound `min` or `max`: positions, not
  * figures). */
 function termOf(key) {
+  const name = termNameOf(key);
+  return name ? TERMS[name] : null;
+}
+
+/** The registry's name of that term ("core.pnl" → "sealed_pnl"), null when it has none. */
+function termNameOf(key) {
   const name = String(key);
   const last = name.split(".").pop();
   const listed = FIGURES[name] ? name : FIGURES[last] ? last : null;
-  if (listed) return TERMS[FIGURES[listed].term || listed] || null;
-  return GENERIC_KEYS.includes(last) ? null : TERMS[name] || TERMS[last] || null;
+  if (listed) {
+    const term = FIGURES[listed].term || listed;
+    return TERMS[term] ? term : null;
+  }
+  if (GENERIC_KEYS.includes(last)) return null;
+  return TERMS[name] ? name : TERMS[last] ? last : null;
+}
+
+// Marks of a shown figure, read by tests/e2e/test_dashboard_vocabulary.py (docs/dashboard.md "Every
+// figure is marked"): the element showing a value carries its term, the key it is served under, the
+// number as served (unformatted, empty when null) and the unit the answer serves it in; the element
+// naming it carries the term too. The test holds each against schemas/vocabulary.py and the route's
+// answer, so a name, unit or basis written here that is not the registry's fails, and so does a
+// number in a figure cell without a mark.
+
+/** The attributes of the element showing the value of the figure served as `key` (in `unit`). */
+export function valueMark(key, value, unit) {
+  return {
+    "data-term": termNameOf(key) || "",
+    "data-key": String(key),
+    "data-value": finite(value) ? String(value) : "",
+    "data-unit": unit || "",
+  };
+}
+
+/** The attributes of the element naming the figure served as `key`. */
+export function labelMark(key) {
+  return { "data-term": termNameOf(key) || "", "data-label-of": String(key) };
+}
+
+/** The attributes of the element writing the unit of the figure served as `key` beside its value. */
+export function unitMark(key) {
+  return { "data-unit-of": termNameOf(key) || "" };
 }
 
 /** The name a reader sees for a figure served under `key` ("core.icir" → "ICIR"): its term's label. */

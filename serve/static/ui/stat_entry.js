@@ -4,7 +4,7 @@
 
 import { h, numberCell, table } from "./dom.js";
 import { DASH, int, num } from "./format.js";
-import { changeTone, figureName, inUnit, unitText, valueTone } from "./labels.js";
+import { changeTone, figureNameWithBasis, inUnit, labelMark, unitMark, unitText, valueMark, valueTone } from "./labels.js";
 import { intervalSvg } from "./svg.js";
 
 const finite = (value) => typeof value === "number" && Number.isFinite(value);
@@ -27,7 +27,8 @@ export function entryCell(entry, name, { change = false } = {}) {
   const value = entry ? entry.value : null;
   const tone = change ? changeTone(name, value) : valueTone(name, value);
   const cell = numberCell(entryText(entry), value, { tone });
-  cell.setAttribute("data-value", entry && finite(entry.value) ? String(entry.value) : "");
+  const shown = entry && entry.status !== "not_measurable" ? value : null;
+  for (const [attr, text] of Object.entries(valueMark(name, shown, entry ? entry.unit : null))) cell.setAttribute(attr, text);
   if (entry && entry.status === "not_measurable") cell.title = entry.withheld_reason || "not measurable";
   return cell;
 }
@@ -63,8 +64,8 @@ export function namedEntries(object, names) {
 /** The row header of a figure: its name (labels.js) and the key the API serves it under. */
 export function figureHeader(name, entry) {
   // An ICIR says its basis, read off its entry (annualised on every route).
-  const label = entry && name.split(".").pop() === "icir" ? icirLabel(entry) : figureName(name);
-  return h("th", { scope: "row", "data-figure": name }, label, " ", h("code", {}, name));
+  const label = entry && name.split(".").pop() === "icir" ? icirLabel(entry) : figureNameWithBasis(name);
+  return h("th", { scope: "row", "data-figure": name, ...labelMark(name) }, label, " ", h("code", {}, name));
 }
 
 /** A table of named entries: figure, value, unit (as shown), status (with the reason when withheld). */
@@ -74,7 +75,7 @@ export function entryTable(named, { className = "data entries" } = {}) {
     named.map(([name, entry]) => [
       figureHeader(name, entry),
       entryCell(entry, name),
-      entry ? unitText(entry.unit) : DASH,
+      h("td", unitMark(name), entry ? unitText(entry.unit) : DASH),
       [statusText(entry), detailOf(entry)].filter(Boolean).join(" · "),
     ]),
     { className },
