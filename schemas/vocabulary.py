@@ -77,7 +77,7 @@ EXPECTED_LIVE = "the live observations after the split up to the week (from/to d
 TERMS: tuple[Term, ...] = (
     Term(
         "ic",
-        "Mean IC",
+        "Mean IC (as sealed)",
         "Mean weekly information coefficient of the conditioned score, as the run sealed it (an ic_reproduction_mismatch warning says when the weekly IC rebuilt from its cross-sections does not reproduce it; the screener's ic_reproduces is that flag)",
         "ratio",
         basis="per week",
@@ -371,7 +371,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "mean_ic",
-        "Mean IC over the forward horizon (raw score)",
+        "Mean IC",
         "Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns)",
         "ratio",
         basis="per week",

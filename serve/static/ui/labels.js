@@ -7,6 +7,7 @@
 // `x-unit` document the same), and UNITS says how a value in that unit is shown. A figure's name is
 // its label in the vocabulary registry (vocabulary.js, made from schemas/vocabulary.py when the server starts).
 
+import { h } from "./dom.js";
 import { DASH, fixed, int, num, pct, pp } from "./format.js";
 import { GENERIC_KEYS, TERMS } from "./vocabulary.js";
 
@@ -65,6 +66,8 @@ export const UNITS = {
   multiple: { show: num, text: "× the modelled cost" },
   equity: { show: num, text: "× starting equity" },
   sessions: { show: int, text: "sessions" },
+  // A count of observations, or their mean (a bootstrap's block length): a whole count in full.
+  observations: { show: (v) => (Number.isInteger(v) ? int(v) : num(v)), text: "observations" },
   weeks: { show: num, text: "weeks" },
   names: { show: num, text: "names" },
   base_currency: { show: money, text: "the book's currency" },
@@ -113,6 +116,7 @@ export const FIGURES = {
   "information_ratio.net": { term: "net", better: "higher", signed: true },
   recent_information_ratio: { better: "higher", signed: true },
   stressed_net_information_ratio: { better: "higher", signed: true },
+  net_information_ratio: { better: "higher", signed: true },
   excess_sharpe: { better: "higher", signed: true },
   sharpe: { better: "higher", signed: true },
   sortino: { better: "higher", signed: true },
@@ -299,16 +303,37 @@ export function figureName(key) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-// How a term's basis is written beside its name: an annualised figure says so.
-const BASIS_TEXT = { "per year": "annualised", "per month": "per month", "per week": "per week", "per session": "per session" };
+// How a term's basis is written beside its name: an annualised figure says so; a figure of the
+// sessions is "daily" (the page keeps "per session" out of its text: one turnover basis, per year).
+const BASIS_TEXT = { "per year": "annualised", "per month": "per month", "per week": "per week", "per session": "daily" };
+// A count of the basis's own periods says its basis in its name ("Sessions in the regime").
+const COUNTS_ITS_BASIS = { "per session": "sessions", "per week": "weeks" };
 
-/** The name with the basis the registry states for it ("Information ratio (annualised)", "ICIR per
- * week" as it is): for a label that must say what period the value is per. */
+/** The name with the basis the registry states for it ("Information ratio (annualised)", "Mean IC
+ * (as sealed, per week)", "ICIR per week" and "Turnover per year" as they are): for a label that
+ * must say what period the value is per. */
 export function figureNameWithBasis(key) {
   const term = termOf(key);
   const name = figureName(key);
   const basis = term && BASIS_TEXT[term.basis];
-  return basis && !name.includes(basis) ? `${name} (${basis})` : name;
+  if (!basis || name.includes(basis) || name.includes(term.basis) || COUNTS_ITS_BASIS[term.basis] === term.unit) return name;
+  return name.endsWith(")") ? `${name.slice(0, -1)}, ${basis})` : `${name} (${basis})`;
+}
+
+/** The unit the registry states for the figure served as `key` (null when it has no term): for a
+ * value served bare, not as a stat entry carrying its own unit. */
+export function termUnit(key) {
+  const term = termOf(key);
+  return term ? term.unit : null;
+}
+
+/** The header of a column of figures served as `key`: its name with its basis and, when the unit
+ * table knows it, the unit its values are written in ("P&L (× starting equity)"), from the registry
+ * and marked (`labelMark`, `unitMark`), so no panel writes a figure's name or unit itself. */
+export function figureColumn(key) {
+  const term = termOf(key);
+  const unit = term && UNITS[term.unit] ? UNITS[term.unit].text : null;
+  return h("span", labelMark(key), figureNameWithBasis(key), unit ? [" (", h("span", unitMark(key), unit), ")"] : null);
 }
 
 /** "better", "worse" or "" for a value of `key`: only for a figure whose sign is a gain or a loss. */

@@ -6,7 +6,7 @@
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, fixed, int, num } from "./format.js";
-import { figureName, labelMark, unitMark, unitText, valueTone } from "./labels.js";
+import { figureNameWithBasis, labelMark, unitMark, unitText, valueTone } from "./labels.js";
 import { entryCell, icirLabel, unreproducedBadge } from "./stat_entry.js";
 
 const CORE = ["ic", "icir", "icir_per_week", "information_ratio", "excess_sharpe", "sharpe", "pnl", "max_drawdown", "max_drawdown_pct", "annual_turnover"];
@@ -34,7 +34,7 @@ function coreTable(core, warnings) {
     ["Statistic", "Value", "Unit", "Annualisation", "Signal", "Status"],
     CORE.map((key) => {
       const entry = core[key];
-      const name = ALIASES[key] ? `${figureName(key)} (${ALIASES[key]})` : figureName(key);
+      const name = ALIASES[key] ? `${figureNameWithBasis(`core.${key}`)} (${ALIASES[key]})` : figureNameWithBasis(`core.${key}`);
       return [
         h(
           "span",
@@ -78,7 +78,7 @@ function rankIcTable(rankIc) {
         h(
           "span",
           { "data-figure": `rank_ic.${family}.${key}`, ...labelMark(`rank_ic.${family}.${key}`) },
-          scoreLabel(figureName(`rank_ic.${family}.${key}`), family),
+          scoreLabel(figureNameWithBasis(`rank_ic.${family}.${key}`), family),
           " ",
           h("code", {}, `rank_ic.${family}.${key}`),
         ),
@@ -125,7 +125,7 @@ function periodsTable(periods) {
     [
       "Period",
       ...PERIOD_COLUMNS.map((key) =>
-        h("span", labelMark(`core.${key}`), key === "icir" ? icirLabel(periods[0].core.icir) : figureName(key)),
+        h("span", labelMark(`core.${key}`), key === "icir" ? icirLabel(periods[0].core.icir) : figureNameWithBasis(`core.${key}`)),
       ),
       "Weeks",
     ],
