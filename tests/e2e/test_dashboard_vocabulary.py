@@ -92,6 +92,12 @@ COLLECT = """
     copy.querySelectorAll("code, .badge").forEach((c) => c.remove());
     return copy.textContent.replace(/\\s+/g, " ").trim();
   };
+  // What a value cell shows of its value: its text without a withheld reason or a badge beside it.
+  const shownValue = (el) => {
+    const copy = el.cloneNode(true);
+    copy.querySelectorAll(".why, .badge").forEach((c) => c.remove());
+    return copy.textContent.trim();
+  };
   const header = (cell) => {
     const table = cell.closest("table");
     if (!table || !table.tHead || cell.cellIndex === undefined) return null;
@@ -119,7 +125,7 @@ COLLECT = """
       key: el.dataset.key,
       value: el.dataset.value,
       unit: el.dataset.unit,
-      shown: el.textContent.trim(),
+      shown: shownValue(el),
       label: label ? { term: label.dataset.term, text: text(label) } : null,
       written_unit: unit ? { term: unit.dataset.unitOf, text: unit.textContent.trim() } : null,
     };
@@ -156,7 +162,7 @@ def num(value: float) -> str:
     if 1e-3 <= abs(value) < 1e6:
         return _js_number(float(f"{value:.4g}"))
     mantissa, exponent = f"{value:.3e}".split("e")
-    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent):+d}"
+    return f"{mantissa}e{int(exponent):+d}"
 
 
 def fixed(value: float, digits: int) -> str:
@@ -309,7 +315,7 @@ def problems_of(marks: list[dict[str, Any]], answers: list[tuple[str, Any]]) -> 
         elif label["term"] != term.name:
             out.append(f"{at}: labelled as the term {label['term']!r}, shown as {term.name!r}")
         else:
-            if not without_basis(label["text"], term.basis).startswith(term.label):
+            if not any(text.startswith(term.label) for text in (label["text"], without_basis(label["text"], term.basis))):
                 out.append(f"{at}: labelled {label['text']!r}, the vocabulary's label is {term.label!r}")
             counts_its_basis = (term.basis, term.unit) in (("per session", "sessions"), ("per week", "weeks"))
             if term.basis and not counts_its_basis and not any(said in label["text"] for said in BASIS_SAID[term.basis]):

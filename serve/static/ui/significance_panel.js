@@ -62,7 +62,7 @@ export function renderSignificance(body, answer) {
 
 function bootstrapTable(bootstrap) {
   return table(
-    ["Statistic", "Estimate", "Lower", "Upper", "Interval", "Observations", "Block length"],
+    ["Statistic", "Estimate", "Lower", "Upper", "Interval", figureColumn("observations"), figureColumn("block_length")],
     BOOTSTRAP.map(([key, label]) => {
       const entry = bootstrap[key] || null;
       const ends = [entry && entry.lower, entry && entry.upper, entry && entry.value, 0].filter(Number.isFinite);
