@@ -148,7 +148,9 @@ COLLECT = """
 # How the page writes a value in a unit: docs/dashboard.md "Names, units and colours", written
 # again here (not read from labels.js), so a change of the page's formatting shows as a failure.
 def _unsigned_zero(text: str) -> str:
-    return text[1:] if text.startswith("-") and not any(c in "123456789" for c in text.split("e")[0]) else text
+    return (
+        text[1:] if text.startswith("-") and not any(c in "123456789" for c in text.split("e")[0]) else text
+    )
 
 
 def _js_number(value: float) -> str:
@@ -315,10 +317,17 @@ def problems_of(marks: list[dict[str, Any]], answers: list[tuple[str, Any]]) -> 
         elif label["term"] != term.name:
             out.append(f"{at}: labelled as the term {label['term']!r}, shown as {term.name!r}")
         else:
-            if not any(text.startswith(term.label) for text in (label["text"], without_basis(label["text"], term.basis))):
+            if not any(
+                text.startswith(term.label)
+                for text in (label["text"], without_basis(label["text"], term.basis))
+            ):
                 out.append(f"{at}: labelled {label['text']!r}, the vocabulary's label is {term.label!r}")
             counts_its_basis = (term.basis, term.unit) in (("per session", "sessions"), ("per week", "weeks"))
-            if term.basis and not counts_its_basis and not any(said in label["text"] for said in BASIS_SAID[term.basis]):
+            if (
+                term.basis
+                and not counts_its_basis
+                and not any(said in label["text"] for said in BASIS_SAID[term.basis])
+            ):
                 out.append(f"{at}: labelled {label['text']!r}, which does not say its basis ({term.basis})")
         unit = mark["unit"] or term.unit
         if mark["written_unit"] is not None and mark["written_unit"]["term"] == term.name:
@@ -329,7 +338,9 @@ def problems_of(marks: list[dict[str, Any]], answers: list[tuple[str, Any]]) -> 
             out.append(f"{at}: the value {mark['value']!r} in {unit!r} reads {shown_in(value, unit)!r}")
         served = [v for _, answer in answers for v in served_under(answer, mark["key"])]
         if value not in served and not (value is None and not served):  # a dash for a field not served
-            out.append(f"{at}: the value {mark['value']!r} is not what the page's routes serve under it ({served[:6]})")
+            out.append(
+                f"{at}: the value {mark['value']!r} is not what the page's routes serve under it ({served[:6]})"
+            )
     return out
 
 
@@ -376,7 +387,10 @@ def test_every_figure_of_the_alpha_page_and_its_tear_sheet_is_the_vocabularys(
     with_unmarked: set[str] = set()
     for fragment, settled in (
         (f"#/alphas/{alpha}", settled_alpha_page),
-        (f"#/alphas/{alpha}/tearsheet", lambda p: p.wait_for_selector("#tearsheet .page-footer .page-number")),
+        (
+            f"#/alphas/{alpha}/tearsheet",
+            lambda p: p.wait_for_selector("#tearsheet .page-footer .page-number"),
+        ),
     ):
         visit = open_dashboard(site, tab, site.keys.full, fragment)
         settled(visit.page)
@@ -392,3 +406,40 @@ def test_every_figure_of_the_alpha_page_and_its_tear_sheet_is_the_vocabularys(
     done = sorted(set(NOT_YET_MARKED) - with_unmarked)
     # Judged on the full-size alpha, where every panel has data.
     assert not done or alpha != ALPHAS[0], f"every figure of {done} is marked: take them off NOT_YET_MARKED"
+
+
+def test_the_check_finds_a_wrong_label_unit_basis_or_value_and_an_unmarked_number() -> None:
+    """The checks above against marks made by hand: the right one passes, each wrong one is found."""
+    answer = {
+        "data": {
+            "core": {
+                "information_ratio": {"value": 0.5542476487546928, "unit": "ratio", "status": "available"}
+            }
+        }
+    }
+    good = {
+        "where": "metrics",
+        "term": "information_ratio",
+        "key": "core.information_ratio",
+        "value": "0.5542476487546928",
+        "unit": "ratio",
+        "shown": "0.5542",
+        "label": {"term": "information_ratio", "text": "Information ratio (annualised)"},
+        "written_unit": {"term": "information_ratio", "text": "ratio"},
+    }
+    answers = [("/v1/alphas/a/metrics", answer)]
+    assert problems_of([good], answers) == []
+    wrong = [
+        {**good, "label": {"term": "information_ratio", "text": "Sharpe (annualised)"}},
+        {**good, "label": {"term": "information_ratio", "text": "Information ratio"}},
+        {**good, "unit": "fraction", "shown": "55.42%"},
+        {**good, "written_unit": {"term": "information_ratio", "text": "%"}},
+        {**good, "value": "0.6", "shown": "0.6"},
+        {**good, "shown": "0.55"},
+        {**good, "label": None},
+        {**good, "term": "sharpe_ratio"},
+    ]
+    assert [i for i, mark in enumerate(wrong) if not problems_of([mark], answers)] == []
+    cell = {"where": "risk", "table": "risk", "column": "Value", "row": "CAGR", "shown": "9.41%"}
+    assert len(unmarked_problems([cell])[0]) == 1
+    assert unmarked_problems([{**cell, "where": "cross-section"}])[0] == []
