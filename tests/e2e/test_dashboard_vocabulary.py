@@ -66,12 +66,14 @@ DISPLAY_ONLY: dict[tuple[str, str], str] = {
 NOT_YET_MARKED: dict[str, str] = {
     "metrics table.nwt": "the Newey-West tests: their lag and n have no term of their own (the registry's "
     "newey_west_lag counts sessions, a weekly test's lag weeks)",
-    "performance": "the cumulative return and the benchmark's figures beside the chart",
-    "live": "the parts' table (backtest and out of sample) and the monitoring line",
+    "performance": "the monthly returns grid (a month's return to one decimal, the year's and SPY's)",
+    "live": "the parts' counts of sessions and of weeks with a measurable IC, named in live_panel.js "
+    "(the registry's weeks is 'Weeks')",
     "signal": "the weekly IC, the IC term structure and the deciles: series, each value a week's or a horizon's",
     "drawdown-episodes": "the deepest drawdowns: a row an episode (dates, depth, length)",
     "drawdowns": "the tear sheet's deepest drawdowns (drawdowns_panel.js, as on the alpha page)",
-    "residual": "the residual regression's coefficients beside its stat entries",
+    "residual": "each reference alpha's partial beta (betas[].partial_beta): the registry's partial_beta is "
+    "SPY's coefficient, another meaning under the one name, to be given a term of its own first",
     "cross-section": "a week's cross-section: a row a name (score, weight, return)",
     "downloads": "the export files' sizes and row counts",
     "promote-preview": "the preview of a promotion's checks",
