@@ -333,7 +333,11 @@ export function termUnit(key) {
 export function figureColumn(key) {
   const term = termOf(key);
   const unit = term && UNITS[term.unit] ? UNITS[term.unit].text : null;
-  return h("span", labelMark(key), figureNameWithBasis(key), unit ? [" (", h("span", unitMark(key), unit), ")"] : null);
+  const name = figureNameWithBasis(key);
+  if (!unit) return h("span", labelMark(key), name);
+  // "Return contribution (daily, %)": the unit joins what the name says in brackets.
+  const [before, after] = name.endsWith(")") ? [name.slice(0, -1), ", "] : [name, " ("];
+  return h("span", labelMark(key), before, after, h("span", unitMark(key), unit), ")");
 }
 
 /** "better", "worse" or "" for a value of `key`: only for a figure whose sign is a gain or a loss. */
