@@ -89,10 +89,11 @@ COLLECT = """
     const s = el.closest("section.sheet-page, section.panel");
     return s ? s.dataset.topic || s.id : "";
   };
+  // A label's words: without the key beside it, a badge, or the unit it writes (checked apart).
   const text = (el) => {
     const copy = el.cloneNode(true);
-    copy.querySelectorAll("code, .badge").forEach((c) => c.remove());
-    return copy.textContent.replace(/\\s+/g, " ").trim();
+    copy.querySelectorAll("code, .badge, [data-unit-of]").forEach((c) => c.remove());
+    return copy.textContent.replace(/\\s+/g, " ").replace(", )", ")").replace(" ()", "").trim();
   };
   // What a value cell shows of its value: its text without a withheld reason or a badge beside it.
   const shownValue = (el) => {
