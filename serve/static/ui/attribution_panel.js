@@ -71,7 +71,8 @@ export function namesBlock(answer) {
   // The bars show the return contribution, so they stand in its order: the largest at the top, the
   // largest loss at the bottom (the route ranks the names by P&L, the tables keep its order).
   const shown = byValue([...byName.contributors, ...byName.detractors], (n) => n.return_contribution.value);
-  const headers = () => ["Name", ...PART_COLUMNS.slice(0, 3).map(figureColumn)]; // one set of header elements a table
+  // One set of header elements a table; the caption below the chart states the units.
+  const headers = () => ["Name", ...PART_COLUMNS.slice(0, 3).map((key) => figureColumn(key, { unit: false }))];
   return [
     totalsLine(data),
     shown.length

@@ -329,10 +329,11 @@ export function termUnit(key) {
 
 /** The header of a column of figures served as `key`: its name with its basis and, when the unit
  * table knows it, the unit its values are written in ("P&L (× starting equity)"), from the registry
- * and marked (`labelMark`, `unitMark`), so no panel writes a figure's name or unit itself. */
-export function figureColumn(key) {
+ * and marked (`labelMark`, `unitMark`), so no panel writes a figure's name or unit itself. `unit:
+ * false` where the table's caption states the units (the attribution's two side-by-side name tables). */
+export function figureColumn(key, { unit: withUnit = true } = {}) {
   const term = termOf(key);
-  const unit = term && UNITS[term.unit] ? UNITS[term.unit].text : null;
+  const unit = withUnit && term && UNITS[term.unit] ? UNITS[term.unit].text : null;
   const name = figureNameWithBasis(key);
   if (!unit) return h("span", labelMark(key), name);
   // "Return contribution (daily, %)": the unit joins what the name says in brackets.
