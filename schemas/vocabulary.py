@@ -79,7 +79,7 @@ EXPECTED_LIVE = "the live observations after the split up to the week (from/to d
 TERMS: tuple[Term, ...] = (
     Term(
         "ic",
-        "Mean IC",
+        "Mean IC (as sealed)",
         "Mean weekly information coefficient of the conditioned score, as the run sealed it (an ic_reproduction_mismatch warning says when the weekly IC rebuilt from its cross-sections does not reproduce it; the screener's ic_reproduces is that flag)",
         "ratio",
         basis="per week",
@@ -451,7 +451,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "dsr",
-        "Deflated Sharpe ratio",
+        "Deflated Sharpe ratio over the catalogue's trials",
         "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials",
         "probability",
         null=NOT_MEASURABLE,
@@ -1527,7 +1527,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "p95",
-        "Participation of the 95th-percentile fill (of adv)",
+        "Participation of the 95th-percentile fill at the reference capital (of adv)",
         "95th percentile of the window's fills' participation at the reference capital",
         "fraction",
         null=NOT_MEASURABLE,
@@ -1614,7 +1614,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "participation_p95",
-        "Participation of the 95th-percentile fill (of adv)",
+        "Participation of the 95th-percentile fill at the capital (of adv)",
         "95th percentile of the window's fills' participation at capital K (K / K0 times the reference's)",
         "fraction",
         null=NOT_MEASURABLE,
@@ -1734,7 +1734,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "standard_error",
-        "Standard error",
+        "Standard error of the mean forward return",
         "Standard error of mean_forward_return over the weeks (alphalens' std_error_ret); not measurable below 2 weeks",
         "fraction",
         basis="per week",
@@ -1784,7 +1784,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "base_sessions",
-        "Sessions with a book and a SPY return",
+        "Sessions the reference alphas' overlap is counted against",
         "Sessions of the window on which the alpha's book and SPY both have a daily return: what each reference alpha's overlap is counted against",
         "sessions",
     ),
@@ -2358,7 +2358,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "backtest_standard_error",
-        "Standard error",
+        "Standard error of the backtest figure",
         "/analytics/expectation: the iid standard error of the backtest figure (Lo 2002 / Mertens for the information ratio; sd / sqrt(weeks) for the mean IC)",
         "ratio",
         window=EXPECTED_WHOLE,

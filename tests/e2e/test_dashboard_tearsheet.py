@@ -989,7 +989,7 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     # One name, one meaning on the sheet (issue 46): the residual's information ratio is an
     # appraisal ratio, never labelled as the headline's "Information ratio".
     label = page.inner_text("#tearsheet table.residual th[data-figure='appraisal_ratio']")
-    assert label.startswith("Appraisal ratio (beyond SPY and the reference set)"), label
+    assert label.startswith("Appraisal ratio (beyond SPY and the reference set, annualised)"), label
     for key in ("appraisal_ratio", "intercept", "intercept_t_statistic", "r_squared"):
         entry = residual[key]
         value = shown_residual[key]

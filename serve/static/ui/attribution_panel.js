@@ -7,13 +7,17 @@
 // and sectors come from the seal and are set as text.
 
 import { panelLoader, titledBlocks } from "./analytics_panel.js";
-import { fill, h, note, numberCell, table, warningList } from "./dom.js";
+import { fill, h, note, table, warningList } from "./dom.js";
 import { DASH, int, pct } from "./format.js";
-import { entryCell, entryTable, entryText, namedEntries, notMeasurable } from "./stat_entry.js";
+import { figureColumn } from "./labels.js";
+import { entryCell, entryTable, entryText, figureCell, namedEntries, notMeasurable } from "./stat_entry.js";
 import { hbarChartSvg, signKey } from "./svg.js";
 
 export const TOP = 10; // contributors and detractors listed, each (the route's default)
 export const DROP = 5; // best days and names the fragility figures leave out (the route's default)
+
+// The figures of a leg's and a sector's row, in order: named and united by the registry.
+const PART_COLUMNS = ["pnl", "return_contribution", "share", "names"];
 
 export function attributionParams() {
   return { book: "long_short", top: TOP, drop: DROP };
@@ -67,7 +71,8 @@ export function namesBlock(answer) {
   // The bars show the return contribution, so they stand in its order: the largest at the top, the
   // largest loss at the bottom (the route ranks the names by P&L, the tables keep its order).
   const shown = byValue([...byName.contributors, ...byName.detractors], (n) => n.return_contribution.value);
-  const headers = ["Name", "P&L", "Contribution", "Share"];
+  // One set of header elements a table; the caption below the chart states the units.
+  const headers = () => ["Name", ...PART_COLUMNS.slice(0, 3).map((key) => figureColumn(key, { unit: false }))];
   return [
     totalsLine(data),
     shown.length
@@ -87,8 +92,8 @@ export function namesBlock(answer) {
     h(
       "div",
       { class: "two-columns" },
-      h("div", {}, h("h4", {}, `Top ${byName.contributors.length} contributors`), table(headers, nameRows(byName.contributors), { className: "data compact attribution-contributors" })),
-      h("div", {}, h("h4", {}, `Top ${byName.detractors.length} detractors`), table(headers, nameRows(byName.detractors), { className: "data compact attribution-detractors" })),
+      h("div", {}, h("h4", {}, `Top ${byName.contributors.length} contributors`), table(headers(), nameRows(byName.contributors), { className: "data compact attribution-contributors" })),
+      h("div", {}, h("h4", {}, `Top ${byName.detractors.length} detractors`), table(headers(), nameRows(byName.detractors), { className: "data compact attribution-detractors" })),
     ),
     note(
       `${int(byName.names)} names with P&L in the window, ranked in the tables by their window P&L (the sum of their net_pnl: market P&L, execution cost and borrow), in × starting equity, and in the bars by what they show; contribution: the return contribution, % of equity summed over the sessions; share: of the names' P&L (a ratio).`,
@@ -102,10 +107,10 @@ export function legsBlock(answer) {
   const legs = answer.data.by_leg;
   const row = (key, label) => {
     const part = legs[key];
-    return [h("th", { scope: "row", "data-leg": key }, label), entryCell(part.pnl, "pnl"), entryCell(part.return_contribution, "return_contribution"), entryCell(part.share, "share"), numberCell(int(part.names), part.names)];
+    return [h("th", { scope: "row", "data-leg": key }, label), entryCell(part.pnl, "pnl"), entryCell(part.return_contribution, "return_contribution"), entryCell(part.share, "share"), figureCell(part.names, "names")];
   };
   return [
-    table(["Leg", "P&L (× starting equity)", "Return contribution (%)", "Share of the names' P&L (ratio)", "Names"], [row("long", "Long"), row("short", "Short"), row("neither", "Neither")], {
+    table(["Leg", ...PART_COLUMNS.map(figureColumn)], [row("long", "Long"), row("short", "Short"), row("neither", "Neither")], {
       className: "data compact attribution-legs",
     }),
     note(`A P&L row's leg: ${legs.rule}.`, "caption"),
@@ -132,8 +137,8 @@ export function sectorsBlock(answer) {
       key: signKey("contribution"),
     }),
     table(
-      ["Sector", "P&L (× starting equity)", "Return contribution (%)", "Share of the names' P&L (ratio)", "Names"],
-      sectors.sectors.map((s) => [h("th", { scope: "row", "data-sector": s.sector ?? "" }, label(s)), entryCell(s.pnl, "pnl"), entryCell(s.return_contribution, "return_contribution"), entryCell(s.share, "share"), numberCell(int(s.names), s.names)]),
+      ["Sector", ...PART_COLUMNS.map(figureColumn)],
+      sectors.sectors.map((s) => [h("th", { scope: "row", "data-sector": s.sector ?? "" }, label(s)), entryCell(s.pnl, "pnl"), entryCell(s.return_contribution, "return_contribution"), entryCell(s.share, "share"), figureCell(s.names, "names")]),
       { className: "data compact attribution-sectors" },
     ),
     note(`A P&L row's sector: ${sectors.rule}.`, "caption"),
@@ -156,7 +161,7 @@ export function fragilityBlock(answer) {
     ),
     f.best_days.length
       ? table(
-          ["Best day", "Return that day (%)", "P&L (× starting equity)", "Its top name", "That name's contribution (%)"],
+          ["Best day", figureColumn("day_return"), figureColumn("pnl"), "Its top name", figureColumn("top_contribution")],
           f.best_days.map((d) => [h("th", { scope: "row" }, d.date), entryCell(d.day_return, "day_return"), entryCell(d.pnl, "pnl"), d.top_symbol ?? DASH, entryCell(d.top_contribution, "top_contribution")]),
           { className: "data compact attribution-best-days" },
         )

@@ -8,7 +8,7 @@
 import { panelLoader, titledBlocks } from "./analytics_panel.js";
 import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int } from "./format.js";
-import { inUnit, unitText } from "./labels.js";
+import { figureColumn, inUnit, unitText } from "./labels.js";
 import { entryCell, entryTable, namedEntries, notMeasurable } from "./stat_entry.js";
 import { barChartSvg, signKey } from "./svg.js";
 
@@ -87,6 +87,8 @@ export function byCapitalBlock(rows, { what, id, chart: [name, title, height], h
   ];
 }
 
+const GRID_FIGURES = ["net_information_ratio", "cost_drag", "participation_p95"];
+
 /** The net information ratio, the cost drag and the participation at each capital of the grid. */
 export function capacityGridBlock(answer) {
   const grid = answer.data.grid || [];
@@ -96,8 +98,8 @@ export function capacityGridBlock(answer) {
           what: "The grid of capitals",
           id: "capacity-grid-withheld",
           chart: ["capacity-grid", "Net information ratio at each capital of the grid", 250],
-          headers: [capitalHeader(), "Net information ratio", "Cost drag (% of equity a year)", "95th-percentile participation (% of adv)"],
-          cells: (p) => [entryCell(p.net_information_ratio, "information_ratio.net"), entryCell(p.cost_drag, "cost_drag"), entryCell(p.participation_p95, "participation_p95")],
+          headers: [capitalHeader(), ...GRID_FIGURES.map(figureColumn)],
+          cells: (p) => GRID_FIGURES.map((key) => entryCell(p[key], key)),
           className: "data compact capacity-grid",
         })
       : note("No capital in the grid.", "muted"),

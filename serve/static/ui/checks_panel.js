@@ -5,7 +5,7 @@
 import { panelLoader } from "./analytics_panel.js";
 import { fill, h, numberCell, table, warningList } from "./dom.js";
 import { DASH } from "./format.js";
-import { figureName, inUnit } from "./labels.js";
+import { figureNameWithBasis, inUnit, labelMark, valueMark } from "./labels.js";
 import { verdictBadge } from "./stat_entry.js";
 
 export const loadChecks = panelLoader("/analytics/checks", "The checks could not be read", renderChecks, { book: "long_short" });
@@ -32,12 +32,14 @@ export function renderChecks(body, answer, { reasonRows = false } = {}) {
   const summary = data.summary || {};
   const rows = (data.checks || []).flatMap((check) => {
     const cell = numberCell(check.value == null ? DASH : inUnit(check.value, check.unit), check.value);
-    cell.setAttribute("data-value", Number.isFinite(check.value) ? String(check.value) : "");
+    // Marked as its check's figure, served in the checks' list under its id (labels.js valueMark).
+    const marks = { ...valueMark(check.id, check.value, check.unit), "data-key": `checks[id=${check.id}].value` };
+    for (const [attr, text] of Object.entries(marks)) cell.setAttribute(attr, text);
     // Why: the server's words for the verdict (the comparison that decided it and what the value means, or
     // why there is no value), as the API serves them; then the route the figure comes from.
     const why = [h("span", { class: "why" }, check.reason || DASH), check.source ? h("div", { class: "muted" }, `source: ${check.source}`) : null];
     const head = [
-      h("th", { scope: "row" }, figureName(check.id), " ", h("code", {}, check.id)),
+      h("th", { scope: "row", ...labelMark(check.id) }, figureNameWithBasis(check.id), " ", h("code", {}, check.id)),
       cell,
       h("td", { class: "threshold" }, thresholdText(check.threshold, check.unit)),
       h("td", {}, verdictBadge(check.verdict)),

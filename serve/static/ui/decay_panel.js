@@ -6,7 +6,8 @@
 import { panelLoader, titledBlocks } from "./analytics_panel.js";
 import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int } from "./format.js";
-import { entryCell, entryTable, namedEntries, notMeasurable } from "./stat_entry.js";
+import { figureColumn } from "./labels.js";
+import { entryTable, figureCell, namedEntries, notMeasurable } from "./stat_entry.js";
 import { barChartSvg, signKey } from "./svg.js";
 
 const HAIRCUT_FIGURES = [
@@ -46,7 +47,6 @@ export function icDecayBlock(answer) {
   const points = fit.term_structure || [];
   const label = (p) => `${p.horizon_weeks} w`;
   const measured = points.some((p) => p.mean_ic != null);
-  const cell = (value, name) => entryCell(value == null ? null : { value, unit: "ratio", status: "available" }, name);
   return [
     entryTable(namedEntries(answer.data, DECAY_FIGURES), { className: "data entries decay-fit" }),
     measured
@@ -63,12 +63,12 @@ export function icDecayBlock(answer) {
         })
       : notMeasurable("The IC term structure", fit.decay_rate.withheld_reason, { id: "ic-decay-withheld" }),
     table(
-      ["Horizon", "Mean IC", "Fitted IC", "Fitted IC of that week alone"],
+      ["Horizon", ...["mean_ic", "fitted_ic", "marginal_ic"].map(figureColumn)],
       points.map((p) => [
         h("th", { scope: "row", "data-horizon": String(p.horizon_weeks) }, label(p)),
-        cell(p.mean_ic, "mean_ic"),
-        cell(p.fitted_ic, "fitted_ic"),
-        cell(p.marginal_ic, "marginal_ic"),
+        figureCell(p.mean_ic, "mean_ic"),
+        figureCell(p.fitted_ic, "fitted_ic"),
+        figureCell(p.marginal_ic, "marginal_ic"),
       ]),
       { className: "data compact ic-decay" },
     ),

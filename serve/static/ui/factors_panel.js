@@ -7,9 +7,10 @@
 // seal without exposures gets the route's reason, never zeros; factor (sector) names are set as text.
 
 import { panelLoader, titledBlocks } from "./analytics_panel.js";
-import { fill, h, note, numberCell, table, warningList } from "./dom.js";
+import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int, pct } from "./format.js";
-import { entryCell, entryTable, namedEntries } from "./stat_entry.js";
+import { figureColumn } from "./labels.js";
+import { entryCell, entryTable, figureCell, namedEntries } from "./stat_entry.js";
 import { hbarChartSvg, legendSvg, lineChartSvg, PALETTE, signKey } from "./svg.js";
 
 export const loadFactors = panelLoader("/analytics/factors", "The factor attribution could not be read", (body, answer) =>
@@ -104,14 +105,14 @@ export function factorExposuresBlock(answer) {
   return [
     exposureMultiples(data, neutral),
     table(
-      ["Factor", "Type", "Mean exposure", "Factor return (%, summed)", "Part of the book's return (%)", "Weeks"],
+      ["Factor", "Type", ...["mean_exposure", "factor_return", "part", "weeks"].map(figureColumn)],
       (data.factors || []).map((f) => [
         h("th", { scope: "row", "data-factor": f.factor }, f.factor),
         f.type,
         entryCell(f.mean_exposure, "mean_exposure"),
         entryCell(f.factor_return, "factor_return"),
         entryCell(f.part, "part"),
-        numberCell(int(f.weeks), f.weeks),
+        figureCell(f.weeks, "weeks"),
       ]),
       { className: "data compact factor-table" },
     ),

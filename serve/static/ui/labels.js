@@ -7,6 +7,7 @@
 // `x-unit` document the same), and UNITS says how a value in that unit is shown. A figure's name is
 // its label in the vocabulary registry (vocabulary.js, made from schemas/vocabulary.py when the server starts).
 
+import { h } from "./dom.js";
 import { DASH, fixed, int, num, pct, pp } from "./format.js";
 import { BOOK_CURRENCY, GENERIC_KEYS, TERMS } from "./vocabulary.js";
 
@@ -65,6 +66,8 @@ export const UNITS = {
   multiple: { show: num, text: "× the modelled cost" },
   equity: { show: num, text: "× starting equity" },
   sessions: { show: int, text: "sessions" },
+  // A count of observations, or their mean (a bootstrap's block length): a whole count in full.
+  observations: { show: (v) => (Number.isInteger(v) ? int(v) : num(v)), text: "observations" },
   weeks: { show: num, text: "weeks" },
   names: { show: num, text: "names" },
   // The currency the service declares for every book (schemas.conventions.BOOK_CURRENCY, served in
@@ -116,11 +119,18 @@ export const FIGURES = {
   "information_ratio.net": { term: "net", better: "higher", signed: true },
   recent_information_ratio: { better: "higher", signed: true },
   stressed_net_information_ratio: { better: "higher", signed: true },
+  net_information_ratio: { better: "higher", signed: true },
   excess_sharpe: { better: "higher", signed: true },
   sharpe: { better: "higher", signed: true },
   sortino: { better: "higher", signed: true },
   calmar: { better: "higher", signed: true },
   pnl: { better: "higher", signed: true },
+  // /metrics serves these names with another meaning than the generic name's (schemas/vocabulary.py
+  // STILL_TWO_MEANINGS): the page names each by the term its field declares.
+  "core.pnl": { term: "sealed_pnl", better: "higher", signed: true },
+  "core.turnover": { term: "sealed_turnover" },
+  "rank_ic.raw.ic": { term: "raw_mean_ic", better: "higher", signed: true },
+  "rank_ic.raw.icir": { term: "raw_icir", better: "higher", signed: true },
   gross_pnl: { better: "higher", signed: true },
   net_pnl: { better: "higher", signed: true },
   annualised_return: { better: "higher", signed: true },
@@ -241,11 +251,48 @@ function figure(key) {
  * generic key's (a stat's `value`, a side `alpha` or `with`, a bound `min` or `max`: positions, not
  * figures). */
 function termOf(key) {
+  const name = termNameOf(key);
+  return name ? TERMS[name] : null;
+}
+
+/** The registry's name of that term ("core.pnl" → "sealed_pnl"), null when it has none. */
+function termNameOf(key) {
   const name = String(key);
   const last = name.split(".").pop();
   const listed = FIGURES[name] ? name : FIGURES[last] ? last : null;
-  if (listed) return TERMS[FIGURES[listed].term || listed] || null;
-  return GENERIC_KEYS.includes(last) ? null : TERMS[name] || TERMS[last] || null;
+  if (listed) {
+    const term = FIGURES[listed].term || listed;
+    return TERMS[term] ? term : null;
+  }
+  if (GENERIC_KEYS.includes(last)) return null;
+  return TERMS[name] ? name : TERMS[last] ? last : null;
+}
+
+// Marks of a shown figure, read by tests/e2e/test_dashboard_vocabulary.py (docs/dashboard.md "Every
+// figure is marked"): the element showing a value carries its term, the key it is served under, the
+// number as served (unformatted, empty when null) and the unit the answer serves it in; the element
+// naming it carries the term too. The test holds each against schemas/vocabulary.py and the route's
+// answer, so a name, unit or basis written here that is not the registry's fails, and so does a
+// number in a figure cell without a mark.
+
+/** The attributes of the element showing the value of the figure served as `key` (in `unit`). */
+export function valueMark(key, value, unit) {
+  return {
+    "data-term": termNameOf(key) || "",
+    "data-key": String(key),
+    "data-value": finite(value) ? String(value) : "",
+    "data-unit": unit || "",
+  };
+}
+
+/** The attributes of the element naming the figure served as `key`. */
+export function labelMark(key) {
+  return { "data-term": termNameOf(key) || "", "data-label-of": String(key) };
+}
+
+/** The attributes of the element writing the unit of the figure served as `key` beside its value. */
+export function unitMark(key) {
+  return { "data-unit-of": termNameOf(key) || "" };
 }
 
 /** The name a reader sees for a figure served under `key` ("core.icir" → "ICIR"): its term's label. */
@@ -259,8 +306,11 @@ export function figureName(key) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-// How a term's basis is written beside its name: an annualised figure says so.
-const BASIS_TEXT = { "per year": "annualised", "per month": "per month", "per week": "per week", "per session": "per session" };
+// How a term's basis is written beside its name: an annualised figure says so; a figure of the
+// sessions is "daily" (the page keeps "per session" out of its text: one turnover basis, per year).
+const BASIS_TEXT = { "per year": "annualised", "per month": "per month", "per week": "per week", "per session": "daily" };
+// A count of the basis's own periods says its basis in its name ("Sessions in the regime").
+const COUNTS_ITS_BASIS = { "per session": "sessions", "per week": "weeks" };
 
 /** A value of the figure served under `key`, shown in its term's unit (`inUnit`): for a value served
  * bare, without a stat entry's `unit` beside it (a row's field, a weekly series). */
@@ -269,13 +319,36 @@ export function figureValue(key, value) {
   return inUnit(value, term ? term.unit : null);
 }
 
-/** The name with the basis the registry states for it ("Information ratio (annualised)", "ICIR per
- * week" as it is): for a label that must say what period the value is per. */
+/** The name with the basis the registry states for it ("Information ratio (annualised)", "Mean IC
+ * (as sealed, per week)", "ICIR per week" and "Turnover per year" as they are): for a label that
+ * must say what period the value is per. */
 export function figureNameWithBasis(key) {
   const term = termOf(key);
   const name = figureName(key);
   const basis = term && BASIS_TEXT[term.basis];
-  return basis && !name.includes(basis) ? `${name} (${basis})` : name;
+  if (!basis || name.includes(basis) || name.includes(term.basis) || COUNTS_ITS_BASIS[term.basis] === term.unit) return name;
+  return name.endsWith(")") ? `${name.slice(0, -1)}, ${basis})` : `${name} (${basis})`;
+}
+
+/** The unit the registry states for the figure served as `key` (null when it has no term): for a
+ * value served bare, not as a stat entry carrying its own unit. */
+export function termUnit(key) {
+  const term = termOf(key);
+  return term ? term.unit : null;
+}
+
+/** The header of a column of figures served as `key`: its name with its basis and, when the unit
+ * table knows it, the unit its values are written in ("P&L (× starting equity)"), from the registry
+ * and marked (`labelMark`, `unitMark`), so no panel writes a figure's name or unit itself. `unit:
+ * false` where the table's caption states the units (the attribution's two side-by-side name tables). */
+export function figureColumn(key, { unit: withUnit = true } = {}) {
+  const term = termOf(key);
+  const unit = withUnit && term && UNITS[term.unit] ? UNITS[term.unit].text : null;
+  const name = figureNameWithBasis(key);
+  if (!unit) return h("span", labelMark(key), name);
+  // "Return contribution (daily, %)": the unit joins what the name says in brackets.
+  const [before, after] = name.endsWith(")") ? [name.slice(0, -1), ", "] : [name, " ("];
+  return h("span", labelMark(key), before, after, h("span", unitMark(key), unit), ")");
 }
 
 /** "better", "worse" or "" for a value of `key`: only for a figure whose sign is a gain or a loss. */

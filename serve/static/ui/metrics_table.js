@@ -6,7 +6,7 @@
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, fixed, int, num } from "./format.js";
-import { figureName, unitText, valueTone } from "./labels.js";
+import { figureNameWithBasis, labelMark, unitMark, unitText, valueTone } from "./labels.js";
 import { entryCell, icirLabel, unreproducedBadge } from "./stat_entry.js";
 
 const CORE = ["ic", "icir", "icir_per_week", "information_ratio", "excess_sharpe", "sharpe", "pnl", "max_drawdown", "max_drawdown_pct", "annual_turnover"];
@@ -34,18 +34,18 @@ function coreTable(core, warnings) {
     ["Statistic", "Value", "Unit", "Annualisation", "Signal", "Status"],
     CORE.map((key) => {
       const entry = core[key];
-      const name = ALIASES[key] ? `${figureName(key)} (${ALIASES[key]})` : figureName(key);
+      const name = ALIASES[key] ? `${figureNameWithBasis(`core.${key}`)} (${ALIASES[key]})` : figureNameWithBasis(`core.${key}`);
       return [
         h(
           "span",
-          { "data-figure": `core.${key}` },
+          { "data-figure": `core.${key}`, ...labelMark(`core.${key}`) },
           key === "icir" ? icirLabel(entry) : name,
           " ",
           h("code", {}, `core.${key}`),
           SEALED_IC.has(key) ? unreproducedBadge(warnings) : null,
         ),
-        entryCell(entry, key),
-        entry ? unitText(entry.unit) : DASH,
+        entryCell(entry, `core.${key}`),
+        h("td", unitMark(`core.${key}`), entry ? unitText(entry.unit) : DASH),
         entry && entry.annualisation ? entry.annualisation.replaceAll("_", " ") : DASH,
         entry && entry.signal ? entry.signal : DASH,
         statusText(entry),
@@ -64,15 +64,26 @@ function tenureLine(tenure) {
   );
 }
 
+/** A rank IC figure's name with the score it is of, unless its name says it ("Raw ICIR"). */
+function scoreLabel(name, family) {
+  return name.toLowerCase().includes(family.toLowerCase()) ? name : `${name} (${family} score)`;
+}
+
 function rankIcTable(rankIc) {
   if (!rankIc) return note("Rank IC: not served.");
   const rows = [];
   for (const [family, entries] of Object.entries(rankIc)) {
     for (const [key, entry] of Object.entries(entries || {})) {
       rows.push([
-        h("span", { "data-figure": `rank_ic.${family}.${key}` }, `${figureName(key)} (${family} score)`, " ", h("code", {}, `rank_ic.${family}.${key}`)),
-        entryCell(entry, key),
-        entry ? unitText(entry.unit) : DASH,
+        h(
+          "span",
+          { "data-figure": `rank_ic.${family}.${key}`, ...labelMark(`rank_ic.${family}.${key}`) },
+          scoreLabel(figureNameWithBasis(`rank_ic.${family}.${key}`), family),
+          " ",
+          h("code", {}, `rank_ic.${family}.${key}`),
+        ),
+        entryCell(entry, `rank_ic.${family}.${key}`),
+        h("td", unitMark(`rank_ic.${family}.${key}`), entry ? unitText(entry.unit) : DASH),
         statusText(entry),
       ]);
     }
@@ -114,13 +125,13 @@ function periodsTable(periods) {
     [
       "Period",
       ...PERIOD_COLUMNS.map((key) =>
-        key === "icir" ? icirLabel(periods[0].core.icir) : figureName(key),
+        h("span", labelMark(`core.${key}`), key === "icir" ? icirLabel(periods[0].core.icir) : figureNameWithBasis(`core.${key}`)),
       ),
       "Weeks",
     ],
     periods.map((p) => [
       h("th", { scope: "row" }, p.period),
-      ...PERIOD_COLUMNS.map((key) => entryCell(p.core[key], key)),
+      ...PERIOD_COLUMNS.map((key) => entryCell(p.core[key], `core.${key}`)),
       numberCell(p.core.tenure && p.core.tenure.weeks != null ? int(p.core.tenure.weeks) : DASH, null),
     ]),
     { className: "data periods" },

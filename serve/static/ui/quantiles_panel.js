@@ -6,9 +6,10 @@
 // measure (a seal without sectors) shows its reason; sector names are set as text.
 
 import { panelLoader, titledBlocks } from "./analytics_panel.js";
-import { fill, h, note, numberCell, table } from "./dom.js";
+import { fill, h, note, table } from "./dom.js";
 import { DASH, fixed, int, MONTHS, num, pct } from "./format.js";
-import { entryCell, entryText, notMeasurable } from "./stat_entry.js";
+import { figureColumn } from "./labels.js";
+import { entryCell, entryText, figureCell, notMeasurable } from "./stat_entry.js";
 import { barChartSvg, DASHES, divergingFill, hbarChartSvg, heatmapSvg, legendSvg, lineChartSvg, PALETTE, POSITIVE, signKey } from "./svg.js";
 
 export const QUANTILES = 5; // alphalens' default, the route's
@@ -56,8 +57,8 @@ export function quantileBarsBlock(answer) {
       key: signKey("mean return", true),
     }),
     table(
-      ["Quantile", "Mean forward return (% a week)", "Standard error (% a week)", "Weeks", "Names, on average"],
-      data.buckets.map((b) => [h("th", { scope: "row", "data-quantile": b.quantile }, b.label), entryCell(b.mean_forward_return, "mean_forward_return"), entryCell(b.standard_error, "standard_error"), numberCell(int(b.weeks), b.weeks), numberCell(num(b.mean_names), b.mean_names)]),
+      ["Quantile", ...["mean_forward_return", "standard_error", "weeks", "mean_names"].map(figureColumn)],
+      data.buckets.map((b) => [h("th", { scope: "row", "data-quantile": b.quantile }, b.label), entryCell(b.mean_forward_return, "mean_forward_return"), entryCell(b.standard_error, "standard_error"), figureCell(b.weeks, "weeks"), figureCell(b.mean_names, "mean_names")]),
       { className: "data compact quantile-table" },
     ),
     note(`Each week's quantiles: ${data.assignment}. A quantile's mean is over the bucketed weeks of its equal-weighted mean forward return (alphalens' mean_return_by_quantile, not demeaned); the spread is the plain difference (alphalens halves it).`, "caption"),
@@ -165,8 +166,8 @@ export function icBySectorBlock(answer) {
       key: signKey("mean IC"),
     }),
     table(
-      ["Sector", "Mean IC", "Weeks", "Names, on average"],
-      sectors.map((s) => [h("th", { scope: "row", "data-sector": s.sector }, s.sector), entryCell(s.mean_ic, "mean_ic"), numberCell(int(s.weeks), s.weeks), numberCell(num(s.mean_names), s.mean_names)]),
+      ["Sector", ...["mean_ic", "weeks", "mean_names"].map(figureColumn)],
+      sectors.map((s) => [h("th", { scope: "row", "data-sector": s.sector }, s.sector), entryCell(s.mean_ic, "mean_ic"), figureCell(s.weeks, "weeks"), figureCell(s.mean_names, "mean_names")]),
       { className: "data compact ic-sector-table" },
     ),
   ];

@@ -6,35 +6,29 @@
 // rows with its unlabelled one add up to it. A key that may not read SPY sees the reason instead.
 
 import { panelLoader } from "./analytics_panel.js";
-import { fill, h, note, numberCell, table, warningList } from "./dom.js";
-import { int } from "./format.js";
-import { entryCell, entryTable, namedEntries } from "./stat_entry.js";
+import { fill, h, note, table, warningList } from "./dom.js";
+import { figureColumn } from "./labels.js";
+import { entryCell, entryTable, figureCell, namedEntries } from "./stat_entry.js";
 
 export const loadRegimes = panelLoader("/analytics/regimes", "The regimes could not be read", (body, answer) => fill(body, regimesBlock(answer)), { book: "long_short" });
 
 const FIGURES = ["information_ratio", "rebuilt_mean_ic", "rebuilt_hit_rate"];
 
-/** A count as served (null when withheld), its exact value in the cell's data. */
-function countCell(value) {
-  const cell = numberCell(value == null ? "—" : int(value), value);
-  cell.dataset.value = value == null ? "" : String(value);
-  return cell;
-}
 
 /** The table of regimes, the volatility cut points, and what the labels mean. */
 export function regimesBlock(answer) {
   const data = answer.data;
   const rows = (data.by_regime || []).map((row) => [
     h("th", { scope: "row", "data-regime": row.regime, class: row.dimension === "all" ? "total" : "" }, row.regime),
-    countCell(row.regime_sessions),
-    countCell(row.regime_weeks),
+    figureCell(row.regime_sessions, "regime_sessions"),
+    figureCell(row.regime_weeks, "regime_weeks"),
     ...FIGURES.map((name) => entryCell(row[name], name)),
   ]);
   return [
     warningList(answer.meta && answer.meta.warnings),
     table(
-      // Short headers so the table fits a printed page; each figure's full name is its term's (vocabulary.js).
-      ["Regime", "Sessions", "Weeks", "Information ratio (annualised)", "Mean IC (rebuilt)", "Hit rate (rebuilt)"],
+      // Each figure's name and unit are its term's (vocabulary.js): the headers wrap to fit a printed page.
+      ["Regime", ...["regime_sessions", "regime_weeks", ...FIGURES].map(figureColumn)],
       rows,
       { className: "data compact regimes-table" },
     ),

@@ -4,17 +4,17 @@
 
 import { panelLoader, windowText } from "./analytics_panel.js";
 import { fill, h, note, table, warningList } from "./dom.js";
-import { DASH, int, num } from "./format.js";
-import { figureName, figureNameWithBasis } from "./labels.js";
-import { entryCell, entryTable, intervalRow, namedEntries } from "./stat_entry.js";
+import { int, num } from "./format.js";
+import { figureColumn, figureNameWithBasis, labelMark } from "./labels.js";
+import { entryCell, entryTable, figureCell, intervalRow, namedEntries } from "./stat_entry.js";
 
 const HEADLINE = ["sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr", "dsr_family", "effective_dsr"];
 // Named by the vocabulary registry (labels.js), with the basis where it is a period.
 const BOOTSTRAP = ["rebuilt_mean_ic", "rebuilt_icir", "information_ratio"].map((key) => [key, figureNameWithBasis(key)]);
 const ADJUSTED = [
-  ["p_value", `${figureName("p_value")} of nwt.ic`],
-  ["holm", figureName("holm")],
-  ["benjamini_hochberg", figureName("benjamini_hochberg")],
+  ["p_value", `${figureNameWithBasis("p_value")} of nwt.ic`],
+  ["holm", figureNameWithBasis("holm")],
+  ["benjamini_hochberg", figureNameWithBasis("benjamini_hochberg")],
 ];
 
 export const loadSignificance = panelLoader("/analytics/significance", "The significance could not be read", renderSignificance);
@@ -49,10 +49,11 @@ export function renderSignificance(body, answer) {
     data.bootstrap ? note(`${data.bootstrap.method}; ${int(data.bootstrap.resamples)} resamples, seed ${data.bootstrap.seed}.`, "caption") : null,
     h("h3", {}, "Multiple testing"),
     table(
-      ["Figure", "Value", figureName("family_size")], // the hypotheses adjusted together: not the trial family
+      ["Figure", "Value", figureColumn("family_size")], // the hypotheses adjusted together: not the trial family
       ADJUSTED.map(([key, label]) => {
         const entry = (data.multiple_testing || {})[key];
-        return [h("th", { scope: "row", "data-figure": key }, label), entryCell(entry, "p_value"), entry && entry.family_size != null ? int(entry.family_size) : DASH];
+        const path = `multiple_testing.${key}`;
+        return [h("th", { scope: "row", "data-figure": key, ...labelMark(path) }, label), entryCell(entry, path), figureCell(entry ? entry.family_size : null, `${path}.family_size`)];
       }),
       { className: "data compact multiple-testing" },
     ),
@@ -61,12 +62,12 @@ export function renderSignificance(body, answer) {
 
 function bootstrapTable(bootstrap) {
   return table(
-    ["Statistic", "Estimate", "Lower", "Upper", "Interval", "Observations", "Block length"],
+    ["Statistic", "Estimate", "Lower", "Upper", "Interval", figureColumn("observations"), figureColumn("block_length")],
     BOOTSTRAP.map(([key, label]) => {
       const entry = bootstrap[key] || null;
       const ends = [entry && entry.lower, entry && entry.upper, entry && entry.value, 0].filter(Number.isFinite);
       const scale = [Math.min(...ends), Math.max(...ends)];
-      return intervalRow(h("th", { scope: "row", "data-figure": key }, label), entry, key, scale);
+      return intervalRow(h("th", { scope: "row", "data-figure": key, ...labelMark(key) }, label), entry, key, scale);
     }),
     { className: "data bootstrap" },
   );

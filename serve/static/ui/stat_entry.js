@@ -3,8 +3,8 @@
 // not measure is a dash with its reason, never a zero. Verdicts of /analytics/checks as badges.
 
 import { h, numberCell, table } from "./dom.js";
-import { DASH, int, num } from "./format.js";
-import { changeTone, figureName, inUnit, unitText, valueTone } from "./labels.js";
+import { DASH, num } from "./format.js";
+import { changeTone, figureNameWithBasis, inUnit, labelMark, termUnit, unitMark, unitText, valueMark, valueTone } from "./labels.js";
 import { intervalSvg } from "./svg.js";
 
 const finite = (value) => typeof value === "number" && Number.isFinite(value);
@@ -27,9 +27,17 @@ export function entryCell(entry, name, { change = false } = {}) {
   const value = entry ? entry.value : null;
   const tone = change ? changeTone(name, value) : valueTone(name, value);
   const cell = numberCell(entryText(entry), value, { tone });
-  cell.setAttribute("data-value", entry && finite(entry.value) ? String(entry.value) : "");
+  const shown = entry && entry.status !== "not_measurable" ? value : null;
+  for (const [attr, text] of Object.entries(valueMark(name, shown, entry ? entry.unit : null))) cell.setAttribute(attr, text);
   if (entry && entry.status === "not_measurable") cell.title = entry.withheld_reason || "not measurable";
   return cell;
+}
+
+/** The cell of a figure served bare (a number, not a stat entry) as `key`: shown in the unit the
+ * registry states for it, marked like `entryCell`'s. */
+export function figureCell(value, key, { change = false } = {}) {
+  const unit = termUnit(key);
+  return entryCell(finite(value) ? { value, unit, status: "available" } : { value: null, unit, status: "available" }, key, { change });
 }
 
 export function statusText(entry) {
@@ -63,8 +71,8 @@ export function namedEntries(object, names) {
 /** The row header of a figure: its name (labels.js) and the key the API serves it under. */
 export function figureHeader(name, entry) {
   // An ICIR says its basis, read off its entry (annualised on every route).
-  const label = entry && name.split(".").pop() === "icir" ? icirLabel(entry) : figureName(name);
-  return h("th", { scope: "row", "data-figure": name }, label, " ", h("code", {}, name));
+  const label = entry && name.split(".").pop() === "icir" ? icirLabel(entry) : figureNameWithBasis(name);
+  return h("th", { scope: "row", "data-figure": name, ...labelMark(name) }, label, " ", h("code", {}, name));
 }
 
 /** A table of named entries: figure, value, unit (as shown), status (with the reason when withheld). */
@@ -74,7 +82,7 @@ export function entryTable(named, { className = "data entries" } = {}) {
     named.map(([name, entry]) => [
       figureHeader(name, entry),
       entryCell(entry, name),
-      entry ? unitText(entry.unit) : DASH,
+      h("td", unitMark(name), entry ? unitText(entry.unit) : DASH),
       [statusText(entry), detailOf(entry)].filter(Boolean).join(" · "),
     ]),
     { className },
@@ -92,12 +100,20 @@ export function intervalRow(header, entry, name, scale, { bound = num, width } =
   return [
     header,
     entryCell(entry, name),
-    numberCell(bound(lower), lower),
-    numberCell(bound(upper), upper),
+    boundCell(bound, lower, name, "lower", entry),
+    boundCell(bound, upper, name, "upper", entry),
     h("td", {}, intervalSvg(entry && entry.value, lower, upper, scale, width)),
-    numberCell(int(entry && entry.observations), null),
-    numberCell(num(entry && entry.block_length), null),
+    figureCell(entry ? entry.observations : null, `${name}.observations`),
+    figureCell(entry ? entry.block_length : null, `${name}.block_length`),
   ];
+}
+
+/** A bound of an interval, in its figure's unit: marked as that figure, served under `name.side`. */
+function boundCell(bound, value, name, side, entry) {
+  const cell = numberCell(bound(value), value);
+  const marks = { ...valueMark(name, value, entry ? entry.unit : null), "data-key": `${name}.${side}` };
+  for (const [attr, text] of Object.entries(marks)) cell.setAttribute(attr, text);
+  return cell;
 }
 
 /** What an entry adds beyond its value: the day of a best/worst period, the annualisation. */
