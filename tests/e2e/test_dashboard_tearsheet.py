@@ -531,6 +531,18 @@ def test_the_alpha_page_opens_with_the_tear_sheets_decision_summary(site: Site, 
     ]:
         shown = figure(name)
         assert (shown is None and served is None) or close(shown, served), (name, shown, served)
+    # What later builds restated of what the alpha published, as the route counts it (item 1).
+    restated = site.api(f"/v1/alphas/{ALPHA}/restatements", site.keys.full, limit=1).json()
+    shown_restated = page.get_attribute(
+        "#decision-summary tr[data-summary='standing'] .restatements", "data-restated"
+    )
+    assert shown_restated == str(restated["pagination"]["total"])
+    sentence = page.inner_text("#decision-summary tr[data-summary='standing'] .restatements")
+    if restated["data"]:
+        first = restated["data"][0]
+        assert first["restated_at"][:10] in sentence and first["build_id"] in sentence, sentence
+    else:
+        assert "No published value has been restated" in sentence
     check_clean(site, visit)
 
 

@@ -3,7 +3,8 @@
 // (`decisionSummary`) and the comparison report's first page, one row per alpha (`summaryRow`),
 // show the same facts:
 //
-// - the standing and since when (GET /v1/alphas/{alpha}/promotions `standing`, `since`);
+// - the standing and since when (GET /v1/alphas/{alpha}/promotions `standing`, `since`), and what
+//   later builds restated of what it had published (GET .../restatements: how many, since when);
 // - the checks' verdict, with every failed check and every one not measurable, each with the
 //   reason the route words (/analytics/checks);
 // - the part after the split against the backtest (/analytics/live): called live only after an
@@ -48,6 +49,8 @@ import { TERMS } from "./vocabulary.js";
 export function summaryRequests(get) {
   return {
     promotions: get("/promotions"),
+    // One row is enough: the page's total counts them, the first says since when.
+    restatements: get("/restatements", { limit: 1 }),
     checks: get("/analytics/checks", { book: "long_short" }),
     live: get("/analytics/live", { book: "long_short" }),
     monitoring: get("/analytics/monitoring", { book: "long_short" }),
@@ -273,6 +276,23 @@ function row(id, topic, outcome, draw) {
   return h("tr", { "data-summary": id }, th, figure, h("td", { class: "summary-says" }, says));
 }
 
+/** What later builds changed of what this alpha had published (GET .../restatements): how many
+ * values and since when, or that none was; nothing when the key may not read them. */
+function restatedSentence(alpha, outcome) {
+  if (outcome?.status !== "fulfilled") return null;
+  const { data, pagination } = outcome.value;
+  const total = pagination?.total ?? data.length;
+  if (!total) return h("span", { class: "restatements", "data-restated": "0" }, " No published value has been restated.");
+  const first = data[0];
+  return h(
+    "span",
+    { class: "restatements", "data-restated": String(total) },
+    ` Restated: ${int(total)} published value${total === 1 ? "" : "s"} changed by later builds, the first on ${first.restated_at.slice(0, 10)} (build ${first.build_id}); both values of each on `,
+    h("code", {}, `/v1/alphas/${alpha}/restatements`),
+    ".",
+  );
+}
+
 /** Whether /analytics/monitoring answered with a chart in alarm. */
 function alarmed(outcome) {
   return outcome?.status === "fulfilled" && outcome.value.data.charts.some((c) => c.state === "alarm");
@@ -291,6 +311,7 @@ export function decisionSummary(alpha, got) {
           since ? [word, since, "."] : "No promotion is recorded for this alpha.",
           decisions.length ? ` ${decisions.length} decision${decisions.length === 1 ? "" : "s"} recorded.` : "",
           decisionRecord(data),
+          restatedSentence(alpha, got.restatements),
           " ",
           h("span", { class: "muted" }, "The operator records a decision: ", h("code", {}, `alpha-results ${data.standing === "approved" ? "retire" : "promote"} ${alpha} --dry-run`), " says what it would change."),
         ],
