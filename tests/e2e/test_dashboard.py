@@ -587,7 +587,7 @@ def test_the_catalogue_sorts_filters_and_pages_with_the_screener(
     for label in (
         "Information ratio",
         "Excess Sharpe ratio",
-        "Mean IC",
+        "Mean IC (as sealed)",
         "ICIR (annualised)",
         "Max drawdown",
         "Turnover (as sealed)",
@@ -684,7 +684,7 @@ def test_the_catalogue_shows_one_icir_basis_and_flags_an_ic_that_does_not_reprod
     page = visit.page
     page.wait_for_selector("#catalogue table.screen")
     headers = cell_texts(page, "#catalogue table.screen thead th")
-    assert "ICIR (annualised)" in headers and "Mean IC" in headers, headers
+    assert "ICIR (annualised)" in headers and "Mean IC (as sealed)" in headers, headers
     served = {r["alpha_id"]: r for r in site.api(SCREEN, site.keys.full, limit=100).json()["data"]}
     mean_ic_at, icir_at = page.evaluate(COLUMN_OF, "mean_ic"), page.evaluate(COLUMN_OF, "icir")
     assert min(mean_ic_at, icir_at) >= 0

@@ -29,6 +29,7 @@ import httpx
 import pytest
 
 import tests.e2e.test_dashboard as shared
+from schemas.conventions import BOOK_CURRENCY
 from schemas.vocabulary import TERMS, VOCABULARY
 from tests.e2e.test_dashboard import Site, check_clean, open_dashboard
 
@@ -209,7 +210,7 @@ WRITTEN = {
     "observations": "observations",
     "weeks": "weeks",
     "names": "names",
-    "base_currency": "the book's currency",
+    "base_currency": BOOK_CURRENCY,  # the service's one currency (labels.js takes it from vocabulary.js)
     "years": "years",
     "per_year": "per year",
     "per_session": "per session",

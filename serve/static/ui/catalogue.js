@@ -29,7 +29,9 @@ const COLUMNS = [
   ["name", "Name", (row) => nameCell(row), "asc"],
   ["information_ratio", figureName("information_ratio"), (row) => figureCell(row, "information_ratio", "ratio"), "desc"],
   ["excess_sharpe", figureName("excess_sharpe"), (row) => figureCell(row, "excess_sharpe", "ratio"), "desc"],
-  ["mean_ic", figureName("mean_ic"), (row) => icCell(row, "mean_ic"), "desc"],
+  // The screener's mean_ic is /metrics core.ic, the run's sealed figure (ScreenRow.mean_ic's term: ic),
+  // not the decay route's term-structure mean IC that the vocabulary names mean_ic.
+  ["mean_ic", figureName("ic"), (row) => icCell(row, "mean_ic"), "desc"],
   ["icir", `${figureName("icir")} (annualised)`, (row) => icCell(row, "icir"), "desc"],
   ["max_drawdown_pct", figureName("max_drawdown_pct"), (row) => figureCell(row, "max_drawdown_pct", "percentage_points"), "desc"],
   // The screener serves the run's sealed turnover (ScreenRow.turnover, in its turnover_unit): named as
@@ -42,7 +44,7 @@ const COLUMNS = [
 // The figures whose bounds the form sends (`min_<figure>`, `max_<figure>`; schemas/query.py ScreenQuery).
 const RANGES = [
   ["information_ratio", figureName("information_ratio")],
-  ["mean_ic", figureName("mean_ic")],
+  ["mean_ic", figureName("ic")],
   ["max_drawdown_pct", `${figureName("max_drawdown_pct")} (%)`],
   ["excess_sharpe", figureName("excess_sharpe")],
   ["icir", `${figureName("icir")} (annualised)`],

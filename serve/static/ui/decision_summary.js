@@ -278,7 +278,7 @@ function row(id, topic, outcome, draw) {
 
 /** What later builds changed of what this alpha had published (GET .../restatements): how many
  * values and since when, or that none was; nothing when the key may not read them. */
-function restatedSentence(alpha, outcome) {
+function restatedSentence(outcome) {
   if (outcome?.status !== "fulfilled") return null;
   const { data, pagination } = outcome.value;
   const total = pagination?.total ?? data.length;
@@ -287,9 +287,9 @@ function restatedSentence(alpha, outcome) {
   return h(
     "span",
     { class: "restatements", "data-restated": String(total) },
-    ` Restated: ${int(total)} published value${total === 1 ? "" : "s"} changed by later builds, the first on ${first.restated_at.slice(0, 10)} (build ${first.build_id}); both values of each on `,
-    h("code", {}, `/v1/alphas/${alpha}/restatements`),
-    ".",
+    ` Restated: ${int(total)} published value${total === 1 ? "" : "s"} changed by later builds since ${first.restated_at.slice(0, 10)} (build `,
+    h("span", { class: "build" }, first.build_id),
+    "; both values on the restatements route).",
   );
 }
 
@@ -311,9 +311,9 @@ export function decisionSummary(alpha, got) {
           since ? [word, since, "."] : "No promotion is recorded for this alpha.",
           decisions.length ? ` ${decisions.length} decision${decisions.length === 1 ? "" : "s"} recorded.` : "",
           decisionRecord(data),
-          restatedSentence(alpha, got.restatements),
+          restatedSentence(got.restatements),
           " ",
-          h("span", { class: "muted" }, "The operator records a decision: ", h("code", {}, `alpha-results ${data.standing === "approved" ? "retire" : "promote"} ${alpha} --dry-run`), " says what it would change."),
+          h("span", { class: "muted operator-hint" }, "The operator records a decision: ", h("code", {}, `alpha-results ${data.standing === "approved" ? "retire" : "promote"} ${alpha} --dry-run`), " says what it would change."),
         ],
       ];
     }),
