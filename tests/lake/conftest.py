@@ -196,6 +196,18 @@ class Http:
         self.connection: http.client.HTTPConnection | None = None
 
     def get(self, path: str) -> tuple[int, bytes]:
+        reused = self.connection is not None
+        try:
+            return self._get(path)
+        except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
+            if not reused:
+                raise
+            # The server closed the idle connection (its keep-alive timeout) as this request was
+            # sent: a client starved past the timeout on a busy machine meets this race. A client
+            # library (urllib3, httpx) sends a GET again on a new connection then, and so does this.
+            return self._get(path)
+
+    def _get(self, path: str) -> tuple[int, bytes]:
         if self.connection is None:
             self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
         try:
