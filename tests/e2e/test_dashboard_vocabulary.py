@@ -79,7 +79,6 @@ NOT_YET_MARKED: dict[str, str] = {
     "performance": "the monthly returns grid (a month's return to one decimal, the year's and SPY's)",
     "signal": "the weekly IC, the IC term structure and the deciles: series, each value a week's or a horizon's",
     "cross-section": "a week's cross-section: a row a name (score, weight, return)",
-    "promote-preview": "the preview of a promotion's checks",
     "uncertainty": "its whiskers are being redrawn in parallel (the uncertainty panel): marked after that merge",
     "costs": "its cost curve is being redrawn in parallel: marked after that merge",
     "cost-curve": "the tear sheet's cost curve, redrawn in parallel: marked after that merge",

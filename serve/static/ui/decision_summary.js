@@ -118,7 +118,8 @@ const figured = (entry, key) => (entry && entry.value != null ? figureSpan(key, 
  * A cell carrying the exact value it shows (`data-value`, empty when not measured): the tests read
  * it. A figure of the term `key` is written with its unit beneath (`data-unit`): the served `unit`
  * (else the vocabulary's for the term) as the page names units (labels.js `unitText`), and the
- * term's basis, so no figure of the page is a bare number.
+ * term's basis, so no figure of the page is a bare number. `text` holds the figure as
+ * stat_entry.js `figureSpan` marks it (tests/e2e/test_dashboard_vocabulary.py reads the mark).
  */
 function figureCell(text, value, extra = {}, key = null, unit = null) {
   const term = key ? TERMS[key] : null;
