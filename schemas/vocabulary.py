@@ -1783,6 +1783,37 @@ TERMS: tuple[Term, ...] = (
         null=NOT_MEASURABLE,
     ),
     Term(
+        "depth_pct",
+        "Depth of the drawdown",
+        "/analytics/drawdowns: how far an episode's trough stands below its peak, (peak_equity - trough_equity) / peak_equity x 100",
+        "percentage_points",
+    ),
+    Term(
+        "sessions_to_trough",
+        "Sessions from peak to trough",
+        "/analytics/drawdowns: the sessions an episode took from its peak to its trough",
+        "sessions",
+    ),
+    Term(
+        "sessions_to_recovery",
+        "Sessions from peak to recovery",
+        "/analytics/drawdowns: the sessions an episode took from its peak to the first session at or above it; null while not recovered",
+        "sessions",
+    ),
+    Term(
+        "ic_weeks",
+        "Weeks with a measurable IC",
+        "/analytics/live: the weeks of a part (in sample, out of sample) with a measurable rebuilt weekly IC; null for a key that may not read the rebalance cross-sections",
+        "weeks",
+    ),
+    Term(
+        "reference_partial_beta",
+        "Partial beta to a reference alpha (SPY and the other reference alphas held fixed)",
+        "A reference alpha's coefficient b_i in /analytics/residual's regression (betas[].partial_beta: the alpha's exposure to it, holding SPY's and the other reference alphas' returns fixed); served as a number, beside the alpha it is for",
+        "ratio",
+        basis="per session",
+    ),
+    Term(
         "base_sessions",
         "Sessions the reference alphas' overlap is counted against",
         "Sessions of the window on which the alpha's book and SPY both have a daily return: what each reference alpha's overlap is counted against",
@@ -2557,6 +2588,10 @@ STILL_TWO_MEANINGS: MappingProxyType[str, str] = MappingProxyType(
         "the mean weekly spread (mean_spread)",
         "standard_error": "/metrics nwt.*.standard_error (newey_west_standard_error) against /analytics/quantiles' "
         "standard error of a mean weekly forward return",
+        "weeks": "/analytics/live's parts serve their weeks with a measurable IC (ic_weeks); other routes their "
+        "rebalance or common weeks (weeks)",
+        "partial_beta": "/analytics/residual benchmark.partial_beta is SPY's coefficient (partial_beta); betas[].partial_beta "
+        "each reference alpha's (reference_partial_beta)",
         "periods_per_year": "sessions for a daily figure, weeks (weeks_per_year) for a weekly one: the figure's basis",
     }
 )

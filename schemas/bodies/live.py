@@ -50,6 +50,7 @@ class LivePart(Body, kw_only=True, frozen=True):
             "Weeks with a measurable IC in {what} (" + WEEK_RULE + "); null for a key that may not read the "
             "rebalance cross-sections",
             source=WEEKLY_IC,
+            term="ic_weeks",
         ),
     ]
     information_ratio: Annotated[

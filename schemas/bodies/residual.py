@@ -132,6 +132,7 @@ class ResidualBeta(Body, kw_only=True, frozen=True):
             "Its coefficient b_i in the regression (the alpha's exposure to it, holding SPY's and the other "
             "reference alphas' returns fixed)",
             source="catalogue:returns",
+            term="reference_partial_beta",
         ),
     ]
 

@@ -709,18 +709,19 @@ class DrawdownRow(Body, kw_only=True, frozen=True):
         doc(
             "Depth of the episode: `(peak_equity - trough_equity) / peak_equity x 100`.",
             formula="(peak_equity - trough_equity) / peak_equity * 100",
-            unit=units.PERCENTAGE_POINTS,
+            term="depth_pct",
             source=BOOK_LEDGER,
         ),
     ]
     sessions_to_trough: Annotated[
-        int | None, doc("Sessions from the peak to the trough.", unit=units.SESSIONS, source=BOOK_LEDGER)
+        int | None,
+        doc("Sessions from the peak to the trough.", term="sessions_to_trough", source=BOOK_LEDGER),
     ]
     sessions_to_recovery: Annotated[
         int | None,
         doc(
             "Sessions from the peak to the recovery.",
-            unit=units.SESSIONS,
+            term="sessions_to_recovery",
             null=UNRECOVERED,
             source=BOOK_LEDGER,
         ),

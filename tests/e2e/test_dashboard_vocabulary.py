@@ -23,6 +23,7 @@ each alpha below:
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import httpx
@@ -59,6 +60,14 @@ BASIS_SAID = {
 # tear sheet page's topic) and the column's header: the one declared place. Each says why.
 DISPLAY_ONLY: dict[tuple[str, str], str] = {
     ("metrics", "Weeks"): "a period's tenure in weeks: a count of what the period covers, beside its figures",
+    (
+        "downloads",
+        "Rows",
+    ): "an export file's rows: what the file holds (the route's listing), not a figure of the alpha",
+    (
+        "downloads",
+        "Size",
+    ): "an export file's size in bytes: what the download weighs, not a figure of the alpha",
 }
 
 # Panels whose figure cells are not marked yet (issue 65, item 3's follow-up): each is the panel's
@@ -68,20 +77,57 @@ NOT_YET_MARKED: dict[str, str] = {
     "metrics table.nwt": "the Newey-West tests: their lag and n have no term of their own (the registry's "
     "newey_west_lag counts sessions, a weekly test's lag weeks)",
     "performance": "the monthly returns grid (a month's return to one decimal, the year's and SPY's)",
-    "live": "the parts' counts of sessions and of weeks with a measurable IC, named in live_panel.js "
-    "(the registry's weeks is 'Weeks')",
     "signal": "the weekly IC, the IC term structure and the deciles: series, each value a week's or a horizon's",
-    "drawdown-episodes": "the deepest drawdowns: a row an episode (dates, depth, length)",
-    "drawdowns": "the tear sheet's deepest drawdowns (drawdowns_panel.js, as on the alpha page)",
-    "residual": "each reference alpha's partial beta (betas[].partial_beta): the registry's partial_beta is "
-    "SPY's coefficient, another meaning under the one name, to be given a term of its own first",
     "cross-section": "a week's cross-section: a row a name (score, weight, return)",
-    "downloads": "the export files' sizes and row counts",
-    "promote-preview": "the preview of a promotion's checks",
     "uncertainty": "its whiskers are being redrawn in parallel (the uncertainty panel): marked after that merge",
     "costs": "its cost curve is being redrawn in parallel: marked after that merge",
     "cost-curve": "the tear sheet's cost curve, redrawn in parallel: marked after that merge",
     "cost-capital": "the tear sheet's costs by capital, redrawn in parallel with the cost curve",
+}
+
+# Digits the decision summary writes that are no figure of the vocabulary, by its row (`data-summary`),
+# each a pattern of the words holding them and why. A day (YYYY-MM-DD) is a date wherever it stands.
+SUMMARY_WORDING: dict[str, list[tuple[str, str]]] = {
+    "standing": [
+        (
+            r".*",
+            "the standing, its days, who decided, the decision's build and the count of the decisions "
+            "listed; the restatements sentence is held against its route by test_dashboard_tearsheet.py",
+        ),
+    ],
+    "capacity": [
+        (r"K0", "the reference capital's name"),
+        (
+            r"95th-percentile fill takes 10% of",
+            "the definition of the participation capacity (its term's label)",
+        ),
+    ],
+    "fragility": [
+        (
+            r"without the \d+ best (days|names)",
+            "the route's drop, echoed as the number of best days and names "
+            "left out (a parameter of the figures, fixed at 5: the fragility check's)",
+        ),
+        (
+            r"best [15]% of days|best 5%",
+            "the definitions of top_1pct_days_share and top_5pct_days_share (their labels)",
+        ),
+    ],
+    "intervals": [
+        (
+            r"\d+% block-bootstrap",
+            "the intervals' level as a percentage, the served confidence (a probability)",
+        ),
+    ],
+    "expectation": [
+        (r"\d+% interval", "the interval's level as a percentage, the served credible_level (a probability)"),
+    ],
+}
+DAY = r"\d{4}-\d{2}-\d{2}"
+# Rows of the decision summary whose numbers are not marked yet: drawn by another panel's code.
+# Shown only when it applies (the monitoring row on an alarm), so not held to shrinking here.
+SUMMARY_NOT_YET_MARKED = {
+    "monitoring": "the CUSUM's alarm line (monitoring_panel.js monitoringLine, the monitoring panel's own drawing)",
 }
 
 COLLECT = """
@@ -119,8 +165,12 @@ COLLECT = """
     ];
     return candidates.find((c) => c.dataset.term === el.dataset.term) || candidates[0] || null;
   };
+  // A figure written in a sentence of the decision summary is named by its title (stat_entry.js
+  // `figureSpan`): the words around it are prose.
+  const named = (el) => (el.closest("#decision-summary") && el.title ? { term: el.dataset.term, text: el.title } : null);
   const marks = [...document.querySelectorAll("[data-term][data-value]")].map((el) => {
-    const label = labelOf(el);
+    const title = named(el);
+    const label = title ? null : labelOf(el);
     const row = el.closest("tr");
     const unit = (row && row.querySelector("[data-unit-of]")) || (label && label.querySelector("[data-unit-of]"));
     return {
@@ -130,7 +180,7 @@ COLLECT = """
       value: el.dataset.value,
       unit: el.dataset.unit,
       shown: shownValue(el),
-      label: label ? { term: label.dataset.term, text: text(label) } : null,
+      label: title || (label ? { term: label.dataset.term, text: text(label) } : null),
       written_unit: unit ? { term: unit.dataset.unitOf, text: unit.textContent.trim() } : null,
     };
   });
@@ -144,7 +194,15 @@ COLLECT = """
       const kind = table ? [...table.classList].filter((c) => c !== "data" && c !== "compact" && c !== "entries")[0] || "" : "";
       return { where: where(td), table: kind, column: th ? text(th) : "", row: first ? text(first) : "", shown: td.textContent.trim() };
     });
-  return { marks, unmarked };
+  // The decision summary's rows (page 1, the alpha page's "Decision summary"): what each shows
+  // besides its marked figures, their written units, its topic, a check's name (its term's label),
+  // the route's words (names, reasons) and badges; any digit left there is a number without a mark.
+  const summary = [...document.querySelectorAll("#decision-summary tbody tr[data-summary]")].map((tr) => {
+    const copy = tr.cloneNode(true);
+    copy.querySelectorAll("th, [data-term][data-value], [data-label-of], [data-unit-of], .words, .why, .badge, code").forEach((c) => c.remove());
+    return { where: where(tr), row: tr.dataset.summary, text: copy.textContent.replace(/\\s+/g, " ").trim() };
+  });
+  return { marks, unmarked, summary };
 }
 """
 
@@ -190,6 +248,10 @@ SHOW = {
     "t_statistic": lambda v: fixed(v, 2),
     "sessions": lambda v: _unsigned_zero(f"{round(v):,}"),
     "observations": lambda v: f"{int(v):,}" if v == int(v) else num(v),
+    **{
+        count: lambda v: _unsigned_zero(f"{round(v):,}")
+        for count in ("trials", "blocks", "combinations", "alphas", "resamples", "checks")
+    },
     "base_currency": money,
     "per_year": lambda v: f"{num(v)} per year",
     "per_session": lambda v: f"{num(v)} per session",
@@ -210,7 +272,8 @@ WRITTEN = {
     "observations": "observations",
     "weeks": "weeks",
     "names": "names",
-    "base_currency": BOOK_CURRENCY,  # the service's one currency (labels.js takes it from vocabulary.js)
+    # The currency every book is in, written beside an amount (docs/dashboard.md "The book's currency").
+    "base_currency": BOOK_CURRENCY,
     "years": "years",
     "per_year": "per year",
     "per_session": "per session",
@@ -348,6 +411,23 @@ def problems_of(marks: list[dict[str, Any]], answers: list[tuple[str, Any]]) -> 
     return out
 
 
+def summary_problems(rows: list[dict[str, Any]]) -> list[str]:
+    """The decision summary's numbers without a mark: digits its rows write outside a marked figure,
+    neither a day nor in the declared wording of their row (`SUMMARY_WORDING`)."""
+    out = []
+    for row in rows:
+        if row["row"] in SUMMARY_NOT_YET_MARKED:
+            continue
+        text = re.sub(DAY, "", row["text"])
+        for pattern, _why in SUMMARY_WORDING.get(row["row"], []):
+            text = re.sub(pattern, "", text)
+        if re.search(r"[0-9]", text):
+            out.append(
+                f"{row['where']}: the decision summary's {row['row']!r} row writes a number without a mark: {row['text']!r}"
+            )
+    return out
+
+
 def not_yet_marked(cell: dict[str, Any]) -> bool:
     return cell["where"] in NOT_YET_MARKED or f"{cell['where']} table.{cell['table']}" in NOT_YET_MARKED
 
@@ -403,7 +483,8 @@ def test_every_figure_of_the_alpha_page_and_its_tear_sheet_is_the_vocabularys(
         assert got["marks"], f"{fragment}: no figure is marked"
         problems += problems_of(got["marks"], answers.of(visit.requests))
         found, panels = unmarked_problems(got["unmarked"])
-        problems += found
+        problems += found + summary_problems(got["summary"])
+        assert got["summary"], f"{fragment}: no decision summary read"
         with_unmarked |= panels | {m["where"] for m in got["marks"] if m["label"] is None}
         visit.page.close()
     assert problems == []

@@ -2832,16 +2832,16 @@ class DrawdownRow(ApiStruct, kw_only=True, frozen=True):
     """
 
     depth_pct: float | None
-    """Depth of the episode: `(peak_equity - trough_equity) / peak_equity x 100`. Unit: percentage
-    points (1.0 = 1%).
+    """Depth of the episode: `(peak_equity - trough_equity) / peak_equity x 100`. Unit:
+    percentage_points.
     """
 
     sessions_to_trough: int | None
-    """Sessions from the peak to the trough. Unit: trading sessions."""
+    """Sessions from the peak to the trough. Unit: sessions."""
 
     sessions_to_recovery: int | None
-    """Sessions from the peak to the recovery. Unit: trading sessions. Null while the episode has not
-    recovered by the window's last session.
+    """Sessions from the peak to the recovery. Unit: sessions. Null while the episode has not recovered
+    by the window's last session.
     """
 
     peak_equity: float | None

@@ -36,10 +36,10 @@ import { money } from "./capacity_panel.js";
 import { add, errorBox, h } from "./dom.js";
 import { decisionRecord } from "./decision_record.js";
 import { DASH, int, pct } from "./format.js";
-import { figureName, inUnit, outOfSample, unitText } from "./labels.js";
+import { figureName, inUnit, labelMark, outOfSample, unitMark, unitText } from "./labels.js";
 import { ORIGINS } from "./live_panel.js";
 import { monitoringLine } from "./monitoring_panel.js";
-import { entryText, verdictBadge } from "./stat_entry.js";
+import { entryText, figureSpan, verdictBadge } from "./stat_entry.js";
 import { TERMS } from "./vocabulary.js";
 
 /**
@@ -76,39 +76,57 @@ export async function settledSummary(get) {
 
 const CORRELATION_CHECK = "production_correlation";
 
-/** A stat entry's value as shown, or "not measurable (reason)". */
-function measured(entry) {
+/** A stat entry served as `key`: its value as shown and marked (stat_entry.js `figureSpan`), or
+ * "not measurable (reason)". */
+function measured(entry, key) {
   if (!entry) return "not served";
-  if (entry.status === "not_measurable" || entry.value == null) return `not measurable (${entry.withheld_reason || "no reason given"})`;
-  return entryText(entry);
+  if (entry.status === "not_measurable" || entry.value == null) return ["not measurable (", why(entry.withheld_reason), ")"];
+  return figureSpan(key, entry);
 }
 
 /** `measured` for the figures of one sentence: a reason already given in it is not repeated. */
 function measurer() {
   const given = new Set();
-  return (entry) => {
-    if (!entry || entry.value != null) return measured(entry);
+  return (entry, key) => {
+    if (!entry || entry.value != null) return measured(entry, key);
     const reason = entry.withheld_reason || "no reason given";
     if (given.has(reason)) return "not measurable (as above)";
     given.add(reason);
-    return measured(entry);
+    return measured(entry, key);
   };
 }
 
-/** The figure column's text: the value, or "not measurable" (its reason is in the sentence beside it). */
-const figureText = (entry) => (entry && entry.value != null ? entryText(entry) : "not measurable");
+/** A sentence of text and marked figures: say`IR ${span} over ${span}` is its parts in order. */
+function say(strings, ...parts) {
+  return strings.flatMap((text, i) => (i < parts.length ? [text, parts[i]] : [text]));
+}
+
+/** A number served bare as `key` (a count, a capital), shown in its term's unit and marked. */
+const bare = (key, value, options) => figureSpan(key, value, options);
+
+/** Text the route serves as words (names, labels): not a figure, whatever digits it holds. */
+const words = (text) => h("span", { class: "words" }, text);
+
+/** A reason the route words for a figure it did not measure. */
+const why = (reason) => h("span", { class: "why" }, reason || "no reason given");
+
+/** The figure column's figure served as `key`: the value, marked, or "not measurable" (its reason is
+ * in the sentence beside it). */
+const figured = (entry, key) => (entry && entry.value != null ? figureSpan(key, entry) : "not measurable");
 
 /**
  * A cell carrying the exact value it shows (`data-value`, empty when not measured): the tests read
  * it. A figure of the term `key` is written with its unit beneath (`data-unit`): the served `unit`
  * (else the vocabulary's for the term) as the page names units (labels.js `unitText`), and the
- * term's basis, so no figure of the page is a bare number.
+ * term's basis, so no figure of the page is a bare number. `text` holds the figure as
+ * stat_entry.js `figureSpan` marks it (tests/e2e/test_dashboard_vocabulary.py reads the mark).
  */
 function figureCell(text, value, extra = {}, key = null, unit = null) {
   const term = key ? TERMS[key] : null;
   const code = unit || (term && term.unit) || null;
   const basis = term && term.basis ? `, ${BASIS_WORDS[term.basis] || term.basis}` : "";
-  const shown = code ? h("div", { class: "figure-unit muted" }, `${unitText(code)}${basis}`) : null;
+  // The unit is marked as the term's (labels.js `unitMark`), its basis written after it.
+  const shown = code ? h("div", { class: "figure-unit muted" }, key ? h("span", unitMark(key), unitText(code)) : unitText(code), basis) : null;
   return h("td", { class: "summary-figure", "data-value": Number.isFinite(value) ? String(value) : "", "data-unit": code || "", ...extra }, text, shown);
 }
 
@@ -137,7 +155,7 @@ function checksOf(answer) {
   return { summary, listed, policy, correlation: (data.checks || []).find((c) => c.id === CORRELATION_CHECK) };
 }
 
-const counts = (summary) => `${summary.passed ?? DASH} passed, ${summary.failed ?? DASH} failed, ${summary.not_measurable ?? DASH} not measurable`;
+const counts = (summary) => say`${bare("summary.passed", summary.passed)} passed, ${bare("summary.failed", summary.failed)} failed, ${bare("summary.not_measurable", summary.not_measurable)} not measurable`;
 
 /** The set the correlation check compared with, as its `reference` names it (approved: the production alphas, the only default). */
 function referenceSet(check) {
@@ -155,8 +173,9 @@ function liveSentence(data, m) {
   const inside = data.in_sample;
   const outside = data.out_of_sample;
   const where = `${capitalised(part.part)} (${data.split_date}: ${ORIGINS[data.split_origin] || data.split_origin})`;
-  if (!outside.sessions) return `${where}: no session is after it yet; the backtest holds ${int(inside.sessions)} sessions, information ratio ${measured(inside.information_ratio)}.`;
-  return `${where}: ${int(outside.sessions)} sessions, information ratio ${m(outside.information_ratio)} against ${m(inside.information_ratio)} over the backtest's ${int(inside.sessions)}; decay ratio ${m(data.decay_ratio)}.`;
+  const insideSessions = bare("in_sample.sessions", inside.sessions);
+  if (!outside.sessions) return say`${where}: no session is after it yet; the backtest holds ${insideSessions} sessions, information ratio ${measured(inside.information_ratio, "in_sample.information_ratio")}.`;
+  return say`${where}: ${bare("out_of_sample.sessions", outside.sessions)} sessions, information ratio ${m(outside.information_ratio, "out_of_sample.information_ratio")} against ${m(inside.information_ratio, "in_sample.information_ratio")} over the backtest's ${insideSessions}; decay ratio ${m(data.decay_ratio, "decay_ratio")}.`;
 }
 
 const consistencyBadge = (consistency) => {
@@ -167,38 +186,43 @@ const consistencyBadge = (consistency) => {
 
 function capacitySentence(data) {
   const m = measurer();
-  // A capital measured is written with the book's currency (capacity_panel.js `money`).
-  const capital = (entry) => (entry && entry.value != null ? money(entry.value) : m(entry));
-  return `At the reference capital K0 = ${money(data.capital)}: net information ratio ${m(data.net_information_ratio)}; the modelled costs halve it at ${capital(data.capacity)}; the 95th-percentile fill takes 10% of its name's average daily traded value at ${capital(data.participation_capacity)}.`;
+  // A capital measured is written with the book's currency after it (capacity_panel.js `money`).
+  const currency = ` ${unitText("base_currency")}`;
+  const capital = (entry, key) => (entry && entry.value != null ? [figureSpan(key, entry), currency] : m(entry, key));
+  return say`At the reference capital K0 = ${bare("capital", data.capital)}${currency}: net information ratio ${m(data.net_information_ratio, "net_information_ratio")}; the modelled costs halve it at ${capital(data.capacity, "capacity")}; the 95th-percentile fill takes 10% of its name's average daily traded value at ${capital(data.participation_capacity, "participation_capacity")}.`;
 }
 
 function fragilitySentence(f) {
   const m = measurer();
-  return (
-    `Information ratio ${m(f.information_ratio)}; without the ${f.drop} best days ${m(f.without_best_days)} (share kept ${m(f.best_days_kept)}), ` +
-    `without the ${f.drop} best names (${f.best_names && f.best_names.length ? f.best_names.join(", ") : DASH}) ${m(f.without_best_names)}; ` +
-    `share of the P&L made on the best 1% of days (${int(f.top_1pct_days)} sessions) ${m(f.top_1pct_days_share)}, on the best 5% ${m(f.top_5pct_days_share)}.`
-  );
+  const names = words(f.best_names && f.best_names.length ? f.best_names.join(", ") : DASH);
+  return [
+    say`Information ratio ${m(f.information_ratio, "fragility.information_ratio")}; without the ${f.drop} best days ${m(f.without_best_days, "without_best_days")} (share kept ${m(f.best_days_kept, "best_days_kept")}), `,
+    say`without the ${f.drop} best names (${names}) ${m(f.without_best_names, "without_best_names")}; `,
+    say`share of the P&L made on the best 1% of days (${bare("top_1pct_days", f.top_1pct_days)} sessions) ${m(f.top_1pct_days_share, "top_1pct_days_share")}, on the best 5% ${m(f.top_5pct_days_share, "top_5pct_days_share")}.`,
+  ];
 }
 
 /** The break-even multiple with its unit written ("2.262 × the modelled cost"), or why not measured. */
-const timesModelled = (entry) => (entry && entry.value != null ? `${entryText(entry)} ${unitText(entry.unit)}` : "not measurable");
+const timesModelled = (entry) => (entry && entry.value != null ? [figureSpan("break_even_multiple", entry), ` ${unitText(entry.unit)}`] : "not measurable");
 
 function costsSentence(data) {
   const ir = data.information_ratio || {};
   const m = measurer();
-  return (
-    `The break-even cost, ${m(data.break_even_bps)}, is ${timesModelled(data.break_even_multiple)} (${m(data.modelled_cost_bps)}): ` +
-    `the execution cost took ${m(data.execution_cost)} × starting equity of a gross P&L of ${m(data.gross_pnl)} (net ${m(data.net_pnl)}); ` +
-    `information ratio ${m(ir.gross)} before costs, ${m(ir.net)} after.`
-  );
+  return [
+    say`The break-even cost, ${m(data.break_even_bps, "break_even_bps")}, is ${timesModelled(data.break_even_multiple)} (${m(data.modelled_cost_bps, "modelled_cost_bps")}): `,
+    say`the execution cost took ${m(data.execution_cost, "execution_cost")} × starting equity of a gross P&L of ${m(data.gross_pnl, "gross_pnl")} (net ${m(data.net_pnl, "net_pnl")}); `,
+    say`information ratio ${m(ir.gross, "information_ratio.gross")} before costs, ${m(ir.net, "information_ratio.net")} after.`,
+  ];
 }
 
-/** A figure with its interval as the route serves it ("0.55 [-1.51, 2.36]", bounds in its unit), or `m`'s words. */
-function spanned(entry, m = measured) {
-  if (!entry || entry.value == null) return m(entry);
-  if (entry.lower == null || entry.upper == null) return entryText(entry);
-  return `${entryText(entry)} [${inUnit(entry.lower, entry.unit)}, ${inUnit(entry.upper, entry.unit)}]`;
+/** A figure served as `key` with its interval as the route serves it ("0.55 [-1.51, 2.36]", bounds
+ * in its unit, marked as the figure's, served under `key.lower` and `key.upper`), or `m`'s words. */
+function spanned(entry, key, m = measured) {
+  if (!entry || entry.value == null) return m(entry, key);
+  const figure = figureSpan(key, entry);
+  if (entry.lower == null || entry.upper == null) return figure;
+  const bound = (side) => figureSpan(key, entry[side], { unit: entry.unit, servedAs: `${key}.${side}` });
+  return say`${figure} [${bound("lower")}, ${bound("upper")}]`;
 }
 
 /** The headline figures of /analytics/uncertainty on page 1, in the route's order. */
@@ -207,41 +231,42 @@ const INTERVAL_FIGURES = ["information_ratio", "excess_sharpe", "rebuilt_mean_ic
 function intervalsSentence(data) {
   const m = measurer();
   const level = pct(data.confidence, 0);
-  return `${INTERVAL_FIGURES.map((key) => `${capitalised(figureName(key))} ${spanned(data[key], m)}`).join("; ")} (${level} block-bootstrap intervals, ${int(data.resamples)} resamples).`;
+  const figures = INTERVAL_FIGURES.map((key, i) => [i ? "; " : "", `${capitalised(figureName(key))} `, spanned(data[key], key, m)]);
+  return say`${figures} (${level} block-bootstrap intervals, ${bare("resamples", data.resamples)} resamples).`;
 }
 
 function overfittingSentence(data) {
   const m = measurer();
-  if (data.pbo.value == null) return `Not measurable: ${data.pbo.withheld_reason || "no reason given"}.`;
-  return (
-    `Probability of backtest overfitting of its trial family ${data.family} (${int(data.family_trials)} trials this key reads; ` +
-    `${int(data.splits)} CSCV blocks, ${int(data.combinations)} combinations over ${int(data.cscv_sessions)} sessions): ${entryText(data.pbo)}; ` +
-    `probability of a loss out of sample ${m(data.probability_of_loss)}.`
-  );
+  if (data.pbo.value == null) return ["Not measurable: ", why(data.pbo.withheld_reason), "."];
+  return [
+    say`Probability of backtest overfitting of its trial family ${words(data.family)} (${bare("family_trials", data.family_trials)} trials this key reads; `,
+    say`${bare("splits", data.splits)} CSCV blocks, ${bare("combinations", data.combinations)} combinations over ${bare("cscv_sessions", data.cscv_sessions)} sessions): ${figureSpan("pbo", data.pbo)}; `,
+    say`probability of a loss out of sample ${m(data.probability_of_loss, "probability_of_loss")}.`,
+  ];
 }
 
 /** /analytics/expectation's information ratio series (the first figure it serves). */
 const expectedIr = (data) => (data.series || []).find((s) => s.series === "information_ratio");
 
 function expectationSentence(data, series) {
-  if (!series || series.expected_live == null) return `Not measurable: ${(series && series.withheld_reason) || "no expectation served"}.`;
-  const group = data.group ? `its family ${data.group}` : `the ${data.group_kind}`;
+  if (!series || series.expected_live == null) return ["Not measurable: ", why((series && series.withheld_reason) || "no expectation served"), "."];
+  const group = data.group ? ["its family ", words(data.group)] : `the ${data.group_kind}`;
   const retention = data.live_haircut && data.live_haircut.retention ? data.live_haircut.retention : null;
   const level = pct(data.credible_level, 0);
-  return (
-    `Backtest ${inUnit(series.backtest_value, "ratio")} shrunk toward ${group}'s mean ${inUnit(series.group_mean, "ratio")} (${int(data.group_members)} alphas; ` +
-    `weight ${inUnit(series.shrinkage_weight, "ratio")} on its own), times retention ${measured(retention)} (${data.live_haircut ? data.live_haircut.calibration : DASH}); ` +
-    `${level} interval [${inUnit(series.expected_live_lower, "ratio")}, ${inUnit(series.expected_live_upper, "ratio")}].`
-  );
+  return [
+    say`Backtest ${bare("backtest_value", series.backtest_value)} shrunk toward ${group}'s mean ${bare("group_mean", series.group_mean)} (${bare("group_members", data.group_members)} alphas; `,
+    say`weight ${bare("shrinkage_weight", series.shrinkage_weight)} on its own), times retention ${measured(retention, "live_haircut.retention")} (${words(data.live_haircut ? data.live_haircut.calibration : DASH)}); `,
+    say`${level} interval [${bare("expected_live_lower", series.expected_live_lower)}, ${bare("expected_live_upper", series.expected_live_upper)}].`,
+  ];
 }
 
 function regimeSentence(data) {
   const rows = data.by_regime || [];
   const all = rows.find((r) => r.regime === "all");
   const weak = rows.find((r) => r.regime === data.weakest_regime);
-  const window = all ? ` against ${measured(all.information_ratio)} over all ${int(all.regime_sessions)} sessions` : "";
-  if (!weak) return `No regime of ${data.benchmark} holds a quarter of sessions with a measurable information ratio${window}.`;
-  return `${data.benchmark} ${weak.dimension} ${weak.label}: information ratio ${entryText(weak.information_ratio)} over ${int(weak.regime_sessions)} sessions${window}.`;
+  const window = all ? say` against ${measured(all.information_ratio, "by_regime.information_ratio")} over all ${bare("by_regime.regime_sessions", all.regime_sessions)} sessions` : "";
+  if (!weak) return say`No regime of ${words(data.benchmark)} holds a quarter of sessions with a measurable information ratio${window}.`;
+  return say`${words(`${data.benchmark} ${weak.dimension} ${weak.label}`)}: information ratio ${figureSpan("by_regime.information_ratio", weak.information_ratio)} over ${bare("by_regime.regime_sessions", weak.regime_sessions)} sessions${window}.`;
 }
 
 /** The two ratios under their vocabulary names (the residual one is the appraisal ratio), and what
@@ -249,17 +274,17 @@ function regimeSentence(data) {
 function specificSentence(factors, residual) {
   const m = measurer();
   const alphas = residual && residual.reference ? residual.reference.alphas || [] : [];
-  const set = alphas.length ? `set: ${alphas.join(", ")}` : "no alpha in the set";
-  return (
-    `${figureName("specific_information_ratio")} ${m(factors.specific_information_ratio)} (the common factors removed); ` +
-    `${figureName("appraisal_ratio")} ${residual ? m(residual.appraisal_ratio) : "not read"} (${set}): so both can hold.`
-  );
+  const set = alphas.length ? ["set: ", words(alphas.join(", "))] : "no alpha in the set";
+  return [
+    say`${figureName("specific_information_ratio")} ${m(factors.specific_information_ratio, "specific_information_ratio")} (the common factors removed); `,
+    say`${figureName("appraisal_ratio")} ${residual ? m(residual.appraisal_ratio, "appraisal_ratio") : "not read"} (${set}): so both can hold.`,
+  ];
 }
 
 function contributionSentence(data) {
   const m = measurer();
   const approved = data.approved || {};
-  return `${figureName("mmc_mean")}, the weekly mean (t ${m(data.mmc_t_stat)}) over ${int(data.mmc_weeks)} weeks against ${int(approved.approved_count)} approved alpha${approved.approved_count === 1 ? "" : "s"} (${(approved.alphas || []).join(", ") || DASH}).`;
+  return say`${figureName("mmc_mean")}, the weekly mean (t ${m(data.mmc_t_stat, "mmc_t_stat")}) over ${bare("mmc_weeks", data.mmc_weeks)} weeks against ${bare("approved_count", approved.approved_count)} approved alpha${approved.approved_count === 1 ? "" : "s"} (${words((approved.alphas || []).join(", ") || DASH)}).`;
 }
 
 // -- the tear sheet's page ---------------------------------------------------------------------
@@ -320,14 +345,14 @@ export function decisionSummary(alpha, got) {
     row("checks", "Checks against the policy", checks, (answer) => {
       const { summary, listed, policy } = checksOf(answer);
       return [
-        figureCell([verdictBadge(summary.verdict), h("div", { class: "muted" }, `${counts(summary)}; policy: ${policy}`)], null, { "data-verdict": summary.verdict || "" }),
+        figureCell([verdictBadge(summary.verdict), h("div", { class: "muted" }, counts(summary), "; policy: ", words(policy))], null, { "data-verdict": summary.verdict || "" }),
         [
           listed.length ? null : "Every check passed.",
           listed.length
             ? h(
                 "ul",
                 { class: "summary-checks" },
-                listed.map((c) => h("li", { "data-check": c.id, "data-verdict": c.verdict }, verdictBadge(c.verdict), " ", h("strong", {}, figureName(c.id)), ": ", h("span", { class: "why" }, c.reason || DASH))),
+                listed.map((c) => h("li", { "data-check": c.id, "data-verdict": c.verdict }, verdictBadge(c.verdict), " ", h("strong", labelMark(c.id), figureName(c.id)), ": ", h("span", { class: "why" }, c.reason || DASH))),
               )
             : null,
 
@@ -339,8 +364,8 @@ export function decisionSummary(alpha, got) {
       const outside = data.out_of_sample || {};
       const m = measurer(); // a reason given once in the row
       return [
-        figureCell(figureText(outside.information_ratio), outside.information_ratio ? outside.information_ratio.value : null, { "data-origin": data.split_origin || "", "data-split": data.split_date || "" }, "information_ratio", outside.information_ratio && outside.information_ratio.unit),
-        [liveSentence(data, m), data.split_date && outside.sessions ? [" Consistency: ", consistencyBadge(data.consistency), `, PSR ${m(data.consistency.probability)}.`] : null],
+        figureCell(figured(outside.information_ratio, "out_of_sample.information_ratio"), outside.information_ratio ? outside.information_ratio.value : null, { "data-origin": data.split_origin || "", "data-split": data.split_date || "" }, "information_ratio", outside.information_ratio && outside.information_ratio.unit),
+        [liveSentence(data, m), data.split_date && outside.sessions ? [" Consistency: ", consistencyBadge(data.consistency), ", PSR ", m(data.consistency.probability, "consistency.probability"), "."] : null],
         liveTitle(data),
       ];
     }),
@@ -352,42 +377,42 @@ export function decisionSummary(alpha, got) {
       monitoringLine(answer, { brief: true }),
     ]),
     row("capacity", "Capacity at the reference capital", got.capacity, (answer) => [
-      figureCell(figureText(answer.data.net_information_ratio), answer.data.net_information_ratio.value, {}, "net_information_ratio", answer.data.net_information_ratio.unit),
+      figureCell(figured(answer.data.net_information_ratio, "net_information_ratio"), answer.data.net_information_ratio.value, {}, "net_information_ratio", answer.data.net_information_ratio.unit),
       capacitySentence(answer.data),
     ]),
     row("fragility", "Fragility", got.attribution, (answer) => {
       const f = answer.data.fragility;
-      return [figureCell(figureText(f.best_days_kept), f.best_days_kept.value, {}, "best_days_kept", f.best_days_kept.unit), fragilitySentence(f)];
+      return [figureCell(figured(f.best_days_kept, "best_days_kept"), f.best_days_kept.value, {}, "best_days_kept", f.best_days_kept.unit), fragilitySentence(f)];
     }),
-    row("costs", "Costs", got.costs, (answer) => [figureCell(figureText(answer.data.break_even_multiple), answer.data.break_even_multiple.value, {}, "break_even_multiple", answer.data.break_even_multiple.unit), costsSentence(answer.data)]),
+    row("costs", "Costs", got.costs, (answer) => [figureCell(figured(answer.data.break_even_multiple, "break_even_multiple"), answer.data.break_even_multiple.value, {}, "break_even_multiple", answer.data.break_even_multiple.unit), costsSentence(answer.data)]),
     row("intervals", "Headline figures with their intervals", got.uncertainty, (answer) => {
       const ir = answer.data.information_ratio;
-      return [figureCell(spanned(ir, figureText), ir ? ir.value : null, {}, "information_ratio", ir && ir.unit), intervalsSentence(answer.data)];
+      return [figureCell(spanned(ir, "information_ratio", figured), ir ? ir.value : null, {}, "information_ratio", ir && ir.unit), intervalsSentence(answer.data)];
     }),
     row("overfitting", "Overfitting of the trial family", got.overfitting, (answer) => [
-      figureCell(figureText(answer.data.pbo), answer.data.pbo.value, { "data-family-trials": String(answer.data.family_trials) }, "pbo", answer.data.pbo.unit),
+      figureCell(figured(answer.data.pbo, "pbo"), answer.data.pbo.value, { "data-family-trials": String(answer.data.family_trials) }, "pbo", answer.data.pbo.unit),
       overfittingSentence(answer.data),
     ]),
     row("expectation", "Expected live information ratio", got.expectation, (answer) => {
       const series = expectedIr(answer.data);
       const value = series ? series.expected_live : null;
-      return [figureCell(value == null ? "not measurable" : inUnit(value, TERMS.expected_live.unit), value, {}, "expected_live"), expectationSentence(answer.data, series)];
+      return [figureCell(value == null ? "not measurable" : bare("expected_live", value), value, {}, "expected_live"), expectationSentence(answer.data, series)];
     }),
     row("regimes", "Weakest regime", got.regimes, (answer) => {
       const weak = (answer.data.by_regime || []).find((r) => r.regime === answer.data.weakest_regime);
-      return [figureCell(weak ? entryText(weak.information_ratio) : DASH, weak ? weak.information_ratio.value : null, { "data-regime": answer.data.weakest_regime || "" }, "information_ratio", weak && weak.information_ratio.unit), regimeSentence(answer.data)];
+      return [figureCell(weak ? figureSpan("by_regime.information_ratio", weak.information_ratio) : DASH, weak ? weak.information_ratio.value : null, { "data-regime": answer.data.weakest_regime || "" }, "information_ratio", weak && weak.information_ratio.unit), regimeSentence(answer.data)];
     }),
     row("specific", "Specific and appraisal ratios", got.factors, (answer) => {
       const specific = answer.data.specific_information_ratio;
       const residual = got.residual && got.residual.status === "fulfilled" ? got.residual.value.data : null;
-      return [figureCell(figureText(specific), specific.value, {}, "specific_information_ratio", specific.unit), specificSentence(answer.data, residual)];
+      return [figureCell(figured(specific, "specific_information_ratio"), specific.value, {}, "specific_information_ratio", specific.unit), specificSentence(answer.data, residual)];
     }),
-    row("contribution", "Contribution to the approved book", got.mmc, (answer) => [figureCell(figureText(answer.data.mmc_mean), answer.data.mmc_mean.value, {}, "mmc_mean", answer.data.mmc_mean.unit), contributionSentence(answer.data)]),
+    row("contribution", "Contribution to the approved book", got.mmc, (answer) => [figureCell(figured(answer.data.mmc_mean, "mmc_mean"), answer.data.mmc_mean.value, {}, "mmc_mean", answer.data.mmc_mean.unit), contributionSentence(answer.data)]),
     row("correlation", "Correlation to the approved set", checks, (answer) => {
       const check = checksOf(answer).correlation;
       if (!check) return [figureCell(DASH, null), "The checks served no production_correlation.", null];
       return [
-        figureCell([check.value == null ? DASH : inUnit(check.value, check.unit), " ", verdictBadge(check.verdict)], check.value, {}, CORRELATION_CHECK, check.unit),
+        figureCell([figureSpan(CORRELATION_CHECK, check.value, { unit: check.unit, servedAs: `checks[id=${CORRELATION_CHECK}].value` }), " ", verdictBadge(check.verdict)], check.value, {}, CORRELATION_CHECK, check.unit),
         h("span", { class: "why" }, check.reason || DASH),
         `Correlation to ${referenceSet(check)}`,
       ];

@@ -3,8 +3,10 @@
 // The ten deepest are shown, and a button shows them all.
 
 import { alphaPath, apiGetAll } from "./api.js";
-import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
-import { DASH, int, pp } from "./format.js";
+import { fill, h, note, showError, table, warningList } from "./dom.js";
+import { int } from "./format.js";
+import { figureColumn } from "./labels.js";
+import { figureCell } from "./stat_entry.js";
 
 export const DEEPEST = 10;
 
@@ -31,18 +33,20 @@ export async function loadDrawdowns(body, alpha, { signal }) {
   return answer;
 }
 
+// An episode's figures, each under its term (schemas/vocabulary.py), named, united and marked by the
+// shared helpers: a dash while not recovered.
+const EPISODE_FIGURES = ["depth_pct", "sessions_to_trough", "sessions_to_recovery"];
+
 export function drawdownTable(rows, limit) {
   if (rows.length === 0) return note("No drawdown: the book never fell below a peak.");
   const shown = limit ? rows.slice(0, limit) : rows;
   return table(
-    ["Peak", "Trough", "Recovery", "Depth", "Sessions to trough", "Sessions to recovery"],
+    ["Peak", "Trough", "Recovery", ...EPISODE_FIGURES.map((key) => figureColumn(key))],
     shown.map((r) => [
       h("th", { scope: "row" }, r.peak_date),
       r.trough_date,
       r.recovery_date ?? "not recovered",
-      numberCell(pp(r.depth_pct), null),
-      numberCell(int(r.sessions_to_trough), null),
-      numberCell(r.sessions_to_recovery == null ? DASH : int(r.sessions_to_recovery), null),
+      ...EPISODE_FIGURES.map((key) => figureCell(r[key], key)),
     ]),
     { className: "data drawdowns" },
   );

@@ -69,6 +69,14 @@ export const UNITS = {
   // A count of observations, or their mean (a bootstrap's block length): a whole count in full.
   observations: { show: (v) => (Number.isInteger(v) ? int(v) : num(v)), text: "observations" },
   weeks: { show: num, text: "weeks" },
+  // Whole counts of things the routes count (a trial family's trials, CSCV blocks and combinations,
+  // alphas, bootstrap resamples, checks): in full with thousands separators ("1,000 resamples").
+  trials: { show: int, text: "trials" },
+  blocks: { show: int, text: "blocks" },
+  combinations: { show: int, text: "combinations" },
+  alphas: { show: int, text: "alphas" },
+  resamples: { show: int, text: "resamples" },
+  checks: { show: int, text: "checks" },
   names: { show: num, text: "names" },
   // The currency the service declares for every book (schemas.conventions.BOOK_CURRENCY, served in
   // vocabulary.js and as capacity's and costs' `currency`): written beside an amount, never in it,
@@ -141,7 +149,7 @@ export const FIGURES = {
   "benchmark.tracking_error": { term: "tracking_error" },
   max_drawdown: { better: "lower" },
   max_drawdown_pct: { better: "lower" },
-  depth_pct: { name: "Depth", better: "lower" },
+  depth_pct: { better: "lower" },
   volatility: {},
   turnover: {},
   annual_turnover: {},
@@ -230,6 +238,11 @@ export const FIGURES = {
   // /analytics/residual's own figures: another definition, another name (issue 46).
   appraisal_ratio: { better: "higher", signed: true },
   partial_beta: { signed: true },
+  // /analytics/residual serves each reference alpha's coefficient as partial_beta too (STILL_TWO_MEANINGS).
+  "betas.partial_beta": { term: "reference_partial_beta" },
+  // /analytics/live serves a part's weeks with a measurable IC as weeks (STILL_TWO_MEANINGS).
+  "in_sample.weeks": { term: "ic_weeks" },
+  "out_of_sample.weeks": { term: "ic_weeks" },
   intercept_t_statistic: { better: "higher", signed: true },
   mmc_mean: { better: "higher", signed: true },
   mmc_t_stat: { better: "higher", signed: true },

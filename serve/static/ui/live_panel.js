@@ -9,8 +9,8 @@ import { alphaPath, apiGet, isAbort } from "./api.js";
 import { decisionRecord } from "./decision_record.js";
 import { fill, h, note, showError, table, warningList } from "./dom.js";
 import { DASH, int } from "./format.js";
-import { figureName, inUnit, outOfSample as afterSplit, unitText } from "./labels.js";
-import { entryCell, figureHeader } from "./stat_entry.js";
+import { figureName, inUnit, labelMark, outOfSample as afterSplit, termUnit, unitMark, unitText } from "./labels.js";
+import { entryCell, figureCell, figureHeader } from "./stat_entry.js";
 
 const BOOKS = ["long_short", "long_only"];
 
@@ -142,25 +142,21 @@ function splitLine(data, charts) {
 
 function partsTable(inSample, outOfSample, origin) {
   const period = (part) => (part.first_session ? `${part.first_session} to ${part.last_session}` : DASH);
-  const count = (value, unit) => h("td", { class: "number", "data-value": value == null ? "" : String(value) }, inUnit(value, unit));
+  // A part's counts, each under its term (labels.js FIGURES: a part's weeks are those with a measurable
+  // IC, `ic_weeks`, not the registry's rebalance weeks): named, united and marked by the shared helpers.
+  const countRow = (name) =>
+    h(
+      "tr",
+      { "data-figure": name },
+      h("th", { scope: "row", "data-figure": name, ...labelMark(`in_sample.${name}`) }, figureName(`in_sample.${name}`), " ", h("code", {}, name)),
+      figureCell(inSample[name], `in_sample.${name}`),
+      figureCell(outOfSample[name], `out_of_sample.${name}`),
+      h("td", unitMark(`in_sample.${name}`), unitText(termUnit(`in_sample.${name}`))),
+    );
   const rows = [
     h("tr", { "data-figure": "period" }, h("th", { scope: "row" }, "First to last session"), h("td", {}, period(inSample)), h("td", {}, period(outOfSample)), h("td", {}, "dates")),
-    h(
-      "tr",
-      { "data-figure": "sessions" },
-      h("th", { scope: "row", "data-figure": "sessions" }, "Sessions ", h("code", {}, "sessions")),
-      count(inSample.sessions, "sessions"),
-      count(outOfSample.sessions, "sessions"),
-      h("td", {}, unitText("sessions")),
-    ),
-    h(
-      "tr",
-      { "data-figure": "weeks" },
-      h("th", { scope: "row", "data-figure": "weeks" }, "Weeks with a measurable IC ", h("code", {}, "weeks")),
-      count(inSample.weeks, "weeks"),
-      count(outOfSample.weeks, "weeks"),
-      h("td", {}, unitText("weeks")),
-    ),
+    countRow("sessions"),
+    countRow("weeks"),
     ...PART_FIGURES.map((name) =>
       h(
         "tr",

@@ -8,7 +8,7 @@
 import { panelLoader } from "./analytics_panel.js";
 import { fill, h, note, numberCell, table, warningList } from "./dom.js";
 import { DASH } from "./format.js";
-import { figureName, inUnit } from "./labels.js";
+import { figureName, figureNameWithBasis, inUnit, labelMark, valueMark } from "./labels.js";
 import { verdictBadge } from "./stat_entry.js";
 
 const VERBS = { approved: "Approve", retired: "Retire" };
@@ -57,9 +57,9 @@ export function renderPromotionPreview(body, answer) {
             "tr",
             { "data-alpha": other.alpha_id, "data-check": change.check, "data-flips": String(change.flips), "data-live-book": String(other.live_book) },
             h("th", { scope: "row" }, other.alpha_id, other.live_book ? null : h("span", { class: "muted" }, " (not in the live book)")),
-            h("td", {}, figureName(change.check), " ", h("code", {}, change.check)),
-            numberCell(change.value_before == null ? DASH : inUnit(change.value_before, unit), change.value_before),
-            numberCell(change.value_after == null ? DASH : inUnit(change.value_after, unit), change.value_after),
+            h("td", labelMark(change.check), figureNameWithBasis(change.check), " ", h("code", {}, change.check)),
+            checkValue(change, "value_before", unit),
+            checkValue(change, "value_after", unit),
             h(
               "td",
               {},
@@ -90,4 +90,14 @@ export function renderPromotionPreview(body, answer) {
     h("p", {}, "To record the decision, an operator runs (read-only here; fill in who and why):"),
     h("pre", { id: "promote-command", class: "command" }, h("code", {}, data.command)),
   );
+}
+
+/** A check's value before or after the promotion (`side`: value_before, value_after), in the unit
+ * the checks serve it in, marked as the check's term, served under `changes.<side>`. */
+function checkValue(change, side, unit) {
+  const value = change[side];
+  const cell = numberCell(value == null ? DASH : inUnit(value, unit), value);
+  const marks = { ...valueMark(change.check, value, unit), "data-key": `changes.${side}` };
+  for (const [attr, text] of Object.entries(marks)) cell.setAttribute(attr, text);
+  return cell;
 }

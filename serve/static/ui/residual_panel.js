@@ -4,9 +4,12 @@
 // ratio of intercept plus residual, intercept and its Newey-West t-statistic, R², SPY's partial beta), then
 // each reference alpha's partial beta: nothing is computed here, a figure not measured shows its reason.
 
-import { h, numberCell, table, warningList } from "./dom.js";
-import { fixed, int } from "./format.js";
-import { entriesOf, entryTable } from "./stat_entry.js";
+import { h, table, warningList } from "./dom.js";
+import { int } from "./format.js";
+import { figureColumn } from "./labels.js";
+import { entriesOf, entryTable, figureCell } from "./stat_entry.js";
+
+const BETA = "betas.partial_beta";
 
 export function residualBlock(answer) {
   const data = answer.data;
@@ -19,16 +22,13 @@ export function residualBlock(answer) {
     dropped.count ? ` (${int(dropped.count)} dropped: ${dropped.alphas.map((d) => `${d.alpha}, ${d.reason}`).join("; ")})` : "",
     ` and ${data.benchmark ? data.benchmark.symbol : "SPY"}, over ${int(data.sessions)} sessions; Newey-West lag ${int(data.newey_west_lag)}.`,
   );
-  // A reference alpha's partial beta is a plain coefficient (ratio), not a stat entry.
-  const betas = (data.betas || []).map((b) => {
-    const cell = numberCell(fixed(b.partial_beta, 3), b.partial_beta);
-    cell.dataset.value = String(b.partial_beta);
-    return [h("th", { scope: "row" }, b.alpha), cell];
-  });
+  // A reference alpha's partial beta is a plain coefficient (ratio), not a stat entry: its own term
+  // (reference_partial_beta), not SPY's partial_beta, though both are served as partial_beta.
+  const betas = (data.betas || []).map((b) => [h("th", { scope: "row" }, b.alpha), figureCell(b.partial_beta, BETA)]);
   return [
     warningList(answer.meta && answer.meta.warnings),
     summary,
     entryTable(entriesOf(data), { className: "data entries residual" }),
-    betas.length ? table(["Reference alpha", "Partial beta"], betas, { className: "data residual-betas" }) : null,
+    betas.length ? table(["Reference alpha", figureColumn(BETA)], betas, { className: "data residual-betas" }) : null,
   ].filter(Boolean);
 }

@@ -40,6 +40,21 @@ export function figureCell(value, key, { change = false } = {}) {
   return entryCell(finite(value) ? { value, unit, status: "available" } : { value: null, unit, status: "available" }, key, { change });
 }
 
+/**
+ * A figure written in a sentence (the decision summary's): its value in its unit, marked like
+ * `entryCell`'s, its name with its basis as the registry states it in its title (the sentence's words
+ * around it are prose, not the figure's name). `entry`: a stat entry, or a number served bare as
+ * `key` (shown in the registry's unit, or `unit`); `servedAs`: where the answer serves it when that is
+ * not `key` (an interval's bound, `information_ratio.lower`; a check's value). Only for a value shown:
+ * a figure not measured is its reason, in words.
+ */
+export function figureSpan(key, entry, { unit = null, servedAs = null } = {}) {
+  const e = isEntry(entry) ? entry : { value: entry, unit: unit || termUnit(key), status: "available" };
+  const shown = e.status !== "not_measurable" && finite(e.value) ? e.value : null;
+  const marks = { ...valueMark(key, shown, e.unit), ...(servedAs ? { "data-key": servedAs } : {}) };
+  return h("span", { class: "figure", title: figureNameWithBasis(key), ...marks }, entryText(e));
+}
+
 export function statusText(entry) {
   if (!entry) return "not served";
   if (entry.status === "not_measurable") return `not measurable${entry.withheld_reason ? `: ${entry.withheld_reason}` : ""}`;
