@@ -48,7 +48,6 @@ DISPLAY = {
     ("report_page.js", "Math.max(...alphas.map((a) => a.length))"): "the label width, from the longest id",
     ("report_page.js", "Math.min(220, 24 + longest * 7)"): "the label width in pixels",
     ("significance_panel.js", "[Math.min(...ends), Math.max(...ends)]"): "the whiskers' shared scale",
-    ("uncertainty_panel.js", "[Math.min(...ends), Math.max(...ends)]"): "the whiskers' shared scale",
     ("tearsheet.js", "Math.min(DEEPEST, answer.data.length)"): "how many episodes the sheet shows",
     ("tearsheet.js", "Math.abs(v) < 10 && v !== Math.round(v)"): "an axis label's decimals",
     ("tearsheet.js", "Math.max(...data.months.map((m) => Math.abs(m.book_return)), 1e-12)"): (

@@ -12,7 +12,7 @@ import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int, num } from "./format.js";
 import { figureName, inUnit } from "./labels.js";
 import { entryCell, entryTable, namedEntries, notMeasurable } from "./stat_entry.js";
-import { axes, legendSvg, niceTicks, s } from "./svg.js";
+import { axes, legendSvg, niceTicks, paddedRange, s, ticksCovering } from "./svg.js";
 
 const FIGURES = [
   "break_even_cost_bps",
@@ -61,14 +61,9 @@ function costCurveSvg(levels, { width = 760, height = 240 } = {}) {
   const drawn = levels.filter((row) => Number.isFinite(row.net_information_ratio_at_cost.value));
   const costs = drawn.map((row) => row.cost_bps);
   const values = drawn.map((row) => row.net_information_ratio_at_cost.value);
-  const xTicks = niceTicks(Math.min(0, ...costs), Math.max(...costs), 8);
-  const step = xTicks.length > 1 ? xTicks[1] - xTicks[0] : 1;
-  // The axis ends on a round tick at or beyond the costliest level.
-  while (xTicks[xTicks.length - 1] < Math.max(...costs) - 1e-9) xTicks.push(Number((xTicks[xTicks.length - 1] + step).toPrecision(12)));
+  const xTicks = ticksCovering(costs, 8); // the axis ends on a round tick at or beyond the costliest level
   const [x0, x1] = [xTicks[0], xTicks[xTicks.length - 1]];
-  const room = (Math.max(0, ...values) - Math.min(0, ...values)) * 0.08;
-  const low = Math.min(0, ...values) - (Math.min(0, ...values) < 0 ? room : 0);
-  const high = Math.max(0, ...values) + (Math.max(0, ...values) > 0 ? room : 0);
+  const [low, high] = paddedRange(values);
   const x = (c) => pad.left + ((c - x0) / (x1 - x0 || 1)) * (width - pad.left - pad.right);
   const y = (v) => pad.top + (1 - (v - low) / (high - low || 1)) * (height - pad.top - pad.bottom);
   const title = "Net information ratio at each cost level";

@@ -34,6 +34,31 @@ export function niceTicks(min, max, count = 6) {
   return ticks;
 }
 
+/** Round ends around `values` (about four steps between them): a scale several charts share. */
+export function roundEnds(values) {
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  const span = high - low || Math.abs(high) || 1;
+  const raw = span / 4;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((m) => m >= raw);
+  return [Math.floor(low / step) * step, Math.ceil(high / step) * step].map((v) => Number(v.toPrecision(12)));
+}
+
+/** Round ticks from 0 (or the least value below it) to a tick at or beyond the greatest value. */
+export function ticksCovering(values, count) {
+  const ticks = niceTicks(Math.min(0, ...values), Math.max(...values), count);
+  const step = ticks.length > 1 ? ticks[1] - ticks[0] : 1;
+  while (ticks[ticks.length - 1] < Math.max(...values) - 1e-9) ticks.push(Number((ticks[ticks.length - 1] + step).toPrecision(12)));
+  return ticks;
+}
+
+/** [low, high] holding 0 and every value, with `share` of the span as room on a side with values. */
+export function paddedRange(values, share = 0.08) {
+  const [least, most] = [Math.min(0, ...values), Math.max(0, ...values)];
+  const room = (most - least) * share;
+  return [least - (least < 0 ? room : 0), most + (most > 0 ? room : 0)];
+}
+
 const INK = "#222";
 const GRID = "#ddd";
 const FONT = 11;

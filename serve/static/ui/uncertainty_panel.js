@@ -9,7 +9,7 @@ import { fill, h, note, numberCell, table, warningList } from "./dom.js";
 import { DASH, int, num } from "./format.js";
 import { figureName, figureNameWithBasis, inUnit, unitText } from "./labels.js";
 import { entryCell } from "./stat_entry.js";
-import { s } from "./svg.js";
+import { roundEnds, s } from "./svg.js";
 import { TERMS } from "./vocabulary.js";
 
 // In the route's order: the sessions' figures, then the weeks'.
@@ -51,16 +51,6 @@ const INSET = 8;
  * and `annualisation`): the annualised ratios share one, a per-week mean IC has its own (on theirs
  * it would be a dot), a share of weeks its own. */
 const scaleOf = (entry) => (entry ? `${entry.unit} ${entry.annualisation}` : "none");
-
-/** Round ends around every bound and estimate of a scale (about four steps between them). */
-function roundEnds(values) {
-  const [low, high] = [Math.min(...values), Math.max(...values)];
-  const span = high - low || Math.abs(high) || 1;
-  const raw = span / 4;
-  const magnitude = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((m) => m >= raw);
-  return [Math.floor(low / step) * step, Math.ceil(high / step) * step].map((v) => Number(v.toPrecision(12)));
-}
 
 /** The x of `value` on a scale `[min, max]`, in a whisker's (and its axis's) own units. */
 const xOn = ([min, max]) => (value) => INSET + ((value - min) / (max - min || 1)) * (WIDTH - 2 * INSET);
