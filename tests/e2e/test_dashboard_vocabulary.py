@@ -79,10 +79,6 @@ NOT_YET_MARKED: dict[str, str] = {
     "performance": "the monthly returns grid (a month's return to one decimal, the year's and SPY's)",
     "signal": "the weekly IC, the IC term structure and the deciles: series, each value a week's or a horizon's",
     "cross-section": "a week's cross-section: a row a name (score, weight, return)",
-    "uncertainty": "its whiskers are being redrawn in parallel (the uncertainty panel): marked after that merge",
-    "costs": "its cost curve is being redrawn in parallel: marked after that merge",
-    "cost-curve": "the tear sheet's cost curve, redrawn in parallel: marked after that merge",
-    "cost-capital": "the tear sheet's costs by capital, redrawn in parallel with the cost curve",
 }
 
 # Digits the decision summary writes that are no figure of the vocabulary, by its row (`data-summary`),
@@ -453,6 +449,11 @@ def settled_alpha_page(page: Any) -> None:
         "() => [...document.querySelectorAll('section.panel .panel-body')]"
         ".every((b) => !/^Loading…/.test(b.textContent.trim()))"
     )
+    # Two panels draw a part after their body has left "Loading…" (the performance panel's monthly
+    # grid after its charts, the cross-section's table after the week index): read only once drawn,
+    # or a panel not yet marked would read as marked because its numbers were not there yet.
+    page.wait_for_selector("#performance table.returns")
+    page.wait_for_selector("#cross-section table.cross-section")
 
 
 def test_no_two_terms_share_a_label() -> None:

@@ -10,8 +10,8 @@ import { byCapitalBlock, capitalHeader } from "./capacity_panel.js";
 import { COLORS, categoryChart } from "./charts.js";
 import { fill, h, note, table, warningList } from "./dom.js";
 import { fixed, int, num } from "./format.js";
-import { figureName, inUnit } from "./labels.js";
-import { entryCell, entryTable, namedEntries, notMeasurable } from "./stat_entry.js";
+import { figureColumn, figureName, inUnit } from "./labels.js";
+import { entryCell, entryTable, figureCell, namedEntries, notMeasurable } from "./stat_entry.js";
 import { axes, legendSvg, niceTicks, paddedRange, s, ticksCovering } from "./svg.js";
 
 const FIGURES = [
@@ -136,10 +136,13 @@ export function costCurveBlock(answer) {
         costCurveLegend(levels),
         costCurveSvg(levels),
         table(
-          ["Cost (bps of traded notional)", "× the modelled cost", "Net information ratio"],
+          // Each column named by its term (docs/dashboard.md "Every figure is marked"); the level's
+          // multiple of the modelled cost a figure of its own (cost_multiple), in its term's unit; the
+          // cost's label states its unit (bps of traded notional), so its column does not write it again.
+          [figureColumn("cost_bps", { unit: false }), figureColumn("cost_multiple"), figureColumn("net_information_ratio_at_cost")],
           levels.map((row) => [
             h("th", { scope: "row", "data-cost": String(row.cost_bps), "data-level": row.level }, levelLabel(row)),
-            h("td", { "data-value": row.cost_multiple == null ? "" : String(row.cost_multiple) }, row.cost_multiple == null ? "—" : fixed(row.cost_multiple, 3)),
+            figureCell(row.cost_multiple, "cost_multiple"),
             entryCell(row.net_information_ratio_at_cost, "net_information_ratio_at_cost"),
           ]),
           { className: "data compact cost-curve" },
@@ -159,7 +162,7 @@ export function costCapitalBlock(answer) {
     what: "The curve tied to capacity",
     id: "cost-capital-withheld",
     chart: ["cost-capital", "Net information ratio as the cost rises with participation", 230],
-    headers: [capitalHeader(), "Cost (bps of traded notional)", "95th-percentile participation (% of adv)", "Net information ratio"],
+    headers: [capitalHeader(), figureColumn("cost_bps", { unit: false }), figureColumn("participation_p95"), figureColumn("net_information_ratio")],
     cells: (row) => [entryCell(row.cost_bps, "cost_bps"), entryCell(row.participation_p95, "participation_p95"), entryCell(row.net_information_ratio, "net_information_ratio")],
     className: "data compact cost-capital",
   });

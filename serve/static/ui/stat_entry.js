@@ -124,7 +124,7 @@ export function intervalRow(header, entry, name, scale, { bound = num, width } =
 }
 
 /** A bound of an interval, in its figure's unit: marked as that figure, served under `name.side`. */
-function boundCell(bound, value, name, side, entry) {
+export function boundCell(bound, value, name, side, entry) {
   const cell = numberCell(bound(value), value);
   const marks = { ...valueMark(name, value, entry ? entry.unit : null), "data-key": `${name}.${side}` };
   for (const [attr, text] of Object.entries(marks)) cell.setAttribute(attr, text);

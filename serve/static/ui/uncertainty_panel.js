@@ -5,10 +5,10 @@
 // it is in range. The page draws only: every number comes from the route.
 
 import { panelLoader, windowText } from "./analytics_panel.js";
-import { fill, h, note, numberCell, table, warningList } from "./dom.js";
+import { fill, h, note, table, warningList } from "./dom.js";
 import { DASH, int, num } from "./format.js";
-import { figureName, figureNameWithBasis, inUnit, unitText } from "./labels.js";
-import { entryCell } from "./stat_entry.js";
+import { figureColumn, figureName, figureNameWithBasis, inUnit, labelMark, unitText } from "./labels.js";
+import { boundCell, entryCell, figureCell } from "./stat_entry.js";
 import { roundEnds, s } from "./svg.js";
 import { TERMS } from "./vocabulary.js";
 
@@ -117,16 +117,19 @@ function uncertaintyTable(data) {
     const values = members.flatMap(([, e]) => (e ? [e.lower, e.upper, e.value] : [])).filter(Number.isFinite);
     const ends = values.length ? roundEnds(values) : [0, 1];
     for (const [key, entry] of members) {
-      const header = h("th", { scope: "row", "data-figure": key }, figureNameWithBasis(key));
+      // Every number marked (docs/dashboard.md "Every figure is marked"): the row names the figure,
+      // its bounds are the figure's (served as `key.lower`, `key.upper`), its observations and block
+      // length their own terms, named by their columns.
+      const header = h("th", { scope: "row", "data-figure": key, ...labelMark(key) }, figureNameWithBasis(key));
       const bound = (value) => inUnit(value, entry ? entry.unit : null); // in the figure's unit
       rows.push([
         header,
         entryCell(entry, key),
-        numberCell(bound(entry && entry.lower), entry && entry.lower),
-        numberCell(bound(entry && entry.upper), entry && entry.upper),
+        boundCell(bound, entry && entry.lower, key, "lower", entry),
+        boundCell(bound, entry && entry.upper, key, "upper", entry),
         h("td", { class: "whisker" }, whiskerSvg(entry, key, ends)),
-        numberCell(int(entry && entry.observations), null),
-        numberCell(num(entry && entry.block_length), null),
+        figureCell(entry ? entry.observations : null, `${key}.observations`),
+        figureCell(entry ? entry.block_length : null, `${key}.block_length`),
       ]);
     }
     if (values.length) {
@@ -138,7 +141,7 @@ function uncertaintyTable(data) {
       ]);
     }
   }
-  const built = table(["Figure", "Estimate", "Lower", "Upper", "Interval (scale beneath)", "Observations", "Block length"], rows, { className: "data uncertainty" });
+  const built = table(["Figure", "Estimate", "Lower", "Upper", "Interval (scale beneath)", figureColumn("observations"), figureColumn("block_length")], rows, { className: "data uncertainty" });
   for (const cell of built.querySelectorAll("td.scale-name")) cell.parentElement.classList.add("interval-scale");
   return built;
 }
