@@ -2611,7 +2611,6 @@ COLUMNS_UNDER_A_TERMS_NAME: MappingProxyType[str, str] = MappingProxyType(
         "PnlRow.net_pnl": "the spec's P&L column, in base currency",
         "TradeRow.execution_cost": "the spec's trades column, in base currency",
         "EquityRow.turnover": "the spec's equity-curve column: the period's one-way turnover",
-        "ScreenRow.turnover": "/metrics core.turnover as sealed, in its turnover_unit (sealed_turnover)",
         "EnvelopeMeta.sessions": "a count of the page's sessions, not a figure",
     }
 )

@@ -863,10 +863,10 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             null=NOT_MEASURED,
         ),
     ]
-    mean_ic: Annotated[
+    ic: Annotated[
         float | None,
         doc(
-            "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections bear it out.",
+            "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history) and the catalogue index stores it (`ic`): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections bear it out. Served as `mean_ic` before issue 65 (item 3), the name of the IC term structure's horizon figure.",
             term="ic",
             null=NOT_MEASURED,
         ),
@@ -883,7 +883,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     ic_reproduces: Annotated[
         bool | None,
         doc(
-            "Whether the weekly IC rebuilt from the run's rebalance cross-sections reproduces its sealed mean IC (within 1e-6, the `/metrics` rule that warns `ic_reproduction_mismatch`). `false` flags a `mean_ic` (and the `icir` sealed with it) that the run's own cross-sections do not bear out; filter with `ic_reproduces=true` to keep only alphas whose IC was checked and holds.",
+            "Whether the weekly IC rebuilt from the run's rebalance cross-sections reproduces its sealed mean IC (within 1e-6, the `/metrics` rule that warns `ic_reproduction_mismatch`). `false` flags an `ic` (and the `icir` sealed with it) that the run's own cross-sections do not bear out; filter with `ic_reproduces=true` to keep only alphas whose IC was checked and holds.",
             null="Null when there is nothing to check (no sealed mean IC, or no cross-sections to rebuild it from), and for a key that may not read the cross-sections (signals.rebalances.get or signals.scores).",
         ),
     ]
@@ -898,8 +898,8 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     turnover: Annotated[
         float | None,
         doc(
-            "Turnover, as `/metrics` serves `core.turnover` (overall, the whole history), in `turnover_unit`.",
-            unit="turnover_unit",
+            "Turnover, as `/metrics` serves `core.turnover` (overall, the whole history), in `turnover_unit`: the run's sealed turnover (the term `sealed_turnover`, as `core.turnover` declares it), not the checks' traded turnover per year of a window (`turnover`).",
+            term="sealed_turnover",
             null=NOT_MEASURED,
         ),
     ]

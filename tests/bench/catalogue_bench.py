@@ -87,7 +87,7 @@ random filters and a random sort (`screen_query`)."""
 SCREEN_FILTERS = {
     "information_ratio": "min",
     "excess_sharpe": "min",
-    "mean_ic": "min",
+    "ic": "min",
     "icir": "min",
     "max_drawdown_pct": "max",
     "turnover": "max",
