@@ -247,7 +247,7 @@ ANALYTICS_ROLLING = pa.schema(
         ("window_weeks", pa.int8()),  # 13, 26 or 52
         ("date", pa.date32()),  # the rebalance week ending the trailing window
         ("n_ic_weeks", pa.int32()),
-        ("mean_ic", pa.float64()),
+        ("rebuilt_mean_ic", pa.float64()),  # the window's mean weekly IC (weekly_signal)
         ("icir_per_week", pa.float64()),  # not annualised (the route serves it x sqrt(52) as `icir`)
         ("n_return_weeks", pa.int32()),
         ("annualised_return", pa.float64()),
@@ -492,7 +492,6 @@ FIGURE_TERMS: dict[str, tuple[str, ...]] = {
         "ic",
         "icir",
         "max_drawdown_pct",
-        "turnover",
         "sessions",
         "weeks",
         "live_information_ratio",
@@ -501,7 +500,7 @@ FIGURE_TERMS: dict[str, tuple[str, ...]] = {
         "residual_information_ratio",
     ),
     "analytics_rolling": (
-        "mean_ic",
+        "rebuilt_mean_ic",
         "icir_per_week",
         "annualised_return",
         "volatility",
@@ -514,8 +513,9 @@ by table (a build's by its name, the others by their name in this module): each 
 (issue 65, item 7: an analyst reads `ic` in the index as in /metrics `core.ic`), and docs/lake.md
 writes the term and its unit beside it (tests/pipeline/test_lake_columns_documented.py holds both).
 The rolling ICIR is stored per week (`icir_per_week`); `/analytics/rolling` serves it annualised
-as `icir`. The index's `turnover` is `core.turnover` as served, in the unit `turnover_unit` names
-(the term's per_year when the run sealed an annualised turnover)."""
+as `icir`. The index's `turnover` is not listed: it is `core.turnover` as served (the term
+`sealed_turnover`, in the unit `turnover_unit` names), under the spec's name, which the term
+`turnover` (the window's traded turnover per year) also bears (issue 65, item 3)."""
 
 LIVE_COLUMNS = (
     "live_split",

@@ -395,7 +395,11 @@ class LedgerRow(Body, kw_only=True, frozen=True):
     turnover_notional: Annotated[float | None, TURNOVER_NOTIONAL]
     turnover: Annotated[
         float | None,
-        doc("One-sided traded fraction: half the sum of absolute weight changes.", unit=units.FRACTION),
+        doc(
+            "One-sided traded fraction of this session: half the sum of absolute weight changes (not annualised: "
+            "the checks' `turnover` per year is the mean of these times 252).",
+            term="session_turnover",
+        ),
     ]
 
 
@@ -518,7 +522,10 @@ class EquityRow(Body, kw_only=True, frozen=True):
     ]
     turnover: Annotated[
         float | None,
-        doc("One-sided traded fraction, carried from the same day's ledger row.", unit=units.FRACTION),
+        doc(
+            "One-sided traded fraction of this session, carried from the same day's ledger row (not annualised).",
+            term="session_turnover",
+        ),
     ]
 
 
@@ -740,13 +747,16 @@ class RollingRow(Body, kw_only=True, frozen=True):
         int | None,
         doc("Weeks of the trailing window with a weekly IC.", unit=units.WEEKS, source="weekly_signal"),
     ]
-    mean_ic: Annotated[
+    rebuilt_mean_ic: Annotated[
         float | None,
         doc(
-            "Mean weekly IC over the trailing window: conditioned (weekly_signal.ic) on base books, raw "
-            "(raw_ic) on raw_ books (the family in `meta.signal`).",
+            "Mean weekly IC over the trailing window, rebuilt from the rebalance cross-sections: conditioned "
+            "(weekly_signal.ic) on base books, raw (raw_ic) on raw_ books (the family in `meta.signal`). "
+            "`/metrics` `panel.rebuilt_mean_ic` and `/analytics/live`'s over the row's weeks; not the sealed "
+            "`core.ic`, nor the IC term structure's `mean_ic` (the raw score at a horizon of h weeks). Served "
+            "as `mean_ic` before issue 65 (item 3).",
             formula="mean of the weekly IC",
-            term="mean_ic",
+            term="rebuilt_mean_ic",
             null=BELOW_HALF,
             source="weekly_signal",
         ),
