@@ -214,14 +214,22 @@ WEEKLY_AUTOCORR = pa.schema(
     [("date", pa.date32()), ("lag_weeks", pa.int8()), ("rho", pa.float64()), ("n_obs", pa.int32())]
 )
 
-# The seal's optional `exposures` kind as sealed (docs/seal.md), sorted by (date, symbol): a name's
-# sector, style loadings and average daily traded value at each rebalance week.
+STYLE_LOADINGS = {name: f"{name}_loading" for name in STYLE_FACTORS}
+"""The lake's name of each style loading column the seal's `exposures` kind holds (issue 65, item 3):
+the seal's `volatility` and `beta` are a name's z-scored loadings on the style factors, which a
+reader of the lake would take for the vocabulary's `volatility` (a book's annualised volatility of
+returns) and `beta` (a slope on the benchmark). The factor keeps its name (`/analytics/factors`'
+`factors[].factor` is `volatility`, the factor); the column is its loading. A build of pipeline 2.6
+and earlier holds the seal's names."""
+
+# The seal's optional `exposures` kind (docs/seal.md), sorted by (date, symbol): a name's sector,
+# style loadings (under `STYLE_LOADINGS`' names) and average daily traded value at each rebalance week.
 EXPOSURES = pa.schema(
     [
         ("date", pa.date32()),
         ("symbol", pa.string()),
         ("sector", pa.string()),
-        *((name, pa.float64()) for name in STYLE_FACTORS),
+        *((STYLE_LOADINGS[name], pa.float64()) for name in STYLE_FACTORS),
         ("adv", pa.float64()),
     ]
 )

@@ -42,11 +42,14 @@ class ExpectedWeek(Body, kw_only=True, frozen=True):
     """One live week of a series: the live figure to date and where it falls."""
 
     date: Annotated[
-        dt.date, figure("The week's last session (information_ratio) or the weekly IC's date (rebuilt_mean_ic)")
+        dt.date,
+        figure("The week's last session (information_ratio) or the weekly IC's date (rebuilt_mean_ic)"),
     ]
     observations_to_date: Annotated[
         int,
-        figure("The live observations up to this week: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)"),
+        figure(
+            "The live observations up to this week: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)"
+        ),
     ]
     live_to_date: Annotated[
         float | None,
@@ -119,7 +122,8 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
         ),
     ]
     backtest_observations: Annotated[
-        int, figure("The backtest's observations: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)")
+        int,
+        figure("The backtest's observations: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)"),
     ]
     backtest_standard_error: Annotated[
         float | None,

@@ -125,7 +125,10 @@ def member(lake: Lake, alpha: str, split: str | None) -> dict[str, tuple[float, 
         r = r[r.index <= split]
         if not ic.empty:
             ic = ic[(realised(ic.index) <= pd.Timestamp(split)).to_numpy()]
-    return {"information_ratio": ir_and_se(r.to_numpy(float)), "rebuilt_mean_ic": ic_and_se(ic.to_numpy(float))}
+    return {
+        "information_ratio": ir_and_se(r.to_numpy(float)),
+        "rebuilt_mean_ic": ic_and_se(ic.to_numpy(float)),
+    }
 
 
 def expected_series(

@@ -318,3 +318,22 @@ def test_the_ledgers_turnover_is_one_sessions_and_the_checks_its_mean_per_year(
     check = next(c for c in checks if c["id"] == "turnover")
     assert close(check["value"], float(np.nanmean(sessions)) * SESSIONS_PER_YEAR)
     assert check["unit"] == VOCABULARY["turnover"].unit != VOCABULARY["session_turnover"].unit
+
+
+# -- issue 65, item 3: the style loadings in the lake --------------------------------------------------
+
+
+def test_the_lakes_style_columns_are_loadings(lake: ref.Lake) -> None:
+    """The lake's `exposures` stored the seal's style loadings under the seal's names: `volatility`
+    (a name's z-scored loading on the volatility factor) beside the vocabulary's `volatility` (a book's
+    annualised volatility of returns), `beta` beside its `beta` (a slope on the benchmark). Each is
+    `<style>_loading` in the lake (the seal keeps its names; tests/analytics/test_factors.py rebuilds
+    the factor model from these columns): standardised within each week, a loading, not a volatility."""
+    stored = pd.read_parquet(lake.build(ALPHA) / "exposures.parquet")
+    styles = ("size", "value", "momentum", "beta", "volatility")
+    assert not set(styles) & set(stored.columns)
+    assert {f"{s}_loading" for s in styles} <= set(stored.columns)
+    weeks = stored.groupby("date")["volatility_loading"]
+    assert np.allclose(weeks.mean(), 0.0, atol=1e-9) and np.allclose(weeks.std(ddof=0), 1.0, rtol=1e-9)
+    assert (stored["volatility_loading"] < 0).any()  # a z-score: no volatility of returns is negative
+    assert VOCABULARY["volatility"].basis == "per year" and VOCABULARY["volatility"].unit == "fraction"

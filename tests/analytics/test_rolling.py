@@ -57,7 +57,9 @@ def test_the_demo_exercises_every_branch(lake: ref.Lake) -> None:
         base = ref.rolling_rows(lake, alpha, "long_short", 13, (None, None))
         raw = ref.rolling_rows(lake, alpha, "raw_long_short", 13, (None, None))
         assert [r["date"] for r in base] == [r["date"] for r in raw]
-        assert any(a["rebuilt_mean_ic"] != b["rebuilt_mean_ic"] for a, b in zip(base, raw, strict=True)), alpha
+        assert any(a["rebuilt_mean_ic"] != b["rebuilt_mean_ic"] for a, b in zip(base, raw, strict=True)), (
+            alpha
+        )
     late = ref.rolling_rows(lake, "Test_short_term_reversal", "long_short", 26, (None, None))
     assert late and len(late) < len(
         ref.rolling_rows(lake, "Test_short_term_reversal", "long_short", 13, (None, None))

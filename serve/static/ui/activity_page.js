@@ -55,6 +55,9 @@ function headlineName(name) {
   if (name === "sessions") return "Sessions";
   if (name === "weeks") return "Weeks";
   if (name === "turnover") return figureName("sealed_turnover"); // the catalogue row's, as sealed
+  // The events record the screener's sealed mean IC (/metrics core.ic) under its name before issue 65
+  // item 3, `mean_ic`, which the vocabulary gives the IC term structure's figure: named as what it is.
+  if (name === "mean_ic") return figureName("ic");
   return figureName(name);
 }
 

@@ -50,7 +50,7 @@ export function loadRolling(body, alpha, { signal, split = NO_SPLIT }) {
       name: "rolling-ic",
       title: `${figureName("rebuilt_mean_ic")}, rolling (${window} weeks)`,
       x,
-      series: [{ label: figureName("rebuilt_mean_ic").toLowerCase(), values: answer.data.map((r) => r.rebuilt_mean_ic), color: COLORS.ic }],
+      series: [{ label: figureName("rebuilt_mean_ic"), values: answer.data.map((r) => r.rebuilt_mean_ic), color: COLORS.ic }],
       format: num,
       height: 200,
     });
