@@ -342,9 +342,9 @@ def _ic_series(
     access: Access,
     warnings: Warnings,
 ) -> ExpectedSeries:
-    name: ExpectedSeriesName = "mean_ic"
+    name: ExpectedSeriesName = "rebuilt_mean_ic"
     if not access.cross_sections:
-        return _unmeasured(name, withheld("cross_sections", "expectation.series[mean_ic]", warnings))
+        return _unmeasured(name, withheld("cross_sections", "expectation.series[rebuilt_mean_ic]", warnings))
     found = inputs.weekly_ic(view)
     if found is None:
         return _unmeasured(name, "the run sealed no rebalance cross-sections")

@@ -723,7 +723,7 @@ class Reading(BuildAnswers):
         )
         bases = {
             "information_ratio": ("returns", shrinkage.member_ir, False),
-            "mean_ic": ("ic", shrinkage.ic_measured, True),
+            "rebuilt_mean_ic": ("ic", shrinkage.ic_measured, True),
         }
 
         def members(series: str) -> list[shrinkage.Measured | None]:

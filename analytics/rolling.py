@@ -63,7 +63,7 @@ def rolling_figures(
         mean_ic = np.nanmean(ic_w, axis=1)
         std_ic = np.nanstd(ic_w, axis=1, ddof=1)
         out["n_ic_weeks"] = n_ic.astype(np.float64)
-        out["mean_ic"] = np.where(n_ic >= need, mean_ic, np.nan)
+        out["rebuilt_mean_ic"] = np.where(n_ic >= need, mean_ic, np.nan)
         out["icir_per_week"] = np.where((n_ic >= need) & (std_ic > 0), mean_ic / std_ic, np.nan)
         r_w = _windows(returns, window)
         n_r = np.sum(np.isfinite(r_w), axis=1)
@@ -83,7 +83,7 @@ def rolling_figures(
 
 COLUMNS = (
     "n_ic_weeks",
-    "mean_ic",
+    "rebuilt_mean_ic",
     "icir_per_week",
     "n_return_weeks",
     "annualised_return",
@@ -94,10 +94,11 @@ COLUMNS = (
 """The keys of `rolling_figures`, in the order it fills them (the table's column order), each the
 vocabulary's name of what it holds (issue 65, item 7: the per-week ICIR was `icir`, which every route
 serves annualised; the share of weeks with a positive return was `hit_rate`, /metrics' share of weeks
-with a positive IC)."""
+with a positive IC; item 3: the window's mean of the rebuilt weekly IC was `mean_ic`, the name of the
+IC term structure's horizon figure, a mean IC of the raw score at horizon h)."""
 
-RENAMED = {"icir": "icir_per_week", "hit_rate": "return_hit_rate"}
-"""analytics_rolling's columns as a build written before issue 65 (item 7) named them: old -> new.
+RENAMED = {"mean_ic": "rebuilt_mean_ic", "icir": "icir_per_week", "hit_rate": "return_hit_rate"}
+"""analytics_rolling's columns as a build written before issue 65 (items 3 and 7) named them: old -> new.
 Such a build is served until it is rebuilt, its rows read under the new names."""
 
 

@@ -57,8 +57,7 @@ FIELDS = wire.SCREEN_INDEX_FIELDS
 FOLDED = ("search_text", "tag_keys", "structure_key", "method_key", "position")
 """The columns a version's table adds to FIELDS (filled by `_table`)."""
 for _column in {*RANGES, *SORTS, *FIELDS}:
-    _read = wire.screen_index_column(_column)
-    assert _read in lake.CATALOGUE_INDEX.names, f"{_read} is not a column of the catalogue index"
+    assert _column in lake.CATALOGUE_INDEX.names, f"{_column} is not a column of the catalogue index"
 assert not set(FOLDED) & set(lake.CATALOGUE_INDEX.names)
 SEPARATOR = "\x00"  # between the search fields, as `datasets.reader.Listing` joins them
 CANDIDATES = "screen_candidates"
@@ -169,7 +168,7 @@ def _table(index: pa.Table) -> pa.Table:
         for alpha, name, tldr in zip(ids, names, tldrs, strict=True)
     ]
     tags = [None if t is None else _folded(t) for t in index.column("tags").to_pylist()]
-    columns = {name: index.column(wire.screen_index_column(name)) for name in FIELDS}
+    columns = {name: index.column(name) for name in FIELDS}
     folded = {
         "search_text": pa.array(text, pa.string()),
         "tag_keys": pa.array(tags, pa.list_(pa.string())),

@@ -24,4 +24,9 @@
 #        the exports is in microseconds (issue 65, item 7). A 2.5 build is served, its rolling
 #        rows read under the new names; an older index is read as the new one
 #        (`datasets.catalogue_index.upgraded`).
-PIPELINE_VERSION = "2.6.0"
+# 2.7.0: analytics_rolling's mean weekly IC of the trailing window is `rebuilt_mean_ic` (was `mean_ic`,
+#        the name of the IC term structure's horizon figure), and `exposures` stores the seal's style
+#        loadings as `size_loading` ... `volatility_loading` (the seal's `volatility` and `beta` read
+#        as the vocabulary's figures; issue 65, item 3). A 2.6 build is served, its rolling rows read
+#        under the new name (analytics.rolling.RENAMED); no route reads its exposures' style columns.
+PIPELINE_VERSION = "2.7.0"

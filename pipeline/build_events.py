@@ -81,8 +81,8 @@ TOLERANCES: dict[str, Tolerance] = {
     "information_ratio": Tolerance(0.1),
     "excess_sharpe": Tolerance(0.1),
     "icir": Tolerance(0.1),
-    # Mean weekly rank IC: 0.005 is a tenth of a good signal's IC.
-    "mean_ic": Tolerance(0.005),
+    # Mean weekly rank IC (as sealed): 0.005 is a tenth of a good signal's IC.
+    "ic": Tolerance(0.005),
     # Percentage points of equity.
     "max_drawdown_pct": Tolerance(1.0),
     # Turnover in its unit (per_year): a tenth of it.
@@ -93,15 +93,13 @@ TOLERANCES: dict[str, Tolerance] = {
 }
 """The headline figures an event carries, in this order, under the screener's names and units
 (`schemas.bodies.rows.ScreenRow`), and when each counts as moved."""
-INDEX_COLUMNS = {"mean_ic": "ic"}
-"""The catalogue index's column of a headline figure, where its name differs."""
 
 
 def headline_of(row: dict[str, Any]) -> dict[str, float | int | None]:
     """The headline figures of a catalogue index row (non-finite as null)."""
     out: dict[str, float | int | None] = {}
     for name in TOLERANCES:
-        value = row.get(INDEX_COLUMNS.get(name, name))
+        value = row.get(name)  # the index names each as the screener does
         out[name] = value if value is None or isinstance(value, int) or math.isfinite(value) else None
     return out
 

@@ -19,6 +19,7 @@ from pipeline.analytics_tables import analytics_tables
 from pipeline.factor_tables import factor_tables
 from pipeline.weekly import weekly_tables
 from schemas.conventions import WEEKS_PER_YEAR
+from schemas.lake import STYLE_LOADINGS
 
 
 @dataclass
@@ -150,8 +151,11 @@ def derive(seal: Seal) -> DerivedAlpha:
         out.single["metrics_stored"] = metrics
     exposures = _frame(seal, "exposures")
     if exposures is not None:
-        # In the order a week is read: one binary search finds a week's block.
-        out.single["exposures"] = exposures.sort("date", "symbol")
+        # In the order a week is read: one binary search finds a week's block. The tables below are
+        # derived from it under the seal's names; the lake stores each style column as the loading it
+        # is (`volatility_loading`: not the vocabulary's volatility of returns).
+        exposures = exposures.sort("date", "symbol")
+        out.single["exposures"] = exposures.rename(STYLE_LOADINGS)
     ledgers = {book: _frame(seal, "portfolio", book) for book in seal.book_tables("portfolio")}
     for kind in ("portfolio", "positions", "pnl", "trades"):
         for book in seal.book_tables(kind):
@@ -178,7 +182,7 @@ def derive(seal: Seal) -> DerivedAlpha:
             _weeks_per_year(seal),
             out.books.get("positions", {}),
             out.books.get("pnl", {}),
-            out.single.get("exposures"),
+            exposures,
             out.single["rebalances"]["date"] if "rebalances" in out.single else None,
             trades=out.books.get("trades", {}),
         )
@@ -186,7 +190,7 @@ def derive(seal: Seal) -> DerivedAlpha:
     rebalances = out.single.get("rebalances")
     out.single.update(
         factor_tables(
-            out.single.get("exposures"),
+            exposures,
             out.decisions,
             None if rebalances is None else rebalances["date"],
             out.books.get("portfolio", {}),

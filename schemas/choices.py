@@ -46,7 +46,7 @@ DEFAULT_ROLLING_WINDOW = "26"
 SCREEN_RANGES = (
     "information_ratio",
     "excess_sharpe",
-    "mean_ic",
+    "ic",
     "icir",
     "max_drawdown_pct",
     "turnover",

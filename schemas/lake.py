@@ -214,14 +214,22 @@ WEEKLY_AUTOCORR = pa.schema(
     [("date", pa.date32()), ("lag_weeks", pa.int8()), ("rho", pa.float64()), ("n_obs", pa.int32())]
 )
 
-# The seal's optional `exposures` kind as sealed (docs/seal.md), sorted by (date, symbol): a name's
-# sector, style loadings and average daily traded value at each rebalance week.
+STYLE_LOADINGS = {name: f"{name}_loading" for name in STYLE_FACTORS}
+"""The lake's name of each style loading column the seal's `exposures` kind holds (issue 65, item 3):
+the seal's `volatility` and `beta` are a name's z-scored loadings on the style factors, which a
+reader of the lake would take for the vocabulary's `volatility` (a book's annualised volatility of
+returns) and `beta` (a slope on the benchmark). The factor keeps its name (`/analytics/factors`'
+`factors[].factor` is `volatility`, the factor); the column is its loading. A build of pipeline 2.6
+and earlier holds the seal's names."""
+
+# The seal's optional `exposures` kind (docs/seal.md), sorted by (date, symbol): a name's sector,
+# style loadings (under `STYLE_LOADINGS`' names) and average daily traded value at each rebalance week.
 EXPOSURES = pa.schema(
     [
         ("date", pa.date32()),
         ("symbol", pa.string()),
         ("sector", pa.string()),
-        *((name, pa.float64()) for name in STYLE_FACTORS),
+        *((STYLE_LOADINGS[name], pa.float64()) for name in STYLE_FACTORS),
         ("adv", pa.float64()),
     ]
 )
@@ -247,7 +255,7 @@ ANALYTICS_ROLLING = pa.schema(
         ("window_weeks", pa.int8()),  # 13, 26 or 52
         ("date", pa.date32()),  # the rebalance week ending the trailing window
         ("n_ic_weeks", pa.int32()),
-        ("mean_ic", pa.float64()),
+        ("rebuilt_mean_ic", pa.float64()),  # the window's mean weekly IC (weekly_signal)
         ("icir_per_week", pa.float64()),  # not annualised (the route serves it x sqrt(52) as `icir`)
         ("n_return_weeks", pa.int32()),
         ("annualised_return", pa.float64()),
@@ -492,7 +500,6 @@ FIGURE_TERMS: dict[str, tuple[str, ...]] = {
         "ic",
         "icir",
         "max_drawdown_pct",
-        "turnover",
         "sessions",
         "weeks",
         "live_information_ratio",
@@ -501,7 +508,7 @@ FIGURE_TERMS: dict[str, tuple[str, ...]] = {
         "residual_information_ratio",
     ),
     "analytics_rolling": (
-        "mean_ic",
+        "rebuilt_mean_ic",
         "icir_per_week",
         "annualised_return",
         "volatility",
@@ -514,8 +521,9 @@ by table (a build's by its name, the others by their name in this module): each 
 (issue 65, item 7: an analyst reads `ic` in the index as in /metrics `core.ic`), and docs/lake.md
 writes the term and its unit beside it (tests/pipeline/test_lake_columns_documented.py holds both).
 The rolling ICIR is stored per week (`icir_per_week`); `/analytics/rolling` serves it annualised
-as `icir`. The index's `turnover` is `core.turnover` as served, in the unit `turnover_unit` names
-(the term's per_year when the run sealed an annualised turnover)."""
+as `icir`. The index's `turnover` is not listed: it is `core.turnover` as served (the term
+`sealed_turnover`, in the unit `turnover_unit` names), under the spec's name, which the term
+`turnover` (the window's traded turnover per year) also bears (issue 65, item 3)."""
 
 LIVE_COLUMNS = (
     "live_split",

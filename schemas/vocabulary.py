@@ -352,7 +352,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "rebuilt_mean_ic",
         "Rebuilt mean IC",
-        "Mean of the ic_weekly values served beside it: the weekly conditioned IC rebuilt from the rebalance cross-sections, over the window's weeks with a computable IC (/analytics/significance's bootstrap.rebuilt_mean_ic over the same window; not the sealed core.ic, which it equals over the full window only when the run's IC reproduces); null when no week has one",
+        "Mean of the weekly conditioned IC rebuilt from the rebalance cross-sections (weekly_signal.ic, the ic_weekly values /metrics serves beside it), over the weeks with a computable IC that it covers: the request's window (/metrics panel, /analytics/significance's bootstrap), a part of /analytics/live, a row's trailing window (/analytics/rolling, whose raw_ books' rows are the raw score's, as meta.signal says), /analytics/expectation's backtest or live weeks; not the sealed core.ic, which it equals over the full window only when the run's IC reproduces, nor the IC term structure's mean_ic (the raw score at a horizon of h weeks); null when no week has one",
         "ratio",
         basis="per week",
         annualisation="per_period",
@@ -374,7 +374,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "mean_ic",
         "Mean IC",
-        "Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns)",
+        "Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns): /metrics panel.ic_term_structure[].mean_ic, and /analytics/decay's term structure, the same figure over the whole history; not the sealed core.ic (the screener's ic), nor the mean of the weekly conditioned IC rebuilt from the cross-sections (rebuilt_mean_ic: /analytics/rolling's, /analytics/expectation's)",
         "ratio",
         basis="per week",
         annualisation="per_period",
@@ -1170,11 +1170,18 @@ TERMS: tuple[Term, ...] = (
     Term(
         "turnover",
         "Traded turnover per year (the window's)",
-        "Mean one-way turnover of the book's ledger sessions (what was traded) over the window, annualised (x 252), as /analytics/checks turnover; not /analytics/costs' target-weight turnover (annual_target_turnover)",
+        "Mean one-way turnover of the book's ledger sessions (what was traded) over the window, annualised (x 252), as /analytics/checks turnover; not /analytics/costs' target-weight turnover (annual_target_turnover), nor one session's (session_turnover, the spec's /portfolio and /equity-curve rows' turnover)",
         "per_year",
         basis="per year",
         annualisation="annualised",
         null=NOT_MEASURABLE,
+    ),
+    Term(
+        "session_turnover",
+        "Traded turnover of the session",
+        "One-way turnover the ledger traded in one session: half the sum of the absolute changes of the weights (the spec's /portfolio ledger row and /equity-curve row column turnover, which the spec names); the checks' and /analytics/live's turnover is its mean over the window's sessions times 252",
+        "fraction",
+        basis="per session",
     ),
     Term(
         "information_ratio_lower_bound",
@@ -2580,8 +2587,10 @@ STILL_TWO_MEANINGS: MappingProxyType[str, str] = MappingProxyType(
         "icir": "/metrics core.icir is the score's ICIR; rank_ic.raw.icir the raw score's (raw_icir): the spec "
         "names both icir",
         "pnl": "/metrics core.pnl is served in ratio units (sealed_pnl); /analytics/attribution's pnl in equity units",
-        "turnover": "/metrics core.turnover is the first sealed turnover in its own unit (sealed_turnover); combine "
-        "and contribution serve the alphas' common turnover unit (approximate_turnover); live serves per year",
+        "turnover": "/metrics core.turnover is the first sealed turnover in its own unit (sealed_turnover), as the "
+        "screener's; combine and contribution serve the alphas' common turnover unit (approximate_turnover); live, "
+        "uncertainty and the checks serve the window's per year (turnover); the spec's /portfolio and /equity-curve "
+        "rows one session's (session_turnover): the spec names each turnover",
         "observations": "/analytics/risk benchmark.observations counts sessions (observed_sessions); significance's "
         "bootstrap observations count the series' observations",
         "mean": "/metrics nwt.*.mean is the tested series' mean (newey_west_mean); /analytics/quantiles spread.mean "
@@ -2604,14 +2613,10 @@ COLUMNS_UNDER_A_TERMS_NAME: MappingProxyType[str, str] = MappingProxyType(
         "LedgerRow.execution_cost": "the spec's ledger column, in normalised equity",
         "LedgerRow.cash_carry": "the spec's ledger column, in normalised equity",
         "LedgerRow.rounding_adjustment": "the spec's ledger column, in normalised equity",
-        "LedgerRow.turnover": "the spec's ledger column: that session's one-way turnover (the checks' turnover "
-        "annualises its mean)",
         "PositionRow.weight": "the spec's positions column: a position's weight at that close",
         "PnlRow.execution_cost": "the spec's P&L column, in base currency",
         "PnlRow.net_pnl": "the spec's P&L column, in base currency",
         "TradeRow.execution_cost": "the spec's trades column, in base currency",
-        "EquityRow.turnover": "the spec's equity-curve column: the period's one-way turnover",
-        "ScreenRow.turnover": "/metrics core.turnover as sealed, in its turnover_unit (sealed_turnover)",
         "EnvelopeMeta.sessions": "a count of the page's sessions, not a figure",
     }
 )

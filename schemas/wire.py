@@ -73,8 +73,8 @@ window's first session) beside SPY's cumulative total return over the same sessi
 
 SCREEN_FIELDS = field_names(rows.ScreenRow)
 """A `/analytics/screen` row: columns of the catalogue index (`schemas.lake.CATALOGUE_INDEX`), in
-this order (each read from `SCREEN_INDEX_COLUMNS`' column where it names one), and the fields of
-`SCREEN_RECORD_FIELDS`."""
+this order, each read from the index column of its name (the screener and the index both name a
+figure as the vocabulary does: `ic` is /metrics `core.ic`), and the fields of `SCREEN_RECORD_FIELDS`."""
 
 SCREEN_RECORD_FIELDS: dict[str, object] = {"standing": "never", "approved_since": None}
 """Screener fields read from the deployment's records, not from the index: where the alpha stands
@@ -84,18 +84,6 @@ with these values, an alpha never decided."""
 SCREEN_INDEX_FIELDS = tuple(f for f in SCREEN_FIELDS if f not in SCREEN_RECORD_FIELDS)
 """The screener fields the statement selects from the catalogue index: the only index columns it
 reads."""
-
-SCREEN_INDEX_COLUMNS: dict[str, str] = {"mean_ic": "ic"}
-"""Screener fields read from an index column of another name: the screener serves /metrics
-`core.ic` as `mean_ic`, which the index stores under the vocabulary's name, `ic` (issue 65, item 7).
-An index written before holds the older names (`schemas.lake.INDEX_RENAMED`), which
-`datasets.catalogue_index.upgraded` reads as the new ones."""
-
-
-def screen_index_column(field: str) -> str:
-    """The catalogue index column a screener field is read from."""
-    return SCREEN_INDEX_COLUMNS.get(field, field)
-
 
 SCREEN_WITHHELD_FIELDS: dict[str, tuple[str, ...]] = {
     "ledger": (
@@ -179,7 +167,7 @@ _WIRE_TYPES["book"] = pa.string()
 for _name, _type in COMPUTED_FIELD_TYPES.items():
     assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the lake and wire types differ"
 for _name in SCREEN_INDEX_FIELDS:  # columns of the catalogue index, typed as the other routes serve them
-    _type = lake.CATALOGUE_INDEX.field(screen_index_column(_name)).type
+    _type = lake.CATALOGUE_INDEX.field(_name).type
     assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the index and wire types differ"
 
 

@@ -127,7 +127,7 @@ class AnalyticsDoc(Body, kw_only=True, frozen=True):
     fields: Annotated[
         dict[str, AnalyticsFieldDoc],
         Meta(
-            description="Dotted payload path prefixed by the route (`significance.psr`, `rolling[].mean_ic`) "
+            description="Dotted payload path prefixed by the route (`significance.psr`, `rolling[].rebuilt_mean_ic`) "
             "to `{meaning, formula, horizon, granularity, source, unit, annualisation}`."
         ),
     ]

@@ -61,7 +61,13 @@ class Headline(Body, kw_only=True, frozen=True):
         float | None, doc("Annualised Sharpe ratio of its returns over the risk-free rate.")
     ]
     icir: Annotated[float | None, doc("Annualised ICIR of the weekly rank IC.")]
-    mean_ic: Annotated[float | None, doc("Mean weekly rank IC.")]
+    ic: Annotated[
+        float | None,
+        doc(
+            "Mean weekly rank IC of the conditioned score, as sealed (/metrics core.ic, the screener's ic); "
+            "recorded as mean_ic before issue 65 (item 3)."
+        ),
+    ]
     max_drawdown_pct: Annotated[float | None, doc("Largest drawdown, percent of equity.")]
     turnover: Annotated[float | None, doc("One-way turnover per year.")]
     sessions: Annotated[int | None, doc("Sessions of the long_short book.")]

@@ -23,7 +23,7 @@ CREDIBLE_LEVEL = 0.9
 """The mass of the served intervals (normal, equal tails)."""
 
 GroupKind = Literal["family", "catalogue"]
-ExpectedSeriesName = Literal["information_ratio", "mean_ic"]
+ExpectedSeriesName = Literal["information_ratio", "rebuilt_mean_ic"]
 Shrinkage = Literal["empirical_bayes", "none"]
 
 METHOD = (
@@ -42,11 +42,14 @@ class ExpectedWeek(Body, kw_only=True, frozen=True):
     """One live week of a series: the live figure to date and where it falls."""
 
     date: Annotated[
-        dt.date, figure("The week's last session (information_ratio) or the weekly IC's date (mean_ic)")
+        dt.date,
+        figure("The week's last session (information_ratio) or the weekly IC's date (rebuilt_mean_ic)"),
     ]
     observations_to_date: Annotated[
         int,
-        figure("The live observations up to this week: sessions (information_ratio) or weekly ICs (mean_ic)"),
+        figure(
+            "The live observations up to this week: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)"
+        ),
     ]
     live_to_date: Annotated[
         float | None,
@@ -76,7 +79,7 @@ class ExpectedWeek(Body, kw_only=True, frozen=True):
             "observations (50: as expected; below 5 or above 95: outside the 90% interval)",
             "100 * Phi((live_to_date - expected_live) / sqrt(expected_live_sd^2 + v_k)), v_k = (1 + SR^2 / 2) / "
             "(k - 1) * sessions a year at SR = expected_live / sqrt(sessions a year) (information_ratio), or the "
-            "backtest's weekly IC variance / k (mean_ic)",
+            "backtest's weekly IC variance / k (rebuilt_mean_ic)",
         ),
     ]
 
@@ -88,8 +91,10 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
     series: Annotated[
         ExpectedSeriesName,
         figure(
-            "information_ratio: the long_short book's annualised information ratio of daily returns; mean_ic: the "
-            "signal's mean weekly IC (weekly_signal.ic)"
+            "information_ratio: the long_short book's annualised information ratio of daily returns; rebuilt_mean_ic: "
+            "the mean of the weekly conditioned IC rebuilt from the cross-sections (weekly_signal.ic), /analytics/live's "
+            "in_sample.rebuilt_mean_ic over the backtest (served as mean_ic before issue 65, item 3: the IC term "
+            "structure's name)"
         ),
     ]
     withheld_reason: Annotated[str | None, figure("Why the series is not measurable; null when it is")]
@@ -117,7 +122,8 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
         ),
     ]
     backtest_observations: Annotated[
-        int, figure("The backtest's observations: sessions (information_ratio) or weekly ICs (mean_ic)")
+        int,
+        figure("The backtest's observations: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)"),
     ]
     backtest_standard_error: Annotated[
         float | None,
@@ -192,7 +198,7 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
         list[ExpectedWeek],
         figure(
             "The live weeks after the split, oldest first: calendar weeks of the live sessions (information_ratio), "
-            "or the weekly ICs realised after the split (mean_ic); empty without a split or a live week"
+            "or the weekly ICs realised after the split (rebuilt_mean_ic); empty without a split or a live week"
         ),
     ]
 

@@ -395,7 +395,11 @@ class LedgerRow(Body, kw_only=True, frozen=True):
     turnover_notional: Annotated[float | None, TURNOVER_NOTIONAL]
     turnover: Annotated[
         float | None,
-        doc("One-sided traded fraction: half the sum of absolute weight changes.", unit=units.FRACTION),
+        doc(
+            "One-sided traded fraction of this session: half the sum of absolute weight changes (not annualised: "
+            "the checks' `turnover` per year is the mean of these times 252).",
+            term="session_turnover",
+        ),
     ]
 
 
@@ -518,7 +522,10 @@ class EquityRow(Body, kw_only=True, frozen=True):
     ]
     turnover: Annotated[
         float | None,
-        doc("One-sided traded fraction, carried from the same day's ledger row.", unit=units.FRACTION),
+        doc(
+            "One-sided traded fraction of this session, carried from the same day's ledger row (not annualised).",
+            term="session_turnover",
+        ),
     ]
 
 
@@ -740,13 +747,16 @@ class RollingRow(Body, kw_only=True, frozen=True):
         int | None,
         doc("Weeks of the trailing window with a weekly IC.", unit=units.WEEKS, source="weekly_signal"),
     ]
-    mean_ic: Annotated[
+    rebuilt_mean_ic: Annotated[
         float | None,
         doc(
-            "Mean weekly IC over the trailing window: conditioned (weekly_signal.ic) on base books, raw "
-            "(raw_ic) on raw_ books (the family in `meta.signal`).",
+            "Mean weekly IC over the trailing window, rebuilt from the rebalance cross-sections: conditioned "
+            "(weekly_signal.ic) on base books, raw (raw_ic) on raw_ books (the family in `meta.signal`). "
+            "`/metrics` `panel.rebuilt_mean_ic` and `/analytics/live`'s over the row's weeks; not the sealed "
+            "`core.ic`, nor the IC term structure's `mean_ic` (the raw score at a horizon of h weeks). Served "
+            "as `mean_ic` before issue 65 (item 3).",
             formula="mean of the weekly IC",
-            term="mean_ic",
+            term="rebuilt_mean_ic",
             null=BELOW_HALF,
             source="weekly_signal",
         ),
@@ -863,10 +873,10 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             null=NOT_MEASURED,
         ),
     ]
-    mean_ic: Annotated[
+    ic: Annotated[
         float | None,
         doc(
-            "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections bear it out.",
+            "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history) and the catalogue index stores it (`ic`): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections bear it out. Served as `mean_ic` before issue 65 (item 3), the name of the IC term structure's horizon figure.",
             term="ic",
             null=NOT_MEASURED,
         ),
@@ -883,7 +893,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     ic_reproduces: Annotated[
         bool | None,
         doc(
-            "Whether the weekly IC rebuilt from the run's rebalance cross-sections reproduces its sealed mean IC (within 1e-6, the `/metrics` rule that warns `ic_reproduction_mismatch`). `false` flags a `mean_ic` (and the `icir` sealed with it) that the run's own cross-sections do not bear out; filter with `ic_reproduces=true` to keep only alphas whose IC was checked and holds.",
+            "Whether the weekly IC rebuilt from the run's rebalance cross-sections reproduces its sealed mean IC (within 1e-6, the `/metrics` rule that warns `ic_reproduction_mismatch`). `false` flags an `ic` (and the `icir` sealed with it) that the run's own cross-sections do not bear out; filter with `ic_reproduces=true` to keep only alphas whose IC was checked and holds.",
             null="Null when there is nothing to check (no sealed mean IC, or no cross-sections to rebuild it from), and for a key that may not read the cross-sections (signals.rebalances.get or signals.scores).",
         ),
     ]
@@ -898,8 +908,8 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     turnover: Annotated[
         float | None,
         doc(
-            "Turnover, as `/metrics` serves `core.turnover` (overall, the whole history), in `turnover_unit`.",
-            unit="turnover_unit",
+            "Turnover, as `/metrics` serves `core.turnover` (overall, the whole history), in `turnover_unit`: the run's sealed turnover (the term `sealed_turnover`, as `core.turnover` declares it), not the checks' traded turnover per year of a window (`turnover`).",
+            term="sealed_turnover",
             null=NOT_MEASURED,
         ),
     ]

@@ -1,7 +1,7 @@
 """The analytics documentation block (`/analytics/_doc`): every field of every analytics route,
 with its meaning, formula, unit, annualisation and source. Identical for every alpha and call.
 
-`fields` keys are dotted paths prefixed by the route (`significance.psr`, `rolling[].mean_ic`);
+`fields` keys are dotted paths prefixed by the route (`significance.psr`, `rolling[].rebuilt_mean_ic`);
 a collection's rows are `name[]`. tests/analytics walks served answers and fails on a path
 without an entry. docs/analytics.md says the same in prose, with the references.
 

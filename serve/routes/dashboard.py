@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,9 @@ from litestar.exceptions import NotFoundException
 from litestar.params import FromPath
 from litestar.types import ControllerRouterHandler
 
+from schemas import wire
+from schemas.bodies.figures import field_facts
+from schemas.bodies.rows import ScreenRow
 from schemas.vocabulary import as_javascript
 from schemas.wire import MARKET_BENCHMARK
 from serve.pages import ASSET_CACHE, DASHBOARD_PATH, PAGE_HEADERS, STATIC_DIR
@@ -82,9 +86,21 @@ def version_of(assets: dict[str, Asset]) -> str:
     return digest.hexdigest()[:16]
 
 
-GENERATED = {"terms.js": as_javascript()}
+def screen_terms() -> dict[str, str]:
+    """Each screener row field that holds a figure, with the term its declaration names
+    (`ScreenRow`'s `doc(term=...)`): what the catalogue's columns are named by, so the page never
+    chooses a field's term itself (`ic` is /metrics `core.ic`, `turnover` the sealed turnover)."""
+    declared = {name: field_facts(ScreenRow, name).get("term") for name in wire.SCREEN_FIELDS}
+    return {name: term for name, term in declared.items() if term is not None}
+
+
+GENERATED = {
+    "terms.js": as_javascript()
+    + "\n// The screener row's fields and the term each declares (serve.routes.dashboard.screen_terms).\n"
+    + f"export const SCREEN_TERMS = Object.freeze({json.dumps(screen_terms(), indent=2)});\n"
+}
 """The assets made when the server starts, not read from a file: the vocabulary registry's terms,
-which `vocabulary.js` re-exports to labels.js."""
+which `vocabulary.js` re-exports to labels.js, and the terms the screener's row fields declare."""
 ASSETS = load_assets(UI_DIR) | {
     name: Asset(text.encode(), MEDIA_TYPES[Path(name).suffix]) for name, text in GENERATED.items()
 }

@@ -499,7 +499,7 @@ def rolling_rows(
             {
                 "date": d,
                 "n_ic_weeks": int(n_ic[k]),
-                "mean_ic": finite(mean_ic[k]),
+                "rebuilt_mean_ic": finite(mean_ic[k]),
                 # annualised, as the row's information ratio (the lake stores it per week)
                 "icir": finite(mean_ic[k] / std_ic[k] * math.sqrt(WEEKS_PER_YEAR)) if std_ic[k] > 0 else None,
                 "n_return_weeks": int(n_r[k]),

@@ -125,7 +125,10 @@ def member(lake: Lake, alpha: str, split: str | None) -> dict[str, tuple[float, 
         r = r[r.index <= split]
         if not ic.empty:
             ic = ic[(realised(ic.index) <= pd.Timestamp(split)).to_numpy()]
-    return {"information_ratio": ir_and_se(r.to_numpy(float)), "mean_ic": ic_and_se(ic.to_numpy(float))}
+    return {
+        "information_ratio": ir_and_se(r.to_numpy(float)),
+        "rebuilt_mean_ic": ic_and_se(ic.to_numpy(float)),
+    }
 
 
 def expected_series(
@@ -168,7 +171,7 @@ def check(api: Api, lake: Lake, alpha: str, token: str, readable: list[str]) -> 
     splits = {a: api.ok(f"/v1/alphas/{a}/analytics/live", token)["data"]["split_date"] for a in readable}
     figures = {a: member(lake, a, splits[a]) for a in readable}
     own = member(lake, alpha, answer["split_date"])
-    for name in ("information_ratio", "mean_ic"):
+    for name in ("information_ratio", "rebuilt_mean_ic"):
         served = series_of(answer, name)
         measured = [f[name] for f in figures.values() if f[name] is not None]
         mine = own[name]
@@ -207,7 +210,7 @@ def test_each_figure_is_recomputed(api: Api, lake: Lake, alpha: str) -> None:
         assert close(week["percentile"], 100 * NormalDist().cdf((value - ir["expected_live"]) / spread))
         assert close(week["predictive_upper"], ir["expected_live"] + Z * spread)
     # The IC's: the mean of the live weekly ICs to date.
-    ic = series_of(answer, "mean_ic")
+    ic = series_of(answer, "rebuilt_mean_ic")
     weeks = lake.ic(alpha, (None, None))
     live_ic = weeks[(realised(weeks.index) > pd.Timestamp(split)).to_numpy()].dropna()
     means = live_ic.expanding().mean().to_numpy()
@@ -230,12 +233,12 @@ def test_a_key_is_answered_over_the_alphas_it_may_read_alone(api: Api, lake: Lak
 
 def test_a_key_without_the_ledger_or_the_cross_sections_is_told_why(api: Api) -> None:
     body = api.ok(PATH.format("momentum_12_1"), "no_signals")
-    assert "access_limited" in series_of(body["data"], "mean_ic")["withheld_reason"]
+    assert "access_limited" in series_of(body["data"], "rebuilt_mean_ic")["withheld_reason"]
     assert any(w["code"] == "access_limited" for w in body["meta"]["warnings"])
     assert series_of(body["data"], "information_ratio")["posterior_mean"] is not None
     withheld = api.ok(PATH.format("momentum_12_1"), "no_portfolio")["data"]
     assert series_of(withheld, "information_ratio")["posterior_mean"] is None
-    ic = series_of(withheld, "mean_ic")
+    ic = series_of(withheld, "rebuilt_mean_ic")
     assert ic["posterior_mean"] is not None and ic["expected_live"] is None  # no retention without ledgers
 
 

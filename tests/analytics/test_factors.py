@@ -70,7 +70,10 @@ def design(week: pd.DataFrame, styles: list[str]) -> pd.DataFrame:
 @cache
 def model(lake: Lake, alpha: str) -> Model:
     build = lake.build(alpha)
-    exposures = pd.read_parquet(build / "exposures.parquet")
+    # The lake stores each style column as its loading (`volatility_loading`); named here as the factor.
+    exposures = pd.read_parquet(build / "exposures.parquet").rename(
+        columns={f"{s}_loading": s for s in STYLES}
+    )
     exposures["date"] = iso(exposures["date"])
     decisions = lake.decisions(alpha)
     assert decisions is not None

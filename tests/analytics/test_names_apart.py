@@ -13,11 +13,15 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 import pytest
 
-from schemas.vocabulary import VOCABULARY
+from schemas.bodies.figures import BY_FIGURE, _facts, field_facts
+from schemas.bodies.rows import EquityRow, LedgerRow, ScreenRow
+from schemas.lake import ANALYTICS_ROLLING, FIGURE_TERMS
+from schemas.vocabulary import GENERIC_KEYS, STILL_TWO_MEANINGS, VOCABULARY, Term, term_for
 from tests.analytics import reference as ref
 from tests.analytics.conftest import Api
 from tests.analytics.helpers import close
@@ -195,3 +199,141 @@ def test_the_panel_says_each_series_signal(api: Api, lake: ref.Lake) -> None:
     assert fields["panel.rebuilt_mean_ic"]["signal"] == "conditioned"
     for raw_series in ("panel.decile_spread_weekly", "panel.ic_term_structure", "panel.rank_autocorrelation"):
         assert fields[raw_series]["signal"] == "raw", raw_series
+
+
+# -- issue 65, item 3: the sealed mean IC on the screener --------------------------------------------
+
+
+def test_the_screener_serves_the_sealed_mean_ic_as_ic(api: Api) -> None:
+    """The screener served /metrics `core.ic` (the vocabulary's `ic`, the catalogue index's column
+    `ic`) as `mean_ic`, the name of the IC term structure's horizon figure: it is `ic` now, filtered
+    and sorted as `ic`; the old name is refused (no alias). The two figures differ: the sealed mean
+    IC of the conditioned score against the raw score's at a horizon of one week."""
+    row = screen_row(api, ALPHA)
+    assert "mean_ic" not in row
+    metrics = api.ok(f"/v1/alphas/{ALPHA}/metrics", "plain", panel=1)["data"]
+    assert close(row["ic"], metrics["core"]["ic"]["value"])
+    one_week = next(p for p in metrics["panel"]["ic_term_structure"] if p["horizon_weeks"] == 1)
+    assert abs(one_week["mean_ic"] - row["ic"]) > 1e-4  # two figures under two names
+    assert "ic" in FIGURE_TERMS["CATALOGUE_INDEX"] and "mean_ic" not in FIGURE_TERMS["CATALOGUE_INDEX"]
+    assert field_facts(ScreenRow, "ic")["term"] == "ic"
+    kept = api.ok("/v1/analytics/screen", "plain", limit=100, min_ic=str(row["ic"]), sort="-ic")["data"]
+    assert ALPHA in {r["alpha_id"] for r in kept} and all(r["ic"] >= row["ic"] for r in kept)
+    for old in ({"sort": "-mean_ic"}, {"min_mean_ic": "0"}):
+        assert api.get("/v1/analytics/screen", "plain", **old).status_code == 400, old
+
+
+# -- issue 65, item 3: the mean IC of a window against the term structure's --------------------------
+
+
+def test_a_windows_rebuilt_mean_ic_is_not_the_term_structures_mean_ic(api: Api, lake: ref.Lake) -> None:
+    """`mean_ic` named three figures: the IC term structure's (the raw score against the h-week
+    compounded forward return, /metrics `panel.ic_term_structure[]` and /analytics/decay, one figure
+    kept under the spec's name), /analytics/rolling's (the mean of the weekly conditioned IC over a
+    trailing window) and /analytics/expectation's series (the same mean over the backtest). The last
+    two are the vocabulary's `rebuilt_mean_ic`, as /metrics `panel`, /analytics/live and
+    significance serve it: recomputed here from the lake's weekly IC."""
+    weekly = lake.weekly_signal(ALPHA)
+    assert weekly is not None
+    ic = weekly.set_index("date")["ic"].astype(float)
+
+    rows = api.ok(
+        f"/v1/alphas/{ALPHA}/analytics/rolling", "plain", book="long_short", window="13", limit=1000
+    )
+    assert rows["data"] and all("mean_ic" not in r for r in rows["data"])
+    last = rows["data"][-1]
+    trailing = ic[ic.index.astype(str) <= last["date"]].tail(13)  # ISO dates sort as text
+    assert close(last["rebuilt_mean_ic"], float(trailing.mean()))
+
+    decay = api.ok(f"/v1/alphas/{ALPHA}/analytics/decay", "plain")["data"]
+    panel = api.ok(f"/v1/alphas/{ALPHA}/metrics", "plain", panel=1)["data"]["panel"]
+    structure = {p["horizon_weeks"]: p["mean_ic"] for p in panel["ic_term_structure"]}
+    points = {p["horizon_weeks"]: p["mean_ic"] for p in decay["ic_decay"]["term_structure"]}
+    for h, value in structure.items():  # one figure, one name: the decay fit's points are the panel's
+        assert value is None or close(points[h], value), h
+    assert abs(structure[1] - float(ic.mean())) > 1e-4  # the raw score's, not the conditioned mean
+
+    expectation = api.ok(f"/v1/alphas/{ALPHA}/analytics/expectation", "plain")["data"]
+    assert {s["series"] for s in expectation["series"]} == {"information_ratio", "rebuilt_mean_ic"}
+    series = next(s for s in expectation["series"] if s["series"] == "rebuilt_mean_ic")
+    live = api.ok(f"/v1/alphas/{ALPHA}/analytics/live", "plain")["data"]
+    assert close(series["backtest_value"], live["in_sample"]["rebuilt_mean_ic"]["value"])
+
+    assert VOCABULARY["rebuilt_mean_ic"].label != VOCABULARY["mean_ic"].label
+    assert "rebuilt_mean_ic" in FIGURE_TERMS["analytics_rolling"] and "mean_ic" not in ANALYTICS_ROLLING.names
+
+
+# -- issue 65, item 3: one session's turnover against the window's per year ---------------------------
+
+
+def served_fields() -> Iterator[tuple[str, str, Term | None]]:
+    """(where, served name, term) of every figure field and row column of the served Structs."""
+    from tests.contract.test_vocabulary import _figure_fields, _inspect, _served_structs
+
+    for where, name, facts, holds in _figure_fields():
+        yield where, name, term_for(name, facts.get("term"), holds)
+    for cls in _served_structs():
+        for field in msgspec.structs.fields(cls):
+            facts, _ = _facts(_inspect(cls, field.name))
+            if not facts.get(BY_FIGURE) and facts.get("term"):
+                yield f"{cls.__name__}.{field.encode_name}", field.encode_name, VOCABULARY[facts["term"]]
+
+
+def test_a_name_served_as_another_terms_figure_is_declared_two_meanings() -> None:
+    """A served name that is a term's, on a field whose term is another of another unit or basis (the
+    spec's /portfolio `turnover`, one session's, against the term `turnover`, the window's per year),
+    is one of the spec's names with two meanings (`STILL_TWO_MEANINGS`, with its reason): never a
+    term shared by figures of two units or bases, and never an undeclared second meaning."""
+    odd = sorted(
+        f"{where}: {term.name} ({term.unit}, {term.basis}) under {name} "
+        f"({VOCABULARY[name].unit}, {VOCABULARY[name].basis})"
+        for where, name, term in served_fields()
+        if term is not None
+        and name in VOCABULARY
+        and name not in GENERIC_KEYS  # a position (`alpha`, `difference`), not a figure
+        and term.name != name
+        and (term.unit, term.basis) != (VOCABULARY[name].unit, VOCABULARY[name].basis)
+        and name not in STILL_TWO_MEANINGS
+    )
+    assert not odd, odd
+    for row in (LedgerRow, EquityRow):
+        assert field_facts(row, "turnover")["term"] == "session_turnover", row
+    assert (
+        VOCABULARY["session_turnover"].basis == "per session" and VOCABULARY["turnover"].basis == "per year"
+    )
+
+
+def test_the_ledgers_turnover_is_one_sessions_and_the_checks_its_mean_per_year(
+    api: Api, lake: ref.Lake
+) -> None:
+    """/portfolio's `turnover` (the spec's name) is one session's, in the term `session_turnover`;
+    /analytics/checks' `turnover` is the window's mean of them times 252, in the term `turnover`
+    (per year): one name the spec fixes, two terms, each of its own basis."""
+    rows = api.ok(f"/v1/alphas/{ALPHA}/portfolio", "plain", book="long_short", limit=5000)["data"]
+    ledger = lake.ledger(ALPHA, "long_short")
+    assert ledger is not None and len(rows) == len(ledger)
+    sessions = np.array([r["turnover"] for r in rows], dtype=float)
+    assert np.allclose(sessions, ledger["turnover"].to_numpy(float), rtol=0, atol=1e-12, equal_nan=True)
+    checks = api.ok(f"/v1/alphas/{ALPHA}/analytics/checks", "plain")["data"]["checks"]
+    check = next(c for c in checks if c["id"] == "turnover")
+    assert close(check["value"], float(np.nanmean(sessions)) * SESSIONS_PER_YEAR)
+    assert check["unit"] == VOCABULARY["turnover"].unit != VOCABULARY["session_turnover"].unit
+
+
+# -- issue 65, item 3: the style loadings in the lake --------------------------------------------------
+
+
+def test_the_lakes_style_columns_are_loadings(lake: ref.Lake) -> None:
+    """The lake's `exposures` stored the seal's style loadings under the seal's names: `volatility`
+    (a name's z-scored loading on the volatility factor) beside the vocabulary's `volatility` (a book's
+    annualised volatility of returns), `beta` beside its `beta` (a slope on the benchmark). Each is
+    `<style>_loading` in the lake (the seal keeps its names; tests/analytics/test_factors.py rebuilds
+    the factor model from these columns): standardised within each week, a loading, not a volatility."""
+    stored = pd.read_parquet(lake.build(ALPHA) / "exposures.parquet")
+    styles = ("size", "value", "momentum", "beta", "volatility")
+    assert not set(styles) & set(stored.columns)
+    assert {f"{s}_loading" for s in styles} <= set(stored.columns)
+    weeks = stored.groupby("date")["volatility_loading"]
+    assert np.allclose(weeks.mean(), 0.0, atol=1e-9) and np.allclose(weeks.std(ddof=0), 1.0, rtol=1e-9)
+    assert (stored["volatility_loading"] < 0).any()  # a z-score: no volatility of returns is negative
+    assert VOCABULARY["volatility"].basis == "per year" and VOCABULARY["volatility"].unit == "fraction"

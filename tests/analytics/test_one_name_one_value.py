@@ -11,7 +11,7 @@ How an answer is flattened (`leaves`):
   (a bootstrap's `lower`, a check's `threshold`) are flattened under it;
 - rows of a list (a series, a table) are scoped by their row and are not compared, except the
   checks (`id` names the figure each check judges: checks[id].value is that figure). A row's name
-  is one row's value over the row's own span (`/analytics/rolling`'s `mean_ic` and `icir` over the
+  is one row's value over the row's own span (`/analytics/rolling`'s `rebuilt_mean_ic` and `icir` over the
   trailing window ending at its `date`, `factors`' `weekly[].book_return` one week's): a series
   carries one value per row by nature, so its rows are left out on purpose (docs/analytics.md,
   "Renamed", says which row names were kept and why);

@@ -15,7 +15,7 @@ PATH = "/v1/alphas/{alpha}/analytics/rolling"
 FIELDS = {
     "date",
     "n_ic_weeks",
-    "mean_ic",
+    "rebuilt_mean_ic",
     "icir",
     "n_return_weeks",
     "annualised_return",
@@ -49,7 +49,7 @@ def test_rolling_reproduces_over_random_windows(api: Api, lake: ref.Lake, alpha:
 def test_the_demo_exercises_every_branch(lake: ref.Lake) -> None:
     """Rows with and without measurable figures, and the ledger-only alpha without weeks."""
     rows = ref.rolling_rows(lake, "momentum_12_1", "long_short", 13, (None, None))
-    assert rows and all(r["mean_ic"] is not None for r in rows)
+    assert rows and all(r["rebuilt_mean_ic"] is not None for r in rows)
     assert any(r["n_ic_weeks"] < 13 for r in rows) and any(r["n_return_weeks"] < 13 for r in rows)
     assert ref.rolling_rows(lake, "Test_ledger_only", "long_short", 13, (None, None)) == []
     # The raw books' IC is the raw signal's: it differs from the conditioned IC somewhere.
@@ -57,7 +57,9 @@ def test_the_demo_exercises_every_branch(lake: ref.Lake) -> None:
         base = ref.rolling_rows(lake, alpha, "long_short", 13, (None, None))
         raw = ref.rolling_rows(lake, alpha, "raw_long_short", 13, (None, None))
         assert [r["date"] for r in base] == [r["date"] for r in raw]
-        assert any(a["mean_ic"] != b["mean_ic"] for a, b in zip(base, raw, strict=True)), alpha
+        assert any(a["rebuilt_mean_ic"] != b["rebuilt_mean_ic"] for a, b in zip(base, raw, strict=True)), (
+            alpha
+        )
     late = ref.rolling_rows(lake, "Test_short_term_reversal", "long_short", 26, (None, None))
     assert late and len(late) < len(
         ref.rolling_rows(lake, "Test_short_term_reversal", "long_short", 13, (None, None))

@@ -90,11 +90,11 @@ def newest_index(root: Path) -> pa.Table:
 
 
 def as_screened(index: pa.Table) -> pl.DataFrame:
-    """An index with its columns named as the screener serves them: the index's `ic` (/metrics
-    `core.ic`, the vocabulary's name) is the screener's `mean_ic`."""
+    """An index as the screener serves it: each column under the name the screener serves it by
+    (the index's `ic`, /metrics `core.ic`, is the screener's `ic`)."""
     frame = pl.from_arrow(index)
     assert isinstance(frame, pl.DataFrame)
-    return frame.rename({"ic": "mean_ic"})
+    return frame
 
 
 @pytest.fixture(scope="module")
@@ -263,7 +263,7 @@ def test_the_query_bounds_exactly_the_whitelisted_figures() -> None:
     assert bounds == [f"{side}_{c}" for c in choices.SCREEN_RANGES for side in ("min", "max")]
     index_columns = set(lake.CATALOGUE_INDEX.names)
     assert set(choices.SCREEN_RANGES) <= set(wire.SCREEN_FIELDS)
-    assert {wire.screen_index_column(f) for f in wire.SCREEN_INDEX_FIELDS} <= index_columns
+    assert set(wire.SCREEN_INDEX_FIELDS) <= index_columns  # each read from the column of its name
     assert set(choices.SCREEN_SORTS) <= set(wire.SCREEN_FIELDS)
 
 
@@ -313,7 +313,7 @@ def test_each_filter_alone(screen_api: Api, index: pl.DataFrame) -> None:
         {"search": "reversal"},
         {"min_information_ratio": "0.5"},
         {"max_max_drawdown_pct": "20"},
-        {"min_mean_ic": "0"},  # Test_ledger_only has no IC: a null fails a bound
+        {"min_ic": "0"},  # Test_ledger_only has no IC: a null fails a bound
         {"min_sessions": "296", "max_sessions": "296"},
         {"min_turnover": "10", "max_turnover": "12", "sort": "-turnover"},
         *({"sort": s} for s in choices.SCREEN_SORT_CHOICES),
@@ -336,8 +336,8 @@ def test_each_filter_alone(screen_api: Api, index: pl.DataFrame) -> None:
     assert {r["standing"] for r in others} == {"never", "nominated", "retired"} and len(others) == len(
         index
     ) - 2
-    nulls = screen_api.ok(PATH, sort="-mean_ic")["data"]
-    assert nulls[-1]["mean_ic"] is None and nulls[0]["mean_ic"] is not None
+    nulls = screen_api.ok(PATH, sort="-ic")["data"]
+    assert nulls[-1]["ic"] is None and nulls[0]["ic"] is not None
     ties = screen_api.ok(PATH, sort="-sessions")["data"]
     tied = [r["alpha_id"] for r in ties if r["sessions"] == 296]
     assert len(tied) > 2 and tied == sorted(tied)
@@ -550,13 +550,13 @@ def test_a_sealed_ic_that_does_not_reproduce_is_flagged_and_filterable(
     for value in (True, False):
         kept = screen_api.ok(PATH, ic_reproduces=str(value).lower(), limit=100)["data"]
         assert [r["alpha_id"] for r in kept] == [a for a in rows if expected[a] is value]
-    flagged = screen_api.ok(PATH, ic_reproduces="false", sort="-mean_ic")["data"]
+    flagged = screen_api.ok(PATH, ic_reproduces="false", sort="-ic")["data"]
     assert [r["alpha_id"] for r in flagged] == ["value_composite_legacy"]
     # Rebuilt from the cross-sections: withheld from a key that may not read them, as on /metrics.
     body = screen_api.ok(PATH, "no_signals", limit=100)
     assert [r["alpha_id"] for r in body["data"]] == list(rows)
     assert all(r["ic_reproduces"] is None for r in body["data"])
-    assert [r["mean_ic"] for r in body["data"]] == [r["mean_ic"] for r in rows.values()]
+    assert [r["ic"] for r in body["data"]] == [r["ic"] for r in rows.values()]
     [warning] = body["meta"]["warnings"]
     assert warning["code"] == "access_limited" and "ic_reproduces" in warning["message"]
     assert "signals.scores" in warning["message"]
@@ -685,7 +685,7 @@ RANGE_CASES = [
         ({"max_sessions": "10000000000000000000000"}, {"max_sessions": "at most 18 digits"}),
         ({"min_icir": "abc"}, {"min_icir": "must be a decimal number"}),
         ({"max_turnover": "nan"}, {"max_turnover": "must be a decimal number"}),
-        ({"min_mean_ic": "inf"}, {"min_mean_ic": "must be a decimal number"}),
+        ({"min_ic": "inf"}, {"min_ic": "must be a decimal number"}),
         ({"tag": ""}, {"tag": "non-empty values"}),
         ({"tag": "momentum,,price"}, {"tag": "non-empty values"}),
         ({"tag": ["momentum", " "]}, {"tag": "non-empty values"}),
@@ -700,7 +700,7 @@ RANGE_CASES = [
         ({"complete_only": "2"}, {"complete_only": "must be a boolean"}),
         ({"limit": "0"}, {"limit": "between 1 and 5000"}),
         ({"offset": "-1"}, {"offset": "between 0 and 1000000000"}),
-        ({"sort": ["icir", "mean_ic"]}, {"sort": "given more than once"}),
+        ({"sort": ["icir", "ic"]}, {"sort": "given more than once"}),
         ({"max_correlation": "1.5"}, {"max_correlation": "between 0 and 1"}),
         ({"max_correlation": "-0.1"}, {"max_correlation": "between 0 and 1"}),
         (
@@ -740,7 +740,7 @@ def test_equal_bounds_and_a_lone_bound_are_accepted(screen_api: Api, index: pl.D
 # -- paging, conditional requests -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("sort", [None, "-information_ratio", "name", "-last_date", "mean_ic"])
+@pytest.mark.parametrize("sort", [None, "-information_ratio", "name", "-last_date", "ic"])
 def test_pages_concatenate_to_the_whole_answer(screen_api: Api, sort: str | None) -> None:
     whole = screen_api.ok(PATH, sort=sort, limit=5000)
     for limit in (1, 2, 3, 4):
@@ -1131,4 +1131,4 @@ def test_an_index_of_pipeline_2_5_is_screened_as_one_written_now(demo_lake: Path
     assert generation is not None
     written = pq.read_schema(Path(root) / "catalogue" / generation.index)
     assert "mean_ic" in written.names and written.field("built_at").type == pa.string()
-    assert screened(root) == now and any(r["mean_ic"] is not None and r["icir"] is not None for r in now)
+    assert screened(root) == now and any(r["ic"] is not None and r["icir"] is not None for r in now)

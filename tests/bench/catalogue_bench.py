@@ -87,7 +87,7 @@ random filters and a random sort (`screen_query`)."""
 SCREEN_FILTERS = {
     "information_ratio": "min",
     "excess_sharpe": "min",
-    "mean_ic": "min",
+    "ic": "min",
     "icir": "min",
     "max_drawdown_pct": "max",
     "turnover": "max",
@@ -840,16 +840,13 @@ def screen_columns(corpus: Corpus, root: str) -> dict[str, list[float]]:
     """Each screened column's finite values over the catalogue index (sorted), read from the lake's
     newest generation (local lake: the cached one, on S3 the same rows)."""
     from pipeline.index_rows import current_rows
-    from schemas.wire import screen_index_column
 
     rows = current_rows(str(corpus.lake) if root.startswith("s3://") else root)
     if rows is None:
         raise BenchError(f"the lake {corpus.lake} has no catalogue index")
     columns = {}
     for column in SCREEN_FILTERS:
-        found = rows.column(
-            screen_index_column(column)
-        ).to_pylist()  # the screener's `icir` is icir_annualised
+        found = rows.column(column).to_pylist()  # the index names each as the screener serves it
         values = [float(v) for v in found if v is not None and np.isfinite(v)]
         if values:
             columns[column] = sorted(values)

@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
     words = ["momentum", "value", "carry", "cluster 1", "syn00012", "reversal", "#99"]
     index = catalogue.index
-    sorts = ["information_ratio", "-excess_sharpe", "mean_ic", "-icir", "-max_drawdown_pct"]
+    sorts = ["information_ratio", "-excess_sharpe", "ic", "-icir", "-max_drawdown_pct"]
     targets = [rng.choice(ids) for _ in range(args.calls)]
     for call, alpha in enumerate(targets):
         needle = rng.choice(words)
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             complete_only=True,
             ranges=(
                 ("information_ratio", rng.uniform(-1, 0.5), None),
-                ("mean_ic", None, rng.uniform(0.0, 0.03)),
+                ("ic", None, rng.uniform(0.0, 0.03)),
             ),
             sort=sort.removeprefix("-"),
             descending=sort.startswith("-"),

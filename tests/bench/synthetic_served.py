@@ -47,7 +47,7 @@ from tests.bench.harness import (
 from tests.bench.synthetic_catalogue import DEFAULT_OUT
 
 NEEDLES = ["momentum", "value", "carry", "cluster 1", "syn00012", "reversal", "#99", "lowvol momentum"]
-SORTS = ["information_ratio", "-excess_sharpe", "mean_ic", "-icir", "-max_drawdown_pct"]
+SORTS = ["information_ratio", "-excess_sharpe", "ic", "-icir", "-max_drawdown_pct"]
 
 
 def cpu_ns(pid: int) -> int:
@@ -92,7 +92,7 @@ def requests_of(rng: random.Random, alphas: list[str], real: list[str]) -> dict[
     screen = {
         "complete_only": "true",
         "min_information_ratio": f"{rng.uniform(-1, 0.5):.4f}",
-        "max_mean_ic": f"{rng.uniform(0.0, 0.03):.4f}",
+        "max_ic": f"{rng.uniform(0.0, 0.03):.4f}",
         "sort": sort,
         "limit": "100",
     }

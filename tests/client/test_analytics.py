@@ -81,7 +81,7 @@ def test_the_single_objects_equal_their_raw_routes(api: Api, plain_key: Key, pla
         "risk",
         "references",
     }
-    assert "significance.psr" in doc.data.fields and "rolling[].mean_ic" in doc.data.fields
+    assert "significance.psr" in doc.data.fields and "rolling[].rebuilt_mean_ic" in doc.data.fields
     assert set(doc.data.fields["significance.psr"].__struct_fields__) == {
         "meaning",
         "formula",

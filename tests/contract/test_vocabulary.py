@@ -123,12 +123,38 @@ def test_the_dashboard_labels_are_made_from_the_registry() -> None:
     assert not (ui / "terms.js").exists()
     assert 'from "./terms.js"' in (ui / "vocabulary.js").read_text()
     text = dashboard.ASSETS["terms.js"].body.decode()
-    assert text == as_javascript()
+    assert text.startswith(as_javascript())
     body = re.search(r"export const TERMS = Object.freeze\((\{.*?\n\})\);", text, re.S)
     assert body is not None
     served = json.loads(body.group(1).replace(",\n}", "\n}"))
     assert served == {t.name: {"label": t.label, "unit": t.unit, "basis": t.basis} for t in TERMS}
     assert 'from "./vocabulary.js"' in (ROOT / "serve" / "static" / "ui" / "labels.js").read_text()
+
+
+def test_the_catalogue_names_its_columns_by_the_terms_the_screener_row_declares() -> None:
+    """The catalogue's column labels come from the screener row's declarations (issue 65, item 3):
+    terms.js serves each ScreenRow field's declared term (`SCREEN_TERMS`), and catalogue.js names a
+    figure column only through it, never by a term it picks itself (it had `figureName("ic")` over
+    the field `mean_ic`, `figureName("sealed_turnover")` over `turnover`)."""
+    import json
+    import re
+
+    from schemas.bodies.figures import field_facts
+    from schemas.bodies.rows import ScreenRow
+    from serve.routes import dashboard
+
+    text = dashboard.ASSETS["terms.js"].body.decode()
+    body = re.search(r"export const SCREEN_TERMS = Object.freeze\((\{.*?\n\})\);", text, re.S)
+    assert body is not None
+    served = json.loads(body.group(1))
+    fields = msgspec.structs.fields(ScreenRow)
+    declared = {f.encode_name: t for f in fields if (t := field_facts(ScreenRow, f.name).get("term"))}
+    assert served == declared and served["ic"] == "ic" and served["turnover"] == "sealed_turnover"
+    assert all(term in VOCABULARY for term in served.values())
+    source = (ROOT / "serve" / "static" / "ui" / "catalogue.js").read_text(encoding="utf-8")
+    assert "SCREEN_TERMS" in source
+    picked = re.findall(r"figureName\w*\(\s*[\"'`]", source)
+    assert not picked, f"catalogue.js names a column by a term it picks itself: {picked}"
 
 
 def test_the_dashboard_names_figures_from_the_registry() -> None:

@@ -583,11 +583,14 @@ def test_the_catalogue_sorts_filters_and_pages_with_the_screener(
         answer: dict[str, Any] = site.api(SCREEN, site.keys.full, limit=3, **query).json()
         return answer
 
+    # Each figure's header is the label, with its basis, of the term the screener row declares for
+    # the field (serve.routes.dashboard.screen_terms): `ic` is the sealed mean IC, `turnover` the
+    # sealed turnover.
     headers = cell_texts(page, "#catalogue table.screen thead th")
     for label in (
-        "Information ratio",
-        "Excess Sharpe ratio",
-        "Mean IC (as sealed)",
+        "Information ratio (annualised)",
+        "Excess Sharpe ratio (annualised)",
+        "Mean IC (as sealed, per week)",
         "ICIR (annualised)",
         "Max drawdown",
         "Turnover (as sealed)",
@@ -684,16 +687,16 @@ def test_the_catalogue_shows_one_icir_basis_and_flags_an_ic_that_does_not_reprod
     page = visit.page
     page.wait_for_selector("#catalogue table.screen")
     headers = cell_texts(page, "#catalogue table.screen thead th")
-    assert "ICIR (annualised)" in headers and "Mean IC (as sealed)" in headers, headers
+    assert "ICIR (annualised)" in headers and "Mean IC (as sealed, per week)" in headers, headers
     served = {r["alpha_id"]: r for r in site.api(SCREEN, site.keys.full, limit=100).json()["data"]}
-    mean_ic_at, icir_at = page.evaluate(COLUMN_OF, "mean_ic"), page.evaluate(COLUMN_OF, "icir")
-    assert min(mean_ic_at, icir_at) >= 0
+    ic_at, icir_at = page.evaluate(COLUMN_OF, "ic"), page.evaluate(COLUMN_OF, "icir")
+    assert min(ic_at, icir_at) >= 0
     shown = page.eval_on_selector_all("#catalogue-results tbody tr", ROW_CELLS)
     assert {row["alpha"] for row in shown} == set(served)
     flagged = []
     for row in shown:
         screened = served[row["alpha"]]
-        ic, icir = row["cells"][mean_ic_at], row["cells"][icir_at]
+        ic, icir = row["cells"][ic_at], row["cells"][icir_at]
         if screened["icir"] is not None:
             assert float(icir["text"].split()[0]) == float(f"{screened['icir']:.4g}"), (row, screened)
         if screened["ic_reproduces"] is False:

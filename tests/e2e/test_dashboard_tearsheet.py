@@ -858,7 +858,7 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     )
     assert rolling_meta["window_weeks"] == 26
     all_close(path_values(page, "sheet-rolling-ir"), [r["information_ratio"] for r in rolling])
-    all_close(path_values(page, "sheet-rolling-ic"), [r["mean_ic"] for r in rolling])
+    all_close(path_values(page, "sheet-rolling-ic"), [r["rebuilt_mean_ic"] for r in rolling])
 
     # The rolling beta draws /analytics/returns' beta.points as served; those are cov / var over each
     # trailing 126 sessions with both returns (numpy here).

@@ -63,13 +63,13 @@ def test_a_build_already_recorded_says_nothing() -> None:
 
 def test_a_republish_says_each_figure_before_and_after_and_which_moved() -> None:
     last = event({"build_id": "b1", "headline": HEADLINE, "checks": CHECKS})
-    after = HEADLINE | {"information_ratio": 1.05, "mean_ic": 1.01, "turnover": 1.2, "weeks": 9}
+    after = HEADLINE | {"information_ratio": 1.05, "ic": 1.01, "turnover": 1.2, "weeks": 9}
     [(kind, data)] = build_events(ALPHA, "b2", after, CHECKS, last, approved=False)
     assert kind == REPUBLISHED
     assert data["previous_build_id"] == "b1" and data["build_id"] == "b2"
     assert data["figures"]["information_ratio"] == {"before": 1.0, "after": 1.05, "moved": False}
-    # mean_ic's tolerance is 0.005; turnover's a tenth of it; a week more is a different history.
-    assert data["moved"] == ["mean_ic", "turnover", "weeks"]
+    # ic's tolerance is 0.005; turnover's a tenth of it; a week more is a different history.
+    assert data["moved"] == ["ic", "turnover", "weeks"]
     assert list(data["figures"]) == list(TOLERANCES)
 
 

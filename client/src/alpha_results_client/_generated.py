@@ -1427,7 +1427,9 @@ class LedgerRow(ApiStruct, kw_only=True, frozen=True):
     """Sum of absolute traded notional over the day's fills. Unit: base currency."""
 
     turnover: float | None
-    """One-sided traded fraction: half the sum of absolute weight changes. Unit: fraction (0.01 = 1%)."""
+    """One-sided traded fraction of this session: half the sum of absolute weight changes (not
+    annualised: the checks' `turnover` per year is the mean of these times 252). Unit: fraction.
+    """
 
 
 class LedgerRowPage(ApiStruct, kw_only=True, frozen=True):
@@ -1627,7 +1629,9 @@ class EquityRow(ApiStruct, kw_only=True, frozen=True):
     """Sum of weights, carried from the same day's ledger row. Unit: fraction (0.01 = 1%)."""
 
     turnover: float | None
-    """One-sided traded fraction, carried from the same day's ledger row. Unit: fraction (0.01 = 1%)."""
+    """One-sided traded fraction of this session, carried from the same day's ledger row (not
+    annualised). Unit: fraction.
+    """
 
 
 class EquitySummary(ApiStruct, kw_only=True, frozen=True):
@@ -2870,10 +2874,13 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
     n_ic_weeks: int | None
     """Weeks of the trailing window with a weekly IC. Unit: weeks."""
 
-    mean_ic: float | None
-    """Mean weekly IC over the trailing window: conditioned (weekly_signal.ic) on base books, raw
-    (raw_ic) on raw_ books (the family in `meta.signal`). Unit: ratio. Null when fewer than half the
-    window's weeks carry a value (the standard deviation also needs 2).
+    rebuilt_mean_ic: float | None
+    """Mean weekly IC over the trailing window, rebuilt from the rebalance cross-sections: conditioned
+    (weekly_signal.ic) on base books, raw (raw_ic) on raw_ books (the family in `meta.signal`).
+    `/metrics` `panel.rebuilt_mean_ic` and `/analytics/live`'s over the row's weeks; not the sealed
+    `core.ic`, nor the IC term structure's `mean_ic` (the raw score at a horizon of h weeks). Served
+    as `mean_ic` before issue 65 (item 3). Unit: ratio. Null when fewer than half the window's weeks
+    carry a value (the standard deviation also needs 2).
     """
 
     icir: float | None
@@ -4943,10 +4950,12 @@ class ExpectedWeek(ApiStruct, kw_only=True, frozen=True):
     """One live week of a series: the live figure to date and where it falls."""
 
     date: dt.date
-    """The week's last session (information_ratio) or the weekly IC's date (mean_ic)"""
+    """The week's last session (information_ratio) or the weekly IC's date (rebuilt_mean_ic)"""
 
     observations_to_date: int
-    """The live observations up to this week: sessions (information_ratio) or weekly ICs (mean_ic)"""
+    """The live observations up to this week: sessions (information_ratio) or weekly ICs
+    (rebuilt_mean_ic)
+    """
 
     live_to_date: float | None
     """The live figure over the live observations up to this week: the information ratio of the daily
@@ -4971,8 +4980,10 @@ class ExpectedSeries(ApiStruct, kw_only=True, frozen=True):
     """
 
     series: str
-    """information_ratio: the long_short book's annualised information ratio of daily returns; mean_ic:
-    the signal's mean weekly IC (weekly_signal.ic)
+    """information_ratio: the long_short book's annualised information ratio of daily returns;
+    rebuilt_mean_ic: the mean of the weekly conditioned IC rebuilt from the cross-sections
+    (weekly_signal.ic), /analytics/live's in_sample.rebuilt_mean_ic over the backtest (served as
+    mean_ic before issue 65, item 3: the IC term structure's name)
     """
 
     withheld_reason: str | None
@@ -4995,7 +5006,7 @@ class ExpectedSeries(ApiStruct, kw_only=True, frozen=True):
     """
 
     backtest_observations: int
-    """The backtest's observations: sessions (information_ratio) or weekly ICs (mean_ic)"""
+    """The backtest's observations: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)"""
 
     backtest_standard_error: float | None
     """The iid standard error of backtest_value"""
@@ -5043,8 +5054,8 @@ class ExpectedSeries(ApiStruct, kw_only=True, frozen=True):
 
     weeks: list[ExpectedWeek]
     """The live weeks after the split, oldest first: calendar weeks of the live sessions
-    (information_ratio), or the weekly ICs realised after the split (mean_ic); empty without a split
-    or a live week
+    (information_ratio), or the weekly ICs realised after the split (rebuilt_mean_ic); empty without
+    a split or a live week
     """
 
 
@@ -5451,7 +5462,7 @@ class AnalyticsDoc(ApiStruct, kw_only=True, frozen=True):
     """
 
     fields: dict[str, AnalyticsFieldDoc]
-    """Dotted payload path prefixed by the route (`significance.psr`, `rolling[].mean_ic`) to
+    """Dotted payload path prefixed by the route (`significance.psr`, `rolling[].rebuilt_mean_ic`) to
     `{meaning, formula, horizon, granularity, source, unit, annualisation}`.
     """
 
@@ -5512,10 +5523,12 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     annualised. Unit: ratio. Null where `/metrics` serves it not_measurable.
     """
 
-    mean_ic: float | None
+    ic: float | None
     """Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole
-    history): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections
-    bear it out. Unit: ratio. Null where `/metrics` serves it not_measurable.
+    history) and the catalogue index stores it (`ic`): the run's sealed figure, per week;
+    `ic_reproduces` says whether its cross-sections bear it out. Served as `mean_ic` before issue 65
+    (item 3), the name of the IC term structure's horizon figure. Unit: ratio. Null where `/metrics`
+    serves it not_measurable.
     """
 
     icir: float | None
@@ -5528,11 +5541,11 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
 
     ic_reproduces: bool | None
     """Whether the weekly IC rebuilt from the run's rebalance cross-sections reproduces its sealed mean
-    IC (within 1e-6, the `/metrics` rule that warns `ic_reproduction_mismatch`). `false` flags a
-    `mean_ic` (and the `icir` sealed with it) that the run's own cross-sections do not bear out;
-    filter with `ic_reproduces=true` to keep only alphas whose IC was checked and holds. Null when
-    there is nothing to check (no sealed mean IC, or no cross-sections to rebuild it from), and for
-    a key that may not read the cross-sections (signals.rebalances.get or signals.scores).
+    IC (within 1e-6, the `/metrics` rule that warns `ic_reproduction_mismatch`). `false` flags an
+    `ic` (and the `icir` sealed with it) that the run's own cross-sections do not bear out; filter
+    with `ic_reproduces=true` to keep only alphas whose IC was checked and holds. Null when there is
+    nothing to check (no sealed mean IC, or no cross-sections to rebuild it from), and for a key
+    that may not read the cross-sections (signals.rebalances.get or signals.scores).
     """
 
     max_drawdown_pct: float | None
@@ -5541,8 +5554,10 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     """
 
     turnover: float | None
-    """Turnover, as `/metrics` serves `core.turnover` (overall, the whole history), in `turnover_unit`.
-    Unit: turnover_unit. Null where `/metrics` serves it not_measurable.
+    """Turnover, as `/metrics` serves `core.turnover` (overall, the whole history), in `turnover_unit`:
+    the run's sealed turnover (the term `sealed_turnover`, as `core.turnover` declares it), not the
+    checks' traded turnover per year of a window (`turnover`). Unit: see unit on the entry. Null
+    where `/metrics` serves it not_measurable.
     """
 
     turnover_unit: str | None
@@ -8137,8 +8152,8 @@ ENDPOINTS: dict[str, Endpoint] = {
                     "-information_ratio",
                     "excess_sharpe",
                     "-excess_sharpe",
-                    "mean_ic",
-                    "-mean_ic",
+                    "ic",
+                    "-ic",
                     "icir",
                     "-icir",
                     "max_drawdown_pct",
@@ -8188,8 +8203,8 @@ ENDPOINTS: dict[str, Endpoint] = {
             ),
             Param("min_excess_sharpe", "min_excess_sharpe", "number", None, required=False, enum=None),
             Param("max_excess_sharpe", "max_excess_sharpe", "number", None, required=False, enum=None),
-            Param("min_mean_ic", "min_mean_ic", "number", None, required=False, enum=None),
-            Param("max_mean_ic", "max_mean_ic", "number", None, required=False, enum=None),
+            Param("min_ic", "min_ic", "number", None, required=False, enum=None),
+            Param("max_ic", "max_ic", "number", None, required=False, enum=None),
             Param("min_icir", "min_icir", "number", None, required=False, enum=None),
             Param("max_icir", "max_icir", "number", None, required=False, enum=None),
             Param("min_max_drawdown_pct", "min_max_drawdown_pct", "number", None, required=False, enum=None),
@@ -9862,8 +9877,8 @@ class GeneratedMethods:
             "-information_ratio",
             "excess_sharpe",
             "-excess_sharpe",
-            "mean_ic",
-            "-mean_ic",
+            "ic",
+            "-ic",
             "icir",
             "-icir",
             "max_drawdown_pct",
@@ -9899,8 +9914,8 @@ class GeneratedMethods:
         max_information_ratio: float | None = None,
         min_excess_sharpe: float | None = None,
         max_excess_sharpe: float | None = None,
-        min_mean_ic: float | None = None,
-        max_mean_ic: float | None = None,
+        min_ic: float | None = None,
+        max_ic: float | None = None,
         min_icir: float | None = None,
         max_icir: float | None = None,
         min_max_drawdown_pct: float | None = None,
@@ -9985,11 +10000,9 @@ class GeneratedMethods:
         `max_excess_sharpe`: Keep alphas whose excess_sharpe is at most this (ratio, annualised,
         inclusive); a null excess_sharpe fails it.
 
-        `min_mean_ic`: Keep alphas whose mean_ic is at least this (ratio, inclusive); a null mean_ic
-        fails it.
+        `min_ic`: Keep alphas whose ic is at least this (ratio, inclusive); a null ic fails it.
 
-        `max_mean_ic`: Keep alphas whose mean_ic is at most this (ratio, inclusive); a null mean_ic
-        fails it.
+        `max_ic`: Keep alphas whose ic is at most this (ratio, inclusive); a null ic fails it.
 
         `min_icir`: Keep alphas whose icir is at least this (ratio, annualised, inclusive); a null
         icir fails it.
@@ -10003,11 +10016,11 @@ class GeneratedMethods:
         `max_max_drawdown_pct`: Keep alphas whose max_drawdown_pct is at most this
         (percentage_points, inclusive); a null max_drawdown_pct fails it.
 
-        `min_turnover`: Keep alphas whose turnover is at least this (turnover_unit, inclusive); a
-        null turnover fails it.
+        `min_turnover`: Keep alphas whose turnover is at least this (see unit on the entry,
+        inclusive); a null turnover fails it.
 
-        `max_turnover`: Keep alphas whose turnover is at most this (turnover_unit, inclusive); a
-        null turnover fails it.
+        `max_turnover`: Keep alphas whose turnover is at most this (see unit on the entry,
+        inclusive); a null turnover fails it.
 
         `min_sessions`: Keep alphas whose sessions is at least this (sessions, inclusive); a null
         sessions fails it.
@@ -10073,8 +10086,8 @@ class GeneratedMethods:
                 "max_information_ratio": max_information_ratio,
                 "min_excess_sharpe": min_excess_sharpe,
                 "max_excess_sharpe": max_excess_sharpe,
-                "min_mean_ic": min_mean_ic,
-                "max_mean_ic": max_mean_ic,
+                "min_ic": min_ic,
+                "max_ic": max_ic,
                 "min_icir": min_icir,
                 "max_icir": max_icir,
                 "min_max_drawdown_pct": min_max_drawdown_pct,

@@ -11,7 +11,8 @@
 import { apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table } from "./dom.js";
 import { DASH, int } from "./format.js";
-import { figureName, inUnit, valueTone } from "./labels.js";
+import { figureNameWithBasis, inUnit, termUnit, valueTone } from "./labels.js";
+import { SCREEN_TERMS } from "./vocabulary.js";
 
 const PAGE_SIZE = 25;
 const SCREEN = "/v1/analytics/screen";
@@ -20,6 +21,16 @@ const LISTING = "/v1/alphas";
 // performance.metrics, whose figures it serves), or the lake has no catalogue index.
 const FALLBACK_CODES = new Set(["endpoint_not_allowed", "upstream_unavailable"]);
 
+// A screener field's name as a reader sees it: the label, with its basis, of the term the server
+// declares for the field (SCREEN_TERMS, made from schemas/bodies/rows.py ScreenRow when it starts:
+// `ic` is /metrics core.ic, `turnover` the run's sealed turnover). The page never picks a term itself.
+const termOf = (field) => SCREEN_TERMS[field];
+const named = (field) => figureNameWithBasis(termOf(field));
+
+// A column of a figure: its field, its cell (drawn in the row's unit: the term's, or the unit the
+// row serves beside it), and its first direction of a click.
+const figureColumnOf = (field, cell) => [field, named(field), cell, "desc"];
+
 // The screener's columns: [field, header, cell, first direction of a click (null: not sortable)].
 // The name's cell also holds the thesis (`tldr`) and the tags. The tick boxes come first, so they
 // stay in view however narrow the window (the table scrolls sideways past its width).
@@ -27,30 +38,26 @@ const COLUMNS = [
   ["pick", "Compare", (row) => pickCell(row.alpha_id), null],
   ["alpha_id", "Alpha", (row) => alphaLink(row.alpha_id), "asc"],
   ["name", "Name", (row) => nameCell(row), "asc"],
-  ["information_ratio", figureName("information_ratio"), (row) => figureCell(row, "information_ratio", "ratio"), "desc"],
-  ["excess_sharpe", figureName("excess_sharpe"), (row) => figureCell(row, "excess_sharpe", "ratio"), "desc"],
-  // The screener's mean_ic is /metrics core.ic, the run's sealed figure (ScreenRow.mean_ic's term: ic),
-  // not the decay route's term-structure mean IC that the vocabulary names mean_ic.
-  ["mean_ic", figureName("ic"), (row) => icCell(row, "mean_ic"), "desc"],
-  ["icir", `${figureName("icir")} (annualised)`, (row) => icCell(row, "icir"), "desc"],
-  ["max_drawdown_pct", figureName("max_drawdown_pct"), (row) => figureCell(row, "max_drawdown_pct", "percentage_points"), "desc"],
-  // The screener serves the run's sealed turnover (ScreenRow.turnover, in its turnover_unit): named as
-  // sealed, not as the checks' or the costs route's turnover, which are other figures.
-  ["turnover", figureName("sealed_turnover"), (row) => figureCell(row, "turnover", row.turnover_unit), "desc"],
-  ["sessions", "Sessions", (row) => numberCell(int(row.sessions), row.sessions), "desc"],
-  ["weeks", "Weeks", (row) => numberCell(int(row.weeks), row.weeks), "desc"],
+  figureColumnOf("information_ratio", (row) => figureCell(row, "information_ratio")),
+  figureColumnOf("excess_sharpe", (row) => figureCell(row, "excess_sharpe")),
+  figureColumnOf("ic", (row) => icCell(row, "ic")),
+  figureColumnOf("icir", (row) => icCell(row, "icir")),
+  figureColumnOf("max_drawdown_pct", (row) => figureCell(row, "max_drawdown_pct")),
+  figureColumnOf("turnover", (row) => figureCell(row, "turnover", row.turnover_unit)),
+  figureColumnOf("sessions", (row) => numberCell(int(row.sessions), row.sessions)),
+  figureColumnOf("weeks", (row) => numberCell(int(row.weeks), row.weeks)),
 ];
 
-// The figures whose bounds the form sends (`min_<figure>`, `max_<figure>`; schemas/query.py ScreenQuery).
-const RANGES = [
-  ["information_ratio", figureName("information_ratio")],
-  ["mean_ic", figureName("ic")],
-  ["max_drawdown_pct", `${figureName("max_drawdown_pct")} (%)`],
-  ["excess_sharpe", figureName("excess_sharpe")],
-  ["icir", `${figureName("icir")} (annualised)`],
-  ["turnover", figureName("sealed_turnover")],
-  ["sessions", "Sessions"],
-];
+// The figures whose bounds the form sends (`min_<figure>`, `max_<figure>`; schemas/query.py
+// ScreenQuery), each named as its column, with the unit a bound is typed in where it is not a ratio.
+const RANGES = ["information_ratio", "ic", "max_drawdown_pct", "excess_sharpe", "icir", "turnover", "sessions"].map(
+  (field) => [field, boundLabel(field)],
+);
+
+function boundLabel(field) {
+  const unit = termUnit(termOf(field));
+  return unit === "percentage_points" ? `${named(field)} (%)` : named(field);
+}
 
 // Kept while the tab lives. `sort` is a screener sort (`column` or `-column`), or "" for its default
 // (catalogue order, as /v1/alphas).
@@ -105,9 +112,10 @@ function nameCell(row) {
   );
 }
 
-/** A screener figure in its unit (the screener's row fields: schemas/bodies/rows.py ScreenRow). */
-function figureCell(row, field, unit) {
-  const cell = numberCell(inUnit(row[field], unit), row[field], { tone: valueTone(field, row[field]) });
+/** A screener figure in its unit: its term's, or `unit` where the row serves one beside it (the
+ * sealed turnover's `turnover_unit`); coloured as its term is (schemas/bodies/rows.py ScreenRow). */
+function figureCell(row, field, unit = termUnit(termOf(field))) {
+  const cell = numberCell(inUnit(row[field], unit), row[field], { tone: valueTone(termOf(field), row[field]) });
   cell.setAttribute("data-value", row[field] == null ? "" : String(row[field]));
   return cell;
 }
@@ -115,9 +123,9 @@ function figureCell(row, field, unit) {
 // A figure of the sealed IC: flagged, and not coloured as a gain, when the run's cross-sections do not
 // reproduce it (`ic_reproduces` false); a null flag (nothing to check, or withheld) shows the figure as is.
 function icCell(row, field) {
-  if (row.ic_reproduces !== false) return figureCell(row, field, "ratio");
+  if (row.ic_reproduces !== false) return figureCell(row, field);
   const flag = h("span", { class: "badge ic-unreproduced", title: UNREPRODUCED }, "not reproduced");
-  const cell = h("td", { class: "number ic-unreproduced", title: UNREPRODUCED }, inUnit(row[field], "ratio"), " ", flag);
+  const cell = h("td", { class: "number ic-unreproduced", title: UNREPRODUCED }, inUnit(row[field], termUnit(termOf(field))), " ", flag);
   cell.setAttribute("data-value", row[field] == null ? "" : String(row[field]));
   return cell;
 }

@@ -5,6 +5,7 @@ import { alphaPath, apiGetAll } from "./api.js";
 import { COLORS, timeChart } from "./charts.js";
 import { fill, h, note, showError, warningList } from "./dom.js";
 import { dateSeconds, num } from "./format.js";
+import { figureName } from "./labels.js";
 import { NO_SPLIT } from "./live_split.js";
 
 const WINDOWS = ["26", "13", "52"];
@@ -47,9 +48,9 @@ export function loadRolling(body, alpha, { signal, split = NO_SPLIT }) {
     const cell = () => charts.appendChild(h("div", { class: "chart-cell" }));
     const ic = timeChart(cell(), {
       name: "rolling-ic",
-      title: `Rolling mean IC (${window} weeks)`,
+      title: `${figureName("rebuilt_mean_ic")}, rolling (${window} weeks)`,
       x,
-      series: [{ label: "mean IC", values: answer.data.map((r) => r.mean_ic), color: COLORS.ic }],
+      series: [{ label: figureName("rebuilt_mean_ic"), values: answer.data.map((r) => r.rebuilt_mean_ic), color: COLORS.ic }],
       format: num,
       height: 200,
     });

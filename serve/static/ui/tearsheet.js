@@ -409,8 +409,8 @@ function drawRollingIc(body, answer, split, origin, span) {
     add(body, note(`No week has ${ROLLING_WEEKS} trailing weeks yet.`));
     return;
   }
-  const series = [{ label: `mean IC, trailing ${answer.meta.window_weeks} weeks (${answer.meta.signal} signal)`, values: rows.map((r) => r.mean_ic), color: COLORS.ic, dash: null }];
-  const chart = lineChartSvg({ name: "sheet-rolling-ic", title: "Rolling mean IC", yLabel: "Mean rank IC (correlation)", dates: rows.map((r) => r.date), series, format: (v) => fixed(v, 2), liveAfter: split, height: 200, span });
+  const series = [{ label: `${figureName("rebuilt_mean_ic")}, trailing ${answer.meta.window_weeks} weeks (${answer.meta.signal} signal)`, values: rows.map((r) => r.rebuilt_mean_ic), color: COLORS.ic, dash: null }];
+  const chart = lineChartSvg({ name: "sheet-rolling-ic", title: `${figureName("rebuilt_mean_ic")}, rolling`, yLabel: "Mean rank IC (correlation)", dates: rows.map((r) => r.date), series, format: (v) => fixed(v, 2), liveAfter: split, height: 200, span });
   add(body, chartWithLegend(chart, series, origin), note("The mean weekly rank IC over the trailing weeks (GET …/analytics/rolling).", "caption"));
 }
 

@@ -3,4 +3,5 @@
 // of the unit base_currency (BOOK_CURRENCY, schemas.conventions). Their data is
 // `terms.js`, which the server makes from schemas/vocabulary.py when it starts
 // (schemas.vocabulary.as_javascript): no copy of the registry is kept beside it.
-export { BOOK_CURRENCY, GENERIC_KEYS, TERMS } from "./terms.js";
+// SCREEN_TERMS: each screener row field's term, as its declaration (schemas/bodies/rows.py ScreenRow) names it.
+export { BOOK_CURRENCY, GENERIC_KEYS, SCREEN_TERMS, TERMS } from "./terms.js";
