@@ -366,7 +366,7 @@ class DecileBucket(Body, kw_only=True, frozen=True):
     ]
     ic: Annotated[
         float | None,
-        figure("Mean of the weekly Spearman(raw_score, forward_return) inside the bucket"),
+        figure("Mean of the weekly Spearman(raw_score, forward_return) inside the bucket", term="decile_ic"),
     ]
     n_return_obs: Annotated[int, figure("Forward-return observations summed over weeks")]
 
@@ -453,9 +453,33 @@ def newey_west(what: str, **facts: Any) -> Meta:
     )
 
 
+def counted_in(period: str) -> dict[str, Meta]:
+    """The keys of a test's lag and observations, each the term of what they count (`weeks` for a
+    weekly series, `sessions` for a daily one): one NeweyWest struct serves both, so the term is
+    named where the test is declared (`lag` and `n` in `STILL_TWO_MEANINGS`)."""
+    weekly = period == "weeks"
+    return {
+        "lag": figure(
+            f"Bartlett kernel lag used, in {period}",
+            LAG_RULE,
+            term="newey_west_lag_weeks" if weekly else "newey_west_lag",
+        ),
+        "n": figure(
+            f"Observations tested, in {period} (finite values, date order); at least {NEWEY_WEST_MIN_N} are required",
+            term="newey_west_weeks" if weekly else "newey_west_sessions",
+        ),
+    }
+
+
 def derived(source: str, signal: str) -> dict[str, Meta]:
-    """The keys of a test this service computes from the cross-sections: where from, and the signal."""
-    return {"source": figure(source), "source_kind": figure("derived"), "signal": figure(signal)}
+    """The keys of a test this service computes from the cross-sections: where from, and the signal,
+    and its lag and observations, in weeks."""
+    return {
+        "source": figure(source),
+        "source_kind": figure("derived"),
+        "signal": figure(signal),
+        **counted_in("weeks"),
+    }
 
 
 class NeweyWestTests(Body, kw_only=True, frozen=True):
@@ -490,6 +514,7 @@ class NeweyWestTests(Body, kw_only=True, frozen=True):
             keys={
                 "source": figure("portfolio (the long_short ledger)"),
                 "frequency": figure("daily: one observation per ledger session"),
+                **counted_in("sessions"),
             },
         ),
     ]
@@ -499,7 +524,7 @@ class WeeklyIc(Body, kw_only=True, frozen=True):
     """An entry of `panel.ic_weekly`."""
 
     date: Annotated[dt.date, figure("Rebalance date")]
-    ic: Annotated[float, figure("Spearman(score, forward_return) that week")]
+    ic: Annotated[float, figure("Spearman(score, forward_return) that week", term="weekly_ic")]
 
 
 class WeeklySpread(Body, kw_only=True, frozen=True):
@@ -519,12 +544,13 @@ class TermPoint(Body, kw_only=True, frozen=True):
             "Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns)",
         ),
     ]
-    weeks: Annotated[int, figure("Weeks with a computable h-week IC")]
+    weeks: Annotated[int, figure("Weeks with a computable h-week IC", term="horizon_ic_weeks")]
     newey_west: Annotated[
         NeweyWest | None,
         newey_west(
             "the h-week IC",
             source="weekly_term",
+            keys=counted_in("weeks"),
             availability=f"null (insufficient_data) with fewer than {NEWEY_WEST_MIN_N} weeks; lag is at least h-1 "
             "because "
             "h-week returns of consecutive weeks overlap",
