@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from schemas import units
 from schemas.conventions import BOOK_CURRENCY
 
 Basis = Literal["per session", "per week", "per month", "per year"]
@@ -307,19 +308,19 @@ TERMS: tuple[Term, ...] = (
         "score",
         "Score (conditioned)",
         "/rebalances/{date} and /scores: a name's conditioned (smoothed) signal that week, the one ranks and books use, in the alpha's own score units",
-        "score units",
+        units.SCORE_UNITS,
     ),
     Term(
         "score_z",
         "Score z",
         "/rebalances/{date} and /scores: (score - the week's mean) / the week's standard deviation over the week's cohort",
-        "standard deviations",
+        units.STANDARD_DEVIATIONS,
     ),
     Term(
         "average_rank",
         "Rank in the week",
         "/rebalances/{date} and /scores: a name's rank by score in the week's cohort (1 = strongest; ties share their average rank)",
-        "rank",
+        units.RANK,
     ),
     Term(
         "long_short_target_weight",
@@ -2679,8 +2680,8 @@ STILL_TWO_MEANINGS: MappingProxyType[str, str] = MappingProxyType(
         "weeks": "/analytics/live's parts serve their weeks with a measurable IC (ic_weeks), /metrics "
         "ic_term_structure[] its weeks with an h-week IC (horizon_ic_weeks); other routes their rebalance or common "
         "weeks (weeks)",
-        "lag": "/metrics nwt.ir's Newey-West lag counts sessions (newey_west_lag), the weekly tests' (nwt.ic, "
-        "nwt.ic_score_panel, ic_term_structure[].newey_west) weeks (newey_west_lag_weeks): one struct serves both",
+        "lag": "/metrics nwt.ir's Newey-West lag counts sessions (newey_west_lag, DailyNeweyWest), the weekly tests' "
+        "(nwt.ic, nwt.ic_score_panel, ic_term_structure[].newey_west) weeks (newey_west_lag_weeks, NeweyWest)",
         "n": "/metrics nwt.ir.n counts the sessions tested (newey_west_sessions), the weekly tests' n the weeks "
         "(newey_west_weeks)",
         "book_return": "/analytics/factors' book_return is a week's (book_return); /analytics/returns' a calendar "

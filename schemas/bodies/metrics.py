@@ -412,13 +412,20 @@ class IcDeciles(Body, kw_only=True, frozen=True):
 
 
 class NeweyWest(Body, kw_only=True, frozen=True):
-    """A Newey-West test of a series' mean: `nwt.*` and `panel.ic_term_structure[].newey_west`."""
+    """A Newey-West test of a weekly series' mean: `nwt.ic`, `nwt.ic_score_panel` and
+    `panel.ic_term_structure[].newey_west` (`nwt.ir`, of daily returns: `DailyNeweyWest`)."""
 
     # `{what}` in a meaning is the series tested, named where the test is declared (`newey_west`).
+    # Its lag and n count the series' observations: weeks here, sessions in DailyNeweyWest (each its
+    # own term; `lag` and `n` in STILL_TWO_MEANINGS).
 
-    lag: Annotated[int, figure("Bartlett kernel lag used", LAG_RULE)]
+    lag: Annotated[int, figure("Bartlett kernel lag used, in weeks", LAG_RULE, term="newey_west_lag_weeks")]
     n: Annotated[
-        int, figure(f"Observations (finite values, date order); at least {NEWEY_WEST_MIN_N} are required")
+        int,
+        figure(
+            f"Weeks tested (finite values, date order); at least {NEWEY_WEST_MIN_N} are required",
+            term="newey_west_weeks",
+        ),
     ]
     mean: Annotated[float, figure("Mean of {what}", term="newey_west_mean")]
     standard_error: Annotated[
@@ -444,6 +451,19 @@ class NeweyWest(Body, kw_only=True, frozen=True):
     frequency: Annotated[str, Meta(description="`nwt.ir` only: `weekly` or `daily`.")] | UnsetType = UNSET
 
 
+class DailyNeweyWest(NeweyWest, kw_only=True, frozen=True):
+    """A Newey-West test of a daily series' mean (`nwt.ir`): its lag and n count sessions."""
+
+    lag: Annotated[int, figure("Bartlett kernel lag used, in sessions", LAG_RULE, term="newey_west_lag")]
+    n: Annotated[
+        int,
+        figure(
+            f"Sessions tested (finite values, date order); at least {NEWEY_WEST_MIN_N} are required",
+            term="newey_west_sessions",
+        ),
+    ]
+
+
 def newey_west(what: str, **facts: Any) -> Meta:
     """A Newey-West test of the mean of `what`."""
     return figure(
@@ -453,33 +473,9 @@ def newey_west(what: str, **facts: Any) -> Meta:
     )
 
 
-def counted_in(period: str) -> dict[str, Meta]:
-    """The keys of a test's lag and observations, each the term of what they count (`weeks` for a
-    weekly series, `sessions` for a daily one): one NeweyWest struct serves both, so the term is
-    named where the test is declared (`lag` and `n` in `STILL_TWO_MEANINGS`)."""
-    weekly = period == "weeks"
-    return {
-        "lag": figure(
-            f"Bartlett kernel lag used, in {period}",
-            LAG_RULE,
-            term="newey_west_lag_weeks" if weekly else "newey_west_lag",
-        ),
-        "n": figure(
-            f"Observations tested, in {period} (finite values, date order); at least {NEWEY_WEST_MIN_N} are required",
-            term="newey_west_weeks" if weekly else "newey_west_sessions",
-        ),
-    }
-
-
 def derived(source: str, signal: str) -> dict[str, Meta]:
-    """The keys of a test this service computes from the cross-sections: where from, and the signal,
-    and its lag and observations, in weeks."""
-    return {
-        "source": figure(source),
-        "source_kind": figure("derived"),
-        "signal": figure(signal),
-        **counted_in("weeks"),
-    }
+    """The keys of a test this service computes from the cross-sections: where from, and the signal."""
+    return {"source": figure(source), "source_kind": figure("derived"), "signal": figure(signal)}
 
 
 class NeweyWestTests(Body, kw_only=True, frozen=True):
@@ -507,14 +503,13 @@ class NeweyWestTests(Body, kw_only=True, frozen=True):
         ),
     ]
     ir: Annotated[
-        NeweyWest | None,
+        DailyNeweyWest | None,
         newey_west(
             "daily long_short returns (ending/starting - 1)",
             source="portfolio",
             keys={
                 "source": figure("portfolio (the long_short ledger)"),
                 "frequency": figure("daily: one observation per ledger session"),
-                **counted_in("sessions"),
             },
         ),
     ]
@@ -550,7 +545,6 @@ class TermPoint(Body, kw_only=True, frozen=True):
         newey_west(
             "the h-week IC",
             source="weekly_term",
-            keys=counted_in("weeks"),
             availability=f"null (insufficient_data) with fewer than {NEWEY_WEST_MIN_N} weeks; lag is at least h-1 "
             "because "
             "h-week returns of consecutive weeks overlap",
