@@ -537,6 +537,30 @@ def test_the_check_finds_a_wrong_label_unit_basis_or_value_and_an_unmarked_numbe
     assert len(summary_problems([{**row, "text": row["text"] + " 1.8 of 13.91"}])) == 1
 
 
+def test_a_week_with_forward_returns_is_marked_as_served(site: Site, tab: Any) -> None:
+    """The cross-section opens on the latest traded week, whose forward returns are not sealed yet
+    (a dash each): a week in the middle of the run has them, each marked as served."""
+    alpha = ALPHAS[0]
+    index = site.api(f"/v1/alphas/{alpha}/rebalances", site.keys.full, limit=5000).json()["data"]
+    traded = [w["date"] for w in index if w["week_status"] == "traded"]
+    week = traded[len(traded) // 2]
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{alpha}")
+    page = visit.page
+    page.wait_for_selector("#cs-results table.cross-section")
+    page.select_option("#cs-week", week)
+    page.wait_for_function(
+        "(week) => document.querySelector('#cs-status strong')?.innerText === week"
+        " && document.querySelector('#cs-results table.cross-section')",
+        arg=week,
+    )
+    got = page.evaluate(COLLECT)
+    marks = [m for m in got["marks"] if m["where"] == "cross-section"]
+    assert any(m["term"] == "forward_return" and m["value"] for m in marks), week
+    assert problems_of(marks, Answers(site, site.keys.full).of(visit.requests)) == []
+    assert unmarked_problems([c for c in got["unmarked"] if c["where"] == "cross-section"]) == []
+    check_clean(site, visit)
+
+
 # The demo's alpha whose factor reverses, under a what-if split early enough that the CUSUM of its
 # book's return alarms: the demo's own splits raise no alarm, so the decision summary's monitoring row
 # (shown on an alarm only) is drawn here from this served answer, as the alpha page and the tear

@@ -6,7 +6,7 @@ import { categoryChart, COLORS, timeChart } from "./charts.js";
 import { add, fill, h, note, table, warningList } from "./dom.js";
 import { DASH, dateSeconds, fixed, int, num, pct, pp } from "./format.js";
 import { figureColumn, figureName } from "./labels.js";
-import { figureCell } from "./stat_entry.js";
+import { figureCell, figureSpan } from "./stat_entry.js";
 import { NO_SPLIT } from "./live_split.js";
 
 const BLOCKS = new Set(["panel", "ic_deciles"]);
@@ -54,7 +54,9 @@ export function renderSignal(body, metrics, split = NO_SPLIT) {
       h(
         "p",
         { class: "caption", id: "ic-weekly-caption" },
-        `Mean of the ${int(plotted.length)} weekly ICs shown: ${num(panelData.rebuilt_mean_ic)}.`,
+        `Mean of the ${int(plotted.length)} weekly ICs shown: `,
+        figureSpan("rebuilt_mean_ic", panelData.rebuilt_mean_ic, { servedAs: "panel.rebuilt_mean_ic" }),
+        ".",
       ),
       mismatch.length ? h("div", { id: "ic-weekly-warning" }, warningList(mismatch)) : null,
     );
