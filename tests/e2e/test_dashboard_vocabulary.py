@@ -16,9 +16,8 @@ each alpha below:
   table of docs/dashboard.md "Names, units and colours");
 - no two terms share a label;
 - no number in a figure cell (`td.number`) is left without a mark, but for the display-only
-  columns declared once below, with why; every panel is marked (the last ones, the Newey-West tests,
-  the monthly returns, the signal's tables and the cross-section, were taken off the list of panels
-  not yet marked with it, so a new panel is marked from the start);
+  columns declared once below, with why: every panel is marked (no list of panels not yet marked is
+  kept any more, so a new panel is marked from the start);
 - no digit of the decision summary's rows is left outside a mark, the CUSUM's alarm row included (an
   alarm the demo serves under a what-if split, drawn as the summary draws it).
 """

@@ -246,8 +246,9 @@ export const FIGURES = {
   // /analytics/live serves a part's weeks with a measurable IC as weeks (STILL_TWO_MEANINGS).
   "in_sample.weeks": { term: "ic_weeks" },
   "out_of_sample.weeks": { term: "ic_weeks" },
-  // /metrics serves one Newey-West struct for a weekly series and a daily one: its lag and n count
-  // weeks or sessions, the term each test names (STILL_TWO_MEANINGS).
+  // /metrics' Newey-West tests: their mean and standard error under the terms the struct names; a
+  // lag and an n count weeks in the weekly tests (NeweyWest), sessions in nwt.ir's (DailyNeweyWest):
+  // the served names `lag` and `n` mean either (STILL_TWO_MEANINGS).
   "nwt.ic.mean": { term: "newey_west_mean" },
   "nwt.ic_score_panel.mean": { term: "newey_west_mean" },
   "nwt.ir.mean": { term: "newey_west_mean" },
@@ -265,7 +266,7 @@ export const FIGURES = {
   "newey_west.n": { term: "newey_west_weeks" },
   "nwt.ir.n": { term: "newey_west_sessions" },
   "ic_term_structure.weeks": { term: "horizon_ic_weeks" },
-  "buckets.ic": { term: "decile_ic", better: "higher", signed: true },
+  "ic_deciles.buckets.ic": { term: "decile_ic", better: "higher", signed: true },
   "ic_weekly.ic": { term: "weekly_ic", better: "higher", signed: true },
   // /analytics/returns: a calendar month's and year's return (not the factors' weekly book_return).
   // A month to one decimal: the grid's twelve months side by side (its year, SPY's, to two).
