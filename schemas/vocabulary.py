@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from schemas import units
 from schemas.conventions import BOOK_CURRENCY
 
 Basis = Literal["per session", "per week", "per month", "per year"]
@@ -304,6 +305,42 @@ TERMS: tuple[Term, ...] = (
         basis="per week",
     ),
     Term(
+        "score",
+        "Score (conditioned)",
+        "/rebalances/{date} and /scores: a name's conditioned (smoothed) signal that week, the one ranks and books use, in the alpha's own score units",
+        units.SCORE_UNITS,
+    ),
+    Term(
+        "score_z",
+        "Score z",
+        "/rebalances/{date} and /scores: (score - the week's mean) / the week's standard deviation over the week's cohort",
+        units.STANDARD_DEVIATIONS,
+    ),
+    Term(
+        "average_rank",
+        "Rank in the week",
+        "/rebalances/{date} and /scores: a name's rank by score in the week's cohort (1 = strongest; ties share their average rank)",
+        units.RANK,
+    ),
+    Term(
+        "long_short_target_weight",
+        "Long/short target weight",
+        "/rebalances/{date} and /scores: a name's target weight in the dollar-neutral book, a fraction of its equity (positive long, negative short, 0 outside the selection tails or when untradeable)",
+        "fraction",
+    ),
+    Term(
+        "long_only_target_weight",
+        "Long-only target weight",
+        "/rebalances/{date} and /scores: a name's target weight in the long-only book, a fraction of its equity (>= 0; the held names sum to 1)",
+        "fraction",
+    ),
+    Term(
+        "forward_return",
+        "Forward return",
+        "/rebalances/{date} and /scores: a name's return from the open after this decision to the open after the next one (null on pending weeks and unsealed holding periods)",
+        "fraction",
+    ),
+    Term(
         "mean_forward_return",
         "Mean forward return",
         "Mean of weekly mean forward return (names with a forward return)",
@@ -315,8 +352,28 @@ TERMS: tuple[Term, ...] = (
     Term(
         "n_return_obs",
         "Forward-return observations",
-        "Forward-return observations summed over weeks",
-        "names",
+        "Forward-return observations summed over weeks (a name's forward return in a week is one)",
+        "observations",
+    ),
+    Term(
+        "decile_ic",
+        "IC inside the decile",
+        "/metrics ic_deciles.buckets[].ic: the mean over weeks of Spearman(raw_score, forward_return) among the names of the decile that week (not the sealed mean IC, ic)",
+        "ratio",
+        basis="per week",
+    ),
+    Term(
+        "weekly_ic",
+        "Weekly IC (conditioned score)",
+        "/metrics panel.ic_weekly[].ic: Spearman(score, forward_return) over one rebalance week's names, rebuilt from the cross-section (rebuilt_mean_ic is their mean)",
+        "ratio",
+        basis="per week",
+    ),
+    Term(
+        "horizon_ic_weeks",
+        "Weeks with an h-week IC",
+        "/metrics panel.ic_term_structure[].weeks: the weeks with a computable h-week IC (the raw score against the h weekly forward returns that follow, compounded)",
+        "weeks",
     ),
     Term(
         "spearman_bucket_vs_mean_forward_return",
@@ -629,9 +686,8 @@ TERMS: tuple[Term, ...] = (
     Term(
         "p_value",
         "p-value",
-        "Two-sided Newey-West p-value of the mean weekly IC (as /metrics nwt.ic.p_value)",
+        "Two-sided p-value of the test it stands in: a Newey-West test's from the standard normal, erfc(|t| / sqrt(2)) (/metrics nwt and ic_term_structure, of the series each names; /analytics/significance's is nwt.ic's, of the mean weekly IC), a comparison's of its own test; no period of its own",
         "probability",
-        basis="per week",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -790,7 +846,22 @@ TERMS: tuple[Term, ...] = (
         null=NOT_MEASURABLE,
     ),
     Term(
-        "book_return", "Book's return that week", "The book's return over the month, compounded", "fraction"
+        "book_return",
+        "Book's return that week",
+        "/analytics/factors: the book's return over the week's holding period, compounded (/analytics/returns serves a month's and a year's under the same name: monthly_return, calendar_year_return)",
+        "fraction",
+    ),
+    Term(
+        "monthly_return",
+        "Monthly return (compounded)",
+        "/analytics/returns months[].book_return: the book's return over a calendar month, its sessions' daily returns compounded, prod(1 + r) - 1 (a total over the month: a partial first or last month holds only its sessions)",
+        "fraction",
+    ),
+    Term(
+        "calendar_year_return",
+        "Calendar-year return (compounded)",
+        "/analytics/returns years[].book_return: the book's return over a calendar year, its sessions' daily returns compounded (its months compounded); a total over the year's sessions, not annualised",
+        "fraction",
     ),
     Term(
         "benchmark_return",
@@ -1769,9 +1840,8 @@ TERMS: tuple[Term, ...] = (
     Term(
         "t_statistic",
         "t-statistic (Newey-West)",
-        "Newey-West t-statistic of the mean spread (mean / standard_error); not measurable below 10 weeks or without variance",
+        "Newey-West t-statistic of a series' mean, mean / standard_error: /analytics/quantiles' of the mean weekly spread (not measurable below 10 weeks or without variance), /metrics nwt's and ic_term_structure's of the series each test names (weekly, or nwt.ir's daily returns); no period of its own",
         "t_statistic",
-        basis="per week",
         annualisation="not_annualisable",
         null=NOT_MEASURABLE,
     ),
@@ -1829,8 +1899,26 @@ TERMS: tuple[Term, ...] = (
     Term(
         "newey_west_lag",
         "Newey-West lag (sessions)",
-        "Lag L of the Newey-West (Bartlett kernel) standard error of the intercept, from the sessions n of the regression: L = floor(4 * (n/100)^(2/9)) (Newey and West 1994, the rule of /metrics nwt), capped at n - 1; null when not measurable",
+        "Lag L, in sessions, of a Newey-West (Bartlett kernel) standard error over daily observations, from their count n: L = floor(4 * (n/100)^(2/9)) (Newey and West 1994), capped at n - 1. /analytics/residual's of the intercept (the regression's sessions); /metrics nwt.ir's lag of the daily returns' mean (at least its minimum lag); null when not measurable",
         "sessions",
+    ),
+    Term(
+        "newey_west_sessions",
+        "Sessions tested (Newey-West)",
+        "/metrics nwt.ir.n: the daily returns of the long_short book a Newey-West test of their mean is over (finite values, date order)",
+        "sessions",
+    ),
+    Term(
+        "newey_west_lag_weeks",
+        "Newey-West lag (weeks)",
+        "/metrics nwt.ic, nwt.ic_score_panel and ic_term_structure[].newey_west lag: the lag L, in weeks, of a Newey-West (Bartlett kernel) standard error of a weekly series' mean, max(floor(4 * (n/100)^(2/9)), minimum lag) capped at n - 1, n its weeks (a lag counts the observations of its series: weeks here, sessions for newey_west_lag)",
+        "weeks",
+    ),
+    Term(
+        "newey_west_weeks",
+        "Weeks tested (Newey-West)",
+        "/metrics nwt.ic, nwt.ic_score_panel and ic_term_structure[].newey_west n: the weeks of the weekly series a Newey-West test of its mean is over (finite values, date order)",
+        "weeks",
     ),
     Term(
         "appraisal_ratio",
@@ -2582,8 +2670,9 @@ assert not _TWICE, f"schemas/vocabulary.py declares these names twice: {_TWICE}"
 
 STILL_TWO_MEANINGS: MappingProxyType[str, str] = MappingProxyType(
     {
-        "ic": "/metrics core.ic is the sealed mean IC of the score; rank_ic.raw.ic the raw score's (raw_mean_ic): "
-        "the spec names both ic",
+        "ic": "/metrics core.ic is the sealed mean IC of the score; rank_ic.raw.ic the raw score's (raw_mean_ic), "
+        "ic_deciles.buckets[].ic a decile's (decile_ic), panel.ic_weekly[].ic one week's (weekly_ic): the spec "
+        "names each ic",
         "icir": "/metrics core.icir is the score's ICIR; rank_ic.raw.icir the raw score's (raw_icir): the spec "
         "names both icir",
         "pnl": "/metrics core.pnl is served in ratio units (sealed_pnl); /analytics/attribution's pnl in equity units",
@@ -2597,8 +2686,15 @@ STILL_TWO_MEANINGS: MappingProxyType[str, str] = MappingProxyType(
         "the mean weekly spread (mean_spread)",
         "standard_error": "/metrics nwt.*.standard_error (newey_west_standard_error) against /analytics/quantiles' "
         "standard error of a mean weekly forward return",
-        "weeks": "/analytics/live's parts serve their weeks with a measurable IC (ic_weeks); other routes their "
-        "rebalance or common weeks (weeks)",
+        "weeks": "/analytics/live's parts serve their weeks with a measurable IC (ic_weeks), /metrics "
+        "ic_term_structure[] its weeks with an h-week IC (horizon_ic_weeks); other routes their rebalance or common "
+        "weeks (weeks)",
+        "lag": "/metrics nwt.ir's Newey-West lag counts sessions (newey_west_lag, DailyNeweyWest), the weekly tests' "
+        "(nwt.ic, nwt.ic_score_panel, ic_term_structure[].newey_west) weeks (newey_west_lag_weeks, NeweyWest)",
+        "n": "/metrics nwt.ir.n counts the sessions tested (newey_west_sessions), the weekly tests' n the weeks "
+        "(newey_west_weeks)",
+        "book_return": "/analytics/factors' book_return is a week's (book_return); /analytics/returns' a calendar "
+        "month's (monthly_return) or year's (calendar_year_return)",
         "partial_beta": "/analytics/residual benchmark.partial_beta is SPY's coefficient (partial_beta); betas[].partial_beta "
         "each reference alpha's (reference_partial_beta)",
         "periods_per_year": "sessions for a daily figure, weeks (weeks_per_year) for a weekly one: the figure's basis",

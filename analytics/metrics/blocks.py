@@ -11,7 +11,7 @@ over a cross-section: that work was done once, at build time.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import numpy as np
@@ -31,6 +31,7 @@ from schemas.bodies.metrics import (
     UNSEALED_TURNOVER_UNIT,
     AutocorrelationPoint,
     CoreStats,
+    DailyNeweyWest,
     DecileBucket,
     IcDeciles,
     Monotonicity,
@@ -576,9 +577,19 @@ def ic_deciles_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnin
     )
 
 
+Test = TypeVar("Test", bound=NeweyWest)
+
+
 def _hac_block(
-    values: np.ndarray, warnings: Warnings, block: str, extra: dict[str, Any], min_lag: int = 0
-) -> NeweyWest | None:
+    values: np.ndarray,
+    warnings: Warnings,
+    block: str,
+    extra: dict[str, Any],
+    served_as: type[Test],
+    min_lag: int = 0,
+) -> Test | None:
+    """The test of `values`' mean, served as `served_as` (a daily series' as DailyNeweyWest: its lag
+    and n count sessions), or None with the warning that says why."""
     try:
         estimate = newey_west_mean(values, min_lag=min_lag)
     except InsufficientData as exc:
@@ -587,7 +598,7 @@ def _hac_block(
     except NonpositiveVariance as exc:
         warnings.add("nonpositive_variance", f"{block}: {exc}.", block=block)
         return None
-    return NeweyWest(
+    return served_as(
         lag=estimate.lag,
         n=estimate.n,
         mean=estimate.mean,
@@ -619,7 +630,7 @@ def nwt_ic_block(inputs: MetricsInputs, access: Access, warnings: Warnings) -> N
         warnings.add("ic_reproduction_mismatch", f"{mismatch}; nwt.ic is null.", block="nwt.ic")
         return None
     weekly_ic = inputs.weekly_signal["ic"]
-    return _hac_block(weekly_ic[np.isfinite(weekly_ic)], warnings, "nwt.ic", _derived_keys("ic"))
+    return _hac_block(weekly_ic[np.isfinite(weekly_ic)], warnings, "nwt.ic", _derived_keys("ic"), NeweyWest)
 
 
 def _derived_keys(test: str) -> dict[str, Any]:
@@ -660,7 +671,7 @@ def nwt_ic_score_panel_block(
     weekly = inputs.weekly_signal
     assert weekly is not None
     raw_ic = weekly["raw_ic"][window.mask_sorted(weekly["date"])]
-    return _hac_block(raw_ic, warnings, "nwt.ic_score_panel", _derived_keys("ic_score_panel"))
+    return _hac_block(raw_ic, warnings, "nwt.ic_score_panel", _derived_keys("ic_score_panel"), NeweyWest)
 
 
 def daily_returns(ledger: Columns, window: DateWindow) -> tuple[np.ndarray, np.ndarray]:
@@ -673,7 +684,7 @@ def daily_returns(ledger: Columns, window: DateWindow) -> tuple[np.ndarray, np.n
 
 def nwt_ir_block(
     inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings
-) -> NeweyWest | None:
+) -> DailyNeweyWest | None:
     if not access.ledger:
         warnings.add(
             "access_limited",
@@ -691,7 +702,7 @@ def nwt_ir_block(
         return None
     _, returns = daily_returns(inputs.ledger, window)
     source = field_facts(NeweyWestTests, "ir")["source"]
-    return _hac_block(returns, warnings, "nwt.ir", {"source": source, "frequency": "daily"})
+    return _hac_block(returns, warnings, "nwt.ir", {"source": source, "frequency": "daily"}, DailyNeweyWest)
 
 
 def _level_values(
@@ -728,7 +739,7 @@ def panel_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -
                 mean_ic=number(ic.mean()) if ic.size else None,
                 weeks=int(ic.size),
                 # Overlapping h-week returns are autocorrelated by construction: lag >= h-1.
-                newey_west=_hac_block(ic, warnings, block, {}, min_lag=horizon - 1),
+                newey_west=_hac_block(ic, warnings, block, {}, NeweyWest, min_lag=horizon - 1),
             )
         )
     autocorr = inputs.weekly_autocorr

@@ -366,7 +366,7 @@ class DecileBucket(Body, kw_only=True, frozen=True):
     ]
     ic: Annotated[
         float | None,
-        figure("Mean of the weekly Spearman(raw_score, forward_return) inside the bucket"),
+        figure("Mean of the weekly Spearman(raw_score, forward_return) inside the bucket", term="decile_ic"),
     ]
     n_return_obs: Annotated[int, figure("Forward-return observations summed over weeks")]
 
@@ -412,13 +412,20 @@ class IcDeciles(Body, kw_only=True, frozen=True):
 
 
 class NeweyWest(Body, kw_only=True, frozen=True):
-    """A Newey-West test of a series' mean: `nwt.*` and `panel.ic_term_structure[].newey_west`."""
+    """A Newey-West test of a weekly series' mean: `nwt.ic`, `nwt.ic_score_panel` and
+    `panel.ic_term_structure[].newey_west` (`nwt.ir`, of daily returns: `DailyNeweyWest`)."""
 
     # `{what}` in a meaning is the series tested, named where the test is declared (`newey_west`).
+    # Its lag and n count the series' observations: weeks here, sessions in DailyNeweyWest (each its
+    # own term; `lag` and `n` in STILL_TWO_MEANINGS).
 
-    lag: Annotated[int, figure("Bartlett kernel lag used", LAG_RULE)]
+    lag: Annotated[int, figure("Bartlett kernel lag used, in weeks", LAG_RULE, term="newey_west_lag_weeks")]
     n: Annotated[
-        int, figure(f"Observations (finite values, date order); at least {NEWEY_WEST_MIN_N} are required")
+        int,
+        figure(
+            f"Weeks tested (finite values, date order); at least {NEWEY_WEST_MIN_N} are required",
+            term="newey_west_weeks",
+        ),
     ]
     mean: Annotated[float, figure("Mean of {what}", term="newey_west_mean")]
     standard_error: Annotated[
@@ -442,6 +449,19 @@ class NeweyWest(Body, kw_only=True, frozen=True):
         | UnsetType
     ) = UNSET
     frequency: Annotated[str, Meta(description="`nwt.ir` only: `weekly` or `daily`.")] | UnsetType = UNSET
+
+
+class DailyNeweyWest(NeweyWest, kw_only=True, frozen=True):
+    """A Newey-West test of a daily series' mean (`nwt.ir`): its lag and n count sessions."""
+
+    lag: Annotated[int, figure("Bartlett kernel lag used, in sessions", LAG_RULE, term="newey_west_lag")]
+    n: Annotated[
+        int,
+        figure(
+            f"Sessions tested (finite values, date order); at least {NEWEY_WEST_MIN_N} are required",
+            term="newey_west_sessions",
+        ),
+    ]
 
 
 def newey_west(what: str, **facts: Any) -> Meta:
@@ -483,7 +503,7 @@ class NeweyWestTests(Body, kw_only=True, frozen=True):
         ),
     ]
     ir: Annotated[
-        NeweyWest | None,
+        DailyNeweyWest | None,
         newey_west(
             "daily long_short returns (ending/starting - 1)",
             source="portfolio",
@@ -499,7 +519,7 @@ class WeeklyIc(Body, kw_only=True, frozen=True):
     """An entry of `panel.ic_weekly`."""
 
     date: Annotated[dt.date, figure("Rebalance date")]
-    ic: Annotated[float, figure("Spearman(score, forward_return) that week")]
+    ic: Annotated[float, figure("Spearman(score, forward_return) that week", term="weekly_ic")]
 
 
 class WeeklySpread(Body, kw_only=True, frozen=True):
@@ -519,7 +539,7 @@ class TermPoint(Body, kw_only=True, frozen=True):
             "Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns)",
         ),
     ]
-    weeks: Annotated[int, figure("Weeks with a computable h-week IC")]
+    weeks: Annotated[int, figure("Weeks with a computable h-week IC", term="horizon_ic_weeks")]
     newey_west: Annotated[
         NeweyWest | None,
         newey_west(

@@ -29,7 +29,12 @@ class MonthReturn(Body, kw_only=True, frozen=True):
     sessions: Annotated[int, figure("Sessions of the month with a return", source=BOOK_LEDGER)]
     book_return: Annotated[
         float,
-        figure("The book's return over the month, compounded", COMPOUNDED, source=BOOK_LEDGER),
+        figure(
+            "The book's return over the month, compounded",
+            COMPOUNDED,
+            source=BOOK_LEDGER,
+            term="monthly_return",
+        ),
     ]
 
 
@@ -44,6 +49,7 @@ class YearReturn(Body, kw_only=True, frozen=True):
             "The book's return over the year, compounded (its months compounded)",
             COMPOUNDED,
             source=BOOK_LEDGER,
+            term="calendar_year_return",
         ),
     ]
     benchmark_return: Annotated[

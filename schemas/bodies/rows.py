@@ -88,7 +88,7 @@ WINDOW_MAX_DRAWDOWN_DATE = doc(
 
 AVERAGE_RANK = doc(
     "Rank in the week's cohort, 1 to `cohort_size`; may be non-integer when component ranks are averaged.",
-    unit=units.RANK,
+    term="average_rank",
     null=UNSCORED,
 )
 BOOK = doc("The book the row belongs to (the `book` requested).")
@@ -128,7 +128,7 @@ FIRST_CLOSE = doc(
 )
 FORWARD_RETURN = doc(
     "Return from the open of the first bar strictly after this decision to the open of the first bar strictly after the next decision.",
-    unit=units.FRACTION,
+    term="forward_return",
     null="Null on pending weeks and unsealed holding periods; such weeks are dropped from IC and decile figures, never imputed.",
 )
 GROSS_NOTIONAL = doc("Sum of absolute position values.", unit=units.BASE_CURRENCY)
@@ -140,11 +140,11 @@ LAST_CLOSE = doc(
 )
 LONG_ONLY_TARGET_WEIGHT = doc(
     "Fraction of equity in the long-only book (>= 0); held names sum to 1; 0 when not held.",
-    unit=units.FRACTION,
+    term="long_only_target_weight",
 )
 LONG_SHORT_TARGET_WEIGHT = doc(
     "Fraction of book equity in the dollar-neutral book; positive long, negative short; 0 outside the selection tails or when untradeable.",
-    unit=units.FRACTION,
+    term="long_short_target_weight",
 )
 MARK_PRICE = doc("Official close of the primary exchange.", unit=units.PRICE)
 MATURITY_AT = doc("One rebalance period after `entry_at`.", unit=units.TIMESTAMP, absent=OMITTED_UNSEALED)
@@ -204,12 +204,12 @@ RISK_FREE_RETURN = doc("Session rate at which carry accrued.", unit="fraction (0
 ROUNDING_ADJUSTMENT = doc("Residual closing the ledger identity.", unit=units.EQUITY)
 SCORE = doc(
     "Conditioned (smoothed) signal used for ranking and books; identical on `/rebalances/{date}` and `/scores`.",
-    unit=units.SCORE_UNITS,
+    term="score",
     null=UNSCORED,
 )
 SCORE_Z = doc(
     "`(score - mean_week) / stdev_week` over the week's cohort.",
-    unit=units.STANDARD_DEVIATIONS,
+    term="score_z",
     null="Null for an unscored name, and for every name in a week whose scores do not vary.",
 )
 SIGNED_NOTIONAL = doc("`quantity x mark_price`.", unit=units.BASE_CURRENCY)

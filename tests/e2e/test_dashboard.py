@@ -963,7 +963,8 @@ def test_the_benchmark_shows_the_price_basis_of_its_window(site: Site, tab: Any,
         # The returns table's SPY year is /analytics/returns', on the basis that answer states.
         served = site.api(f"/v1/alphas/{alpha}/analytics/returns", site.keys.full).json()["data"]
         assert (
-            cell_texts(page, "table.returns thead th")[-1] == f"SPY ({BASIS_LABELS[served['return_basis']]})"
+            cell_texts(page, "table.returns thead tr:first-child th")[-1]
+            == f"SPY's return ({BASIS_LABELS[served['return_basis']]}, %)"
         )
     assert bases == {"close", "adjusted_close"}
     keep_screenshot(page, tmp_path, "benchmark-basis.png")

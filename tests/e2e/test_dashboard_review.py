@@ -27,6 +27,7 @@ from tests.e2e.test_dashboard import (
     make_keys,
     open_dashboard,
 )
+from tests.e2e.test_dashboard_vocabulary import num
 
 tab = shared.tab
 
@@ -169,9 +170,9 @@ def test_the_alpha_page_and_the_tear_sheet_say_whether_it_still_works(
     assert page.get_attribute("#monitoring #monitoring-line", "data-states") == states
     for c in data["charts"]:
         if c["state"] != "not_measurable":
-            assert f"statistic {c['cusum_statistic']:.2f} of {data['cusum_threshold']:.2f}" in line
+            assert f"statistic {num(c['cusum_statistic'])} of {num(data['cusum_threshold'])}" in line
             assert f"after {c['live_weeks']} live weeks" in line
-    assert f"one false alarm every {round(data['arl0_weeks'])} weeks" in line
+    assert f"one false alarm every {num(data['arl0_weeks'])} weeks" in line
     shot = tmp_path / "alpha-monitoring.png"
     page.locator("#monitoring").screenshot(path=str(shot))
     keep_artefact(shot)
@@ -180,7 +181,7 @@ def test_the_alpha_page_and_the_tear_sheet_say_whether_it_still_works(
     page = visit.page
     page.wait_for_selector("#page-decay #monitoring-line", timeout=120_000)
     assert page.get_attribute("#page-decay #monitoring-line", "data-states") == states
-    assert f"of {data['cusum_threshold']:.2f}" in page.inner_text("#page-decay #monitoring-line")
+    assert f"of {num(data['cusum_threshold'])}" in page.inner_text("#page-decay #monitoring-line")
     # The summary gets its row with an alarm only: the small demo has none.
     alarmed = "alarm" in states
     assert bool(page.query_selector('tr[data-summary="monitoring"]')) is alarmed

@@ -38,6 +38,7 @@ import tests.e2e.test_dashboard as shared
 from tests.conftest import backend_unavailable
 from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
 from tests.e2e.test_dashboard_decisions import assert_cost_curves, assert_decay, assert_mmc, assert_regimes
+from tests.e2e.test_dashboard_vocabulary import num
 from tests.knowledge import demo_split
 
 site = shared.site
@@ -407,8 +408,8 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     sheet = page.inner_text("#page-decay")
     for chart in watched["charts"]:
         if chart["state"] != "not_measurable":
-            assert f"statistic {chart['cusum_statistic']:.2f} of {watched['cusum_threshold']:.2f}" in sheet
-    assert f"one false alarm every {round(watched['arl0_weeks'])} weeks" in sheet
+            assert f"statistic {num(chart['cusum_statistic'])} of {num(watched['cusum_threshold'])}" in sheet
+    assert f"one false alarm every {num(watched['arl0_weeks'])} weeks" in sheet
     # The same words on the sheet's own page of it and in its charts' legends.
     assert page.inner_text("#page-live > h2") == "Live against backtest"
     assert "Out of sample (live)" in page.inner_text("#page-live table.live thead")

@@ -1009,12 +1009,12 @@ class DecisionRow(ApiStruct, kw_only=True, frozen=True):
 
     long_short_target_weight: float | None
     """Fraction of book equity in the dollar-neutral book; positive long, negative short; 0 outside the
-    selection tails or when untradeable. Unit: fraction (0.01 = 1%).
+    selection tails or when untradeable. Unit: fraction.
     """
 
     long_only_target_weight: float | None
     """Fraction of equity in the long-only book (>= 0); held names sum to 1; 0 when not held. Unit:
-    fraction (0.01 = 1%).
+    fraction.
     """
 
     next_open_tradeable: bool | None
@@ -1039,8 +1039,8 @@ class DecisionRow(ApiStruct, kw_only=True, frozen=True):
 
     forward_return: float | None
     """Return from the open of the first bar strictly after this decision to the open of the first bar
-    strictly after the next decision. Unit: fraction (0.01 = 1%). Null on pending weeks and unsealed
-    holding periods; such weeks are dropped from IC and decile figures, never imputed.
+    strictly after the next decision. Unit: fraction. Null on pending weeks and unsealed holding
+    periods; such weeks are dropped from IC and decile figures, never imputed.
     """
 
     unavailability_reason: str | None
@@ -1186,12 +1186,12 @@ class ScoreRow(ApiStruct, kw_only=True, frozen=True):
 
     long_short_target_weight: float | None
     """Fraction of book equity in the dollar-neutral book; positive long, negative short; 0 outside the
-    selection tails or when untradeable. Unit: fraction (0.01 = 1%).
+    selection tails or when untradeable. Unit: fraction.
     """
 
     long_only_target_weight: float | None
     """Fraction of equity in the long-only book (>= 0); held names sum to 1; 0 when not held. Unit:
-    fraction (0.01 = 1%).
+    fraction.
     """
 
     next_open_tradeable: bool | None | UnsetType = UNSET
@@ -1217,8 +1217,8 @@ class ScoreRow(ApiStruct, kw_only=True, frozen=True):
 
     forward_return: float | None
     """Return from the open of the first bar strictly after this decision to the open of the first bar
-    strictly after the next decision. Unit: fraction (0.01 = 1%). Null on pending weeks and unsealed
-    holding periods; such weeks are dropped from IC and decile figures, never imputed.
+    strictly after the next decision. Unit: fraction. Null on pending weeks and unsealed holding
+    periods; such weeks are dropped from IC and decile figures, never imputed.
     """
 
     unavailability_reason: str | None | UnsetType = UNSET
@@ -2011,13 +2011,51 @@ class IcDeciles(ApiStruct, kw_only=True, frozen=True):
 
 
 class NeweyWest(ApiStruct, kw_only=True, frozen=True):
-    """A Newey-West test of a series' mean: `nwt.*` and `panel.ic_term_structure[].newey_west`."""
+    """A Newey-West test of a weekly series' mean: `nwt.ic`, `nwt.ic_score_panel` and
+    `panel.ic_term_structure[].newey_west` (`nwt.ir`, of daily returns: `DailyNeweyWest`).
+    """
 
     lag: int
-    """Bartlett kernel lag used"""
+    """Bartlett kernel lag used, in weeks"""
 
     n: int
-    """Observations (finite values, date order); at least 10 are required"""
+    """Weeks tested (finite values, date order); at least 10 are required"""
+
+    mean: float
+    """Mean of the series tested"""
+
+    standard_error: float
+    """HAC standard error of the mean, no small-sample correction (equals statsmodels OLS(y,
+    ones).fit(cov_type='HAC', cov_kwds={'maxlags': lag}))
+    """
+
+    t_statistic: float
+    """mean / standard_error"""
+
+    p_value: float
+    """Two-sided p-value from the standard normal"""
+
+    source: str | UnsetType = UNSET
+    """What the series is read from (the test's `keys` in /metrics/_doc)."""
+
+    source_kind: str | UnsetType = UNSET
+    """`derived`: computed by this service."""
+
+    signal: str | UnsetType = UNSET
+    """IC tests only: `conditioned` (score) or `raw` (raw_score)."""
+
+    frequency: str | UnsetType = UNSET
+    """`nwt.ir` only: `weekly` or `daily`."""
+
+
+class DailyNeweyWest(ApiStruct, kw_only=True, frozen=True):
+    """A Newey-West test of a daily series' mean (`nwt.ir`): its lag and n count sessions."""
+
+    lag: int
+    """Bartlett kernel lag used, in sessions"""
+
+    n: int
+    """Sessions tested (finite values, date order); at least 10 are required"""
 
     mean: float
     """Mean of the series tested"""
@@ -2061,7 +2099,7 @@ class NeweyWestTests(ApiStruct, kw_only=True, frozen=True):
     a warning) when refused
     """
 
-    ir: NeweyWest | None
+    ir: DailyNeweyWest | None
     """Newey-West test that the mean of daily long_short returns (ending/starting - 1) is zero; null
     (with a warning) when refused
     """
@@ -11105,6 +11143,7 @@ __all__ = [
     "CrowdingResponse",
     "CusumChart",
     "CusumWeek",
+    "DailyNeweyWest",
     "DataField",
     "DataRequirements",
     "Decay",

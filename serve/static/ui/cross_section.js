@@ -4,9 +4,14 @@
 import { alphaPath, apiGet, apiGetAll } from "./api.js";
 import { pager } from "./catalogue.js";
 import { clear, fill, h, note, numberCell, readOrShowError, showError, table, warningList } from "./dom.js";
-import { DASH, fixed, num, pct } from "./format.js";
+import { DASH } from "./format.js";
+import { figureColumn } from "./labels.js";
+import { figureCell } from "./stat_entry.js";
 
 const PAGE_SIZES = [25, 50, 100];
+// A name's figures that week, each a column named by its term (the row's direction, tradeability and
+// decision are words or a sign, not figures).
+const FIGURES = ["score", "score_z", "average_rank", "long_short_target_weight", "long_only_target_weight"];
 const DIRECTIONS = [
   ["", "all"],
   ["long", "long"],
@@ -116,13 +121,9 @@ export async function renderCrossSection(body, alpha, { signal }) {
     const rows = page.data.map((r) => [
       h("th", { scope: "row" }, r.symbol ?? DASH),
       numberCell(r.direction == null ? DASH : String(r.direction), r.direction),
-      numberCell(num(r.score), r.score),
-      numberCell(fixed(r.score_z, 2), r.score_z),
-      numberCell(r.average_rank == null ? DASH : String(r.average_rank), r.average_rank),
-      numberCell(pct(r.long_short_target_weight), r.long_short_target_weight),
-      numberCell(pct(r.long_only_target_weight), r.long_only_target_weight),
+      ...FIGURES.map((key) => figureCell(r[key], key)),
       r.next_open_tradeable == null ? DASH : r.next_open_tradeable ? "yes" : `no (${r.unavailability_reason ?? "?"})`,
-      numberCell(pct(r.forward_return), r.forward_return),
+      figureCell(r.forward_return, "forward_return"),
       r.decision_reason ?? DASH,
     ]);
     fill(
@@ -131,18 +132,7 @@ export async function renderCrossSection(body, alpha, { signal }) {
       pagination.total === 0
         ? note("No name matches these filters.")
         : table(
-            [
-              "Symbol",
-              "Dir.",
-              "Score",
-              "z",
-              "Rank",
-              "Long/short weight",
-              "Long-only weight",
-              "Tradeable",
-              "Forward return",
-              "Decision",
-            ],
+            ["Symbol", "Dir.", ...FIGURES.map((key) => figureColumn(key)), "Tradeable", figureColumn("forward_return"), "Decision"],
             rows,
             {
               className: "data cross-section",

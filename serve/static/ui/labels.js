@@ -55,8 +55,9 @@ export function outOfSample(origin) {
 // year (/metrics `core.annual_turnover`, the checks', the costs route's); a value in another unit is
 // shown in that unit, as served, never rescaled here.
 export const UNITS = {
-  fraction: { show: (v) => pct(v), text: "%" },
-  return: { show: (v) => pct(v), text: "%" },
+  // `digits`: the decimals a figure is shown to where it says so (labels.js FIGURES `digits`).
+  fraction: { show: (v, digits) => pct(v, digits), text: "%" },
+  return: { show: (v, digits) => pct(v, digits), text: "%" },
   percentage_points: { show: (v) => pp(v), text: "% of peak" },
   bps: { show: (v) => `${num(v)} bps`, text: "bps" },
   ratio: { show: num, text: "ratio" },
@@ -96,11 +97,12 @@ function money(v) {
   return `${num(v / scale)}${word ? ` ${word}` : ""}`;
 }
 
-/** A value in its unit as the page shows it (a dash when null or not finite). */
-export function inUnit(value, unit) {
+/** A value in its unit as the page shows it (a dash when null or not finite); `digits` for a figure
+ * shown to fewer decimals than its unit's (FIGURES `digits`: `figureDigits`). */
+export function inUnit(value, unit, digits = undefined) {
   if (!finite(value)) return DASH;
   const known = UNITS[unit];
-  return known ? known.show(value) : num(value);
+  return known ? known.show(value, digits) : num(value);
 }
 
 /** The unit beside a value, as shown ("%", "per year"); the code itself when the table lacks it. */
@@ -110,7 +112,8 @@ export function unitText(unit) {
 }
 
 // How a figure is shown, by the key the API serves it under (a full path like `benchmark.alpha`
-// first, else the last segment): presentation only. Its name is its term's label in the vocabulary
+// first, then its shorter tails, `newey_west.lag` of `panel.ic_term_structure.newey_west.lag`, down
+// to the last segment): presentation only. Its name is its term's label in the vocabulary
 // registry (schemas/vocabulary.py, served as vocabulary.js): the key's own term, or the one
 // `term` names where the key is a path to a generic name (`information_ratio.gross`, `benchmark.alpha`);
 // `name` only for a key the registry has no term for (a row's field). `better`: "higher" or "lower"
@@ -243,6 +246,33 @@ export const FIGURES = {
   // /analytics/live serves a part's weeks with a measurable IC as weeks (STILL_TWO_MEANINGS).
   "in_sample.weeks": { term: "ic_weeks" },
   "out_of_sample.weeks": { term: "ic_weeks" },
+  // /metrics' Newey-West tests: their mean and standard error under the terms the struct names; a
+  // lag and an n count weeks in the weekly tests (NeweyWest), sessions in nwt.ir's (DailyNeweyWest):
+  // the served names `lag` and `n` mean either (STILL_TWO_MEANINGS).
+  "nwt.ic.mean": { term: "newey_west_mean" },
+  "nwt.ic_score_panel.mean": { term: "newey_west_mean" },
+  "nwt.ir.mean": { term: "newey_west_mean" },
+  "newey_west.mean": { term: "newey_west_mean" },
+  "nwt.ic.standard_error": { term: "newey_west_standard_error" },
+  "nwt.ic_score_panel.standard_error": { term: "newey_west_standard_error" },
+  "nwt.ir.standard_error": { term: "newey_west_standard_error" },
+  "newey_west.standard_error": { term: "newey_west_standard_error" },
+  "nwt.ic.lag": { term: "newey_west_lag_weeks" },
+  "nwt.ic_score_panel.lag": { term: "newey_west_lag_weeks" },
+  "newey_west.lag": { term: "newey_west_lag_weeks" },
+  "nwt.ir.lag": { term: "newey_west_lag" },
+  "nwt.ic.n": { term: "newey_west_weeks" },
+  "nwt.ic_score_panel.n": { term: "newey_west_weeks" },
+  "newey_west.n": { term: "newey_west_weeks" },
+  "nwt.ir.n": { term: "newey_west_sessions" },
+  "ic_term_structure.weeks": { term: "horizon_ic_weeks" },
+  "ic_deciles.buckets.ic": { term: "decile_ic", better: "higher", signed: true },
+  "ic_weekly.ic": { term: "weekly_ic", better: "higher", signed: true },
+  // /analytics/returns: a calendar month's and year's return (not the factors' weekly book_return).
+  // A month to one decimal: the grid's twelve months side by side (its year, SPY's, to two).
+  "months.book_return": { term: "monthly_return", better: "higher", signed: true, digits: 1 },
+  "years.book_return": { term: "calendar_year_return", better: "higher", signed: true },
+  benchmark_return: { better: "higher", signed: true },
   intercept_t_statistic: { better: "higher", signed: true },
   mmc_mean: { better: "higher", signed: true },
   mmc_t_stat: { better: "higher", signed: true },
@@ -254,9 +284,26 @@ export const FIGURES = {
 // Words written in capitals in a name the table does not hold (a figure added later).
 const ACRONYMS = { ic: "IC", icir: "ICIR", ir: "IR", cagr: "CAGR", var: "VaR", cvar: "CVaR", psr: "PSR", dsr: "DSR", pnl: "P&L", nw: "NW" };
 
+/** The key FIGURES lists for `key`: the key itself, else its longest tail listed
+ * (`ic_term_structure.newey_west.lag` → `newey_west.lag`), else none. */
+function listed(key) {
+  const parts = String(key).split(".");
+  for (let i = 0; i < parts.length; i++) {
+    const tail = parts.slice(i).join(".");
+    if (FIGURES[tail]) return tail;
+  }
+  return null;
+}
+
 function figure(key) {
-  const name = String(key);
-  return FIGURES[name] || FIGURES[name.split(".").pop()] || null;
+  const name = listed(key);
+  return name ? FIGURES[name] : null;
+}
+
+/** The decimals a figure served as `key` is shown to where FIGURES says so (else its unit's). */
+export function figureDigits(key) {
+  const known = figure(key);
+  return known ? known.digits : undefined;
 }
 
 /** The registry's term of a figure served under `key`: for a key FIGURES lists (a full path first,
@@ -272,9 +319,9 @@ function termOf(key) {
 function termNameOf(key) {
   const name = String(key);
   const last = name.split(".").pop();
-  const listed = FIGURES[name] ? name : FIGURES[last] ? last : null;
-  if (listed) {
-    const term = FIGURES[listed].term || listed;
+  const found = listed(name);
+  if (found) {
+    const term = FIGURES[found].term || found;
     return TERMS[term] ? term : null;
   }
   if (GENERIC_KEYS.includes(last)) return null;
@@ -329,7 +376,7 @@ const COUNTS_ITS_BASIS = { "per session": "sessions", "per week": "weeks" };
  * bare, without a stat entry's `unit` beside it (a row's field, a weekly series). */
 export function figureValue(key, value) {
   const term = termOf(key);
-  return inUnit(value, term ? term.unit : null);
+  return inUnit(value, term ? term.unit : null, figureDigits(key));
 }
 
 /** The name with the basis the registry states for it ("Information ratio (annualised)", "Mean IC
@@ -353,15 +400,21 @@ export function termUnit(key) {
 /** The header of a column of figures served as `key`: its name with its basis and, when the unit
  * table knows it, the unit its values are written in ("P&L (× starting equity)"), from the registry
  * and marked (`labelMark`, `unitMark`), so no panel writes a figure's name or unit itself. `unit:
- * false` where the table's caption states the units (the attribution's two side-by-side name tables). */
-export function figureColumn(key, { unit: withUnit = true } = {}) {
+ * false` where the table's caption states the units (the attribution's two side-by-side name tables);
+ * a name that says its unit already ("Newey-West lag (weeks)", "Weeks tested") does not write it
+ * again. `detail`: words the column adds in the brackets before the unit ("SPY's return (adjusted
+ * close, %)": the price basis the route names). */
+export function figureColumn(key, { unit: withUnit = true, detail = null } = {}) {
   const term = termOf(key);
-  const unit = withUnit && term && UNITS[term.unit] ? UNITS[term.unit].text : null;
   const name = figureNameWithBasis(key);
-  if (!unit) return h("span", labelMark(key), name);
+  const text = term && UNITS[term.unit] ? UNITS[term.unit].text : null;
+  const said = text && /^[a-z -]+$/i.test(text) && new RegExp(`\\b${text}\\b`, "i").test(name);
+  const unit = withUnit && text && !said ? text : null;
+  const inside = [detail, unit ? h("span", unitMark(key), unit) : null].filter(Boolean);
+  if (!inside.length) return h("span", labelMark(key), name);
   // "Return contribution (daily, %)": the unit joins what the name says in brackets.
   const [before, after] = name.endsWith(")") ? [name.slice(0, -1), ", "] : [name, " ("];
-  return h("span", labelMark(key), before, after, h("span", unitMark(key), unit), ")");
+  return h("span", labelMark(key), before, after, inside.flatMap((part, i) => (i ? [", ", part] : [part])), ")");
 }
 
 /** "better", "worse" or "" for a value of `key`: only for a figure whose sign is a gain or a loss. */

@@ -5,18 +5,23 @@
 
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
-import { DASH, fixed, int, num } from "./format.js";
-import { figureNameWithBasis, labelMark, unitMark, unitText, valueTone } from "./labels.js";
-import { entryCell, icirLabel, unreproducedBadge } from "./stat_entry.js";
+import { DASH, fixed, int } from "./format.js";
+import { figureColumn, figureNameWithBasis, labelMark, unitMark, unitText } from "./labels.js";
+import { entryCell, figureCell, icirLabel, unreproducedBadge } from "./stat_entry.js";
 
 const CORE = ["ic", "icir", "icir_per_week", "information_ratio", "excess_sharpe", "sharpe", "pnl", "max_drawdown", "max_drawdown_pct", "annual_turnover"];
 // core.sharpe is the information ratio under its former name (docs/api.md).
 const ALIASES = { sharpe: "deprecated alias of the information ratio" };
-const NWT = [
-  ["ic", "Mean IC (conditioned)"],
-  ["ic_score_panel", "Mean IC of the raw score panel"],
-  ["ir", "Mean daily return of the long/short book"],
-];
+// The tests by what their series counts: a lag and an n are weeks of a weekly series, sessions of
+// a daily one (each its own term, `nwt.ic.lag` against `nwt.ir.lag`), so each kind is its own table.
+const NWT = {
+  weekly: [
+    ["ic", "Mean IC (conditioned)"],
+    ["ic_score_panel", "Mean IC of the raw score panel"],
+  ],
+  daily: [["ir", "Mean daily return of the long/short book"]],
+};
+const NWT_FIGURES = ["mean", "standard_error", "t_statistic", "p_value", "lag", "n"];
 const PERIOD_COLUMNS = ["ic", "icir", "information_ratio", "excess_sharpe", "pnl", "max_drawdown_pct", "annual_turnover"];
 
 function statusText(entry) {
@@ -91,31 +96,30 @@ function rankIcTable(rankIc) {
   return table(["Statistic", "Value", "Unit", "Status"], rows, { className: "data compact" });
 }
 
-function nwtTable(nwt, warnings) {
+/** The Newey-West tests of one kind (`weekly` or `daily`): each figure a column named by its term,
+ * the first test's keys naming them (the terms are the kind's: `nwt.ic.lag` counts weeks). */
+function nwtTable(nwt, warnings, kind) {
+  const tests = NWT[kind];
+  const [first] = tests[0];
   return table(
-    ["Newey-West test of", "Mean", "Std. error", "t-stat", "p-value", "Lag", "n", "Signal / frequency", "Source"],
-    NWT.map(([key, label]) => {
+    ["Newey-West test of", ...NWT_FIGURES.map((name) => figureColumn(`nwt.${first}.${name}`)), kind === "weekly" ? "Signal" : "Frequency", "Source"],
+    tests.map(([key, label]) => {
       const block = nwt ? nwt[key] : null;
       if (!block) {
         const why = warnings.find((w) => w.block === `nwt.${key}`);
         return [
           h("span", {}, label, " ", h("code", {}, `nwt.${key}`)),
-          h("td", { colspan: "8", class: "muted" }, why ? `not published: ${why.message}` : "not published"),
+          h("td", { colspan: String(NWT_FIGURES.length + 2), class: "muted" }, why ? `not published: ${why.message}` : "not published"),
         ];
       }
       return [
         h("span", {}, label, " ", h("code", {}, `nwt.${key}`)),
-        numberCell(num(block.mean), block.mean),
-        numberCell(num(block.standard_error), block.standard_error),
-        numberCell(fixed(block.t_statistic, 2), block.t_statistic, { tone: valueTone("ic_t_statistic", block.t_statistic) }),
-        numberCell(fixed(block.p_value, 3), block.p_value),
-        numberCell(int(block.lag), block.lag),
-        numberCell(int(block.n), block.n),
+        ...NWT_FIGURES.map((name) => figureCell(block[name], `nwt.${key}.${name}`)),
         block.signal || block.frequency || DASH,
         block.source || DASH,
       ];
     }),
-    { className: "data nwt" },
+    { className: `data nwt nwt-${kind}` },
   );
 }
 
@@ -171,8 +175,11 @@ export function renderMetrics(body, alpha, metrics, granularity, { signal }) {
     h("h3", {}, "Rank IC"),
     rankIcTable(data.rank_ic),
     h("h3", {}, "Newey-West t-statistics"),
-    note("HAC (Bartlett kernel) tests that the mean is zero; the lag is the one each test used.", "muted"),
-    nwtTable(data.nwt, warnings),
+    note("HAC (Bartlett kernel) tests that the mean is zero; the lag is the one each test used, in the periods of its series.", "muted"),
+    h("h4", {}, "Weekly series (lag and observations in weeks)"),
+    nwtTable(data.nwt, warnings, "weekly"),
+    h("h4", {}, "Daily series (lag and observations in sessions)"),
+    nwtTable(data.nwt, warnings, "daily"),
     h("h3", {}, "By period"),
     h("div", { class: "controls" }, h("label", { for: "metrics-granularity" }, "Granularity"), select),
     periods,

@@ -1,11 +1,12 @@
 // Is it still working? (GET /v1/alphas/{alpha}/analytics/monitoring): the CUSUM of each live week of
 // the book's return and of the IC against the level the approval expects, each chart's state with
 // its statistic against the threshold and its alarms, and how often the chart would be wrong. The
-// alpha page's panel and the tear sheet summary's row draw the same sentence. Every number is served.
+// alpha page's panel and the tear sheet summary's row draw the same sentence. Every number is served,
+// and written as its term (stat_entry.js `figureSpan`: marked, named in its title).
 
 import { panelLoader } from "./analytics_panel.js";
-import { fill, h, note, warningList } from "./dom.js";
-import { fixed, int, pct } from "./format.js";
+import { fill, h, warningList } from "./dom.js";
+import { figureSpan } from "./stat_entry.js";
 
 const SERIES = { book_return: "Book return", ic: "IC" };
 const STATES = { alarm: "ALARM", in_control: "in control", not_measurable: "not measurable" };
@@ -14,6 +15,9 @@ const STATES = { alarm: "ALARM", in_control: "in control", not_measurable: "not 
  * last alarm alone, and no reason for a chart not measured: the page's panel gives it). */
 function chartLine(data, chart, brief) {
   const name = SERIES[chart.series] || chart.series;
+  // A chart's own figure, served in its entry of `charts` (picked by its series).
+  const own = (key) => figureSpan(key, chart[key], { servedAs: `charts[series=${chart.series}].${key}` });
+  const threshold = figureSpan("cusum_threshold", data.cusum_threshold);
   if (chart.state === "not_measurable")
     return [h("strong", {}, name), brief ? ": not measurable." : `: not measurable (${chart.withheld_reason || "no reason given"}).`];
   if (brief) {
@@ -22,7 +26,13 @@ function chartLine(data, chart, brief) {
       h("strong", {}, name),
       ": ",
       h("span", { class: chart.state === "alarm" ? "fail" : "" }, STATES[chart.state] || chart.state),
-      ` (statistic ${fixed(chart.cusum_statistic, 2)} of ${fixed(data.cusum_threshold, 2)}, ${int(chart.live_weeks)} weeks${last ? `, last alarm ${last}` : ""}).`,
+      " (statistic ",
+      own("cusum_statistic"),
+      " of ",
+      threshold,
+      ", ",
+      own("live_weeks"),
+      ` weeks${last ? `, last alarm ${last}` : ""}).`,
     ];
   }
   const alarms = chart.alarms || [];
@@ -30,7 +40,13 @@ function chartLine(data, chart, brief) {
     h("strong", {}, name),
     ": ",
     h("span", { class: chart.state === "alarm" ? "fail" : "" }, STATES[chart.state] || chart.state),
-    ` (statistic ${fixed(chart.cusum_statistic, 2)} of ${fixed(data.cusum_threshold, 2)} after ${int(chart.live_weeks)} live weeks`,
+    " (statistic ",
+    own("cusum_statistic"),
+    " of ",
+    threshold,
+    " after ",
+    own("live_weeks"),
+    " live weeks",
     alarms.length ? `; alarms ${alarms.join(", ")}` : "",
     ").",
   ];
@@ -43,15 +59,25 @@ function chartLine(data, chart, brief) {
 export function monitoringLine(answer, { brief = false } = {}) {
   const data = answer.data;
   const since = data.split_date ? `since ${data.split_date} (${data.live ? "the approval: live" : data.split_origin})` : "with no split";
-  const rate = `One false alarm every ${int(data.arl0_weeks)} weeks of an alpha that still works (${pct(data.false_alarm_probability_per_year, 1)} a year).`;
+  const figure = (key) => figureSpan(key, data[key]);
+  const rate = (one) => [`${one} false alarm every `, figure("arl0_weeks"), " weeks of an alpha that still works (a probability of ", figure("false_alarm_probability_per_year"), " within a year)."];
   return h(
     "div",
     { class: "monitoring-line", id: "monitoring-line", "data-states": data.charts.map((c) => c.state).join(",") },
-    h("p", {}, `CUSUM ${since}: `, data.charts.map((c, i) => [i ? " " : "", chartLine(data, c, brief)]), brief ? [" ", rate] : null),
-    brief ? null : note(
-      `Designed to detect a fall of the information ratio by ${fixed(data.ir_fall_detected, 2)}: one false alarm every ${int(data.arl0_weeks)} weeks of an alpha that still works (${pct(data.false_alarm_probability_per_year, 1)} a year), and ${int(data.arl1_weeks)} weeks on average to an alarm once it has fallen. Expected level: ${data.expected_level_basis === "backtest" ? "the backtest's own (not positive: no haircut)" : data.expected_level_basis === "decay" ? "/analytics/decay's expected live information ratio" : "none"}.`,
-      "caption",
-    ),
+    h("p", {}, `CUSUM ${since}: `, data.charts.map((c, i) => [i ? " " : "", chartLine(data, c, brief)]), brief ? [" ", rate("One")] : null),
+    brief
+      ? null
+      : h(
+          "p",
+          { class: "caption" },
+          "Designed to detect a fall of the information ratio by ",
+          figure("ir_fall_detected"),
+          ": ",
+          rate("one"),
+          " On average ",
+          figure("arl1_weeks"),
+          ` weeks to an alarm once it has fallen. Expected level: ${data.expected_level_basis === "backtest" ? "the backtest's own (not positive: no haircut)" : data.expected_level_basis === "decay" ? "/analytics/decay's expected live information ratio" : "none"}.`,
+        ),
   );
 }
 

@@ -168,8 +168,8 @@ export function renderPerformance(body, alpha, { signal, split = NO_SPLIT }) {
     else {
       const served = returned.answer.data;
       // The basis of SPY's years as the route states it (it compounds SPY's daily returns of its whole history).
-      const yearName = served.return_basis ? `${BENCHMARK} (${(BASES[served.return_basis] || { label: served.return_basis }).label})` : BENCHMARK;
-      renderReturnsTable(returns, served, yearName);
+      const basis = served.return_basis ? (BASES[served.return_basis] || { label: served.return_basis }).label : null;
+      renderReturnsTable(returns, served, basis);
     }
   }
 }

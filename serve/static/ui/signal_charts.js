@@ -3,12 +3,16 @@
 // rank autocorrelation (panel.rank_autocorrelation).
 
 import { categoryChart, COLORS, timeChart } from "./charts.js";
-import { add, fill, h, note, numberCell, table, warningList } from "./dom.js";
-import { dateSeconds, fixed, int, num, pct, pp } from "./format.js";
-import { valueTone } from "./labels.js";
+import { add, fill, h, note, table, warningList } from "./dom.js";
+import { DASH, dateSeconds, fixed, int, num, pct, pp } from "./format.js";
+import { figureColumn, figureName } from "./labels.js";
+import { figureCell, figureSpan } from "./stat_entry.js";
 import { NO_SPLIT } from "./live_split.js";
 
 const BLOCKS = new Set(["panel", "ic_deciles"]);
+// The figures of a decile's row and of a horizon's, each a column named by its term.
+const DECILE_FIGURES = ["mean_score", "mean_score_z", "mean_forward_return", "ic", "n_return_obs"];
+const TERM_FIGURES = ["mean_ic", "weeks", "newey_west.t_statistic", "newey_west.p_value", "newey_west.lag"];
 const IC_MISMATCH = "ic_reproduction_mismatch"; // the weekly IC does not reproduce core.ic
 
 export function renderSignal(body, metrics, split = NO_SPLIT) {
@@ -35,7 +39,7 @@ export function renderSignal(body, metrics, split = NO_SPLIT) {
     const plotted = series.filter((r) => Number.isFinite(r.ic));
     const weekly = timeChart(cell, {
       name: "ic-weekly",
-      title: "Weekly rank IC (conditioned score)",
+      title: figureName("ic_weekly.ic"),
       x: series.map((r) => dateSeconds(r.date)),
       series: [{ label: "IC", values: series.map((r) => r.ic), color: COLORS.ic, bars: true }],
       format: (v) => fixed(v, 2),
@@ -50,7 +54,9 @@ export function renderSignal(body, metrics, split = NO_SPLIT) {
       h(
         "p",
         { class: "caption", id: "ic-weekly-caption" },
-        `Mean of the ${int(plotted.length)} weekly ICs shown: ${num(panelData.rebuilt_mean_ic)}.`,
+        `Mean of the ${int(plotted.length)} weekly ICs shown: `,
+        figureSpan("rebuilt_mean_ic", panelData.rebuilt_mean_ic, { servedAs: "panel.rebuilt_mean_ic" }),
+        ".",
       ),
       mismatch.length ? h("div", { id: "ic-weekly-warning" }, warningList(mismatch)) : null,
     );
@@ -81,15 +87,9 @@ export function renderSignal(body, metrics, split = NO_SPLIT) {
         {},
         h("summary", {}, "Decile table"),
         table(
-          ["Decile", "Mean score", "Mean z", "Mean forward return", "IC", "Return obs."],
-          buckets.map((b) => [
-            b.bucket,
-            numberCell(num(b.mean_score), b.mean_score),
-            numberCell(fixed(b.mean_score_z, 2), b.mean_score_z),
-            numberCell(pct(b.mean_forward_return, 3), b.mean_forward_return),
-            numberCell(num(b.ic), b.ic, { tone: valueTone("ic", b.ic) }),
-            numberCell(int(b.n_return_obs), b.n_return_obs),
-          ]),
+          ["Decile", ...DECILE_FIGURES.map((name) => figureColumn(`ic_deciles.buckets.${name}`))],
+          buckets.map((b) => [b.bucket, ...DECILE_FIGURES.map((name) => figureCell(b[name], `ic_deciles.buckets.${name}`))]),
+          { className: "data deciles" },
         ),
       ),
     );
@@ -111,19 +111,19 @@ export function renderSignal(body, metrics, split = NO_SPLIT) {
     add(
       cell,
       table(
-        ["Horizon", "Mean IC", "Weeks", "NW t-stat", "p-value", "NW lag"],
+        ["Horizon", ...TERM_FIGURES.map((key) => figureColumn(`panel.ic_term_structure.${key}`))],
         terms.map((t) => {
           const nw = t.newey_west || {};
           return [
             `${t.horizon_weeks} w`,
-            numberCell(num(t.mean_ic), t.mean_ic, { tone: valueTone("mean_ic", t.mean_ic) }),
-            numberCell(int(t.weeks), t.weeks),
-            numberCell(fixed(nw.t_statistic, 2), nw.t_statistic),
-            numberCell(fixed(nw.p_value, 3), nw.p_value),
-            numberCell(int(nw.lag), nw.lag),
+            // A test not run (fewer weeks than it needs) is a dash: no figure is served there.
+            ...TERM_FIGURES.map((key) => {
+              const [field, inner] = key.split(".");
+              return inner && !t.newey_west ? h("td", { class: "number" }, DASH) : figureCell(inner ? nw[inner] : t[field], `panel.ic_term_structure.${key}`);
+            }),
           ];
         }),
-        { className: "data compact" },
+        { className: "data compact term-structure" },
       ),
     );
   }

@@ -4,7 +4,7 @@
 
 import { h, numberCell, table } from "./dom.js";
 import { DASH, num } from "./format.js";
-import { changeTone, figureNameWithBasis, inUnit, labelMark, termUnit, unitMark, unitText, valueMark, valueTone } from "./labels.js";
+import { changeTone, figureDigits, figureNameWithBasis, inUnit, labelMark, termUnit, unitMark, unitText, valueMark, valueTone } from "./labels.js";
 import { intervalSvg } from "./svg.js";
 
 const finite = (value) => typeof value === "number" && Number.isFinite(value);
@@ -14,9 +14,11 @@ export function isEntry(value) {
   return value !== null && typeof value === "object" && "value" in value && "status" in value;
 }
 
-export function entryText(entry) {
+/** An entry's value in its unit (a dash when not measured); `key`, the figure it is served as, for
+ * a figure shown to its own decimals (labels.js `figureDigits`). */
+export function entryText(entry, key = null) {
   if (!entry || entry.status === "not_measurable" || !finite(entry.value)) return DASH;
-  return inUnit(entry.value, entry.unit);
+  return inUnit(entry.value, entry.unit, key ? figureDigits(key) : undefined);
 }
 
 /**
@@ -26,7 +28,7 @@ export function entryText(entry) {
 export function entryCell(entry, name, { change = false } = {}) {
   const value = entry ? entry.value : null;
   const tone = change ? changeTone(name, value) : valueTone(name, value);
-  const cell = numberCell(entryText(entry), value, { tone });
+  const cell = numberCell(entryText(entry, name), value, { tone });
   const shown = entry && entry.status !== "not_measurable" ? value : null;
   for (const [attr, text] of Object.entries(valueMark(name, shown, entry ? entry.unit : null))) cell.setAttribute(attr, text);
   if (entry && entry.status === "not_measurable") cell.title = entry.withheld_reason || "not measurable";
@@ -52,7 +54,7 @@ export function figureSpan(key, entry, { unit = null, servedAs = null } = {}) {
   const e = isEntry(entry) ? entry : { value: entry, unit: unit || termUnit(key), status: "available" };
   const shown = e.status !== "not_measurable" && finite(e.value) ? e.value : null;
   const marks = { ...valueMark(key, shown, e.unit), ...(servedAs ? { "data-key": servedAs } : {}) };
-  return h("span", { class: "figure", title: figureNameWithBasis(key), ...marks }, entryText(e));
+  return h("span", { class: "figure", title: figureNameWithBasis(key), ...marks }, entryText(e, key));
 }
 
 export function statusText(entry) {

@@ -32,7 +32,7 @@ import { regimesBlock } from "./regimes_panel.js";
 import { add, errorBox, fill, h, note, warningList } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { DASH, fixed, int, MONTHS, pct, pp } from "./format.js";
-import { figureName, figureNameWithBasis, outOfSample } from "./labels.js";
+import { figureName, figureNameWithBasis, figureValue, outOfSample } from "./labels.js";
 import { renderLive } from "./live_panel.js";
 import { icByMonthBlock, icByMonthOfYearBlock, icBySectorBlock, quantileBarsBlock, quantileCurvesBlock, quantileParams } from "./quantiles_panel.js";
 import { BENCHMARK } from "./market.js";
@@ -354,18 +354,20 @@ function drawMonthly(body, answer) {
   const months = new Map(data.months.map((m) => [m.month, m.book_return]));
   // The colour scale only: the largest monthly move shown, so the strongest cell is fully tinted.
   const scale = Math.max(...data.months.map((m) => Math.abs(m.book_return)), 1e-12);
-  const cell = (value) => (value == null ? { value: null, text: DASH } : { value, text: pct(value, 1), fill: divergingFill(value, scale) });
+  // Each written as its term is on the alpha page's table (labels.js `figureValue`: a month to one decimal).
+  const cell = (value, key) => (value == null ? { value: null, text: DASH } : { value, text: figureValue(key, value), fill: divergingFill(value, scale) });
   const rows = data.years.map((y) => String(y.year));
   const cells = data.years.map((y) => [
-    ...MONTHS.map((_, i) => cell(months.get(`${y.year}-${String(i + 1).padStart(2, "0")}`))),
-    cell(y.book_return),
-    data.return_basis ? cell(y.benchmark_return) : { value: null, text: DASH },
+    ...MONTHS.map((_, i) => cell(months.get(`${y.year}-${String(i + 1).padStart(2, "0")}`), "months.book_return")),
+    cell(y.book_return, "years.book_return"),
+    data.return_basis ? cell(y.benchmark_return, "years.benchmark_return") : { value: null, text: DASH },
   ]);
   add(
     body,
     heatmapSvg({
       name: "sheet-monthly",
-      title: "Monthly returns of the long_short book (%)",
+      // The terms' names: a month's, the year's ("Year") and SPY's columns.
+      title: `${figureName("months.book_return")} of the long_short book (%); Year: ${figureName("years.book_return").toLowerCase()}`,
       rows,
       columns: [...MONTHS, "Year", benchName],
       cells,
