@@ -318,7 +318,7 @@ def _months(days: np.ndarray, ic: np.ndarray) -> tuple[list[MonthIc], list[Month
         MonthIc(
             month=f"{1970 + (first + i) // 12:04d}-{(first + i) % 12 + 1:02d}",
             weeks=int(weeks[i]),
-            mean_ic=number(float(mean[i])),
+            rebuilt_mean_ic=number(float(mean[i])),
         )
         for i in present.tolist()
     ]
@@ -326,7 +326,9 @@ def _months(days: np.ndarray, ic: np.ndarray) -> tuple[list[MonthIc], list[Month
     years = np.bincount((present + first) % 12, minlength=12)
     weeks, mean = _grouped(of_year, ic, 12)
     by_month_of_year = [
-        MonthOfYearIc(month=m + 1, years=int(years[m]), weeks=int(weeks[m]), mean_ic=number(float(mean[m])))
+        MonthOfYearIc(
+            month=m + 1, years=int(years[m]), weeks=int(weeks[m]), rebuilt_mean_ic=number(float(mean[m]))
+        )
         for m in np.flatnonzero(years).tolist()
     ]
     return by_month, by_month_of_year
@@ -387,9 +389,9 @@ def _sectors(view: BuildView, score: str, window: Window, reason: str, context: 
             sector=found.names_of[k],
             weeks=int(weeks[k]),
             mean_names=number(float(mean_names[k])),
-            mean_ic=declared_stat(
+            sector_mean_ic=declared_stat(
                 SectorIc,
-                "mean_ic",
+                "sector_mean_ic",
                 float(mean[k]),
                 "no week of the window has 3 names of the sector with a score and a forward return, not all equal",
                 context,

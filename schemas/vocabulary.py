@@ -1782,6 +1782,15 @@ TERMS: tuple[Term, ...] = (
     ),
     Term("exposure", "Exposure", "The book's exposure that week", "ratio", basis="per week"),
     Term(
+        "sector_mean_ic",
+        "Mean IC within the sector",
+        "Mean over the window's weeks of the rank IC of the score within one sector (its names ranked among themselves: alphalens mean_information_coefficient by_group=True, group_adjust=False): /analytics/quantiles ic_by_sector; not rebuilt_mean_ic, ranked across the whole cross-section",
+        "ratio",
+        basis="per week",
+        annualisation="per_period",
+        null=NOT_MEASURABLE,
+    ),
+    Term(
         "mean_neutral_ic",
         "Mean feature-neutral IC",
         "Mean weekly feature-neutral IC over the window's weeks with a measurable one: what the score predicts beyond the sectors and styles (Numerai's feature-neutral correlation, but fully neutralised and ranked with Spearman)",

@@ -19,7 +19,7 @@ COMMON = "over the common sessions (dates both books hold in the window), each s
 COMMON_WEEKS = (
     "over the common weeks (weeks both alphas have a weekly IC in the window, common_weeks), each side's figure "
     "included: rebuilt from the cross-sections over those weeks only, so it differs on purpose from /metrics "
-    "core.ic and core.icir and the screener's mean_ic and icir (each run's sealed figures over all its weeks)"
+    "core.ic and core.icir and the screener's ic and icir (each run's sealed figures over all its weeks)"
 )
 
 
@@ -158,10 +158,10 @@ class ComparedFigure(Body, kw_only=True, frozen=True):
         Annotated[
             int | None,
             Meta(
-                description="The IC figures (mean_ic, icir): the common weeks both sides are over (the answer's "
+                description="The IC figures (rebuilt_mean_ic, icir): the common weeks both sides are over (the answer's "
                 "weeks). Both are rebuilt from the cross-sections (weekly_signal.ic) over these weeks only, so "
                 "they differ on purpose from each alpha's /metrics core.ic and core.icir and the screener's "
-                "mean_ic and icir (the run's sealed figures, over all its weeks). Null for a key that may not "
+                "ic and icir (the run's sealed figures, over all its weeks). Null for a key that may not "
                 "read the rebalance cross-sections."
             ),
         ]
@@ -224,12 +224,12 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "need a resampling scheme of its own)",
         ),
     ]
-    mean_ic: Annotated[
+    rebuilt_mean_ic: Annotated[
         ComparedFigure,
         compared(
             "Mean weekly conditioned IC (weekly_signal.ic, whatever the book)",
             "mean of the weekly IC",
-            "mean_ic",
+            "rebuilt_mean_ic",
             "weekly_signal",
             COMMON_WEEKS,
             test="Paired t-test of the weekly IC differences (scipy.stats.ttest_rel): t = mean(d) / (std(d, "
@@ -245,7 +245,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "icir",
             "weekly_signal",
             COMMON_WEEKS,
-            untested="no test is stated: the weekly IC difference is tested on mean_ic, and a ratio test over a "
+            untested="no test is stated: the weekly IC difference is tested on rebuilt_mean_ic, and a ratio test over a "
             "few dozen serially dependent weeks would say little more",
             annualised_with=WEEKS_PER_YEAR,
         ),

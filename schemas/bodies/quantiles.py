@@ -151,7 +151,7 @@ MEAN_WEEKLY_IC = figure(
     "mean(ic)",
     source=WEEKLY_IC,
 )
-"""`mean_ic` of a month's and of a month of the year's weeks."""
+"""`rebuilt_mean_ic` of a month's and of a month of the year's weeks."""
 
 
 class MonthIc(Body, kw_only=True, frozen=True):
@@ -159,7 +159,7 @@ class MonthIc(Body, kw_only=True, frozen=True):
 
     month: Annotated[str, figure("The calendar month (YYYY-MM) of the weeks' rebalance dates")]
     weeks: Annotated[int, figure("Weeks of the month with a measurable IC")]
-    mean_ic: Annotated[float | None, MEAN_WEEKLY_IC]
+    rebuilt_mean_ic: Annotated[float | None, MEAN_WEEKLY_IC]
 
 
 class MonthOfYearIc(Body, kw_only=True, frozen=True):
@@ -168,7 +168,7 @@ class MonthOfYearIc(Body, kw_only=True, frozen=True):
     month: Annotated[int, figure("The month of the year (1 = January .. 12)")]
     years: Annotated[int, figure("Calendar years of the window holding a week of that month")]
     weeks: Annotated[int, figure("Weeks of that month with a measurable IC, every year")]
-    mean_ic: Annotated[float | None, MEAN_WEEKLY_IC]
+    rebuilt_mean_ic: Annotated[float | None, MEAN_WEEKLY_IC]
 
 
 class SectorIc(Body, kw_only=True, frozen=True):
@@ -183,7 +183,7 @@ class SectorIc(Body, kw_only=True, frozen=True):
             source=SECTOR_SOURCE,
         ),
     ]
-    mean_ic: Annotated[
+    sector_mean_ic: Annotated[
         AnalyticsStat,
         figure(
             "Mean over the window's weeks of the rank IC within the sector (alphalens mean_information_coefficient "

@@ -702,7 +702,7 @@ def assert_factors_shown(page: Any, data: dict[str, Any]) -> None:
             "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value])",
         )
     )
-    for key in ("mean_ic", "mean_neutral_ic"):
+    for key in ("rebuilt_mean_ic", "mean_neutral_ic"):
         entry = data["ic"][key]
         assert (
             (neutral[key] == "") if entry["value"] is None else close(float(neutral[key]), entry["value"])
@@ -906,13 +906,13 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     by_month = weekly.groupby([weekly.index.year, weekly.index.month]).mean()
     ic_cells = heatmap(page, "sheet-ic-monthly")
     # A month whose weeks have no IC is served with a null mean: a dash.
-    measured = [m for m in quantiles["ic_by_month"] if m["mean_ic"] is not None]
+    measured = [m for m in quantiles["ic_by_month"] if m["rebuilt_mean_ic"] is not None]
     assert len([v for v in ic_cells.values() if v is not None]) == len(measured) == len(by_month)
     for served in quantiles["ic_by_month"]:
         year, month = served["month"].split("-")
         shown_ic = ic_cells[(year, MONTHS[int(month) - 1])]
-        assert close(shown_ic, served["mean_ic"]), served
-        if served["mean_ic"] is not None:
+        assert close(shown_ic, served["rebuilt_mean_ic"]), served
+        if served["rebuilt_mean_ic"] is not None:
             assert close(shown_ic, float(by_month[(int(year), int(month))]), 1e-12), served
     sector_part = quantiles["ic_by_sector"]
     if sector_part["status"] == "available":
@@ -923,8 +923,8 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
             )
         )
         for sector in sector_part["sectors"]:
-            if sector["mean_ic"]["value"] is not None:
-                assert close(float(sector_bars[sector["sector"]]), sector["mean_ic"]["value"]), sector
+            if sector["sector_mean_ic"]["value"] is not None:
+                assert close(float(sector_bars[sector["sector"]]), sector["sector_mean_ic"]["value"]), sector
     else:
         assert sector_part["withheld_reason"] in page.inner_text("#sheet-ic-sectors")
 
@@ -1272,7 +1272,7 @@ def test_seal_text_with_markup_is_shown_as_text_on_the_tear_sheet_and_the_report
         ic = {"value": 0.05, "unit": "ratio", "status": "available", "source": "decisions"}
         body["data"]["ic_by_sector"] = {
             "status": "available",
-            "sectors": [{"sector": HOSTILE, "weeks": 10, "mean_names": 4.0, "mean_ic": ic}],
+            "sectors": [{"sector": HOSTILE, "weeks": 10, "mean_names": 4.0, "sector_mean_ic": ic}],
         }
         route.fulfill(response=answer, body=json.dumps(body))
 

@@ -3992,7 +3992,7 @@ class NeutralIc(ApiStruct, kw_only=True, frozen=True):
     signal: str
     """The score ranked: score, or raw_score for a raw_ book"""
 
-    mean_ic: AnalyticsStat
+    rebuilt_mean_ic: AnalyticsStat
     """Mean weekly rank IC over the window's weeks with a measurable IC, as /metrics rank_ic"""
 
     mean_neutral_ic: AnalyticsStat
@@ -4159,7 +4159,7 @@ class MonthIc(ApiStruct, kw_only=True, frozen=True):
     weeks: int
     """Weeks of the month with a measurable IC"""
 
-    mean_ic: float | None
+    rebuilt_mean_ic: float | None
     """Mean of those weeks' IC; null when none has one"""
 
 
@@ -4175,7 +4175,7 @@ class MonthOfYearIc(ApiStruct, kw_only=True, frozen=True):
     weeks: int
     """Weeks of that month with a measurable IC, every year"""
 
-    mean_ic: float | None
+    rebuilt_mean_ic: float | None
     """Mean of those weeks' IC; null when none has one"""
 
 
@@ -4193,7 +4193,7 @@ class SectorIc(ApiStruct, kw_only=True, frozen=True):
     week
     """
 
-    mean_ic: AnalyticsStat
+    sector_mean_ic: AnalyticsStat
     """Mean over the window's weeks of the rank IC within the sector (alphalens
     mean_information_coefficient (by_group=True, group_adjust=False))
     """
@@ -6827,11 +6827,11 @@ class ComparedFigure(ApiStruct, kw_only=True, frozen=True):
     """
 
     common_weeks: int | None | UnsetType = UNSET
-    """The IC figures (mean_ic, icir): the common weeks both sides are over (the answer's weeks). Both
-    are rebuilt from the cross-sections (weekly_signal.ic) over these weeks only, so they differ on
-    purpose from each alpha's /metrics core.ic and core.icir and the screener's mean_ic and icir
-    (the run's sealed figures, over all its weeks). Null for a key that may not read the rebalance
-    cross-sections.
+    """The IC figures (rebuilt_mean_ic, icir): the common weeks both sides are over (the answer's
+    weeks). Both are rebuilt from the cross-sections (weekly_signal.ic) over these weeks only, so
+    they differ on purpose from each alpha's /metrics core.ic and core.icir and the screener's ic
+    and icir (the run's sealed figures, over all its weeks). Null for a key that may not read the
+    rebalance cross-sections.
     """
 
 
@@ -6863,12 +6863,12 @@ class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
     both books hold in the window), each side's figure included
     """
 
-    mean_ic: ComparedFigure
+    rebuilt_mean_ic: ComparedFigure
     """Mean weekly conditioned IC (weekly_signal.ic, whatever the book): both alphas over the common
     weeks (weeks both alphas have a weekly IC in the window, common_weeks), each side's figure
     included: rebuilt from the cross-sections over those weeks only, so it differs on purpose from
-    /metrics core.ic and core.icir and the screener's mean_ic and icir (each run's sealed figures
-    over all its weeks)
+    /metrics core.ic and core.icir and the screener's ic and icir (each run's sealed figures over
+    all its weeks)
     """
 
     icir: ComparedFigure
@@ -6876,8 +6876,8 @@ class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
     alpha's weeks_per_year (52) on both sides, the basis of every icir (/metrics core.icir and the
     screener's): both alphas over the common weeks (weeks both alphas have a weekly IC in the
     window, common_weeks), each side's figure included: rebuilt from the cross-sections over those
-    weeks only, so it differs on purpose from /metrics core.ic and core.icir and the screener's
-    mean_ic and icir (each run's sealed figures over all its weeks)
+    weeks only, so it differs on purpose from /metrics core.ic and core.icir and the screener's ic
+    and icir (each run's sealed figures over all its weeks)
     """
 
 

@@ -123,6 +123,7 @@ export function unitText(unit) {
 export const FIGURES = {
   ic: { better: "higher", signed: true },
   mean_ic: { better: "higher", signed: true },
+  sector_mean_ic: { better: "higher", signed: true },
   icir: { better: "higher", signed: true },
   icir_per_week: { better: "higher", signed: true },
   information_ratio: { better: "higher", signed: true },

@@ -96,11 +96,11 @@ export function icByMonthBlock(answer) {
   if (!months || months.length === 0) return note("Not measurable: no week has an IC.", "not-measurable");
   const byKey = new Map(months.map((m) => [m.month, m]));
   const rows = [...new Set(months.map((m) => m.month.slice(0, 4)))].sort();
-  const scale = Math.max(...months.map((m) => Math.abs(m.mean_ic ?? 0)), 1e-12);
+  const scale = Math.max(...months.map((m) => Math.abs(m.rebuilt_mean_ic ?? 0)), 1e-12);
   const cells = rows.map((year) =>
     MONTHS.map((_, i) => {
       const m = byKey.get(`${year}-${String(i + 1).padStart(2, "0")}`);
-      return m && m.mean_ic != null ? { value: m.mean_ic, text: fixed(m.mean_ic, 3), fill: divergingFill(m.mean_ic, scale, POSITIVE) } : { value: null, text: DASH };
+      return m && m.rebuilt_mean_ic != null ? { value: m.rebuilt_mean_ic, text: fixed(m.rebuilt_mean_ic, 3), fill: divergingFill(m.rebuilt_mean_ic, scale, POSITIVE) } : { value: null, text: DASH };
     }),
   );
   return [
@@ -136,7 +136,7 @@ export function icByMonthOfYearBlock(answer) {
       name: "ic-month-of-year",
       title: "Mean weekly rank IC by month of the year",
       labels: MONTHS,
-      values: MONTHS.map((_, i) => (byMonth.has(i + 1) ? byMonth.get(i + 1).mean_ic : null)),
+      values: MONTHS.map((_, i) => (byMonth.has(i + 1) ? byMonth.get(i + 1).rebuilt_mean_ic : null)),
       format: (v) => fixed(v, 3),
       yLabel: "Mean rank IC (correlation)",
       xLabel: "Month of the year, pooled across years",
@@ -157,7 +157,7 @@ export function icBySectorBlock(answer) {
       name: "ic-sectors",
       title: "Mean weekly rank IC within each sector",
       labels: sectors.map((s) => s.sector),
-      values: sectors.map((s) => s.mean_ic.value),
+      values: sectors.map((s) => s.sector_mean_ic.value),
       format: (v) => fixed(v, 3),
       xLabel: "Mean rank IC within the sector (correlation)",
       yLabel: "Sector",
@@ -166,8 +166,8 @@ export function icBySectorBlock(answer) {
       key: signKey("mean IC"),
     }),
     table(
-      ["Sector", ...["mean_ic", "weeks", "mean_names"].map(figureColumn)],
-      sectors.map((s) => [h("th", { scope: "row", "data-sector": s.sector }, s.sector), entryCell(s.mean_ic, "mean_ic"), figureCell(s.weeks, "weeks"), figureCell(s.mean_names, "mean_names")]),
+      ["Sector", ...["sector_mean_ic", "weeks", "mean_names"].map(figureColumn)],
+      sectors.map((s) => [h("th", { scope: "row", "data-sector": s.sector }, s.sector), entryCell(s.sector_mean_ic, "sector_mean_ic"), figureCell(s.weeks, "weeks"), figureCell(s.mean_names, "mean_names")]),
       { className: "data compact ic-sector-table" },
     ),
   ];
