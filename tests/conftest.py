@@ -6,7 +6,7 @@ import fcntl
 import os
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -109,6 +109,47 @@ def linked_copy(source: Path, target: Path) -> Path:
     return Path(shutil.copytree(source, target, copy_function=link_or_copy))
 
 
+def own_file(path: Path) -> Path:
+    """Make `path`, a file of a `linked_copy`, the copy's own before a test writes over it in place:
+    the link is replaced by a file of the same bytes, so the damage stays in the copy. (Writing
+    through the link, `path.write_bytes(...)` onto a linked Parquet file, would damage the original
+    and every other copy: `demo_lake_unchanged` fails the run if that happens.)"""
+    data = path.read_bytes()
+    path.unlink()
+    path.write_bytes(data)
+    return path
+
+
+def fingerprint(lake: Path) -> dict[str, tuple[int, int]]:
+    """(size, mtime in ns) of each of a lake's `IMMUTABLE_SUFFIXES` files: what a write through a
+    hard link changes in every copy at once."""
+    return {
+        str(path.relative_to(lake)): (stat.st_size, stat.st_mtime_ns)
+        for path in sorted(lake.rglob("*"))
+        if path.suffix in IMMUTABLE_SUFFIXES and (stat := path.stat())
+    }
+
+
+DEMO_LAKES_READ: list[tuple[Path, dict[str, tuple[int, int]]]] = []
+"""The demo lake this worker's tests read, with its fingerprint when they first asked for it."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def demo_lake_unchanged() -> Iterator[None]:
+    """After the worker's last test: the demo lake every test reads (and `linked_copy` links) still
+    has the bytes it was built with. A test that wrote over a linked file in place (instead of
+    `own_file` first, or a copy of its own) changed it for every test after it: that test, not
+    theirs, is the defect, and this error says so instead of leaving later tests to fail at random."""
+    yield
+    for lake, before in DEMO_LAKES_READ:
+        after = fingerprint(lake)
+        changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+        assert not changed, (
+            f"the shared demo lake {lake} was changed by a test of this worker (written through a link?): "
+            f"{changed[:10]}"
+        )
+
+
 def records_of(lake: Path) -> Path:
     """The SQLite records (promotions, events) kept beside a demo lake built by `demo_lake`."""
     return lake.with_name(f"{lake.name}.records.sqlite3")
@@ -128,7 +169,9 @@ def demo_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
         records_of(lake).unlink(missing_ok=True)  # a build that failed half-way
         play(str(lake), f"sqlite:///{records_of(lake)}", "small")
 
-    return built_once(tmp_path_factory, "demo_lake", build)
+    lake = built_once(tmp_path_factory, "demo_lake", build)
+    DEMO_LAKES_READ.append((lake, fingerprint(lake)))
+    return lake
 
 
 @pytest.fixture(scope="session")

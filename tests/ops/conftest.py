@@ -8,7 +8,6 @@ endpoint set names the admin routes anyway: the handlers must still refuse it).
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,9 +61,10 @@ def lake_copy(demo_lake: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def breakable_lake(demo_lake: Path, tmp_path: Path) -> Path:
-    """A whole copy of the demo lake that a test may break in place (a file truncated or written
-    over): through a link the damage would reach every other test's lake."""
-    return Path(shutil.copytree(demo_lake, tmp_path / "lake"))
+    """A copy of the demo lake that a test may break: remove folders or files, write pointers (each a
+    file of the copy's own), or write over a linked Parquet, Arrow or NumPy file after `own_file`
+    (a whole copy took 2.2 s against 0.9 s, for ten tests here that mostly break nothing of it)."""
+    return linked_copy(demo_lake, tmp_path / "lake")
 
 
 @pytest.fixture

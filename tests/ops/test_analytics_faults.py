@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from core.settings import Settings
 from pipeline import index_rows
 from serve.app import create_app
 from tests.callers import authenticator_for, make_caller
+from tests.conftest import linked_copy
 
 CALLERS = {
     "member": make_caller(),
@@ -32,9 +32,8 @@ BEARER = {name: {"Authorization": f"Bearer {name}"} for name in CALLERS}
 
 @pytest.fixture
 def lake(demo_lake: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "lake"
-    shutil.copytree(demo_lake, copy)
-    return copy
+    """A copy of the demo lake whose pointers and manifests (files of its own) the tests write over."""
+    return linked_copy(demo_lake, tmp_path / "lake")
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from core.settings import Settings
 from pipeline import index_rows
 from serve.app import create_app
 from serve.limits import MemoryLimiter, open_limiter
-from tests.conftest import backend_unavailable
+from tests.conftest import backend_unavailable, own_file
 from tests.health_wait import down_is, health_when, is_ok, returns
 from tests.ops.conftest import AppFactory, assert_error, bearer, refresh_lake
 from tests.ops.keys import issue_key
@@ -117,7 +117,7 @@ def test_benchmark_not_published(make_client: AppFactory, breakable_lake: Path) 
 
 def test_benchmark_data_unreadable(make_client: AppFactory, breakable_lake: Path) -> None:
     for daily in (breakable_lake / "benchmarks").rglob("daily.parquet"):
-        daily.write_bytes(b"not parquet")
+        own_file(daily).write_bytes(b"not parquet")
     client = make_client(lake=str(breakable_lake))
     assert_error(
         client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_unavailable"
