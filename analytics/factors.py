@@ -522,7 +522,7 @@ def _neutral_ic(
 
     return NeutralIc(
         signal="raw_score" if raw else "score",
-        rebuilt_mean_ic=stat("rebuilt_mean_ic", None if found is None else found.ic, ic_reason),
+        attributed_mean_ic=stat("attributed_mean_ic", None if found is None else found.ic, ic_reason),
         mean_neutral_ic=stat(
             "mean_neutral_ic", None if found is None else found.neutral, ic_reason or factor_reason
         ),

@@ -1782,6 +1782,15 @@ TERMS: tuple[Term, ...] = (
     ),
     Term("exposure", "Exposure", "The book's exposure that week", "ratio", basis="per week"),
     Term(
+        "attributed_mean_ic",
+        "Mean IC (attributed weeks)",
+        "Mean weekly rank IC (the conditioned score's; the raw score's for a raw_ book, as the answer's signal says) over the window's attributed weeks with a measurable IC: a rebalance week whose decision date is on or after from and whose holding period ends by to (/analytics/factors' week rule), the weeks beside which mean_neutral_ic is measured; not rebuilt_mean_ic, whose weeks are those dated in the window",
+        "ratio",
+        basis="per week",
+        annualisation="per_period",
+        null=NOT_MEASURABLE,
+    ),
+    Term(
         "sector_mean_ic",
         "Mean IC within the sector",
         "Mean over the window's weeks of the rank IC of the score within one sector (its names ranked among themselves: alphalens mean_information_coefficient by_group=True, group_adjust=False): /analytics/quantiles ic_by_sector; not rebuilt_mean_ic, ranked across the whole cross-section",

@@ -202,7 +202,7 @@ class NeutralIc(Body, kw_only=True, frozen=True):
     signal: Annotated[
         Literal["score", "raw_score"], figure("The score ranked: score, or raw_score for a raw_ book")
     ]
-    rebuilt_mean_ic: Annotated[
+    attributed_mean_ic: Annotated[
         AnalyticsStat,
         figure(
             "Mean weekly rank IC over the window's weeks with a measurable IC, as /metrics rank_ic",

@@ -323,8 +323,8 @@ def test_the_planted_factor_is_specific_and_momentum_is_common(api: Api) -> None
     momentum = factors(api, "momentum_12_1")["data"]
     assert planted["variance_explained"]["value"] < 0.5 < momentum["variance_explained"]["value"]
     p, m = planted["ic"], momentum["ic"]
-    assert p["mean_neutral_ic"]["value"] > 0.5 * p["rebuilt_mean_ic"]["value"] > 0
-    assert m["mean_neutral_ic"]["value"] < 0.5 * m["rebuilt_mean_ic"]["value"]
+    assert p["mean_neutral_ic"]["value"] > 0.5 * p["attributed_mean_ic"]["value"] > 0
+    assert m["mean_neutral_ic"]["value"] < 0.5 * m["attributed_mean_ic"]["value"]
 
 
 # -- windows -------------------------------------------------------------------------------------------
@@ -380,7 +380,7 @@ def test_a_window_sums_its_weeks(api: Api, lake: Lake, alpha: str) -> None:
         ]
         assert data["ic"]["weeks"] == ic_weeks
         ics = [w["ic"] for w in ic_weeks if w["ic"] is not None]
-        assert close(data["ic"]["rebuilt_mean_ic"]["value"], float(np.mean(ics)) if ics else None)
+        assert close(data["ic"]["attributed_mean_ic"]["value"], float(np.mean(ics)) if ics else None)
 
 
 @pytest.mark.parametrize(
@@ -405,7 +405,7 @@ def stats_of(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "variance_explained",
         )
     }
-    out |= {f"ic.{name}": data["ic"][name] for name in ("rebuilt_mean_ic", "mean_neutral_ic")}
+    out |= {f"ic.{name}": data["ic"][name] for name in ("attributed_mean_ic", "mean_neutral_ic")}
     for entry in data["factors"]:
         for name in ("mean_exposure", "factor_return", "part"):
             out[f"factors.{entry['factor']}.{name}"] = entry[name]
@@ -420,7 +420,7 @@ def test_without_exposures_every_factor_figure_is_not_measurable(api: Api, alpha
         data["weeks"] is None and data["factors"] == [] and data["weekly"] == [] and data["exposures"] == []
     )
     for path, entry in stats_of(data).items():
-        if path == "ic.rebuilt_mean_ic" and alpha != "Test_ledger_only":
+        if path == "ic.attributed_mean_ic" and alpha != "Test_ledger_only":
             assert entry["status"] == "available"  # the plain IC needs no exposures
             continue
         assert entry["value"] is None and entry["status"] == "not_measurable", (alpha, path)
@@ -445,7 +445,7 @@ def test_a_key_without_the_ledger_or_the_positions_sees_the_factors_but_not_the_
     data = body["data"]
     assert data["weeks"] is None and data["weekly"] == [] and data["exposures"] == []
     for path, entry in stats_of(data).items():
-        if path.endswith(("factor_return", "rebuilt_mean_ic", "mean_neutral_ic")):
+        if path.endswith(("factor_return", "attributed_mean_ic", "mean_neutral_ic")):
             assert entry["status"] == "available", path
         else:
             assert entry["withheld_reason"].startswith("access_limited: "), path

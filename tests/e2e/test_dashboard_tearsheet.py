@@ -702,7 +702,7 @@ def assert_factors_shown(page: Any, data: dict[str, Any]) -> None:
             "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value])",
         )
     )
-    for key in ("rebuilt_mean_ic", "mean_neutral_ic"):
+    for key in ("attributed_mean_ic", "mean_neutral_ic"):
         entry = data["ic"][key]
         assert (
             (neutral[key] == "") if entry["value"] is None else close(float(neutral[key]), entry["value"])

@@ -41,7 +41,7 @@ DISPLAY = {
     ("downloads.js", "Math.round(signed.expires_in / 60)"): "a link's validity in whole minutes",
     ("drawdowns_panel.js", "Math.min(DEEPEST, episodes.length)"): "how many episodes the table shows",
     ("labels.js", "Math.abs(v) >= s"): "the word of an amount (thousands, millions, billions)",
-    ("quantiles_panel.js", "Math.max(...months.map((m) => Math.abs(m.mean_ic ?? 0)), 1e-12)"): (
+    ("quantiles_panel.js", "Math.max(...months.map((m) => Math.abs(m.rebuilt_mean_ic ?? 0)), 1e-12)"): (
         "the heatmap's colour scale"
     ),
     ("report_page.js", "offset += page.pagination.returned"): "paging through the correlation listing",

@@ -3992,7 +3992,7 @@ class NeutralIc(ApiStruct, kw_only=True, frozen=True):
     signal: str
     """The score ranked: score, or raw_score for a raw_ book"""
 
-    rebuilt_mean_ic: AnalyticsStat
+    attributed_mean_ic: AnalyticsStat
     """Mean weekly rank IC over the window's weeks with a measurable IC, as /metrics rank_ic"""
 
     mean_neutral_ic: AnalyticsStat

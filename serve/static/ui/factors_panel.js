@@ -100,7 +100,7 @@ export function factorExposuresBlock(answer) {
   const ic = data.ic;
   const neutral = [
     h("h4", {}, "The signal's IC and its feature-neutral IC"),
-    entryTable(namedEntries(ic, ["rebuilt_mean_ic", "mean_neutral_ic"]), { className: "data entries neutral-ic" }),
+    entryTable(namedEntries(ic, ["attributed_mean_ic", "mean_neutral_ic"]), { className: "data entries neutral-ic" }),
   ];
   return [
     exposureMultiples(data, neutral),

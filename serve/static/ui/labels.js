@@ -124,6 +124,7 @@ export const FIGURES = {
   ic: { better: "higher", signed: true },
   mean_ic: { better: "higher", signed: true },
   sector_mean_ic: { better: "higher", signed: true },
+  attributed_mean_ic: { better: "higher", signed: true },
   icir: { better: "higher", signed: true },
   icir_per_week: { better: "higher", signed: true },
   information_ratio: { better: "higher", signed: true },
