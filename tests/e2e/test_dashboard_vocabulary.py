@@ -268,7 +268,7 @@ WRITTEN = {
     "ratio": "ratio",
     "correlation": "correlation",
     "t_statistic": "t-statistic",
-    "probability": "probability (0 to 1)",
+    "probability": "probability, 0 to 1",
     "multiple": "× the modelled cost",
     "equity": "× starting equity",
     "sessions": "sessions",

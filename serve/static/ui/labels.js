@@ -63,7 +63,8 @@ export const UNITS = {
   ratio: { show: num, text: "ratio" },
   correlation: { show: num, text: "correlation" },
   t_statistic: { show: (v) => fixed(v, 2), text: "t-statistic" },
-  probability: { show: num, text: "probability (0 to 1)" },
+  // "probability, 0 to 1": a header adds it in brackets ("p-value (probability, 0 to 1)"), so no brackets of its own.
+  probability: { show: num, text: "probability, 0 to 1" },
   multiple: { show: num, text: "× the modelled cost" },
   equity: { show: num, text: "× starting equity" },
   sessions: { show: int, text: "sessions" },
