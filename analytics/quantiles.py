@@ -388,7 +388,7 @@ def _sectors(view: BuildView, score: str, window: Window, reason: str, context: 
         SectorIc(
             sector=found.names_of[k],
             weeks=int(weeks[k]),
-            mean_names=number(float(mean_names[k])),
+            sector_mean_names=number(float(mean_names[k])),
             sector_mean_ic=declared_stat(
                 SectorIc,
                 "sector_mean_ic",

@@ -1782,6 +1782,13 @@ TERMS: tuple[Term, ...] = (
     ),
     Term("exposure", "Exposure", "The book's exposure that week", "ratio", basis="per week"),
     Term(
+        "sector_mean_names",
+        "Names of the sector, on average",
+        "Mean over the weeks of a sector's measurable IC of its names with a score and a forward return (/analytics/quantiles ic_by_sector); not mean_names, a quantile's names",
+        "names",
+        basis="per week",
+    ),
+    Term(
         "attributed_mean_ic",
         "Mean IC (attributed weeks)",
         "Mean weekly rank IC (the conditioned score's; the raw score's for a raw_ book, as the answer's signal says) over the window's attributed weeks with a measurable IC: a rebalance week whose decision date is on or after from and whose holding period ends by to (/analytics/factors' week rule), the weeks beside which mean_neutral_ic is measured; not rebuilt_mean_ic, whose weeks are those dated in the window",

@@ -176,7 +176,7 @@ class SectorIc(Body, kw_only=True, frozen=True):
 
     sector: Annotated[str, SEAL_TEXT, figure("The sector, as the seal's exposures name it")]
     weeks: Annotated[int, figure("Weeks of the window with a measurable IC within the sector")]
-    mean_names: Annotated[
+    sector_mean_names: Annotated[
         float | None,
         figure(
             "Mean over those weeks of the sector's names with a score and a forward return; null without a week",

@@ -242,7 +242,7 @@ def sector_ic(lake: Lake, alpha: str, score: str, window: Window) -> dict[str, d
         out[str(sector)] = {
             "weeks": int(measured.size),
             "sector_mean_ic": float(mean.loc[sector]) if measured.size else None,
-            "mean_names": float(names.xs(sector, level="group").loc[measured.index].mean())
+            "sector_mean_names": float(names.xs(sector, level="group").loc[measured.index].mean())
             if measured.size
             else None,
         }
@@ -274,10 +274,17 @@ def test_the_ic_by_sector_reproduces_alphalens_by_group(api: Api, lake: Lake, al
                 window,
                 name,
             )
-            assert close(row["mean_names"], want[name]["mean_names"]), (alpha, score, window, name)
+            assert close(row["sector_mean_names"], want[name]["sector_mean_names"]), (
+                alpha,
+                score,
+                window,
+                name,
+            )
         for row in got.values():
             if not row["weeks"]:
-                assert row["sector_mean_ic"]["status"] == "not_measurable" and row["mean_names"] is None
+                assert (
+                    row["sector_mean_ic"]["status"] == "not_measurable" and row["sector_mean_names"] is None
+                )
 
 
 def test_without_exposures_the_ic_by_sector_is_not_measurable(api: Api, lake: Lake) -> None:

@@ -1272,7 +1272,7 @@ def test_seal_text_with_markup_is_shown_as_text_on_the_tear_sheet_and_the_report
         ic = {"value": 0.05, "unit": "ratio", "status": "available", "source": "decisions"}
         body["data"]["ic_by_sector"] = {
             "status": "available",
-            "sectors": [{"sector": HOSTILE, "weeks": 10, "mean_names": 4.0, "sector_mean_ic": ic}],
+            "sectors": [{"sector": HOSTILE, "weeks": 10, "sector_mean_names": 4.0, "sector_mean_ic": ic}],
         }
         route.fulfill(response=answer, body=json.dumps(body))
 

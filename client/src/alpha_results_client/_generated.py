@@ -4188,7 +4188,7 @@ class SectorIc(ApiStruct, kw_only=True, frozen=True):
     weeks: int
     """Weeks of the window with a measurable IC within the sector"""
 
-    mean_names: float | None
+    sector_mean_names: float | None
     """Mean over those weeks of the sector's names with a score and a forward return; null without a
     week
     """

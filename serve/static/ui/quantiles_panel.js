@@ -166,8 +166,8 @@ export function icBySectorBlock(answer) {
       key: signKey("mean IC"),
     }),
     table(
-      ["Sector", ...["sector_mean_ic", "weeks", "mean_names"].map(figureColumn)],
-      sectors.map((s) => [h("th", { scope: "row", "data-sector": s.sector }, s.sector), entryCell(s.sector_mean_ic, "sector_mean_ic"), figureCell(s.weeks, "weeks"), figureCell(s.mean_names, "mean_names")]),
+      ["Sector", ...["sector_mean_ic", "weeks", "sector_mean_names"].map(figureColumn)],
+      sectors.map((s) => [h("th", { scope: "row", "data-sector": s.sector }, s.sector), entryCell(s.sector_mean_ic, "sector_mean_ic"), figureCell(s.weeks, "weeks"), figureCell(s.sector_mean_names, "sector_mean_names")]),
       { className: "data compact ic-sector-table" },
     ),
   ];
