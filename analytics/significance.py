@@ -1,12 +1,17 @@
-"""Probabilistic and Deflated Sharpe ratios and the minimum track record length.
+"""Probabilistic and Deflated Sharpe ratios, the minimum track record length, the critical Sharpe
+ratio and the test's power.
 
 Bailey, D. H. and López de Prado, M. (2012), "The Sharpe Ratio Efficient Frontier", Journal of
 Risk 15(2): PSR and MinTRL. Bailey, D. H. and López de Prado, M. (2014), "The Deflated Sharpe
-Ratio", Journal of Portfolio Management 40(5): DSR. Sharpe ratios here are per observation
-(per session), never annualised; skewness and kurtosis are the sample moments (biased
-estimators, kurtosis not in excess), as in the papers.
+Ratio", Journal of Portfolio Management 40(5): DSR. Both to the standard of López de Prado, Lipton
+and Zoonekynd (2025), SSRN 5520741 (`analytics.sharpe_inference`, issue 62): the Sharpe ratio's
+variance for non-normal returns serially correlated as AR(1), under the hypothesis tested, over T
+sessions, the DSR's that of the maximum of N Sharpe ratios. Sharpe ratios here are per observation
+(per session), annualised only where served as Sharpe ratios; skewness and kurtosis are the sample
+moments (biased estimators, kurtosis not in excess), as in the papers.
 
-`significance_payload` is `/analytics/significance`: PSR, MinTRL and DSR of the long_short daily
+`significance_payload` is `/analytics/significance`: PSR, MinTRL, DSR, the serial correlation, the
+Sharpe ratio's standard error, the critical Sharpe ratio and the power of the long_short daily
 returns, bootstrap intervals of the IC and the information ratio, and the nwt.ic p-value adjusted
 for the trials. The catalogue figures (`Seen`): the DSR's trial count N is the whole published
 catalogue's (a count: deflating by fewer trials than were run would flatter the Sharpe ratio); the
