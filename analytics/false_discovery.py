@@ -22,7 +22,8 @@ Mertens (2002) (Lo 2002 for normal returns; Bailey and López de Prado 2012):
 at the Sharpe ratio of the hypothesis (the null's for the critical value, the alternative's for
 the power), skew and kurt (Pearson, 3 for a normal) the returns'. Sharpe ratios are per
 observation (per week for weekly returns: an annualised IR over sqrt(weeks a year)), never
-annualised. ddof 1 (T - 1) is the form `analytics.significance` uses for the PSR; the paper's
+annualised. ddof 1 (T - 1) is the form `analytics.significance` used for the PSR before issue 62 (it now
+follows the paper's 2025 variance with serial correlation: `analytics.sharpe_inference`); the paper's
 companion code (github.com/zoonek/2025-sharpe-ratio, `functions.py`) divides by T, ddof 0, which
 its worked example (T = 24 monthly returns) needs to give beta = 0.315 and oFDR = 0.306. The
 tests check the power against a Monte Carlo of the test on normal returns and the exact

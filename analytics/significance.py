@@ -1,12 +1,17 @@
-"""Probabilistic and Deflated Sharpe ratios and the minimum track record length.
+"""Probabilistic and Deflated Sharpe ratios, the minimum track record length, the critical Sharpe
+ratio and the test's power.
 
 Bailey, D. H. and López de Prado, M. (2012), "The Sharpe Ratio Efficient Frontier", Journal of
 Risk 15(2): PSR and MinTRL. Bailey, D. H. and López de Prado, M. (2014), "The Deflated Sharpe
-Ratio", Journal of Portfolio Management 40(5): DSR. Sharpe ratios here are per observation
-(per session), never annualised; skewness and kurtosis are the sample moments (biased
-estimators, kurtosis not in excess), as in the papers.
+Ratio", Journal of Portfolio Management 40(5): DSR. Both to the standard of López de Prado, Lipton
+and Zoonekynd (2025), SSRN 5520741 (`analytics.sharpe_inference`, issue 62): the Sharpe ratio's
+variance for non-normal returns serially correlated as AR(1), under the hypothesis tested, over T
+sessions, the DSR's that of the maximum of N Sharpe ratios. Sharpe ratios here are per observation
+(per session), annualised only where served as Sharpe ratios; skewness and kurtosis are the sample
+moments (biased estimators, kurtosis not in excess), as in the papers.
 
-`significance_payload` is `/analytics/significance`: PSR, MinTRL and DSR of the long_short daily
+`significance_payload` is `/analytics/significance`: PSR, MinTRL, DSR, the serial correlation, the
+Sharpe ratio's standard error, the critical Sharpe ratio and the power of the long_short daily
 returns, bootstrap intervals of the IC and the information ratio, and the nwt.ic p-value adjusted
 for the trials. The catalogue figures (`Seen`): the DSR's trial count N is the whole published
 catalogue's (a count: deflating by fewer trials than were run would flatter the Sharpe ratio); the
@@ -26,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics import bootstrap, inputs, multiple_testing, trial_clusters, uncertainty
+from analytics import bootstrap, inputs, multiple_testing, sharpe_inference, trial_clusters, uncertainty
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, conventions, declared_stat, number, window_echo
 from analytics.overfitting import NOT_IN_A_FAMILY
@@ -38,13 +43,18 @@ from schemas.bodies.analytics import AnalyticsStat, DsrTrials
 from schemas.bodies.significance import Bootstrap, MultipleTesting, Significance
 from schemas.bodies.uncertainty import BLOCK_LENGTH_RULE
 
-EULER_GAMMA = 0.5772156649015329
 INCREMENTAL_FROM = 20_000
 """Alphas from which a key reading every alpha is answered the variance V of the trials' Sharpe
 ratios from the generation's exact sums (kept by every publish: `datasets.trial_sums`) instead of
 a pass over the column; equal within 1e-12 (the exact variance rounded once, against numpy's
 pairwise sum), and below it every answer is the pass as recorded (tests/equality)."""
 MIN_TRL_CONFIDENCE = 0.95
+POWER_ALTERNATIVE_EXCESS = 1.0
+"""The alternative the power is at: a true annualised Sharpe ratio this far above sr_benchmark
+(SR1 = sr_benchmark + 1). The paper computes the power at an alternative fixed before the data (its
+example's SR1 = 0.5 a month); never at the observed Sharpe ratio, whose power is a function of the
+PSR itself. A Sharpe ratio of 1 above the benchmark is the conventional bar of a deployable
+strategy, and one fixed alternative makes the powers of two alphas comparable."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,7 @@ class Moments:
     sharpe: float  # mean / std(ddof=1), per observation
     skewness: float
     kurtosis: float  # Pearson (3 for a normal distribution)
+    serial_correlation: float  # rho: the lag-1 correlation of the returns (sharpe_inference)
 
 
 def moments(returns: np.ndarray) -> Moments | None:
@@ -71,52 +82,65 @@ def moments(returns: np.ndarray) -> Moments | None:
         sharpe=float(np.mean(x)) / sd,
         skewness=float(stats.skew(x, bias=True)),
         kurtosis=float(stats.kurtosis(x, fisher=False, bias=True)),
+        serial_correlation=sharpe_inference.serial_correlation(x),
     )
-
-
-def _dispersion(m: Moments) -> float:
-    """1 - skew * SR + (kurtosis - 1) / 4 * SR^2: the variance factor of the Sharpe estimate."""
-    return 1.0 - m.skewness * m.sharpe + (m.kurtosis - 1.0) / 4.0 * m.sharpe**2
 
 
 def psr(m: Moments, benchmark: float) -> float:
-    """P(true Sharpe > benchmark) = Phi((SR - SR*) sqrt(n - 1) / sqrt(dispersion))."""
-    from scipy import stats  # when used: ~1 s to import (development.md)
-
-    d = _dispersion(m)
-    if not d > 0:
-        return math.nan
-    return float(stats.norm.cdf((m.sharpe - benchmark) * math.sqrt(m.n - 1) / math.sqrt(d)))
+    """P(true Sharpe > benchmark): Phi((SR - SR*) / sigma(SR*)), sigma^2 the Sharpe ratio's variance
+    under H0 over the n sessions, non-normal and AR(1) (`sharpe_inference.psr`)."""
+    return float(sharpe_inference.psr(m.sharpe, benchmark, m.n, m.skewness, m.kurtosis, m.serial_correlation))
 
 
 def min_track_record(m: Moments, benchmark: float, confidence: float = MIN_TRL_CONFIDENCE) -> float:
-    """Observations needed for PSR(benchmark) to reach `confidence`:
-    1 + dispersion * (z_confidence / (SR - SR*))^2; NaN when SR <= SR*."""
-    from scipy import stats  # when used: ~1 s to import (development.md)
-
-    if not m.sharpe > benchmark:
-        return math.nan
-    z = float(stats.norm.ppf(confidence))
-    return 1.0 + _dispersion(m) * (z / (m.sharpe - benchmark)) ** 2
-
-
-def expected_max_sharpe(trials: int, sharpe_variance: float) -> float:
-    """E[max of `trials` Sharpe ratios] under the null of no skill:
-    sqrt(V) * ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e)))."""
-    from scipy import stats  # when used: ~1 s to import (development.md)
-
-    if trials < 2 or not sharpe_variance >= 0:
-        return math.nan
-    n = float(trials)
-    return math.sqrt(sharpe_variance) * (
-        (1.0 - EULER_GAMMA) * float(stats.norm.ppf(1.0 - 1.0 / n))
-        + EULER_GAMMA * float(stats.norm.ppf(1.0 - 1.0 / (n * math.e)))
+    """Sessions needed for PSR(benchmark) to reach `confidence`: T sigma^2(SR*) (z_confidence /
+    (SR - SR*))^2 (`sharpe_inference.min_track_record`); NaN when SR <= SR*."""
+    return float(
+        sharpe_inference.min_track_record(
+            m.sharpe, benchmark, m.skewness, m.kurtosis, m.serial_correlation, alpha=1.0 - confidence
+        )
     )
 
 
+def standard_error(m: Moments) -> float:
+    """The standard deviation of the per-session Sharpe ratio estimate at the observed SR over the n
+    sessions, non-normal and AR(1)."""
+    return math.sqrt(
+        float(sharpe_inference.sharpe_variance(m.sharpe, m.n, m.skewness, m.kurtosis, m.serial_correlation))
+    )
+
+
+def critical_sharpe(m: Moments, benchmark: float, confidence: float = MIN_TRL_CONFIDENCE) -> float:
+    """The per-session Sharpe ratio n sessions of these moments must exceed for the PSR against
+    `benchmark` to reach `confidence` (SR* + z_confidence sigma(SR*))."""
+    return float(
+        sharpe_inference.critical_sharpe(
+            benchmark, m.n, m.skewness, m.kurtosis, m.serial_correlation, alpha=1.0 - confidence
+        )
+    )
+
+
+def power(m: Moments, benchmark: float, alternative: float, confidence: float = MIN_TRL_CONFIDENCE) -> float:
+    """The probability that the test of SR = `benchmark` at level 1 - `confidence` over n sessions of
+    these moments rejects when the true per-session Sharpe ratio is `alternative`."""
+    return float(
+        sharpe_inference.power(
+            benchmark, alternative, m.n, m.skewness, m.kurtosis, m.serial_correlation, alpha=1.0 - confidence
+        )
+    )
+
+
+def expected_max_sharpe(trials: int, sharpe_variance: float) -> float:
+    """E[max of `trials` Sharpe ratios] under the null of no skill (`sharpe_inference`)."""
+    return sharpe_inference.expected_max_sharpe(trials, sharpe_variance)
+
+
 def dsr(m: Moments, trials: int, sharpe_variance: float) -> float:
-    """PSR against the expected maximum Sharpe ratio of `trials` unskilled trials."""
-    return psr(m, expected_max_sharpe(trials, sharpe_variance))
+    """PSR against the expected maximum Sharpe ratio of `trials` unskilled trials, its variance the
+    variance of the maximum of `trials` Sharpe ratios (`sharpe_inference.dsr`)."""
+    return sharpe_inference.dsr(
+        m.sharpe, m.n, m.skewness, m.kurtosis, m.serial_correlation, trials, sharpe_variance
+    )
 
 
 @dataclass(frozen=True)
@@ -243,13 +267,21 @@ def significance_payload(
     else:
         reason = "fewer than 3 daily returns with variance in the window"
     benchmark = sr_benchmark / math.sqrt(per_year)
+    alternative = sr_benchmark + POWER_ALTERNATIVE_EXCESS
     n_trials = seen.count if trials_override is None else trials_override
     variance = seen.sharpe_variance
     trl = math.nan if m is None else min_track_record(m, benchmark)
     expected = expected_max_sharpe(n_trials, variance)
-    dsr_reason = reason
+    # A moment is measured but the Sharpe ratio's variance is not: |rho| reached 1, or the variance
+    # factor is not positive at the Sharpe ratio the figure evaluates it at
+    no_variance = (
+        "the Sharpe ratio's variance is not measurable: the serial correlation of the daily returns is not "
+        "within (-1, 1) or its variance factor is not positive"
+    )
+    variance_reason = reason if m is None else no_variance
+    dsr_reason = variance_reason
     effective = seen.effective if access.ledger else None
-    effective_reason = reason
+    effective_reason = variance_reason
     if m is not None and effective is None:
         effective_reason = (
             "the catalogue generation records no correlation links of its trials (written before them, "
@@ -279,19 +311,53 @@ def significance_payload(
         ),
         skewness=declared_stat(Significance, "skewness", None if m is None else m.skewness, reason),
         kurtosis=declared_stat(Significance, "kurtosis", None if m is None else m.kurtosis, reason),
+        serial_correlation=declared_stat(
+            Significance,
+            "serial_correlation",
+            None if m is None else m.serial_correlation,
+            reason if m is None else "the lag-1 correlation of the daily returns is not measurable",
+        ),
+        sharpe_standard_error=declared_stat(
+            Significance,
+            "sharpe_standard_error",
+            None if m is None else standard_error(m) * math.sqrt(per_year),
+            variance_reason,
+            periods_per_year=per_year,
+        ),
         psr=declared_stat(
-            Significance, "psr", None if m is None else psr(m, benchmark), reason, sr_benchmark=sr_benchmark
+            Significance,
+            "psr",
+            None if m is None else psr(m, benchmark),
+            variance_reason,
+            sr_benchmark=sr_benchmark,
         ),
         min_track_record=declared_stat(
             Significance,
             "min_track_record",
             trl,
-            reason
-            if m is None
+            variance_reason
+            if m is None or m.sharpe > benchmark
             else "the Sharpe ratio does not exceed sr_benchmark: no track record suffices",
             confidence=MIN_TRL_CONFIDENCE,
             sr_benchmark=sr_benchmark,
             years=number(trl / per_year),
+        ),
+        critical_sharpe=declared_stat(
+            Significance,
+            "critical_sharpe",
+            None if m is None else critical_sharpe(m, benchmark) * math.sqrt(per_year),
+            variance_reason,
+            confidence=MIN_TRL_CONFIDENCE,
+            sr_benchmark=sr_benchmark,
+        ),
+        power=declared_stat(
+            Significance,
+            "power",
+            None if m is None else power(m, benchmark, alternative / math.sqrt(per_year)),
+            variance_reason,
+            confidence=MIN_TRL_CONFIDENCE,
+            sr_benchmark=sr_benchmark,
+            sr_alternative=alternative,
         ),
         dsr=declared_stat(
             Significance,

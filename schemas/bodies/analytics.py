@@ -3,7 +3,7 @@
 Every analytics figure is one stat entry (`analytics.entries.declared_stat`): `value, unit, status,
 [withheld_reason], source, annualisation`, then the keys its figure adds. One `AnalyticsStat`
 declares them all, each absent unless its figure has it; their declared order is the order the
-server adds them wherever two meet (`min_track_record`: confidence, sr_benchmark, years; the tail
+server adds them wherever two meet (`min_track_record`: confidence, sr_benchmark, years; `power`: confidence, sr_benchmark, sr_alternative; the tail
 figures: confidence, horizon_sessions; combine's turnover: approximation, periods_per_year).
 What each field means, its formula, unit, annualisation and source are declared on it (`figure`,
 schemas/bodies/figures.py); `ANALYTICS_BLOCK` says how `/analytics/_doc` lists them.
@@ -89,14 +89,29 @@ class AnalyticsStat(Body, kw_only=True, frozen=True):
     confidence: (
         Annotated[
             float,
-            Meta(description="`min_track_record`: the confidence the track record reaches (0.95)."),
+            Meta(
+                description="`min_track_record`: the confidence the track record reaches (0.95); `critical_sharpe`, "
+                "`power`: the test's confidence, 1 - its level (0.95)."
+            ),
         ]
         | UnsetType
     ) = UNSET
     sr_benchmark: (
         Annotated[
             float,
-            Meta(description="`psr`, `min_track_record`: the request's `sr_benchmark` (annualised)."),
+            Meta(
+                description="`psr`, `min_track_record`, `critical_sharpe`, `power`: the request's `sr_benchmark` "
+                "(annualised)."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    sr_alternative: (
+        Annotated[
+            float,
+            Meta(
+                description="`power`: the true Sharpe ratio the power is at, sr_benchmark + 1 (annualised)."
+            ),
         ]
         | UnsetType
     ) = UNSET

@@ -12,6 +12,14 @@ from schemas.bodies.formats import SEAL_TEXT
 
 LEDGER = "portfolio:long_short"
 """The `source` of a significance figure read from the long_short ledger."""
+SHARPE_VARIANCE = (
+    "sigma^2(x) = (a - b skew x + c (kurt - 1) / 4 x^2) / T the variance of the per-session Sharpe ratio "
+    "estimate at a Sharpe ratio x over the T sessions, a = (1 + rho) / (1 - rho), b = 1 + rho / (1 - rho) + "
+    "rho^2 / (1 - rho^2), c = (1 + rho^2) / (1 - rho^2), rho serial_correlation"
+)
+"""The Sharpe ratio's variance under non-normality and AR(1) serial correlation (López de Prado,
+Lipton and Zoonekynd 2025; `analytics.sharpe_inference`), which psr, min_track_record,
+critical_sharpe, power and the DSRs evaluate."""
 SR_BENCHMARK = figure(
     "The request's sr_benchmark (annualised); per session it is sr_benchmark / sqrt(252)",
     source="request",
@@ -143,11 +151,32 @@ class Significance(Body, kw_only=True, frozen=True):
             source=LEDGER,
         ),
     ]
+    serial_correlation: Annotated[
+        AnalyticsStat,
+        figure(
+            "rho: the serial correlation of the daily returns, the AR(1) coefficient the Sharpe ratio's variance "
+            "assumes (López de Prado, Lipton and Zoonekynd 2025), estimated as the reference code does",
+            "Pearson correlation of (r_2..r_n) with (r_1..r_n-1)",
+            source=LEDGER,
+        ),
+    ]
+    sharpe_standard_error: Annotated[
+        AnalyticsStat,
+        figure(
+            "Standard error of the Sharpe ratio: the standard deviation of its estimate over the window's sessions "
+            "at the observed Sharpe ratio, for non-normal returns serially correlated as AR(1) (López de Prado, "
+            "Lipton and Zoonekynd 2025); annualised as sharpe is",
+            SHARPE_VARIANCE + "; sqrt(sigma^2(SR)) times sqrt(252), SR the observed per-session Sharpe ratio",
+            source=LEDGER,
+            keys=PER_YEAR,
+        ),
+    ]
     psr: Annotated[
         AnalyticsStat,
         figure(
-            "Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark",
-            "Phi((SR - SR*) sqrt(n - 1) / sqrt(1 - skew SR + (kurt - 1) / 4 SR^2)), SR per session",
+            "Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark, for "
+            "non-normal returns serially correlated as AR(1) (López de Prado, Lipton and Zoonekynd 2025)",
+            "Phi((SR - SR*) / sqrt(sigma^2(SR*))), " + SHARPE_VARIANCE + ", SR and SR* per session",
             keys={"sr_benchmark": SR_BENCHMARK},
         ),
     ]
@@ -155,7 +184,8 @@ class Significance(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Minimum track record length for PSR(sr_benchmark) to reach the confidence",
-            "1 + (1 - skew SR + (kurt - 1) / 4 SR^2) (z_0.95 / (SR - SR*))^2; not measurable when SR <= SR*",
+            "T sigma^2(SR*) (z_0.95 / (SR - SR*))^2 (sigma^2 as psr's: independent of T times T); not measurable "
+            "when SR <= SR*",
             keys={
                 "confidence": figure("Confidence of the minimum track record (0.95)"),
                 "sr_benchmark": SR_BENCHMARK,
@@ -163,12 +193,45 @@ class Significance(Body, kw_only=True, frozen=True):
             },
         ),
     ]
+    critical_sharpe: Annotated[
+        AnalyticsStat,
+        figure(
+            "Critical Sharpe ratio: the Sharpe ratio the window's sessions must show for the test of a true Sharpe "
+            "ratio of sr_benchmark to reject at level 1 - confidence (PSR(sr_benchmark) at the confidence); "
+            "annualised",
+            "(SR* + z_0.95 sqrt(sigma^2(SR*))) times sqrt(252), sigma^2 as psr's over the window's sessions",
+            keys={
+                "confidence": figure("The test's confidence, 1 - its level (0.95)"),
+                "sr_benchmark": SR_BENCHMARK,
+            },
+        ),
+    ]
+    power: Annotated[
+        AnalyticsStat,
+        figure(
+            "Power of the test of a true Sharpe ratio of sr_benchmark at level 1 - confidence over the window's "
+            "sessions: the probability it rejects when the true Sharpe ratio is sr_alternative (sr_benchmark + 1, "
+            "fixed before the data, never the observed Sharpe ratio)",
+            "1 - Phi((SR_c - SR1) / sqrt(sigma^2(SR1))), SR_c the critical Sharpe ratio, SR1 sr_alternative, per "
+            "session, sigma^2 as psr's",
+            keys={
+                "confidence": figure("The test's confidence, 1 - its level (0.95)"),
+                "sr_benchmark": SR_BENCHMARK,
+                "sr_alternative": figure(
+                    "SR1: the true annualised Sharpe ratio the power is at, sr_benchmark + 1",
+                    source="request",
+                ),
+            },
+        ),
+    ]
     dsr: Annotated[
         AnalyticsStat,
         figure(
-            "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials",
-            "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))), gamma the "
-            "Euler-Mascheroni constant",
+            "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials, its "
+            "variance that of the maximum of N Sharpe ratios (López de Prado, Lipton and Zoonekynd 2025)",
+            "Phi((SR - SR0) / sqrt(sigma^2(SR0) Var[M_N])), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma "
+            "Phi^-1(1 - 1/(N e))), gamma the Euler-Mascheroni constant, sigma^2 as psr's, Var[M_N] the variance "
+            "of the maximum of N independent standard normals",
             keys={
                 "trials": figure(
                     "The trials behind SR0: the catalogue's count, and the Sharpe variance over the alphas the key "
@@ -211,9 +274,9 @@ class Significance(Body, kw_only=True, frozen=True):
         figure(
             "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the trials of the alpha's own "
             "trial family (dsr deflates by the whole catalogue's)",
-            "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))), N the family's "
-            "members the key may read with a measurable Sharpe ratio, V the variance (ddof 1) of their Sharpe "
-            "ratios; not applicable without a family, not measurable below 2 such members",
+            "as dsr's, Phi((SR - SR0) / sqrt(sigma^2(SR0) Var[M_N])), N the family's members the key may read "
+            "with a measurable Sharpe ratio, V the variance (ddof 1) of their Sharpe ratios; not applicable "
+            "without a family, not measurable below 2 such members",
             keys={
                 "trials": figure(
                     "The trials behind SR0: the family's members the key may read (no other member is counted, "
@@ -249,8 +312,8 @@ class Significance(Body, kw_only=True, frozen=True):
         figure(
             "Deflated Sharpe Ratio against the expected maximum Sharpe ratio of the effective number of trials "
             "(dsr.trials.effective_count in place of N; V as dsr's)",
-            "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/K) + gamma Phi^-1(1 - 1/(K e))), K the effective "
-            "number of trials",
+            "as dsr's with K for N: Phi((SR - SR0) / sqrt(sigma^2(SR0) Var[M_K])), SR0 = sqrt(V) ((1 - gamma) "
+            "Phi^-1(1 - 1/K) + gamma Phi^-1(1 - 1/(K e))), K the effective number of trials",
         ),
     ]
     bootstrap: Annotated[

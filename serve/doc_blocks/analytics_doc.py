@@ -106,6 +106,10 @@ _ENDPOINT: dict[str, str] = {
     "books; costs bucket a book's turnover by the score it trades.",
     "sharpe_convention": "Sharpe ratios inside PSR, MinTRL and DSR are per session (not annualised), skewness and "
     f"kurtosis are sample moments (kurtosis not in excess); MinTRL confidence {significance.MIN_TRL_CONFIDENCE}. "
+    "The Sharpe ratio's variance (PSR, MinTRL, DSR, critical_sharpe, power, sharpe_standard_error) is López de "
+    "Prado, Lipton and Zoonekynd 2025's: non-normal returns, AR(1) with rho the lag-1 correlation "
+    "(serial_correlation), under the hypothesis tested, over T sessions; the DSR's that of the maximum of N "
+    "Sharpe ratios; power at sr_alternative = sr_benchmark + 1. "
     "Annualised figures use the run's sessions_per_year (252) and weeks_per_year (52).",
     "name_conventions": "Same names, different conventions: information_ratio is daily returns times sqrt(252) in "
     "/metrics core and significance, weekly returns times sqrt(52) in rolling; gross is before costs in costs "

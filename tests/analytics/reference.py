@@ -1,7 +1,8 @@
 """Independent recomputation of the analytics figures from the lake's Parquet files.
 
-Written from the definitions of the analytics routes (Bailey and López de Prado 2012, 2014 for
-PSR, MinTRL and DSR; the cost, rolling and turnover rules as stated in the functions below), with
+Written from the definitions of the analytics routes (the PSR, MinTRL, DSR, critical Sharpe ratio
+and power by the reference code of López de Prado, Lipton and Zoonekynd 2025, copied in
+tests/analytics/sharpe_reference.py; Bailey and López de Prado 2014's expected maximum; the cost, rolling and turnover rules as stated in the functions below), with
 numpy, scipy, pandas and statsmodels only: nothing here imports `analytics/`, `serve/` or
 `pipeline/`. A figure that is not measurable is None.
 """
@@ -20,6 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 from statsmodels.stats.multitest import multipletests
+
+from tests.analytics import sharpe_reference
 
 SESSIONS_PER_YEAR = 252
 WEEKS_PER_YEAR = 52
@@ -221,10 +224,16 @@ class Moments:
     sr: float  # per session
     skew: float
     kurt: float  # Pearson
+    rho: float  # lag-1 autocorrelation (the paper's AR(1) coefficient)
 
     @property
-    def dispersion(self) -> float:
-        return 1.0 - self.skew * self.sr + (self.kurt - 1.0) / 4.0 * self.sr**2
+    def moments(self) -> dict[str, float]:
+        """The keywords of the paper's reference functions (tests/analytics/sharpe_reference.py)."""
+        return {"gamma3": self.skew, "gamma4": self.kurt, "rho": self.rho}
+
+    def variance_factor(self, sr: float) -> float:
+        """T sigma^2(sr): the paper's sharpe_ratio_variance over one observation."""
+        return float(sharpe_reference.sharpe_ratio_variance(sr, 1, **self.moments))
 
 
 def moments(returns: np.ndarray) -> Moments | None:
@@ -240,20 +249,32 @@ def moments(returns: np.ndarray) -> Moments | None:
         float(x.mean() / sd),
         float(stats.skew(x, bias=True)),
         float(stats.kurtosis(x, fisher=False, bias=True)),
+        float(sharpe_reference.autocorrelation(x)),
     )
 
 
-def psr(m: Moments, sr_star: float) -> float | None:
-    """Bailey and López de Prado (2012), eq. for the Probabilistic Sharpe Ratio."""
-    if not math.isfinite(sr_star) or not m.dispersion > 0:
+def psr(m: Moments, sr_star: float, trials: int = 1) -> float | None:
+    """López de Prado, Lipton and Zoonekynd (2025): the paper's probabilistic_sharpe_ratio (the
+    variance under H0, of the maximum of `trials` Sharpe ratios for the DSR)."""
+    if not math.isfinite(sr_star) or not m.variance_factor(sr_star) > 0:
         return None
-    return float(stats.norm.cdf((m.sr - sr_star) * math.sqrt(m.n - 1) / math.sqrt(m.dispersion)))
+    return float(sharpe_reference.probabilistic_sharpe_ratio(m.sr, sr_star, T=m.n, K=trials, **m.moments))
 
 
 def min_trl(m: Moments, sr_star: float) -> float | None:
-    if not m.sr > sr_star:
+    if not m.sr > sr_star or not m.variance_factor(sr_star) > 0:
         return None
-    return 1.0 + m.dispersion * (stats.norm.ppf(MIN_TRL_CONFIDENCE) / (m.sr - sr_star)) ** 2
+    return float(
+        sharpe_reference.minimum_track_record_length(
+            m.sr, sr_star, alpha=1.0 - MIN_TRL_CONFIDENCE, **m.moments
+        )
+    )
+
+
+def dsr(m: Moments, trials: int, variance: float | None) -> float | None:
+    """The paper's DSR: the PSR against E[max SR] of `trials`, its variance that of their maximum."""
+    sr0 = expected_max_sharpe(trials, variance)
+    return None if sr0 is None else psr(m, sr0, trials)
 
 
 def expected_max_sharpe(n: int, variance: float | None) -> float | None:
@@ -295,7 +316,22 @@ def significance(
     variance = float(np.var(sharpes, ddof=1)) if len(sharpes) >= 2 else None
     sr0 = expected_max_sharpe(n_trials, variance)
     trl = None if m is None else min_trl(m, sr_star)
+    sr1 = (sr_benchmark + 1.0) / math.sqrt(SESSIONS_PER_YEAR)  # the power's alternative: SR* + 1 a year
+    per_year = math.sqrt(SESSIONS_PER_YEAR)
+    level = 1.0 - MIN_TRL_CONFIDENCE
+    se = critical = power = None
+    if m is not None and m.variance_factor(m.sr) > 0:
+        se = math.sqrt(sharpe_reference.sharpe_ratio_variance(m.sr, m.n, **m.moments)) * per_year
+    if m is not None and m.variance_factor(sr_star) > 0:
+        critical = sharpe_reference.critical_sharpe_ratio(sr_star, m.n, alpha=level, **m.moments) * per_year
+        if m.variance_factor(sr1) > 0:
+            power = sharpe_reference.sharpe_ratio_power(sr_star, sr1, m.n, alpha=level, **m.moments)
     return {
+        "serial_correlation": None if m is None else m.rho,
+        "sharpe_standard_error": se,
+        "critical_sharpe": critical,
+        "power": power,
+        "sr_alternative": sr_benchmark + 1.0,
         "sessions": int(r.size),  # every session of the window, as /portfolio counts them
         "sharpe": None if m is None else m.sr * math.sqrt(SESSIONS_PER_YEAR),
         "skewness": None if m is None else m.skew,
@@ -303,7 +339,7 @@ def significance(
         "psr": None if m is None else psr(m, sr_star),
         "min_track_record": trl,
         "years": None if trl is None else trl / SESSIONS_PER_YEAR,
-        "dsr": None if m is None or sr0 is None else psr(m, sr0),
+        "dsr": None if m is None else dsr(m, n_trials, variance),
         "trials.count": n_trials,
         "trials.sharpe_variance": variance,
         "trials.sharpe_variance_alphas": len(sharpes),

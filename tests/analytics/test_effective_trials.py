@@ -47,8 +47,7 @@ def independent(lake: ref.Lake) -> tuple[int, set[tuple[str, str]], dict[str, fl
 
 def dsr_with(lake: ref.Lake, alpha: str, trials: int, sharpes: dict[str, float]) -> float | None:
     m = ref.moments(lake.returns(alpha, "long_short", (None, None)).to_numpy())
-    sr0 = ref.expected_max_sharpe(trials, float(np.var(list(sharpes.values()), ddof=1)))
-    return None if m is None or sr0 is None else ref.psr(m, sr0)
+    return None if m is None else ref.dsr(m, trials, float(np.var(list(sharpes.values()), ddof=1)))
 
 
 def copied(seals: Path, alpha: str, new_id: str, folder: Path, sealed_at: str | None = None) -> Path:

@@ -23,6 +23,7 @@ from scipy import stats
 
 from cli.main import main as cli
 from datasets import clock
+from tests.analytics import sharpe_reference
 from tests.analytics.conftest import ALPHAS, Api
 from tests.analytics.reference import Lake
 from tests.decided import noon
@@ -83,16 +84,21 @@ def part_of(ledger: pd.DataFrame | None, ic: pd.Series | None) -> dict[str, Any]
 
 
 def psr(oos: np.ndarray, ins: np.ndarray) -> float | None:
-    """Bailey and Lopez de Prado's PSR of the out-of-sample returns against the in-sample
-    per-session Sharpe ratio."""
+    """The probabilistic Sharpe ratio of the out-of-sample returns against the in-sample per-session
+    Sharpe ratio, by the reference code of López de Prado, Lipton and Zoonekynd (2025): the variance
+    under H0 for the out-of-sample returns' skewness, kurtosis and lag-1 autocorrelation."""
     if oos.size < 3 or ins.size < 3:
         return None
     sr_star = float(np.mean(ins)) / float(np.std(ins, ddof=1))
     sr = float(np.mean(oos)) / float(np.std(oos, ddof=1))
-    skew = float(stats.skew(oos))
-    kurt = float(stats.kurtosis(oos, fisher=False))
-    d = 1.0 - skew * sr + (kurt - 1.0) / 4.0 * sr**2
-    return float(stats.norm.cdf((sr - sr_star) * math.sqrt(oos.size - 1) / math.sqrt(d))) if d > 0 else None
+    moments = {
+        "gamma3": float(stats.skew(oos)),
+        "gamma4": float(stats.kurtosis(oos, fisher=False)),
+        "rho": float(sharpe_reference.autocorrelation(oos)),
+    }
+    if not sharpe_reference.sharpe_ratio_variance(sr_star, oos.size, **moments) > 0:
+        return None
+    return float(sharpe_reference.probabilistic_sharpe_ratio(sr, sr_star, T=oos.size, **moments))
 
 
 def expected(lake: Lake, alpha: str, book: str, split: str) -> dict[str, Any]:

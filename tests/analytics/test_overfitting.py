@@ -30,6 +30,7 @@ from core.context import AllowList
 from schemas.bodies.overfitting import FamilyMemberRow
 from schemas.checks import LIVE_CHECKS
 from tests.analytics import reference as ref
+from tests.analytics import sharpe_reference
 from tests.analytics.conftest import CALLERS, Api, endpoints_only, serving
 from tests.analytics.helpers import close
 from tests.api.test_bodies import round_trip
@@ -507,10 +508,11 @@ SIGNIFICANCE = "/v1/alphas/{}/analytics/significance"
 
 
 def family_dsr(lake: ref.Lake, alpha: str, members: list[str]) -> tuple[float, int, float]:
-    """(DSR, N, V) by Bailey and López de Prado (2014), written again here: the members' per-session
-    Sharpe ratios (mean / std, ddof 1, of each whole history's daily returns), V their variance
-    (ddof 1), E[max SR] = sqrt(V) ((1 - g) Phi^-1(1 - 1/N) + g Phi^-1(1 - 1/(N e))), and the
-    PSR of the alpha's whole-history returns against it (biased skewness, Pearson kurtosis)."""
+    """(DSR, N, V) by the reference code of López de Prado, Lipton and Zoonekynd (2025): the
+    members' per-session Sharpe ratios (mean / std, ddof 1, of each whole history's daily returns),
+    V their variance (ddof 1), E[max SR] of Bailey and López de Prado (2014), and the PSR of the
+    alpha's whole-history returns against it, its variance that of the maximum of N Sharpe ratios
+    (biased skewness, Pearson kurtosis, lag-1 autocorrelation)."""
     from scipy import stats
 
     sharpes = []
@@ -519,16 +521,16 @@ def family_dsr(lake: ref.Lake, alpha: str, members: list[str]) -> tuple[float, i
         r = r[np.isfinite(r)]
         sharpes.append(r.mean() / r.std(ddof=1))
     n, v = len(sharpes), float(np.var(sharpes, ddof=1))
-    gamma = 0.5772156649015329
-    sr0 = math.sqrt(v) * (
-        (1 - gamma) * stats.norm.ppf(1 - 1 / n) + gamma * stats.norm.ppf(1 - 1 / (n * math.e))
-    )
+    sr0 = sharpe_reference.expected_maximum_sharpe_ratio(n, v)
     r = lake.returns(alpha, "long_short", (None, None)).to_numpy()
     r = r[np.isfinite(r)]
     sr = r.mean() / r.std(ddof=1)
-    skew, kurt = stats.skew(r), stats.kurtosis(r, fisher=False)
-    z = (sr - sr0) * math.sqrt(r.size - 1) / math.sqrt(1 - skew * sr + (kurt - 1) / 4 * sr**2)
-    return float(stats.norm.cdf(z)), n, v
+    moments = {
+        "gamma3": stats.skew(r),
+        "gamma4": stats.kurtosis(r, fisher=False),
+        "rho": sharpe_reference.autocorrelation(r),
+    }
+    return float(sharpe_reference.probabilistic_sharpe_ratio(sr, sr0, T=r.size, K=n, **moments)), n, v
 
 
 def test_the_family_dsr_deflates_by_the_familys_own_trials(families_api: Api, families_lake: Path) -> None:

@@ -1,5 +1,7 @@
-"""/analytics/significance against independent recomputation: Sharpe and moments, PSR, MinTRL,
-DSR over the whole catalogue's trials, the bootstrap's points and bounds (resamples rebuilt
+"""/analytics/significance against independent recomputation: Sharpe and moments, the serial
+correlation, the Sharpe ratio's standard error, PSR, MinTRL, the critical Sharpe ratio and the power
+(the paper's reference code of López de Prado, Lipton and Zoonekynd 2025), DSR over the whole
+catalogue's trials, the bootstrap's points and bounds (resamples rebuilt
 explicitly from the resampler's blocks), Holm and BH over the family of alphas the key may read."""
 
 from __future__ import annotations
@@ -40,9 +42,22 @@ def significance(
 def check_significance(data: dict[str, Any], expected: dict[str, Any], where: Any) -> None:
     assert data["book"] == "long_short"
     assert data["sessions"] == expected["sessions"], where
-    for name in ("sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr"):
+    for name in (
+        "sharpe",
+        "skewness",
+        "kurtosis",
+        "serial_correlation",
+        "sharpe_standard_error",
+        "psr",
+        "min_track_record",
+        "critical_sharpe",
+        "power",
+        "dsr",
+    ):
         check_stat(data[name], expected[name], (where, name))
-    assert data["sharpe"]["periods_per_year"] == 252
+    assert data["sharpe"]["periods_per_year"] == data["sharpe_standard_error"]["periods_per_year"] == 252
+    assert data["power"]["sr_alternative"] == expected["sr_alternative"], where
+    assert data["power"]["confidence"] == data["critical_sharpe"]["confidence"] == 0.95
     assert close(data["min_track_record"]["years"], expected["years"]), where
     assert data["min_track_record"]["confidence"] == 0.95
     trials = data["dsr"]["trials"]

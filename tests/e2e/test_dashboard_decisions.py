@@ -320,12 +320,27 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
         shown,
         {
             k: significance[k]
-            for k in ("sharpe", "psr", "min_track_record", "dsr", "dsr_family", "effective_dsr")
+            for k in (
+                "sharpe",
+                "sharpe_standard_error",
+                "serial_correlation",
+                "psr",
+                "min_track_record",
+                "critical_sharpe",
+                "power",
+                "dsr",
+                "dsr_family",
+                "effective_dsr",
+            )
         },
     )
     years = significance["min_track_record"]["years"]
     assert f"{years:.4g} years" in page.inner_text("#significance-notes")
     assert f"{significance['dsr']['trials']['count']} trials" in page.inner_text("#significance-notes")
+    alternative = significance["power"]["sr_alternative"]
+    assert f"Power at a true Sharpe ratio of {alternative:.4g} (sr_benchmark + 1)" in page.inner_text(
+        "#significance-notes"
+    )
     effective = significance["dsr"]["trials"]["effective_count"]
     assert effective is not None  # the demo lake's catalogue records its links
     assert f"the {effective:,} effective trials" in page.inner_text("#significance-notes")

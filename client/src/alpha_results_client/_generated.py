@@ -2417,10 +2417,17 @@ class AnalyticsStat(ApiStruct, kw_only=True, frozen=True):
     """`sharpe`, `costs.information_ratio.*`: sessions per year used to annualise."""
 
     confidence: float | UnsetType = UNSET
-    """`min_track_record`: the confidence the track record reaches (0.95)."""
+    """`min_track_record`: the confidence the track record reaches (0.95); `critical_sharpe`, `power`:
+    the test's confidence, 1 - its level (0.95).
+    """
 
     sr_benchmark: float | UnsetType = UNSET
-    """`psr`, `min_track_record`: the request's `sr_benchmark` (annualised)."""
+    """`psr`, `min_track_record`, `critical_sharpe`, `power`: the request's `sr_benchmark`
+    (annualised).
+    """
+
+    sr_alternative: float | UnsetType = UNSET
+    """`power`: the true Sharpe ratio the power is at, sr_benchmark + 1 (annualised)."""
 
     years: float | None | UnsetType = UNSET
     """`min_track_record` in years."""
@@ -4369,14 +4376,42 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     kurtosis: AnalyticsStat
     """Sample kurtosis of the daily returns, not in excess (3 for a normal)"""
 
+    serial_correlation: AnalyticsStat
+    """rho: the serial correlation of the daily returns, the AR(1) coefficient the Sharpe ratio's
+    variance assumes (López de Prado, Lipton and Zoonekynd 2025), estimated as the reference code
+    does
+    """
+
+    sharpe_standard_error: AnalyticsStat
+    """Standard error of the Sharpe ratio: the standard deviation of its estimate over the window's
+    sessions at the observed Sharpe ratio, for non-normal returns serially correlated as AR(1)
+    (López de Prado, Lipton and Zoonekynd 2025); annualised as sharpe is
+    """
+
     psr: AnalyticsStat
-    """Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark"""
+    """Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark, for
+    non-normal returns serially correlated as AR(1) (López de Prado, Lipton and Zoonekynd 2025)
+    """
 
     min_track_record: AnalyticsStat
     """Minimum track record length for PSR(sr_benchmark) to reach the confidence"""
 
+    critical_sharpe: AnalyticsStat
+    """Critical Sharpe ratio: the Sharpe ratio the window's sessions must show for the test of a true
+    Sharpe ratio of sr_benchmark to reject at level 1 - confidence (PSR(sr_benchmark) at the
+    confidence); annualised
+    """
+
+    power: AnalyticsStat
+    """Power of the test of a true Sharpe ratio of sr_benchmark at level 1 - confidence over the
+    window's sessions: the probability it rejects when the true Sharpe ratio is sr_alternative
+    (sr_benchmark + 1, fixed before the data, never the observed Sharpe ratio)
+    """
+
     dsr: AnalyticsStat
-    """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials"""
+    """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials,
+    its variance that of the maximum of N Sharpe ratios (López de Prado, Lipton and Zoonekynd 2025)
+    """
 
     dsr_family: AnalyticsStat
     """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the trials of the

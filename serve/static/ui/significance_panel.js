@@ -1,5 +1,5 @@
 // Significance of an alpha (GET /v1/alphas/{alpha}/analytics/significance, docs/analytics.md):
-// PSR, MinTRL and DSR with the trials they deflate by (the catalogue's, the family's; and the DSR of the effective number of trials), the bootstrap's 95% intervals drawn as
+// PSR, MinTRL, the critical Sharpe ratio, the power and DSR (the 2025 standard: non-normal, AR(1) returns) with the trials they deflate by (the catalogue's, the family's; and the DSR of the effective number of trials), the bootstrap's 95% intervals drawn as
 // whiskers on one scale per row, and the multiple-testing adjustments of the IC's p-value.
 
 import { panelLoader, windowText } from "./analytics_panel.js";
@@ -8,7 +8,20 @@ import { int, num } from "./format.js";
 import { figureColumn, figureNameWithBasis, labelMark } from "./labels.js";
 import { entryCell, entryTable, figureCell, intervalRow, namedEntries } from "./stat_entry.js";
 
-const HEADLINE = ["sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr", "dsr_family", "effective_dsr"];
+const HEADLINE = [
+  "sharpe",
+  "sharpe_standard_error",
+  "skewness",
+  "kurtosis",
+  "serial_correlation",
+  "psr",
+  "min_track_record",
+  "critical_sharpe",
+  "power",
+  "dsr",
+  "dsr_family",
+  "effective_dsr",
+];
 // Named by the vocabulary registry (labels.js), with the basis where it is a period.
 const BOOTSTRAP = ["rebuilt_mean_ic", "rebuilt_icir", "information_ratio"].map((key) => [key, figureNameWithBasis(key)]);
 const ADJUSTED = [
@@ -34,6 +47,7 @@ export function renderSignificance(body, answer) {
       "p",
       { class: "caption", id: "significance-notes" },
       trl && Number.isFinite(trl.years) ? `MinTRL at ${trl.confidence * 100}%: ${num(trl.years)} years. ` : "",
+      data.power && Number.isFinite(data.power.sr_alternative) ? `Power at a true Sharpe ratio of ${num(data.power.sr_alternative)} (sr_benchmark + 1). ` : "",
       trials
         ? `DSR deflates by ${int(trials.count)} trials (${trials.count_source}); variance of their Sharpe ratios ${num(trials.sharpe_variance)} over ${int(trials.sharpe_variance_alphas)} alphas; expected maximum Sharpe ${num(trials.expected_max_sharpe)} (annualised).`
         : "",
