@@ -31,6 +31,7 @@ SLOWEST_FIRST = (
     "tests/ops/test_serve_command.py",  # 58 s
     "tests/lake/test_publish_storm.py",  # 58 s
     "tests/lake/test_missing_file.py",  # 53 s
+    "tests/e2e/test_dashboard_vocabulary.py",  # ~50 s (added after: 138 s beside a busy loop, as test_dashboard.py 197 s)
     "tests/e2e/test_dashboard_live.py",  # 50 s
     "tests/e2e/test_dashboard_tearsheet.py",  # 47 s
     "tests/e2e/test_dashboard_decisions.py",  # 47 s
@@ -78,6 +79,7 @@ SLOWEST_FIRST = (
     "tests/equality/test_equality.py",  # 14 s
     "tests/pipeline/test_concurrent_publish.py",  # 14 s
     "tests/lake/test_file_limits.py",  # 13 s
+    "tests/e2e/test_dashboard_frictions.py",  # ~13 s (added after: 37 s beside a busy loop)
     "tests/pipeline/test_malformed_seals.py",  # 13 s
     "tests/e2e/test_serve_stack.py",  # 12 s
     "tests/client/test_events.py",  # 12 s
