@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import math
 
+from analytics.sharpe_inference import variance_factor
+
 
 def _probability(name: str, value: float, *, open_low: bool = False, open_high: bool = False) -> float:
     value = float(value)
@@ -76,7 +78,8 @@ def sharpe_ratio_sd(
 ) -> float:
     """The standard error of the estimated Sharpe ratio (per observation) at the true `sharpe`
     over `observations` returns of the given skewness and (Pearson) kurtosis: Mertens's
-    sqrt((1 - skew SR + (kurt - 1) / 4 SR^2) / (T - ddof))."""
+    sqrt((1 - skew SR + (kurt - 1) / 4 SR^2) / (T - ddof)), the factor
+    `analytics.sharpe_inference.variance_factor` at no serial correlation."""
     sharpe = _finite("sharpe", sharpe)
     skewness, kurtosis = _finite("skewness", skewness), _finite("kurtosis", kurtosis)
     if ddof not in (0, 1):
@@ -87,7 +90,8 @@ def sharpe_ratio_sd(
         raise ValueError(
             f"no distribution has kurtosis {kurtosis!r} with skewness {skewness!r} (kurtosis >= 1 + skewness^2)"
         )
-    dispersion = 1.0 - skewness * sharpe + (kurtosis - 1.0) / 4.0 * sharpe**2
+    # The i.i.d. case of the one variance factor (rho = 0): the same arithmetic, to the bit.
+    dispersion = float(variance_factor(sharpe, skewness, kurtosis))
     if not dispersion > 0.0:
         raise ValueError(f"the Sharpe ratio's variance factor is {dispersion!r} <= 0 at sharpe {sharpe!r}")
     return math.sqrt(dispersion / (observations - ddof))
