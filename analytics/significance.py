@@ -130,11 +130,6 @@ def power(m: Moments, benchmark: float, alternative: float, confidence: float = 
     )
 
 
-def expected_max_sharpe(trials: int, sharpe_variance: float) -> float:
-    """E[max of `trials` Sharpe ratios] under the null of no skill (`sharpe_inference`)."""
-    return sharpe_inference.expected_max_sharpe(trials, sharpe_variance)
-
-
 def dsr(m: Moments, trials: int, sharpe_variance: float) -> float:
     """PSR against the expected maximum Sharpe ratio of `trials` unskilled trials, its variance the
     variance of the maximum of `trials` Sharpe ratios (`sharpe_inference.dsr`)."""
@@ -271,7 +266,7 @@ def significance_payload(
     n_trials = seen.count if trials_override is None else trials_override
     variance = seen.sharpe_variance
     trl = math.nan if m is None else min_track_record(m, benchmark)
-    expected = expected_max_sharpe(n_trials, variance)
+    expected = sharpe_inference.expected_max_sharpe(n_trials, variance)
     # A moment is measured but the Sharpe ratio's variance is not: |rho| reached 1, or the variance
     # factor is not positive at the Sharpe ratio the figure evaluates it at
     no_variance = (
@@ -393,7 +388,7 @@ def _dsr_family(
     measurable Sharpe ratio, V the variance of their Sharpe ratios (`FamilyTrials`)."""
     count = 0 if family is None else family.count
     variance = math.nan if family is None else family.sharpe_variance
-    expected = expected_max_sharpe(count, variance)
+    expected = sharpe_inference.expected_max_sharpe(count, variance)
     if m is not None and family is None:
         reason = NOT_IN_A_FAMILY.format(alpha=alpha)
     elif m is not None and family is not None and count < MIN_FAMILY_TRIALS:
