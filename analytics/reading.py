@@ -326,8 +326,8 @@ class Reading(BuildAnswers):
         "Which members of the alpha's trial family are indistinguishable from the best, and how stable its Sharpe ratio is across each parameter",
         "Over the members of the trial family the alpha's seal names that the key may read (never a member it may "
         "not read), on their common sessions of daily long_short returns, one stationary-bootstrap draw of 1,000 "
-        "resamples shared by every member: Hansen's SPA p-values (benchmark: a zero return), Romano and Wolf's "
-        "StepM (members superior to a zero return at 0.05) and Hansen, Lunde and Nason's model confidence set "
+        "resamples shared by every member: Hansen's SPA p-values (benchmark: the family's equal-weighted mean "
+        "return), Romano and Wolf's StepM (members superior to it at 0.05) and Hansen, Lunde and Nason's model confidence set "
         "(T_R, loss = -daily return: the members indistinguishable from the best at 0.05); per parameter the "
         "members' Sharpe ratio against its value: Spearman's correlation and the neighbour deviation. "
         "not_measurable with a reason without a family, below 2 readable members, below 20 common sessions or "

@@ -728,7 +728,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "spa_p_value",
         "SPA p-value (consistent)",
-        "Hansen's (2005) SPA consistent p-value of H0: no member of the family the key may read has a mean daily long_short return above zero (arch's unstudentized statistic)",
+        "Hansen's (2005) studentized SPA consistent p-value of H0: no member of the family the key may read has a mean daily long_short return above the family's (each session's equal-weighted mean of those members)",
         "probability",
         annualisation="not_annualisable",
         window=FAMILY_COMMON,

@@ -15,7 +15,7 @@ FAMILY_RETURNS = "catalogue_index:returns (each member's daily long_short return
 
 class FamilyTestMember(Body, kw_only=True, frozen=True):
     """One member of the family the key may read: its parameters, its Sharpe ratio over the common
-    sessions, whether StepM finds it superior to a zero return and its model confidence set p-value."""
+    sessions, whether StepM finds it superior to the family's average and its model confidence set p-value."""
 
     alpha_id: Annotated[str, figure("The member's alpha id.")]
     parameters: Annotated[
@@ -35,8 +35,8 @@ class FamilyTestMember(Body, kw_only=True, frozen=True):
     stepm_superior: Annotated[
         bool | None,
         figure(
-            "Whether Romano and Wolf's StepM rejects, at test_size, that the member's mean daily return is at most "
-            "zero; null when the tests are not measurable"
+            "Whether Romano and Wolf's StepM (studentized) rejects, at test_size, that the member's mean daily return "
+            "is at most the family's equal-weighted mean return; null when the tests are not measurable"
         ),
     ]
     mcs_p_value: Annotated[
@@ -82,13 +82,11 @@ class ParameterStability(Body, kw_only=True, frozen=True):
             "mean_i |SR_i - mean(SR_neighbours(i))| / std(SR, ddof 1)",
         ),
     ]
-    reason: Annotated[
-        str | None, figure("Why sharpe_spearman is null (null when it is measured).")
-    ]
+    reason: Annotated[str | None, figure("Why sharpe_spearman is null (null when it is measured).")]
 
 
 class FamilyTests(Body, kw_only=True, frozen=True):
-    """Which members of the alpha's trial family beat a zero return (SPA, StepM) and which are
+    """Which members of the alpha's trial family beat the family's average (SPA, StepM) and which are
     indistinguishable from the best (MCS), over the members the key may read, and the stability of
     their Sharpe ratio across each parameter."""
 
@@ -121,26 +119,27 @@ class FamilyTests(Body, kw_only=True, frozen=True):
     spa_p_value: Annotated[
         AnalyticsStat,
         figure(
-            "Hansen's SPA consistent p-value of H0: no member's mean daily long_short return exceeds zero (the "
-            "benchmark); below test_size, some member beats a zero return after the family's search",
-            "P*(max_k (mean*(r_k) - mu_k) > max_k mean(r_k)), mu_k = mean(r_k) when mean(r_k) >= "
-            "-sqrt(omega_k^2 / T * 2 ln ln T), else 0",
+            "Hansen's SPA consistent p-value (studentized) of H0: no member's mean daily long_short return exceeds "
+            "the family's (the benchmark: each session's equal-weighted mean of the members compared); below "
+            "test_size, some variant beats the family's average after the search over its variants",
+            "P*(max(max_k sqrt(T) (mean*(d_k) - mu_k) / omega_k, 0) > max(max_k sqrt(T) mean(d_k) / omega_k, 0)), "
+            "d_k = r_k - mean_j r_j, mu_k = mean(d_k) when mean(d_k) >= -sqrt(omega_k^2 / T * 2 ln ln T), else 0",
             source=FAMILY_RETURNS,
         ),
     ]
     spa_p_value_lower: Annotated[
         AnalyticsStat,
         figure(
-            "SPA's lower p-value: the resamples re-centred at max(mean(r_k), 0)",
-            "P*(max_k (mean*(r_k) - max(mean(r_k), 0)) > max_k mean(r_k))",
+            "SPA's lower p-value: the resamples re-centred at max(mean(d_k), 0)",
+            "as spa_p_value with mu_k = max(mean(d_k), 0)",
             source=FAMILY_RETURNS,
         ),
     ]
     spa_p_value_upper: Annotated[
         AnalyticsStat,
         figure(
-            "SPA's upper p-value (White's reality check): every member re-centred at its mean",
-            "P*(max_k (mean*(r_k) - mean(r_k)) > max_k mean(r_k))",
+            "SPA's upper p-value (White's reality check, studentized): every member re-centred at its mean",
+            "as spa_p_value with mu_k = mean(d_k)",
             source=FAMILY_RETURNS,
         ),
     ]

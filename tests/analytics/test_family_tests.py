@@ -29,7 +29,7 @@ from core.context import AllowList
 from tests.analytics import reference as ref
 from tests.analytics.conftest import CALLERS, Api, serving
 from tests.analytics.helpers import close
-from tests.analytics.test_overfitting import NOISE, PLANTED, family_returns, families_lake  # noqa: F401
+from tests.analytics.test_overfitting import NOISE, PLANTED, families_lake, family_returns  # noqa: F401
 from tests.callers import make_caller
 
 PATH = "/v1/alphas/{}/analytics/family_tests"
@@ -48,14 +48,14 @@ def feed(bootstrap: Any, rows: np.ndarray) -> None:
 
 
 def arch_figures(returns: np.ndarray, drawn: ft.Resampled) -> dict[str, Any]:
-    """SPA, StepM and MCS by arch over `returns` (T x k) on our resamples (benchmark: zero return,
-    losses: -returns)."""
+    """SPA, StepM and MCS by arch over `returns` (T x k) on our resamples (benchmark: each session's
+    mean of the members, as a loss -mean; the members' losses -returns)."""
     from arch.bootstrap import MCS, SPA, StepM
 
     t, k = returns.shape
     rows = our_indices(drawn, t)
     count = rows.shape[0]
-    benchmark, losses = np.zeros(t), -returns
+    benchmark, losses = -returns.mean(axis=1), -returns
     spa = SPA(benchmark, losses, block_size=drawn.block, reps=count)  # type: ignore[arg-type]
     feed(spa.bootstrap, rows)
     spa.compute()
@@ -74,20 +74,75 @@ def arch_figures(returns: np.ndarray, drawn: ft.Resampled) -> dict[str, Any]:
     }
 
 
+def plain_studentized(d: np.ndarray, rows: np.ndarray, block: float) -> dict[str, Any]:
+    """Hansen's studentized SPA (lower, consistent, upper) and the studentized StepM, written from the
+    papers with a loop over the laid-out resamples and arch's kernel-variance loop."""
+    t, k = d.shape
+    mean = d.mean(axis=0)
+    e = d - mean
+    p = 1.0 / block
+    variance = np.sum(e**2, 0) / t
+    for i in range(1, t):
+        kappa = (1 - i / t) * (1 - p) ** i + (i / t) * (1 - p) ** (t - i)
+        variance += 2 * kappa * np.sum(e[: t - i] * e[i:], 0) / t
+    omega = np.sqrt(variance)
+    tstat = math.sqrt(t) * mean / omega
+    statistic = max(tstat.max(), 0.0)
+    valid = mean >= -np.sqrt(variance / t * 2 * math.log(math.log(t)))
+    centres = {
+        "lower": np.maximum(mean, 0.0),
+        "consistent": np.where(valid, mean, 0.0),
+        "upper": mean,
+    }
+    draws = {name: [] for name in centres}  # type: dict[str, list[float]]
+    consistent = []
+    for row in rows:
+        star = d[row].mean(axis=0)
+        for name, centre in centres.items():
+            draws[name].append(max((math.sqrt(t) * (star - centre) / omega).max(), 0.0))
+        consistent.append(math.sqrt(t) * (star - centres["consistent"]) / omega)
+    pvalues = {name: float(np.mean(np.array(v) > statistic)) for name, v in draws.items()}
+    simulated = np.array(consistent)
+    superior: list[int] = []
+    remaining = list(range(k))
+    while remaining:
+        critical = np.quantile(simulated[:, remaining].max(axis=1), 1 - ft.SIZE)
+        new = [i for i in remaining if tstat[i] > critical]
+        if not new:
+            break
+        superior += new
+        remaining = [i for i in remaining if i not in new]
+    return {"spa": pvalues, "superior": sorted(superior)}
+
+
 def check_against_arch(returns: np.ndarray) -> ft.Tests:
     ours = ft.family_tests(returns)
     drawn = ft.resample_family(returns)
+    t = returns.shape[0]
+    rows = our_indices(drawn, t)
     # our resample means equal the laid-out resamples' means
-    rows = our_indices(drawn, returns.shape[0])
     assert np.allclose(drawn.means, returns[rows].mean(axis=1), rtol=0, atol=1e-13)
+    d = returns - returns.mean(axis=1, keepdims=True)
+    resampled_d = drawn.means - drawn.means.mean(axis=1, keepdims=True)
+    # arch's form (unstudentized) on the same indices
     theirs = arch_figures(returns, drawn)
-    assert ours.spa is not None and ours.mcs_pvalues is not None
-    assert ours.spa.lower == theirs["spa"]["lower"]
-    assert ours.spa.consistent == theirs["spa"]["consistent"]
-    assert ours.spa.upper == theirs["spa"]["upper"]
-    assert ours.superior == theirs["superior"]
+    unstudentized = ft.spa(d, resampled_d, drawn.block, studentize=False)
+    assert unstudentized.lower == theirs["spa"]["lower"]
+    assert unstudentized.consistent == theirs["spa"]["consistent"]
+    assert unstudentized.upper == theirs["spa"]["upper"]
+    assert ft.stepm(unstudentized.statistics, unstudentized.simulated) == theirs["superior"]
+    assert ours.mcs_pvalues is not None
     assert np.allclose(ours.mcs_pvalues, theirs["mcs"], rtol=0, atol=1e-12)
     assert sorted(np.flatnonzero(ours.mcs_pvalues > ft.SIZE).tolist()) == theirs["included"]
+    # the served (studentized) form against the papers' steps written plainly
+    plain = plain_studentized(d, rows, drawn.block)
+    assert ours.spa is not None
+    assert (ours.spa.lower, ours.spa.consistent, ours.spa.upper) == (
+        plain["spa"]["lower"],
+        plain["spa"]["consistent"],
+        plain["spa"]["upper"],
+    )
+    assert ours.superior == plain["superior"]
     return ours
 
 
@@ -108,10 +163,14 @@ def test_synthetic_families_equal_arch_on_the_same_indices(seed: int) -> None:
     """Families with some members above zero (StepM finds some), some below, and ties of none."""
     rng = np.random.default_rng(seed)
     t, k = 600, 7
-    drift = np.linspace(-0.0005, 0.0015, k)
+    drift = np.linspace(-0.001, 0.003, k)
     returns = drift + 0.01 * rng.standard_normal((t, k)) + 0.004 * rng.standard_normal((t, 1))
     ours = check_against_arch(returns)
     assert ours.superior, "the test should reach StepM's steps"
+    d = returns - returns.mean(axis=1, keepdims=True)
+    drawn = ft.resample_family(returns)
+    plain = ft.spa(d, drawn.means - drawn.means.mean(axis=1, keepdims=True), drawn.block, studentize=False)
+    assert ft.stepm(plain.statistics, plain.simulated), "arch's StepM should find some too"
 
 
 def test_the_lake_families_equal_arch_on_the_same_indices(families_lake: Path) -> None:  # noqa: F811
@@ -208,7 +267,10 @@ def test_a_key_is_answered_over_the_members_it_may_read(family_api: Api, familie
     for name in ("spa_p_value", "spa_p_value_lower", "spa_p_value_upper"):
         entry = one[name]
         assert entry["value"] is None and entry["status"] == "not_measurable"
-        assert "at least 2 members" in entry["withheld_reason"] and "may read 1 member" in entry["withheld_reason"]
+        assert (
+            "at least 2 members" in entry["withheld_reason"]
+            and "may read 1 member" in entry["withheld_reason"]
+        )
     assert one["members"][0]["mcs_p_value"] is None and one["members"][0]["stepm_superior"] is None
     assert one["comparison_block_length"] is None
     # Its own Sharpe ratio is still its own figure; parameters need 3 members.
