@@ -151,6 +151,7 @@ def spa(d: np.ndarray, means: np.ndarray, block: float, studentize: bool = True)
     max(max_k t_k, 0), each resample's max(max_k sqrt(T) (mean*(d_k) - mu_k) / omega_k, 0), p = the
     share of resamples above T_SPA. Not studentized (`arch.bootstrap.SPA` 8.0's computation, whatever
     its `studentize`): the statistic max_k mean(d_k), each resample's max_k (mean*(d_k) - mu_k).
+    p = 1 when the studentized T_SPA is 0 (no member above the benchmark).
     mu_k: lower max(mean(d_k), 0), consistent mean(d_k) if mean(d_k) >= -sqrt(omega_k^2 / T * 2 ln ln T)
     else 0, upper mean(d_k)."""
     t = d.shape[0]
@@ -168,7 +169,9 @@ def spa(d: np.ndarray, means: np.ndarray, block: float, studentize: bool = True)
     found = []
     for centre in (np.maximum(mean, 0.0), np.where(valid, mean, 0.0), mean):
         simulated = np.maximum(np.max((means - centre) * scale, axis=1), floor)
-        found.append(float(np.mean(simulated > statistic)))
+        # T_SPA = 0 (no member above the benchmark) is no evidence against H0: p = 1, not the share of
+        # resamples above 0 (which the strict inequality would give, spuriously small).
+        found.append(1.0 if statistic == floor else float(np.mean(simulated > statistic)))
     return Spa(found[0], found[1], found[2], statistics, (means - np.where(valid, mean, 0.0)) * scale)
 
 

@@ -101,7 +101,9 @@ def plain_studentized(d: np.ndarray, rows: np.ndarray, block: float) -> dict[str
         for name, centre in centres.items():
             draws[name].append(max((math.sqrt(t) * (star - centre) / omega).max(), 0.0))
         consistent.append(math.sqrt(t) * (star - centres["consistent"]) / omega)
-    pvalues = {name: float(np.mean(np.array(v) > statistic)) for name, v in draws.items()}
+    pvalues = {
+        name: 1.0 if statistic == 0 else float(np.mean(np.array(v) > statistic)) for name, v in draws.items()
+    }
     simulated = np.array(consistent)
     superior: list[int] = []
     remaining = list(range(k))
