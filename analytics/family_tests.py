@@ -31,8 +31,8 @@ highest mean daily return.
 Every resample comes from the project's stationary bootstrap (`analytics.bootstrap.draw_blocks`,
 stream STREAM of the project's seed), the same rows of sessions for every member (so their
 dependence is kept), RESAMPLES of them, of mean block length the mean over the members of
-Politis and White's automatic choice (`bootstrap.block_length`). A resample's mean of each member
-is two prefix sums apart per block (`bootstrap.moments_of`), never a laid-out resample.
+Politis and White's automatic choice (`bootstrap.block_length`). A resample's means of the members
+are its count of each session times the returns (`resampled_means`), never a laid-out resample.
 
 Parameter stability: for each parameter the members' seals name, the members' annualised Sharpe
 ratio (mean / standard deviation, ddof 1, of the common sessions' daily returns, x sqrt(252))
@@ -100,10 +100,23 @@ def resample_family(returns: np.ndarray, count: int = RESAMPLES) -> Resampled:
 
 
 def resampled_means(returns: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(resamples, k): each resample's mean of each column of `returns` (every value finite)."""
-    t, k = returns.shape
-    moments = bootstrap.moments_of([returns[:, j] for j in range(k)], starts, lengths, [False] * k)
-    return np.column_stack([m[0] for m in moments]) / t
+    """(resamples, k): each resample's mean of each column of `returns` (every value finite).
+
+    Every member shares the resamples, so a resample is its count of each session, C (resamples x
+    T), and its means C @ R / T: one matrix product for all the members. C is made from the blocks
+    without laying them out: +1 at each block's start and -1 past its end on the series laid twice
+    (a block wraps), a running sum along each row, the second copy folded onto the first."""
+    t = returns.shape[0]
+    count = starts.shape[0]
+    width = 2 * t + 1
+    row = np.arange(count, dtype=np.int64)[:, None] * width
+    used = lengths > 0
+    begin = (row + starts)[used]
+    end = (row + starts + lengths)[used]
+    marks = np.bincount(begin, minlength=count * width) - np.bincount(end, minlength=count * width)
+    laid = np.cumsum(marks.reshape(count, width)[:, : 2 * t], axis=1)
+    counts = (laid[:, :t] + laid[:, t:]).astype(np.float64)
+    return np.asarray(counts @ returns) / t
 
 
 def indices_of(starts: np.ndarray, lengths: np.ndarray, n: int) -> np.ndarray:
