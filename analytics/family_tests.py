@@ -412,7 +412,7 @@ def family_tests_payload(
     def stat(name: str, value: float | None) -> AnalyticsStat:
         return declared_stat(FamilyTests, name, value, reason)
 
-    tested = found is not None and found.spa is not None and found.mcs_pvalues is not None
+    pvalues = found.mcs_pvalues if found is not None and found.spa is not None else None
     superior = set(found.superior) if found is not None else set()
 
     def sharpe_of(i: int) -> float | None:
@@ -426,18 +426,14 @@ def family_tests_payload(
             alpha_id=alpha,
             parameters=parameters,
             family_sharpe=sharpe_of(i),
-            stepm_superior=(i in superior) if tested else None,
-            mcs_p_value=float(found.mcs_pvalues[i])
-            if tested and found and found.mcs_pvalues is not None
-            else None,
-            in_confidence_set=bool(found.mcs_pvalues[i] > SIZE)
-            if tested and found and found.mcs_pvalues is not None
-            else None,
+            stepm_superior=None if pvalues is None else i in superior,
+            mcs_p_value=None if pvalues is None else float(pvalues[i]),
+            in_confidence_set=None if pvalues is None else bool(pvalues[i] > SIZE),
         )
         for i, (alpha, parameters) in enumerate(members)
     ]
     stability: list[ParameterStability] = []
-    if computed is not None and withheld_reason is None and k >= 1:
+    if computed is not None and withheld_reason is None:
         stability = parameter_stability([p for _, p in members], computed.sharpe)
     spa_found = found.spa if found is not None else None
     return FamilyTests(
