@@ -336,3 +336,11 @@ def test_the_demo_families_known_answers() -> None:
     assert planted[0] < 0.05 and noise[0] > 0.05, found
     assert planted[1] is not None and planted[1] < -0.8, found
     assert noise[1] is not None and abs(noise[1]) < 0.5, found
+    # docs/analytics.md ("Family tests", "The demo's known answers") states them as measured here
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "analytics.md").read_text().split())
+    for stated in (
+        f"planted family SPA consistent p {planted[0]:.3f} (< 0.05), noise family {noise[0]:.2f} (> 0.05)",
+        f"measurement_noise Spearman {planted[1]:.2f}",
+        f"against noise_draw {noise[1]:.2f} (about 0)",
+    ):
+        assert stated in doc, f"docs/analytics.md no longer states {stated!r}"
