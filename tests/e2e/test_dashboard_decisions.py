@@ -51,6 +51,7 @@ ANALYTICS_PANELS = {
     "significance": "analytics.significance",
     "uncertainty": "analytics.uncertainty",
     "overfitting": "analytics.overfitting",
+    "family-tests": "analytics.family_tests",
     "checks": "analytics.checks",
     "risk": "analytics.risk",
     "drawdown-episodes": "analytics.drawdowns",
@@ -366,6 +367,15 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     overfitting = site.api(f"{base}/overfitting", token).json()["data"]
     assert "names no trial family" in page.inner_text("#overfitting-summary")
     assert overfitting["pbo"]["withheld_reason"] in page.inner_text("#overfitting table.overfitting")
+    # The family tests likewise: no family, each p-value's reason as served (a family's figures:
+    # tests/e2e/test_dashboard_family_tests.py).
+    page.wait_for_selector("#family-tests table.family-tests-spa")
+    family = site.api(f"{base}/family_tests", token).json()["data"]
+    assert family["family"] is None and family["members"] == []
+    assert "names no trial family" in page.inner_text("#family-tests-summary")
+    spa = page.inner_text("#family-tests table.family-tests-spa")
+    for key in ("spa_p_value", "spa_p_value_lower", "spa_p_value_upper"):
+        assert family[key]["value"] is None and family[key]["withheld_reason"] in spa, key
 
     page.wait_for_selector("#drawdown-episodes table.drawdowns")
     episodes = site.api(f"{base}/drawdowns", token, limit=1000).json()["data"]

@@ -72,6 +72,7 @@ TOPICS = [
     "significance",
     "uncertainty",
     "overfitting",
+    "family-tests",
     "costs",
     "cost-curve",
     "cost-capital",

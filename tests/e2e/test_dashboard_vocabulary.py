@@ -253,7 +253,7 @@ SHOW = {
     "observations": lambda v: f"{int(v):,}" if v == int(v) else num(v),
     **{
         count: lambda v: _unsigned_zero(f"{round(v):,}")
-        for count in ("trials", "blocks", "combinations", "alphas", "resamples", "checks")
+        for count in ("trials", "blocks", "combinations", "alphas", "resamples", "checks", "members", "values")
     },
     "base_currency": money,
     "per_year": lambda v: f"{num(v)} per year",
@@ -275,6 +275,8 @@ WRITTEN = {
     "observations": "observations",
     "weeks": "weeks",
     "names": "names",
+    "members": "members",
+    "values": "values",
     # The currency every book is in, written beside an amount (docs/dashboard.md "The book's currency").
     "base_currency": BOOK_CURRENCY,
     "years": "years",

@@ -1,4 +1,4 @@
-// The decision analytics on an alpha's page: significance, uncertainty, drawdown episodes, rolling figures,
+// The decision analytics on an alpha's page: significance, uncertainty, overfitting, the family tests, drawdown episodes, rolling figures,
 // costs, regimes, decay, monitoring, risk, checks and the promote preview, each a panel of its own that loads on its own (a refusal, say a key
 // without `analytics.risk`, shows the server's message in that panel and the others still draw).
 
@@ -20,12 +20,14 @@ import { loadRolling } from "./rolling_panel.js";
 import { loadSignificance } from "./significance_panel.js";
 import { loadUncertainty } from "./uncertainty_panel.js";
 import { loadOverfitting } from "./overfitting_panel.js";
+import { loadFamilyTests } from "./family_tests_panel.js";
 import { BENCHMARK } from "./market.js";
 
 const PANELS = [
   ["significance", "Significance", "GET /v1/alphas/{alpha}/analytics/significance", loadSignificance],
   ["uncertainty", "Uncertainty of the headline figures", "GET /v1/alphas/{alpha}/analytics/uncertainty?book=long_short", loadUncertainty],
   ["overfitting", "Backtest overfitting of the trial family", "GET /v1/alphas/{alpha}/analytics/overfitting", loadOverfitting],
+  ["family-tests", "Family tests: which variants are indistinguishable from the best", "GET /v1/alphas/{alpha}/analytics/family_tests", loadFamilyTests],
   ["checks", "Checks against the policy", "GET /v1/alphas/{alpha}/analytics/checks", loadChecks],
   ["promote-preview", "Promote preview", "GET /v1/alphas/{alpha}/analytics/promotion_preview (read-only: what alpha-results promote would record and change)", loadPromotionPreview],
   ["risk", `Risk against ${BENCHMARK}`, "GET /v1/alphas/{alpha}/analytics/risk", loadRisk],

@@ -79,6 +79,9 @@ export const UNITS = {
   alphas: { show: int, text: "alphas" },
   resamples: { show: int, text: "resamples" },
   checks: { show: int, text: "checks" },
+  // A trial family's members compared, and a parameter's distinct values among them (/analytics/family_tests).
+  members: { show: int, text: "members" },
+  values: { show: int, text: "values" },
   names: { show: num, text: "names" },
   // The currency the service declares for every book (schemas.conventions.BOOK_CURRENCY, served in
   // vocabulary.js and as capacity's and costs' `currency`): written beside an amount, never in it,
@@ -172,6 +175,7 @@ export const FIGURES = {
   kurtosis: {},
   psr: { better: "higher" },
   dsr: { better: "higher" },
+  family_sharpe: { better: "higher", signed: true },
   deflated_sharpe: { better: "higher" },
   min_track_record: { better: "lower" },
   ic_t_statistic: { better: "higher", signed: true },

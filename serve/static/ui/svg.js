@@ -411,3 +411,43 @@ export function intervalSvg(value, lower, upper, [min, max], width = 180) {
   if (Number.isFinite(value)) svg.append(s("circle", { cx: x(value), cy: 9, r: 3.5, fill: "#111" }));
   return svg;
 }
+
+/**
+ * Points on two value axes (a figure against a parameter): `points`, each `{x, y, label}` as served
+ * (a point without a finite x or y is left out), `xLabel` and `yLabel` with their units, `formatX`
+ * and `formatY` for the ticks. Each point is a circle carrying its served `data-x`, `data-y` and
+ * `data-label`, titled with its label; the y axis holds 0.
+ */
+export function scatterSvg({ name, title, points, formatX, formatY, xLabel, yLabel, width = 760, height = 230, color = "#1f5fbf" }) {
+  const pad = { left: 78, right: 18, top: 12, bottom: 42 };
+  const shown = points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+  const xs = shown.map((p) => p.x);
+  const [xLow, xHigh] = xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 1];
+  const xRoom = (xHigh - xLow || Math.abs(xHigh) || 1) * 0.05;
+  const [x0, x1] = [xLow - xRoom, xHigh + xRoom];
+  const [y0, y1] = paddedRange(shown.map((p) => p.y));
+  const x = (v) => pad.left + ((v - x0) / (x1 - x0 || 1)) * (width - pad.left - pad.right);
+  const y = (v) => pad.top + (1 - (v - y0) / (y1 - y0 || 1)) * (height - pad.top - pad.bottom);
+  const svg = s("svg", { class: "svg-chart svg-scatter", "data-chart": name, viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": title });
+  svg.append(s("title", {}, title));
+  const bottom = height - pad.bottom;
+  for (const tick of niceTicks(y0, y1)) {
+    svg.append(s("line", { x1: pad.left, x2: width - pad.right, y1: y(tick), y2: y(tick), stroke: tick === 0 ? "#555" : GRID, "stroke-width": 1 }));
+    svg.append(s("text", { x: pad.left - 6, y: y(tick) + 4, "text-anchor": "end", "font-size": FONT, fill: INK }, formatY(tick)));
+  }
+  for (const tick of niceTicks(x0, x1).filter((t) => t >= x0 && t <= x1)) {
+    svg.append(s("line", { x1: x(tick), x2: x(tick), y1: bottom, y2: bottom + 4, stroke: INK, "stroke-width": 1 }));
+    svg.append(s("text", { class: "x-tick", x: x(tick), y: bottom + 16, "text-anchor": "middle", "font-size": FONT - 1, fill: INK }, formatX(tick)));
+  }
+  svg.append(axes(pad, width, height, xLabel, yLabel));
+  for (const p of shown) {
+    svg.append(
+      s(
+        "circle",
+        { class: "point", cx: x(p.x).toFixed(1), cy: y(p.y).toFixed(1), r: 4, fill: color, stroke: "#fff", "stroke-width": 1, "data-x": String(p.x), "data-y": String(p.y), "data-label": p.label },
+        s("title", {}, `${p.label}: ${formatX(p.x)}, ${formatY(p.y)}`),
+      ),
+    );
+  }
+  return svg;
+}

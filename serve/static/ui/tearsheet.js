@@ -10,7 +10,8 @@
 // concentration); factor attribution and exposures (one small chart a style factor); quantile
 // returns; the signal's IC by month and by sector; live against backtest; the expected live
 // information ratio and the IC's half-life by horizon (decay); risk; checks with the
-// reason of every verdict; significance; the bootstrap intervals of the headline figures; costs;
+// reason of every verdict; significance; the bootstrap intervals of the headline figures; the
+// overfitting of the trial family and its family tests (SPA, StepM, the model confidence set); costs;
 // capacity; the contribution to the approved book (meta-model contribution) and the crowding of the
 // approved books. Its charts are SVG with axes, units and a
 // legend, so the page prints as shown (print CSS in dashboard.css) and "Download HTML" saves it as
@@ -23,6 +24,7 @@ import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { residualBlock } from "./residual_panel.js";
 import { crowdingBlock, mmcBlock } from "./mmc_panel.js";
 import { overfittingBlock } from "./overfitting_panel.js";
+import { familyTestsBlock } from "./family_tests_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
 import { haircutBlock, icDecayBlock } from "./decay_panel.js";
 import { monitoringLine } from "./monitoring_panel.js";
@@ -75,6 +77,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     rolling: all("/analytics/rolling", { book: "long_short", window: ROLLING_WEEKS }),
     risk: get("/analytics/risk", { book: "long_short" }),
     significance: get("/analytics/significance"),
+    familyTests: get("/analytics/family_tests"),
     decay: get("/analytics/decay", { book: "long_short" }),
     quantiles: get("/analytics/quantiles", quantileParams()),
     crowding: apiGet("/v1/analytics/crowding", {}, { signal }),
@@ -221,6 +224,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
     sheetPage("uncertainty", "Uncertainty: 95% bootstrap intervals", block("uncertainty", null, got.uncertainty, (body, answer) => renderUncertainty(body, answer))),
     sheetPage("overfitting", "Backtest overfitting of the trial family", block("overfitting", null, got.overfitting, (body, answer) => add(body, overfittingBlock(answer)))),
+    sheetPage("family-tests", "Family tests: which variants are indistinguishable from the best", block("family-tests", null, got.familyTests, (body, answer) => add(body, familyTestsBlock(answer)))),
     sheetPage("costs", "Costs", block("costs", null, got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" })))),
     sheetPage("cost-curve", "Costs: the net information ratio against the cost", block("cost-curve", null, got.costs, (body, answer) => add(body, costCurveBlock(answer)))),
     sheetPage("cost-capital", "Costs rising with participation", block("cost-capital", null, got.costs, (body, answer) => add(body, costCapitalBlock(answer)))),

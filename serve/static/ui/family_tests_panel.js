@@ -1,0 +1,125 @@
+// Which members of the alpha's trial family are indistinguishable from the best
+// (GET /v1/alphas/{alpha}/analytics/family_tests, docs/analytics.md "Family tests"): the members the
+// key may read compared, Hansen's SPA p-values against the family's average, the members StepM finds
+// better than that average and those in the model confidence set, each member's Sharpe ratio over the
+// common sessions with its MCS p-value, and per parameter the Sharpe ratio's Spearman correlation
+// with it and the neighbour deviation, with the members' Sharpe ratios against the parameter's
+// values drawn as served. Nothing is computed here: a figure not measured (no family, one readable
+// member, a parameter of one value) shows its reason as served.
+
+import { panelLoader } from "./analytics_panel.js";
+import { fill, h, note, table, warningList } from "./dom.js";
+import { num } from "./format.js";
+import { figureColumn, figureName, figureNameWithBasis } from "./labels.js";
+import { entryTable, figureCell, figureSpan, namedEntries } from "./stat_entry.js";
+import { scatterSvg } from "./svg.js";
+
+const SPA = ["spa_p_value", "spa_p_value_lower", "spa_p_value_upper"];
+
+export const loadFamilyTests = panelLoader("/analytics/family_tests", "The family tests could not be read", (body, answer) => fill(body, familyTestsBlock(answer)));
+
+/** A served yes/no (null: not measured) as a cell: its word, the served value in `data-flag`. */
+function flagCell(value, name) {
+  const text = value === true ? "yes" : value === false ? "no" : "—";
+  return h("td", { class: "flag", "data-flag": value === null || value === undefined ? "" : String(value), "data-flag-of": name }, text);
+}
+
+/** The members whose served `flag` is true, by id, or `none` in words. */
+function membersWhere(members, flag, none) {
+  const ids = members.filter((m) => m[flag] === true).map((m) => m.alpha_id);
+  return ids.length ? ids.join(", ") : none;
+}
+
+/** The panel's content (also a tear-sheet page). */
+export function familyTestsBlock(answer) {
+  const data = answer.data;
+  const members = data.members || [];
+  const summary = data.family
+    ? h(
+        "p",
+        { class: "summary", id: "family-tests-summary" },
+        `Family ${data.family}: `,
+        figureSpan("compared_members", data.compared_members),
+        " members this key may read compared over ",
+        figureSpan("compared_sessions", data.compared_sessions),
+        " common sessions; ",
+        figureSpan("comparison_resamples", data.comparison_resamples),
+        " stationary-bootstrap resamples shared by every member",
+        Number.isFinite(data.comparison_block_length) ? [" (mean block length ", figureSpan("comparison_block_length", data.comparison_block_length), ")"] : "",
+        "; StepM and the model confidence set at ",
+        figureSpan("test_size", data.test_size),
+        ". The benchmark of SPA and StepM is the family's average: each session's equal-weighted mean return of the members compared.",
+      )
+    : h("p", { class: "summary", id: "family-tests-summary" }, "The alpha's seal names no trial family.");
+  const measured = members.some((m) => m.stepm_superior !== null || m.in_confidence_set !== null);
+  const sets = measured
+    ? h(
+        "p",
+        { class: "caption", id: "family-tests-sets" },
+        h("strong", {}, "StepM, better than the family's average: "),
+        h("span", { "data-set": "stepm" }, membersWhere(members, "stepm_superior", "none")),
+        ". ",
+        h("strong", {}, "Model confidence set (indistinguishable from the best): "),
+        h("span", { "data-set": "mcs" }, membersWhere(members, "in_confidence_set", "none")),
+        ".",
+      )
+    : null;
+  const memberRows = members.map((m) => {
+    const text = Object.entries(m.parameters || {}).map(([k, v]) => `${k}=${v}`).join(", ");
+    const row = [
+      h("th", { scope: "row", "data-member": m.alpha_id }, m.alpha_id),
+      h("td", {}, text || "—"),
+      figureCell(m.family_sharpe, "family_sharpe"),
+      figureCell(m.mcs_p_value, "mcs_p_value"),
+      flagCell(m.stepm_superior, "stepm_superior"),
+      flagCell(m.in_confidence_set, "in_confidence_set"),
+    ];
+    return row;
+  });
+  const parameters = data.parameters || [];
+  const parameterRows = parameters.map((p) => [
+    h("th", { scope: "row", "data-parameter": p.parameter }, p.parameter),
+    figureCell(p.members_with_parameter, "members_with_parameter"),
+    figureCell(p.distinct_values, "distinct_values"),
+    figureCell(p.sharpe_spearman, "sharpe_spearman"),
+    figureCell(p.neighbour_deviation, "neighbour_deviation"),
+    h("td", { class: "reason" }, p.reason || ""),
+  ]);
+  // One chart a parameter taking two values or more (as served): each member's Sharpe ratio at its value.
+  const charts = parameters
+    .filter((p) => p.distinct_values >= 2)
+    .map((p) =>
+      scatterSvg({
+        name: `family-sharpe-${p.parameter}`,
+        title: `${figureName("family_sharpe")} against ${p.parameter}`,
+        points: members.map((m) => ({ x: (m.parameters || {})[p.parameter], y: m.family_sharpe, label: m.alpha_id })),
+        formatX: num,
+        formatY: num,
+        xLabel: p.parameter,
+        yLabel: `${figureNameWithBasis("family_sharpe")}`,
+        height: 210,
+      }),
+    );
+  return [
+    warningList(answer.meta && answer.meta.warnings),
+    summary,
+    entryTable(namedEntries(data, SPA), { className: "data entries family-tests-spa" }),
+    sets,
+    memberRows.length
+      ? table(
+          ["Member", "Parameters", figureColumn("family_sharpe"), figureColumn("mcs_p_value"), "StepM: better than the family's average", "In the model confidence set"],
+          memberRows,
+          { className: "data family-tests-members" },
+        )
+      : null,
+    parameterRows.length
+      ? table(
+          ["Parameter", figureColumn("members_with_parameter"), figureColumn("distinct_values"), figureColumn("sharpe_spearman"), figureColumn("neighbour_deviation"), "Why not measured"],
+          parameterRows,
+          { className: "data family-tests-parameters" },
+        )
+      : null,
+    charts.length ? h("div", { class: "family-tests-charts" }, charts) : null,
+    data.family && !members.length ? note("No member of the family is readable with this key.", "muted") : null,
+  ].filter(Boolean);
+}
