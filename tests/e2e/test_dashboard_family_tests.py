@@ -21,7 +21,7 @@ from scipy.stats import spearmanr
 
 import tests.e2e.test_dashboard as shared
 from tests.analytics.test_overfitting import NOISE, PLANTED, families_lake  # noqa: F401
-from tests.e2e.test_dashboard import Site, check_clean, keep_screenshot, open_dashboard
+from tests.e2e.test_dashboard import Site, check_clean, keep_artefact, open_dashboard
 from tests.e2e.test_dashboard_decisions import assert_entries, entry_values
 from tests.e2e.test_dashboard_vocabulary import COLLECT, Answers, problems_of, unmarked_problems
 
@@ -122,7 +122,7 @@ def check_block(page: Any, scope: str, served: dict[str, Any]) -> None:
         # The served Spearman correlation is scipy's over the points drawn (average ranks).
         rho = spearmanr([x for _, x, _ in points], [y for _, _, y in points]).statistic
         assert abs(rho - p["sharpe_spearman"]) < 1e-12
-        assert page.locator(f"{scope} [data-chart='family-sharpe-{name}'] .x-title").inner_text() == name
+        assert page.locator(f"{scope} [data-chart='family-sharpe-{name}'] .x-title").text_content() == name
     for p in served["parameters"]:
         if p["distinct_values"] < 2:
             assert page.locator(f"{scope} [data-chart='family-sharpe-{p['parameter']}']").count() == 0
@@ -147,7 +147,10 @@ def test_the_family_tests_panel_and_sheet_page_draw_the_served_figures(
         visit = open_dashboard(site, tab, token, fragment)
         page = visit.page
         page.wait_for_selector(f"{scope} table.family-tests-members")
-        keep_screenshot(page, tmp_path, f"family-tests-{alpha}-{scope[1:]}.png")
+        page.locator(scope).scroll_into_view_if_needed()
+        shot = tmp_path / f"family-tests-{alpha}-{scope[1:]}.png"  # the panel or the page alone
+        page.locator(scope).screenshot(path=str(shot))
+        keep_artefact(shot)
         check_block(page, scope, served)
         got = page.evaluate(COLLECT)
         where = scope[1:] if scope == "#family-tests" else "family-tests"

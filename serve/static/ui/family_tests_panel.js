@@ -88,7 +88,8 @@ export function familyTestsBlock(answer) {
   // One chart a parameter taking two values or more (as served): each member's Sharpe ratio at its value.
   const charts = parameters
     .filter((p) => p.distinct_values >= 2)
-    .map((p) =>
+    .map((p) => [
+      h("p", { class: "caption chart-title" }, `${figureNameWithBasis("family_sharpe")} of each member against ${p.parameter}`),
       scatterSvg({
         name: `family-sharpe-${p.parameter}`,
         title: `${figureName("family_sharpe")} against ${p.parameter}`,
@@ -96,10 +97,10 @@ export function familyTestsBlock(answer) {
         formatX: num,
         formatY: num,
         xLabel: p.parameter,
-        yLabel: `${figureNameWithBasis("family_sharpe")}`,
-        height: 210,
+        yLabel: "Sharpe ratio (annualised)",
+        height: 240,
       }),
-    );
+    ]);
   return [
     warningList(answer.meta && answer.meta.warnings),
     summary,
