@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -139,20 +139,23 @@ class _Weeks:
     names: np.ndarray
 
 
+def weeks_of(table: pa.Table) -> _Weeks:
+    """`analytics_sub_universe` rows as (weeks x parts) arrays."""
+    days = table.column("date").cast(pa.int32()).to_numpy()
+    part = table.column("part").to_numpy().astype(np.int64) - WITHOUT_ADV
+    weeks, row = np.unique(days, return_inverse=True)
+    width = int(part.max()) + 1 if part.size else FIRST_DRAW - WITHOUT_ADV
+    ic = np.full((weeks.size, width), np.nan)
+    names = np.zeros((weeks.size, width), np.int64)
+    ic[row, part] = floats(table.column("ic"))
+    names[row, part] = table.column("names").to_numpy()
+    return _Weeks(weeks, ic, names)
+
+
 def _weeks(view: BuildView) -> _Weeks | None:
     def read() -> _Weeks | None:
         table = view.table(TABLE)
-        if table is None:
-            return None
-        days = table.column("date").cast(pa.int32()).to_numpy()
-        part = table.column("part").to_numpy().astype(np.int64) - WITHOUT_ADV
-        weeks, row = np.unique(days, return_inverse=True)
-        width = int(part.max()) + 1 if part.size else FIRST_DRAW + 1 - WITHOUT_ADV
-        ic = np.full((weeks.size, width), np.nan)
-        names = np.zeros((weeks.size, width), np.int64)
-        ic[row, part] = floats(table.column("ic"))
-        names[row, part] = table.column("names").to_numpy()
-        return _Weeks(weeks, ic, names)
+        return None if table is None else weeks_of(table)
 
     return view.memo("analytics:sub_universe", read)
 
@@ -307,7 +310,27 @@ def sub_universe_payload(view: BuildView, window: Window, access: Access, warnin
             random=None,
             passes=None,
         )
-    wpy = conventions(view).weeks_per_year
+    return SubUniverse(
+        alpha=view.alpha_id,
+        score_field="score",
+        split=SPLIT,
+        pass_ratio=RATIO,
+        window=window_echo(window),
+        status="available",
+        **measure(found, full, window, conventions(view).weeks_per_year, warnings),
+    )
+
+
+def measure(
+    found: _Weeks,
+    full: tuple[np.ndarray, np.ndarray, np.ndarray],
+    window: Window,
+    weeks_per_year: int,
+    warnings: Warnings,
+) -> dict[str, Any]:
+    """The figures of the window's weeks: `found` the weekly table's, `full` (days, weekly IC,
+    names) the full cross-section's (`weekly_signal` ic and n_ic_obs)."""
+    wpy = weeks_per_year
     a, b = window_bounds(full[0], window)
     full_ic, full_n = full[1][a:b], full[2][a:b]
     measured = np.isfinite(full_ic)
@@ -318,27 +341,21 @@ def sub_universe_payload(view: BuildView, window: Window, access: Access, warnin
     at = -WITHOUT_ADV
     if d > c and not (names[:, at + LIQUID] > 0).any():
         warnings.add(
-            "no_adv",
+            "insufficient_data",
             "No name of the window's weeks has a sealed adv: the liquid and illiquid halves are empty",
+            block="sub_universe",
         )
     halves = [
         _half("liquid", ic[:, at + LIQUID], names[:, at + LIQUID], full_icir, full_names, wpy),
         _half("illiquid", ic[:, at + ILLIQUID], names[:, at + ILLIQUID], full_icir, full_names, wpy),
     ]
-    random = _random(ic[:, at + FIRST_DRAW :], names[:, at + FIRST_DRAW :], full_icir, full_names, wpy)
-    return SubUniverse(
-        alpha=view.alpha_id,
-        score_field="score",
-        split=SPLIT,
-        pass_ratio=RATIO,
-        window=window_echo(window),
-        status="available",
-        weeks=int(measured.sum()),
-        universe_mean_names=number(full_names),
-        universe_mean_ic=number(_mean(full_ic)),
-        universe_icir=number(full_icir),
-        without_adv_mean_names=number(float(np.mean(names[:, at + WITHOUT_ADV])) if d > c else math.nan),
-        halves=halves,
-        random=random,
-        passes=halves[0].passes,
-    )
+    return {
+        "weeks": int(measured.sum()),
+        "universe_mean_names": number(full_names),
+        "universe_mean_ic": number(_mean(full_ic)),
+        "universe_icir": number(full_icir),
+        "without_adv_mean_names": number(float(np.mean(names[:, at + WITHOUT_ADV])) if d > c else math.nan),
+        "halves": halves,
+        "random": _random(ic[:, at + FIRST_DRAW :], names[:, at + FIRST_DRAW :], full_icir, full_names, wpy),
+        "passes": halves[0].passes,
+    }
