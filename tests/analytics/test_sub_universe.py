@@ -31,7 +31,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:An input array is constant")
 # -- synthetic cross-sections ---------------------------------------------------------------------
 
 
-def synthetic(weeks: int, names: int, liquid_strength: float, illiquid_strength: float, seed: int) -> pl.DataFrame:
+def synthetic(
+    weeks: int, names: int, liquid_strength: float, illiquid_strength: float, seed: int
+) -> pl.DataFrame:
     """Weekly cross-sections: a score, a log-normal adv, a forward return = strength x score + noise,
     with the strength of the week's liquid names (adv >= median) and of the illiquid ones."""
     rng = np.random.default_rng(seed)
@@ -58,7 +60,9 @@ def synthetic(weeks: int, names: int, liquid_strength: float, illiquid_strength:
 def figures(frame: pl.DataFrame) -> dict[str, Any]:
     """The answer's figures over the whole history of `frame`: the pipeline's table and, for the
     full cross-section, each week's Spearman by scipy."""
-    table = sub_universe.sub_universe_frame(frame.drop("adv"), frame.select("date", "symbol", "adv")).to_arrow()
+    table = sub_universe.sub_universe_frame(
+        frame.drop("adv"), frame.select("date", "symbol", "adv")
+    ).to_arrow()
     full_days, full_ic, full_n = [], [], []
     for (day,), week in frame.sort("date").group_by(["date"], maintain_order=True):
         full_days.append((day - dt.date(1970, 1, 1)).days)
@@ -116,7 +120,9 @@ def test_names_without_an_adv_are_in_neither_half() -> None:
 
 def test_no_adv_at_all_is_warned_and_the_halves_not_measurable() -> None:
     frame = synthetic(6, 30, 0.2, 0.2, seed=5).with_columns(adv=pl.lit(None, pl.Float64))
-    table = sub_universe.sub_universe_frame(frame.drop("adv"), frame.select("date", "symbol", "adv")).to_arrow()
+    table = sub_universe.sub_universe_frame(
+        frame.drop("adv"), frame.select("date", "symbol", "adv")
+    ).to_arrow()
     days = np.unique(table.column("date").cast("int32").to_numpy())
     warnings = Warnings()
     found = sub_universe.measure(
@@ -241,7 +247,13 @@ def test_the_served_answer_is_pandas_on_the_demo(api: Api, lake: Lake, alpha: st
             continue
         assert data["status"] == "available" and data["pass_ratio"] == RATIO
         want = expected(lake, alpha, window)
-        for name in ("weeks", "universe_mean_names", "universe_mean_ic", "universe_icir", "without_adv_mean_names"):
+        for name in (
+            "weeks",
+            "universe_mean_names",
+            "universe_mean_ic",
+            "universe_icir",
+            "without_adv_mean_names",
+        ):
             assert close(data[name], want[name]), (alpha, window, name, data[name], want[name])
         for got, wanted in zip(data["halves"], want["halves"], strict=True):
             for name, value in wanted.items():
@@ -265,7 +277,9 @@ def test_without_exposures_it_is_not_measurable_and_warned(api: Api, lake: Lake)
         data = body["data"]
         assert data["status"] == "not_measurable" and data["halves"] is None and data["random"] is None
         assert data["withheld_reason"].startswith("missing_kind: the run sealed no exposures")
-        assert any(w["code"] == "kind_missing" and w.get("kind") == "exposures" for w in body["meta"]["warnings"])
+        assert any(
+            w["code"] == "kind_missing" and w.get("kind") == "exposures" for w in body["meta"]["warnings"]
+        )
 
 
 def test_a_key_without_the_cross_sections_sees_it_withheld(api: Api) -> None:
