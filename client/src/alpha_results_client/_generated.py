@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-940e7d36c340"
+REGISTRY_VERSION = "r-7a6158a1524b"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -4286,6 +4286,135 @@ class QuantilesResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class SubUniverseHalf(ApiStruct, kw_only=True, frozen=True):
+    """One half of each week's names by adv."""
+
+    half: str
+    """Which half: adv at or above the week's median, or below"""
+
+    weeks: int
+    """Weeks of the window with a measurable IC on the half"""
+
+    half_mean_names: float | None
+    """Mean names of the half over those weeks; null without a week"""
+
+    half_mean_ic: float | None
+    """Mean over those weeks of the half's weekly rank IC (the weekly IC's rule on the half's names)"""
+
+    half_icir: float | None
+    """ICIR of the half's weekly IC"""
+
+    required_icir: float | None
+    """The ICIR the half must reach to pass; null unless universe_icir is positive"""
+
+    sub_universe: float | None
+    """The half's ICIR over the full one scaled by sqrt(n_sub / n): passes at 0.75 or more (the checks
+    battery's sub_universe is the liquid half's); null unless universe_icir is positive and
+    half_icir measurable
+    """
+
+    passes: bool | None
+    """Whether the half passes the sub-universe test (ICIR_sub >= 0.75 x sqrt(n_sub / n) x ICIR_full, n
+    the mean names per week with a measurable IC); null when not measurable
+    """
+
+
+class RandomHalves(ApiStruct, kw_only=True, frozen=True):
+    """The random halves: each draw's mean IC and ICIR over the window, summarised over draws."""
+
+    draws: int
+    """Random halves drawn per week (draw r of every week is one series)"""
+
+    seed: int
+    """The seed, with each week's day number"""
+
+    random_mean_ic: float | None
+    """Mean over draws of each draw's mean weekly IC"""
+
+    random_mean_ic_p05: float | None
+    """5th percentile over draws of each draw's mean weekly IC (numpy linear)"""
+
+    random_mean_ic_p95: float | None
+    """95th percentile over draws of each draw's mean weekly IC (numpy linear)"""
+
+    random_icir: float | None
+    """Mean over draws of each draw's ICIR"""
+
+    random_icir_p05: float | None
+    """5th percentile over draws of each draw's ICIR"""
+
+    random_icir_p95: float | None
+    """95th percentile over draws of each draw's ICIR"""
+
+    random_pass_share: float | None
+    """Share of the draws that pass the sub-universe test (ICIR_sub >= 0.75 x sqrt(n_sub / n) x
+    ICIR_full, n the mean names per week with a measurable IC); null unless universe_icir is
+    positive
+    """
+
+
+class SubUniverse(ApiStruct, kw_only=True, frozen=True):
+    """The IC on the liquid, illiquid and random halves of the cross-section
+    (`/analytics/sub_universe`).
+    """
+
+    alpha: str
+    """The alpha served"""
+
+    score_field: str
+    """The score ranked: the conditioned score"""
+
+    split: str
+    """How a week's names are split"""
+
+    pass_ratio: float
+    """The test's ratio (WorldQuant's 0.75)"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    status: str
+    """available, or not_measurable (then the figures are null and withheld_reason says why)"""
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the figures are not measurable (present only then): missing_kind (the run sealed no
+    exposures or no decisions), or access_limited (the key may not read the rebalance
+    cross-sections)
+    """
+
+    weeks: int | None
+    """Weeks of the window with a measurable full IC; null when not measurable"""
+
+    universe_mean_names: float | None
+    """Mean names per week of the full IC (n_ic_obs) over those weeks"""
+
+    universe_mean_ic: float | None
+    """Mean weekly IC of the full cross-section over the window (weekly_signal.ic)"""
+
+    universe_icir: float | None
+    """ICIR of the full cross-section's weekly IC"""
+
+    without_adv_mean_names: float | None
+    """Mean names per week with a score and a forward return but no adv: in neither half"""
+
+    halves: list[SubUniverseHalf] | None
+    """The liquid half, then the illiquid half"""
+
+    random: RandomHalves | None
+    """The random halves"""
+
+    passes: bool | None
+    """Whether the liquid half passes the sub-universe test; null when not measurable"""
+
+
+class SubUniverseResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/sub_universe` (analytics.sub_universe)."""
+
+    data: SubUniverse
+
+    meta: Meta
+
+
 class Bootstrap(ApiStruct, kw_only=True, frozen=True):
     """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
 
@@ -8066,6 +8195,17 @@ ENDPOINTS: dict[str, Endpoint] = {
         QuantilesResponse,
         collection=False,
     ),
+    "analytics.sub_universe": Endpoint(
+        "analytics.sub_universe",
+        "/v1/alphas/{alpha}/analytics/sub_universe",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        SubUniverseResponse,
+        collection=False,
+    ),
     "analytics.significance": Endpoint(
         "analytics.significance",
         "/v1/alphas/{alpha}/analytics/significance",
@@ -8732,6 +8872,7 @@ METHODS: dict[str, str] = {
     "analytics.capacity": "capacity",
     "analytics.factors": "factors",
     "analytics.quantiles": "quantiles",
+    "analytics.sub_universe": "sub_universe",
     "analytics.significance": "significance",
     "analytics.correlation": "correlation",
     "analytics.overfitting": "overfitting",
@@ -9654,6 +9795,33 @@ class GeneratedMethods:
             "analytics.quantiles",
             {"alpha": alpha},
             {"start": start, "end": end, "score": score, "quantiles": quantiles, "as_of": as_of},
+        )
+
+    def sub_universe(
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
+    ) -> SubUniverseResponse:
+        """Is the signal robust to where it trades? Its IC and ICIR on the liquid and illiquid halves
+        by adv and on random halves.
+
+        `GET /v1/alphas/{alpha}/analytics/sub_universe` (`analytics.sub_universe`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "analytics.sub_universe", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of}
         )
 
     def significance(
@@ -11321,6 +11489,7 @@ __all__ = [
     "Quantiles",
     "QuantilesResponse",
     "QuotaExceededError",
+    "RandomHalves",
     "RankIc",
     "RankIcConditioned",
     "RankIcRaw",
@@ -11387,6 +11556,9 @@ __all__ = [
     "SourcePaper",
     "Stat",
     "StreamedEvent",
+    "SubUniverse",
+    "SubUniverseHalf",
+    "SubUniverseResponse",
     "TableSize",
     "Tenure",
     "TermPoint",
