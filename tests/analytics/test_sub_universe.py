@@ -298,3 +298,22 @@ def test_bad_input_is_a_400_naming_the_parameter(api: Api, params: dict[str, str
     body = api.get(PATH.format("momentum_12_1"), **params)
     assert body.status_code == 400, body.text
     assert named in [p["name"] for p in body.json()["error"]["details"]["parameters"]]
+
+
+def test_the_optional_check_is_the_liquid_halfs_ratio(api: Api) -> None:
+    checks = "/v1/alphas/{}/analytics/checks"
+    off = api.ok(checks.format("Test_planted_factor"))["data"]
+    assert "sub_universe" not in {c["id"] for c in off["checks"]}
+    for alpha in WITH_EXPOSURES:
+        figures = api.ok(PATH.format(alpha))["data"]
+        on = api.ok(checks.format(alpha), min_sub_universe=RATIO)["data"]
+        entry = next(c for c in on["checks"] if c["id"] == "sub_universe")
+        liquid = figures["halves"][0]
+        assert entry["value"] == liquid["sub_universe"], (alpha, entry)
+        if liquid["passes"] is None:
+            assert entry["verdict"] == "not_measurable"
+        else:
+            assert entry["verdict"] == ("pass" if liquid["passes"] else "fail"), (alpha, entry)
+    plain = api.ok(checks.format("value_composite_legacy"), min_sub_universe=RATIO)["data"]
+    entry = next(c for c in plain["checks"] if c["id"] == "sub_universe")
+    assert entry["verdict"] == "not_measurable" and "exposures" in entry["reason"]
