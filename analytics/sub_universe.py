@@ -109,7 +109,7 @@ def sub_universe_frame(decisions: pl.DataFrame, exposures: pl.DataFrame, draws: 
             np.repeat(np.arange(FIRST_DRAW, FIRST_DRAW + draws, dtype=np.int16), picked.shape[1]),
         ]
     index = np.concatenate(rows) if rows else np.empty(0, np.int64)
-    long = named[index].with_columns(
+    long = named.select("date", "score", "forward_return")[index].with_columns(
         part=pl.Series(np.concatenate(parts) if parts else np.empty(0, np.int16))
     )
     ics = spearman_by(long, ["date", "part"], "score", "forward_return").select(

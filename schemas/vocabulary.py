@@ -1989,12 +1989,6 @@ TERMS: tuple[Term, ...] = (
         "count",
     ),
     Term(
-        "seed",
-        "Seed",
-        "The random halves' seed, combined with each week's day number (/analytics/sub_universe)",
-        "count",
-    ),
-    Term(
         "pass_ratio",
         "Sub-universe test ratio",
         "The ratio of WorldQuant's sub-universe test, 0.75 (/analytics/sub_universe)",

@@ -24,7 +24,7 @@ from tests.analytics.reference import Lake
 PATH = "/v1/alphas/{}/analytics/sub_universe"
 WITH_EXPOSURES = ["momentum_12_1", "Test_planted_factor", "Test_small_universe"]
 WEEKS_PER_YEAR = 52
-RATIO, DRAWS, SEED = 0.75, 50, 62
+RATIO, DRAWS, SEED = 0.75, 50, 20261122
 pytestmark = pytest.mark.filterwarnings("ignore:An input array is constant")
 
 
@@ -317,3 +317,10 @@ def test_the_optional_check_is_the_liquid_halfs_ratio(api: Api) -> None:
     plain = api.ok(checks.format("value_composite_legacy"), min_sub_universe=RATIO)["data"]
     entry = next(c for c in plain["checks"] if c["id"] == "sub_universe")
     assert entry["verdict"] == "not_measurable" and "exposures" in entry["reason"]
+
+
+def test_the_seed_is_the_services_one_seed() -> None:
+    from analytics import bootstrap
+    from schemas.bodies import sub_universe as body
+
+    assert body.SEED == bootstrap.SEED == SEED
