@@ -6578,7 +6578,12 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     symmetric cross-validation of their daily long_short returns, whole history); on by default for
     a family of at least 10 members the key may read, from 6 when the operator's policy or the
     request bounds it; without a family or below those counts not measurable, which leaves the
-    summary's verdict as the rest makes it
+    summary's verdict as the rest makes it; sub_universe: /analytics/sub_universe
+    halves[liquid].sub_universe: the ICIR of the conditioned score's weekly rank IC on the liquid
+    half of each week's names by the sealed adv (adv at or above the week's median) over the full
+    cross-section's ICIR scaled by sqrt(n_liquid / n), over the window's weeks (WorldQuant's
+    sub-universe test passes at 0.75: bound it with min_sub_universe=0.75); not measurable without
+    exposures or while the full ICIR is not positive; optional, off by default
     """
 
     value: float | None
@@ -6590,7 +6595,7 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio ratio, production_correlation correlation,
     residual_information_ratio ratio, ic_t_statistic t_statistic, fragility ratio,
     live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio, pbo
-    probability (per_session: a fraction of equity traded per session)
+    probability, sub_universe ratio (per_session: a fraction of equity traded per session)
     """
 
     annualisation: str
@@ -6599,7 +6604,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio, residual_information_ratio, live_information_ratio,
     information_ratio_lower_bound) or not_annualisable (a probability, a share, a weight, a
     correlation, a t-statistic or a ratio of two annualised figures: deflated_sharpe, max_weight,
-    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio, pbo)
+    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio, pbo,
+    sub_universe)
     """
 
     threshold: Bound
@@ -6620,7 +6626,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
     residual_information_ratio analytics.residual, ic_t_statistic performance.metrics, fragility
     analytics.attribution, live_information_ratio analytics.live, decay_ratio analytics.live,
-    information_ratio_lower_bound analytics.uncertainty, pbo analytics.overfitting
+    information_ratio_lower_bound analytics.uncertainty, pbo analytics.overfitting, sub_universe
+    analytics.sub_universe
     """
 
     book: str | None
@@ -6664,10 +6671,12 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     ({live} live); information_ratio_lower_bound: the lower bound of the 95% bootstrap interval of
     the book's annualised information ratio ({point}) over {sessions} sessions; pbo: the probability
     that the best of its family's {trials} trials in sample ranks at or below the median out of
-    sample (family {family}) ({names} are the figure's own: sessions counted, trials, the symbol and
-    date held, the nearest production alpha, the live part's sessions and split date).
-    not_measurable: why there is no value; starts with access_limited when the key may not read the
-    data it is built from, not_applicable for a live check of an alpha never approved
+    sample (family {family}); sub_universe: the liquid half's ICIR ({liquid}) over the full ICIR
+    ({full}) scaled by sqrt({n_sub} / {n} names): is the signal there where it can be traded?
+    ({names} are the figure's own: sessions counted, trials, the symbol and date held, the nearest
+    production alpha, the live part's sessions and split date). not_measurable: why there is no
+    value; starts with access_limited when the key may not read the data it is built from,
+    not_applicable for a live check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
@@ -6756,7 +6765,7 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
     production_correlation, residual_information_ratio, ic_t_statistic, fragility,
-    live_information_ratio, decay_ratio, information_ratio_lower_bound, pbo
+    live_information_ratio, decay_ratio, information_ratio_lower_bound, pbo, sub_universe
     """
 
     summary: ChecksSummary
@@ -8639,6 +8648,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 enum=None,
             ),
             Param("max_pbo", "max_pbo", "number", None, required=False, enum=None),
+            Param("min_sub_universe", "min_sub_universe", "number", None, required=False, enum=None),
         ),
         ChecksResponse,
         collection=False,
@@ -10552,6 +10562,7 @@ class GeneratedMethods:
         min_decay_ratio: float | None = None,
         min_information_ratio_lower_bound: float | None = None,
         max_pbo: float | None = None,
+        min_sub_universe: float | None = None,
     ) -> ChecksResponse:
         """Pass/fail checks of a book against the operator's policy.
 
@@ -10617,6 +10628,10 @@ class GeneratedMethods:
 
         `max_pbo`: Tighten the `pbo` check: pass only at most this (probability); it may not be
         looser than the operator's policy (400).
+
+        `min_sub_universe`: Bound the optional `sub_universe` check (off unless the operator's
+        policy bounds it): pass only at least this (ratio); it may not be looser than the operator's
+        policy (400).
         """
         return self._answer(
             "analytics.checks",
@@ -10642,6 +10657,7 @@ class GeneratedMethods:
                 "min_decay_ratio": min_decay_ratio,
                 "min_information_ratio_lower_bound": min_information_ratio_lower_bound,
                 "max_pbo": max_pbo,
+                "min_sub_universe": min_sub_universe,
             },
         )
 
