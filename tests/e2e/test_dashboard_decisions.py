@@ -58,6 +58,7 @@ ANALYTICS_PANELS = {
     "costs": "analytics.costs",
     "attribution": "analytics.attribution",
     "quantiles": "analytics.quantiles",
+    "sub-universe": "analytics.sub_universe",
     "capacity": "analytics.capacity",
     "factors": "analytics.factors",
 }
