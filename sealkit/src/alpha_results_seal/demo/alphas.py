@@ -187,6 +187,7 @@ def _family(family: str, prefix: str, signal: str, name: str, tldr: str, day: in
     Every variant trades the family's one universe and smooths over 4 weeks."""
     specs = []
     for i in range(FAMILY_VARIANTS):
+        parameters: tuple[tuple[str, float | int | str], ...]
         if signal == "momentum_12_1":
             # Near-duplicates: one deterministic signal smoothed over half-lives 0.1 week apart, so
             # every pair of variants correlates above the 0.9 link (analytics/trial_clusters.py)
@@ -195,7 +196,7 @@ def _family(family: str, prefix: str, signal: str, name: str, tldr: str, day: in
         elif signal == "planted_factor":
             extra = round(3.0 * i / (FAMILY_VARIANTS - 1), 4)
             half_life = 4.0
-            parameters: tuple[tuple[str, float | int | str], ...] = (
+            parameters = (
                 ("measurement_noise", extra),
                 ("half_life_weeks", half_life),
             )
