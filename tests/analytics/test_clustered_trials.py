@@ -159,3 +159,15 @@ def test_a_key_that_may_not_read_the_ledger_gets_no_clustered_figures(near_api: 
     assert trials["sharpe_variance"] is None and trials["effective_rank"] is None
     assert trials["effective_count"] is None
     assert data["dsr"]["trials"]["effective_rank"] is None
+
+
+def test_without_links_between_trials_the_clustered_dsr_is_the_effective_dsr(api: Api) -> None:
+    """The small demo: no two trials linked (largest correlation 0.47), so every cluster is one trial,
+    V_K is dsr's V and clustered_dsr equals effective_dsr."""
+    for alpha in ("momentum_12_1", "Test_planted_factor"):
+        data: dict[str, Any] = api.ok(SIGNIFICANCE.format(alpha))["data"]
+        trials = data["clustered_dsr"]["trials"]
+        assert trials["count"] == data["dsr"]["trials"]["effective_count"] == data["dsr"]["trials"]["count"]
+        assert trials["sharpe_variance"] == pytest.approx(data["dsr"]["trials"]["sharpe_variance"], rel=1e-12)
+        assert data["clustered_dsr"]["value"] == pytest.approx(data["effective_dsr"]["value"], rel=1e-12)
+        assert 1.0 <= trials["effective_rank"] <= trials["count"]
