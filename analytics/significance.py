@@ -301,19 +301,22 @@ def _clustered(trials: Trials, readable: np.ndarray, returns: Matrix) -> Cluster
     label = trial_clusters.labels(int(rows.size), pa_[kept], pb_[kept])
     others = trials.count - int(rows.size)
     in_matrix = _matrix_rows(trials, returns, rows)
-    sharpes = []
-    for cluster in range(int(label.max(initial=-1)) + 1):
-        members = np.flatnonzero(label == cluster)
-        if members.size == 1:
-            sharpes.append(float(trials.sharpes[rows[members[0]]]))
-            continue
+    clusters = int(label.max(initial=-1)) + 1
+    sizes = np.bincount(label, minlength=clusters)
+    # A one-member cluster's Sharpe ratio is its trial's; the others' from their portfolios
+    sharpes = np.full(clusters, np.nan)
+    alone = sizes[label] == 1
+    sharpes[label[alone]] = trials.sharpes[rows[alone]]
+    order = np.argsort(label, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    for cluster in np.flatnonzero(sizes > 1).tolist():
+        members = order[starts[cluster] : starts[cluster + 1]]
         at = in_matrix[members]
         at = at[at >= 0]
         series = trial_clusters.cluster_returns(np.asarray(returns.values[np.sort(at)]))
         sd = measurable_std(series) if series.size >= 3 else math.nan
-        sharpes.append(float(np.mean(series)) / sd if math.isfinite(sd) else math.nan)
-    values = np.array(sharpes, dtype=np.float64)
-    values = values[np.isfinite(values)]
+        sharpes[cluster] = float(np.mean(series)) / sd if math.isfinite(sd) else math.nan
+    values = sharpes[np.isfinite(sharpes)]
     variance = float(np.var(values, ddof=1)) if values.size >= 2 else math.nan
     rank = None
     if rows.size <= EFFECTIVE_RANK_UP_TO:
@@ -323,8 +326,7 @@ def _clustered(trials: Trials, readable: np.ndarray, returns: Matrix) -> Cluster
         correlation = np.nan_to_num(correlation, nan=0.0)
         np.fill_diagonal(correlation, 1.0)
         rank = trial_clusters.effective_rank(correlation, others + int(rows.size - at.size))
-    count = int(label.max(initial=-1)) + 1 + others
-    return Clustered(count, variance, int(values.size), rank)
+    return Clustered(clusters + others, variance, int(values.size), rank)
 
 
 def significance_payload(
