@@ -242,7 +242,7 @@ def effective_trials(trials: Trials, readable: np.ndarray) -> int | None:
     return trial_clusters.effective_count(rows, a, b, trials.count - int(rows.size))
 
 
-EFFECTIVE_RANK_UP_TO = 2_000
+EFFECTIVE_RANK_UP_TO = 500
 """Readable trials up to which the effective rank is measured (a correlation matrix of that many
 rows and its eigenvalues, once per generation and scope); above, it is null."""
 

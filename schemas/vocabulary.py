@@ -603,7 +603,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "trials.effective_rank",
         "Effective rank of the trials' correlation matrix",
-        "The effective rank of the correlation matrix of the trials' whole-history daily long_short returns (Roy and Vetterli 2007: exp of the Shannon entropy of its normalised singular values), a cross-check of the cluster count: over the trials the key may read, every other trial of N uncorrelated with every trial; null for a key that may not read the ledger, when the catalogue generation records no links, or above 2,000 readable trials",
+        "The effective rank of the correlation matrix of the trials' whole-history daily long_short returns (Roy and Vetterli 2007: exp of the Shannon entropy of its normalised singular values), a cross-check of the cluster count: over the trials the key may read, every other trial of N uncorrelated with every trial; null for a key that may not read the ledger, when the catalogue generation records no links, or above 500 readable trials",
         "trials",
         window="each alpha's whole history",
     ),

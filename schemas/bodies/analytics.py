@@ -60,7 +60,7 @@ class DsrTrials(Body, kw_only=True, frozen=True):
         Meta(
             description="The effective rank of the trials' correlation matrix (Roy and Vetterli 2007), a "
             "cross-check of effective_count (null without ledger access, when the catalogue records no links, "
-            "above 2,000 readable trials, or for dsr_family)."
+            "above 500 readable trials, or for dsr_family)."
         ),
     ] = None
 

@@ -25,7 +25,7 @@ EFFECTIVE_RANK = figure(
     "and Vetterli 2007), a cross-check of the cluster count: over the trials the key may read (pairwise over "
     "common sessions, a pair without a correlation 0), every other trial of N uncorrelated with every trial; "
     "null for a key that may not read the ledger, when the catalogue generation records no links, or above "
-    "2,000 readable trials",
+    "500 readable trials",
     "exp(-sum p_i ln p_i), p_i = s_i / sum s, s the singular values (absolute eigenvalues) of the correlation "
     "matrix",
     source="catalogue",

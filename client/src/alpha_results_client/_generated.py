@@ -2391,7 +2391,7 @@ class DsrTrials(ApiStruct, kw_only=True, frozen=True):
 
     effective_rank: float | None | UnsetType = UNSET
     """The effective rank of the trials' correlation matrix (Roy and Vetterli 2007), a cross-check of
-    effective_count (null without ledger access, when the catalogue records no links, above 2,000
+    effective_count (null without ledger access, when the catalogue records no links, above 500
     readable trials, or for dsr_family).
     """
 
