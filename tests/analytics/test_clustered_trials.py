@@ -171,3 +171,32 @@ def test_without_links_between_trials_the_clustered_dsr_is_the_effective_dsr(api
         assert trials["sharpe_variance"] == pytest.approx(data["dsr"]["trials"]["sharpe_variance"], rel=1e-12)
         assert data["clustered_dsr"]["value"] == pytest.approx(data["effective_dsr"]["value"], rel=1e-12)
         assert 1.0 <= trials["effective_rank"] <= trials["count"]
+
+
+def test_the_effective_rank_is_null_above_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above EFFECTIVE_RANK_UP_TO readable trials the rank is not measured (null); K and V_K still are."""
+    import pyarrow as pa
+
+    from analytics import significance
+    from datasets.catalogue_snapshot import Matrix, Trials
+
+    rng = np.random.default_rng(3)
+    values = rng.normal(scale=0.01, size=(6, 40))
+    values[1] = values[0] + rng.normal(scale=1e-4, size=40)  # a near-duplicate of trial 0
+    ids = [f"a{i}" for i in range(6)]
+    rows = {a: i for i, a in enumerate(ids)}
+    sharpes = values.mean(axis=1) / values.std(axis=1, ddof=1)
+    links = (np.array([0]), np.array([1]))
+    trials = Trials("v", rows, sharpes, np.full(6, np.nan), 6, None, links)
+    matrix = Matrix("v", rows, pa.array(ids), np.arange(40), values, listed=np.arange(6))
+    readable = np.ones(6, dtype=bool)
+    pair = cluster_returns(values[:2])
+    want = np.var([pair.mean() / pair.std(ddof=1), *sharpes[2:]], ddof=1)
+    measured = significance._clustered(trials, readable, matrix)
+    assert (measured.count, measured.sharpe_variance_clusters) == (5, 5)
+    assert measured.sharpe_variance == pytest.approx(want, rel=1e-12)
+    assert measured.effective_rank is not None and 1.0 < measured.effective_rank < 6.0
+    monkeypatch.setattr(significance, "EFFECTIVE_RANK_UP_TO", 5)
+    above = significance._clustered(trials, readable, matrix)
+    assert above.effective_rank is None
+    assert (above.count, above.sharpe_variance) == (measured.count, measured.sharpe_variance)
