@@ -7,11 +7,11 @@ each, the k whose silhouettes' mean over standard deviation is largest), on
 
 - a synthetic block-correlated matrix: `blocks` blocks of `size` trials, within a block each trial
   the block's factor plus noise (correlation `rho` between members), blocks independent;
-- the small demo lake's trials (the correlation of their whole-history daily long_short returns,
-  pairwise over common sessions), with the near-duplicate demo family published onto it when
-  `--near` names a lake that holds it.
+- the trials of each lake `--lake` names (the correlation of their whole-history daily long_short
+  returns, pairwise over common sessions): docs/analytics.md's figures are the small demo lake's
+  and the same with four of the near-duplicate family published onto it.
 
-    .venv/bin/python -m tests.bench.onc_bench [--lake DIR]
+    .venv/bin/python -m tests.bench.onc_bench [--lake DIR ...]
 
 Prints the clusters each rule finds, their agreement with the planted blocks (adjusted Rand index)
 and the time each takes. scikit-learn is a measurement dependency only (the service never imports
