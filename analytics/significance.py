@@ -21,6 +21,10 @@ a caller that may read every alpha but one solves V for the hidden alpha's Sharp
 quadratic), and an adjusted p-value for its p-value. `dsr_family` (`FamilyTrials`, issue 65)
 deflates by the alpha's own trial family instead: N its members the caller may read with a
 measurable Sharpe ratio, V their variance, so an unrelated publish leaves it as it was.
+`clustered_dsr` (`Clustered`, issue 62 item 2) deflates as López de Prado and Lewis (2019): K the
+clusters of the trials (`effective_dsr`'s K), V the variance of the readable clusters' Sharpe
+ratios, each cluster's returns the inverse-variance-weighted portfolio of its members; beside K,
+the effective rank of the readable trials' correlation matrix (Roy and Vetterli 2007).
 """
 
 from __future__ import annotations

@@ -9,7 +9,10 @@ figure) is at least LINK_CORRELATION, and a cluster is a connected component of 
 2016). The effective number of trials is the number of clusters, an unreadable alpha one of its own.
 Lopez de Prado and Lewis (2019) use the number of clusters of the trials as the effective number of
 trials of the Deflated Sharpe ratio; they cluster with ONC, we with single linkage at a threshold,
-which a publish can keep exactly.
+which a publish can keep exactly and which never merges independent trials (ONC measured against it:
+tests/bench/onc_bench.py, docs/analytics.md "The clustering rule, measured"). `cluster_returns` is a
+cluster's portfolio and `effective_rank` the threshold-free cross-check of `clustered_dsr`
+(analytics/significance.py).
 
 Kept per catalogue generation (`pipeline/trial_links.py`): every link, as (alpha, alpha,
 correlation). A publish correlates its alpha's row with every row of the returns matrix (one
