@@ -567,14 +567,14 @@ TERMS: tuple[Term, ...] = (
     Term(
         "trials.count",
         "Trials (N)",
-        "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the request's trials (dsr); the members of the alpha's trial family the key may read with one (dsr_family)",
+        "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the request's trials (dsr); the members of the alpha's trial family the key may read with one (dsr_family); K, the effective number of trials (clustered_dsr)",
         "trials",
         window="whole history (from/to do not narrow it)",
     ),
     Term(
         "trials.sharpe_variance",
         "Variance of the trials' Sharpe ratios (V)",
-        "V: sample variance (ddof=1) of the per-session Sharpe ratios of the alphas the key may read (the whole catalogue's for a key that reads it all), each over its whole history; not measurable below 2 of them; null for a key that may not read the ledger",
+        "V: sample variance (ddof=1) of the per-session Sharpe ratios of the alphas the key may read (the whole catalogue's for a key that reads it all), each over its whole history (dsr; dsr_family: the family's readable members'; clustered_dsr: the readable clusters', each cluster's the inverse-variance-weighted portfolio of its members); not measurable below 2 of them; null for a key that may not read the ledger",
         "per_session_squared",
         basis="per session",
         window="each alpha's whole history",
@@ -582,7 +582,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "trials.sharpe_variance_alphas",
         "Alphas the Sharpe variance is over",
-        "How many Sharpe ratios V is over: the alphas the key may read with a measurable Sharpe ratio; null for a key that may not read the ledger",
+        "How many Sharpe ratios V is over: the alphas the key may read with a measurable Sharpe ratio (clustered_dsr: the clusters); null for a key that may not read the ledger",
         "alphas",
         window="whole history (from/to do not narrow it)",
     ),
@@ -601,6 +601,20 @@ TERMS: tuple[Term, ...] = (
         "The effective number of trials: the clusters of the trials linked when their whole-history daily long_short returns correlate at least 0.9 (single linkage: connected components), over the alphas the key may read, every other trial of N one cluster of its own; null for a key that may not read the ledger or when the catalogue generation records no links",
         "trials",
         window="each alpha's whole history",
+    ),
+    Term(
+        "trials.effective_rank",
+        "Effective rank of the trials' correlation matrix",
+        "The effective rank of the correlation matrix of the trials' whole-history daily long_short returns (Roy and Vetterli 2007: exp of the Shannon entropy of its normalised singular values), a cross-check of the cluster count: over the trials the key may read, every other trial of N uncorrelated with every trial; null for a key that may not read the ledger, when the catalogue generation records no links, or above 500 readable trials",
+        "trials",
+        window="each alpha's whole history",
+    ),
+    Term(
+        "clustered_dsr",
+        "Deflated Sharpe ratio over the clusters of the trials",
+        "Deflated Sharpe Ratio as López de Prado and Lewis (2019) deflate: PSR against the expected maximum Sharpe ratio of K trials, K the clusters of the trials (dsr.trials.effective_count), V the variance of the clusters' Sharpe ratios (each cluster's returns the inverse-variance-weighted portfolio of its members), its variance that of the maximum of K Sharpe ratios",
+        "probability",
+        null=NOT_MEASURABLE,
     ),
     Term(
         "effective_dsr",

@@ -2365,7 +2365,8 @@ class DsrTrials(ApiStruct, kw_only=True, frozen=True):
 
     count_source: str
     """`catalogue`, or `request` when `trials=` overrode the count (dsr); `family` (dsr_family: the
-    members of the alpha's trial family the key may read).
+    members of the alpha's trial family the key may read); `clusters` (clustered_dsr: the effective
+    number of trials).
     """
 
     sharpe_variance: float | None
@@ -2386,6 +2387,12 @@ class DsrTrials(ApiStruct, kw_only=True, frozen=True):
     effective_count: int | None
     """The effective number of trials: the clusters of the trials by the correlation of their daily
     returns (null without ledger access, or when the catalogue records no links).
+    """
+
+    effective_rank: float | None | UnsetType = UNSET
+    """The effective rank of the trials' correlation matrix (Roy and Vetterli 2007), a cross-check of
+    effective_count (null without ledger access, when the catalogue records no links, above 500
+    readable trials, or for dsr_family).
     """
 
 
@@ -4545,6 +4552,12 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     dsr_family: AnalyticsStat
     """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the trials of the
     alpha's own trial family (dsr deflates by the whole catalogue's)
+    """
+
+    clustered_dsr: AnalyticsStat
+    """Deflated Sharpe Ratio as López de Prado and Lewis (2019) deflate: PSR against the expected
+    maximum Sharpe ratio of K trials, K the clusters of the trials (dsr.trials.effective_count), V
+    the variance of the clusters' Sharpe ratios (effective_dsr keeps V over all the trials)
     """
 
     effective_dsr: AnalyticsStat
