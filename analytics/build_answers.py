@@ -29,6 +29,7 @@ from analytics import (
     regimes,
     risk,
     rolling,
+    sub_universe,
     uncertainty,
 )
 from analytics.access import ReaderScope, require_readable
@@ -57,6 +58,7 @@ from schemas.bodies.regimes import Regimes
 from schemas.bodies.returns import BookReturns
 from schemas.bodies.risk import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk
 from schemas.bodies.rows import DrawdownRow, RollingRow
+from schemas.bodies.sub_universe import SubUniverse
 from schemas.bodies.uncertainty import Uncertainty
 from schemas.query import (
     AttributionQuery,
@@ -71,6 +73,7 @@ from schemas.query import (
     RiskQuery,
     RollingQuery,
     WindowPageQuery,
+    WindowQuery,
 )
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
@@ -395,6 +398,25 @@ class BuildAnswers:
         data = quantiles.quantiles_payload(
             view, score, q.quantiles, (q.start, q.end), self.scope.access, warnings
         )
+        return self._answer(data, warnings, view.build_id)
+
+    @served(
+        "Is the signal robust to where it trades? Its IC and ICIR on the liquid and illiquid halves by adv and on random halves",
+        "The conditioned score's weekly rank IC (the weekly IC's rule) on the liquid half of each rebalance week's names "
+        "by the sealed average daily volume (adv at or above the week's median), on the illiquid half, and on 50 seeded "
+        "random halves, over the window's weeks: per half the mean IC and the ICIR (annualised), the random halves' mean "
+        "and 5-95% range, against the full cross-section's (weekly_signal.ic); WorldQuant's sub-universe test passes a "
+        "half whose ICIR >= 0.75 x sqrt(n_sub / n) x the full ICIR (the IC's information ratio is the Sharpe tested). "
+        "Needs the sealed exposures (not_measurable without them, or without adv: a no_adv warning) and "
+        "signals.rebalances.get or signals.scores",
+        table="analytics_sub_universe",
+        kinds=("decisions", "exposures"),
+        on_loop=True,
+    )
+    def sub_universe(self, view: BuildView, q: WindowQuery) -> Answer[SubUniverse]:
+        require_built(view)
+        warnings = Warnings()
+        data = sub_universe.sub_universe_payload(view, (q.start, q.end), self.scope.access, warnings)
         return self._answer(data, warnings, view.build_id)
 
     def compare(self, a: BuildView, b: BuildView, q: CompareQuery) -> Answer[Comparison]:

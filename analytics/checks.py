@@ -18,11 +18,22 @@ from typing import Any
 
 import numpy as np
 
-from analytics import attribution, compounding, inputs, live, residual, sets, significance, uncertainty
+from analytics import (
+    attribution,
+    compounding,
+    inputs,
+    live,
+    residual,
+    sets,
+    significance,
+    sub_universe,
+    uncertainty,
+)
 from analytics.access import Access, withheld
 from analytics.correlation import against_set
 from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, number, window_echo
+from analytics.errors import AnalyticsNotBuilt
 from analytics.metrics import metrics_inputs
 from analytics.metrics.blocks import nwt_ic_block
 from analytics.overfitting import NOT_IN_A_FAMILY
@@ -230,6 +241,8 @@ def checks_payload(
         )
     if pbo is not None:
         figures["pbo"] = pbo
+    if "sub_universe" in thresholds:
+        figures["sub_universe"] = _sub_universe(view, window, access, warnings)
     # An optional check is in the battery only when the policy or the request bounds it.
     entries = [
         _entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS if check.id in thresholds
@@ -436,6 +449,38 @@ def _information_ratio_lower_bound(
         book,
         WINDOW,
         context={"point": f"{entry.point:.3g}", "sessions": entry.observations},
+    )
+
+
+def _sub_universe(view: BuildView, window: Window, access: Access, warnings: Warnings) -> Figure:
+    """/analytics/sub_universe's liquid half's `sub_universe` ratio over the window (the signal's,
+    not a book's)."""
+    own = Warnings()
+    try:
+        found = sub_universe.sub_universe_payload(view, window, access, own)
+    except AnalyticsNotBuilt as exc:
+        return Figure(None, f"analytics_not_built: {exc}", None, WINDOW)
+    if found.status != "available" or not found.halves:
+        if not access.cross_sections:
+            return Figure(None, withheld("cross_sections", "checks.sub_universe", warnings), None, WINDOW)
+        return Figure(None, found.withheld_reason or "no week to split", None, WINDOW)
+    liquid = found.halves[0]
+    reason = (
+        "the full cross-section's ICIR is not positive over the window"
+        if not (found.universe_icir or 0) > 0
+        else "the liquid half's ICIR is not measurable over the window (fewer than 2 weeks, or no variance)"
+    )
+    return Figure(
+        liquid.sub_universe,
+        reason,
+        None,
+        WINDOW,
+        context={
+            "liquid": f"{liquid.half_icir:.3g}" if liquid.half_icir is not None else "null",
+            "full": f"{found.universe_icir:.3g}" if found.universe_icir is not None else "null",
+            "n_sub": f"{liquid.half_mean_names:.1f}" if liquid.half_mean_names is not None else "null",
+            "n": f"{found.universe_mean_names:.1f}" if found.universe_mean_names is not None else "null",
+        },
     )
 
 

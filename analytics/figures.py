@@ -189,6 +189,7 @@ class Figures:
     restatements = Asked(Reading.restatements)
     returns = Asked(Reading.returns)
     risk = Asked(Reading.risk)
+    sub_universe = Asked(Reading.sub_universe)
     rolling = Asked(Reading.rolling)
     significance = Asked(Reading.significance)
     uncertainty = Asked(Reading.uncertainty)

@@ -230,13 +230,26 @@ class Reading(BuildAnswers):
         self.whole_catalogue()
         seen = self.seen(view.alpha_id)
         family = self.family_trials(view.alpha_id)
+        snapshot = self.snapshot
+        clusters = significance.clustered(
+            snapshot.trials(), self.readable(), lambda: snapshot.matrix("returns")
+        )
         warnings = Warnings()
         data = significance.significance_payload(
-            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, self.scope.access, warnings, family
+            view,
+            (q.start, q.end),
+            q.sr_benchmark,
+            q.trials,
+            seen,
+            self.scope.access,
+            warnings,
+            family,
+            clusters,
         )
-        # The build and the catalogue and family figures it is given, nothing else.
+        # The build and the catalogue, family and cluster figures it is given, nothing else.
         family_tag = "family-none" if family is None else family.tag()
-        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}")
+        clusters_tag = "clusters-none" if clusters is None else clusters.tag()
+        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}+{clusters_tag}")
 
     @served(
         "Correlation with every other alpha the key may read",

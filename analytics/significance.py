@@ -21,22 +21,28 @@ a caller that may read every alpha but one solves V for the hidden alpha's Sharp
 quadratic), and an adjusted p-value for its p-value. `dsr_family` (`FamilyTrials`, issue 65)
 deflates by the alpha's own trial family instead: N its members the caller may read with a
 measurable Sharpe ratio, V their variance, so an unrelated publish leaves it as it was.
+`clustered_dsr` (`Clustered`, issue 62 item 2) deflates as López de Prado and Lewis (2019): K the
+clusters of the trials (`effective_dsr`'s K), V the variance of the readable clusters' Sharpe
+ratios, each cluster's returns the inverse-variance-weighted portfolio of its members; beside K,
+the effective rank of the readable trials' correlation matrix (Roy and Vetterli 2007).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from analytics import bootstrap, inputs, multiple_testing, sharpe_inference, trial_clusters, uncertainty
 from analytics.access import Access, withheld
+from analytics.correlation import pearson_between
 from analytics.entries import Warnings, conventions, declared_stat, number, window_echo
 from analytics.overfitting import NOT_IN_A_FAMILY
 from analytics.variance import measurable_std
-from datasets.catalogue_snapshot import Trials
+from datasets.catalogue_snapshot import Matrix, Trials
 from datasets.queries import Window
 from datasets.reader import BuildView
 from schemas.bodies.analytics import AnalyticsStat, DsrTrials
@@ -240,6 +246,93 @@ def effective_trials(trials: Trials, readable: np.ndarray) -> int | None:
     return trial_clusters.effective_count(rows, a, b, trials.count - int(rows.size))
 
 
+EFFECTIVE_RANK_UP_TO = 500
+"""Readable trials up to which the effective rank is measured (a correlation matrix of that many
+rows and its eigenvalues, once per generation and scope); above, it is null."""
+
+
+@dataclass(frozen=True)
+class Clustered:
+    """The trials as López de Prado and Lewis (2019) deflate by them, in one key's scope: K the
+    effective number of trials (`Seen.effective`), V the variance of the K clusters' Sharpe ratios
+    (each readable cluster's returns the inverse-variance-weighted portfolio of its readable
+    members, `trial_clusters.cluster_returns`; a one-member cluster's Sharpe ratio the trial's own),
+    and the effective rank of the readable trials' correlation matrix beside K (Roy and Vetterli
+    2007), every other trial of N an identity block as K counts it one cluster."""
+
+    count: int  # K
+    sharpe_variance: float  # V over the readable clusters' Sharpe ratios (ddof 1); NaN below 2
+    sharpe_variance_clusters: int  # how many cluster Sharpe ratios V is over
+    effective_rank: float | None  # None above EFFECTIVE_RANK_UP_TO readable trials
+
+    def tag(self) -> str:
+        return hashlib.sha256(
+            f"{self.count};{self.sharpe_variance!r};{self.sharpe_variance_clusters};{self.effective_rank!r}".encode()
+        ).hexdigest()[:16]
+
+
+def clustered(trials: Trials, readable: np.ndarray, matrix: Callable[[], Matrix]) -> Clustered | None:
+    """The clustered trials a key that may read the alphas of `readable` is answered; None when the
+    generation records no links. Kept per generation and scope on the returns matrix's memo."""
+    if trials.links is None:
+        return None
+    returns = matrix()
+    key = "clustered:" + hashlib.sha256(np.packbits(readable).tobytes()).hexdigest()
+    found = returns.memo.get(key)
+    if isinstance(found, Clustered):
+        return found
+    found = _clustered(trials, readable, returns)
+    returns.memo[key] = found
+    return found
+
+
+def _matrix_rows(trials: Trials, returns: Matrix, rows: np.ndarray) -> np.ndarray:
+    """The returns matrix's row of each listing row of `rows` (-1 where it has none)."""
+    if returns.listed is not None:
+        return returns.listed[rows]
+    ids = {row: alpha for alpha, row in trials.rows.items()}
+    return np.array([returns.rows.get(ids[int(r)], -1) for r in rows], dtype=np.int64)
+
+
+def _clustered(trials: Trials, readable: np.ndarray, returns: Matrix) -> Clustered:
+    assert trials.links is not None
+    rows = np.flatnonzero(readable & np.isfinite(trials.sharpes))
+    position = np.full(trials.sharpes.size, -1)
+    position[rows] = np.arange(rows.size)
+    a, b = trials.links
+    pa_, pb_ = position[a], position[b]
+    kept = (pa_ >= 0) & (pb_ >= 0)
+    label = trial_clusters.labels(int(rows.size), pa_[kept], pb_[kept])
+    others = trials.count - int(rows.size)
+    in_matrix = _matrix_rows(trials, returns, rows)
+    clusters = int(label.max(initial=-1)) + 1
+    sizes = np.bincount(label, minlength=clusters)
+    # A one-member cluster's Sharpe ratio is its trial's; the others' from their portfolios
+    sharpes = np.full(clusters, np.nan)
+    alone = sizes[label] == 1
+    sharpes[label[alone]] = trials.sharpes[rows[alone]]
+    order = np.argsort(label, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    for cluster in np.flatnonzero(sizes > 1).tolist():
+        members = order[starts[cluster] : starts[cluster + 1]]
+        at = in_matrix[members]
+        at = at[at >= 0]
+        series = trial_clusters.cluster_returns(np.asarray(returns.values[np.sort(at)]))
+        sd = measurable_std(series) if series.size >= 3 else math.nan
+        sharpes[cluster] = float(np.mean(series)) / sd if math.isfinite(sd) else math.nan
+    values = sharpes[np.isfinite(sharpes)]
+    variance = float(np.var(values, ddof=1)) if values.size >= 2 else math.nan
+    rank = None
+    if rows.size <= EFFECTIVE_RANK_UP_TO:
+        at = in_matrix[in_matrix >= 0]
+        block = np.asarray(returns.values[np.sort(at)])
+        correlation, _ = pearson_between(block, block) if at.size else (np.zeros((0, 0)), None)
+        correlation = np.nan_to_num(correlation, nan=0.0)
+        np.fill_diagonal(correlation, 1.0)
+        rank = trial_clusters.effective_rank(correlation, others + int(rows.size - at.size))
+    return Clustered(clusters + others, variance, int(values.size), rank)
+
+
 def significance_payload(
     view: BuildView,
     window: Window,
@@ -249,8 +342,10 @@ def significance_payload(
     access: Access,
     warnings: Warnings,
     family: FamilyTrials | None = None,
+    clusters: Clustered | None = None,
 ) -> Significance:
-    """`family`: the trials of the alpha's family (None: its seal names none)."""
+    """`family`: the trials of the alpha's family (None: its seal names none); `clusters`: the
+    clustered trials (`clustered`; None: the generation records no links)."""
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, "long_short")
     returns = np.empty(0) if ledger is None else ledger.window(window).returns
@@ -367,8 +462,10 @@ def significance_payload(
                 sharpe_variance_alphas=seen.sharpe_variance_alphas if access.ledger else None,
                 expected_max_sharpe=number(expected * math.sqrt(per_year)) if access.ledger else None,
                 effective_count=effective,
+                effective_rank=_effective_rank(clusters, access),
             ),
         ),
+        clustered_dsr=_clustered_dsr(m, variance_reason, clusters, per_year, access),
         dsr_family=_dsr_family(view.alpha_id, m, reason, family, per_year, access),
         effective_dsr=declared_stat(
             Significance,
@@ -378,6 +475,52 @@ def significance_payload(
         ),
         bootstrap=_bootstrap(view, window, access, warnings),
         multiple_testing=_multiple_testing(seen, access, warnings),
+    )
+
+
+def _effective_rank(clusters: Clustered | None, access: Access) -> float | None:
+    return None if clusters is None or not access.ledger else number(clusters.effective_rank)
+
+
+def _clustered_dsr(
+    m: Moments | None, reason: str, clusters: Clustered | None, per_year: int, access: Access
+) -> AnalyticsStat:
+    """The DSR as López de Prado and Lewis (2019) deflate: K the clusters of the trials, V the
+    variance of the clusters' Sharpe ratios (`Clustered`)."""
+    count = 0 if clusters is None or not access.ledger else clusters.count
+    variance = math.nan if clusters is None or not access.ledger else clusters.sharpe_variance
+    expected = sharpe_inference.expected_max_sharpe(count, variance)
+    if m is not None and clusters is None:
+        reason = (
+            "the catalogue generation records no correlation links of its trials (written before them, "
+            "or too large to link at a publish); an operator writes them with `alpha-results lake index`"
+        )
+    elif m is not None and clusters is not None and clusters.count < 2:
+        reason = "fewer than 2 effective trials: no expected maximum Sharpe ratio"
+    elif m is not None and not math.isfinite(variance):
+        reason = (
+            "fewer than 2 clusters of the trials this key may read have a measurable Sharpe ratio, so the "
+            "variance of the clusters' Sharpe ratios is unknown"
+        )
+    value = None if m is None or clusters is None or count < 2 else dsr(m, count, variance)
+    return declared_stat(
+        Significance,
+        "clustered_dsr",
+        value,
+        reason,
+        trials=DsrTrials(
+            count=count,
+            count_source="clusters",
+            sharpe_variance=number(variance) if access.ledger and clusters is not None else None,
+            sharpe_variance_alphas=clusters.sharpe_variance_clusters
+            if access.ledger and clusters is not None
+            else None,
+            expected_max_sharpe=number(expected * math.sqrt(per_year))
+            if access.ledger and clusters is not None
+            else None,
+            effective_count=None if clusters is None or not access.ledger else clusters.count,
+            effective_rank=_effective_rank(clusters, access),
+        ),
     )
 
 

@@ -9,7 +9,10 @@ figure) is at least LINK_CORRELATION, and a cluster is a connected component of 
 2016). The effective number of trials is the number of clusters, an unreadable alpha one of its own.
 Lopez de Prado and Lewis (2019) use the number of clusters of the trials as the effective number of
 trials of the Deflated Sharpe ratio; they cluster with ONC, we with single linkage at a threshold,
-which a publish can keep exactly.
+which a publish can keep exactly and which never merges independent trials (ONC measured against it:
+tests/bench/onc_bench.py, docs/analytics.md "The clustering rule, measured"). `cluster_returns` is a
+cluster's portfolio and `effective_rank` the threshold-free cross-check of `clustered_dsr`
+(analytics/significance.py).
 
 Kept per catalogue generation (`pipeline/trial_links.py`): every link, as (alpha, alpha,
 correlation). A publish correlates its alpha's row with every row of the returns matrix (one
@@ -116,3 +119,48 @@ def effective_count(trial_rows: np.ndarray, a: np.ndarray, b: np.ndarray, others
     pa_, pb_ = position[a], position[b]
     kept = (pa_ >= 0) & (pb_ >= 0)
     return components(int(trial_rows.size), pa_[kept], pb_[kept]) + others
+
+
+def labels(nodes: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The component of each of `nodes` nodes (0 to K-1) under the edges (`a[i]`, `b[i]`)."""
+    if nodes == 0:
+        return np.zeros(0, dtype=np.int64)
+    if a.size == 0:
+        return np.arange(nodes, dtype=np.int64)
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    graph = coo_matrix((np.ones(a.size, dtype=np.int8), (a, b)), shape=(nodes, nodes))
+    _, found = connected_components(graph, directed=False)
+    return np.asarray(found, dtype=np.int64)
+
+
+def cluster_returns(values: np.ndarray) -> np.ndarray:
+    """One cluster's daily returns (López de Prado and Lewis 2019, section 4: the cluster's members
+    aggregated by the minimum-variance allocation that ignores their correlations, weights
+    proportional to the inverse of each member's variance, summing to 1): over the sessions every
+    member of `values` (members x dates, NaN where none) holds, each member's variance (ddof 1) on
+    those sessions. Empty below 3 common sessions or when a member does not vary on them."""
+    common = np.all(np.isfinite(values), axis=0)
+    held = values[:, common]
+    if held.shape[1] < 3:
+        return np.empty(0)
+    variances = np.var(held, axis=1, ddof=1)
+    if not np.all(variances > 0):
+        return np.empty(0)
+    weights = (1.0 / variances) / np.sum(1.0 / variances)
+    return np.asarray(weights @ held)
+
+
+def effective_rank(correlation: np.ndarray, others: int = 0) -> float:
+    """Roy and Vetterli (2007): exp of the Shannon entropy of the normalised singular values of the
+    trials' correlation matrix (its absolute eigenvalues: a pairwise-complete matrix need not be
+    positive semi-definite), `others` trials more each uncorrelated with every trial (an identity
+    block: `others` singular values of 1). Identity n x n: n; all ones: 1."""
+    singular = np.abs(np.linalg.eigvalsh(correlation)) if correlation.size else np.zeros(0)
+    singular = np.concatenate([singular, np.ones(others)])
+    total = float(np.sum(singular))
+    if total <= 0.0:
+        return math.nan
+    p = singular[singular > 0.0] / total
+    return float(math.exp(-float(np.sum(p * np.log(p)))))

@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--families",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="also the two trial families' 32 variants (default: with the full size only)",
+        help="also the three trial families' 48 variants (default: with the full size only)",
     )
     parser.add_argument(
         "--lake",

@@ -29,4 +29,7 @@
 #        loadings as `size_loading` ... `volatility_loading` (the seal's `volatility` and `beta` read
 #        as the vocabulary's figures; issue 65, item 3). A 2.6 build is served, its rolling rows read
 #        under the new name (analytics.rolling.RENAMED); no route reads its exposures' style columns.
-PIPELINE_VERSION = "2.7.0"
+# 2.8.0: builds with exposures also carry `analytics_sub_universe` (issue 62 item 6: the weekly IC on the
+#        liquid and illiquid halves by adv and on seeded random halves); a 2.7 build is served, its
+#        /analytics/sub_universe answers 503 `analytics_not_built` until rebuilt.
+PIPELINE_VERSION = "2.8.0"

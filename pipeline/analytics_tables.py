@@ -14,7 +14,9 @@
 - `analytics_quantiles`: per score (score, raw_score), quantile count (2..10), bucketed week and
   quantile, the names and their equal-weighted mean forward return (`analytics.quantiles`);
 - `analytics_sector_ic`: per score, week and sector of the seal's exposures, the rank IC of the score
-  and the forward return within the sector (written only when the run sealed exposures).
+  and the forward return within the sector (written only when the run sealed exposures);
+- `analytics_sub_universe`: per week and part of its names (the liquid and illiquid half by adv, the
+  seeded random halves), the rank IC of the score (`analytics.sub_universe`; only with exposures).
 
 The server serves these as they are for the whole history and recomputes drawdowns over a
 narrower window with the same functions; the catalogue-wide figures (correlation, trials) are
@@ -26,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analytics import capacity, drawdowns, quantiles, rolling
+from analytics import capacity, drawdowns, quantiles, rolling, sub_universe
 from analytics.ranks import spearman_by
 from pipeline.weekly import decile_members
 from schemas import lake, wire
@@ -346,6 +348,7 @@ def analytics_tables(
         out["analytics_quantiles"] = quantiles_frame(decisions)
         if exposures is not None:
             out["analytics_sector_ic"] = sector_ic_frame(decisions, exposures)
+            out["analytics_sub_universe"] = sub_universe.sub_universe_frame(decisions, exposures)
     attribution = attribution_table(ledgers, positions or {}, pnl or {}, exposures, rebalance_dates)
     if attribution is not None:
         out["analytics_attribution"] = attribution

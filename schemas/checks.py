@@ -294,6 +294,19 @@ CHECKS: tuple[Check, ...] = (
         values=(0, 1),
         family_min=PBO_DEFAULT_MIN_TRIALS,
     ),
+    _check(
+        "sub_universe",
+        "analytics.sub_universe",
+        "/analytics/sub_universe halves[liquid].sub_universe: the ICIR of the conditioned score's weekly rank IC "
+        "on the liquid half of each week's names by the sealed adv (adv at or above the week's median) over the "
+        "full cross-section's ICIR scaled by sqrt(n_liquid / n), over the window's weeks (WorldQuant's "
+        "sub-universe test passes at 0.75: bound it with min_sub_universe=0.75); not measurable without "
+        "exposures or while the full ICIR is not positive; optional, off by default",
+        "the liquid half's ICIR ({liquid}) over the full ICIR ({full}) scaled by sqrt({n_sub} / {n} names): is the "
+        "signal there where it can be traded?",
+        min=(None, "min_sub_universe"),
+        optional=True,
+    ),
 )
 """The battery, in the order every answer lists it."""
 OPTIONAL_CHECKS = tuple(check.id for check in CHECKS if check.optional)

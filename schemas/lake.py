@@ -384,6 +384,19 @@ ANALYTICS_SECTOR_IC = pa.schema(
     ]
 )
 
+# Per rebalance week and part of its names (issue 62 item 6, analytics/sub_universe.py): the rank IC of the
+# conditioned score and the forward return among the part's names (analytics.ranks.spearman_by). part: -1 the
+# names without an adv (ic null, names counted), 0 the liquid half by adv, 1 the illiquid half, 2.. the seeded
+# random halves. Written only when the run sealed exposures and decisions.
+ANALYTICS_SUB_UNIVERSE = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("part", pa.int16()),
+        ("ic", pa.float64()),  # null below 3 names with both, or when either side is constant
+        ("names", pa.int32()),  # the part's names with a score and a forward return that week
+    ]
+)
+
 BENCHMARK_DAILY = pa.schema(
     [("date", pa.date32()), ("close", pa.float64()), ("adjusted_close", pa.float64())]
 )
@@ -724,6 +737,13 @@ TABLES: tuple[LakeTable, ...] = (
         "single",
         "as_is",
         "per score, week and sector of the exposures: rank IC within the sector, names",
+    ),
+    LakeTable(
+        "analytics_sub_universe",
+        ANALYTICS_SUB_UNIVERSE,
+        "single",
+        "as_is",
+        "per week and part (without adv, liquid and illiquid half by adv, random halves): rank IC, names",
     ),
 )
 """Every table of an alpha build, declared once: the layout's lists (`datasets.layout`

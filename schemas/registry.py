@@ -71,6 +71,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.capacity"),
     Endpoint("analytics.factors"),
     Endpoint("analytics.quantiles"),
+    Endpoint("analytics.sub_universe"),
     Endpoint("analytics.residual"),
     Endpoint("analytics.regimes"),
     Endpoint("analytics.mmc"),

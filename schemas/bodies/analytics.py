@@ -30,7 +30,8 @@ class DsrTrials(Body, kw_only=True, frozen=True):
         str,
         Meta(
             description="`catalogue`, or `request` when `trials=` overrode the count (dsr); `family` (dsr_family: the "
-            "members of the alpha's trial family the key may read)."
+            "members of the alpha's trial family the key may read); `clusters` (clustered_dsr: the effective "
+            "number of trials)."
         ),
     ]
     sharpe_variance: Annotated[
@@ -54,6 +55,14 @@ class DsrTrials(Body, kw_only=True, frozen=True):
             "daily returns (null without ledger access, or when the catalogue records no links)."
         ),
     ]
+    effective_rank: Annotated[
+        float | None,
+        Meta(
+            description="The effective rank of the trials' correlation matrix (Roy and Vetterli 2007), a "
+            "cross-check of effective_count (null without ledger access, when the catalogue records no links, "
+            "above 500 readable trials, or for dsr_family)."
+        ),
+    ] = None
 
 
 ANALYTICS_STAT_KEYS = ("value", "unit", "status", "withheld_reason", "source", "annualisation")

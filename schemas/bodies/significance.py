@@ -20,6 +20,16 @@ SHARPE_VARIANCE = (
 """The Sharpe ratio's variance under non-normality and AR(1) serial correlation (López de Prado,
 Lipton and Zoonekynd 2025; `analytics.sharpe_inference`), which psr, min_track_record,
 critical_sharpe, power and the DSRs evaluate."""
+EFFECTIVE_RANK = figure(
+    "The effective rank of the correlation matrix of the trials' whole-history daily long_short returns (Roy "
+    "and Vetterli 2007), a cross-check of the cluster count: over the trials the key may read (pairwise over "
+    "common sessions, a pair without a correlation 0), every other trial of N uncorrelated with every trial; "
+    "null for a key that may not read the ledger, when the catalogue generation records no links, or above "
+    "500 readable trials",
+    "exp(-sum p_i ln p_i), p_i = s_i / sum s, s the singular values (absolute eigenvalues) of the correlation "
+    "matrix",
+    source="catalogue",
+)
 SR_BENCHMARK = figure(
     "The request's sr_benchmark (annualised); per session it is sr_benchmark / sqrt(252)",
     source="request",
@@ -266,6 +276,7 @@ class Significance(Body, kw_only=True, frozen=True):
                     "a key that may not read the ledger or when the catalogue generation records no links",
                     source="catalogue",
                 ),
+                "trials.effective_rank": EFFECTIVE_RANK,
             },
         ),
     ]
@@ -304,6 +315,48 @@ class Significance(Body, kw_only=True, frozen=True):
                 ),
                 "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
                 "trials.effective_count": figure("null: the family's trials are not clustered"),
+                "trials.effective_rank": figure("null: the family's trials are not clustered"),
+            },
+        ),
+    ]
+    clustered_dsr: Annotated[
+        AnalyticsStat,
+        figure(
+            "Deflated Sharpe Ratio as López de Prado and Lewis (2019) deflate: PSR against the expected maximum "
+            "Sharpe ratio of K trials, K the clusters of the trials (dsr.trials.effective_count), V the variance "
+            "of the clusters' Sharpe ratios (effective_dsr keeps V over all the trials)",
+            "as dsr's with K for N and V_K for V: Phi((SR - SR0) / sqrt(sigma^2(SR0) Var[M_K])), SR0 = sqrt(V_K) "
+            "((1 - gamma) Phi^-1(1 - 1/K) + gamma Phi^-1(1 - 1/(K e))), V_K the sample variance (ddof 1) of the "
+            "per-session Sharpe ratios of the readable clusters, each cluster's daily returns the "
+            "inverse-variance-weighted portfolio of its members over the sessions they all hold",
+            keys={
+                "trials": figure(
+                    "The trials behind SR0: the clusters of the trials the key may read, every other trial of N "
+                    "one cluster of its own (counted, never in V)"
+                ),
+                "trials.count": figure(
+                    "K: the effective number of trials (dsr.trials.effective_count); 0 when not measurable",
+                    source="catalogue",
+                ),
+                "trials.count_source": figure("clusters"),
+                "trials.sharpe_variance": figure(
+                    "V_K: sample variance (ddof=1) of the readable clusters' per-session Sharpe ratios, a "
+                    "one-member cluster's the trial's own over its whole history, a larger one's that of the "
+                    "inverse-variance-weighted portfolio of its members over their common sessions; not "
+                    "measurable below 2 of them; null for a key that may not read the ledger",
+                    source="catalogue",
+                ),
+                "trials.sharpe_variance_unit": figure("Unit of sharpe_variance"),
+                "trials.sharpe_variance_alphas": figure(
+                    "How many cluster Sharpe ratios V_K is over; null for a key that may not read the ledger",
+                    source="catalogue",
+                ),
+                "trials.expected_max_sharpe": figure(
+                    "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
+                ),
+                "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
+                "trials.effective_count": figure("K, as dsr.trials.effective_count", source="catalogue"),
+                "trials.effective_rank": EFFECTIVE_RANK,
             },
         ),
     ]

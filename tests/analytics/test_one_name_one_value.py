@@ -75,6 +75,7 @@ SCOPES = {
     "neither": "attribution.by_leg: names in neither leg",
     "raw": "/metrics rank_ic.raw: the raw (unconditioned) score's IC figures, which the spec names ic and icir",
     "dsr_family": "significance: the DSR over the alpha's own trial family, its trials the family's, not the catalogue's",
+    "clustered_dsr": "significance: the DSR over the clusters of the trials, V over the clusters' Sharpe ratios, not the trials'",
 }
 """Containers whose figures are over another sample or score than the answer's: kept as a prefix."""
 

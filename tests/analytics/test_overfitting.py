@@ -201,6 +201,8 @@ def test_the_demo_families_known_answers() -> None:
     market = simulate_market("full", 7)
     by_family: dict[str, dict[str, pd.Series]] = {}
     for spec in FAMILIES:
+        if spec.family not in ("planted_latent", "pure_noise"):  # the near-duplicates have no known PBO
+            continue
         ledger = run_alpha(spec, market, "full", 7).tables["portfolio/long_short.parquet"].to_pandas()
         returns = ledger["ending_equity"] / ledger["starting_equity"] - 1.0
         by_family.setdefault(str(spec.family), {})[spec.alpha_id] = pd.Series(

@@ -59,6 +59,7 @@ ANALYTICS_PANELS = {
     "costs": "analytics.costs",
     "attribution": "analytics.attribution",
     "quantiles": "analytics.quantiles",
+    "sub-universe": "analytics.sub_universe",
     "capacity": "analytics.capacity",
     "factors": "analytics.factors",
 }
@@ -332,6 +333,7 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
                 "dsr",
                 "dsr_family",
                 "effective_dsr",
+                "clustered_dsr",
             )
         },
     )
@@ -345,6 +347,7 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     effective = significance["dsr"]["trials"]["effective_count"]
     assert effective is not None  # the demo lake's catalogue records its links
     assert f"the {effective:,} effective trials" in page.inner_text("#significance-notes")
+    assert "The clustered DSR deflates by those" in page.inner_text("#significance-notes")
     bootstrap = page.eval_on_selector_all(
         "#significance table.bootstrap tbody tr",
         "trs => trs.map(tr => [...tr.children].map(c => c.innerText.trim()))",

@@ -59,6 +59,7 @@ TOPICS = [
     "factor-exposures",
     "quantiles",
     "signal",
+    "sub-universe",
     "sector-ic",
     "live",
     "decay",

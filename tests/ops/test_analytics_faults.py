@@ -83,7 +83,15 @@ def test_build_before_the_analytics_tables_is_503_analytics_not_built(lake: Path
     index_rows.rebuild(str(lake))  # the index holds each build's alpha.json as published
     app = create_app(Settings(lake=str(lake), environment="test"), authenticate=authenticator_for(CALLERS))
     with TestClient(app=app) as client:
-        for route in ("significance", "correlation", "drawdowns", "rolling", "costs", "attribution"):
+        for route in (
+            "significance",
+            "correlation",
+            "drawdowns",
+            "rolling",
+            "costs",
+            "attribution",
+            "sub_universe",
+        ):
             response = client.get(
                 f"/v1/alphas/Test_planted_factor/analytics/{route}", headers=BEARER["member"]
             )

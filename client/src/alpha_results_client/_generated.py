@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-0d94cf0a05b3"
+REGISTRY_VERSION = "r-6423eee3797c"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -2365,7 +2365,8 @@ class DsrTrials(ApiStruct, kw_only=True, frozen=True):
 
     count_source: str
     """`catalogue`, or `request` when `trials=` overrode the count (dsr); `family` (dsr_family: the
-    members of the alpha's trial family the key may read).
+    members of the alpha's trial family the key may read); `clusters` (clustered_dsr: the effective
+    number of trials).
     """
 
     sharpe_variance: float | None
@@ -2386,6 +2387,12 @@ class DsrTrials(ApiStruct, kw_only=True, frozen=True):
     effective_count: int | None
     """The effective number of trials: the clusters of the trials by the correlation of their daily
     returns (null without ledger access, or when the catalogue records no links).
+    """
+
+    effective_rank: float | None | UnsetType = UNSET
+    """The effective rank of the trials' correlation matrix (Roy and Vetterli 2007), a cross-check of
+    effective_count (null without ledger access, when the catalogue records no links, above 500
+    readable trials, or for dsr_family).
     """
 
 
@@ -4286,6 +4293,135 @@ class QuantilesResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class SubUniverseHalf(ApiStruct, kw_only=True, frozen=True):
+    """One half of each week's names by adv."""
+
+    half: str
+    """Which half: adv at or above the week's median, or below"""
+
+    weeks: int
+    """Weeks of the window with a measurable IC on the half"""
+
+    half_mean_names: float | None
+    """Mean names of the half over those weeks; null without a week"""
+
+    half_mean_ic: float | None
+    """Mean over those weeks of the half's weekly rank IC (the weekly IC's rule on the half's names)"""
+
+    half_icir: float | None
+    """ICIR of the half's weekly IC"""
+
+    required_icir: float | None
+    """The ICIR the half must reach to pass; null unless universe_icir is positive"""
+
+    sub_universe: float | None
+    """The half's ICIR over the full one scaled by sqrt(n_sub / n): passes at 0.75 or more (the checks
+    battery's sub_universe is the liquid half's); null unless universe_icir is positive and
+    half_icir measurable
+    """
+
+    passes: bool | None
+    """Whether the half passes the sub-universe test (ICIR_sub >= 0.75 x sqrt(n_sub / n) x ICIR_full, n
+    the mean names per week with a measurable IC); null when not measurable
+    """
+
+
+class RandomHalves(ApiStruct, kw_only=True, frozen=True):
+    """The random halves: each draw's mean IC and ICIR over the window, summarised over draws."""
+
+    draws: int
+    """Random halves drawn per week (draw r of every week is one series)"""
+
+    seed: int
+    """The seed, with each week's day number"""
+
+    random_mean_ic: float | None
+    """Mean over draws of each draw's mean weekly IC"""
+
+    random_mean_ic_p05: float | None
+    """5th percentile over draws of each draw's mean weekly IC (numpy linear)"""
+
+    random_mean_ic_p95: float | None
+    """95th percentile over draws of each draw's mean weekly IC (numpy linear)"""
+
+    random_icir: float | None
+    """Mean over draws of each draw's ICIR"""
+
+    random_icir_p05: float | None
+    """5th percentile over draws of each draw's ICIR"""
+
+    random_icir_p95: float | None
+    """95th percentile over draws of each draw's ICIR"""
+
+    random_pass_share: float | None
+    """Share of the draws that pass the sub-universe test (ICIR_sub >= 0.75 x sqrt(n_sub / n) x
+    ICIR_full, n the mean names per week with a measurable IC); null unless universe_icir is
+    positive
+    """
+
+
+class SubUniverse(ApiStruct, kw_only=True, frozen=True):
+    """The IC on the liquid, illiquid and random halves of the cross-section
+    (`/analytics/sub_universe`).
+    """
+
+    alpha: str
+    """The alpha served"""
+
+    score_field: str
+    """The score ranked: the conditioned score"""
+
+    split: str
+    """How a week's names are split"""
+
+    pass_ratio: float
+    """The test's ratio (WorldQuant's 0.75)"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    status: str
+    """available, or not_measurable (then the figures are null and withheld_reason says why)"""
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the figures are not measurable (present only then): missing_kind (the run sealed no
+    exposures or no decisions), or access_limited (the key may not read the rebalance
+    cross-sections)
+    """
+
+    weeks: int | None
+    """Weeks of the window with a measurable full IC; null when not measurable"""
+
+    universe_mean_names: float | None
+    """Mean names per week of the full IC (n_ic_obs) over those weeks"""
+
+    universe_mean_ic: float | None
+    """Mean weekly IC of the full cross-section over the window (weekly_signal.ic)"""
+
+    universe_icir: float | None
+    """ICIR of the full cross-section's weekly IC"""
+
+    without_adv_mean_names: float | None
+    """Mean names per week with a score and a forward return but no adv: in neither half"""
+
+    halves: list[SubUniverseHalf] | None
+    """The liquid half, then the illiquid half"""
+
+    random: RandomHalves | None
+    """The random halves"""
+
+    passes: bool | None
+    """Whether the liquid half passes the sub-universe test; null when not measurable"""
+
+
+class SubUniverseResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/sub_universe` (analytics.sub_universe)."""
+
+    data: SubUniverse
+
+    meta: Meta
+
+
 class Bootstrap(ApiStruct, kw_only=True, frozen=True):
     """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
 
@@ -4416,6 +4552,12 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     dsr_family: AnalyticsStat
     """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the trials of the
     alpha's own trial family (dsr deflates by the whole catalogue's)
+    """
+
+    clustered_dsr: AnalyticsStat
+    """Deflated Sharpe Ratio as López de Prado and Lewis (2019) deflate: PSR against the expected
+    maximum Sharpe ratio of K trials, K the clusters of the trials (dsr.trials.effective_count), V
+    the variance of the clusters' Sharpe ratios (effective_dsr keeps V over all the trials)
     """
 
     effective_dsr: AnalyticsStat
@@ -6569,7 +6711,12 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     symmetric cross-validation of their daily long_short returns, whole history); on by default for
     a family of at least 10 members the key may read, from 6 when the operator's policy or the
     request bounds it; without a family or below those counts not measurable, which leaves the
-    summary's verdict as the rest makes it
+    summary's verdict as the rest makes it; sub_universe: /analytics/sub_universe
+    halves[liquid].sub_universe: the ICIR of the conditioned score's weekly rank IC on the liquid
+    half of each week's names by the sealed adv (adv at or above the week's median) over the full
+    cross-section's ICIR scaled by sqrt(n_liquid / n), over the window's weeks (WorldQuant's
+    sub-universe test passes at 0.75: bound it with min_sub_universe=0.75); not measurable without
+    exposures or while the full ICIR is not positive; optional, off by default
     """
 
     value: float | None
@@ -6581,7 +6728,7 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio ratio, production_correlation correlation,
     residual_information_ratio ratio, ic_t_statistic t_statistic, fragility ratio,
     live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio, pbo
-    probability (per_session: a fraction of equity traded per session)
+    probability, sub_universe ratio (per_session: a fraction of equity traded per session)
     """
 
     annualisation: str
@@ -6590,7 +6737,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio, residual_information_ratio, live_information_ratio,
     information_ratio_lower_bound) or not_annualisable (a probability, a share, a weight, a
     correlation, a t-statistic or a ratio of two annualised figures: deflated_sharpe, max_weight,
-    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio, pbo)
+    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio, pbo,
+    sub_universe)
     """
 
     threshold: Bound
@@ -6611,7 +6759,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
     residual_information_ratio analytics.residual, ic_t_statistic performance.metrics, fragility
     analytics.attribution, live_information_ratio analytics.live, decay_ratio analytics.live,
-    information_ratio_lower_bound analytics.uncertainty, pbo analytics.overfitting
+    information_ratio_lower_bound analytics.uncertainty, pbo analytics.overfitting, sub_universe
+    analytics.sub_universe
     """
 
     book: str | None
@@ -6655,10 +6804,12 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     ({live} live); information_ratio_lower_bound: the lower bound of the 95% bootstrap interval of
     the book's annualised information ratio ({point}) over {sessions} sessions; pbo: the probability
     that the best of its family's {trials} trials in sample ranks at or below the median out of
-    sample (family {family}) ({names} are the figure's own: sessions counted, trials, the symbol and
-    date held, the nearest production alpha, the live part's sessions and split date).
-    not_measurable: why there is no value; starts with access_limited when the key may not read the
-    data it is built from, not_applicable for a live check of an alpha never approved
+    sample (family {family}); sub_universe: the liquid half's ICIR ({liquid}) over the full ICIR
+    ({full}) scaled by sqrt({n_sub} / {n} names): is the signal there where it can be traded?
+    ({names} are the figure's own: sessions counted, trials, the symbol and date held, the nearest
+    production alpha, the live part's sessions and split date). not_measurable: why there is no
+    value; starts with access_limited when the key may not read the data it is built from,
+    not_applicable for a live check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
@@ -6747,7 +6898,7 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
     production_correlation, residual_information_ratio, ic_t_statistic, fragility,
-    live_information_ratio, decay_ratio, information_ratio_lower_bound, pbo
+    live_information_ratio, decay_ratio, information_ratio_lower_bound, pbo, sub_universe
     """
 
     summary: ChecksSummary
@@ -8186,6 +8337,17 @@ ENDPOINTS: dict[str, Endpoint] = {
         QuantilesResponse,
         collection=False,
     ),
+    "analytics.sub_universe": Endpoint(
+        "analytics.sub_universe",
+        "/v1/alphas/{alpha}/analytics/sub_universe",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("as_of", "as_of", "string", None, required=False, enum=None),
+        ),
+        SubUniverseResponse,
+        collection=False,
+    ),
     "analytics.significance": Endpoint(
         "analytics.significance",
         "/v1/alphas/{alpha}/analytics/significance",
@@ -8626,6 +8788,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 enum=None,
             ),
             Param("max_pbo", "max_pbo", "number", None, required=False, enum=None),
+            Param("min_sub_universe", "min_sub_universe", "number", None, required=False, enum=None),
         ),
         ChecksResponse,
         collection=False,
@@ -8859,6 +9022,7 @@ METHODS: dict[str, str] = {
     "analytics.capacity": "capacity",
     "analytics.factors": "factors",
     "analytics.quantiles": "quantiles",
+    "analytics.sub_universe": "sub_universe",
     "analytics.significance": "significance",
     "analytics.correlation": "correlation",
     "analytics.overfitting": "overfitting",
@@ -9784,6 +9948,33 @@ class GeneratedMethods:
             {"start": start, "end": end, "score": score, "quantiles": quantiles, "as_of": as_of},
         )
 
+    def sub_universe(
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        as_of: str | None = None,
+    ) -> SubUniverseResponse:
+        """Is the signal robust to where it trades? Its IC and ICIR on the liquid and illiquid halves
+        by adv and on random halves.
+
+        `GET /v1/alphas/{alpha}/analytics/sub_universe` (`analytics.sub_universe`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer(
+            "analytics.sub_universe", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of}
+        )
+
     def significance(
         self,
         alpha: str,
@@ -10526,6 +10717,7 @@ class GeneratedMethods:
         min_decay_ratio: float | None = None,
         min_information_ratio_lower_bound: float | None = None,
         max_pbo: float | None = None,
+        min_sub_universe: float | None = None,
     ) -> ChecksResponse:
         """Pass/fail checks of a book against the operator's policy.
 
@@ -10591,6 +10783,10 @@ class GeneratedMethods:
 
         `max_pbo`: Tighten the `pbo` check: pass only at most this (probability); it may not be
         looser than the operator's policy (400).
+
+        `min_sub_universe`: Bound the optional `sub_universe` check (off unless the operator's
+        policy bounds it): pass only at least this (ratio); it may not be looser than the operator's
+        policy (400).
         """
         return self._answer(
             "analytics.checks",
@@ -10616,6 +10812,7 @@ class GeneratedMethods:
                 "min_decay_ratio": min_decay_ratio,
                 "min_information_ratio_lower_bound": min_information_ratio_lower_bound,
                 "max_pbo": max_pbo,
+                "min_sub_universe": min_sub_universe,
             },
         )
 
@@ -11467,6 +11664,7 @@ __all__ = [
     "Quantiles",
     "QuantilesResponse",
     "QuotaExceededError",
+    "RandomHalves",
     "RankIc",
     "RankIcConditioned",
     "RankIcRaw",
@@ -11533,6 +11731,9 @@ __all__ = [
     "SourcePaper",
     "Stat",
     "StreamedEvent",
+    "SubUniverse",
+    "SubUniverseHalf",
+    "SubUniverseResponse",
     "TableSize",
     "Tenure",
     "TermPoint",

@@ -13,6 +13,7 @@ import { loadCosts } from "./costs_panel.js";
 import { loadRegimes } from "./regimes_panel.js";
 import { loadDecay } from "./decay_panel.js";
 import { loadMmc } from "./mmc_panel.js";
+import { loadSubUniverse } from "./sub_universe_panel.js";
 import { loadMonitoring } from "./monitoring_panel.js";
 import { loadDrawdowns } from "./drawdowns_panel.js";
 import { loadRisk } from "./risk_panel.js";
@@ -39,6 +40,7 @@ const PANELS = [
   ["monitoring", "Is it still working? (CUSUM)", "GET /v1/alphas/{alpha}/analytics/monitoring", loadMonitoring],
   ["attribution", "Where the P&L came from", "GET /v1/alphas/{alpha}/analytics/attribution?top=10&drop=5", loadAttribution],
   ["quantiles", "Quantile returns", "GET /v1/alphas/{alpha}/analytics/quantiles?quantiles=5", loadQuantiles],
+  ["sub-universe", "Robust to where it trades (sub-universe test)", "GET /v1/alphas/{alpha}/analytics/sub_universe", loadSubUniverse],
   ["factors", "Factor attribution", "GET /v1/alphas/{alpha}/analytics/factors", loadFactors],
   ["capacity", "Capacity", "GET /v1/alphas/{alpha}/analytics/capacity", loadCapacity],
   ["mmc", "Contribution to the approved book", "GET /v1/alphas/{alpha}/analytics/mmc and GET /v1/analytics/crowding (the approved alphas you may read)", loadMmc],

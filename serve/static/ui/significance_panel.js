@@ -1,5 +1,5 @@
 // Significance of an alpha (GET /v1/alphas/{alpha}/analytics/significance, docs/analytics.md):
-// PSR, MinTRL, the critical Sharpe ratio, the power and DSR (the 2025 standard: non-normal, AR(1) returns) with the trials they deflate by (the catalogue's, the family's; and the DSR of the effective number of trials), the bootstrap's 95% intervals drawn as
+// PSR, MinTRL, the critical Sharpe ratio, the power and DSR (the 2025 standard: non-normal, AR(1) returns) with the trials they deflate by (the catalogue's, the family's; and the DSRs of the effective number of trials: V over every trial, and V over the clusters as López de Prado and Lewis 2019), the bootstrap's 95% intervals drawn as
 // whiskers on one scale per row, and the multiple-testing adjustments of the IC's p-value.
 
 import { panelLoader, windowText } from "./analytics_panel.js";
@@ -21,6 +21,7 @@ const HEADLINE = [
   "dsr",
   "dsr_family",
   "effective_dsr",
+  "clustered_dsr",
 ];
 // Named by the vocabulary registry (labels.js), with the basis where it is a period.
 const BOOTSTRAP = ["rebuilt_mean_ic", "rebuilt_icir", "information_ratio"].map((key) => [key, figureNameWithBasis(key)]);
@@ -38,6 +39,7 @@ export function renderSignificance(body, answer) {
   const trl = data.min_track_record;
   const trials = data.dsr && data.dsr.trials;
   const family = data.dsr_family && data.dsr_family.trials;
+  const clustered = data.clustered_dsr && data.clustered_dsr.trials;
   fill(
     body,
     warningList(answer.meta && answer.meta.warnings),
@@ -56,6 +58,9 @@ export function renderSignificance(body, answer) {
         : "",
       trials && trials.effective_count != null
         ? ` The effective DSR deflates by the ${int(trials.effective_count)} effective trials (the trials clustered by the correlation of their returns).`
+        : "",
+      clustered && clustered.sharpe_variance != null
+        ? ` The clustered DSR deflates by those ${int(clustered.count)} clusters with the variance of the clusters' Sharpe ratios (${num(clustered.sharpe_variance)} over ${int(clustered.sharpe_variance_alphas)} clusters); effective rank of the trials' correlation matrix ${num(clustered.effective_rank)}.`
         : "",
     ),
     h("h3", {}, "Bootstrap 95% intervals"),

@@ -23,6 +23,7 @@ import { renderChecks } from "./checks_panel.js";
 import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { residualBlock } from "./residual_panel.js";
 import { crowdingBlock, mmcBlock } from "./mmc_panel.js";
+import { subUniverseBlock } from "./sub_universe_panel.js";
 import { overfittingBlock } from "./overfitting_panel.js";
 import { familyTestsBlock } from "./family_tests_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
@@ -80,6 +81,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     familyTests: get("/analytics/family_tests"),
     decay: get("/analytics/decay", { book: "long_short" }),
     quantiles: get("/analytics/quantiles", quantileParams()),
+    sub_universe: get("/analytics/sub_universe"),
     crowding: apiGet("/v1/analytics/crowding", {}, { signal }),
   };
   const names = Object.keys(asked);
@@ -206,6 +208,7 @@ function drawSheet(sheet, alpha, got) {
       block("ic-month-of-year", "By month of the year", got.quantiles, (body, answer) => add(body, icByMonthOfYearBlock(answer))),
       block("rolling-ic", `Mean IC, trailing ${ROLLING_WEEKS} weeks`, got.rolling, (body, answer) => drawRollingIc(body, answer, split, origin, span)),
     ),
+    sheetPage("sub-universe", "Signal: robust to where it trades (sub-universe test)", block("sub-universe", null, got.sub_universe, (body, answer) => add(body, subUniverseBlock(answer)))),
     sheetPage("sector-ic", "Signal: IC by sector", block("ic-sectors", null, got.quantiles, (body, answer) => add(body, icBySectorBlock(answer)))),
     sheetPage("live", live && split ? outOfSample(origin).title : "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
     sheetPage(

@@ -187,10 +187,16 @@ def _family(family: str, prefix: str, signal: str, name: str, tldr: str, day: in
     Every variant trades the family's one universe and smooths over 4 weeks."""
     specs = []
     for i in range(FAMILY_VARIANTS):
-        if signal == "planted_factor":
+        parameters: tuple[tuple[str, float | int | str], ...]
+        if signal == "momentum_12_1":
+            # Near-duplicates: one deterministic signal smoothed over half-lives 0.1 week apart, so
+            # every pair of variants correlates above the 0.9 link (analytics/trial_clusters.py)
+            extra, half_life = 0.0, round(4.0 + 0.1 * i, 4)
+            parameters = (("half_life_weeks", half_life),)
+        elif signal == "planted_factor":
             extra = round(3.0 * i / (FAMILY_VARIANTS - 1), 4)
             half_life = 4.0
-            parameters: tuple[tuple[str, float | int | str], ...] = (
+            parameters = (
                 ("measurement_noise", extra),
                 ("half_life_weeks", half_life),
             )
@@ -237,11 +243,22 @@ FAMILIES: tuple[AlphaSpec, ...] = (
         "Random scores with no relation to returns: a family whose best backtest is luck.",
         11,
     ),
+    *_family(
+        "momentum_half_life",
+        "Test_family_near",
+        "momentum_12_1",
+        "Momentum 12-1, smoothing variants",
+        "One momentum signal smoothed over half-lives a tenth of a week apart: near-duplicate trials.",
+        10,
+    ),
 )
-"""Two trial families of FAMILY_VARIANTS variants over the same market (issue 50): one on the planted
-signal, one on noise, so the probability of backtest overfitting has a known answer on each (low,
-high). In the full demo corpus only (`write_corpus(families=True)`): 32 alphas more in every
-catalogue-wide answer of the small demo lake the test suite reads would change them all."""
+"""Three trial families of FAMILY_VARIANTS variants over the same market (issue 50): one on the
+planted signal, one on noise, so the probability of backtest overfitting has a known answer on each
+(low, high), and one of near-duplicates (issue 62, last so the others' random streams are as they
+were: one momentum signal smoothed over half-lives 0.1 week apart, whose daily returns correlate
+above the 0.9 link, so the effective number of trials is below N). In the full demo corpus only
+(`write_corpus(families=True)`): 48 alphas more in every catalogue-wide answer of the small demo
+lake the test suite reads would change them all."""
 
 FAMILY_IDS = tuple(a.alpha_id for a in FAMILIES)
 
