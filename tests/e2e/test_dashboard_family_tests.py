@@ -87,7 +87,10 @@ def check_block(page: Any, scope: str, served: dict[str, Any]) -> None:
     for row, member in zip(rows, served["members"], strict=True):
         assert float(row["sharpe"]) == member["family_sharpe"], row
         assert float(row["mcs"]) == member["mcs_p_value"], row
-        assert row["stepm"] == flag[member["stepm_superior"]] and row["in_set"] == flag[member["in_confidence_set"]]
+        assert (
+            row["stepm"] == flag[member["stepm_superior"]]
+            and row["in_set"] == flag[member["in_confidence_set"]]
+        )
         assert row["parameters"] == ", ".join(f"{k}={_js(v)}" for k, v in member["parameters"].items())
     stepm = [m["alpha_id"] for m in served["members"] if m["stepm_superior"]]
     in_set = [m["alpha_id"] for m in served["members"] if m["in_confidence_set"]]
@@ -99,7 +102,9 @@ def check_block(page: Any, scope: str, served: dict[str, Any]) -> None:
         " ...[1, 2, 3, 4].map(i => tr.children[i].dataset.value), tr.children[5].innerText.trim()])",
     )
     assert [p[0] for p in parameters] == [p["parameter"] for p in served["parameters"]]
-    for (_, members, distinct, spearman, deviation, reason), p in zip(parameters, served["parameters"], strict=True):
+    for (_, members, distinct, spearman, deviation, reason), p in zip(
+        parameters, served["parameters"], strict=True
+    ):
         assert int(members) == p["members_with_parameter"] and int(distinct) == p["distinct_values"]
         assert (float(spearman) if spearman else None) == p["sharpe_spearman"]
         assert (float(deviation) if deviation else None) == p["neighbour_deviation"]
@@ -143,7 +148,10 @@ def test_the_family_tests_panel_and_sheet_page_draw_the_served_figures(
     served = site.api(f"/v1/alphas/{alpha}/analytics/family_tests", token).json()["data"]
     assert served["compared_members"] == len(PLANTED if alpha in PLANTED else NOISE)
     answers = Answers(site, token)
-    for fragment, scope in ((f"#/alphas/{alpha}", "#family-tests"), (f"#/alphas/{alpha}/tearsheet", "#page-family-tests")):
+    for fragment, scope in (
+        (f"#/alphas/{alpha}", "#family-tests"),
+        (f"#/alphas/{alpha}/tearsheet", "#page-family-tests"),
+    ):
         visit = open_dashboard(site, tab, token, fragment)
         page = visit.page
         page.wait_for_selector(f"{scope} table.family-tests-members")

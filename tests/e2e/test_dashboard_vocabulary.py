@@ -253,7 +253,16 @@ SHOW = {
     "observations": lambda v: f"{int(v):,}" if v == int(v) else num(v),
     **{
         count: lambda v: _unsigned_zero(f"{round(v):,}")
-        for count in ("trials", "blocks", "combinations", "alphas", "resamples", "checks", "members", "values")
+        for count in (
+            "trials",
+            "blocks",
+            "combinations",
+            "alphas",
+            "resamples",
+            "checks",
+            "members",
+            "values",
+        )
     },
     "base_currency": money,
     "per_year": lambda v: f"{num(v)} per year",
