@@ -262,6 +262,9 @@ SHOW = {
             "checks",
             "members",
             "values",
+            "hypotheses",
+            "months",
+            "simulations",
         )
     },
     "base_currency": money,
@@ -286,6 +289,9 @@ WRITTEN = {
     "names": "names",
     "members": "members",
     "values": "values",
+    "hypotheses": "hypotheses",
+    "months": "months",
+    "simulations": "simulations",
     # The currency every book is in, written beside an amount (docs/dashboard.md "The book's currency").
     "base_currency": BOOK_CURRENCY,
     "years": "years",

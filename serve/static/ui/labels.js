@@ -82,6 +82,10 @@ export const UNITS = {
   // A trial family's members compared, and a parameter's distinct values among them (/analytics/family_tests).
   members: { show: int, text: "members" },
   values: { show: int, text: "values" },
+  // The haircut's tests adjusted for, its months and its simulations (/analytics/significance `sharpe_haircut`).
+  hypotheses: { show: int, text: "hypotheses" },
+  months: { show: int, text: "months" },
+  simulations: { show: int, text: "simulations" },
   names: { show: num, text: "names" },
   // The currency the service declares for every book (schemas.conventions.BOOK_CURRENCY, served in
   // vocabulary.js and as capacity's and costs' `currency`): written beside an amount, never in it,

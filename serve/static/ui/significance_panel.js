@@ -1,12 +1,13 @@
 // Significance of an alpha (GET /v1/alphas/{alpha}/analytics/significance, docs/analytics.md):
 // PSR, MinTRL, the critical Sharpe ratio, the power and DSR (the 2025 standard: non-normal, AR(1) returns) with the trials they deflate by (the catalogue's, the family's; and the DSRs of the effective number of trials: V over every trial, and V over the clusters as López de Prado and Lewis 2019), the bootstrap's 95% intervals drawn as
-// whiskers on one scale per row, and the multiple-testing adjustments of the IC's p-value.
+// whiskers on one scale per row, the multiple-testing adjustments of the IC's p-value, and (when served)
+// Harvey and Liu's haircut Sharpe ratios by adjustment.
 
 import { panelLoader, windowText } from "./analytics_panel.js";
 import { fill, h, note, table, warningList } from "./dom.js";
 import { int, num } from "./format.js";
 import { figureColumn, figureNameWithBasis, labelMark } from "./labels.js";
-import { entryCell, entryTable, figureCell, intervalRow, namedEntries } from "./stat_entry.js";
+import { entryCell, entryTable, figureCell, figureSpan, intervalRow, namedEntries } from "./stat_entry.js";
 
 const HEADLINE = [
   "sharpe",
@@ -76,7 +77,48 @@ export function renderSignificance(body, answer) {
       }),
       { className: "data compact multiple-testing" },
     ),
+    data.sharpe_haircut ? haircutBlock(data.sharpe_haircut) : null,
   );
+}
+
+// Harvey and Liu's (2015) haircut Sharpe ratios (`sharpe_haircut`): each adjustment's p-value and the
+// Sharpe ratio it implies, as served.
+const HAIRCUT_METHODS = [
+  ["bonferroni_haircut", "Bonferroni"],
+  ["holm_haircut", "Holm"],
+  ["bhy_haircut", "BHY"],
+  ["average_haircut", "Average of the three"],
+];
+const HAIRCUT_FIGURES = ["adjusted_p_value", "haircut_sharpe", "haircut_share"];
+
+function haircutBlock(haircut) {
+  const at = (key) => `sharpe_haircut.${key}`;
+  const served = (key) => (Number.isFinite(haircut[key]) ? figureSpan(at(key), haircut[key]) : "—");
+  return [
+    h("h3", {}, "Haircut Sharpe ratios"),
+    h(
+      "p",
+      { class: "caption", id: "significance-haircut" },
+      `${haircut.method}; ${haircut.frequency} t-ratio over `,
+      served("observed_months"),
+      " months, adjusted for ",
+      served("tests"),
+      " tests the key may see, their returns' correlation taken as ",
+      served("test_correlation"),
+      "; ",
+      served("simulations"),
+      ` simulations, seed ${haircut.seed}.`,
+    ),
+    entryTable(namedEntries(haircut, ["tested_sharpe", "sharpe_t_ratio", "sharpe_p_value"]).map(([key, entry]) => [at(key), entry]), { className: "data entries significance-haircut-tested" }),
+    table(
+      ["Adjustment", ...HAIRCUT_FIGURES.map((key) => figureColumn(key))],
+      HAIRCUT_METHODS.map(([method, label]) => [
+        h("th", { scope: "row", "data-method": method }, label),
+        ...HAIRCUT_FIGURES.map((key) => entryCell((haircut[method] || {})[key], at(`${method}.${key}`))),
+      ]),
+      { className: "data compact significance-haircut" },
+    ),
+  ];
 }
 
 function bootstrapTable(bootstrap) {
