@@ -432,6 +432,19 @@ def significance_payload(
             sr_benchmark=sr_benchmark,
             years=number(trl / per_year),
         ),
+        min_backtest_length=declared_stat(
+            Significance,
+            "min_backtest_length",
+            None
+            if m is None
+            else sharpe_inference.min_backtest_length(n_trials, m.sharpe * math.sqrt(per_year)),
+            reason
+            if m is None
+            else "fewer than 2 trials"
+            if n_trials < 2
+            else "the Sharpe ratio is not positive: no backtest length tells it from the search's luck",
+            trials=n_trials,
+        ),
         critical_sharpe=declared_stat(
             Significance,
             "critical_sharpe",

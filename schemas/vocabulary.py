@@ -538,6 +538,13 @@ TERMS: tuple[Term, ...] = (
         annualisation="annualised",
     ),
     Term(
+        "min_backtest_length",
+        "Minimum backtest length",
+        "The years of history below which the best of N skill-less configurations is expected to show at least the alpha's Sharpe ratio (Bailey, Borwein, López de Prado and Zhu 2014): a shorter backtest cannot tell it from the search's luck",
+        "years",
+        null=NOT_MEASURABLE,
+    ),
+    Term(
         "min_track_record",
         "Minimum track record length",
         "Minimum track record length for PSR(sr_benchmark) to reach the confidence: the sessions of these returns' moments and serial correlation it takes (López de Prado, Lipton and Zoonekynd 2025)",

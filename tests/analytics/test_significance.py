@@ -53,8 +53,10 @@ def check_significance(data: dict[str, Any], expected: dict[str, Any], where: An
         "critical_sharpe",
         "power",
         "dsr",
+        "min_backtest_length",
     ):
         check_stat(data[name], expected[name], (where, name))
+    assert data["min_backtest_length"]["trials"] == expected["trials.count"], where
     assert data["sharpe"]["periods_per_year"] == data["sharpe_standard_error"]["periods_per_year"] == 252
     assert data["power"]["sr_alternative"] == expected["sr_alternative"], where
     assert data["power"]["confidence"] == data["critical_sharpe"]["confidence"] == 0.95
