@@ -4339,6 +4339,82 @@ class MultipleTesting(ApiStruct, kw_only=True, frozen=True):
     """Benjamini-Hochberg adjusted p-value (false discovery rate) within the family"""
 
 
+class HaircutMethod(ApiStruct, kw_only=True, frozen=True):
+    """One adjustment of `sharpe_haircut`: its adjusted p-value and the Sharpe ratio it implies."""
+
+    adjusted_p_value: AnalyticsStat
+    """The p-value of the Sharpe ratio's t-ratio adjusted for the tests: Bonferroni min(M p, 1); Holm
+    and BHY the median over the simulations of the alpha's p adjusted among M simulated p-values of
+    the other tests; average the mean of those three (Harvey and Liu 2015)
+    """
+
+    haircut_sharpe: AnalyticsStat
+    """The annualised Sharpe ratio the adjusted p-value implies ("a Sharpe ratio of 1.0 is worth 0.45")"""
+
+    haircut_share: AnalyticsStat
+    """The share of the tested Sharpe ratio the adjustment takes off"""
+
+
+class SharpeHaircut(ApiStruct, kw_only=True, frozen=True):
+    """`sharpe_haircut` of the significance object: Harvey and Liu's (2015) haircut Sharpe ratios."""
+
+    method: str
+    """The method and its reference"""
+
+    frequency: str
+    """The frequency of the t-ratio: monthly, as the paper's"""
+
+    tested_sharpe: AnalyticsStat
+    """The Sharpe ratio the haircut starts from: the window's daily Sharpe ratio annualised with Lo's
+    (2002) adjustment for the returns' lag-1 serial correlation (the paper's input; sharpe is
+    without it)
+    """
+
+    sharpe_t_ratio: AnalyticsStat
+    """The tested Sharpe ratio's t-ratio over the window's months"""
+
+    sharpe_p_value: AnalyticsStat
+    """The t-ratio's p-value before any adjustment"""
+
+    bonferroni_haircut: HaircutMethod
+    """Bonferroni's adjustment: min(M p, 1)"""
+
+    holm_haircut: HaircutMethod
+    """Holm's step-down adjustment, simulated"""
+
+    bhy_haircut: HaircutMethod
+    """Benjamini, Hochberg and Yekutieli's adjustment (false discovery rate under dependence),
+    simulated
+    """
+
+    average_haircut: HaircutMethod
+    """The mean of the three adjusted p-values, and its Sharpe ratio"""
+
+    tests: int | None
+    """M: the tests adjusted for, the published alphas the key may read with a measurable long_short
+    Sharpe ratio (this one included; dsr.trials.sharpe_variance_alphas); null for a key that may not
+    read the ledger
+    """
+
+    test_correlation: float
+    """rho: the average correlation between the tests' returns the simulation assumes (Harvey, Liu and
+    Zhu's preferred level 0.2, fixed)
+    """
+
+    observed_months: int | None
+    """T: the window's sessions in months, floor(sessions 12 / 252); null for a key that may not read
+    the ledger
+    """
+
+    simulations: int
+    """Simulations of the other tests (20,000, fewer when M is large: docs/analytics.md)"""
+
+    seed: int
+    """Seed of numpy's PCG64 generator of the simulations: the same request always gives the same
+    answer
+    """
+
+
 class Significance(ApiStruct, kw_only=True, frozen=True):
     """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
 
@@ -4431,6 +4507,12 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     multiple_testing: MultipleTesting
     """The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole
     histories; from/to do not narrow it)
+    """
+
+    sharpe_haircut: SharpeHaircut
+    """Haircut Sharpe ratios (Harvey and Liu 2015): the Sharpe ratio the p-value adjusted for the M
+    tests the key may see implies, by Bonferroni, Holm, BHY and their average, with the adjusted
+    p-values
     """
 
 
@@ -6382,6 +6464,9 @@ class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
     information_ratio_lower_bound: Bound | UnsetType = UNSET
     """The policy's thresholds of information_ratio_lower_bound (absent: the check is off)"""
 
+    sharpe_t_statistic: Bound | UnsetType = UNSET
+    """The policy's thresholds of sharpe_t_statistic (absent: the check is off)"""
+
     pbo: Bound | UnsetType = UNSET
     """The policy's thresholds of pbo (absent: the check is off)"""
 
@@ -6444,12 +6529,16 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     the lower bound of the 95% stationary block-bootstrap interval of the book's information ratio
     over the window: /analytics/uncertainty information_ratio.lower (the information ratio as
     information_ratio; Politis-White block length, 2,000 resamples, seeded); optional, off by
-    default; pbo: /analytics/overfitting pbo at splits=16: the probability of backtest overfitting
-    of the trial family the alpha's seal names, over the members the key may read (combinatorially
-    symmetric cross-validation of their daily long_short returns, whole history); on by default for
-    a family of at least 10 members the key may read, from 6 when the operator's policy or the
-    request bounds it; without a family or below those counts not measurable, which leaves the
-    summary's verdict as the rest makes it
+    default; sharpe_t_statistic: the t-statistic of the book's daily Sharpe ratio over the window:
+    SR sqrt(T), SR = mean / std(ddof=1) of the daily returns r = ending/starting - 1 (per session,
+    not annualised), T the window's sessions (i.i.d. returns: information_ratio sqrt(T / 252));
+    optional, off by default: Harvey, Liu and Zhu (2016) propose a hurdle of t >= 3 for a factor
+    found after many tried (min_sharpe_t_statistic=3); pbo: /analytics/overfitting pbo at splits=16:
+    the probability of backtest overfitting of the trial family the alpha's seal names, over the
+    members the key may read (combinatorially symmetric cross-validation of their daily long_short
+    returns, whole history); on by default for a family of at least 10 members the key may read,
+    from 6 when the operator's policy or the request bounds it; without a family or below those
+    counts not measurable, which leaves the summary's verdict as the rest makes it
     """
 
     value: float | None
@@ -6460,8 +6549,9 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
     stressed_net_information_ratio ratio, production_correlation correlation,
     residual_information_ratio ratio, ic_t_statistic t_statistic, fragility ratio,
-    live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio, pbo
-    probability (per_session: a fraction of equity traded per session)
+    live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio,
+    sharpe_t_statistic t_statistic, pbo probability (per_session: a fraction of equity traded per
+    session)
     """
 
     annualisation: str
@@ -6470,7 +6560,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio, residual_information_ratio, live_information_ratio,
     information_ratio_lower_bound) or not_annualisable (a probability, a share, a weight, a
     correlation, a t-statistic or a ratio of two annualised figures: deflated_sharpe, max_weight,
-    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio, pbo)
+    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio,
+    sharpe_t_statistic, pbo)
     """
 
     threshold: Bound
@@ -6491,7 +6582,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
     residual_information_ratio analytics.residual, ic_t_statistic performance.metrics, fragility
     analytics.attribution, live_information_ratio analytics.live, decay_ratio analytics.live,
-    information_ratio_lower_bound analytics.uncertainty, pbo analytics.overfitting
+    information_ratio_lower_bound analytics.uncertainty, sharpe_t_statistic analytics.significance,
+    pbo analytics.overfitting
     """
 
     book: str | None
@@ -6533,12 +6625,14 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     (its backtest ends {split_date}); decay_ratio: the share of its in-sample information ratio
     ({backtest}) the book kept over the {sessions} sessions first published after its approval
     ({live} live); information_ratio_lower_bound: the lower bound of the 95% bootstrap interval of
-    the book's annualised information ratio ({point}) over {sessions} sessions; pbo: the probability
-    that the best of its family's {trials} trials in sample ranks at or below the median out of
-    sample (family {family}) ({names} are the figure's own: sessions counted, trials, the symbol and
-    date held, the nearest production alpha, the live part's sessions and split date).
-    not_measurable: why there is no value; starts with access_limited when the key may not read the
-    data it is built from, not_applicable for a live check of an alpha never approved
+    the book's annualised information ratio ({point}) over {sessions} sessions; sharpe_t_statistic:
+    the t-statistic of the book's daily Sharpe ratio over the window's {sessions} sessions (is its
+    mean return distinguishable from 0 after many trials?); pbo: the probability that the best of
+    its family's {trials} trials in sample ranks at or below the median out of sample (family
+    {family}) ({names} are the figure's own: sessions counted, trials, the symbol and date held, the
+    nearest production alpha, the live part's sessions and split date). not_measurable: why there is
+    no value; starts with access_limited when the key may not read the data it is built from,
+    not_applicable for a live check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
@@ -6627,7 +6721,7 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
     production_correlation, residual_information_ratio, ic_t_statistic, fragility,
-    live_information_ratio, decay_ratio, information_ratio_lower_bound, pbo
+    live_information_ratio, decay_ratio, information_ratio_lower_bound, sharpe_t_statistic, pbo
     """
 
     summary: ChecksSummary
@@ -8497,6 +8591,9 @@ ENDPOINTS: dict[str, Endpoint] = {
                 None,
                 required=False,
                 enum=None,
+            ),
+            Param(
+                "min_sharpe_t_statistic", "min_sharpe_t_statistic", "number", None, required=False, enum=None
             ),
             Param("max_pbo", "max_pbo", "number", None, required=False, enum=None),
         ),
@@ -10383,6 +10480,7 @@ class GeneratedMethods:
         min_live_information_ratio: float | None = None,
         min_decay_ratio: float | None = None,
         min_information_ratio_lower_bound: float | None = None,
+        min_sharpe_t_statistic: float | None = None,
         max_pbo: float | None = None,
     ) -> ChecksResponse:
         """Pass/fail checks of a book against the operator's policy.
@@ -10447,6 +10545,10 @@ class GeneratedMethods:
         check (off unless the operator's policy bounds it): pass only at least this (ratio); it may
         not be looser than the operator's policy (400).
 
+        `min_sharpe_t_statistic`: Bound the optional `sharpe_t_statistic` check (off unless the
+        operator's policy bounds it): pass only at least this (t statistic); it may not be looser
+        than the operator's policy (400).
+
         `max_pbo`: Tighten the `pbo` check: pass only at most this (probability); it may not be
         looser than the operator's policy (400).
         """
@@ -10473,6 +10575,7 @@ class GeneratedMethods:
                 "min_live_information_ratio": min_live_information_ratio,
                 "min_decay_ratio": min_decay_ratio,
                 "min_information_ratio_lower_bound": min_information_ratio_lower_bound,
+                "min_sharpe_t_statistic": min_sharpe_t_statistic,
                 "max_pbo": max_pbo,
             },
         )
@@ -11235,6 +11338,7 @@ __all__ = [
     "FamilyMemberRowPage",
     "FieldPolicy",
     "Fragility",
+    "HaircutMethod",
     "Health",
     "HealthLake",
     "IcBySector",
@@ -11372,6 +11476,7 @@ __all__ = [
     "SectorIc",
     "SectorPart",
     "SharedFactor",
+    "SharpeHaircut",
     "Signal",
     "SignalProcessing",
     "Significance",
