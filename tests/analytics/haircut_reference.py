@@ -62,7 +62,9 @@ def parameter_calculation(rho):
     return levels[1]
 
 
-def annualized_sharpe_ratio(sharpe_ratio, sampling_frequency="A", rho=0, annualized=False, autocorr_adjusted=False):
+def annualized_sharpe_ratio(
+    sharpe_ratio, sampling_frequency="A", rho=0, annualized=False, autocorr_adjusted=False
+):
     times_per_year = PER_YEAR.get(sampling_frequency, 1)
     annual_multiplier = 1 if annualized else times_per_year ** (1 / 2)
     if not autocorr_adjusted:
@@ -112,11 +114,21 @@ def sharpe_ratio_haircut(p_val, monthly_obs, sr_annual):
 
 
 def haircut_sharpe_ratios(
-    sampling_frequency, num_obs, sharpe_ratio, annualized, autocorr_adjusted, rho_a, num_mult_test, rho, simulations=2000
+    sampling_frequency,
+    num_obs,
+    sharpe_ratio,
+    annualized,
+    autocorr_adjusted,
+    rho_a,
+    num_mult_test,
+    rho,
+    simulations=2000,
 ):
     """Rows: adjusted p-values, haircut Sharpe ratios, haircuts in percent; columns: Bonferroni,
     Holm, BHY, average. Draws from numpy's global generator (seed it first)."""
-    sr_annual = annualized_sharpe_ratio(sharpe_ratio, sampling_frequency, rho_a, annualized, autocorr_adjusted)
+    sr_annual = annualized_sharpe_ratio(
+        sharpe_ratio, sampling_frequency, rho_a, annualized, autocorr_adjusted
+    )
     parameters = parameter_calculation(rho)
     monthly_obs = monthly_observations(num_obs, sampling_frequency)
     num_trails = int((np.floor(num_mult_test / parameters[1]) + 1) * np.floor(parameters[1] + 1))

@@ -74,7 +74,9 @@ def test_the_known_answer_against_the_reference(reference_known: np.ndarray) -> 
     ("sr", "months", "tests", "rho", "rho_a"),
     [(1.5, 60, 7, 0.2, 0.0), (0.8, 240, 20, 0.2, 0.05), (1.2, 120, 30, 0.6, 0.2), (0.5, 120, 7, 0.2, 0.0)],
 )
-def test_against_the_reference_on_the_same_inputs(sr: float, months: int, tests: int, rho: float, rho_a: float) -> None:
+def test_against_the_reference_on_the_same_inputs(
+    sr: float, months: int, tests: int, rho: float, rho_a: float
+) -> None:
     np.random.seed(0)
     expected = hl.haircut_sharpe_ratios("M", months, sr, True, False, rho_a, tests, rho, simulations=2000)
     found = haircut.haircut_sharpe(sr / math.sqrt(12), months, 12, rho_a, tests, rho)
@@ -104,7 +106,7 @@ def test_holm_and_bhy_at_the_alpha_s_place_are_the_reference_s_per_simulation() 
     reference's loops over the same simulated p-values (the alpha's p among them)."""
     tests, rho, sims = 12, 0.2, 300
     panel = haircut._panel(tests, rho, sims, 7)
-    ordered = (panel.shifted.reshape(sims, tests) - 2.0 * np.arange(sims)[:, None])
+    ordered = panel.shifted.reshape(sims, tests) - 2.0 * np.arange(sims)[:, None]
     for p in (1e-4, 0.003, 0.04, 0.5, 0.999):
         holm = [hl.holm_method_sharpe(np.sort(np.append(row, p)), tests, p) for row in ordered]
         bhy = [hl.bhy_method_sharpe(np.sort(np.append(row, p)), tests, p)[0] for row in ordered]
@@ -142,7 +144,9 @@ def served(api: Api, alpha: str, token: str = "raw", **params: Any) -> dict[str,
     return block
 
 
-@pytest.mark.parametrize(("token", "alpha"), [("raw", a) for a in ALPHAS] + [("testonly", "Test_planted_factor")])
+@pytest.mark.parametrize(
+    ("token", "alpha"), [("raw", a) for a in ALPHAS] + [("testonly", "Test_planted_factor")]
+)
 def test_the_served_block_against_the_reference(api: Api, lake: ref.Lake, token: str, alpha: str) -> None:
     """The window's daily Sharpe ratio (recomputed from the ledger's Parquet), Lo-annualised over
     252 sessions, in months floor(n 12 / 252), among M = the readable alphas with a measurable Sharpe
@@ -155,7 +159,9 @@ def test_the_served_block_against_the_reference(api: Api, lake: ref.Lake, token:
     assert block["tests"] == tests and block["test_correlation"] == 0.2 and block["frequency"] == "monthly"
     assert block["seed"] == haircut.SEED and block["simulations"] == haircut.SIMULATIONS
     if m is None or m.sr <= 0:
-        assert block["tested_sharpe"]["value"] is None and block["tested_sharpe"]["status"] == "not_measurable"
+        assert (
+            block["tested_sharpe"]["value"] is None and block["tested_sharpe"]["status"] == "not_measurable"
+        )
         return
     q = 252
     lo = (1 + 2 * m.rho / (1 - m.rho) * (1 - (1 - m.rho**q) / (q * (1 - m.rho)))) ** -0.5
@@ -167,7 +173,8 @@ def test_the_served_block_against_the_reference(api: Api, lake: ref.Lake, token:
     np.random.seed(0)
     expected = hl.haircut_sharpe_ratios("M", months, sr, True, True, 0.0, tests, 0.2, simulations=2000)
     assert block["sharpe_p_value"]["value"] == pytest.approx(
-        2 * (1 - __import__("scipy").stats.t.cdf(sr / math.sqrt(12) * math.sqrt(months), months - 1)), abs=1e-12
+        2 * (1 - __import__("scipy").stats.t.cdf(sr / math.sqrt(12) * math.sqrt(months), months - 1)),
+        abs=1e-12,
     )
     for i, method in enumerate(haircut.METHODS):
         entry = block[f"{method}_haircut"]
@@ -201,7 +208,9 @@ def test_a_key_without_the_ledger_is_told_why(api: Api) -> None:
 # ---------------------------------------------------------------- the optional check
 
 
-@pytest.mark.parametrize(("alpha", "book"), [("momentum_12_1", "long_short"), ("Test_planted_factor", "long_only")])
+@pytest.mark.parametrize(
+    ("alpha", "book"), [("momentum_12_1", "long_short"), ("Test_planted_factor", "long_only")]
+)
 def test_the_sharpe_t_statistic_check(api: Api, lake: ref.Lake, alpha: str, book: str) -> None:
     """Off by default; with min_sharpe_t_statistic its value is SR sqrt(T) of the book's daily
     returns (numpy written plainly) and its verdict the comparison."""
