@@ -48,8 +48,9 @@ SIMULATIONS = 20_000
 PANEL_BUDGET // M, at least MIN_SIMULATIONS. Ten times the reference's 2,000: the median of Holm
 and BHY moves in steps (the alpha's rank among the simulated p-values is an integer), and at the
 reference's known answer (SR 1, 120 months, M = 100, rho 0.4) the share of simulations at or below
-the median's rank is 0.508, so 2,000 simulations land one rank either side by the seed alone
-(BHY 0.174 or 0.162); 20,000 keep it on the rank the limit has."""
+the median's rank is 0.508, so 2,000 simulations land Holm one rank either side by the seed alone
+(0.409 or 0.405); 20,000 keep it on the rank the limit has (BHY, not a function of the rank alone,
+still moves about 0.006 with the seed around its limit 0.170)."""
 PANEL_BUDGET = 2_000_000
 """Simulated p-values kept per (M, rho): three float64 arrays of this many values (48 MB) at most,
 and at most PANELS such panels."""
