@@ -7,12 +7,14 @@ item 3: SR 1, 120 monthly observations, 100 tests, rho 0.4: adjusted p-values 0.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from analytics import haircut
+from schemas.checks import SHARPE_T_HURDLE
 from tests.analytics import haircut_reference as hl
 from tests.analytics import reference as ref
 from tests.analytics.conftest import ALPHAS, Api, window_params
@@ -236,3 +238,30 @@ def test_a_bad_bound_is_a_400_naming_it(api: Api) -> None:
     response = api.get(CHECKS.format(alpha="momentum_12_1"), min_sharpe_t_statistic="three")
     assert response.status_code == 400, response.text
     assert "min_sharpe_t_statistic" in response.text
+
+
+def test_the_operator_s_policy_turns_the_check_on_at_3(demo_lake: Path, tmp_path: Path) -> None:
+    """`[checks.sharpe_t_statistic] min = 3.0` (the hurdle the docs name) puts it in every answer;
+    a request may tighten it, never loosen it (400 naming the parameter)."""
+    from litestar.testing import TestClient
+
+    from core.settings import Settings
+    from serve.app import create_app
+    from tests.analytics.conftest import CALLERS
+    from tests.callers import authenticator_for
+
+    path = tmp_path / "policy.toml"
+    path.write_text(f"[checks.sharpe_t_statistic]\nmin = {SHARPE_T_HURDLE}\n")
+    app = create_app(
+        Settings(lake=str(demo_lake), environment="test", checks_policy_file=str(path)),
+        authenticate=authenticator_for(CALLERS),
+        limiter=None,
+    )
+    with TestClient(app=app) as client:
+        api = Api(client)
+        body = api.ok(CHECKS.format(alpha="momentum_12_1"))["data"]
+        entry = next(c for c in body["checks"] if c["id"] == "sharpe_t_statistic")
+        assert entry["threshold"] == entry["policy_threshold"] == {"min": 3.0}
+        assert body["policy"]["thresholds"]["sharpe_t_statistic"] == {"min": 3.0}
+        looser = api.get(CHECKS.format(alpha="momentum_12_1"), min_sharpe_t_statistic=2.0)
+        assert looser.status_code == 400 and "min_sharpe_t_statistic" in looser.text
