@@ -4,8 +4,8 @@
 Harvey and Liu (2015), "Backtesting". Transcribed step for step (the same draws in the same order
 from numpy's global generator, the same loops, the same quirks: Bonferroni over M, BHY's constant
 over M and its largest p-value kept as it is, HLZ's 1,3xx-column multivariate normal of which
-columns 1..M are used), not imported: the tests need no network and no mlfinlab, whose later
-releases are not open source. Only the progress `print` is left out, and the class is functions.
+columns 1..M are used), not imported: the tests need no network and no mlfinlab (not a
+dependency). Only the progress `print` is left out, and the class is functions.
 Its test (tests/test_backtests.py there) is the known answer: SR 1 annualised, 120 monthly
 observations, rho_a 0.1, M = 100, rho 0.4, np.random.seed(0), 400 simulations: adjusted p-values
 0.465, 0.409, 0.174, 0.348 (Bonferroni, Holm, BHY, average) within 0.01. Nothing here imports
