@@ -463,8 +463,8 @@ def test_only_the_catalogue_figures_depend_on_the_key(api: Api, lake: ref.Lake) 
         raw = api.ok(path, "raw")["data"]
         assert api.ok(path, "plain")["data"] == raw
         testonly = api.ok(path, "testonly")["data"]
-        # V, the clusters and the family: the key's
-        catalogue = ("dsr", "effective_dsr", "clustered_dsr", "multiple_testing")
+        # V, the clusters, the family and M: the key's
+        catalogue = ("dsr", "effective_dsr", "clustered_dsr", "multiple_testing", "sharpe_haircut")
         assert {k: v for k, v in testonly.items() if k not in catalogue} == {
             k: v for k, v in raw.items() if k not in catalogue
         }

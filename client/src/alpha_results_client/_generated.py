@@ -4475,6 +4475,82 @@ class MultipleTesting(ApiStruct, kw_only=True, frozen=True):
     """Benjamini-Hochberg adjusted p-value (false discovery rate) within the family"""
 
 
+class HaircutMethod(ApiStruct, kw_only=True, frozen=True):
+    """One adjustment of `sharpe_haircut`: its adjusted p-value and the Sharpe ratio it implies."""
+
+    adjusted_p_value: AnalyticsStat
+    """The p-value of the Sharpe ratio's t-ratio adjusted for the tests: Bonferroni min(M p, 1); Holm
+    and BHY the median over the simulations of the alpha's p adjusted among M simulated p-values of
+    the other tests; average the mean of those three (Harvey and Liu 2015)
+    """
+
+    haircut_sharpe: AnalyticsStat
+    """The annualised Sharpe ratio the adjusted p-value implies ("a Sharpe ratio of 1.0 is worth 0.45")"""
+
+    haircut_share: AnalyticsStat
+    """The share of the tested Sharpe ratio the adjustment takes off"""
+
+
+class SharpeHaircut(ApiStruct, kw_only=True, frozen=True):
+    """`sharpe_haircut` of the significance object: Harvey and Liu's (2015) haircut Sharpe ratios."""
+
+    method: str
+    """The method and its reference"""
+
+    frequency: str
+    """The frequency of the t-ratio: monthly, as the paper's"""
+
+    tested_sharpe: AnalyticsStat
+    """The Sharpe ratio the haircut starts from: the window's daily Sharpe ratio annualised with Lo's
+    (2002) adjustment for the returns' lag-1 serial correlation (the paper's input; sharpe is
+    without it)
+    """
+
+    sharpe_t_ratio: AnalyticsStat
+    """The tested Sharpe ratio's t-ratio over the window's months"""
+
+    sharpe_p_value: AnalyticsStat
+    """The t-ratio's p-value before any adjustment"""
+
+    bonferroni_haircut: HaircutMethod
+    """Bonferroni's adjustment: min(M p, 1)"""
+
+    holm_haircut: HaircutMethod
+    """Holm's step-down adjustment, simulated"""
+
+    bhy_haircut: HaircutMethod
+    """Benjamini, Hochberg and Yekutieli's adjustment (false discovery rate under dependence),
+    simulated
+    """
+
+    average_haircut: HaircutMethod
+    """The mean of the three adjusted p-values, and its Sharpe ratio"""
+
+    tests: int | None
+    """M: the tests adjusted for, the published alphas the key may read with a measurable long_short
+    Sharpe ratio (this one included; dsr.trials.sharpe_variance_alphas); null for a key that may not
+    read the ledger
+    """
+
+    test_correlation: float
+    """rho: the average correlation between the tests' returns the simulation assumes (Harvey, Liu and
+    Zhu's preferred level 0.2, fixed)
+    """
+
+    observed_months: int | None
+    """T: the window's sessions in months, floor(sessions 12 / 252); null for a key that may not read
+    the ledger
+    """
+
+    simulations: int
+    """Simulations of the other tests (20,000, fewer when M is large: docs/analytics.md)"""
+
+    seed: int
+    """Seed of numpy's PCG64 generator of the simulations: the same request always gives the same
+    answer
+    """
+
+
 class Significance(ApiStruct, kw_only=True, frozen=True):
     """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
 
@@ -4532,6 +4608,13 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     min_track_record: AnalyticsStat
     """Minimum track record length for PSR(sr_benchmark) to reach the confidence"""
 
+    min_backtest_length: AnalyticsStat
+    """Minimum backtest length: the years of history below which the best of dsr.trials.count
+    skill-less configurations is expected to show at least this Sharpe ratio (Bailey, Borwein, López
+    de Prado and Zhu 2014); a backtest shorter than it cannot tell this Sharpe ratio from the
+    search's luck
+    """
+
     critical_sharpe: AnalyticsStat
     """Critical Sharpe ratio: the Sharpe ratio the window's sessions must show for the test of a true
     Sharpe ratio of sr_benchmark to reject at level 1 - confidence (PSR(sr_benchmark) at the
@@ -4573,6 +4656,12 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     multiple_testing: MultipleTesting
     """The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole
     histories; from/to do not narrow it)
+    """
+
+    sharpe_haircut: SharpeHaircut
+    """Haircut Sharpe ratios (Harvey and Liu 2015): the Sharpe ratio the p-value adjusted for the M
+    tests the key may see implies, by Bonferroni, Holm, BHY and their average, with the adjusted
+    p-values
     """
 
 
@@ -6644,6 +6733,9 @@ class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
     information_ratio_lower_bound: Bound | UnsetType = UNSET
     """The policy's thresholds of information_ratio_lower_bound (absent: the check is off)"""
 
+    sharpe_t_statistic: Bound | UnsetType = UNSET
+    """The policy's thresholds of sharpe_t_statistic (absent: the check is off)"""
+
     pbo: Bound | UnsetType = UNSET
     """The policy's thresholds of pbo (absent: the check is off)"""
 
@@ -6706,17 +6798,21 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     the lower bound of the 95% stationary block-bootstrap interval of the book's information ratio
     over the window: /analytics/uncertainty information_ratio.lower (the information ratio as
     information_ratio; Politis-White block length, 2,000 resamples, seeded); optional, off by
-    default; pbo: /analytics/overfitting pbo at splits=16: the probability of backtest overfitting
-    of the trial family the alpha's seal names, over the members the key may read (combinatorially
-    symmetric cross-validation of their daily long_short returns, whole history); on by default for
-    a family of at least 10 members the key may read, from 6 when the operator's policy or the
-    request bounds it; without a family or below those counts not measurable, which leaves the
-    summary's verdict as the rest makes it; sub_universe: /analytics/sub_universe
-    halves[liquid].sub_universe: the ICIR of the conditioned score's weekly rank IC on the liquid
-    half of each week's names by the sealed adv (adv at or above the week's median) over the full
-    cross-section's ICIR scaled by sqrt(n_liquid / n), over the window's weeks (WorldQuant's
-    sub-universe test passes at 0.75: bound it with min_sub_universe=0.75); not measurable without
-    exposures or while the full ICIR is not positive; optional, off by default
+    default; sharpe_t_statistic: the t-statistic of the book's daily Sharpe ratio over the window:
+    SR sqrt(T), SR = mean / std(ddof=1) of the daily returns r = ending/starting - 1 (per session,
+    not annualised), T the window's sessions (i.i.d. returns: information_ratio sqrt(T / 252));
+    optional, off by default: Harvey, Liu and Zhu (2016) propose a hurdle of t >= 3 for a factor
+    found after many tried (min_sharpe_t_statistic=3); pbo: /analytics/overfitting pbo at splits=16:
+    the probability of backtest overfitting of the trial family the alpha's seal names, over the
+    members the key may read (combinatorially symmetric cross-validation of their daily long_short
+    returns, whole history); on by default for a family of at least 10 members the key may read,
+    from 6 when the operator's policy or the request bounds it; without a family or below those
+    counts not measurable, which leaves the summary's verdict as the rest makes it; sub_universe:
+    /analytics/sub_universe halves[liquid].sub_universe: the ICIR of the conditioned score's weekly
+    rank IC on the liquid half of each week's names by the sealed adv (adv at or above the week's
+    median) over the full cross-section's ICIR scaled by sqrt(n_liquid / n), over the window's weeks
+    (WorldQuant's sub-universe test passes at 0.75: bound it with min_sub_universe=0.75); not
+    measurable without exposures or while the full ICIR is not positive; optional, off by default
     """
 
     value: float | None
@@ -6727,8 +6823,9 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
     stressed_net_information_ratio ratio, production_correlation correlation,
     residual_information_ratio ratio, ic_t_statistic t_statistic, fragility ratio,
-    live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio, pbo
-    probability, sub_universe ratio (per_session: a fraction of equity traded per session)
+    live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio,
+    sharpe_t_statistic t_statistic, pbo probability, sub_universe ratio (per_session: a fraction of
+    equity traded per session)
     """
 
     annualisation: str
@@ -6737,8 +6834,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio, residual_information_ratio, live_information_ratio,
     information_ratio_lower_bound) or not_annualisable (a probability, a share, a weight, a
     correlation, a t-statistic or a ratio of two annualised figures: deflated_sharpe, max_weight,
-    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio, pbo,
-    sub_universe)
+    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio,
+    sharpe_t_statistic, pbo, sub_universe)
     """
 
     threshold: Bound
@@ -6759,8 +6856,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
     residual_information_ratio analytics.residual, ic_t_statistic performance.metrics, fragility
     analytics.attribution, live_information_ratio analytics.live, decay_ratio analytics.live,
-    information_ratio_lower_bound analytics.uncertainty, pbo analytics.overfitting, sub_universe
-    analytics.sub_universe
+    information_ratio_lower_bound analytics.uncertainty, sharpe_t_statistic analytics.significance,
+    pbo analytics.overfitting, sub_universe analytics.sub_universe
     """
 
     book: str | None
@@ -6802,14 +6899,16 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     (its backtest ends {split_date}); decay_ratio: the share of its in-sample information ratio
     ({backtest}) the book kept over the {sessions} sessions first published after its approval
     ({live} live); information_ratio_lower_bound: the lower bound of the 95% bootstrap interval of
-    the book's annualised information ratio ({point}) over {sessions} sessions; pbo: the probability
-    that the best of its family's {trials} trials in sample ranks at or below the median out of
-    sample (family {family}); sub_universe: the liquid half's ICIR ({liquid}) over the full ICIR
-    ({full}) scaled by sqrt({n_sub} / {n} names): is the signal there where it can be traded?
-    ({names} are the figure's own: sessions counted, trials, the symbol and date held, the nearest
-    production alpha, the live part's sessions and split date). not_measurable: why there is no
-    value; starts with access_limited when the key may not read the data it is built from,
-    not_applicable for a live check of an alpha never approved
+    the book's annualised information ratio ({point}) over {sessions} sessions; sharpe_t_statistic:
+    the t-statistic of the book's daily Sharpe ratio over the window's {sessions} sessions (is its
+    mean return distinguishable from 0 after many trials?); pbo: the probability that the best of
+    its family's {trials} trials in sample ranks at or below the median out of sample (family
+    {family}); sub_universe: the liquid half's ICIR ({liquid}) over the full ICIR ({full}) scaled by
+    sqrt({n_sub} / {n} names): is the signal there where it can be traded? ({names} are the figure's
+    own: sessions counted, trials, the symbol and date held, the nearest production alpha, the live
+    part's sessions and split date). not_measurable: why there is no value; starts with
+    access_limited when the key may not read the data it is built from, not_applicable for a live
+    check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
@@ -6898,7 +6997,8 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
     production_correlation, residual_information_ratio, ic_t_statistic, fragility,
-    live_information_ratio, decay_ratio, information_ratio_lower_bound, pbo, sub_universe
+    live_information_ratio, decay_ratio, information_ratio_lower_bound, sharpe_t_statistic, pbo,
+    sub_universe
     """
 
     summary: ChecksSummary
@@ -8786,6 +8886,9 @@ ENDPOINTS: dict[str, Endpoint] = {
                 None,
                 required=False,
                 enum=None,
+            ),
+            Param(
+                "min_sharpe_t_statistic", "min_sharpe_t_statistic", "number", None, required=False, enum=None
             ),
             Param("max_pbo", "max_pbo", "number", None, required=False, enum=None),
             Param("min_sub_universe", "min_sub_universe", "number", None, required=False, enum=None),
@@ -10716,6 +10819,7 @@ class GeneratedMethods:
         min_live_information_ratio: float | None = None,
         min_decay_ratio: float | None = None,
         min_information_ratio_lower_bound: float | None = None,
+        min_sharpe_t_statistic: float | None = None,
         max_pbo: float | None = None,
         min_sub_universe: float | None = None,
     ) -> ChecksResponse:
@@ -10781,6 +10885,10 @@ class GeneratedMethods:
         check (off unless the operator's policy bounds it): pass only at least this (ratio); it may
         not be looser than the operator's policy (400).
 
+        `min_sharpe_t_statistic`: Bound the optional `sharpe_t_statistic` check (off unless the
+        operator's policy bounds it): pass only at least this (t statistic); it may not be looser
+        than the operator's policy (400).
+
         `max_pbo`: Tighten the `pbo` check: pass only at most this (probability); it may not be
         looser than the operator's policy (400).
 
@@ -10811,6 +10919,7 @@ class GeneratedMethods:
                 "min_live_information_ratio": min_live_information_ratio,
                 "min_decay_ratio": min_decay_ratio,
                 "min_information_ratio_lower_bound": min_information_ratio_lower_bound,
+                "min_sharpe_t_statistic": min_sharpe_t_statistic,
                 "max_pbo": max_pbo,
                 "min_sub_universe": min_sub_universe,
             },
@@ -11577,6 +11686,7 @@ __all__ = [
     "FamilyTestsResponse",
     "FieldPolicy",
     "Fragility",
+    "HaircutMethod",
     "Health",
     "HealthLake",
     "IcBySector",
@@ -11716,6 +11826,7 @@ __all__ = [
     "SectorIc",
     "SectorPart",
     "SharedFactor",
+    "SharpeHaircut",
     "Signal",
     "SignalProcessing",
     "Significance",
