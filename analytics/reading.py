@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import msgspec
 import numpy as np
 
 from analytics import (
@@ -98,7 +99,7 @@ from schemas.bodies.promotions import (
 from schemas.bodies.residual import Residual
 from schemas.bodies.review import ReviewEntry, ReviewQueue
 from schemas.bodies.rows import CorrelationRow
-from schemas.bodies.significance import Significance
+from schemas.bodies.significance import CatalogueBound, Significance
 from schemas.checks import BY_ID, LIVE_MIN_SESSIONS
 from schemas.conventions import WEEKS_PER_YEAR
 from schemas.query import (
@@ -228,12 +229,32 @@ class Reading(BuildAnswers):
         seen = self.seen(view.alpha_id)
         family = self.family_trials(view.alpha_id)
         warnings = Warnings()
+        bound = self.catalogue_bound(view.alpha_id, warnings)
         data = significance.significance_payload(
-            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, self.scope.access, warnings, family
+            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, self.scope.access, warnings, family, bound
         )
         # The build and the catalogue and family figures it is given, nothing else.
         family_tag = "family-none" if family is None else family.tag()
-        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}")
+        bound_tag = hashlib.sha256(msgspec.json.encode(bound)).hexdigest()[:16]
+        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}+{bound_tag}")
+
+    def catalogue_bound(self, alpha: str, warnings: Warnings) -> CatalogueBound | None:
+        """The Rademacher anti-serum block of `alpha`: the complexities its generation records (the
+        same for every key: over every published alpha, docs/security.md), the alpha's own rows."""
+        catalogue = self.snapshot.catalogue
+        generation = catalogue.generation
+        ras = None if generation is None or generation.trials is None else generation.trials.get("ras")
+        if generation is None or not ras:
+            return None
+        return significance.catalogue_bound(
+            generation.number,
+            ras,
+            self.snapshot.matrix("returns"),
+            self.snapshot.matrix("ic"),
+            alpha,
+            self.scope.access,
+            warnings,
+        )
 
     @served(
         "Correlation with every other alpha the key may read",

@@ -1,0 +1,136 @@
+"""The Rademacher anti-serum (issue 62, item 4): a lower bound on every alpha's Sharpe ratio and IC
+at once, from the catalogue's matrices, with no trial count or clustering threshold to choose.
+
+Paleologo, "The Elements of Quantitative Investing" (Wiley 2024), section 8.3 (Procedures 8.1 and
+8.2), and "The Rademacher Anti-Serum" (SSRN 2024). Over a T x N matrix x of per-period values
+(T dates, N strategies), the empirical Rademacher complexity is
+
+    R_hat = E_eps[ sup_n |(1/T) sum_t eps_t x_{t,n}| ]
+
+eps_t independent signs (+1 or -1 with probability 1/2), estimated by Monte Carlo over `draws`
+seeded draws. The absolute value: the set of strategies is taken closed under a change of sign
+(a short of an alpha is a strategy one could pick as easily), which is what gives the known answers
+R_hat = E|eps'x| / T = sqrt(2 / (pi T)) for N identical unit-variance columns and
+R_hat ~ sqrt(2 ln(2N) / T) for N independent ones (Massart's bound, approached as N grows).
+
+With probability at least 1 - delta, for every n at once (theta_n the expected value of column n,
+theta_hat_n = (1/T) sum_t x_{t,n} its sample mean):
+
+    bounded, |x| <= 1 (the IC):       theta_n >= theta_hat_n - 2 R_hat - 3 sqrt(2 ln(2/delta) / T)
+    sub-Gaussian (the Sharpe ratio):  theta_n >= theta_hat_n - 2 R_hat - 3 sqrt(2 ln(2/delta) / T)
+                                                              - sqrt(2 ln(2N/delta) / T)
+
+(the bounded form is the two-sided Rademacher generalisation bound, Mohri, Rostamizadeh and
+Talwalkar, "Foundations of Machine Learning", theorem 3.3, for a range of width 2; the sub-Gaussian
+one adds the union bound over the N columns' normalisation, Paleologo's Procedure 8.2.)
+
+Missing dates: a date a column has no value on counts as a flat period, x = 0, and T is the number
+of the matrix's dates (the catalogue's window). So theta_hat_n is the column's sum over T, not over
+its own dates: an alpha with half the window's dates has its mean halved, as the bound requires (the
+sup and the mean are over the same x).
+
+The complexity only grows with the set (a sup over more columns), so R_hat over the whole catalogue
+bounds every subset's from above: the bound served to a key over the catalogue holds for the alphas
+it may read (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+DRAWS = 256
+"""Monte Carlo draws of the sign vector (the estimate's standard error is served beside it)."""
+SEED = 20240
+"""Seed of numpy's PCG64 generator for the draws: a generation's complexity is reproducible."""
+DELTA = 0.05
+"""1 - the bound's confidence: the bound holds for every alpha at once with probability 0.95."""
+CHUNK = 4096
+"""Columns multiplied at a time (memory: draws x CHUNK and CHUNK x T floats)."""
+MIN_OBSERVATIONS = 3
+"""A returns column with fewer finite values (or no variance) is not a strategy of the set."""
+
+
+@dataclass(frozen=True)
+class Complexity:
+    """R_hat of one matrix: its estimate, the Monte Carlo standard error, T and N."""
+
+    value: float
+    standard_error: float
+    dates: int  # T
+    columns: int  # N: the columns with a value
+
+
+def signs(draws: int, dates: int, seed: int = SEED) -> np.ndarray:
+    """`draws` x `dates` Rademacher signs (float32), seeded."""
+    generator = np.random.Generator(np.random.PCG64(seed))
+    return (generator.integers(0, 2, size=(draws, dates), dtype=np.int8) * 2 - 1).astype(np.float32)
+
+
+def unit_variance(values: np.ndarray) -> np.ndarray:
+    """Rows (alphas) of a returns matrix each divided by its standard deviation (ddof 1) over its
+    finite values; NaN rows where fewer than MIN_OBSERVATIONS or no variance."""
+    rows = np.asarray(values, dtype=np.float64)
+    finite = np.isfinite(rows)
+    counts = finite.sum(axis=1)
+    filled = np.where(finite, rows, 0.0)
+    means = np.divide(filled.sum(axis=1), counts, out=np.zeros(rows.shape[0]), where=counts > 0)
+    squares = np.where(finite, (rows - means[:, None]) ** 2, 0.0).sum(axis=1)
+    sd = np.sqrt(np.divide(squares, counts - 1, out=np.zeros(rows.shape[0]), where=counts > 1))
+    usable = (counts >= MIN_OBSERVATIONS) & (sd > 0)
+    out = np.full(rows.shape, np.nan)
+    out[usable] = rows[usable] / sd[usable, None]
+    return out
+
+
+def complexity(
+    rows: np.ndarray, draws: int = DRAWS, seed: int = SEED, dates: int | None = None
+) -> Complexity:
+    """R_hat of a matrix given as rows (one per strategy, a column per date; NaN: no value, taken as
+    0). `dates`: T when the rows are on a subset of a wider window's dates (the delta's rows over a
+    generation's merged dates); the draws are then over the rows' own dates, which is the same
+    expectation. O(draws x dates x rows), the rows in chunks of CHUNK."""
+    matrix = np.asarray(rows)
+    n, t = matrix.shape
+    held = np.isfinite(matrix).any(axis=1)
+    total = t if dates is None else dates
+    if total == 0 or not held.any():
+        return Complexity(0.0, 0.0, total, 0)
+    eps = signs(draws, t, seed)
+    best = np.zeros(draws, dtype=np.float64)
+    chosen = np.flatnonzero(held)
+    for start in range(0, chosen.size, CHUNK):
+        block = np.nan_to_num(np.asarray(matrix[chosen[start : start + CHUNK]], dtype=np.float32), nan=0.0)
+        sums = np.abs(eps @ block.T)  # draws x chunk
+        np.maximum(best, sums.max(axis=1), out=best)
+    sups = best / total
+    error = float(sups.std(ddof=1) / math.sqrt(draws)) if draws > 1 else math.nan
+    return Complexity(float(sups.mean()), error, total, int(chosen.size))
+
+
+def observed(row: np.ndarray, dates: int) -> float:
+    """theta_hat of one row: its sum over the T dates, a missing date 0."""
+    values = np.asarray(row, dtype=np.float64)
+    return float(np.nansum(values) / dates) if dates else math.nan
+
+
+def bounded_error(dates: int, delta: float = DELTA) -> float:
+    """3 sqrt(2 ln(2/delta) / T): the bounded (|x| <= 1) form's estimation term."""
+    return 3.0 * math.sqrt(2.0 * math.log(2.0 / delta) / dates)
+
+
+def sub_gaussian_error(dates: int, columns: int, delta: float = DELTA) -> float:
+    """The sub-Gaussian form's terms: 3 sqrt(2 ln(2/delta) / T) + sqrt(2 ln(2N/delta) / T)."""
+    return bounded_error(dates, delta) + math.sqrt(2.0 * math.log(2.0 * max(columns, 1) / delta) / dates)
+
+
+def sharpe_bound(theta_hat: float, r_hat: float, dates: int, columns: int, delta: float = DELTA) -> float:
+    """Lower bound on the per-period Sharpe ratio (sub-Gaussian form)."""
+    return theta_hat - 2.0 * r_hat - sub_gaussian_error(dates, columns, delta)
+
+
+def ic_bound(theta_hat: float, r_hat: float, dates: int, delta: float = DELTA) -> float:
+    """Lower bound on the mean IC (bounded form, |IC| <= 1)."""
+    return theta_hat - 2.0 * r_hat - bounded_error(dates, delta)
