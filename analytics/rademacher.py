@@ -37,6 +37,7 @@ it may read (docs/security.md).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,28 +87,38 @@ def unit_variance(values: np.ndarray) -> np.ndarray:
 
 
 def complexity(
-    rows: np.ndarray, draws: int = DRAWS, seed: int = SEED, dates: int | None = None
+    rows: np.ndarray,
+    draws: int = DRAWS,
+    seed: int = SEED,
+    dates: int | None = None,
+    transform: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> Complexity:
     """R_hat of a matrix given as rows (one per strategy, a column per date; NaN: no value, taken as
     0). `dates`: T when the rows are on a subset of a wider window's dates (the delta's rows over a
     generation's merged dates); the draws are then over the rows' own dates, which is the same
-    expectation. O(draws x dates x rows), the rows in chunks of CHUNK."""
-    matrix = np.asarray(rows)
+    expectation. `transform`: applied to each chunk of rows first (`unit_variance`), so no
+    temporary is larger than a chunk. O(draws x dates x rows), the rows in chunks of CHUNK."""
+    matrix = rows
     n, t = matrix.shape
-    held = np.isfinite(matrix).any(axis=1)
     total = t if dates is None else dates
-    if total == 0 or not held.any():
-        return Complexity(0.0, 0.0, total, 0)
-    eps = signs(draws, t, seed)
     best = np.zeros(draws, dtype=np.float64)
-    chosen = np.flatnonzero(held)
-    for start in range(0, chosen.size, CHUNK):
-        block = np.nan_to_num(np.asarray(matrix[chosen[start : start + CHUNK]], dtype=np.float32), nan=0.0)
-        sums = np.abs(eps @ block.T)  # draws x chunk
+    held = 0
+    eps = signs(draws, t, seed) if t else None
+    for start in range(0, n, CHUNK):
+        block = np.asarray(matrix[start : start + CHUNK], dtype=np.float64)
+        if transform is not None:
+            block = transform(block)
+        block = block[np.isfinite(block).any(axis=1)]
+        if block.shape[0] == 0 or eps is None:
+            continue
+        held += block.shape[0]
+        sums = np.abs(eps @ np.nan_to_num(block, nan=0.0).astype(np.float32).T)  # draws x chunk
         np.maximum(best, sums.max(axis=1), out=best)
+    if total == 0 or held == 0:
+        return Complexity(0.0, 0.0, total, 0)
     sups = best / total
     error = float(sups.std(ddof=1) / math.sqrt(draws)) if draws > 1 else math.nan
-    return Complexity(float(sups.mean()), error, total, int(chosen.size))
+    return Complexity(float(sups.mean()), error, total, held)
 
 
 def observed(row: np.ndarray, dates: int) -> float:

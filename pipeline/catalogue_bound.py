@@ -28,19 +28,20 @@ from analytics import rademacher
 BASES = ("returns", "ic")
 
 
-def columns(basis: str, rows: np.ndarray) -> np.ndarray:
-    """The rows of a catalogue matrix as the bound reads them: returns at unit variance, the IC
-    within [-1, 1] (an IC is a correlation: |IC| <= 1 is the bounded form's assumption)."""
-    if basis == "returns":
-        return rademacher.unit_variance(rows)
-    return np.clip(np.asarray(rows, dtype=np.float64), -1.0, 1.0)
+def _clipped(rows: np.ndarray) -> np.ndarray:
+    """The IC within [-1, 1] (an IC is a correlation: |IC| <= 1 is the bounded form's assumption)."""
+    return np.clip(rows, -1.0, 1.0)
+
+
+TRANSFORMS = {"returns": rademacher.unit_variance, "ic": _clipped}
+"""How the bound reads each basis's rows: returns at unit variance, the IC within [-1, 1]."""
 
 
 def _part(basis: str, rows: np.ndarray | None) -> list[float]:
     """[S, its standard error, N] over `rows` (none: zeros)."""
     if rows is None or rows.size == 0:
         return [0.0, 0.0, 0]
-    found = rademacher.complexity(columns(basis, rows))
+    found = rademacher.complexity(rows, transform=TRANSFORMS[basis])
     dates = found.dates
     return [found.value * dates, found.standard_error * dates, found.columns]
 

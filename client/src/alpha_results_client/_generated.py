@@ -4339,6 +4339,83 @@ class MultipleTesting(ApiStruct, kw_only=True, frozen=True):
     """Benjamini-Hochberg adjusted p-value (false discovery rate) within the family"""
 
 
+class CatalogueBound(ApiStruct, kw_only=True, frozen=True):
+    """The Rademacher anti-serum over the whole catalogue (docs/analytics.md, "A bound over the whole
+    catalogue"): a lower bound on every published alpha's Sharpe ratio and mean IC at once, with
+    probability ras_confidence. The same figures for every key except the alpha's own observed
+    values: computed over every published alpha, which only makes it conservative for the alphas a
+    key may read (docs/security.md).
+    """
+
+    ras_generation: int
+    """The catalogue generation whose matrices the bound is over"""
+
+    ras_confidence: float
+    """1 - delta: the probability that every bound holds at once (0.95)"""
+
+    ras_draws: int
+    """Monte Carlo draws of the Rademacher signs behind each complexity (seeded)"""
+
+    ras_sharpe_observed: AnalyticsStat
+    """The alpha's per-session Sharpe ratio as the bound reads it: its daily long_short returns (the
+    catalogue's returns matrix) divided by their standard deviation (ddof 1), summed over the
+    catalogue's whole window (every date of its matrix; from/to do not narrow it), a date the alpha
+    has no value on counted as flat (0)
+    """
+
+    ras_sharpe_lower_bound: AnalyticsStat
+    """Lower bound on the alpha's true per-session Sharpe ratio (as ras_sharpe_observed reads it),
+    holding for every alpha of the catalogue at once with probability ras_confidence: the
+    sub-Gaussian form of the Rademacher anti-serum, Paleologo (2024), The Elements of Quantitative
+    Investing, section 8.3, Procedures 8.1 and 8.2
+    """
+
+    ras_sharpe_complexity: float
+    """Empirical Rademacher complexity of the catalogue's daily returns, each alpha at unit variance:
+    at a publish (a delta generation) its base generation's plus the delta's rows' (an upper bound)
+    """
+
+    ras_sharpe_complexity_error: float
+    """Monte Carlo standard error of ras_sharpe_complexity"""
+
+    ras_sessions: int
+    """T: the dates (sessions) of the catalogue's returns matrix"""
+
+    ras_sharpe_alphas: int
+    """N: the alphas with a returns series (3 or more sessions with variance) the complexity is over;
+    at a delta generation the base's plus the delta's rows (an upper bound)
+    """
+
+    ras_ic_observed: AnalyticsStat
+    """The alpha's mean weekly conditioned IC as the bound reads it (the catalogue's IC matrix, each
+    value within [-1, 1]), summed over the catalogue's whole window (every date of its matrix;
+    from/to do not narrow it), a date the alpha has no value on counted as flat (0)
+    """
+
+    ras_ic_lower_bound: AnalyticsStat
+    """Lower bound on the alpha's true mean weekly IC (as ras_ic_observed reads it), holding for every
+    alpha of the catalogue at once with probability ras_confidence: the bounded form (|IC| <= 1) of
+    the Rademacher anti-serum, Paleologo (2024), The Elements of Quantitative Investing, section
+    8.3, Procedures 8.1 and 8.2
+    """
+
+    ras_ic_complexity: float
+    """Empirical Rademacher complexity of the catalogue's weekly IC: at a delta generation its base
+    generation's plus the delta's rows' (an upper bound)
+    """
+
+    ras_ic_complexity_error: float
+    """Monte Carlo standard error of ras_ic_complexity"""
+
+    ras_weeks: int
+    """T: the dates (weeks) of the catalogue's IC matrix"""
+
+    ras_ic_alphas: int
+    """N: the alphas with a weekly IC the complexity is over; at a delta generation the base's plus the
+    delta's rows (an upper bound)
+    """
+
+
 class Significance(ApiStruct, kw_only=True, frozen=True):
     """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
 
@@ -4431,6 +4508,13 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     multiple_testing: MultipleTesting
     """The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole
     histories; from/to do not narrow it)
+    """
+
+    catalogue_bound: CatalogueBound | None | UnsetType = UNSET
+    """The Rademacher anti-serum over the whole catalogue: the alpha's Sharpe ratio and IC lower
+    bounds, the complexities, T and N (never another alpha's figure); null when the catalogue
+    generation records no complexity (written before it: the next whole generation, a compaction or
+    `alpha-results lake index`, records it)
     """
 
 
@@ -11138,6 +11222,7 @@ __all__ = [
     "CapacityParticipation",
     "CapacityPoint",
     "CapacityResponse",
+    "CatalogueBound",
     "CheckChange",
     "CheckResult",
     "CheckSeen",
