@@ -534,14 +534,14 @@ def catalogue_bound(
         ras_sharpe_lower_bound=declared_stat(
             CatalogueBound, "ras_sharpe_lower_bound", sharpe_low, sharpe_reason
         ),
-        ras_sharpe_complexity=r_sharpe,
-        ras_sharpe_complexity_error=e_sharpe,
-        ras_sessions=sessions,
-        ras_sharpe_alphas=n_sharpe,
+        ras_sharpe_complexity=r_sharpe if access.ledger else None,
+        ras_sharpe_complexity_error=e_sharpe if access.ledger else None,
+        ras_sessions=sessions if access.ledger else None,
+        ras_sharpe_alphas=n_sharpe if access.ledger else None,
         ras_ic_observed=declared_stat(CatalogueBound, "ras_ic_observed", ic_hat, ic_reason),
         ras_ic_lower_bound=declared_stat(CatalogueBound, "ras_ic_lower_bound", ic_low, ic_reason),
-        ras_ic_complexity=r_ic,
-        ras_ic_complexity_error=e_ic,
-        ras_weeks=weeks,
-        ras_ic_alphas=n_ic,
+        ras_ic_complexity=r_ic if access.cross_sections else None,
+        ras_ic_complexity_error=e_ic if access.cross_sections else None,
+        ras_weeks=weeks if access.cross_sections else None,
+        ras_ic_alphas=n_ic if access.cross_sections else None,
     )

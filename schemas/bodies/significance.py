@@ -114,7 +114,9 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
     catalogue"): a lower bound on every published alpha's Sharpe ratio and mean IC at once, with
     probability ras_confidence. The same figures for every key except the alpha's own observed values:
     computed over every published alpha, which only makes it conservative for the alphas a key may read
-    (docs/security.md)."""
+    (docs/security.md). The returns side (ras_sharpe_*, ras_sessions) is null for a key that may not
+    read the ledger, the IC side (ras_ic_*, ras_weeks) for one that may not read the cross-sections:
+    built from every alpha's, as the DSR's trial variance is."""
 
     ras_generation: Annotated[int, figure("The catalogue generation whose matrices the bound is over")]
     ras_confidence: Annotated[
@@ -145,7 +147,7 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
         ),
     ]
     ras_sharpe_complexity: Annotated[
-        float,
+        float | None,
         figure(
             "Empirical Rademacher complexity of the catalogue's daily returns, each alpha at unit variance: at a "
             "publish (a delta generation) its base generation's plus the delta's rows' (an upper bound)",
@@ -153,14 +155,14 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
         ),
     ]
     ras_sharpe_complexity_error: Annotated[
-        float,
+        float | None,
         figure(
             "Monte Carlo standard error of ras_sharpe_complexity", "sd of the draws' maxima / sqrt(draws)"
         ),
     ]
-    ras_sessions: Annotated[int, figure("T: the dates (sessions) of the catalogue's returns matrix")]
+    ras_sessions: Annotated[int | None, figure("T: the dates (sessions) of the catalogue's returns matrix")]
     ras_sharpe_alphas: Annotated[
-        int,
+        int | None,
         figure(
             "N: the alphas with a returns series (3 or more sessions with variance) the complexity is over; at a "
             "delta generation the base's plus the delta's rows (an upper bound)"
@@ -186,7 +188,7 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
         ),
     ]
     ras_ic_complexity: Annotated[
-        float,
+        float | None,
         figure(
             "Empirical Rademacher complexity of the catalogue's weekly IC: at a delta generation its base "
             "generation's plus the delta's rows' (an upper bound)",
@@ -194,12 +196,12 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
         ),
     ]
     ras_ic_complexity_error: Annotated[
-        float,
+        float | None,
         figure("Monte Carlo standard error of ras_ic_complexity", "sd of the draws' maxima / sqrt(draws)"),
     ]
-    ras_weeks: Annotated[int, figure("T: the dates (weeks) of the catalogue's IC matrix")]
+    ras_weeks: Annotated[int | None, figure("T: the dates (weeks) of the catalogue's IC matrix")]
     ras_ic_alphas: Annotated[
-        int,
+        int | None,
         figure(
             "N: the alphas with a weekly IC the complexity is over; at a delta generation the base's plus the "
             "delta's rows (an upper bound)"

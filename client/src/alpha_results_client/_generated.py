@@ -4344,7 +4344,9 @@ class CatalogueBound(ApiStruct, kw_only=True, frozen=True):
     catalogue"): a lower bound on every published alpha's Sharpe ratio and mean IC at once, with
     probability ras_confidence. The same figures for every key except the alpha's own observed
     values: computed over every published alpha, which only makes it conservative for the alphas a
-    key may read (docs/security.md).
+    key may read (docs/security.md). The returns side (ras_sharpe_*, ras_sessions) is null for a key
+    that may not read the ledger, the IC side (ras_ic_*, ras_weeks) for one that may not read the
+    cross-sections: built from every alpha's, as the DSR's trial variance is.
     """
 
     ras_generation: int
@@ -4370,18 +4372,18 @@ class CatalogueBound(ApiStruct, kw_only=True, frozen=True):
     Investing, section 8.3, Procedures 8.1 and 8.2
     """
 
-    ras_sharpe_complexity: float
+    ras_sharpe_complexity: float | None
     """Empirical Rademacher complexity of the catalogue's daily returns, each alpha at unit variance:
     at a publish (a delta generation) its base generation's plus the delta's rows' (an upper bound)
     """
 
-    ras_sharpe_complexity_error: float
+    ras_sharpe_complexity_error: float | None
     """Monte Carlo standard error of ras_sharpe_complexity"""
 
-    ras_sessions: int
+    ras_sessions: int | None
     """T: the dates (sessions) of the catalogue's returns matrix"""
 
-    ras_sharpe_alphas: int
+    ras_sharpe_alphas: int | None
     """N: the alphas with a returns series (3 or more sessions with variance) the complexity is over;
     at a delta generation the base's plus the delta's rows (an upper bound)
     """
@@ -4399,18 +4401,18 @@ class CatalogueBound(ApiStruct, kw_only=True, frozen=True):
     8.3, Procedures 8.1 and 8.2
     """
 
-    ras_ic_complexity: float
+    ras_ic_complexity: float | None
     """Empirical Rademacher complexity of the catalogue's weekly IC: at a delta generation its base
     generation's plus the delta's rows' (an upper bound)
     """
 
-    ras_ic_complexity_error: float
+    ras_ic_complexity_error: float | None
     """Monte Carlo standard error of ras_ic_complexity"""
 
-    ras_weeks: int
+    ras_weeks: int | None
     """T: the dates (weeks) of the catalogue's IC matrix"""
 
-    ras_ic_alphas: int
+    ras_ic_alphas: int | None
     """N: the alphas with a weekly IC the complexity is over; at a delta generation the base's plus the
     delta's rows (an upper bound)
     """
