@@ -39,8 +39,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from analytics.access import Access, withheld
+from analytics.entries import Warnings, declared_stat
+from datasets.catalogue_snapshot import Matrix
+from datasets.faults import CatalogueIncomplete
+from schemas.bodies.catalogue_bound import CatalogueBound
 
 DRAWS = 256
 """Monte Carlo draws of the sign vector (the estimate's standard error is served beside it)."""
@@ -145,3 +152,81 @@ def sharpe_bound(theta_hat: float, r_hat: float, dates: int, columns: int, delta
 def ic_bound(theta_hat: float, r_hat: float, dates: int, delta: float = DELTA) -> float:
     """Lower bound on the mean IC (bounded form, |IC| <= 1)."""
     return theta_hat - 2.0 * r_hat - bounded_error(dates, delta)
+
+
+def _stored(document: dict[str, Any], dates: int) -> tuple[float, float, int]:
+    """(R_hat, its standard error, N) of one basis of a generation's `ras` document at T `dates`:
+    S_base + S_delta over T (pipeline/catalogue_bound.py)."""
+    parts = [document.get(part) or [0.0, 0.0, 0] for part in ("base", "delta")]
+    total = sum(float(p[0]) for p in parts)
+    error = math.sqrt(sum(float(p[1]) ** 2 for p in parts))
+    columns = sum(int(p[2]) for p in parts)
+    if dates <= 0:
+        return math.nan, math.nan, columns
+    return total / dates, error / dates, columns
+
+
+def catalogue_bound_payload(
+    alpha: str,
+    generation: int,
+    ras: dict[str, Any] | None,
+    returns: Matrix,
+    ic: Matrix,
+    access: Access,
+    warnings: Warnings,
+) -> CatalogueBound:
+    """`/analytics/catalogue_bound` of `alpha`: the complexities the generation records (`ras`,
+    computed once per generation by the pipeline: `CatalogueIncomplete`, 503, when it records none),
+    T and N of its matrices, and the alpha's own observed values and bounds from its rows, O(T)."""
+    if not ras:
+        raise CatalogueIncomplete(
+            "The catalogue generation records no Rademacher complexity (written before it); the next whole "
+            "generation records it, which an operator writes with `alpha-results lake index`."
+        )
+    sessions, weeks = int(returns.days.size), int(ic.days.size)
+    r_sharpe, e_sharpe, n_sharpe = _stored(ras.get("returns") or {}, sessions)
+    r_ic, e_ic, n_ic = _stored(ras.get("ic") or {}, weeks)
+    sharpe_hat = sharpe_low = ic_hat = ic_low = None
+    sharpe_reason = ic_reason = ""
+    if not access.ledger:
+        sharpe_reason = withheld("ledger", "catalogue_bound", warnings)
+    elif (row := returns.rows.get(alpha)) is None:
+        sharpe_reason = "the alpha has no row in the catalogue's returns matrix"
+    else:
+        scaled = unit_variance(np.asarray(returns.values[row])[None, :])[0]
+        if np.isfinite(scaled).any() and sessions:
+            sharpe_hat = observed(scaled, sessions)
+            sharpe_low = sharpe_bound(sharpe_hat, r_sharpe, sessions, n_sharpe)
+        else:
+            sharpe_reason = "fewer than 3 daily returns with variance in the catalogue's returns matrix"
+    if not access.cross_sections:
+        ic_reason = withheld("cross_sections", "catalogue_bound", warnings)
+    elif (row := ic.rows.get(alpha)) is None:
+        ic_reason = "the alpha has no row in the catalogue's IC matrix"
+    else:
+        values = np.clip(np.asarray(ic.values[row], dtype=np.float64), -1.0, 1.0)
+        if np.isfinite(values).any() and weeks:
+            ic_hat = observed(values, weeks)
+            ic_low = ic_bound(ic_hat, r_ic, weeks)
+        else:
+            ic_reason = "the alpha has no weekly IC in the catalogue's IC matrix"
+    return CatalogueBound(
+        alpha=alpha,
+        ras_generation=generation,
+        ras_confidence=1.0 - DELTA,
+        ras_draws=int(ras.get("draws") or DRAWS),
+        ras_sharpe_observed=declared_stat(CatalogueBound, "ras_sharpe_observed", sharpe_hat, sharpe_reason),
+        ras_sharpe_lower_bound=declared_stat(
+            CatalogueBound, "ras_sharpe_lower_bound", sharpe_low, sharpe_reason
+        ),
+        ras_sharpe_complexity=r_sharpe if access.ledger else None,
+        ras_sharpe_complexity_error=e_sharpe if access.ledger else None,
+        ras_sessions=sessions if access.ledger else None,
+        ras_sharpe_alphas=n_sharpe if access.ledger else None,
+        ras_ic_observed=declared_stat(CatalogueBound, "ras_ic_observed", ic_hat, ic_reason),
+        ras_ic_lower_bound=declared_stat(CatalogueBound, "ras_ic_lower_bound", ic_low, ic_reason),
+        ras_ic_complexity=r_ic if access.cross_sections else None,
+        ras_ic_complexity_error=e_ic if access.cross_sections else None,
+        ras_weeks=weeks if access.cross_sections else None,
+        ras_ic_alphas=n_ic if access.cross_sections else None,
+    )

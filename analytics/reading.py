@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import msgspec
 import numpy as np
 
 from analytics import (
@@ -40,6 +39,7 @@ from analytics import (
     monitoring,
     overfitting,
     promotion,
+    rademacher,
     residual,
     screen,
     sets,
@@ -83,6 +83,7 @@ from schemas.bodies.approved_health import (
     ApprovedHealth,
     FalseDiscoveryPrior,
 )
+from schemas.bodies.catalogue_bound import CatalogueBound
 from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSIONS, LITERATURE_HAIRCUT, Decay
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.drawdown_odds import DrawdownOdds
@@ -99,7 +100,7 @@ from schemas.bodies.promotions import (
 from schemas.bodies.residual import Residual
 from schemas.bodies.review import ReviewEntry, ReviewQueue
 from schemas.bodies.rows import CorrelationRow
-from schemas.bodies.significance import CatalogueBound, Significance
+from schemas.bodies.significance import Significance
 from schemas.checks import BY_ID, LIVE_MIN_SESSIONS
 from schemas.conventions import WEEKS_PER_YEAR
 from schemas.query import (
@@ -112,6 +113,7 @@ from schemas.query import (
     ExpectationQuery,
     FamiliesQuery,
     LiveQuery,
+    NoQuery,
     OverfittingQuery,
     PromotionPreviewQuery,
     ResidualQuery,
@@ -229,32 +231,43 @@ class Reading(BuildAnswers):
         seen = self.seen(view.alpha_id)
         family = self.family_trials(view.alpha_id)
         warnings = Warnings()
-        bound = self.catalogue_bound(view.alpha_id, warnings)
         data = significance.significance_payload(
-            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, self.scope.access, warnings, family, bound
+            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, self.scope.access, warnings, family
         )
         # The build and the catalogue and family figures it is given, nothing else.
         family_tag = "family-none" if family is None else family.tag()
-        bound_tag = hashlib.sha256(msgspec.json.encode(bound)).hexdigest()[:16]
-        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}+{bound_tag}")
+        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}")
 
-    def catalogue_bound(self, alpha: str, warnings: Warnings) -> CatalogueBound | None:
-        """The Rademacher anti-serum block of `alpha`: the complexities its generation records (the
-        same for every key: over every published alpha, docs/security.md), the alpha's own rows."""
-        catalogue = self.snapshot.catalogue
-        generation = catalogue.generation
+    @served(
+        "A lower bound on the alpha's Sharpe ratio and IC over the whole catalogue (Rademacher anti-serum)",
+        "The Rademacher anti-serum (Paleologo 2024, section 8.3): with probability 0.95, for every published "
+        "alpha at once, its per-session Sharpe ratio and mean weekly IC are at least the observed values less "
+        "twice the catalogue's empirical Rademacher complexity and an estimation term. The complexity is "
+        "computed once per catalogue generation over every published alpha, the same for every key (it only "
+        "grows with the set: conservative for the alphas a key reads); the alpha's own values from its rows of "
+        "the catalogue's matrices. Whole catalogue window: from/to do not apply. The Sharpe side needs "
+        "portfolio.ledger, the IC side signals.rebalances.get or signals.scores",
+        over_catalogue=True,
+    )
+    def catalogue_bound(self, view: BuildView, q: NoQuery) -> Answer[CatalogueBound]:
+        """The Rademacher anti-serum of `view`'s alpha: the complexities its catalogue generation
+        records (pipeline/catalogue_bound.py), the alpha's own rows of the generation's matrices."""
+        self.whole_catalogue()
+        snapshot = self.snapshot
+        generation = snapshot.catalogue.generation
         ras = None if generation is None or generation.trials is None else generation.trials.get("ras")
-        if generation is None or not ras:
-            return None
-        return significance.catalogue_bound(
-            generation.number,
+        warnings = Warnings()
+        data = rademacher.catalogue_bound_payload(
+            view.alpha_id,
+            0 if generation is None else generation.number,
             ras,
-            self.snapshot.matrix("returns"),
-            self.snapshot.matrix("ic"),
-            alpha,
+            snapshot.matrix("returns"),
+            snapshot.matrix("ic"),
             self.scope.access,
             warnings,
         )
+        # Over every published alpha: the catalogue's generation, whatever the key may read.
+        return Answer(data, warnings.entries, f"{view.build_id}+{snapshot.version}")
 
     @served(
         "Correlation with every other alpha the key may read",

@@ -28,28 +28,19 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from analytics import (
-    bootstrap,
-    inputs,
-    multiple_testing,
-    rademacher,
-    sharpe_inference,
-    trial_clusters,
-    uncertainty,
-)
+from analytics import bootstrap, inputs, multiple_testing, sharpe_inference, trial_clusters, uncertainty
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, conventions, declared_stat, number, window_echo
 from analytics.overfitting import NOT_IN_A_FAMILY
 from analytics.variance import measurable_std
-from datasets.catalogue_snapshot import Matrix, Trials
+from datasets.catalogue_snapshot import Trials
 from datasets.queries import Window
 from datasets.reader import BuildView
 from schemas.bodies.analytics import AnalyticsStat, DsrTrials
-from schemas.bodies.significance import Bootstrap, CatalogueBound, MultipleTesting, Significance
+from schemas.bodies.significance import Bootstrap, MultipleTesting, Significance
 from schemas.bodies.uncertainty import BLOCK_LENGTH_RULE
 
 INCREMENTAL_FROM = 20_000
@@ -258,10 +249,8 @@ def significance_payload(
     access: Access,
     warnings: Warnings,
     family: FamilyTrials | None = None,
-    bound: CatalogueBound | None = None,
 ) -> Significance:
-    """`family`: the trials of the alpha's family (None: its seal names none); `bound`: the
-    Rademacher anti-serum block (`catalogue_bound`)."""
+    """`family`: the trials of the alpha's family (None: its seal names none)."""
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, "long_short")
     returns = np.empty(0) if ledger is None else ledger.window(window).returns
@@ -389,7 +378,6 @@ def significance_payload(
         ),
         bootstrap=_bootstrap(view, window, access, warnings),
         multiple_testing=_multiple_testing(seen, access, warnings),
-        catalogue_bound=bound,
     )
 
 
@@ -470,78 +458,4 @@ def _multiple_testing(seen: Seen, access: Access, warnings: Warnings) -> Multipl
         p_value=declared_stat(MultipleTesting, "p_value", own, reason),
         holm=declared_stat(MultipleTesting, "holm", holm, reason, family_size=size),
         benjamini_hochberg=declared_stat(MultipleTesting, "benjamini_hochberg", bh, reason, family_size=size),
-    )
-
-
-def _stored(document: dict[str, Any], dates: int) -> tuple[float, float, int]:
-    """(R_hat, its standard error, N) of one basis of a generation's `ras` document at T `dates`:
-    S_base + S_delta over T (pipeline/catalogue_bound.py)."""
-    parts = [document.get(part) or [0.0, 0.0, 0] for part in ("base", "delta")]
-    total = sum(float(p[0]) for p in parts)
-    error = math.sqrt(sum(float(p[1]) ** 2 for p in parts))
-    columns = sum(int(p[2]) for p in parts)
-    if dates <= 0:
-        return math.nan, math.nan, columns
-    return total / dates, error / dates, columns
-
-
-def catalogue_bound(
-    generation: int,
-    ras: dict[str, Any] | None,
-    returns: Matrix,
-    ic: Matrix,
-    alpha: str,
-    access: Access,
-    warnings: Warnings,
-) -> CatalogueBound | None:
-    """The Rademacher anti-serum block (analytics/rademacher.py) of `alpha`: the complexities the
-    generation records (`ras`, computed once per generation by the pipeline; None: it records none),
-    T and N of its matrices, and the alpha's own observed values and bounds from its rows, O(T)."""
-    if not ras:
-        return None
-    sessions, weeks = int(returns.days.size), int(ic.days.size)
-    r_sharpe, e_sharpe, n_sharpe = _stored(ras.get("returns") or {}, sessions)
-    r_ic, e_ic, n_ic = _stored(ras.get("ic") or {}, weeks)
-    sharpe_hat = sharpe_low = ic_hat = ic_low = None
-    sharpe_reason = ic_reason = ""
-    if not access.ledger:
-        sharpe_reason = withheld("ledger", "significance.catalogue_bound", warnings)
-    elif (row := returns.rows.get(alpha)) is None:
-        sharpe_reason = "the alpha has no row in the catalogue's returns matrix"
-    else:
-        scaled = rademacher.unit_variance(np.asarray(returns.values[row])[None, :])[0]
-        if np.isfinite(scaled).any() and sessions:
-            sharpe_hat = rademacher.observed(scaled, sessions)
-            sharpe_low = rademacher.sharpe_bound(sharpe_hat, r_sharpe, sessions, n_sharpe)
-        else:
-            sharpe_reason = "fewer than 3 daily returns with variance in the catalogue's returns matrix"
-    if not access.cross_sections:
-        ic_reason = withheld("cross_sections", "significance.catalogue_bound", warnings)
-    elif (row := ic.rows.get(alpha)) is None:
-        ic_reason = "the alpha has no row in the catalogue's IC matrix"
-    else:
-        values = np.clip(np.asarray(ic.values[row], dtype=np.float64), -1.0, 1.0)
-        if np.isfinite(values).any() and weeks:
-            ic_hat = rademacher.observed(values, weeks)
-            ic_low = rademacher.ic_bound(ic_hat, r_ic, weeks)
-        else:
-            ic_reason = "the alpha has no weekly IC in the catalogue's IC matrix"
-    return CatalogueBound(
-        ras_generation=generation,
-        ras_confidence=1.0 - rademacher.DELTA,
-        ras_draws=int(ras.get("draws") or rademacher.DRAWS),
-        ras_sharpe_observed=declared_stat(CatalogueBound, "ras_sharpe_observed", sharpe_hat, sharpe_reason),
-        ras_sharpe_lower_bound=declared_stat(
-            CatalogueBound, "ras_sharpe_lower_bound", sharpe_low, sharpe_reason
-        ),
-        ras_sharpe_complexity=r_sharpe if access.ledger else None,
-        ras_sharpe_complexity_error=e_sharpe if access.ledger else None,
-        ras_sessions=sessions if access.ledger else None,
-        ras_sharpe_alphas=n_sharpe if access.ledger else None,
-        ras_ic_observed=declared_stat(CatalogueBound, "ras_ic_observed", ic_hat, ic_reason),
-        ras_ic_lower_bound=declared_stat(CatalogueBound, "ras_ic_lower_bound", ic_low, ic_reason),
-        ras_ic_complexity=r_ic if access.cross_sections else None,
-        ras_ic_complexity_error=e_ic if access.cross_sections else None,
-        ras_weeks=weeks if access.cross_sections else None,
-        ras_ic_alphas=n_ic if access.cross_sections else None,
     )

@@ -78,7 +78,7 @@ EXPECTED_LIVE = "the live observations after the split up to the week (from/to d
 """What the live weeks of /analytics/expectation cover."""
 
 RAS_WINDOW = "the catalogue's whole window (every date of its matrix; from/to do not narrow it)"
-"""What the figures of /analytics/significance's catalogue_bound cover."""
+"""What the figures of /analytics/catalogue_bound cover."""
 
 TERMS: tuple[Term, ...] = (
     Term(

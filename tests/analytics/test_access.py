@@ -177,24 +177,7 @@ def test_significance_without_the_ledger(api: Api, alpha: str, params: dict[str,
     ir = data["bootstrap"]["information_ratio"]
     check_withheld(ir, "bootstrap.information_ratio")
     assert ir["lower"] is None and ir["upper"] is None
-    assert access_blocks(body) == {"significance", "significance.bootstrap", "significance.catalogue_bound"}
-    # The Rademacher anti-serum's returns side: the alpha's figures and the catalogue's complexity,
-    # built from every alpha's ledger, withheld; its IC side served as to any key.
-    bound, full_bound = data["catalogue_bound"], full["data"]["catalogue_bound"]
-    for name in ("ras_sharpe_observed", "ras_sharpe_lower_bound"):
-        check_withheld(bound[name], f"catalogue_bound.{name}")
-    catalogue_side = (
-        "ras_sharpe_complexity",
-        "ras_sharpe_complexity_error",
-        "ras_sessions",
-        "ras_sharpe_alphas",
-    )
-    for name in catalogue_side:
-        assert bound[name] is None and full_bound[name] is not None, name
-    sharpe_side = ("ras_sharpe_observed", "ras_sharpe_lower_bound", *catalogue_side)
-    assert {k: v for k, v in bound.items() if k not in sharpe_side} == {
-        k: v for k, v in full_bound.items() if k not in sharpe_side
-    }
+    assert access_blocks(body) == {"significance", "significance.bootstrap"}
     # What is built from the cross-sections is served as to any key.
     for name in ("rebuilt_mean_ic", "rebuilt_icir"):
         assert data["bootstrap"][name] == full["data"]["bootstrap"][name], name
@@ -214,20 +197,7 @@ def test_significance_without_cross_sections(api: Api, alpha: str, params: dict[
         assert entry["lower"] is None and entry["upper"] is None
     for name in ("p_value", "holm", "benjamini_hochberg"):
         check_withheld(data["multiple_testing"][name], f"multiple_testing.{name}")
-    assert access_blocks(body) == {
-        "significance.bootstrap",
-        "significance.multiple_testing",
-        "significance.catalogue_bound",
-    }
-    bound, full_bound = data["catalogue_bound"], full["catalogue_bound"]
-    for name in ("ras_ic_observed", "ras_ic_lower_bound"):
-        check_withheld(bound[name], f"catalogue_bound.{name}")
-    for name in ("ras_ic_complexity", "ras_ic_complexity_error", "ras_weeks", "ras_ic_alphas"):
-        assert bound[name] is None and full_bound[name] is not None, name
-    ic_side = ("ras_ic_observed", "ras_ic_lower_bound", "ras_ic_complexity", "ras_ic_complexity_error")
-    assert {k: v for k, v in bound.items() if k not in (*ic_side, "ras_weeks", "ras_ic_alphas")} == {
-        k: v for k, v in full_bound.items() if k not in (*ic_side, "ras_weeks", "ras_ic_alphas")
-    }
+    assert access_blocks(body) == {"significance.bootstrap", "significance.multiple_testing"}
     # What is built from the ledger is served as to any key.
     for name in (*SIGNIFICANCE_FROM_LEDGER, "sessions"):
         assert data[name] == full[name], name

@@ -20,9 +20,9 @@ from analytics import rademacher
 from datasets import catalogue_index
 from pipeline import catalogue_bound
 from tests.analytics.conftest import Api
-from tests.analytics.helpers import close
+from tests.analytics.helpers import check_withheld, close
 
-PATH = "/v1/alphas/{alpha}/analytics/significance"
+PATH = "/v1/alphas/{alpha}/analytics/catalogue_bound"
 
 
 def plain_sum(rows: np.ndarray, eps: np.ndarray) -> np.ndarray:
@@ -211,8 +211,8 @@ def test_the_served_bound_is_the_formula_over_the_generation(api: Api, demo_lake
     sessions, weeks = matrices["returns_days"].size, matrices["ic_days"].size
     seen = 0
     for alpha in ids:
-        body = api.ok(PATH.format(alpha=alpha), "raw")["data"]
-        block = body["catalogue_bound"]
+        block = api.ok(PATH.format(alpha=alpha), "raw")["data"]
+        assert block["alpha"] == alpha
         assert block["ras_generation"] == generation.number
         assert block["ras_confidence"] == 0.95 and block["ras_draws"] == rademacher.DRAWS
         assert block["ras_sessions"] == sessions and block["ras_weeks"] == weeks
@@ -249,6 +249,32 @@ def test_the_served_bound_is_the_formula_over_the_generation(api: Api, demo_lake
 def test_the_catalogue_figures_are_the_same_for_every_key(api: Api) -> None:
     """Over every published alpha whatever the key may read (docs/security.md): R, T and N alike."""
     path = PATH.format(alpha="Test_planted_factor")
-    raw = api.ok(path, "raw")["data"]["catalogue_bound"]
-    testonly = api.ok(path, "testonly")["data"]["catalogue_bound"]
+    raw = api.ok(path, "raw")["data"]
+    testonly = api.ok(path, "testonly")["data"]
     assert raw == testonly
+
+
+@pytest.mark.parametrize(
+    ("token", "data", "side"), [("no_portfolio", "ledger", "sharpe"), ("no_signals", "cross_sections", "ic")]
+)
+def test_each_side_is_withheld_without_its_data(api: Api, token: str, data: str, side: str) -> None:
+    """The alpha's figures and the catalogue's complexity of a side are built from every alpha's
+    ledger (returns) or cross-sections (IC): withheld from a key that may not read them, as the
+    DSR's trial variance is; the other side served as to any key."""
+    path = PATH.format(alpha="momentum_12_1")
+    full = api.ok(path, "plain")["data"]
+    body = api.ok(path, token)
+    found = body["data"]
+    assert [w["block"] for w in body["meta"].get("warnings", []) if w["code"] == "access_limited"] == [
+        "catalogue_bound"
+    ]
+    for name in (f"ras_{side}_observed", f"ras_{side}_lower_bound"):
+        check_withheld(found[name], name)
+    counts = (f"ras_{side}_complexity", f"ras_{side}_complexity_error", f"ras_{side}_alphas")
+    dates = "ras_sessions" if side == "sharpe" else "ras_weeks"
+    for name in (*counts, dates):
+        assert found[name] is None and full[name] is not None, name
+    mine = (f"ras_{side}_observed", f"ras_{side}_lower_bound", *counts, dates)
+    assert {k: v for k, v in found.items() if k not in mine} == {
+        k: v for k, v in full.items() if k not in mine
+    }
