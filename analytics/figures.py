@@ -179,6 +179,7 @@ class Figures:
     drawdowns = Asked(Reading.drawdowns)
     expectation = Asked(Reading.expectation)
     factors = Asked(Reading.factors)
+    family_tests = Asked(Reading.family_tests)
     metrics = Asked(Reading.metrics)
     mmc = Asked(Reading.mmc)
     monitoring = Asked(Reading.monitoring)

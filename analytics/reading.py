@@ -34,6 +34,7 @@ from analytics import (
     checks,
     decay,
     drawdown_odds,
+    family_tests,
     live,
     mmc,
     monitoring,
@@ -88,6 +89,7 @@ from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSION
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.drawdown_odds import DrawdownOdds
 from schemas.bodies.expectation import MIN_GROUP_MEMBERS, Expectation
+from schemas.bodies.family_tests import FamilyTests
 from schemas.bodies.mmc import MMC_METHOD, Crowding, Mmc
 from schemas.bodies.monitoring import Monitoring
 from schemas.bodies.overfitting import Overfitting
@@ -112,6 +114,7 @@ from schemas.query import (
     DrawdownOddsQuery,
     ExpectationQuery,
     FamiliesQuery,
+    FamilyTestsQuery,
     LiveQuery,
     NoQuery,
     OverfittingQuery,
@@ -348,6 +351,65 @@ class Reading(BuildAnswers):
             "overfitting",
             family or "",
             str(splits),
+            str(int(self.scope.access.ledger)),
+            matrices_tag(catalogue),
+        )
+        return Answer(data, warnings.entries, f"{view.build_id}+{tag}")
+
+    @served(
+        "Which members of the alpha's trial family are indistinguishable from the best, and how stable its Sharpe ratio is across each parameter",
+        "Over the members of the trial family the alpha's seal names that the key may read (never a member it may "
+        "not read), on their common sessions of daily long_short returns, one stationary-bootstrap draw of 1,000 "
+        "resamples shared by every member: Hansen's SPA p-values (benchmark: the family's equal-weighted mean "
+        "return), Romano and Wolf's StepM (members superior to it at 0.05) and Hansen, Lunde and Nason's model confidence set "
+        "(T_R, loss = -daily return: the members indistinguishable from the best at 0.05); per parameter the "
+        "members' Sharpe ratio against its value: Spearman's correlation and the neighbour deviation. "
+        "not_measurable with a reason without a family, below 2 readable members, below 20 common sessions or "
+        "without portfolio.ledger. Whole history: from/to do not apply",
+        over_catalogue=True,
+    )
+    def family_tests(self, view: BuildView, q: FamilyTestsQuery) -> Answer[FamilyTests]:
+        """SPA, StepM, the MCS and the parameter stability of the alpha's trial family, over the
+        members the reader may read (never a figure of a member it may not), from the catalogue's
+        returns matrix of one generation."""
+        self.whole_catalogue()
+        snapshot = self.snapshot
+        catalogue = snapshot.catalogue
+        index = catalogue.index
+        listing = catalogue.listing
+        if index is None or listing is None:
+            raise CatalogueIncomplete(
+                "The lake has no catalogue index, which the trial families are read from; an operator "
+                "writes it with `alpha-results lake index`."
+            )
+        warnings = Warnings()
+        family = overfitting.family_of(index, view.alpha_id)
+        members: list[tuple[str, dict[str, object]]] = []
+        computed = None
+        reason = None
+        if not self.scope.access.ledger:
+            reason = withheld("ledger", "family_tests", warnings)
+        elif family is None:
+            reason = overfitting.NO_FAMILY.format(alpha=view.alpha_id)
+        if family is not None:
+            members = overfitting.family_members(index, listing.ids, self.readable(), family)
+        if reason is None and members:
+            matrix = snapshot.matrix("returns")
+            members = [m for m in members if m[0] in matrix.rows]
+            rows = [matrix.rows[alpha] for alpha, _ in members]
+            if members:
+                computed = family_tests.kept_tests(
+                    catalogue.version,
+                    tuple(alpha for alpha, _ in members),
+                    lambda: np.asarray(matrix.values[rows]),
+                )
+        data = family_tests.family_tests_payload(family, members, computed, reason)
+        # The builds of the members the reader may read and the family; nothing else.
+        tag = catalogue_tag(
+            catalogue,
+            sets.set_mask(catalogue, [alpha for alpha, _ in members]),
+            "family_tests",
+            family or "",
             str(int(self.scope.access.ledger)),
             matrices_tag(catalogue),
         )

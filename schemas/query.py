@@ -432,6 +432,14 @@ class OverfittingQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
+class FamilyTestsQuery(Query, frozen=True):
+    """`/analytics/family_tests`: SPA, StepM, the model confidence set and the parameter stability of
+    the alpha's trial family (no parameter beyond the snapshot: the tests' level and resamples are
+    fixed, analytics/family_tests.py)."""
+
+    as_of: AsOf = None
+
+
 class CorrelationQuery(Query, frozen=True):
     basis: Annotated[
         str,

@@ -48,6 +48,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("benchmarks.daily"),
     Endpoint("analytics.significance"),
     Endpoint("analytics.overfitting"),
+    Endpoint("analytics.family_tests"),
     Endpoint("analytics.correlation"),
     Endpoint("analytics.drawdowns"),
     Endpoint("analytics.rolling"),

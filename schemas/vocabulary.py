@@ -67,6 +67,8 @@ class Term:
         return out
 
 
+FAMILY_COMMON = "the members' common sessions"
+"""What the family tests' figures cover (/analytics/family_tests)."""
 MONITORED = "the live weeks after the split (from/to do not apply)"
 APPROVED_LIVE = "the sessions after the alpha's approval was recorded (whole history: no from/to)"
 """What the figures of /analytics/monitoring cover."""
@@ -693,6 +695,110 @@ TERMS: tuple[Term, ...] = (
         "Picked in sample",
         "The share of the combinations whose in-sample best trial is this member of the family; null when the figures are not measurable",
         "fraction",
+    ),
+    Term(
+        "compared_members",
+        "Family members compared",
+        "The alpha's trial family's members the key may read whose daily long_short returns are in the catalogue: the members SPA, StepM and the model confidence set compare (2 needed)",
+        "members",
+        window=FAMILY_COMMON,
+    ),
+    Term(
+        "compared_sessions",
+        "Sessions compared",
+        "The sessions on which every compared member of the family has a daily long_short return (20 needed)",
+        "sessions",
+    ),
+    Term(
+        "test_size",
+        "Test size",
+        "The level of StepM (family-wise error rate) and of the model confidence set: 0.05",
+        "probability",
+    ),
+    Term(
+        "comparison_resamples",
+        "Family resamples",
+        "Stationary-bootstrap resamples of the family's common sessions, one draw shared by every member (1,000)",
+        "resamples",
+    ),
+    Term(
+        "comparison_block_length",
+        "Family mean block length",
+        "Mean block length of the family's resamples: the mean over the members of Politis and White's (2004) automatic choice with Patton, Politis and White's (2009) correction",
+        "observations",
+        null="when the tests are not measurable",
+    ),
+    Term(
+        "spa_p_value",
+        "SPA p-value (consistent)",
+        "Hansen's (2005) studentized SPA consistent p-value of H0: no member of the family the key may read has a mean daily long_short return above the family's (each session's equal-weighted mean of those members)",
+        "probability",
+        annualisation="not_annualisable",
+        window=FAMILY_COMMON,
+        null=NOT_MEASURABLE,
+    ),
+    Term(
+        "spa_p_value_lower",
+        "SPA p-value (lower)",
+        "Hansen's SPA lower p-value: every member re-centred at max(its mean, 0)",
+        "probability",
+        annualisation="not_annualisable",
+        window=FAMILY_COMMON,
+        null=NOT_MEASURABLE,
+    ),
+    Term(
+        "spa_p_value_upper",
+        "SPA p-value (upper, reality check)",
+        "Hansen's SPA upper p-value, White's (2000) reality check: every member re-centred at its mean",
+        "probability",
+        annualisation="not_annualisable",
+        window=FAMILY_COMMON,
+        null=NOT_MEASURABLE,
+    ),
+    Term(
+        "family_sharpe",
+        "Sharpe ratio in the family",
+        "A member's Sharpe ratio of daily long_short returns over the family's common sessions, mean / std (ddof 1) x sqrt(252), no risk-free rate",
+        "ratio",
+        basis="per year",
+        window=FAMILY_COMMON,
+        null="without variance, or when the figures are withheld",
+    ),
+    Term(
+        "mcs_p_value",
+        "Model confidence set p-value",
+        "A member's model confidence set p-value (Hansen, Lunde and Nason 2011, T_R, loss = -daily return): the largest elimination p-value up to its own elimination, 1 for the last member",
+        "probability",
+        window=FAMILY_COMMON,
+        null="when the tests are not measurable",
+    ),
+    Term(
+        "members_with_parameter",
+        "Members with the parameter",
+        "The family members with a numeric value of the parameter and a Sharpe ratio",
+        "members",
+    ),
+    Term(
+        "distinct_values",
+        "Distinct parameter values",
+        "The parameter's distinct values among the family's members",
+        "values",
+    ),
+    Term(
+        "sharpe_spearman",
+        "Sharpe against parameter (Spearman)",
+        "Spearman's rank correlation of the members' family_sharpe with the parameter's value (average ranks)",
+        "correlation",
+        window=FAMILY_COMMON,
+        null="when the parameter takes one value, is not numeric or fewer than 3 members name it",
+    ),
+    Term(
+        "neighbour_deviation",
+        "Neighbour deviation (stability)",
+        "The neighbour-stability score: mean over the members of |SR_i - mean SR of its neighbours at the next lower and next higher value of the parameter, other parameters equal| over the std (ddof 1) of the members' Sharpe ratios; 0 smooth, about 1 unrelated",
+        "ratio",
+        window=FAMILY_COMMON,
+        null="when no member has a neighbour or the Sharpe ratios do not vary",
     ),
     Term(
         "resamples",

@@ -25,6 +25,7 @@ from pipeline import index_rows
 from pipeline.publish import publish_seal
 from serve.app import create_app
 from tests.api.conftest import fake_authenticate
+from tests.conftest import linked_copy, own_file
 
 RAW = {"Authorization": "Bearer raw"}
 REFRESH = 60.0
@@ -117,9 +118,10 @@ def test_new_build_and_new_alpha_are_served_without_restart(
 
 @pytest.fixture
 def lake(demo_lake: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "lake"
-    shutil.copytree(demo_lake, target)
-    return target
+    """A linked copy of the demo lake (`tests.conftest.linked_copy`): the tests write pointers,
+    manifests and the index, which the copy holds as its own; a test that overwrites a linked data
+    file makes it its own first (`own_file`)."""
+    return linked_copy(demo_lake, tmp_path / "lake")
 
 
 def error_code(response: Any, status: int) -> str:
@@ -198,7 +200,7 @@ def test_a_programming_error_is_a_500_not_a_lake_outage(lake: Path, monkeypatch:
 def test_metrics_answer_503_when_a_table_it_reads_is_unreadable(lake: Path) -> None:
     build = catalog.current_build(str(lake), "momentum_12_1")
     assert build is not None
-    (Path(build.build_dir) / "serving" / "weekly_term.arrow").write_bytes(b"not arrow")
+    own_file(Path(build.build_dir) / "serving" / "weekly_term.arrow").write_bytes(b"not arrow")
     client, _ = app_client(str(lake))
     with client:
         response = client.get("/v1/alphas/momentum_12_1/metrics", headers=RAW)

@@ -14,8 +14,11 @@ are measured on this tree only.
 
 `--shared`: the shared deployment of `just bench-load` instead (two workers each, the key store in
 a private PostgreSQL database, the limits in an empty Redis database). `--floor`: the constant
-route of that many workers (tests/bench/floor_app.py) joins the rotation, and each median is also
-given as a ratio to the floor's. Each run also reads the CPU time the server's processes used,
+route of that many workers joins the rotation three times (tests/bench/floor_app.py, issue 61
+item 5): the Litestar route under uvicorn (`floor`, the floor of every earlier ratio), the same bytes
+from a bare ASGI callable under the same uvicorn (`asgi floor`: the framework taken away) and that
+callable under granian (`granian floor`: another server), and each median is also given as a ratio
+to each floor's. Each run also reads the CPU time the server's processes used,
 printed per request (median over the rounds): on a shared machine, a steadier comparison than
 req/s.
 """
@@ -50,6 +53,8 @@ from tests.bench.harness import (
 )
 
 DEFAULT_FAMILIES = "week100,filtered,week5000,scores5000,positions100,equity"
+FLOORS = {"floor": "litestar", "asgi floor": "asgi", "granian floor": "granian"}
+"""The constant routes of `--floor`, by the name each is reported under (tests/bench/floor_app.py)."""
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -103,9 +108,15 @@ def main(argv: list[str] | None = None) -> int:
             ),
         }
         if args.floor:
-            servers["floor"] = start_floor(
-                children, "floor", env=bench_env(), workers=workers, log=work / "floor.log"
-            )
+            for floor_name, kind in FLOORS.items():
+                servers[floor_name] = start_floor(
+                    children,
+                    floor_name,
+                    env=bench_env(),
+                    workers=workers,
+                    log=work / f"{floor_name}.log",
+                    kind=kind,
+                )
         facts = LakeFacts.read(args.lake, args.alpha)
         wrk = Wrk(children, work, threads=1)
         floor_paths = work / "floor.txt"
@@ -119,6 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         heads = ["route family", "base req/s", "this tree req/s", "this tree / base"]
         if args.floor:
             heads += ["floor req/s", "base / floor", "this tree / floor"]
+            heads += [
+                "asgi floor req/s",
+                "this tree / asgi floor",
+                "granian floor req/s",
+                "this tree / granian floor",
+            ]
         heads += ["base CPU ms/req", "this tree CPU ms/req"]
         print("| " + " | ".join(heads) + " |")
         print("|" + "---|" * len(heads))
@@ -126,18 +143,18 @@ def main(argv: list[str] | None = None) -> int:
             family = BY_KEY[name]
             paths = work / f"{name}.txt"
             paths.write_text("\n".join(family.paths(facts, random.Random(args.seed), 20_000)) + "\n")
-            runs: dict[str, list[float]] = {"here": [], "base": [], "floor": []}
-            cpu: dict[str, list[float]] = {"here": [], "base": [], "floor": []}
+            runs: dict[str, list[float]] = {which: [] for which in ("here", "base", *FLOORS)}
+            cpu: dict[str, list[float]] = {which: [] for which in ("here", "base", *FLOORS)}
             order = ["here"] if name in here_only else ["base", "here"]
             if args.floor:
-                order.append("floor")
+                order += list(FLOORS)
             for round_ in range(args.rounds):
                 for which in order if round_ % 2 == 0 else order[::-1]:
                     spent = workers_cpu_seconds(servers[which])
                     result = wrk.run(
                         servers[which].base_url,
-                        floor_paths if which == "floor" else paths,
-                        token=None if which == "floor" else key.token,
+                        floor_paths if which in FLOORS else paths,
+                        token=None if which in FLOORS else key.token,
                         connections=args.connections,
                         seconds=args.seconds,
                     )
@@ -154,11 +171,15 @@ def main(argv: list[str] | None = None) -> int:
                 "-" if base is None else f"{here / base:.3f}",
             ]
             if args.floor:
-                floor = statistics.median(runs["floor"])
+                floor, asgi, granian = (statistics.median(runs[which]) for which in FLOORS)
                 cells += [
                     f"{floor:,.0f}",
                     "-" if base is None else f"{base / floor:.3f}",
                     f"{here / floor:.3f}",
+                    f"{asgi:,.0f}",
+                    f"{here / asgi:.3f}",
+                    f"{granian:,.0f}",
+                    f"{here / granian:.3f}",
                 ]
             cells += [
                 "-" if base is None else f"{statistics.median(cpu['base']):.3f}",

@@ -1,9 +1,16 @@
-"""The floor of `just bench-load`: one constant-JSON Litestar route under uvicorn, run with the
-same uvicorn options as `alpha-results serve`, so a route's ratio to it measures our work alone.
+"""The floors of `just bench-load` and `just bench-ab --floor`: one constant-JSON route, so a route's
+ratio to it measures our work alone, served three ways (issue 61, item 5):
 
-    python -m tests.bench.floor_app --port 8001 [--workers 2]
+- `litestar`: a Litestar route under uvicorn with the same options as `alpha-results serve` (the
+  floor every earlier ratio in docs/benchmarks.md is against);
+- `asgi`: the same bytes from a bare ASGI callable under the same uvicorn (no framework: what the
+  server itself costs);
+- `granian`: that bare ASGI callable under granian (one worker, its default single-threaded Rust
+  runtime): what another server would cost.
 
-The options come from `cli.serve.uvicorn_options(settings)` (the one place they live) when
+    python -m tests.bench.floor_app --port 8001 [--workers 2] [--kind litestar|asgi|granian]
+
+The uvicorn options come from `cli.serve.uvicorn_options(settings)` (the one place they live) when
 that exists; otherwise from a copy of the arguments `cli.serve.run` passes to `uvicorn.run`
 today. Both this launcher and the benchmark print which one was used. Whatever the options say
 about the app, this launcher serves its own app (`create_app`, a factory).
@@ -12,6 +19,7 @@ about the app, this launcher serves its own app (`create_app`, a factory).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
@@ -19,6 +27,8 @@ from litestar import Litestar, get
 
 FLOOR_PATH = "/floor"
 APP = "tests.bench.floor_app:create_app"
+RAW_APP = "tests.bench.floor_app:raw_app"
+KINDS = ("litestar", "asgi", "granian")
 # About the size of a small envelope; constant, so the route does no work of its own.
 FLOOR_BODY = {"data": {"status": "ok", "service": "floor"}, "meta": {"request_id": "constant"}}
 
@@ -30,6 +40,34 @@ def floor() -> dict[str, Any]:
 
 def create_app() -> Litestar:
     return Litestar(route_handlers=[floor], openapi_config=None, logging_config=None, debug=False)
+
+
+RAW_BODY = json.dumps(FLOOR_BODY, separators=(",", ":")).encode()
+RAW_START = {
+    "type": "http.response.start",
+    "status": 200,
+    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(RAW_BODY)).encode())],
+}
+RAW_NOT_FOUND = {"type": "http.response.start", "status": 404, "headers": [(b"content-length", b"0")]}
+
+
+async def raw_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The floor's bytes from a bare ASGI callable: the request's body is not read (a GET has none),
+    the lifespan protocol is answered so that uvicorn and granian start it alike."""
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    if scope["path"] != FLOOR_PATH:
+        await send(RAW_NOT_FOUND)
+        await send({"type": "http.response.body", "body": b""})
+        return
+    await send(RAW_START)
+    await send({"type": "http.response.body", "body": RAW_BODY})
 
 
 def uvicorn_run_options(host: str, port: int, workers: int) -> tuple[dict[str, Any], str]:
@@ -68,16 +106,29 @@ def describe(options: dict[str, Any]) -> str:
 
 
 def main() -> int:
-    import uvicorn
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--kind", choices=KINDS, default="litestar")
     args = parser.parse_args()
+    if args.kind == "granian":
+        from granian.constants import Interfaces
+        from granian.server import Server as Granian
+
+        print(f"floor: {RAW_APP} under granian, {args.workers} worker(s), ASGI interface", flush=True)
+        Granian(
+            RAW_APP, address=args.host, port=args.port, interface=Interfaces.ASGI, workers=args.workers
+        ).serve()
+        return 0
+    import uvicorn
+
     options, source = uvicorn_run_options(args.host, args.port, args.workers)
-    print(f"floor uvicorn options from {source}: {describe(options)}", flush=True)
-    uvicorn.run(APP, **options)
+    if args.kind == "asgi":
+        options["factory"] = False  # `raw_app` is the app itself
+    target = RAW_APP if args.kind == "asgi" else APP
+    print(f"floor: {target} under uvicorn, options from {source}: {describe(options)}", flush=True)
+    uvicorn.run(target, **options)
     return 0
 
 

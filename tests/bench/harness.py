@@ -266,12 +266,17 @@ def start_api(
     return start_server(children, name, argv, env=env, port=port, ready_path="/v1/health", log=log)
 
 
-def start_floor(children: Children, name: str, *, env: Mapping[str, str], workers: int, log: Path) -> Server:
-    """The constant-JSON floor app under uvicorn with the real server's options."""
+def start_floor(
+    children: Children, name: str, *, env: Mapping[str, str], workers: int, log: Path, kind: str = "litestar"
+) -> Server:
+    """The constant-JSON floor (`tests/bench/floor_app.py`): `litestar` (a Litestar route under
+    uvicorn with the real server's options), `asgi` (a bare ASGI callable, same uvicorn) or
+    `granian` (the bare callable under granian)."""
     from tests.bench.floor_app import FLOOR_PATH
 
     port = free_port()
     argv = [sys.executable, "-m", "tests.bench.floor_app", "--port", str(port), "--workers", str(workers)]
+    argv += ["--kind", kind]
     return start_server(children, name, argv, env=env, port=port, ready_path=FLOOR_PATH, log=log)
 
 

@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-0fd9ee1c06da"
+REGISTRY_VERSION = "r-14a928c6f35b"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -4677,6 +4677,126 @@ class OverfittingResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class FamilyTestMember(ApiStruct, kw_only=True, frozen=True):
+    """One member of the family the key may read: its parameters, its Sharpe ratio over the common
+    sessions, whether StepM finds it superior to the family's average and its model confidence set
+    p-value.
+    """
+
+    alpha_id: str
+    """The member's alpha id."""
+
+    parameters: dict[str, float | int | str]
+    """The parameters its seal names (a flat mapping of names to numbers or short texts; empty if none)"""
+
+    family_sharpe: float | None
+    """The member's annualised Sharpe ratio over the family's common sessions; null without variance or
+    when the figures are withheld
+    """
+
+    stepm_superior: bool | None
+    """Whether Romano and Wolf's StepM (studentized) rejects, at test_size, that the member's mean
+    daily return is at most the family's equal-weighted mean return; null when the tests are not
+    measurable
+    """
+
+    mcs_p_value: float | None
+    """The member's model confidence set p-value (Hansen, Lunde and Nason, T_R, loss = -daily return):
+    the largest elimination p-value up to its own elimination, 1 for the last member; null when not
+    measurable
+    """
+
+    in_confidence_set: bool | None
+    """Whether the member is in the model confidence set at test_size (mcs_p_value > test_size):
+    indistinguishable from the best; null when not measurable
+    """
+
+
+class ParameterStability(ApiStruct, kw_only=True, frozen=True):
+    """One parameter of the family: the members' Sharpe ratios against its value."""
+
+    parameter: str
+    """The parameter's name, as the members' seals name it."""
+
+    members_with_parameter: int
+    """The members with a numeric value of the parameter and a Sharpe ratio."""
+
+    distinct_values: int
+    """The parameter's distinct values among them."""
+
+    sharpe_spearman: float | None
+    """Spearman's rank correlation of the members' family_sharpe with the parameter's value (average
+    ranks); null with a reason when the parameter takes one value, is not numeric or fewer than 3
+    members name it
+    """
+
+    neighbour_deviation: float | None
+    """The neighbour-stability score: the mean absolute difference of a member's Sharpe ratio from the
+    mean of its neighbours' (the members at the next lower and next higher value of the parameter,
+    every other parameter equal), over the spread of the members' Sharpe ratios. 0: each equals its
+    neighbours' mean (smooth); about 1: neighbours unrelated; null when no member has a neighbour
+    """
+
+    reason: str | None
+    """Why sharpe_spearman is null (null when it is measured)."""
+
+
+class FamilyTests(ApiStruct, kw_only=True, frozen=True):
+    """Which members of the alpha's trial family beat the family's average (SPA, StepM) and which are
+    indistinguishable from the best (MCS), over the members the key may read, and the stability of
+    their Sharpe ratio across each parameter.
+    """
+
+    family: str | None
+    """The trial family the alpha's seal names (null: it names none, and no figure is given)"""
+
+    compared_members: int
+    """The family's members the key may read whose daily long_short returns are in the catalogue: the
+    members compared (2 needed)
+    """
+
+    compared_sessions: int
+    """The sessions on which every compared member has a daily return (20 needed)."""
+
+    test_size: float
+    """The level of StepM and of the model confidence set."""
+
+    comparison_resamples: int
+    """Stationary-bootstrap resamples of the common sessions, one draw for every member."""
+
+    comparison_block_length: float | None
+    """The resamples' mean block length: the mean over the members of Politis and White's automatic
+    choice; null when not measurable
+    """
+
+    spa_p_value: AnalyticsStat
+    """Hansen's SPA consistent p-value (studentized) of H0: no member's mean daily long_short return
+    exceeds the family's (the benchmark: each session's equal-weighted mean of the members
+    compared); below test_size, some variant beats the family's average after the search over its
+    variants
+    """
+
+    spa_p_value_lower: AnalyticsStat
+    """SPA's lower p-value: the resamples re-centred at max(mean(d_k), 0)"""
+
+    spa_p_value_upper: AnalyticsStat
+    """SPA's upper p-value (White's reality check, studentized): every member re-centred at its mean"""
+
+    members: list[FamilyTestMember]
+    """The family's members the key may read, in catalogue order, with their tests' figures."""
+
+    parameters: list[ParameterStability]
+    """Each parameter the members' seals name, by name: its Sharpe ratio stability."""
+
+
+class FamilyTestsResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/family_tests` (analytics.family_tests)."""
+
+    data: FamilyTests
+
+    meta: Meta
+
+
 class DecayPoint(ApiStruct, kw_only=True, frozen=True):
     """An entry of `ic_decay.term_structure`: one horizon, measured and fitted."""
 
@@ -8208,6 +8328,13 @@ ENDPOINTS: dict[str, Endpoint] = {
         OverfittingResponse,
         collection=False,
     ),
+    "analytics.family_tests": Endpoint(
+        "analytics.family_tests",
+        "/v1/alphas/{alpha}/analytics/family_tests",
+        (Param("as_of", "as_of", "string", None, required=False, enum=None),),
+        FamilyTestsResponse,
+        collection=False,
+    ),
     "analytics.decay": Endpoint(
         "analytics.decay",
         "/v1/alphas/{alpha}/analytics/decay",
@@ -8833,6 +8960,7 @@ METHODS: dict[str, str] = {
     "analytics.catalogue_bound": "catalogue_bound",
     "analytics.correlation": "correlation",
     "analytics.overfitting": "overfitting",
+    "analytics.family_tests": "family_tests",
     "analytics.decay": "decay",
     "analytics.monitoring": "monitoring",
     "analytics.drawdown_odds": "drawdown_odds",
@@ -9845,6 +9973,20 @@ class GeneratedMethods:
         (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
         """
         return self._answer("analytics.overfitting", {"alpha": alpha}, {"splits": splits, "as_of": as_of})
+
+    def family_tests(self, alpha: str, *, as_of: str | None = None) -> FamilyTestsResponse:
+        """Which members of the alpha's trial family are indistinguishable from the best, and how
+        stable its Sharpe ratio is across each parameter.
+
+        `GET /v1/alphas/{alpha}/analytics/family_tests` (`analytics.family_tests`).
+
+        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
+        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
+        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
+        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        """
+        return self._answer("analytics.family_tests", {"alpha": alpha}, {"as_of": as_of})
 
     def decay(
         self,
@@ -11341,6 +11483,9 @@ __all__ = [
     "FamilyMember",
     "FamilyMemberRow",
     "FamilyMemberRowPage",
+    "FamilyTestMember",
+    "FamilyTests",
+    "FamilyTestsResponse",
     "FieldPolicy",
     "Fragility",
     "Health",
@@ -11412,6 +11557,7 @@ __all__ = [
     "Panel",
     "PanelSignals",
     "Parameter",
+    "ParameterStability",
     "Period",
     "PnlRow",
     "PnlRowPage",
