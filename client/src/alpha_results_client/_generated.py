@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-6423eee3797c"
+REGISTRY_VERSION = "r-658e45d6872d"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -4673,6 +4673,96 @@ class SignificanceResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class CatalogueBound(ApiStruct, kw_only=True, frozen=True):
+    """`/analytics/catalogue_bound`: the Rademacher anti-serum over the whole catalogue
+    (docs/analytics.md, "A bound over the whole catalogue"): a lower bound on every published
+    alpha's Sharpe ratio and mean IC at once, with probability ras_confidence. The same figures for
+    every key: computed over every published alpha, which only makes it conservative for the alphas
+    a key may read (docs/security.md). The returns side (ras_sharpe_*, ras_sessions) is null for a
+    key that may not read the ledger, the IC side (ras_ic_*, ras_weeks) for one that may not read
+    the cross-sections: built from every alpha's, as the DSR's trial variance is.
+    """
+
+    alpha: str
+    """The alpha served (meta.run)"""
+
+    ras_generation: int
+    """The catalogue generation whose matrices the bound is over"""
+
+    ras_confidence: float
+    """1 - delta: the probability that every bound holds at once (0.95)"""
+
+    ras_draws: int
+    """Monte Carlo draws of the Rademacher signs behind each complexity (seeded)"""
+
+    ras_sharpe_observed: AnalyticsStat
+    """The alpha's per-session Sharpe ratio as the bound reads it: its daily long_short returns (the
+    catalogue's returns matrix) divided by their standard deviation (ddof 1), summed over the
+    catalogue's whole window (every date of its matrix; from/to do not narrow it), a date the alpha
+    has no value on counted as flat (0)
+    """
+
+    ras_sharpe_lower_bound: AnalyticsStat
+    """Lower bound on the alpha's true per-session Sharpe ratio (as ras_sharpe_observed reads it),
+    holding for every alpha of the catalogue at once with probability ras_confidence: the
+    sub-Gaussian form of the Rademacher anti-serum, Paleologo (2024), The Elements of Quantitative
+    Investing, section 8.3, Procedures 8.1 and 8.2
+    """
+
+    ras_sharpe_complexity: float | None
+    """Empirical Rademacher complexity of the catalogue's daily returns, each alpha at unit variance:
+    at a publish (a delta generation) its base generation's plus the delta's rows' (an upper bound)
+    """
+
+    ras_sharpe_complexity_error: float | None
+    """Monte Carlo standard error of ras_sharpe_complexity"""
+
+    ras_sessions: int | None
+    """T: the dates (sessions) of the catalogue's returns matrix"""
+
+    ras_sharpe_alphas: int | None
+    """N: the alphas with a returns series (3 or more sessions with variance) the complexity is over;
+    at a delta generation the base's plus the delta's rows (an upper bound)
+    """
+
+    ras_ic_observed: AnalyticsStat
+    """The alpha's mean weekly conditioned IC as the bound reads it (the catalogue's IC matrix, each
+    value within [-1, 1]), summed over the catalogue's whole window (every date of its matrix;
+    from/to do not narrow it), a date the alpha has no value on counted as flat (0)
+    """
+
+    ras_ic_lower_bound: AnalyticsStat
+    """Lower bound on the alpha's true mean weekly IC (as ras_ic_observed reads it), holding for every
+    alpha of the catalogue at once with probability ras_confidence: the bounded form (|IC| <= 1) of
+    the Rademacher anti-serum, Paleologo (2024), The Elements of Quantitative Investing, section
+    8.3, Procedures 8.1 and 8.2
+    """
+
+    ras_ic_complexity: float | None
+    """Empirical Rademacher complexity of the catalogue's weekly IC: at a delta generation its base
+    generation's plus the delta's rows' (an upper bound)
+    """
+
+    ras_ic_complexity_error: float | None
+    """Monte Carlo standard error of ras_ic_complexity"""
+
+    ras_weeks: int | None
+    """T: the dates (weeks) of the catalogue's IC matrix"""
+
+    ras_ic_alphas: int | None
+    """N: the alphas with a weekly IC the complexity is over; at a delta generation the base's plus the
+    delta's rows (an upper bound)
+    """
+
+
+class CatalogueBoundResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/catalogue_bound` (analytics.catalogue_bound)."""
+
+    data: CatalogueBound
+
+    meta: Meta
+
+
 class CorrelationRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/analytics/correlation` (analytics.correlation)."""
 
@@ -8461,6 +8551,13 @@ ENDPOINTS: dict[str, Endpoint] = {
         SignificanceResponse,
         collection=False,
     ),
+    "analytics.catalogue_bound": Endpoint(
+        "analytics.catalogue_bound",
+        "/v1/alphas/{alpha}/analytics/catalogue_bound",
+        (),
+        CatalogueBoundResponse,
+        collection=False,
+    ),
     "analytics.correlation": Endpoint(
         "analytics.correlation",
         "/v1/alphas/{alpha}/analytics/correlation",
@@ -9127,6 +9224,7 @@ METHODS: dict[str, str] = {
     "analytics.quantiles": "quantiles",
     "analytics.sub_universe": "sub_universe",
     "analytics.significance": "significance",
+    "analytics.catalogue_bound": "catalogue_bound",
     "analytics.correlation": "correlation",
     "analytics.overfitting": "overfitting",
     "analytics.family_tests": "family_tests",
@@ -10114,6 +10212,14 @@ class GeneratedMethods:
             {"alpha": alpha},
             {"start": start, "end": end, "sr_benchmark": sr_benchmark, "trials": trials, "as_of": as_of},
         )
+
+    def catalogue_bound(self, alpha: str) -> CatalogueBoundResponse:
+        """A lower bound on the alpha's Sharpe ratio and IC over the whole catalogue (Rademacher
+        anti-serum).
+
+        `GET /v1/alphas/{alpha}/analytics/catalogue_bound` (`analytics.catalogue_bound`).
+        """
+        return self._answer("analytics.catalogue_bound", {"alpha": alpha}, {})
 
     def correlation(
         self,
@@ -11586,6 +11692,8 @@ __all__ = [
     "CapacityParticipation",
     "CapacityPoint",
     "CapacityResponse",
+    "CatalogueBound",
+    "CatalogueBoundResponse",
     "CheckChange",
     "CheckResult",
     "CheckSeen",
