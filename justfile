@@ -186,6 +186,10 @@ bench-mcp *ARGS:
 synthetic-catalogue *ARGS:
     python -m tests.bench.synthetic_catalogue {{ARGS}}
 
+# Issue 62 item 4: the Rademacher anti-serum's complexity as a generation computes it (whole, and a delta's rows) over the synthetic generator's series at 10^4 and 10^5 alphas (docs/benchmarks.md "Issue 62, item 4").
+bench-ras *ARGS:
+    python -m tests.bench.ras_bench {{ARGS}}
+
 # Issue 51 at scale, in one process over the synthetic catalogue (written when absent): listing, screener, max_correlation, correlation top 50 p50/p95 and CPU, recall against brute force, memory (docs/benchmarks.md "Issue 51").
 bench-synthetic *ARGS:
     python -m tests.bench.synthetic_bench {{ARGS}}

@@ -21,6 +21,7 @@ import numpy as np
 from analytics import (
     attribution,
     compounding,
+    haircut,
     inputs,
     live,
     residual,
@@ -239,6 +240,8 @@ def checks_payload(
         figures["information_ratio_lower_bound"] = _information_ratio_lower_bound(
             view, book, window, access, warnings
         )
+    if "sharpe_t_statistic" in thresholds:  # optional: on when the policy or the request bounds it
+        figures["sharpe_t_statistic"] = _sharpe_t_statistic(book, part, access, warnings)
     if pbo is not None:
         figures["pbo"] = pbo
     if "sub_universe" in thresholds:
@@ -596,6 +599,19 @@ def _deflated_sharpe(
     return Figure(
         value, reason, "long_short", WINDOW, context={"trials": seen.count, "basis": "of the catalogue"}
     )
+
+
+def _sharpe_t_statistic(book: str, part: inputs.Ledger | None, access: Access, warnings: Warnings) -> Figure:
+    """SR sqrt(T) of the book's daily returns over the window (`analytics.haircut.t_statistic`):
+    the Sharpe ratio per session as /analytics/significance measures it (`significance.moments`)."""
+    if not access.ledger:
+        return Figure(None, withheld("ledger", "checks.sharpe_t_statistic", warnings), book, WINDOW)
+    if part is None:
+        return Figure(None, f"the run has no {book} ledger", book, WINDOW)
+    m = significance.moments(part.returns)
+    if m is None:
+        return Figure(None, "fewer than 3 daily returns with variance in the window", book, WINDOW)
+    return Figure(haircut.t_statistic(m.sharpe, m.n), "", book, WINDOW, context={"sessions": m.n})
 
 
 def _max_weight(view: BuildView, book: str, window: Window, refused: str | None) -> Figure:

@@ -183,6 +183,7 @@ class Figures:
     metrics = Asked(Reading.metrics)
     mmc = Asked(Reading.mmc)
     monitoring = Asked(Reading.monitoring)
+    catalogue_bound = Asked(Reading.catalogue_bound)
     overfitting = Asked(Reading.overfitting)
     quantiles = Asked(Reading.quantiles)
     regimes = Asked(Reading.regimes)

@@ -40,6 +40,7 @@ from analytics import (
     monitoring,
     overfitting,
     promotion,
+    rademacher,
     residual,
     screen,
     sets,
@@ -83,6 +84,7 @@ from schemas.bodies.approved_health import (
     ApprovedHealth,
     FalseDiscoveryPrior,
 )
+from schemas.bodies.catalogue_bound import CatalogueBound
 from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSIONS, LITERATURE_HAIRCUT, Decay
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.drawdown_odds import DrawdownOdds
@@ -114,6 +116,7 @@ from schemas.query import (
     FamiliesQuery,
     FamilyTestsQuery,
     LiveQuery,
+    NoQuery,
     OverfittingQuery,
     PromotionPreviewQuery,
     ResidualQuery,
@@ -250,6 +253,37 @@ class Reading(BuildAnswers):
         family_tag = "family-none" if family is None else family.tag()
         clusters_tag = "clusters-none" if clusters is None else clusters.tag()
         return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}+{clusters_tag}")
+
+    @served(
+        "A lower bound on the alpha's Sharpe ratio and IC over the whole catalogue (Rademacher anti-serum)",
+        "The Rademacher anti-serum (Paleologo 2024, section 8.3): with probability 0.95, for every published "
+        "alpha at once, its per-session Sharpe ratio and mean weekly IC are at least the observed values less "
+        "twice the catalogue's empirical Rademacher complexity and an estimation term. The complexity is "
+        "computed once per catalogue generation over every published alpha, the same for every key (it only "
+        "grows with the set: conservative for the alphas a key reads); the alpha's own values from its rows of "
+        "the catalogue's matrices. Whole catalogue window: from/to do not apply. The Sharpe side needs "
+        "portfolio.ledger, the IC side signals.rebalances.get or signals.scores",
+        over_catalogue=True,
+    )
+    def catalogue_bound(self, view: BuildView, q: NoQuery) -> Answer[CatalogueBound]:
+        """The Rademacher anti-serum of `view`'s alpha: the complexities its catalogue generation
+        records (pipeline/catalogue_bound.py), the alpha's own rows of the generation's matrices."""
+        self.whole_catalogue()
+        snapshot = self.snapshot
+        generation = snapshot.catalogue.generation
+        ras = None if generation is None or generation.trials is None else generation.trials.get("ras")
+        warnings = Warnings()
+        data = rademacher.catalogue_bound_payload(
+            view.alpha_id,
+            0 if generation is None else generation.number,
+            ras,
+            snapshot.matrix("returns"),
+            snapshot.matrix("ic"),
+            self.scope.access,
+            warnings,
+        )
+        # Over every published alpha: the catalogue's generation, whatever the key may read.
+        return Answer(data, warnings.entries, f"{view.build_id}+{snapshot.version}")
 
     @served(
         "Correlation with every other alpha the key may read",

@@ -209,6 +209,18 @@ def expected_max_sharpe(trials: int, sharpe_variance: float) -> float:
     )
 
 
+def min_backtest_length(trials: int, sharpe: float) -> float:
+    """The minimum backtest length, in the periods `sharpe` is per (years for an annualised Sharpe
+    ratio), below which the best of `trials` independent skill-less configurations is expected to
+    show at least `sharpe` (Bailey, Borwein, López de Prado and Zhu 2014, "Pseudo-mathematics and
+    financial charlatanism", MinBTL): (E[max of N standard normals] / SR)^2, the expected maximum
+    `expected_max_sharpe(N, 1)`. 45 trials at an annualised Sharpe ratio of 1.0 need 5.3 years,
+    10^5 trials 19.2 years. NaN below 2 trials or when `sharpe` is not positive."""
+    if trials < 2 or not sharpe > 0:
+        return math.nan
+    return (expected_max_sharpe(trials, 1.0) / sharpe) ** 2
+
+
 def dsr(
     sr: float,
     observations: int,

@@ -36,7 +36,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics import bootstrap, inputs, multiple_testing, sharpe_inference, trial_clusters, uncertainty
+from analytics import (
+    bootstrap,
+    haircut,
+    inputs,
+    multiple_testing,
+    sharpe_inference,
+    trial_clusters,
+    uncertainty,
+)
 from analytics.access import Access, withheld
 from analytics.correlation import pearson_between
 from analytics.entries import Warnings, conventions, declared_stat, number, window_echo
@@ -46,7 +54,7 @@ from datasets.catalogue_snapshot import Matrix, Trials
 from datasets.queries import Window
 from datasets.reader import BuildView
 from schemas.bodies.analytics import AnalyticsStat, DsrTrials
-from schemas.bodies.significance import Bootstrap, MultipleTesting, Significance
+from schemas.bodies.significance import Bootstrap, HaircutMethod, MultipleTesting, SharpeHaircut, Significance
 from schemas.bodies.uncertainty import BLOCK_LENGTH_RULE
 
 INCREMENTAL_FROM = 20_000
@@ -432,6 +440,19 @@ def significance_payload(
             sr_benchmark=sr_benchmark,
             years=number(trl / per_year),
         ),
+        min_backtest_length=declared_stat(
+            Significance,
+            "min_backtest_length",
+            None
+            if m is None
+            else sharpe_inference.min_backtest_length(n_trials, m.sharpe * math.sqrt(per_year)),
+            reason
+            if m is None
+            else "fewer than 2 trials"
+            if n_trials < 2
+            else "the Sharpe ratio is not positive: no backtest length tells it from the search's luck",
+            trials=n_trials,
+        ),
         critical_sharpe=declared_stat(
             Significance,
             "critical_sharpe",
@@ -475,6 +496,69 @@ def significance_payload(
         ),
         bootstrap=_bootstrap(view, window, access, warnings),
         multiple_testing=_multiple_testing(seen, access, warnings),
+        sharpe_haircut=_sharpe_haircut(m, reason, seen, per_year, access),
+    )
+
+
+HAIRCUT_METHOD = (
+    'Harvey and Liu (2015), "Backtesting" (Journal of Portfolio Management 42(1)), as their code and mlfinlab\'s '
+    "CampbellBacktesting.haircut_sharpe_ratios: Bonferroni, Holm and BHY adjustments of the Sharpe ratio's "
+    "monthly t-ratio, the other tests simulated with Harvey, Liu and Zhu's (2016) model"
+)
+
+
+def _sharpe_haircut(
+    m: Moments | None, reason: str, seen: Seen, per_year: int, access: Access
+) -> SharpeHaircut:
+    """Harvey and Liu's haircut of the window's Sharpe ratio among the M tests the key may see
+    (`analytics.haircut`): M the readable alphas with a measurable Sharpe ratio, as V's."""
+    tests = seen.sharpe_variance_alphas
+    found = (
+        None if m is None else haircut.haircut_sharpe(m.sharpe, m.n, per_year, m.serial_correlation, tests)
+    )
+    if m is not None and found is None:
+        observed = haircut.months(m.n, per_year)
+        if observed < 2:
+            reason = f"the window holds {observed} month(s) of sessions: the monthly t-ratio needs 2"
+        elif tests < 1:
+            reason = "no alpha this key may read has a measurable Sharpe ratio: no tests to adjust for"
+        elif not -1.0 < m.serial_correlation < 1.0:
+            reason = "the serial correlation of the daily returns is not within (-1, 1)"
+        else:
+            reason = "the Sharpe ratio is not above 0: the haircut is of a positive Sharpe ratio's one-sided p-value"
+
+    def stat(
+        body: type[SharpeHaircut] | type[HaircutMethod], name: str, value: float | None
+    ) -> AnalyticsStat:
+        return declared_stat(body, name, value, reason)
+
+    def method(key: str) -> HaircutMethod:
+        return HaircutMethod(
+            adjusted_p_value=stat(
+                HaircutMethod, "adjusted_p_value", None if found is None else found.adjusted[key]
+            ),
+            haircut_sharpe=stat(
+                HaircutMethod, "haircut_sharpe", None if found is None else found.haircut_sharpe[key]
+            ),
+            haircut_share=stat(HaircutMethod, "haircut_share", None if found is None else found.haircut[key]),
+        )
+
+    return SharpeHaircut(
+        method=HAIRCUT_METHOD,
+        frequency="monthly",
+        tested_sharpe=stat(SharpeHaircut, "tested_sharpe", None if found is None else found.annual_sharpe),
+        sharpe_t_ratio=stat(SharpeHaircut, "sharpe_t_ratio", None if found is None else found.t_ratio),
+        sharpe_p_value=stat(SharpeHaircut, "sharpe_p_value", None if found is None else found.p_value),
+        bonferroni_haircut=method("bonferroni"),
+        holm_haircut=method("holm"),
+        bhy_haircut=method("bhy"),
+        average_haircut=method("average"),
+        tests=tests if access.ledger else None,
+        test_correlation=haircut.DEFAULT_CORRELATION,
+        observed_months=None if m is None else haircut.months(m.n, per_year),
+        # A function of M: withheld with it (the count of the readable ledgers' Sharpe ratios)
+        simulations=haircut.simulations_for(tests) if access.ledger else haircut.SIMULATIONS,
+        seed=haircut.SEED,
     )
 
 

@@ -49,7 +49,7 @@ from datasets.build_view import BuildView
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CorruptLakeFile
 from datasets.local_cache import LocalCache
-from pipeline import catalogue_neighbours, catalogue_residual, trial_links
+from pipeline import catalogue_bound, catalogue_neighbours, catalogue_residual, trial_links
 from schemas.bodies.metrics import Stat
 from schemas.lake import CATALOGUE_INDEX, RESIDUAL_COLUMNS, SCORE_NEIGHBOURS
 
@@ -537,8 +537,11 @@ def record(
             matrices,
             lists.files | links.files,
             lists.retired + links.retired,
-            trial_links.document(
-                _sums_of(table), links, table.column("alpha_id"), trial_links.sharpes_of(table)
+            catalogue_bound.with_bound(
+                trial_links.document(
+                    _sums_of(table), links, table.column("alpha_id"), trial_links.sharpes_of(table)
+                ),
+                catalogue_bound.whole(matrices),
             ),
         )
 
@@ -658,8 +661,11 @@ def rebuild(
             following,
             lists.files | links.files,
             lists.retired + ([] if linked is None else [linked[1]]),
-            trial_links.document(
-                _sums_of(table), links, table.column("alpha_id"), trial_links.sharpes_of(table)
+            catalogue_bound.with_bound(
+                trial_links.document(
+                    _sums_of(table), links, table.column("alpha_id"), trial_links.sharpes_of(table)
+                ),
+                catalogue_bound.whole(following),
             ),
         )
 
@@ -1289,7 +1295,10 @@ def _delta_update(
         changes,
         lists.files | links.files,
         lists.retired + links.retired,
-        trial_links.document(sums.document(), links, after_ids, after_sharpes),
+        catalogue_bound.with_bound(
+            trial_links.document(sums.document(), links, after_ids, after_sharpes),
+            catalogue_bound.delta((current.trials or {}).get("ras"), matrices),
+        ),
     )
 
 
@@ -1327,7 +1336,11 @@ def compact(root: str, force: bool = False) -> int | None:
             matrices,
             {},
             [],
-            current.trials if current.trials is not None else _sums_of(index),
+            # The bound's complexity over every row again (a delta's was base + delta: an upper bound).
+            catalogue_bound.with_bound(
+                current.trials if current.trials is not None else _sums_of(index),
+                catalogue_bound.whole(matrices),
+            ),
         )
 
     return catalogue_index.commit(storage, root, update).number

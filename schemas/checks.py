@@ -62,6 +62,11 @@ PBO_BELOW_DEFAULT = (
     "operator's policy or the request bounds it"
 )
 """The reason of the default pbo check of a family below PBO_DEFAULT_MIN_TRIALS readable members."""
+SHARPE_T_HURDLE = 3.0
+"""sharpe_t_statistic: the hurdle Harvey, Liu and Zhu (2016) propose for a t-statistic after multiple
+testing (and Harvey and Liu 2015's "t >= 3"): the bound a policy or a request sets to turn the
+optional check on (`min_sharpe_t_statistic=3`); off by default, as the battery's other optional
+check."""
 PERCENT_UNITS = ("fraction",)
 """Units whose values a check's `reason` writes in percent (13.9%), as the dashboard shows them;
 any other unit is written as a plain number."""
@@ -277,6 +282,19 @@ CHECKS: tuple[Check, ...] = (
         "the lower bound of the 95% bootstrap interval of the book's annualised information ratio ({point}) over "
         "{sessions} sessions",
         min=(None, "min_information_ratio_lower_bound"),
+        optional=True,
+    ),
+    _check(
+        "sharpe_t_statistic",
+        "analytics.significance",
+        "the t-statistic of the book's daily Sharpe ratio over the window: SR sqrt(T), SR = mean / std(ddof=1) of the "
+        "daily returns r = ending/starting - 1 (per session, not annualised), T the window's sessions (i.i.d. "
+        "returns: information_ratio sqrt(T / 252)); optional, off by default: Harvey, Liu and Zhu (2016) propose "
+        f"a hurdle of t >= {SHARPE_T_HURDLE:g} for a factor found after many tried (min_sharpe_t_statistic="
+        f"{SHARPE_T_HURDLE:g})",
+        "the t-statistic of the book's daily Sharpe ratio over the window's {sessions} sessions (is its mean return "
+        "distinguishable from 0 after many trials?)",
+        min=(None, "min_sharpe_t_statistic"),
         optional=True,
     ),
     _check(

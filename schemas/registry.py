@@ -65,6 +65,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.live"),
     Endpoint("analytics.decay"),
     Endpoint("analytics.monitoring"),
+    Endpoint("analytics.catalogue_bound"),
     Endpoint("analytics.drawdown_odds"),
     Endpoint("analytics.expectation"),
     Endpoint("analytics.attribution"),

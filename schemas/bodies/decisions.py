@@ -97,6 +97,7 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     information_ratio_lower_bound: (
         Annotated[Bound, policy_bounds("information_ratio_lower_bound")] | UnsetType
     ) = UNSET
+    sharpe_t_statistic: Annotated[Bound, policy_bounds("sharpe_t_statistic")] | UnsetType = UNSET
     pbo: Annotated[Bound, policy_bounds("pbo")] | UnsetType = UNSET
 
 

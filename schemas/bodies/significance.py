@@ -112,6 +112,113 @@ class MultipleTesting(Body, kw_only=True, frozen=True):
     ]
 
 
+HAIRCUT_T = "t = SR / sqrt(12) sqrt(T), SR tested_sharpe, T observed_months"
+
+
+class HaircutMethod(Body, kw_only=True, frozen=True):
+    """One adjustment of `sharpe_haircut`: its adjusted p-value and the Sharpe ratio it implies."""
+
+    adjusted_p_value: Annotated[
+        AnalyticsStat,
+        figure(
+            "The p-value of the Sharpe ratio's t-ratio adjusted for the tests: Bonferroni min(M p, 1); Holm and "
+            "BHY the median over the simulations of the alpha's p adjusted among M simulated p-values of the other "
+            "tests; average the mean of those three (Harvey and Liu 2015)",
+            "bonferroni: min(M p, 1); holm: median of max over j <= k of min(1, (m - j + 1) p_(j)); bhy: median of "
+            "min over i >= k of (m c / i) p_(i) (the largest kept as it is), c = sum_{i=1..M} 1/i; m = M + 1, k "
+            "the alpha's rank; average: (bonferroni + holm + bhy) / 3",
+        ),
+    ]
+    haircut_sharpe: Annotated[
+        AnalyticsStat,
+        figure(
+            'The annualised Sharpe ratio the adjusted p-value implies ("a Sharpe ratio of 1.0 is worth 0.45")',
+            "F^-1_{T-1}(1 - p* / 2) / sqrt(T) sqrt(12), F Student's t, T observed_months, p* adjusted_p_value",
+            source=LEDGER,
+        ),
+    ]
+    haircut_share: Annotated[
+        AnalyticsStat,
+        figure(
+            "The share of the tested Sharpe ratio the adjustment takes off",
+            "(tested_sharpe - haircut_sharpe) / tested_sharpe",
+            source=LEDGER,
+        ),
+    ]
+
+
+class SharpeHaircut(Body, kw_only=True, frozen=True):
+    """`sharpe_haircut` of the significance object: Harvey and Liu's (2015) haircut Sharpe ratios."""
+
+    method: Annotated[str, figure("The method and its reference")]
+    frequency: Annotated[str, figure("The frequency of the t-ratio: monthly, as the paper's")]
+    tested_sharpe: Annotated[
+        AnalyticsStat,
+        figure(
+            "The Sharpe ratio the haircut starts from: the window's daily Sharpe ratio annualised with Lo's (2002) "
+            "adjustment for the returns' lag-1 serial correlation (the paper's input; sharpe is without it)",
+            "SR_d sqrt(q) (1 + 2 rho / (1 - rho) (1 - (1 - rho^q) / (q (1 - rho))))^(-1/2), q = 252, rho "
+            "serial_correlation; not measurable unless above 0 (the p-value is one-sided) or below 2 months",
+            source=LEDGER,
+        ),
+    ]
+    sharpe_t_ratio: Annotated[
+        AnalyticsStat,
+        figure("The tested Sharpe ratio's t-ratio over the window's months", HAIRCUT_T, source=LEDGER),
+    ]
+    sharpe_p_value: Annotated[
+        AnalyticsStat,
+        figure(
+            "The t-ratio's p-value before any adjustment",
+            "2 (1 - F_{T-1}(t)), F Student's t with T - 1 degrees of freedom",
+            source=LEDGER,
+        ),
+    ]
+    bonferroni_haircut: Annotated[HaircutMethod, figure("Bonferroni's adjustment: min(M p, 1)")]
+    holm_haircut: Annotated[HaircutMethod, figure("Holm's step-down adjustment, simulated")]
+    bhy_haircut: Annotated[
+        HaircutMethod,
+        figure(
+            "Benjamini, Hochberg and Yekutieli's adjustment (false discovery rate under dependence), simulated"
+        ),
+    ]
+    average_haircut: Annotated[
+        HaircutMethod, figure("The mean of the three adjusted p-values, and its Sharpe ratio")
+    ]
+    tests: Annotated[
+        int | None,
+        figure(
+            "M: the tests adjusted for, the published alphas the key may read with a measurable long_short Sharpe "
+            "ratio (this one included; dsr.trials.sharpe_variance_alphas); null for a key that may not read the "
+            "ledger",
+            source="catalogue",
+        ),
+    ]
+    test_correlation: Annotated[
+        float,
+        figure(
+            "rho: the average correlation between the tests' returns the simulation assumes (Harvey, Liu and Zhu's "
+            "preferred level 0.2, fixed)"
+        ),
+    ]
+    observed_months: Annotated[
+        int | None,
+        figure(
+            "T: the window's sessions in months, floor(sessions 12 / 252); null for a key that may not read the ledger",
+            source=LEDGER,
+        ),
+    ]
+    simulations: Annotated[
+        int, figure("Simulations of the other tests (20,000, fewer when M is large: docs/analytics.md)")
+    ]
+    seed: Annotated[
+        int,
+        figure(
+            "Seed of numpy's PCG64 generator of the simulations: the same request always gives the same answer"
+        ),
+    ]
+
+
 class Significance(Body, kw_only=True, frozen=True):
     """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
 
@@ -201,6 +308,17 @@ class Significance(Body, kw_only=True, frozen=True):
                 "sr_benchmark": SR_BENCHMARK,
                 "years": figure("min_track_record in years (sessions / 252)"),
             },
+        ),
+    ]
+    min_backtest_length: Annotated[
+        AnalyticsStat,
+        figure(
+            "Minimum backtest length: the years of history below which the best of dsr.trials.count skill-less "
+            "configurations is expected to show at least this Sharpe ratio (Bailey, Borwein, López de Prado and "
+            "Zhu 2014); a backtest shorter than it cannot tell this Sharpe ratio from the search's luck",
+            "(((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))) / SR)^2, SR the annualised sharpe, N "
+            "dsr.trials.count, gamma the Euler-Mascheroni constant; not measurable when SR <= 0 or N < 2",
+            keys={"trials": figure("N: the trials it is computed for (dsr.trials.count)")},
         ),
     ]
     critical_sharpe: Annotated[
@@ -378,5 +496,12 @@ class Significance(Body, kw_only=True, frozen=True):
         figure(
             "The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole "
             "histories; from/to do not narrow it)"
+        ),
+    ]
+    sharpe_haircut: Annotated[
+        SharpeHaircut,
+        figure(
+            "Haircut Sharpe ratios (Harvey and Liu 2015): the Sharpe ratio the p-value adjusted for the M tests the key "
+            "may see implies, by Bonferroni, Holm, BHY and their average, with the adjusted p-values"
         ),
     ]

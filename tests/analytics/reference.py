@@ -287,6 +287,16 @@ def expected_max_sharpe(n: int, variance: float | None) -> float | None:
     )
 
 
+def min_backtest_length(n: int, sharpe: float) -> float | None:
+    """Bailey, Borwein, López de Prado and Zhu (2014), MinBTL: the years below which the best of N
+    skill-less configurations is expected to show an annualised Sharpe ratio `sharpe`,
+    (E[max of N standard normals] / SR)^2; None when SR <= 0 or N < 2."""
+    expected = expected_max_sharpe(n, 1.0)
+    if expected is None or not sharpe > 0:
+        return None
+    return float((expected / sharpe) ** 2)
+
+
 def catalogue_sharpes(lake: Lake) -> dict[str, float]:
     """Per-session Sharpe ratio of every catalogue alpha's whole long_short history, where measurable."""
     out = {}
@@ -340,6 +350,7 @@ def significance(
         "min_track_record": trl,
         "years": None if trl is None else trl / SESSIONS_PER_YEAR,
         "dsr": None if m is None else dsr(m, n_trials, variance),
+        "min_backtest_length": None if m is None else min_backtest_length(n_trials, m.sr * per_year),
         "trials.count": n_trials,
         "trials.sharpe_variance": variance,
         "trials.sharpe_variance_alphas": len(sharpes),

@@ -188,3 +188,14 @@ def test_serial_correlation_widens_the_sharpe_ratios_variance():
     assert float(si.sharpe_variance(0.1, 252, 0.0, 3.0, 0.3)) > base
     assert base > float(si.sharpe_variance(0.1, 252, 0.0, 3.0, -0.3))
     assert math.isnan(float(si.sharpe_variance(0.1, 252, 0.0, 3.0, 1.0)))
+
+
+def test_the_minimum_backtest_length_of_bailey_et_al():
+    """Bailey, Borwein, López de Prado and Zhu (2014): with 5 years of daily data, no more than 45
+    independent configurations should be tried for an annualised Sharpe ratio of 1 (MinBTL about 5
+    years at N = 45), and 10^5 trials need about 19 years (issue 62: "a Sharpe of 1.0 needs 19
+    years at 10^5 trials"); it scales as 1 / SR^2."""
+    assert round(si.min_backtest_length(45, 1.0), 2) == 5.0
+    assert round(si.min_backtest_length(100_000, 1.0), 1) == 19.3
+    assert math.isclose(si.min_backtest_length(1000, 2.0), si.min_backtest_length(1000, 1.0) / 4)
+    assert math.isnan(si.min_backtest_length(1, 1.0)) and math.isnan(si.min_backtest_length(100, -0.5))

@@ -53,8 +53,10 @@ def check_significance(data: dict[str, Any], expected: dict[str, Any], where: An
         "critical_sharpe",
         "power",
         "dsr",
+        "min_backtest_length",
     ):
         check_stat(data[name], expected[name], (where, name))
+    assert data["min_backtest_length"]["trials"] == expected["trials.count"], where
     assert data["sharpe"]["periods_per_year"] == data["sharpe_standard_error"]["periods_per_year"] == 252
     assert data["power"]["sr_alternative"] == expected["sr_alternative"], where
     assert data["power"]["confidence"] == data["critical_sharpe"]["confidence"] == 0.95
@@ -461,8 +463,8 @@ def test_only_the_catalogue_figures_depend_on_the_key(api: Api, lake: ref.Lake) 
         raw = api.ok(path, "raw")["data"]
         assert api.ok(path, "plain")["data"] == raw
         testonly = api.ok(path, "testonly")["data"]
-        # V, the clusters and the family: the key's
-        catalogue = ("dsr", "effective_dsr", "clustered_dsr", "multiple_testing")
+        # V, the clusters, the family and M: the key's
+        catalogue = ("dsr", "effective_dsr", "clustered_dsr", "multiple_testing", "sharpe_haircut")
         assert {k: v for k, v in testonly.items() if k not in catalogue} == {
             k: v for k, v in raw.items() if k not in catalogue
         }

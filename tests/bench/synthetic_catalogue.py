@@ -314,6 +314,7 @@ def write(
     from alpha_results_seal.storage import Storage
     from analytics import nearest
     from datasets import catalogue_index
+    from pipeline import catalogue_bound
     from pipeline.index_rows import _in_catalogue_order
 
     timings: dict[str, float] = {}
@@ -378,9 +379,15 @@ def write(
         if basis in nearest.INDEXED_BASES:
             found.update(nearest.index_matrices(basis, values, matrices[f"{basis}_days"]))
     timings["matrices_seconds"] = time.monotonic() - clock
+    clock = time.monotonic()
+    # The Rademacher anti-serum's complexity, as a whole generation records it (pipeline/catalogue_bound.py)
+    trials = {"ras": catalogue_bound.whole(found)}
+    timings["bound_seconds"] = time.monotonic() - clock
 
     def update(current: object, _: object) -> catalogue_index.Next:
-        return catalogue_index.Next(index, dict(generation.benchmarks), [{"synthetic": n}], found)
+        return catalogue_index.Next(
+            index, dict(generation.benchmarks), [{"synthetic": n}], found, trials=trials
+        )
 
     clock = time.monotonic()
     written = catalogue_index.commit(storage, out_root, update)

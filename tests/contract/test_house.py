@@ -15,7 +15,7 @@ BODY_MODULES = {"returns": "schemas.bodies.returns"}
 """Served names whose body module is named otherwise: none but these (the answer `returns` is a
 book's calendar returns; its computation is `analytics/book_returns.py`, since `analytics/returns.py`
 holds the return formulas every figure shares)."""
-COMPUTATIONS = {"returns": "analytics.book_returns"}
+COMPUTATIONS = {"returns": "analytics.book_returns", "catalogue_bound": "analytics.rademacher"}
 
 
 def test_each_served_answer_lives_where_the_rule_says() -> None:

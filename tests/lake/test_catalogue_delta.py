@@ -86,6 +86,7 @@ def served(root: str, alphas: list[str]) -> dict[str, Any]:
             f"{base}/correlation?basis=ic",
             f"{base}/correlation?basis=scores",
             f"{base}/significance",
+            f"{base}/catalogue_bound",
             f"{base}/residual",
             f"/v1/analytics/screen?limit=100&max_correlation=0.5&correlated_to={alpha}",
         ]
@@ -168,6 +169,24 @@ def test_a_delta_generation_serves_what_a_rebuild_serves(
     )
     assert sums == of_column(np.where(np.isnan(column), np.nan, column))
     after = served(root, alphas)
+    # The Rademacher anti-serum is the one figure a delta serves otherwise: its complexity there is
+    # its base's plus the delta rows' (pipeline/catalogue_bound.py), an upper bound of the rebuild's
+    # exact one, so its bounds are no higher; the alpha's own observed values, T equal.
+    for path in before:
+        if not path.endswith("/significance") or before[path][0] != 200:
+            continue
+        kept, exact = (
+            before[path][1]["data"].pop("catalogue_bound"),
+            after[path][1]["data"].pop("catalogue_bound"),
+        )
+        assert kept["ras_generation"] < exact["ras_generation"]
+        assert (kept["ras_sessions"], kept["ras_weeks"]) == (exact["ras_sessions"], exact["ras_weeks"])
+        for side in ("sharpe", "ic"):
+            assert kept[f"ras_{side}_complexity"] >= exact[f"ras_{side}_complexity"], (path, side)
+            assert kept[f"ras_{side}_alphas"] >= exact[f"ras_{side}_alphas"]
+            assert kept[f"ras_{side}_observed"] == exact[f"ras_{side}_observed"]
+            if exact[f"ras_{side}_lower_bound"]["value"] is not None:
+                assert kept[f"ras_{side}_lower_bound"]["value"] <= exact[f"ras_{side}_lower_bound"]["value"]
     differing = [path for path in before if before[path] != after[path]]
     if differing:
         import difflib
@@ -211,7 +230,17 @@ def test_compaction_folds_the_delta_into_the_same_catalogue(demo_lake: Path, tmp
             np.asarray(catalogue_index.read_matrix(storage, root, delta, name)),
             np.asarray(catalogue_index.read_matrix(storage, root, whole, name)),
         )
-    assert whole.trials == delta.trials
+    assert whole.trials is not None and delta.trials is not None
+    # The trials' sums and links carried; the Rademacher anti-serum's complexity computed over every
+    # row again, no more than the delta's base + its rows (an upper bound: pipeline/catalogue_bound.py)
+    assert {k: v for k, v in whole.trials.items() if k != "ras"} == {
+        k: v for k, v in delta.trials.items() if k != "ras"
+    }
+    for basis in ("returns", "ic"):
+        exact, kept = whole.trials["ras"][basis], delta.trials["ras"][basis]
+        assert exact["delta"] == [0.0, 0.0, 0]
+        assert exact["base"][0] <= kept["base"][0] + kept["delta"][0] + 1e-9
+        assert exact["base"][2] <= kept["base"][2] + kept["delta"][2]
 
 
 def test_the_served_trials_from_the_sums_equal_the_pass(

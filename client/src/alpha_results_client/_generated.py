@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-6423eee3797c"
+REGISTRY_VERSION = "r-658e45d6872d"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -4475,6 +4475,82 @@ class MultipleTesting(ApiStruct, kw_only=True, frozen=True):
     """Benjamini-Hochberg adjusted p-value (false discovery rate) within the family"""
 
 
+class HaircutMethod(ApiStruct, kw_only=True, frozen=True):
+    """One adjustment of `sharpe_haircut`: its adjusted p-value and the Sharpe ratio it implies."""
+
+    adjusted_p_value: AnalyticsStat
+    """The p-value of the Sharpe ratio's t-ratio adjusted for the tests: Bonferroni min(M p, 1); Holm
+    and BHY the median over the simulations of the alpha's p adjusted among M simulated p-values of
+    the other tests; average the mean of those three (Harvey and Liu 2015)
+    """
+
+    haircut_sharpe: AnalyticsStat
+    """The annualised Sharpe ratio the adjusted p-value implies ("a Sharpe ratio of 1.0 is worth 0.45")"""
+
+    haircut_share: AnalyticsStat
+    """The share of the tested Sharpe ratio the adjustment takes off"""
+
+
+class SharpeHaircut(ApiStruct, kw_only=True, frozen=True):
+    """`sharpe_haircut` of the significance object: Harvey and Liu's (2015) haircut Sharpe ratios."""
+
+    method: str
+    """The method and its reference"""
+
+    frequency: str
+    """The frequency of the t-ratio: monthly, as the paper's"""
+
+    tested_sharpe: AnalyticsStat
+    """The Sharpe ratio the haircut starts from: the window's daily Sharpe ratio annualised with Lo's
+    (2002) adjustment for the returns' lag-1 serial correlation (the paper's input; sharpe is
+    without it)
+    """
+
+    sharpe_t_ratio: AnalyticsStat
+    """The tested Sharpe ratio's t-ratio over the window's months"""
+
+    sharpe_p_value: AnalyticsStat
+    """The t-ratio's p-value before any adjustment"""
+
+    bonferroni_haircut: HaircutMethod
+    """Bonferroni's adjustment: min(M p, 1)"""
+
+    holm_haircut: HaircutMethod
+    """Holm's step-down adjustment, simulated"""
+
+    bhy_haircut: HaircutMethod
+    """Benjamini, Hochberg and Yekutieli's adjustment (false discovery rate under dependence),
+    simulated
+    """
+
+    average_haircut: HaircutMethod
+    """The mean of the three adjusted p-values, and its Sharpe ratio"""
+
+    tests: int | None
+    """M: the tests adjusted for, the published alphas the key may read with a measurable long_short
+    Sharpe ratio (this one included; dsr.trials.sharpe_variance_alphas); null for a key that may not
+    read the ledger
+    """
+
+    test_correlation: float
+    """rho: the average correlation between the tests' returns the simulation assumes (Harvey, Liu and
+    Zhu's preferred level 0.2, fixed)
+    """
+
+    observed_months: int | None
+    """T: the window's sessions in months, floor(sessions 12 / 252); null for a key that may not read
+    the ledger
+    """
+
+    simulations: int
+    """Simulations of the other tests (20,000, fewer when M is large: docs/analytics.md)"""
+
+    seed: int
+    """Seed of numpy's PCG64 generator of the simulations: the same request always gives the same
+    answer
+    """
+
+
 class Significance(ApiStruct, kw_only=True, frozen=True):
     """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
 
@@ -4532,6 +4608,13 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     min_track_record: AnalyticsStat
     """Minimum track record length for PSR(sr_benchmark) to reach the confidence"""
 
+    min_backtest_length: AnalyticsStat
+    """Minimum backtest length: the years of history below which the best of dsr.trials.count
+    skill-less configurations is expected to show at least this Sharpe ratio (Bailey, Borwein, López
+    de Prado and Zhu 2014); a backtest shorter than it cannot tell this Sharpe ratio from the
+    search's luck
+    """
+
     critical_sharpe: AnalyticsStat
     """Critical Sharpe ratio: the Sharpe ratio the window's sessions must show for the test of a true
     Sharpe ratio of sr_benchmark to reject at level 1 - confidence (PSR(sr_benchmark) at the
@@ -4575,11 +4658,107 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     histories; from/to do not narrow it)
     """
 
+    sharpe_haircut: SharpeHaircut
+    """Haircut Sharpe ratios (Harvey and Liu 2015): the Sharpe ratio the p-value adjusted for the M
+    tests the key may see implies, by Bonferroni, Holm, BHY and their average, with the adjusted
+    p-values
+    """
+
 
 class SignificanceResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/significance` (analytics.significance)."""
 
     data: Significance
+
+    meta: Meta
+
+
+class CatalogueBound(ApiStruct, kw_only=True, frozen=True):
+    """`/analytics/catalogue_bound`: the Rademacher anti-serum over the whole catalogue
+    (docs/analytics.md, "A bound over the whole catalogue"): a lower bound on every published
+    alpha's Sharpe ratio and mean IC at once, with probability ras_confidence. The same figures for
+    every key: computed over every published alpha, which only makes it conservative for the alphas
+    a key may read (docs/security.md). The returns side (ras_sharpe_*, ras_sessions) is null for a
+    key that may not read the ledger, the IC side (ras_ic_*, ras_weeks) for one that may not read
+    the cross-sections: built from every alpha's, as the DSR's trial variance is.
+    """
+
+    alpha: str
+    """The alpha served (meta.run)"""
+
+    ras_generation: int
+    """The catalogue generation whose matrices the bound is over"""
+
+    ras_confidence: float
+    """1 - delta: the probability that every bound holds at once (0.95)"""
+
+    ras_draws: int
+    """Monte Carlo draws of the Rademacher signs behind each complexity (seeded)"""
+
+    ras_sharpe_observed: AnalyticsStat
+    """The alpha's per-session Sharpe ratio as the bound reads it: its daily long_short returns (the
+    catalogue's returns matrix) divided by their standard deviation (ddof 1), summed over the
+    catalogue's whole window (every date of its matrix; from/to do not narrow it), a date the alpha
+    has no value on counted as flat (0)
+    """
+
+    ras_sharpe_lower_bound: AnalyticsStat
+    """Lower bound on the alpha's true per-session Sharpe ratio (as ras_sharpe_observed reads it),
+    holding for every alpha of the catalogue at once with probability ras_confidence: the
+    sub-Gaussian form of the Rademacher anti-serum, Paleologo (2024), The Elements of Quantitative
+    Investing, section 8.3, Procedures 8.1 and 8.2
+    """
+
+    ras_sharpe_complexity: float | None
+    """Empirical Rademacher complexity of the catalogue's daily returns, each alpha at unit variance:
+    at a publish (a delta generation) its base generation's plus the delta's rows' (an upper bound)
+    """
+
+    ras_sharpe_complexity_error: float | None
+    """Monte Carlo standard error of ras_sharpe_complexity"""
+
+    ras_sessions: int | None
+    """T: the dates (sessions) of the catalogue's returns matrix"""
+
+    ras_sharpe_alphas: int | None
+    """N: the alphas with a returns series (3 or more sessions with variance) the complexity is over;
+    at a delta generation the base's plus the delta's rows (an upper bound)
+    """
+
+    ras_ic_observed: AnalyticsStat
+    """The alpha's mean weekly conditioned IC as the bound reads it (the catalogue's IC matrix, each
+    value within [-1, 1]), summed over the catalogue's whole window (every date of its matrix;
+    from/to do not narrow it), a date the alpha has no value on counted as flat (0)
+    """
+
+    ras_ic_lower_bound: AnalyticsStat
+    """Lower bound on the alpha's true mean weekly IC (as ras_ic_observed reads it), holding for every
+    alpha of the catalogue at once with probability ras_confidence: the bounded form (|IC| <= 1) of
+    the Rademacher anti-serum, Paleologo (2024), The Elements of Quantitative Investing, section
+    8.3, Procedures 8.1 and 8.2
+    """
+
+    ras_ic_complexity: float | None
+    """Empirical Rademacher complexity of the catalogue's weekly IC: at a delta generation its base
+    generation's plus the delta's rows' (an upper bound)
+    """
+
+    ras_ic_complexity_error: float | None
+    """Monte Carlo standard error of ras_ic_complexity"""
+
+    ras_weeks: int | None
+    """T: the dates (weeks) of the catalogue's IC matrix"""
+
+    ras_ic_alphas: int | None
+    """N: the alphas with a weekly IC the complexity is over; at a delta generation the base's plus the
+    delta's rows (an upper bound)
+    """
+
+
+class CatalogueBoundResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/catalogue_bound` (analytics.catalogue_bound)."""
+
+    data: CatalogueBound
 
     meta: Meta
 
@@ -6644,6 +6823,9 @@ class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
     information_ratio_lower_bound: Bound | UnsetType = UNSET
     """The policy's thresholds of information_ratio_lower_bound (absent: the check is off)"""
 
+    sharpe_t_statistic: Bound | UnsetType = UNSET
+    """The policy's thresholds of sharpe_t_statistic (absent: the check is off)"""
+
     pbo: Bound | UnsetType = UNSET
     """The policy's thresholds of pbo (absent: the check is off)"""
 
@@ -6706,17 +6888,21 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     the lower bound of the 95% stationary block-bootstrap interval of the book's information ratio
     over the window: /analytics/uncertainty information_ratio.lower (the information ratio as
     information_ratio; Politis-White block length, 2,000 resamples, seeded); optional, off by
-    default; pbo: /analytics/overfitting pbo at splits=16: the probability of backtest overfitting
-    of the trial family the alpha's seal names, over the members the key may read (combinatorially
-    symmetric cross-validation of their daily long_short returns, whole history); on by default for
-    a family of at least 10 members the key may read, from 6 when the operator's policy or the
-    request bounds it; without a family or below those counts not measurable, which leaves the
-    summary's verdict as the rest makes it; sub_universe: /analytics/sub_universe
-    halves[liquid].sub_universe: the ICIR of the conditioned score's weekly rank IC on the liquid
-    half of each week's names by the sealed adv (adv at or above the week's median) over the full
-    cross-section's ICIR scaled by sqrt(n_liquid / n), over the window's weeks (WorldQuant's
-    sub-universe test passes at 0.75: bound it with min_sub_universe=0.75); not measurable without
-    exposures or while the full ICIR is not positive; optional, off by default
+    default; sharpe_t_statistic: the t-statistic of the book's daily Sharpe ratio over the window:
+    SR sqrt(T), SR = mean / std(ddof=1) of the daily returns r = ending/starting - 1 (per session,
+    not annualised), T the window's sessions (i.i.d. returns: information_ratio sqrt(T / 252));
+    optional, off by default: Harvey, Liu and Zhu (2016) propose a hurdle of t >= 3 for a factor
+    found after many tried (min_sharpe_t_statistic=3); pbo: /analytics/overfitting pbo at splits=16:
+    the probability of backtest overfitting of the trial family the alpha's seal names, over the
+    members the key may read (combinatorially symmetric cross-validation of their daily long_short
+    returns, whole history); on by default for a family of at least 10 members the key may read,
+    from 6 when the operator's policy or the request bounds it; without a family or below those
+    counts not measurable, which leaves the summary's verdict as the rest makes it; sub_universe:
+    /analytics/sub_universe halves[liquid].sub_universe: the ICIR of the conditioned score's weekly
+    rank IC on the liquid half of each week's names by the sealed adv (adv at or above the week's
+    median) over the full cross-section's ICIR scaled by sqrt(n_liquid / n), over the window's weeks
+    (WorldQuant's sub-universe test passes at 0.75: bound it with min_sub_universe=0.75); not
+    measurable without exposures or while the full ICIR is not positive; optional, off by default
     """
 
     value: float | None
@@ -6727,8 +6913,9 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
     stressed_net_information_ratio ratio, production_correlation correlation,
     residual_information_ratio ratio, ic_t_statistic t_statistic, fragility ratio,
-    live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio, pbo
-    probability, sub_universe ratio (per_session: a fraction of equity traded per session)
+    live_information_ratio ratio, decay_ratio ratio, information_ratio_lower_bound ratio,
+    sharpe_t_statistic t_statistic, pbo probability, sub_universe ratio (per_session: a fraction of
+    equity traded per session)
     """
 
     annualisation: str
@@ -6737,8 +6924,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio, residual_information_ratio, live_information_ratio,
     information_ratio_lower_bound) or not_annualisable (a probability, a share, a weight, a
     correlation, a t-statistic or a ratio of two annualised figures: deflated_sharpe, max_weight,
-    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio, pbo,
-    sub_universe)
+    yearly_consistency, production_correlation, ic_t_statistic, fragility, decay_ratio,
+    sharpe_t_statistic, pbo, sub_universe)
     """
 
     threshold: Bound
@@ -6759,8 +6946,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
     residual_information_ratio analytics.residual, ic_t_statistic performance.metrics, fragility
     analytics.attribution, live_information_ratio analytics.live, decay_ratio analytics.live,
-    information_ratio_lower_bound analytics.uncertainty, pbo analytics.overfitting, sub_universe
-    analytics.sub_universe
+    information_ratio_lower_bound analytics.uncertainty, sharpe_t_statistic analytics.significance,
+    pbo analytics.overfitting, sub_universe analytics.sub_universe
     """
 
     book: str | None
@@ -6802,14 +6989,16 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     (its backtest ends {split_date}); decay_ratio: the share of its in-sample information ratio
     ({backtest}) the book kept over the {sessions} sessions first published after its approval
     ({live} live); information_ratio_lower_bound: the lower bound of the 95% bootstrap interval of
-    the book's annualised information ratio ({point}) over {sessions} sessions; pbo: the probability
-    that the best of its family's {trials} trials in sample ranks at or below the median out of
-    sample (family {family}); sub_universe: the liquid half's ICIR ({liquid}) over the full ICIR
-    ({full}) scaled by sqrt({n_sub} / {n} names): is the signal there where it can be traded?
-    ({names} are the figure's own: sessions counted, trials, the symbol and date held, the nearest
-    production alpha, the live part's sessions and split date). not_measurable: why there is no
-    value; starts with access_limited when the key may not read the data it is built from,
-    not_applicable for a live check of an alpha never approved
+    the book's annualised information ratio ({point}) over {sessions} sessions; sharpe_t_statistic:
+    the t-statistic of the book's daily Sharpe ratio over the window's {sessions} sessions (is its
+    mean return distinguishable from 0 after many trials?); pbo: the probability that the best of
+    its family's {trials} trials in sample ranks at or below the median out of sample (family
+    {family}); sub_universe: the liquid half's ICIR ({liquid}) over the full ICIR ({full}) scaled by
+    sqrt({n_sub} / {n} names): is the signal there where it can be traded? ({names} are the figure's
+    own: sessions counted, trials, the symbol and date held, the nearest production alpha, the live
+    part's sessions and split date). not_measurable: why there is no value; starts with
+    access_limited when the key may not read the data it is built from, not_applicable for a live
+    check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
@@ -6898,7 +7087,8 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
     production_correlation, residual_information_ratio, ic_t_statistic, fragility,
-    live_information_ratio, decay_ratio, information_ratio_lower_bound, pbo, sub_universe
+    live_information_ratio, decay_ratio, information_ratio_lower_bound, sharpe_t_statistic, pbo,
+    sub_universe
     """
 
     summary: ChecksSummary
@@ -8361,6 +8551,13 @@ ENDPOINTS: dict[str, Endpoint] = {
         SignificanceResponse,
         collection=False,
     ),
+    "analytics.catalogue_bound": Endpoint(
+        "analytics.catalogue_bound",
+        "/v1/alphas/{alpha}/analytics/catalogue_bound",
+        (),
+        CatalogueBoundResponse,
+        collection=False,
+    ),
     "analytics.correlation": Endpoint(
         "analytics.correlation",
         "/v1/alphas/{alpha}/analytics/correlation",
@@ -8787,6 +8984,9 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=None,
             ),
+            Param(
+                "min_sharpe_t_statistic", "min_sharpe_t_statistic", "number", None, required=False, enum=None
+            ),
             Param("max_pbo", "max_pbo", "number", None, required=False, enum=None),
             Param("min_sub_universe", "min_sub_universe", "number", None, required=False, enum=None),
         ),
@@ -9024,6 +9224,7 @@ METHODS: dict[str, str] = {
     "analytics.quantiles": "quantiles",
     "analytics.sub_universe": "sub_universe",
     "analytics.significance": "significance",
+    "analytics.catalogue_bound": "catalogue_bound",
     "analytics.correlation": "correlation",
     "analytics.overfitting": "overfitting",
     "analytics.family_tests": "family_tests",
@@ -10012,6 +10213,14 @@ class GeneratedMethods:
             {"start": start, "end": end, "sr_benchmark": sr_benchmark, "trials": trials, "as_of": as_of},
         )
 
+    def catalogue_bound(self, alpha: str) -> CatalogueBoundResponse:
+        """A lower bound on the alpha's Sharpe ratio and IC over the whole catalogue (Rademacher
+        anti-serum).
+
+        `GET /v1/alphas/{alpha}/analytics/catalogue_bound` (`analytics.catalogue_bound`).
+        """
+        return self._answer("analytics.catalogue_bound", {"alpha": alpha}, {})
+
     def correlation(
         self,
         alpha: str,
@@ -10716,6 +10925,7 @@ class GeneratedMethods:
         min_live_information_ratio: float | None = None,
         min_decay_ratio: float | None = None,
         min_information_ratio_lower_bound: float | None = None,
+        min_sharpe_t_statistic: float | None = None,
         max_pbo: float | None = None,
         min_sub_universe: float | None = None,
     ) -> ChecksResponse:
@@ -10781,6 +10991,10 @@ class GeneratedMethods:
         check (off unless the operator's policy bounds it): pass only at least this (ratio); it may
         not be looser than the operator's policy (400).
 
+        `min_sharpe_t_statistic`: Bound the optional `sharpe_t_statistic` check (off unless the
+        operator's policy bounds it): pass only at least this (t statistic); it may not be looser
+        than the operator's policy (400).
+
         `max_pbo`: Tighten the `pbo` check: pass only at most this (probability); it may not be
         looser than the operator's policy (400).
 
@@ -10811,6 +11025,7 @@ class GeneratedMethods:
                 "min_live_information_ratio": min_live_information_ratio,
                 "min_decay_ratio": min_decay_ratio,
                 "min_information_ratio_lower_bound": min_information_ratio_lower_bound,
+                "min_sharpe_t_statistic": min_sharpe_t_statistic,
                 "max_pbo": max_pbo,
                 "min_sub_universe": min_sub_universe,
             },
@@ -11477,6 +11692,8 @@ __all__ = [
     "CapacityParticipation",
     "CapacityPoint",
     "CapacityResponse",
+    "CatalogueBound",
+    "CatalogueBoundResponse",
     "CheckChange",
     "CheckResult",
     "CheckSeen",
@@ -11577,6 +11794,7 @@ __all__ = [
     "FamilyTestsResponse",
     "FieldPolicy",
     "Fragility",
+    "HaircutMethod",
     "Health",
     "HealthLake",
     "IcBySector",
@@ -11716,6 +11934,7 @@ __all__ = [
     "SectorIc",
     "SectorPart",
     "SharedFactor",
+    "SharpeHaircut",
     "Signal",
     "SignalProcessing",
     "Significance",
