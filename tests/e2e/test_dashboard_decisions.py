@@ -49,6 +49,7 @@ COMBINED = (ALPHA, "Test_small_universe", "value_composite_legacy")
 SHORT = "Test_short_term_reversal"  # trades on 151 of the combination's 296 sessions
 ANALYTICS_PANELS = {
     "significance": "analytics.significance",
+    "catalogue-bound": "analytics.catalogue_bound",
     "uncertainty": "analytics.uncertainty",
     "overfitting": "analytics.overfitting",
     "family-tests": "analytics.family_tests",
@@ -379,6 +380,35 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     spa = page.inner_text("#family-tests table.family-tests-spa")
     for key in ("spa_p_value", "spa_p_value_lower", "spa_p_value_upper"):
         assert family[key]["value"] is None and family[key]["withheld_reason"] in spa, key
+    # The catalogue-wide Rademacher bound: every figure of both sides exactly as served (the cell's
+    # data-value), and the served bound is Paleologo's sub-Gaussian and bounded forms of its parts.
+    page.wait_for_selector("#catalogue-bound table.catalogue-bound-ic")
+    bound = site.api(f"{base}/catalogue_bound", token).json()["data"]
+    shown_bound = dict(
+        page.eval_on_selector_all(
+            "#catalogue-bound table.catalogue-bound-sharpe tbody tr, #catalogue-bound table.catalogue-bound-ic tbody tr",
+            "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value])",
+        )
+    )
+    assert len(shown_bound) == 12
+    for key, value in shown_bound.items():
+        served_value = bound[key]["value"] if isinstance(bound[key], dict) else bound[key]
+        assert (float(value) if value else None) == served_value, key
+    delta = 1 - bound["ras_confidence"]
+    sessions, weeks = bound["ras_sessions"], bound["ras_weeks"]
+    sharpe_bound = (
+        bound["ras_sharpe_observed"]["value"]
+        - 2 * bound["ras_sharpe_complexity"]
+        - 3 * math.sqrt(2 * math.log(2 / delta) / sessions)
+        - math.sqrt(2 * math.log(2 * bound["ras_sharpe_alphas"] / delta) / sessions)
+    )
+    assert math.isclose(bound["ras_sharpe_lower_bound"]["value"], sharpe_bound, rel_tol=1e-9, abs_tol=1e-12)
+    ic_bound = (
+        bound["ras_ic_observed"]["value"]
+        - 2 * bound["ras_ic_complexity"]
+        - 3 * math.sqrt(2 * math.log(2 / delta) / weeks)
+    )
+    assert math.isclose(bound["ras_ic_lower_bound"]["value"], ic_bound, rel_tol=1e-9, abs_tol=1e-12)
 
     page.wait_for_selector("#drawdown-episodes table.drawdowns")
     episodes = site.api(f"{base}/drawdowns", token, limit=1000).json()["data"]

@@ -71,6 +71,7 @@ TOPICS = [
     "crowding",
     "checks",
     "significance",
+    "catalogue-bound",
     "uncertainty",
     "overfitting",
     "family-tests",

@@ -265,6 +265,7 @@ SHOW = {
             "hypotheses",
             "months",
             "simulations",
+            "draws",
         )
     },
     "base_currency": money,
@@ -292,6 +293,7 @@ WRITTEN = {
     "hypotheses": "hypotheses",
     "months": "months",
     "simulations": "simulations",
+    "draws": "draws",
     # The currency every book is in, written beside an amount (docs/dashboard.md "The book's currency").
     "base_currency": BOOK_CURRENCY,
     "years": "years",

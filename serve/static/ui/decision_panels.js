@@ -19,6 +19,7 @@ import { loadDrawdowns } from "./drawdowns_panel.js";
 import { loadRisk } from "./risk_panel.js";
 import { loadRolling } from "./rolling_panel.js";
 import { loadSignificance } from "./significance_panel.js";
+import { loadCatalogueBound } from "./catalogue_bound_panel.js";
 import { loadUncertainty } from "./uncertainty_panel.js";
 import { loadOverfitting } from "./overfitting_panel.js";
 import { loadFamilyTests } from "./family_tests_panel.js";
@@ -26,6 +27,7 @@ import { BENCHMARK } from "./market.js";
 
 const PANELS = [
   ["significance", "Significance", "GET /v1/alphas/{alpha}/analytics/significance", loadSignificance],
+  ["catalogue-bound", "A bound over the whole catalogue (Rademacher anti-serum)", "GET /v1/alphas/{alpha}/analytics/catalogue_bound", loadCatalogueBound],
   ["uncertainty", "Uncertainty of the headline figures", "GET /v1/alphas/{alpha}/analytics/uncertainty?book=long_short", loadUncertainty],
   ["overfitting", "Backtest overfitting of the trial family", "GET /v1/alphas/{alpha}/analytics/overfitting", loadOverfitting],
   ["family-tests", "Family tests: which variants are indistinguishable from the best", "GET /v1/alphas/{alpha}/analytics/family_tests", loadFamilyTests],

@@ -86,6 +86,8 @@ export const UNITS = {
   hypotheses: { show: int, text: "hypotheses" },
   months: { show: int, text: "months" },
   simulations: { show: int, text: "simulations" },
+  // The Rademacher anti-serum's Monte Carlo draws (/analytics/catalogue_bound).
+  draws: { show: int, text: "draws" },
   names: { show: num, text: "names" },
   // The currency the service declares for every book (schemas.conventions.BOOK_CURRENCY, served in
   // vocabulary.js and as capacity's and costs' `currency`): written beside an amount, never in it,

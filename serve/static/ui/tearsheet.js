@@ -11,7 +11,7 @@
 // returns; the signal's IC by month and by sector; live against backtest; the expected live
 // information ratio and the IC's half-life by horizon (decay); risk; checks with the
 // reason of every verdict; significance; the bootstrap intervals of the headline figures; the
-// overfitting of the trial family and its family tests (SPA, StepM, the model confidence set); costs;
+// catalogue-wide Rademacher bound; the overfitting of the trial family and its family tests (SPA, StepM, the model confidence set); costs;
 // capacity; the contribution to the approved book (meta-model contribution) and the crowding of the
 // approved books. Its charts are SVG with axes, units and a
 // legend, so the page prints as shown (print CSS in dashboard.css) and "Download HTML" saves it as
@@ -42,6 +42,7 @@ import { BENCHMARK } from "./market.js";
 import { answered, buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
 import { renderRisk } from "./risk_panel.js";
 import { renderSignificance } from "./significance_panel.js";
+import { catalogueBoundBlock } from "./catalogue_bound_panel.js";
 import { renderUncertainty } from "./uncertainty_panel.js";
 import { entryTable, unreproducedBadge } from "./stat_entry.js";
 import { divergingFill, heatmapSvg, legendSvg, lineChartSvg } from "./svg.js";
@@ -79,6 +80,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     risk: get("/analytics/risk", { book: "long_short" }),
     significance: get("/analytics/significance"),
     familyTests: get("/analytics/family_tests"),
+    catalogueBound: get("/analytics/catalogue_bound"),
     decay: get("/analytics/decay", { book: "long_short" }),
     quantiles: get("/analytics/quantiles", quantileParams()),
     sub_universe: get("/analytics/sub_universe"),
@@ -225,6 +227,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("crowding", "Crowding of the approved books", block("crowding", null, got.crowding, (body, answer) => add(body, crowdingBlock(answer)))),
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
+    sheetPage("catalogue-bound", "A bound over the whole catalogue (Rademacher anti-serum)", block("catalogue-bound", null, got.catalogueBound, (body, answer) => add(body, catalogueBoundBlock(answer)))),
     sheetPage("uncertainty", "Uncertainty: 95% bootstrap intervals", block("uncertainty", null, got.uncertainty, (body, answer) => renderUncertainty(body, answer))),
     sheetPage("overfitting", "Backtest overfitting of the trial family", block("overfitting", null, got.overfitting, (body, answer) => add(body, overfittingBlock(answer)))),
     sheetPage("family-tests", "Family tests: which variants are indistinguishable from the best", block("family-tests", null, got.familyTests, (body, answer) => add(body, familyTestsBlock(answer)))),
