@@ -34,7 +34,8 @@ const ADJUSTED = [
 
 export const loadSignificance = panelLoader("/analytics/significance", "The significance could not be read", renderSignificance);
 
-export function renderSignificance(body, answer) {
+/** The panel (and the tear sheet's page); `haircut: false` leaves the haircut block to a page of its own. */
+export function renderSignificance(body, answer, { haircut = true } = {}) {
   const data = answer.data;
   const named = namedEntries(data, HEADLINE);
   const trl = data.min_track_record;
@@ -77,7 +78,7 @@ export function renderSignificance(body, answer) {
       }),
       { className: "data compact multiple-testing" },
     ),
-    data.sharpe_haircut ? haircutBlock(data.sharpe_haircut) : null,
+    haircut && data.sharpe_haircut ? haircutBlock(data.sharpe_haircut) : null,
   );
 }
 
@@ -91,7 +92,8 @@ const HAIRCUT_METHODS = [
 ];
 const HAIRCUT_FIGURES = ["adjusted_p_value", "haircut_sharpe", "haircut_share"];
 
-function haircutBlock(haircut) {
+/** The haircut block of a significance answer's `sharpe_haircut`. */
+export function haircutBlock(haircut) {
   const at = (key) => `sharpe_haircut.${key}`;
   const served = (key) => (Number.isFinite(haircut[key]) ? figureSpan(at(key), haircut[key]) : "—");
   return [
