@@ -78,7 +78,7 @@ export function renderSignificance(body, answer, { haircut = true } = {}) {
       }),
       { className: "data compact multiple-testing" },
     ),
-    haircut && data.sharpe_haircut ? haircutBlock(data.sharpe_haircut) : null,
+    haircut && data.sharpe_haircut ? sharpeHaircutBlock(data.sharpe_haircut) : null,
   );
 }
 
@@ -93,7 +93,7 @@ const HAIRCUT_METHODS = [
 const HAIRCUT_FIGURES = ["adjusted_p_value", "haircut_sharpe", "haircut_share"];
 
 /** The haircut block of a significance answer's `sharpe_haircut`. */
-export function haircutBlock(haircut) {
+export function sharpeHaircutBlock(haircut) {
   const at = (key) => `sharpe_haircut.${key}`;
   const served = (key) => (Number.isFinite(haircut[key]) ? figureSpan(at(key), haircut[key]) : "—");
   return [

@@ -41,7 +41,7 @@ import { icByMonthBlock, icByMonthOfYearBlock, icBySectorBlock, quantileBarsBloc
 import { BENCHMARK } from "./market.js";
 import { answered, buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
 import { renderRisk } from "./risk_panel.js";
-import { haircutBlock, renderSignificance } from "./significance_panel.js";
+import { renderSignificance, sharpeHaircutBlock } from "./significance_panel.js";
 import { catalogueBoundBlock } from "./catalogue_bound_panel.js";
 import { renderUncertainty } from "./uncertainty_panel.js";
 import { entryTable, unreproducedBadge } from "./stat_entry.js";
@@ -229,7 +229,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer, { haircut: false }))),
     // Its own page (one printed page each): only where the answer serves the haircut.
     answered(got.significance) && answered(got.significance).data.sharpe_haircut
-      ? sheetPage("haircut", "Significance: haircut Sharpe ratios", block("haircut", null, got.significance, (body, answer) => add(body, haircutBlock(answer.data.sharpe_haircut))))
+      ? sheetPage("haircut", "Significance: haircut Sharpe ratios", block("haircut", null, got.significance, (body, answer) => add(body, sharpeHaircutBlock(answer.data.sharpe_haircut))))
       : null,
     sheetPage("catalogue-bound", "A bound over the whole catalogue (Rademacher anti-serum)", block("catalogue-bound", null, got.catalogueBound, (body, answer) => add(body, catalogueBoundBlock(answer)))),
     sheetPage("uncertainty", "Uncertainty: 95% bootstrap intervals", block("uncertainty", null, got.uncertainty, (body, answer) => renderUncertainty(body, answer))),
