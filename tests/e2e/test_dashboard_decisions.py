@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from scipy.stats import t as student_t
 import pytest
 
 import tests.e2e.test_dashboard as shared
@@ -362,6 +363,36 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
         four_digits(row[6], served["block_length"])
     holm = entry_values(page, "#significance table.multiple-testing")["holm"]
     assert close(float(holm[1]), significance["multiple_testing"]["holm"]["value"])
+    # The haircut Sharpe ratios (Harvey and Liu 2015): every entry exactly as served, and the served
+    # figures against their definitions (scipy's Student t; Bonferroni's min(M p, 1)).
+    haircut = significance["sharpe_haircut"]
+    tested = entry_values(page, "#significance table.significance-haircut-tested")
+    assert_entries(
+        tested,
+        {f"sharpe_haircut.{k}": haircut[k] for k in ("tested_sharpe", "sharpe_t_ratio", "sharpe_p_value")},
+    )
+    methods = page.eval_on_selector_all(
+        "#significance table.significance-haircut tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.method, [...tr.children].slice(1).map(c => c.dataset.value)])",
+    )
+    assert [m for m, _ in methods] == ["bonferroni_haircut", "holm_haircut", "bhy_haircut", "average_haircut"]
+    for method, values in methods:
+        for key, value in zip(("adjusted_p_value", "haircut_sharpe", "haircut_share"), values, strict=True):
+            assert (float(value) if value else None) == haircut[method][key]["value"], (method, key)
+    months, tests = haircut["observed_months"], haircut["tests"]
+    for name in ("sharpe_haircut.observed_months", "sharpe_haircut.tests", "sharpe_haircut.simulations"):
+        assert page.get_attribute(f"#significance-haircut [data-key='{name}']", "data-value") == str(
+            haircut[name.split(".")[1]]
+        )
+    p = haircut["sharpe_p_value"]["value"]
+    bonferroni = haircut["bonferroni_haircut"]
+    assert math.isclose(bonferroni["adjusted_p_value"]["value"], min(tests * p, 1.0), rel_tol=1e-12)
+    for method in ("bonferroni_haircut", "holm_haircut", "bhy_haircut", "average_haircut"):
+        adjusted = haircut[method]["adjusted_p_value"]["value"]
+        implied = student_t.ppf(1 - adjusted / 2, months - 1) / math.sqrt(months) * math.sqrt(12)
+        assert math.isclose(haircut[method]["haircut_sharpe"]["value"], implied, rel_tol=1e-9, abs_tol=1e-12)
+        share = (haircut["tested_sharpe"]["value"] - implied) / haircut["tested_sharpe"]["value"]
+        assert math.isclose(haircut[method]["haircut_share"]["value"], share, rel_tol=1e-9, abs_tol=1e-12)
     assert_uncertainty(
         page, "#uncertainty", site.api(f"{base}/uncertainty", token, book="long_short").json()["data"]
     )

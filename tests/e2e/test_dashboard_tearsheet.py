@@ -71,6 +71,7 @@ TOPICS = [
     "crowding",
     "checks",
     "significance",
+    "haircut",
     "catalogue-bound",
     "uncertainty",
     "overfitting",
