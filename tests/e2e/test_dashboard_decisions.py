@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from scipy.stats import t as student_t
 import pytest
+from scipy.stats import t as student_t
 
 import tests.e2e.test_dashboard as shared
 from tests.e2e.test_dashboard import (
