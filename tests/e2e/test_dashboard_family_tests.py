@@ -23,6 +23,7 @@ import tests.e2e.test_dashboard as shared
 from tests.analytics.test_overfitting import NOISE, PLANTED, families_lake  # noqa: F401
 from tests.e2e.test_dashboard import Site, check_clean, keep_artefact, open_dashboard
 from tests.e2e.test_dashboard_decisions import assert_entries, entry_values
+from tests.e2e.test_dashboard_tearsheet import nothing_cut_off
 from tests.e2e.test_dashboard_vocabulary import COLLECT, Answers, problems_of, unmarked_problems
 
 site = shared.site
@@ -173,5 +174,7 @@ def test_the_family_tests_panel_and_sheet_page_draw_the_served_figures(
         }
         assert problems_of(marks, answers.of(visit.requests)) == []
         assert unmarked_problems([c for c in got["unmarked"] if c["where"] == where]) == []
+        if scope == "#page-family-tests":  # laid out as printed, the page holds its content
+            assert [p for p in nothing_cut_off(page, "#tearsheet") if p[0] == "family-tests"] == []
         check_clean(site, visit, allowed_statuses=OTHER_PANELS)
         page.close()
