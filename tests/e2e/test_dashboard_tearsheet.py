@@ -71,7 +71,7 @@ TOPICS = [
     "crowding",
     "checks",
     "significance",
-    "haircut",
+    "significance-tests",
     "catalogue-bound",
     "uncertainty",
     "overfitting",

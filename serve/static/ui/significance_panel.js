@@ -34,8 +34,9 @@ const ADJUSTED = [
 
 export const loadSignificance = panelLoader("/analytics/significance", "The significance could not be read", renderSignificance);
 
-/** The panel (and the tear sheet's page); `haircut: false` leaves the haircut block to a page of its own. */
-export function renderSignificance(body, answer, { haircut = true } = {}) {
+/** The panel (and the tear sheet's page); `tests: false` leaves the multiple testing and the haircut
+ * to a page of their own (`significanceTestsBlock`), so each prints on one page. */
+export function renderSignificance(body, answer, { tests = true } = {}) {
   const data = answer.data;
   const named = namedEntries(data, HEADLINE);
   const trl = data.min_track_record;
@@ -68,6 +69,14 @@ export function renderSignificance(body, answer, { haircut = true } = {}) {
     h("h3", {}, "Bootstrap 95% intervals"),
     bootstrapTable(data.bootstrap || {}),
     data.bootstrap ? note(`${data.bootstrap.method}; ${int(data.bootstrap.resamples)} resamples, seed ${data.bootstrap.seed}.`, "caption") : null,
+    tests ? significanceTestsBlock(answer) : null,
+  );
+}
+
+/** The multiple-testing adjustments of the IC's p-value and, when served, the haircut Sharpe ratios. */
+export function significanceTestsBlock(answer) {
+  const data = answer.data;
+  return [
     h("h3", {}, "Multiple testing"),
     table(
       ["Figure", "Value", figureColumn("family_size")], // the hypotheses adjusted together: not the trial family
@@ -78,8 +87,8 @@ export function renderSignificance(body, answer, { haircut = true } = {}) {
       }),
       { className: "data compact multiple-testing" },
     ),
-    haircut && data.sharpe_haircut ? sharpeHaircutBlock(data.sharpe_haircut) : null,
-  );
+    data.sharpe_haircut ? sharpeHaircutBlock(data.sharpe_haircut) : null,
+  ];
 }
 
 // Harvey and Liu's (2015) haircut Sharpe ratios (`sharpe_haircut`): each adjustment's p-value and the

@@ -41,7 +41,7 @@ import { icByMonthBlock, icByMonthOfYearBlock, icBySectorBlock, quantileBarsBloc
 import { BENCHMARK } from "./market.js";
 import { answered, buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
 import { renderRisk } from "./risk_panel.js";
-import { renderSignificance, sharpeHaircutBlock } from "./significance_panel.js";
+import { renderSignificance, significanceTestsBlock } from "./significance_panel.js";
 import { catalogueBoundBlock } from "./catalogue_bound_panel.js";
 import { renderUncertainty } from "./uncertainty_panel.js";
 import { entryTable, unreproducedBadge } from "./stat_entry.js";
@@ -226,11 +226,9 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("mmc", "Contribution to the approved book (meta-model contribution)", block("mmc", null, got.mmc, (body, answer) => add(body, mmcBlock(answer)))),
     sheetPage("crowding", "Crowding of the approved books", block("crowding", null, got.crowding, (body, answer) => add(body, crowdingBlock(answer)))),
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
-    sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer, { haircut: false }))),
-    // Its own page (one printed page each): only where the answer serves the haircut.
-    answered(got.significance) && answered(got.significance).data.sharpe_haircut
-      ? sheetPage("haircut", "Significance: haircut Sharpe ratios", block("haircut", null, got.significance, (body, answer) => add(body, sharpeHaircutBlock(answer.data.sharpe_haircut))))
-      : null,
+    sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer, { tests: false }))),
+    // The same answer's multiple testing and haircut on a page of their own: each page prints on one.
+    sheetPage("significance-tests", "Significance: multiple testing and haircut Sharpe ratios", block("significance-tests", null, got.significance, (body, answer) => add(body, significanceTestsBlock(answer)))),
     sheetPage("catalogue-bound", "A bound over the whole catalogue (Rademacher anti-serum)", block("catalogue-bound", null, got.catalogueBound, (body, answer) => add(body, catalogueBoundBlock(answer)))),
     sheetPage("uncertainty", "Uncertainty: 95% bootstrap intervals", block("uncertainty", null, got.uncertainty, (body, answer) => renderUncertainty(body, answer))),
     sheetPage("overfitting", "Backtest overfitting of the trial family", block("overfitting", null, got.overfitting, (body, answer) => add(body, overfittingBlock(answer)))),
@@ -241,7 +239,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("capacity", "Capacity", block("capacity", null, got.capacity, (body, answer) => add(body, capacityBlock(answer)))),
     sheetPage("capacity-grid", "Capacity over a grid of capitals", block("capacity-grid", null, got.capacity, (body, answer) => add(body, capacityGridBlock(answer)))),
   ];
-  fill(sheet, pages.filter(Boolean));
+  fill(sheet, pages);
   paginate(sheet, provenance.footer);
 }
 
