@@ -149,21 +149,23 @@ def test_the_family_tests_panel_and_sheet_page_draw_the_served_figures(
     served = site.api(f"/v1/alphas/{alpha}/analytics/family_tests", token).json()["data"]
     assert served["compared_members"] == len(PLANTED if alpha in PLANTED else NOISE)
     answers = Answers(site, token)
-    for fragment, scope in (
-        (f"#/alphas/{alpha}", "#family-tests"),
-        (f"#/alphas/{alpha}/tearsheet", "#page-family-tests"),
+    # The alpha page's panel; the tear sheet's two pages (the members, then the parameters).
+    for fragment, scope, topics in (
+        (f"#/alphas/{alpha}", "#family-tests", ("family-tests",)),
+        (f"#/alphas/{alpha}/tearsheet", "#tearsheet", ("family-tests", "family-parameters")),
     ):
         visit = open_dashboard(site, tab, token, fragment)
         page = visit.page
         page.wait_for_selector(f"{scope} table.family-tests-members")
-        page.locator(scope).scroll_into_view_if_needed()
-        shot = tmp_path / f"family-tests-{alpha}-{scope[1:]}.png"  # the panel or the page alone
-        page.locator(scope).screenshot(path=str(shot))
-        keep_artefact(shot)
+        for topic in topics:  # the panel or each page alone
+            where = f"#{topic}" if scope == "#family-tests" else f"#page-{topic}"
+            page.locator(where).scroll_into_view_if_needed()
+            shot = tmp_path / f"family-tests-{alpha}-{where[1:]}.png"
+            page.locator(where).screenshot(path=str(shot))
+            keep_artefact(shot)
         check_block(page, scope, served)
         got = page.evaluate(COLLECT)
-        where = scope[1:] if scope == "#family-tests" else "family-tests"
-        marks = [m for m in got["marks"] if m["where"] == where]
+        marks = [m for m in got["marks"] if m["where"] in topics]
         assert {m["term"] for m in marks} >= {
             "spa_p_value",
             "family_sharpe",
@@ -173,8 +175,8 @@ def test_the_family_tests_panel_and_sheet_page_draw_the_served_figures(
             "compared_members",
         }
         assert problems_of(marks, answers.of(visit.requests)) == []
-        assert unmarked_problems([c for c in got["unmarked"] if c["where"] == where]) == []
-        if scope == "#page-family-tests":  # laid out as printed, the page holds its content
-            assert [p for p in nothing_cut_off(page, "#tearsheet") if p[0] == "family-tests"] == []
+        assert unmarked_problems([c for c in got["unmarked"] if c["where"] in topics]) == []
+        if scope == "#tearsheet":  # laid out as printed, each page holds its content
+            assert [p for p in nothing_cut_off(page, "#tearsheet") if p[0] in topics] == []
         check_clean(site, visit, allowed_statuses=OTHER_PANELS)
         page.close()

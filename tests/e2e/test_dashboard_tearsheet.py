@@ -76,6 +76,7 @@ TOPICS = [
     "uncertainty",
     "overfitting",
     "family-tests",
+    "family-parameters",
     "costs",
     "cost-curve",
     "cost-capital",

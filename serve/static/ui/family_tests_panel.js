@@ -30,8 +30,9 @@ function membersWhere(members, flag, none) {
   return ids.length ? ids.join(", ") : none;
 }
 
-/** The panel's content (also a tear-sheet page). */
-export function familyTestsBlock(answer) {
+/** The panel's content (also the tear sheet's two pages: `part` "members", the sentence, the SPA
+ * p-values, the sets and the members; "parameters", the parameters' table and charts; "all"). */
+export function familyTestsBlock(answer, { part = "all" } = {}) {
   const data = answer.data;
   const members = data.members || [];
   const summary = data.family
@@ -101,18 +102,21 @@ export function familyTestsBlock(answer) {
         height: 240,
       }),
     ]);
-  return [
+  const membersPart = [
     warningList(answer.meta && answer.meta.warnings),
     summary,
     entryTable(namedEntries(data, SPA), { className: "data entries family-tests-spa" }),
     sets,
     memberRows.length
       ? table(
-          ["Member", "Parameters", figureColumn("family_sharpe"), figureColumn("mcs_p_value"), "StepM: better than the family's average", "In the model confidence set"],
+          ["Member", "Parameters", figureColumn("family_sharpe"), figureColumn("mcs_p_value"), "StepM: above the family's average", "In the confidence set"],
           memberRows,
           { className: "data family-tests-members" },
         )
       : null,
+    data.family && !members.length ? note("No member of the family is readable with this key.", "muted") : null,
+  ];
+  const parametersPart = [
     parameterRows.length
       ? table(
           ["Parameter", figureColumn("members_with_parameter"), figureColumn("distinct_values"), figureColumn("sharpe_spearman"), figureColumn("neighbour_deviation"), "Why not measured"],
@@ -121,6 +125,8 @@ export function familyTestsBlock(answer) {
         )
       : null,
     charts.length ? h("div", { class: "family-tests-charts" }, charts) : null,
-    data.family && !members.length ? note("No member of the family is readable with this key.", "muted") : null,
-  ].filter(Boolean);
+  ];
+  if (part === "parameters" && !parametersPart.some(Boolean)) parametersPart.push(note(data.family ? "The members' seals name no parameter." : "The alpha's seal names no trial family.", "muted"));
+  const shown = part === "members" ? membersPart : part === "parameters" ? parametersPart : [...membersPart, ...parametersPart];
+  return shown.filter(Boolean);
 }
