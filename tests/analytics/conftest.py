@@ -13,6 +13,7 @@ import random
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from litestar.testing import TestClient
 from core.context import AllowList, Caller
 from tests.analytics.reference import Lake
 from tests.callers import DATA_IDS, authenticator_for, make_caller
-from tests.conftest import linked_copy, records_of
+from tests.conftest import built_once, linked_copy, records_of
 
 NO_ANALYTICS_IDS = frozenset(i for i in DATA_IDS if not i.startswith("analytics."))
 NO_PORTFOLIO_IDS = frozenset(i for i in DATA_IDS if not i.startswith("portfolio."))
@@ -189,3 +190,49 @@ def with_records(
     )
     with TestClient(app=app) as client:
         yield Api(client), url, lake
+
+
+@dataclass(frozen=True)
+class FamilyRuns:
+    """One trial family of the full demo corpus run by the demo engine: its members' daily
+    long_short returns (a column per member, by alpha id, indexed by date: the union of their
+    sessions) and each member's parameters, in the corpus's order."""
+
+    returns: Any  # pandas.DataFrame
+    parameters: list[dict[str, Any]]
+
+
+@pytest.fixture(scope="session")
+def full_family_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, FamilyRuns]:
+    """Every variant of the full demo corpus's trial families on the full-size market (seed 7), by
+    family: the known answers of the overfitting and the family tests read them. Run once per test
+    run and shared by the workers (`built_once`): the market and 48 variants are a minute of CPU."""
+    import json
+
+    import pandas as pd
+
+    def build(folder: Path) -> None:
+        from alpha_results_seal.demo.alphas import FAMILIES
+        from alpha_results_seal.demo.engine import run_alpha
+        from alpha_results_seal.demo.market import simulate_market
+
+        market = simulate_market("full", 7)
+        series: dict[str, dict[str, Any]] = {}
+        parameters: dict[str, list[dict[str, Any]]] = {}
+        for spec in FAMILIES:
+            ledger = run_alpha(spec, market, "full", 7).tables["portfolio/long_short.parquet"].to_pandas()
+            returns = ledger["ending_equity"] / ledger["starting_equity"] - 1.0
+            series.setdefault(str(spec.family), {})[spec.alpha_id] = pd.Series(
+                returns.to_numpy(), index=ledger["date"].to_numpy()
+            )
+            parameters.setdefault(str(spec.family), []).append(dict(spec.parameters))
+        for family, members in series.items():
+            pd.DataFrame(members).to_parquet(folder / f"{family}.parquet")
+        (folder / "parameters.json").write_text(json.dumps(parameters))
+
+    folder = built_once(tmp_path_factory, "full_family_runs", build)
+    parameters = json.loads((folder / "parameters.json").read_text())
+    return {
+        family: FamilyRuns(pd.read_parquet(folder / f"{family}.parquet"), members)
+        for family, members in parameters.items()
+    }

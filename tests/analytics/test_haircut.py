@@ -72,9 +72,11 @@ def test_the_known_answer_against_the_reference(reference_known: np.ndarray) -> 
     assert found.adjusted["bonferroni"] == pytest.approx(reference_known[0][0], rel=1e-12)
 
 
+# Two cases beside the known answer (1.0, 120 months, 100 tests, rho 0.4): the reference's loops take
+# 12 to 32 s a case on this runner; a few tests (M = 7, as the demo's) are the served block's tests.
 @pytest.mark.parametrize(
     ("sr", "months", "tests", "rho", "rho_a"),
-    [(1.5, 60, 7, 0.2, 0.0), (0.8, 240, 20, 0.2, 0.05), (1.2, 120, 30, 0.6, 0.2), (0.5, 120, 7, 0.2, 0.0)],
+    [(0.8, 240, 20, 0.2, 0.05), (1.2, 120, 30, 0.6, 0.2)],
 )
 def test_against_the_reference_on_the_same_inputs(
     sr: float, months: int, tests: int, rho: float, rho_a: float

@@ -31,7 +31,7 @@ from schemas.bodies.overfitting import FamilyMemberRow
 from schemas.checks import LIVE_CHECKS
 from tests.analytics import reference as ref
 from tests.analytics import sharpe_reference
-from tests.analytics.conftest import CALLERS, Api, endpoints_only, serving
+from tests.analytics.conftest import CALLERS, Api, FamilyRuns, endpoints_only, serving
 from tests.analytics.helpers import close
 from tests.api.test_bodies import round_trip
 from tests.callers import DATA_IDS, make_caller
@@ -189,29 +189,18 @@ def test_an_alpha_without_a_family(api: Api) -> None:
 
 
 @pytest.mark.slow
-def test_the_demo_families_known_answers() -> None:
+def test_the_demo_families_known_answers(full_family_runs: dict[str, FamilyRuns]) -> None:
     """On the full-size market (the full demo corpus's), every variant of both families run by the
     demo engine: the noise family's PBO above 0.5, the planted family's below 0.2 (S = 16), by the
     paper's steps over the sealed ledgers, and the service's CSCV equal to them."""
-    from alpha_results_seal.demo.alphas import FAMILIES
-    from alpha_results_seal.demo.engine import run_alpha
-    from alpha_results_seal.demo.market import simulate_market
     from analytics.overfitting import cscv
 
-    market = simulate_market("full", 7)
-    by_family: dict[str, dict[str, pd.Series]] = {}
-    for spec in FAMILIES:
-        if spec.family not in ("planted_latent", "pure_noise"):  # the near-duplicates have no known PBO
-            continue
-        ledger = run_alpha(spec, market, "full", 7).tables["portfolio/long_short.parquet"].to_pandas()
-        returns = ledger["ending_equity"] / ledger["starting_equity"] - 1.0
-        by_family.setdefault(str(spec.family), {})[spec.alpha_id] = pd.Series(
-            returns.to_numpy(), index=ledger["date"].to_numpy()
-        )
+    # the near-duplicates have no known PBO
+    by_family = {f: full_family_runs[f].returns for f in ("planted_latent", "pure_noise")}
     found = {}
     measured: dict[tuple[str, int], Any] = {}
     for family, series in by_family.items():
-        frame = pd.DataFrame(series).dropna().sort_index()
+        frame = series.dropna().sort_index()
         assert frame.shape[1] == 16 and frame.shape[0] > 1_000
         expected = paper_cscv(frame, 16)
         ours = cscv(frame.to_numpy(), 16)
