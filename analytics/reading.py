@@ -324,27 +324,10 @@ class Reading(BuildAnswers):
         reader may read (never a figure of a member it may not: a key reading 3 of 16 is told it
         reads too few), from the catalogue's returns matrix of one generation."""
         splits = overfitting.splits_checked(q.splits)
-        self.whole_catalogue()
-        snapshot = self.snapshot
-        catalogue = snapshot.catalogue
-        index = catalogue.index
-        listing = catalogue.listing
-        if index is None or listing is None:
-            raise CatalogueIncomplete(
-                "The lake has no catalogue index, which the trial families are read from; an operator "
-                "writes it with `alpha-results lake index`."
-            )
         warnings = Warnings()
-        family = overfitting.family_of(index, view.alpha_id)
-        members: list[tuple[str, dict[str, object]]] = []
+        catalogue, family, members, reason = self.family_in_scope(view, "overfitting", warnings)
+        snapshot = self.snapshot
         computed = None
-        reason = None
-        if not self.scope.access.ledger:
-            reason = withheld("ledger", "overfitting", warnings)
-        elif family is None:
-            reason = overfitting.NO_FAMILY.format(alpha=view.alpha_id)
-        if family is not None:
-            members = overfitting.family_members(index, listing.ids, self.readable(), family)
         if reason is None and len(members) >= overfitting.MIN_TRIALS:
             matrix = snapshot.matrix("returns")
             members = [m for m in members if m[0] in matrix.rows]
@@ -385,27 +368,10 @@ class Reading(BuildAnswers):
         """SPA, StepM, the MCS and the parameter stability of the alpha's trial family, over the
         members the reader may read (never a figure of a member it may not), from the catalogue's
         returns matrix of one generation."""
-        self.whole_catalogue()
-        snapshot = self.snapshot
-        catalogue = snapshot.catalogue
-        index = catalogue.index
-        listing = catalogue.listing
-        if index is None or listing is None:
-            raise CatalogueIncomplete(
-                "The lake has no catalogue index, which the trial families are read from; an operator "
-                "writes it with `alpha-results lake index`."
-            )
         warnings = Warnings()
-        family = overfitting.family_of(index, view.alpha_id)
-        members: list[tuple[str, dict[str, object]]] = []
+        catalogue, family, members, reason = self.family_in_scope(view, "family_tests", warnings)
+        snapshot = self.snapshot
         computed = None
-        reason = None
-        if not self.scope.access.ledger:
-            reason = withheld("ledger", "family_tests", warnings)
-        elif family is None:
-            reason = overfitting.NO_FAMILY.format(alpha=view.alpha_id)
-        if family is not None:
-            members = overfitting.family_members(index, listing.ids, self.readable(), family)
         if reason is None and members:
             matrix = snapshot.matrix("returns")
             members = [m for m in members if m[0] in matrix.rows]
@@ -427,6 +393,31 @@ class Reading(BuildAnswers):
             matrices_tag(catalogue),
         )
         return Answer(data, warnings.entries, f"{view.build_id}+{tag}")
+
+    def family_in_scope(
+        self, view: BuildView, answer: str, warnings: Warnings
+    ) -> tuple[Catalogue, str | None, list[tuple[str, dict[str, object]]], str | None]:
+        """The catalogue, the trial family the alpha's seal names, its members the reader may read
+        (with their parameters) and why its figures are not measurable (None: they are): the one
+        reading of a family that the overfitting and the family tests share."""
+        self.whole_catalogue()
+        catalogue = self.snapshot.catalogue
+        index, listing = catalogue.index, catalogue.listing
+        if index is None or listing is None:
+            raise CatalogueIncomplete(
+                "The lake has no catalogue index, which the trial families are read from; an operator "
+                "writes it with `alpha-results lake index`."
+            )
+        family = overfitting.family_of(index, view.alpha_id)
+        reason = None
+        if not self.scope.access.ledger:
+            reason = withheld("ledger", answer, warnings)
+        elif family is None:
+            reason = overfitting.NO_FAMILY.format(alpha=view.alpha_id)
+        members = (
+            [] if family is None else overfitting.family_members(index, listing.ids, self.readable(), family)
+        )
+        return catalogue, family, members, reason
 
     def families(self, q: FamiliesQuery) -> Answer[Page]:
         """`/v1/families`: the members of every trial family the reader may read (its scope's mask:

@@ -451,7 +451,7 @@ def significance_payload(
             else "fewer than 2 trials"
             if n_trials < 2
             else "the Sharpe ratio is not positive: no backtest length tells it from the search's luck",
-            trials=n_trials,
+            trial_count=n_trials,
         ),
         critical_sharpe=declared_stat(
             Significance,

@@ -541,6 +541,13 @@ TERMS: tuple[Term, ...] = (
         annualisation="annualised",
     ),
     Term(
+        "trial_count",
+        "Trials (N)",
+        "min_backtest_length: the trials it is computed for, N (dsr.trials.count: the catalogue's, or the request's trials)",
+        "trials",
+        window="whole history (from/to do not narrow it)",
+    ),
+    Term(
         "min_backtest_length",
         "Minimum backtest length",
         "The years of history below which the best of N skill-less configurations is expected to show at least the alpha's Sharpe ratio (Bailey, Borwein, López de Prado and Zhu 2014): a shorter backtest cannot tell it from the search's luck",

@@ -139,6 +139,13 @@ class AnalyticsStat(Body, kw_only=True, frozen=True):
         ]
         | UnsetType
     ) = UNSET
+    trial_count: (
+        Annotated[
+            int,
+            Meta(description="`min_backtest_length`: N, the trials it is computed for (`dsr.trials.count`)."),
+        ]
+        | UnsetType
+    ) = UNSET
     lower: (
         Annotated[
             float | None,

@@ -318,7 +318,7 @@ class Significance(Body, kw_only=True, frozen=True):
             "Zhu 2014); a backtest shorter than it cannot tell this Sharpe ratio from the search's luck",
             "(((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))) / SR)^2, SR the annualised sharpe, N "
             "dsr.trials.count, gamma the Euler-Mascheroni constant; not measurable when SR <= 0 or N < 2",
-            keys={"trials": figure("N: the trials it is computed for (dsr.trials.count)")},
+            keys={"trial_count": figure("N: the trials it is computed for (dsr.trials.count)")},
         ),
     ]
     critical_sharpe: Annotated[

@@ -56,7 +56,7 @@ def check_significance(data: dict[str, Any], expected: dict[str, Any], where: An
         "min_backtest_length",
     ):
         check_stat(data[name], expected[name], (where, name))
-    assert data["min_backtest_length"]["trials"] == expected["trials.count"], where
+    assert data["min_backtest_length"]["trial_count"] == expected["trials.count"], where
     assert data["sharpe"]["periods_per_year"] == data["sharpe_standard_error"]["periods_per_year"] == 252
     assert data["power"]["sr_alternative"] == expected["sr_alternative"], where
     assert data["power"]["confidence"] == data["critical_sharpe"]["confidence"] == 0.95

@@ -2445,6 +2445,9 @@ class AnalyticsStat(ApiStruct, kw_only=True, frozen=True):
     trials: DsrTrials | UnsetType = UNSET
     """`dsr`: the catalogue's trials behind the expected maximum Sharpe ratio."""
 
+    trial_count: int | UnsetType = UNSET
+    """`min_backtest_length`: N, the trials it is computed for (`dsr.trials.count`)."""
+
     lower: float | None | UnsetType = UNSET
     """Bootstrap figures: the lower bound of the interval."""
 
