@@ -542,7 +542,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "trial_count",
-        "Trials (N)",
+        "Trials of the minimum backtest length (N)",
         "min_backtest_length: the trials it is computed for, N (dsr.trials.count: the catalogue's, or the request's trials)",
         "trials",
         window="whole history (from/to do not narrow it)",
