@@ -287,7 +287,9 @@ def statistics(
         "share_of_rows_with_a_neighbour_above_0.9": round(float((nearest > 0.9).mean()), 3),
         "nearest_abs_p50": round(float(np.median(nearest)), 3),
     }
-    small = [spectrum(np.asarray(values[np.sort(rng.choice(n, min(20, n), replace=False))])) for _ in range(20)]
+    small = [
+        spectrum(np.asarray(values[np.sort(rng.choice(n, min(20, n), replace=False))])) for _ in range(20)
+    ]
     shares = np.mean([s / s.sum() for s in small], axis=0)
     found["spectrum_20_rows"] = {
         "samples": len(small),
@@ -334,9 +336,7 @@ def compare(lake: str, seed: int = 63) -> dict[str, object]:
         matrix = catalogue_index.read_matrix(storage, lake, generation, basis, mmap=True)
         real_rows, syn_rows = np.flatnonzero(~synthetic), np.flatnonzero(synthetic)
         found[basis] = {
-            "real": statistics(
-                np.asarray(matrix[real_rows]), [family[i] for i in real_rows.tolist()], seed
-            ),
+            "real": statistics(np.asarray(matrix[real_rows]), [family[i] for i in real_rows.tolist()], seed),
             "synthetic": statistics(
                 np.asarray(matrix[syn_rows]), [family[i] for i in syn_rows.tolist()], seed
             ),
@@ -354,7 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, default=10_000, help="synthetic alphas (default 10,000)")
     parser.add_argument("--flattering", action="store_true", help="the issue 51 model's catalogue")
-    parser.add_argument("--lake", default=None, help="a written synthetic lake (default: by --n, written when absent)")
+    parser.add_argument(
+        "--lake", default=None, help="a written synthetic lake (default: by --n, written when absent)"
+    )
     args = parser.parse_args(argv)
     lake = Path(args.lake) if args.lake else synthetic_catalogue.lake_of(args.n, args.flattering)
     if args.lake is None and not lake.is_dir():

@@ -69,7 +69,9 @@ def test_calendars_are_the_real_ones_with_their_gaps(made) -> None:  # type: ign
     found = statistics(series.ic)["calendar"]
     held = np.isfinite(series.ic)
     first, last = held.argmax(axis=1), WEEKS - 1 - held[:, ::-1].argmax(axis=1)
-    assert found["share_with_interior_gaps"] == round(float(((last - first + 1) > held.sum(axis=1)).mean()), 3)
+    assert found["share_with_interior_gaps"] == round(
+        float(((last - first + 1) > held.sum(axis=1)).mean()), 3
+    )
 
 
 def test_families_have_the_sizes_asked_and_correlated_members(made) -> None:  # type: ignore[no-untyped-def]
@@ -84,7 +86,9 @@ def test_families_have_the_sizes_asked_and_correlated_members(made) -> None:  # 
     rng = np.random.default_rng(0)
     for _ in range(300):
         a, b = rng.choice(members, 2, replace=False)
-        (within if families[a] == families[b] else across).append(abs(_pearson(series.returns[a], series.returns[b])))
+        (within if families[a] == families[b] else across).append(
+            abs(_pearson(series.returns[a], series.returns[b]))
+        )
     for family in range(sizes.size):
         a, b = np.flatnonzero(families == family)[:2]
         within.append(_pearson(series.returns[a], series.returns[b]))
@@ -117,7 +121,10 @@ def test_the_spectrum_is_near_the_real_one(made) -> None:  # type: ignore[no-unt
     for real, generated in ((returns, series.returns), (ic, series.ic)):
         wanted = components_for(spectrum(real))
         found = np.mean(
-            [components_for(spectrum(generated[np.sort(rng.choice(N, REAL, replace=False))])) for _ in range(10)]
+            [
+                components_for(spectrum(generated[np.sort(rng.choice(N, REAL, replace=False))]))
+                for _ in range(10)
+            ]
         )
         assert abs(found - wanted) <= 2.0
 
