@@ -18,8 +18,9 @@ about 4 ms) instead of six float64 ones over the NaN matrix.
 Nothing is approximate in what is served: each `Estimate` carries a bound on its error (the float32
 products' rounding, `error`), and a caller computes exactly (`analytics.correlation.pearson_between`)
 every row whose verdict the bound leaves open: within it of the screener's bound, or possibly among
-a page's rows. A row with gaps in its dates, or whose variance on the common dates is within
-rounding of zero, is always computed exactly. So a page or a verdict equals the pass over every
+a page's rows. A row with gaps in its dates is estimated as a row without, its own gaps taken off
+the common dates and the target's sums (`Gaps`, issue 63 item 2); a row whose variance on the
+common dates is within rounding of zero is always computed exactly. So a page or a verdict equals the pass over every
 row's, and no recall is lost. Chosen by measurement over principal-direction and random-projection
 sketches, which lost true neighbours as the catalogue grew (recall 0.899 at 10^6 on the ic basis)
 and could not decide `max_correlation` without the exact pass (docs/benchmarks.md "Issue 51").
@@ -192,8 +193,8 @@ def dates_held(z: np.ndarray, spans: Spans, target: int) -> np.ndarray | None:
 class Estimate:
     """The correlation of each asked row with a target over the dates both hold: `value` (NaN where
     they share fewer than MIN_PAIRS dates: then exactly no correlation) and a bound on its error
-    (`error`; inf where only the exact pass decides: a row with gaps, or a variance within
-    rounding of zero on the common dates)."""
+    (`error`; inf where only the exact pass decides: a row whose dates its z cannot tell, or a
+    variance within rounding of zero on the common dates)."""
 
     value: np.ndarray
     error: np.ndarray
@@ -240,8 +241,11 @@ def estimate(
     product `z @ a` (both zero where they hold no value). For a row without gaps, S is its run and
     the target's dates in common: the row's sums are its whole sums less its float32 sums before and
     after the target's run and at the target's gaps, the target's are float64 prefix sums. For a row
-    with gaps, its dates are where its z is not zero (checked against the dates it holds: otherwise
-    undecided) and every sum is taken over S directly. Each float32 sum of k terms errs by at most
+    with gaps listed in `gaps` (`gap_lists`), the same, and the count of S and the target's sums less
+    the target's values at the row's gaps (its z is zero there, so its own sums need nothing). For
+    another row with gaps (no `gaps`, or one whose z is zero at a date it holds), its dates are where
+    its z is not zero (checked against the dates it holds: otherwise undecided) and every sum is
+    taken over S directly. Each float32 sum of k terms errs by at most
     k u / (1 - k u) times the sum of its terms' magnitudes (u = UNIT; Higham, Accuracy and Stability
     of Numerical Algorithms, 3.1), here bounded by Cauchy-Schwarz from the rows' squares (at most the
     catalogue's largest); the bound carried is twice the first-order propagation of those, plus the
