@@ -182,9 +182,13 @@ bench-events *ARGS:
 bench-mcp *ARGS:
     python -m tests.bench.mcp_bench {{ARGS}}
 
-# Issue 51: a catalogue of N synthetic alphas written directly beside 20 real small demo alphas (--n, default 100,000; var/bench-synthetic/N/lake): index, matrices, trials columns, correlation index.
+# Issue 51: a catalogue of N synthetic alphas written directly beside 20 real small demo alphas (--n, default 100,000; var/bench-synthetic/N/lake): index, matrices, trials columns, correlation index. Realistic since issue 63 (the real alphas' calendars, families of 10-300 variants, clusters of near-duplicates, the real factor spectrum); --flattering: issue 51's model (var/bench-synthetic/N-flattering/lake).
 synthetic-catalogue *ARGS:
     python -m tests.bench.synthetic_catalogue {{ARGS}}
+
+# Issue 63: the synthetic catalogue's statistics beside its 20 real alphas' (--n, default 10,000, written when absent; [--flattering]; [--lake DIR]): interior gaps, late starts and early ends, pairwise correlation quantiles, eigenvalue spectrum (components for 90 %), family sizes (docs/benchmarks.md "Issue 63").
+synthetic-stats *ARGS:
+    python -m tests.bench.realistic_catalogue {{ARGS}}
 
 # Issue 62 item 4: the Rademacher anti-serum's complexity as a generation computes it (whole, and a delta's rows) over the synthetic generator's series at 10^4 and 10^5 alphas (docs/benchmarks.md "Issue 62, item 4").
 bench-ras *ARGS:

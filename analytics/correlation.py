@@ -368,7 +368,7 @@ def _indexed_page(
     allowed[listed[np.asarray(readable, dtype=bool)]] = True
     allowed[target] = False
     total = int(np.count_nonzero(allowed))
-    found_estimate = nearest.estimate(z, spans, z[target], held, (first, last), None)
+    found_estimate = nearest.estimate(z, spans, z[target], held, (first, last), None, _gaps(matrix))
     candidates = found_estimate.top(allowed, min(offset + limit, total))
     if candidates is None or candidates.size > PASS_FROM_SHARE * count:
         return None
@@ -469,7 +469,9 @@ def against_set(matrix: Matrix, rows: np.ndarray, target: int) -> tuple[np.ndarr
         found, _ = pearson_between(matrix.values[rows], matrix.values[[target]])
         values = found[:, 0]
     else:
-        estimate = nearest.estimate(matrix.z, spans, matrix.z[target], held, (0, matrix.z.shape[1]), rows)
+        estimate = nearest.estimate(
+            matrix.z, spans, matrix.z[target], held, (0, matrix.z.shape[1]), rows, _gaps(matrix)
+        )
         everyone = np.ones(rows.size, dtype=bool)
         near = estimate.top(everyone, 1)
         near = np.flatnonzero(everyone & np.isinf(estimate.error)) if near is None else near
@@ -492,6 +494,19 @@ def _spans(matrix: Matrix) -> nearest.Spans | None:
     if not isinstance(found, nearest.Spans):
         found = nearest.spans(span, matrix.days)
         matrix.memo.setdefault("spans", found)
+    return found
+
+
+def _gaps(matrix: Matrix) -> nearest.Gaps | None:
+    """The index's rows' gap lists (`nearest.gap_lists`), made once per generation beside its
+    `_spans` (None without an index)."""
+    spans = _spans(matrix)
+    if spans is None or matrix.z is None:
+        return None
+    found = matrix.memo.get("gaps")
+    if not isinstance(found, nearest.Gaps):
+        found = nearest.gap_lists(matrix.z, spans)
+        matrix.memo.setdefault("gaps", found)
     return found
 
 
@@ -518,7 +533,7 @@ def _within_indexed(matrix: Matrix, rows: np.ndarray, columns: list[int], bound:
             magnitude = np.abs(_against_rows(matrix.values, rows, column))
         else:
             found = nearest.estimate(
-                matrix.z, spans, matrix.z[column], held, (0, dates), rows if gather else None
+                matrix.z, spans, matrix.z[column], held, (0, dates), rows if gather else None, _gaps(matrix)
             )
             value, undecided = found.value, found.undecided(bound)
             if not gather:

@@ -246,3 +246,81 @@ def test_the_largest_correlation_to_a_set_is_the_pass_s(
         assert abs(abs(found[largest]) - truth[largest]) <= 1e-12  # exact (another blocking: last bits)
         plain, plain_largest = against_set(exact_matrix, rows, target)  # no index: the pass
         assert plain_largest == largest and np.array_equal(np.abs(plain), truth, equal_nan=True)
+
+
+@pytest.fixture(scope="module")
+def gapped_catalogue(catalogue: tuple[Matrix, Matrix, np.ndarray]) -> tuple[Matrix, Matrix]:
+    """The catalogue with interior gaps in a third of its rows (issue 63 item 2: one to five missing
+    dates each, a run of missing dates in some), late starts kept; a held value equal to its row's
+    mean in one gapped row (its z exactly zero: not listed, decided as before)."""
+    _, exact, _ = catalogue
+    values = exact.values.copy()
+    rng = np.random.default_rng(63)
+    for row in rng.choice(N, N // 3, replace=False):
+        held = np.flatnonzero(np.isfinite(values[row]))
+        if held.size > 20:
+            values[row, rng.choice(held[5:-5], rng.integers(1, 6), replace=False)] = np.nan
+    values[21, 60:64] = np.nan
+    return _matrix(values), _matrix(values, indexed=False)
+
+
+def test_rows_with_gaps_are_estimated_from_their_gap_lists(
+    gapped_catalogue: tuple[Matrix, Matrix],
+) -> None:
+    """With the gap lists (`nearest.gap_lists`), a row with gaps is decided by its bound as a row
+    without, within that bound of the exact correlation (`pearson_between`), whole history and
+    windows, targets with and without gaps."""
+    matrix, _ = gapped_catalogue
+    assert matrix.z is not None
+    spans = _spans(matrix)
+    z = matrix.z.copy()
+    odd = int(np.flatnonzero(~spans.whole)[0])  # a held date whose z is exactly zero
+    column = int(np.flatnonzero(z[odd] != 0)[3])
+    z[odd, column] = 0.0
+    gaps = nearest.gap_lists(z, spans)
+    gapped = np.flatnonzero(~spans.whole)
+    assert gapped.size > N // 4 and not gaps.listed[odd] and gaps.listed[gapped].sum() == gapped.size - 1
+    for row in gapped[:50]:  # the lists are the rows' missing dates inside their runs
+        if row == odd:
+            continue
+        listed = gaps.columns[gaps.start[row] : gaps.start[row] + gaps.count[row]]
+        run = np.arange(spans.low[row], spans.high[row])
+        assert np.array_equal(listed, run[~np.isfinite(matrix.values[row, run])])
+    targets = [*np.random.default_rng(5).choice(N, 8, replace=False).tolist(), int(gapped[1]), 21]
+    for target in targets:
+        held = nearest.dates_held(z, spans, target)
+        assert held is not None
+        for first, last in [(0, SESSIONS), (40, 260)]:
+            found = nearest.estimate(z, spans, z[target], held, (first, last), None, gaps)
+            before = nearest.estimate(z, spans, z[target], held, (first, last), None)
+            window = matrix.values[:, first:last]
+            exact = pearson_between(window, window[[target]])[0][:, 0]
+            decided = np.isfinite(found.error)
+            assert np.array_equal(np.isnan(found.value[decided]), np.isnan(exact[decided])), target
+            both = decided & np.isfinite(exact)
+            assert np.all(np.abs(found.value[both] - exact[both]) <= found.error[both]), (target, first)
+            # the gapped rows are decided (all but a few near zero variance), and agree with the
+            # direct sums' estimates within both bounds
+            assert np.count_nonzero(~decided[gapped]) <= 3, target
+            same = decided & np.isfinite(before.error) & np.isfinite(exact)
+            assert np.all(
+                np.abs(found.value[same] - before.value[same]) <= found.error[same] + before.error[same]
+            )
+            if target != odd:
+                assert np.isfinite(found.error[odd]) == np.isfinite(before.error[odd])
+
+
+def test_a_page_with_gaps_equals_the_pass(
+    gapped_catalogue: tuple[Matrix, Matrix], indexed_from_1000: None
+) -> None:
+    """Served through `_series_page` (which reads the gap lists once per generation), every page
+    equals the pass over every row's."""
+    matrix, exact_matrix = gapped_catalogue
+    readable = np.ones(N, dtype=bool)
+    for target in [*np.random.default_rng(6).choice(N, 6, replace=False).tolist(), 21]:
+        alpha = f"a{int(target):05d}"
+        for bounds in (WHOLE, (int(matrix.days[40]), int(matrix.days[260]))):
+            indexed = _series_page(matrix, matrix.ids, alpha, readable, "returns", *bounds, 50, 0)
+            exact = _series_page(exact_matrix, matrix.ids, alpha, readable, "returns", *bounds, 50, 0)
+            assert repr(indexed) == repr(exact), alpha
+    assert isinstance(matrix.memo.get("gaps"), nearest.Gaps)

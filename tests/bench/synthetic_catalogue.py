@@ -49,13 +49,15 @@ METHODS = ("price_momentum", "fundamental", "statistical", "alternative_data", "
 
 @dataclass(frozen=True)
 class Series:
-    """`n` alphas' series: returns (n x sessions) and ic (n x weeks), NaN before each one starts;
-    the cluster of each; `duplicates[i]` the alpha row i near-duplicates (-1: none)."""
+    """`n` alphas' series: returns (n x sessions) and ic (n x weeks), NaN where an alpha holds no
+    value; the cluster of each; `duplicates[i]` the alpha row i near-duplicates (-1: none);
+    `families[i]` the parameter family row i is a variant of (-1: none; the realistic model only)."""
 
     returns: np.ndarray
     ic: np.ndarray
     clusters: np.ndarray
     duplicates: np.ndarray
+    families: np.ndarray | None = None
 
 
 def synthetic_series(
@@ -148,8 +150,8 @@ def _block_figures(series: Series, sessions_per_year: int, weeks_per_year: int) 
         "sharpe_per_session": sharpe,
         "information_ratio": sharpe * math.sqrt(sessions_per_year),
         "excess_sharpe": (mean - 0.0001) / std * math.sqrt(sessions_per_year),
-        "mean_ic": ic_mean,
-        "icir_annualised": ic_mean / ic_std * math.sqrt(weeks_per_year),
+        "ic": ic_mean,  # the index's names since issue 65 (INDEX_RENAMED: they were mean_ic, icir_annualised)
+        "icir": ic_mean / ic_std * math.sqrt(weeks_per_year),
         "max_drawdown_pct": drawdown,
         "nwt_ic_p_value": 2 * stats.norm.sf(np.abs(t_stat)),
         "sessions": np.isfinite(r).sum(axis=1),
@@ -174,10 +176,11 @@ def _rows(series: Series, base: pa.Table, days: np.ndarray, seed: int, slim: boo
         template = {key: value for key, value in template.items() if key not in SLIM_DROPS}
     figures = _figures(series)
     first_column = np.empty(n, dtype=np.int64)
+    last_column = np.empty(n, dtype=np.int64)
     for start in range(0, n, BLOCK):
-        first_column[start : start + BLOCK] = np.argmax(
-            np.isfinite(series.returns[start : start + BLOCK]), axis=1
-        )
+        held = np.isfinite(series.returns[start : start + BLOCK])
+        first_column[start : start + BLOCK] = np.argmax(held, axis=1)
+        last_column[start : start + BLOCK] = held.shape[1] - 1 - np.argmax(held[:, ::-1], axis=1)
     now = datetime.now(UTC)
     started = datetime(2026, 1, 1, tzinfo=UTC)
     chosen = np.argsort(rng.random((n, len(WORDS))), axis=1)[:, :3]  # three distinct words each
@@ -234,23 +237,27 @@ def _rows(series: Series, base: pa.Table, days: np.ndarray, seed: int, slim: boo
         "build_id": builds,
         "name": names,
         "tldr": tldrs,
-        "started_at": begun_at,
+        "started_at": [started - timedelta(minutes=i) for i in range(n)],  # an instant since issue 65
         "complete": rng.random(n) < 0.9,
         "structure": np.array(STRUCTURES, dtype=object)[rng.integers(len(STRUCTURES), size=n)].tolist(),
         "method": np.array(METHODS, dtype=object)[rng.integers(len(METHODS), size=n)].tolist(),
         "tags": words.tolist(),
         "pipeline_version": [template.get("pipeline_version")] * n,
-        "built_at": [now.isoformat()] * n,
+        "built_at": [now.replace(microsecond=0)] * n,
         "ic_reproduces": rng.random(n) < 0.95,
         "turnover": rng.uniform(1, 30, n),
         "turnover_unit": ["per_year"] * n,
         "first_date": dates,
-        "last_date": np.full(n, np.datetime64("1970-01-01") + np.timedelta64(int(days[-1]), "D")),
+        "last_date": np.datetime64("1970-01-01") + days[last_column].astype("timedelta64[D]"),
         "approved": np.zeros(n, dtype=bool),
         "indexed_at": [now] * n,
         "replaced_at": [now.replace(microsecond=0)] * n,
         "entry": entries,
     }
+    if series.families is not None:
+        from tests.bench.realistic_catalogue import family_parameters
+
+        values["family"], values["parameters"] = family_parameters(series.families)
     for key, column in figures.items():
         values[key] = (
             column.astype(np.int64)
@@ -303,6 +310,7 @@ def write(
     slim: bool = False,
     family_members: int = 0,
     real_member: str | None = None,
+    flattering: bool = False,
 ) -> dict[str, object]:
     """Copies the lake `base_root` to `out_root` (hard links) and commits a generation of its
     alphas and `n` synthetic ones; returns what it did and how long each step took. The series and
@@ -340,7 +348,13 @@ def write(
         "returns": open_memmap(scratch / "returns.npy", "w+", np.float64, (n, sessions)),
         "ic": open_memmap(scratch / "ic.npy", "w+", np.float64, (n, weeks)),
     }
-    series = synthetic_series(n, sessions, weeks, seed, out=(own["returns"], own["ic"]))
+    if flattering:
+        series = synthetic_series(n, sessions, weeks, seed, out=(own["returns"], own["ic"]))
+    else:
+        from tests.bench.realistic_catalogue import real_model, realistic_series
+
+        model = real_model(matrices["returns"], matrices["ic"])
+        series = realistic_series(n, model, seed, out=(own["returns"], own["ic"]))
     timings["series_seconds"] = time.monotonic() - clock
     clock = time.monotonic()
     synthetic = _rows(series, base, matrices["returns_days"], seed, slim)
@@ -403,6 +417,8 @@ def write(
         "sessions": int(sessions),
         "weeks": int(weeks),
         "slim_entries": slim,
+        "model": "flattering" if flattering else "realistic",
+        "families": 0 if series.families is None else int(series.families.max() + 1),
         "real_alphas": base.column("alpha_id").to_pylist(),
         "planted": [[f"syn{int(c):07d}", f"syn{int(series.duplicates[c]):07d}"] for c in planted[:200]],
         "bytes": sum(p.stat().st_size for p in (Path(out_root) / "catalogue").rglob("*") if p.is_file()),
@@ -410,6 +426,11 @@ def write(
         "total_seconds": round(time.monotonic() - started, 2),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
     }
+
+
+def lake_of(n: int, flattering: bool = False) -> Path:
+    """Where `just synthetic-catalogue --n N [--flattering]` writes its lake by default."""
+    return DEFAULT_OUT / (f"{n}-flattering" if flattering else str(n)) / "lake"
 
 
 def default_base() -> Path:
@@ -434,11 +455,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"synthetic alpha.json entries without {', '.join(SLIM_DROPS)} (for 10^6)",
     )
+    parser.add_argument(
+        "--flattering",
+        action="store_true",
+        help="the issue 51 model (no gaps, no families, isolated near-duplicate pairs in the last "
+        "2 %% of ids, 12 factors), to reproduce earlier figures; default var/bench-synthetic/N-flattering/lake",
+    )
     args = parser.parse_args(argv)
     base = args.base or default_base()
-    out = args.out or DEFAULT_OUT / str(args.n) / "lake"
+    out = args.out or lake_of(args.n, args.flattering)
     out.parent.mkdir(parents=True, exist_ok=True)
-    facts = write(str(base), str(out), args.n, args.seed, args.slim_entries)
+    facts = write(str(base), str(out), args.n, args.seed, args.slim_entries, flattering=args.flattering)
     (out.parent / "synthetic.json").write_text(json.dumps(facts, indent=1) + "\n")
     print(json.dumps({k: v for k, v in facts.items() if k not in ("planted", "real_alphas")}, indent=1))
     print(f"written: {out}")

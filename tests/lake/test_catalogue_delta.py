@@ -172,13 +172,10 @@ def test_a_delta_generation_serves_what_a_rebuild_serves(
     # The Rademacher anti-serum is the one figure a delta serves otherwise: its complexity there is
     # its base's plus the delta rows' (pipeline/catalogue_bound.py), an upper bound of the rebuild's
     # exact one, so its bounds are no higher; the alpha's own observed values, T equal.
-    for path in before:
-        if not path.endswith("/significance") or before[path][0] != 200:
-            continue
-        kept, exact = (
-            before[path][1]["data"].pop("catalogue_bound"),
-            after[path][1]["data"].pop("catalogue_bound"),
-        )
+    bounds = [path for path in before if path.endswith("/catalogue_bound")]
+    assert bounds and all(before[path][0] == after[path][0] == 200 for path in bounds)
+    for path in bounds:
+        kept, exact = before.pop(path)[1]["data"], after.pop(path)[1]["data"]
         assert kept["ras_generation"] < exact["ras_generation"]
         assert (kept["ras_sessions"], kept["ras_weeks"]) == (exact["ras_sessions"], exact["ras_weeks"])
         for side in ("sharpe", "ic"):
