@@ -56,6 +56,11 @@ PANEL_BUDGET = 2_000_000
 and at most PANELS such panels."""
 PANELS = 4
 MIN_SIMULATIONS = 200
+MAX_SIMULATED_TESTS = PANEL_BUDGET // MIN_SIMULATIONS
+"""The most tests (M) whose p-values are simulated: beyond, MIN_SIMULATIONS of them would exceed
+PANEL_BUDGET (at 10^5 trials a panel was 2 x 10^7 values, seconds of CPU and about 500 MB a panel),
+so Holm, BHY and their average are not measurable there and Bonferroni (exact: M p) alone is
+served. What a request costs then does not grow with the catalogue."""
 SEED = bootstrap.SEED
 """Seed of numpy's PCG64 generator: the project's one seed (the bootstraps', drawdown_odds'), so
 `seed` means one value on every answer."""
@@ -112,6 +117,9 @@ def t_ratio(annual_sharpe: float, observed_months: int) -> float:
 
 
 def simulations_for(tests: int) -> int:
+    """The simulations of the other tests among M = `tests`; 0 above MAX_SIMULATED_TESTS (none)."""
+    if tests > MAX_SIMULATED_TESTS:
+        return 0
     return max(MIN_SIMULATIONS, min(SIMULATIONS, PANEL_BUDGET // max(tests, 1)))
 
 
@@ -214,7 +222,8 @@ def haircut_sharpe(
     t = t_ratio(annual, observed)
     p = float(2.0 * stats.t.sf(t, observed - 1))
     sims = simulations_for(tests) if simulations is None else simulations
-    holm, bhy = simulated_adjustments(p, tests, rho, sims, seed)
+    # Above MAX_SIMULATED_TESTS nothing is simulated: Holm and BHY (and so the average) are NaN
+    holm, bhy = simulated_adjustments(p, tests, rho, sims, seed) if sims > 0 else (math.nan, math.nan)
     bonferroni = min(tests * p, 1.0)
     adjusted = {
         "bonferroni": bonferroni,

@@ -528,19 +528,27 @@ def _sharpe_haircut(
             reason = "the Sharpe ratio is not above 0: the haircut is of a positive Sharpe ratio's one-sided p-value"
 
     def stat(
-        body: type[SharpeHaircut] | type[HaircutMethod], name: str, value: float | None
+        body: type[SharpeHaircut] | type[HaircutMethod], name: str, value: float | None, why: str = reason
     ) -> AnalyticsStat:
-        return declared_stat(body, name, value, reason)
+        return declared_stat(body, name, value, why)
 
     def method(key: str) -> HaircutMethod:
+        why = reason
+        if found is not None and found.simulations == 0:  # `haircut.MAX_SIMULATED_TESTS`
+            why = (
+                f"{tests:,} tests: the other tests' p-values are simulated for at most "
+                f"{haircut.MAX_SIMULATED_TESTS:,} (a bounded panel); Bonferroni, exact, is served"
+            )
         return HaircutMethod(
             adjusted_p_value=stat(
-                HaircutMethod, "adjusted_p_value", None if found is None else found.adjusted[key]
+                HaircutMethod, "adjusted_p_value", None if found is None else found.adjusted[key], why
             ),
             haircut_sharpe=stat(
-                HaircutMethod, "haircut_sharpe", None if found is None else found.haircut_sharpe[key]
+                HaircutMethod, "haircut_sharpe", None if found is None else found.haircut_sharpe[key], why
             ),
-            haircut_share=stat(HaircutMethod, "haircut_share", None if found is None else found.haircut[key]),
+            haircut_share=stat(
+                HaircutMethod, "haircut_share", None if found is None else found.haircut[key], why
+            ),
         )
 
     return SharpeHaircut(

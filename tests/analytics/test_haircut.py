@@ -267,3 +267,20 @@ def test_the_operator_s_policy_turns_the_check_on_at_3(demo_lake: Path, tmp_path
         assert body["policy"]["thresholds"]["sharpe_t_statistic"] == {"min": 3.0}
         looser = api.get(CHECKS.format(alpha="momentum_12_1"), min_sharpe_t_statistic=2.0)
         assert looser.status_code == 400 and "min_sharpe_t_statistic" in looser.text
+
+
+def test_a_catalogue_beyond_the_simulated_panel_serves_bonferroni_alone() -> None:
+    """Above MAX_SIMULATED_TESTS no panel is simulated (its cost would grow with the catalogue):
+    Bonferroni is exact, Holm, BHY and their average are NaN (served not_measurable), simulations 0."""
+    assert haircut.simulations_for(haircut.MAX_SIMULATED_TESTS) == haircut.MIN_SIMULATIONS
+    tests = haircut.MAX_SIMULATED_TESTS + 1
+    assert haircut.simulations_for(tests) == 0
+    found = haircut.haircut_sharpe(0.11, 2_520, 252, 0.0, tests)  # p about 1e-7: M p below 1
+    assert found is not None and found.simulations == 0
+    assert found.adjusted["bonferroni"] == tests * found.p_value < 0.05
+    for method in ("holm", "bhy", "average"):
+        assert math.isnan(found.adjusted[method]) and math.isnan(found.haircut_sharpe[method]), method
+    expected = hl.sharpe_ratio_haircut(
+        found.adjusted["bonferroni"], found.observed_months, found.annual_sharpe
+    )[0]
+    assert math.isclose(found.haircut_sharpe["bonferroni"], expected, rel_tol=1e-9, abs_tol=1e-12)
