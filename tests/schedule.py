@@ -33,6 +33,7 @@ SLOWEST_FIRST = (
     "tests/e2e/test_dashboard_vocabulary.py",  # 159 s
     "tests/lake/test_kill.py",  # 157 s
     "tests/e2e/test_dashboard_tearsheet.py",  # 155 s
+    "tests/e2e/test_dashboard_family_tests.py",  # new since: a server and Chromium over the families lake
     "tests/e2e/test_one_alpha_key_served.py",  # 148 s
     "tests/e2e/test_connection_limits.py",  # 143 s
     "tests/analytics/test_family_tests.py",  # 132 s
