@@ -330,6 +330,7 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
                 "serial_correlation",
                 "psr",
                 "min_track_record",
+                "min_backtest_length",
                 "critical_sharpe",
                 "power",
                 "dsr",
@@ -339,6 +340,9 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
             )
         },
     )
+    trial_count = significance["min_backtest_length"]["trial_count"]
+    assert trial_count == significance["dsr"]["trials"]["count"]
+    assert f"Minimum backtest length for {trial_count:,} trials." in page.inner_text("#significance-notes")
     years = significance["min_track_record"]["years"]
     assert f"{years:.4g} years" in page.inner_text("#significance-notes")
     assert f"{significance['dsr']['trials']['count']} trials" in page.inner_text("#significance-notes")

@@ -1,5 +1,5 @@
 // Significance of an alpha (GET /v1/alphas/{alpha}/analytics/significance, docs/analytics.md):
-// PSR, MinTRL, the critical Sharpe ratio, the power and DSR (the 2025 standard: non-normal, AR(1) returns) with the trials they deflate by (the catalogue's, the family's; and the DSRs of the effective number of trials: V over every trial, and V over the clusters as López de Prado and Lewis 2019), the bootstrap's 95% intervals drawn as
+// PSR, MinTRL, the minimum backtest length (MinBTL) of the trials, the critical Sharpe ratio, the power and DSR (the 2025 standard: non-normal, AR(1) returns) with the trials they deflate by (the catalogue's, the family's; and the DSRs of the effective number of trials: V over every trial, and V over the clusters as López de Prado and Lewis 2019), the bootstrap's 95% intervals drawn as
 // whiskers on one scale per row, the multiple-testing adjustments of the IC's p-value, and (when served)
 // Harvey and Liu's haircut Sharpe ratios by adjustment.
 
@@ -17,6 +17,7 @@ const HEADLINE = [
   "serial_correlation",
   "psr",
   "min_track_record",
+  "min_backtest_length",
   "critical_sharpe",
   "power",
   "dsr",
@@ -53,6 +54,9 @@ export function renderSignificance(body, answer, { tests = true } = {}) {
       { class: "caption", id: "significance-notes" },
       trl && Number.isFinite(trl.years) ? `MinTRL at ${trl.confidence * 100}%: ${num(trl.years)} years. ` : "",
       data.power && Number.isFinite(data.power.sr_alternative) ? `Power at a true Sharpe ratio of ${num(data.power.sr_alternative)} (sr_benchmark + 1). ` : "",
+      data.min_backtest_length && Number.isInteger(data.min_backtest_length.trial_count)
+        ? `Minimum backtest length for ${int(data.min_backtest_length.trial_count)} trials. `
+        : "",
       trials
         ? `DSR deflates by ${int(trials.count)} trials (${trials.count_source}); variance of their Sharpe ratios ${num(trials.sharpe_variance)} over ${int(trials.sharpe_variance_alphas)} alphas; expected maximum Sharpe ${num(trials.expected_max_sharpe)} (annualised).`
         : "",
