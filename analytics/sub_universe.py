@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import msgspec
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -292,33 +293,34 @@ def sub_universe_payload(view: BuildView, window: Window, access: Access, warnin
     full = None if reason else _full(view)
     if not reason and (found is None or full is None):
         raise _not_built(view)
-    if reason or found is None or full is None:
-        return SubUniverse(
-            alpha=view.alpha_id,
-            score_field="score",
-            split=SPLIT,
-            pass_ratio=RATIO,
-            window=window_echo(window),
-            status="not_measurable",
-            withheld_reason=reason,
-            weeks=None,
-            universe_mean_names=None,
-            universe_mean_ic=None,
-            universe_icir=None,
-            without_adv_mean_names=None,
-            halves=None,
-            random=None,
-            passes=None,
-        )
+    measured: dict[str, Any] = (
+        dict.fromkeys(NOT_MEASURED)
+        if reason or found is None or full is None
+        else measure(found, full, window, conventions(view).weeks_per_year, warnings)
+    )
     return SubUniverse(
         alpha=view.alpha_id,
         score_field="score",
         split=SPLIT,
         pass_ratio=RATIO,
         window=window_echo(window),
-        status="available",
-        **measure(found, full, window, conventions(view).weeks_per_year, warnings),
+        status="not_measurable" if reason else "available",
+        withheld_reason=reason or msgspec.UNSET,
+        **measured,
     )
+
+
+NOT_MEASURED = (
+    "weeks",
+    "universe_mean_names",
+    "universe_mean_ic",
+    "universe_icir",
+    "without_adv_mean_names",
+    "halves",
+    "random",
+    "passes",
+)
+"""The measured fields (`measure`'s keys), all null when the answer is not measurable."""
 
 
 def measure(
