@@ -119,18 +119,6 @@ def resampled_means(returns: np.ndarray, starts: np.ndarray, lengths: np.ndarray
     return np.asarray(counts @ returns) / t
 
 
-def indices_of(starts: np.ndarray, lengths: np.ndarray, n: int) -> np.ndarray:
-    """(resamples, n) positions into the series of each resample (blocks wrap past the end), as
-    `arch.bootstrap.StationaryBootstrap` gives them: the reverse of `bootstrap.blocks_of_indices`."""
-    rows = np.empty((starts.shape[0], n), dtype=np.int64)
-    for r in range(starts.shape[0]):
-        keep = lengths[r] > 0
-        s, m = starts[r][keep], lengths[r][keep]
-        begins = np.repeat(np.cumsum(m) - m, m)
-        rows[r] = (np.repeat(s, m) + np.arange(n) - begins) % n
-    return rows
-
-
 def kernel_variance(d: np.ndarray, block: float) -> np.ndarray:
     """Per column of `d` (T x k), the stationary bootstrap's variance of sqrt(T) mean(d) (Politis and
     Romano 1994): gamma_0 + 2 sum_{i=1}^{T-1} kappa_i gamma_i, gamma_i = sum_t e_t e_{t+i} / T (e the

@@ -7,7 +7,7 @@ family's > 0.05; Sharpe against measurement_noise Spearman about -1, against noi
 
 How arch is given our resamples: arch's bootstraps draw a resample's positions with
 `update_indices()` before each replication; the test replaces that method on the instance each
-SPA/StepM/MCS holds with one that returns our rows of positions (`family_tests.indices_of` of the
+SPA/StepM/MCS holds with one that returns our rows of positions (`our_indices` of the
 project's stationary-bootstrap blocks), in order, so arch's own loops run over our indices.
 """
 
@@ -38,7 +38,16 @@ ONE = NOISE[:1]
 
 
 def our_indices(drawn: ft.Resampled, n: int) -> np.ndarray:
-    return ft.indices_of(drawn.starts, drawn.lengths, n)
+    """(resamples, n) positions into the series of each of our resamples (blocks wrap past the
+    end), as `arch.bootstrap.StationaryBootstrap` gives them: the reverse of
+    `bootstrap.blocks_of_indices`."""
+    rows = np.empty((drawn.starts.shape[0], n), dtype=np.int64)
+    for r in range(drawn.starts.shape[0]):
+        keep = drawn.lengths[r] > 0
+        s, m = drawn.starts[r][keep], drawn.lengths[r][keep]
+        begins = np.repeat(np.cumsum(m) - m, m)
+        rows[r] = (np.repeat(s, m) + np.arange(n) - begins) % n
+    return rows
 
 
 def feed(bootstrap: Any, rows: np.ndarray) -> None:
