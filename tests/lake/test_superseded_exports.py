@@ -27,9 +27,9 @@ ALPHA = "Test_superseded"
 
 
 @pytest.fixture
-def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths hashed, in order."""
-    return hashing(monkeypatch)
+def hashed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """The paths of this test's lake hashed, in order."""
+    return hashing(monkeypatch, tmp_path)
 
 
 def test_an_unchanged_superseded_export_is_hashed_once(tmp_path: Path, hashed: list[str]) -> None:
