@@ -1,11 +1,12 @@
-"""Write `alpha_results_client/_generated.py` from the server's served OpenAPI document alone.
+"""Write `alpha_results_client/_generated.py` and `_envelope.py` from the server's served OpenAPI
+document alone.
 
 A dev tool; it reads the document a running server serves (`/openapi.json`) or a saved copy, and
 nothing of the server's code:
 
     .venv/bin/python client/scripts/generate.py                       # from http://127.0.0.1:8000
     .venv/bin/python client/scripts/generate.py --openapi openapi.json --check
-                                                   # exit 1 when the committed module is stale
+                                                   # exit 1 when a committed module is stale
 
 What it reads from the document:
 - `paths`: every operation with an `x-registry-id` (the endpoint's id), its path, its query
@@ -22,8 +23,17 @@ From the operations it also writes `GeneratedMethods`, the typed method of every
 parameters the operation's, with their served defaults and choices; `METHODS` maps each id to its
 method), so a new route has its method once this runs, and nothing in client.py is edited.
 
+Two modules, so that the client has no import circle and a new route still changes one file:
+`_envelope.py` holds what the hand-written modules read (`ENVELOPE_ROOTS`: a page's pagination,
+meta and warnings, the error envelope and the error classes, the export listing and a signed
+download, with every type they name; `Param` and `Endpoint`), which no route added changes;
+`_generated.py` holds the rest (every route's types, `ENDPOINTS`, `COLUMN_SETS`, the methods,
+whose answers are `paging.Collection`s) and re-exports `_envelope.py`'s names. `paging.py`,
+`exports.py` and `transport.py` import `_envelope.py` only, so `_generated.py` imports
+`paging.py` without a circle.
+
 Every class derives from `alpha_results_client._struct.ApiStruct` (a msgspec Struct whose repr
-omits the fields the server did not send). tests/client/test_generated.py fails when the committed
+omits the fields the server did not send). tests/client/test_generated.py fails when a committed
 module differs from what this writes from the document the test server serves.
 """
 
@@ -45,6 +55,20 @@ from typing import Any
 
 DEFAULT_SOURCE = "http://127.0.0.1:8000/openapi.json"
 TARGET = Path(__file__).resolve().parents[1] / "src" / "alpha_results_client" / "_generated.py"
+ENVELOPE = TARGET.with_name("_envelope.py")
+ENVELOPE_ROOTS = (
+    "Pagination",
+    "ResponseWarning",
+    "Meta",
+    "ErrorEnvelope",
+    "ExportRowPage",
+    "ExportDownloadResponse",
+    "SourceDownload",
+)
+"""The types the hand-written modules name (paging.py: a page's pagination, meta and warnings;
+transport.py: the error envelope; exports.py: the export listing, a signed download); with the
+types they name, `_envelope.py` holds them. None is a route's own, so a new route leaves that
+module as it is (tests/client/test_generated.py adds one and checks)."""
 WIDTH = 106  # the project's line length (110) less the indentation of a field docstring
 
 MIXINS = {
@@ -422,8 +446,9 @@ def render_method(
     return name, lines
 
 
-def render(document: dict[str, Any]) -> str:
-    """The source of `_generated.py`, from the served OpenAPI `document`."""
+def render(document: dict[str, Any]) -> dict[str, str]:
+    """The sources of `_envelope.py` and `_generated.py` (by file name), from the served OpenAPI
+    `document`."""
     families = status_families()
     emitter = Emitter(document)
     for name in ("Pagination", "Warning"):
@@ -509,38 +534,120 @@ def render(document: dict[str, Any]) -> str:
         envelope_fields.append(StructField("meta", meta_names[endpoint_id], False, ""))
         emitter.add(StructClass(envelope, f"The 200 body of `GET {path}` ({endpoint_id}).", envelope_fields))
 
-    out = [
-        '"""Types, endpoints and error codes of the alpha-results API, generated from the server\'s',
-        "OpenAPI document (/openapi.json) by client/scripts/generate.py. Do not edit: run",
+    codes = error_body["properties"]["code"]["x-codes"]
+    error_names = {code: camel(code) if code.endswith("_error") else f"{camel(code)}Error" for code in codes}
+    shared = envelope_classes(emitter)
+    own = [emitter.classes[name] for name in emitter.order if name not in shared]
+    endpoints = render_endpoints(routes, envelope_names, collections, series, streams)
+    generated = [
+        '"""Types, endpoints and methods of the alpha-results API, generated from the server\'s OpenAPI',
+        "document (/openapi.json) by client/scripts/generate.py. Do not edit: run",
         "`.venv/bin/python client/scripts/generate.py` against a server of the release.",
+        "",
+        "The types the hand-written modules read too (a page's meta, the errors, the exports) are in",
+        "`_envelope.py`, which no new route changes; they are imported and re-exported here.",
         '"""',
         "",
         "from __future__ import annotations",
         "",
         "import datetime as dt",
-        "import string",
         "from collections.abc import Iterable, Iterator",
-        "from dataclasses import dataclass",
         "from typing import TYPE_CHECKING, Any, Literal",
-        "from urllib.parse import quote",
         "",
-        "import msgspec",
-        "from msgspec import UNSET, UnsetType",
-        "",
-        "from alpha_results_client._struct import ApiStruct",
-        "from alpha_results_client.exceptions import (",
-        "    ApiError,",
-        *(f"    {family}," for family in sorted(families.values())),
+        *third_party_imports(own),
+        "from alpha_results_client._envelope import ERROR_CLASSES as ERROR_CLASSES",
+        "from alpha_results_client._envelope import (",
+        *(f"    {name}," for name in sorted(["Endpoint", "Param", *shared, *error_names.values()])),
         ")",
-        f"from alpha_results_client.tables import {', '.join(sorted(MIXINS.values()))}",
+        "from alpha_results_client._struct import ApiStruct",
+        "from alpha_results_client.paging import Collection, Series",
+        *mixin_imports(own),
         "",
         f'REGISTRY_VERSION = "{document["info"]["x-registry-version"]}"',
         '"""The endpoint registry these types were generated from (`registry_version` of /v1/health)."""',
         "",
     ]
-    for name in emitter.order:
-        out += ["", "", *render_struct(emitter.classes[name])]
+    for cls in own:
+        generated += ["", "", *render_struct(cls)]
+    generated += endpoints
+    generated += render_methods(routes, returns)
+    exported = [*emitter.order, *error_names.values()]
+    generated += ["", "__all__ = [", *(f'    "{name}",' for name in sorted(exported)), "]", ""]
+    return {
+        ENVELOPE.name: render_envelope(
+            [emitter.classes[name] for name in shared], codes, error_names, families
+        ),
+        TARGET.name: formatted("\n".join(generated)),
+    }
 
+
+def envelope_classes(emitter: Emitter) -> list[str]:
+    """`ENVELOPE_ROOTS` and every class they name (a field's type, a base class), in the order
+    they were emitted."""
+    wanted: set[str] = set()
+    todo = list(ENVELOPE_ROOTS)
+    while todo:
+        name = todo.pop()
+        if name in wanted:
+            continue
+        wanted.add(name)
+        cls = emitter.classes[name]
+        named = set(re.findall(r"\w+", " ".join(f.annotation for f in cls.fields))) | {cls.base}
+        todo += sorted(named & emitter.classes.keys())
+    return [name for name in emitter.order if name in wanted]
+
+
+def third_party_imports(classes: list[StructClass]) -> list[str]:
+    """The msgspec imports the rendered `classes` use (a renamed field, an optional one)."""
+    fields = [f for cls in classes for f in cls.fields[cls.base_fields :]]
+    lines = []
+    if any(python_name(f.wire) != f.wire for f in fields):
+        lines.append("import msgspec")
+    if any(f.optional for f in fields):
+        lines.append("from msgspec import UNSET, UnsetType")
+    return [*lines, ""] if lines else []
+
+
+def mixin_imports(classes: list[StructClass]) -> list[str]:
+    """The table mixins (`alpha_results_client.tables`) the rendered `classes` derive from."""
+    mixins = sorted(MIXINS[cls.name] for cls in classes if cls.name in MIXINS)
+    return [f"from alpha_results_client.tables import {', '.join(mixins)}"] if mixins else []
+
+
+def render_envelope(
+    classes: list[StructClass], codes: dict[str, Any], error_names: dict[str, str], families: dict[int, str]
+) -> str:
+    """The source of `_envelope.py`: `classes`, `Param` and `Endpoint`, the error classes."""
+    annotations = " ".join(f.annotation for cls in classes for f in cls.fields)
+    out = [
+        '"""The types every answer\'s envelope is made of, the error classes and the description of an',
+        "endpoint, generated from the server's OpenAPI document (/openapi.json) by",
+        "client/scripts/generate.py. Do not edit: run `.venv/bin/python client/scripts/generate.py`",
+        "against a server of the release.",
+        "",
+        "What the hand-written modules read (paging.py, exports.py, transport.py): no route added changes",
+        "it, and it imports none of them; `_generated.py` (every route's types, `ENDPOINTS`, the methods)",
+        "imports and re-exports it.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        *(["import datetime as dt"] if "dt." in annotations else []),
+        "import string",
+        "from dataclasses import dataclass",
+        "from typing import Any",
+        "from urllib.parse import quote",
+        "",
+        *third_party_imports(classes),
+        "from alpha_results_client._struct import ApiStruct",
+        "from alpha_results_client.exceptions import (",
+        "    ApiError,",
+        *(f"    {family}," for family in sorted(set(families.values()))),
+        ")",
+        *mixin_imports(classes),
+    ]
+    for cls in classes:
+        out += ["", "", *render_struct(cls)]
     out += [
         "",
         "",
@@ -583,6 +690,37 @@ def render(document: dict[str, Any]) -> str:
         "        return tuple(name for _, name, _, _ in string.Formatter().parse(self.path) if name)",
         "",
         "",
+        "# -- error codes " + "-" * 83,
+    ]
+    for code, declared_code in codes.items():
+        status, message = declared_code["status"], declared_code["message"]
+        name = error_names[code]
+        retryable = status == RETRYABLE_STATUS and code.endswith(RETRYABLE_SUFFIX)
+        family = families.get(status, "ApiError")
+        out += ["", "", f"class {name}({family}):"]
+        out += wrap_doc(f"{status} `{code}`: {message}", "    ")
+        out += ["", f'    code = "{code}"', f"    status = {status}"]
+        if retryable:
+            out.append("    retryable = True")
+    out += ["", "", "ERROR_CLASSES: dict[str, type[ApiError]] = {"]
+    out += [f'    "{code}": {name},' for code, name in error_names.items()]
+    out += ["}", '"""The exception class of each error code the server declares."""', ""]
+    return formatted("\n".join(out))
+
+
+def render_endpoints(
+    routes: list[tuple[str, str, dict[str, Any]]],
+    envelope_names: dict[str, str],
+    collections: dict[str, bool],
+    series: set[str],
+    streams: set[str],
+) -> list[str]:
+    """`ENDPOINTS` and `COLUMN_SETS`: every route's declaration (`_envelope.Endpoint`)."""
+    out = [
+        "",
+        "",
+        "# -- endpoints " + "-" * 86,
+        "",
         "ENDPOINTS: dict[str, Endpoint] = {",
     ]
     column_sets: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -616,34 +754,7 @@ def render(document: dict[str, Any]) -> str:
         '"""The columns each value of a column-set parameter (`fields=` on /scores) serves."""',
         "",
     ]
-    out += render_methods(routes, returns)
-
-    out += ["", "# -- error codes " + "-" * 83]
-    codes = error_body["properties"]["code"]["x-codes"]
-    error_names: dict[str, str] = {}
-    for code, declared_code in codes.items():
-        status, message = declared_code["status"], declared_code["message"]
-        name = camel(code) if code.endswith("_error") else f"{camel(code)}Error"
-        error_names[code] = name
-        retryable = status == RETRYABLE_STATUS and code.endswith(RETRYABLE_SUFFIX)
-        family = families.get(status, "ApiError")
-        out += ["", "", f"class {name}({family}):"]
-        out += wrap_doc(f"{status} `{code}`: {message}", "    ")
-        out += ["", f'    code = "{code}"', f"    status = {status}"]
-        if retryable:
-            out.append("    retryable = True")
-    out += ["", "", "ERROR_CLASSES: dict[str, type[ApiError]] = {"]
-    out += [f'    "{code}": {name},' for code, name in error_names.items()]
-    out += ["}", '"""The exception class of each error code the server declares."""', ""]
-    exported = [*emitter.order, *error_names.values()]
-    out += ["__all__ = [", *(f'    "{name}",' for name in sorted(exported)), "]", ""]
-    out += [
-        "# The lazy collections of the methods' answers: paging.py imports the types above, so it is",
-        "# imported once they exist.",
-        "from alpha_results_client.paging import Collection, Series  # noqa: E402",
-        "",
-    ]
-    return formatted("\n".join(out))
+    return out
 
 
 def render_methods(routes: list[tuple[str, str, dict[str, Any]]], returns: dict[str, str]) -> list[str]:
@@ -712,6 +823,11 @@ def read_document(source: str) -> dict[str, Any]:
     return document
 
 
+def stale(sources: dict[str, str], directory: Path = TARGET.parent) -> list[Path]:
+    """The modules in `directory` that differ from `sources` (`render`'s, by file name)."""
+    return [directory / name for name, source in sources.items() if (directory / name).read_text() != source]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -719,16 +835,17 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_SOURCE,
         help=f"the served document: a URL or a file (default {DEFAULT_SOURCE})",
     )
-    parser.add_argument("--check", action="store_true", help="exit 1 when the committed module is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a committed module is stale")
     args = parser.parse_args(argv)
-    source = render(read_document(args.openapi))
+    sources = render(read_document(args.openapi))
     if args.check:
-        if TARGET.read_text() != source:
-            print(f"{TARGET} is stale: run client/scripts/generate.py", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(source)
-    print(f"wrote {TARGET} ({source.count(chr(10))} lines)")
+        differing = stale(sources)
+        for path in differing:
+            print(f"{path} is stale: run client/scripts/generate.py", file=sys.stderr)
+        return 1 if differing else 0
+    for name, source in sources.items():
+        TARGET.with_name(name).write_text(source)
+        print(f"wrote {TARGET.with_name(name)} ({source.count(chr(10))} lines)")
     return 0
 
 

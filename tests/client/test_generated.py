@@ -1,8 +1,9 @@
 """The client's types stay what the server declares, and the client stays independent of it.
 
-- `_generated.py` equals what client/scripts/generate.py writes from the OpenAPI document a
-  running server serves (`/openapi.json`, regenerated in memory), and the generator reads
-  nothing of the server but that document;
+- `_generated.py` and `_envelope.py` equal what client/scripts/generate.py writes from the
+  OpenAPI document a running server serves (`/openapi.json`, regenerated in memory), and the
+  generator reads nothing of the server but that document; a route added changes
+  `_generated.py` alone;
 - every endpoint of the registry has a client method, every error code a class;
 - the generated metrics, analytics and description types cover every path the server's metrics
   and analytics documentation blocks list, and every demo payload decodes and encodes back
@@ -45,13 +46,35 @@ def load_generator() -> Any:
     return module
 
 
+GENERATED = ("_envelope.py", "_generated.py")
+
+
+def committed(name: str) -> str:
+    return (CLIENT_SRC / "alpha_results_client" / name).read_text()
+
+
 @pytest.mark.e2e
-def test_the_generated_module_is_not_stale(api: Api) -> None:
-    committed = (CLIENT_SRC / "alpha_results_client" / "_generated.py").read_text()
+def test_the_generated_modules_are_not_stale(api: Api) -> None:
     served = httpx.get(f"{api.base_url}/openapi.json", timeout=30).json()
-    assert load_generator().render(served) == committed, (
-        "run: .venv/bin/python client/scripts/generate.py --openapi <a server's /openapi.json>"
-    )
+    rendered = load_generator().render(served)
+    assert sorted(rendered) == sorted(GENERATED)
+    for name in GENERATED:
+        assert rendered[name] == committed(name), (
+            f"{name} is stale; run: .venv/bin/python client/scripts/generate.py --openapi <a server's /openapi.json>"
+        )
+
+
+def test_the_generators_check_names_each_stale_module(tmp_path: Path) -> None:
+    """`generate.py --check` fails on either module when it differs from what the generator writes."""
+    from serve.app import openapi_document
+
+    generator = load_generator()
+    rendered = generator.render(openapi_document())
+    for name in GENERATED:
+        (tmp_path / name).write_text(committed(name))
+    assert generator.stale(rendered, tmp_path) == []
+    (tmp_path / "_envelope.py").write_text(committed("_envelope.py") + "# edited by hand\n")
+    assert generator.stale(rendered, tmp_path) == [tmp_path / "_envelope.py"]
 
 
 def test_the_generator_reads_nothing_of_the_server_but_its_document() -> None:
@@ -118,8 +141,11 @@ def test_a_route_added_to_the_document_gets_its_typed_method() -> None:
         }
     )
     document["paths"]["/v1/alphas/{alpha}/analytics/skew"] = {"get": operation}
+    rendered = load_generator().render(document)
+    # Issue 58 counts the files a new route touches: of the client, `_generated.py` alone.
+    assert rendered["_envelope.py"] == load_generator().render(openapi_document())["_envelope.py"]
     namespace: dict[str, Any] = {}
-    exec(compile(load_generator().render(document), "<generated>", "exec"), namespace)
+    exec(compile(rendered["_generated.py"], "<generated>", "exec"), namespace)
     assert namespace["METHODS"]["analytics.skew"] == "skew"
     assert list(namespace["METHODS"]) == list(namespace["ENDPOINTS"])
     skew = namespace["GeneratedMethods"].skew

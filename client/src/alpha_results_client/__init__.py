@@ -14,7 +14,7 @@ from alpha_results_client import _generated, log_redaction
 from alpha_results_client._generated import *  # noqa: F403 - every row, object and error type
 from alpha_results_client._generated import ENDPOINTS, METHODS, REGISTRY_VERSION
 from alpha_results_client._version import __version__
-from alpha_results_client.client import Client
+from alpha_results_client.client import BenchmarkSeries, Client
 from alpha_results_client.config import NO_RETRIES, RetryPolicy, Timeouts
 from alpha_results_client.events import (
     EventFeed,
@@ -40,7 +40,7 @@ from alpha_results_client.exceptions import (
     UnexpectedResponseError,
 )
 from alpha_results_client.frames import MissingDependencyError
-from alpha_results_client.paging import BenchmarkSeries, Collection, Series
+from alpha_results_client.paging import Collection, Series
 from alpha_results_client.ratelimit import RateLimitStatus
 
 __all__ = [

@@ -83,7 +83,9 @@ class ClientBase:
             retry=retry or RetryPolicy(),
             http_transport=http_transport,
         )
-        self._exports = ExportReader(self._transport)
+        self._exports = ExportReader(
+            self._transport, ENDPOINTS["exports.list"], ENDPOINTS["exports.download"]
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.base_url!r})"  # never the token

@@ -1,4 +1,4 @@
-"""`ApiStruct`: the base of every body, row and object the client decodes (`_generated.py`).
+"""`ApiStruct`: the base of every body, row and object the client decodes (`_generated.py`, `_envelope.py`).
 
 A msgspec Struct whose repr leaves out the fields the server did not send (`UNSET`), so printing
 a body shows what it holds instead of a wall of `field=UNSET`; an explicit null (`None`) is

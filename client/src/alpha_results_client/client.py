@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import Any
 
 from alpha_results_client._base import ClientBase, DateLike
 from alpha_results_client._generated import (
     REGISTRY_VERSION,
+    BenchmarkRow,
+    BenchmarkSummary,
     BookRow,
     GeneratedMethods,
     Health,
@@ -31,9 +34,45 @@ from alpha_results_client.events import (
     EventStream,
     verify_webhook_signature,
 )
-from alpha_results_client.paging import BenchmarkSeries, Collection
+from alpha_results_client.paging import Collection, Series
 
 log = logging.getLogger("alpha_results_client")
+
+
+# Here, not in paging.py: its row and summary are a route's types (`_generated.py`), which
+# paging.py does not import (`_generated.py` imports it).
+class BenchmarkSeries(Series[BenchmarkRow, BenchmarkSummary]):
+    """The benchmark series (`client.benchmark`), with the price basis of its returns.
+
+    `return_basis` is `"adjusted_close"` when every session of the window has an adjusted close,
+    else `"close"` (a price return, without dividends; docs/api.md "Benchmark"): it applies to
+    `period_return`, `cumulative_return`, `drawdown_pct` and the summary's returns and drawdowns.
+    `to_pandas()` carries it in `frame.attrs["return_basis"]`, `to_arrow()` in the schema's
+    metadata (`b"return_basis"`); a polars frame has nowhere to keep it.
+    """
+
+    def __repr__(self) -> str:
+        text = super().__repr__()
+        if self._head is None:  # a repr sends no request
+            return text
+        return f"{text[:-1]}, return_basis={self.return_basis!r}>"
+
+    @property
+    def return_basis(self) -> str | None:
+        """`adjusted_close` or `close` (`summary.return_basis`); None when the window holds no session."""
+        return self.summary.return_basis
+
+    def to_arrow(self, *, use_exports: bool | None = None, progress: bool | None = None) -> Any:
+        table = super().to_arrow(use_exports=use_exports, progress=progress)
+        if self.return_basis is None:
+            return table
+        metadata = {**(table.schema.metadata or {}), b"return_basis": self.return_basis.encode()}
+        return table.replace_schema_metadata(metadata)
+
+    def to_pandas(self, *, use_exports: bool | None = None, progress: bool | None = None) -> Any:
+        frame = super().to_pandas(use_exports=use_exports, progress=progress)
+        frame.attrs["return_basis"] = self.return_basis
+        return frame
 
 
 class Client(ClientBase, GeneratedMethods):

@@ -1,7 +1,7 @@
 """The exceptions the client raises.
 
 Every failure the server answers becomes an `ApiError`: the class of its error code (generated
-from the server's declarations, `_generated.ERROR_CLASSES`), which derives from the class of its
+from the server's declarations, `_envelope.ERROR_CLASSES`), which derives from the class of its
 HTTP status, so callers can catch as narrowly as they need:
 
     try:

@@ -17,8 +17,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-from alpha_results_client._generated import (
-    ENDPOINTS,
+from alpha_results_client._envelope import (
+    Endpoint,
     EndpointNotAllowedError,
     ExportDownload,
     ExportDownloadNotConfiguredError,
@@ -72,8 +72,14 @@ def verify(data: bytes, download: ExportDownload | SourceDownload) -> bytes:
 
 
 class ExportReader:
-    def __init__(self, transport: Transport) -> None:
+    """The export files of one client. `listing` and `download` are the `exports.list` and
+    `exports.download` endpoints, which the client hands in: `_generated.ENDPOINTS` holds them, and
+    `_generated.py` imports the pages (paging.py) that import this module."""
+
+    def __init__(self, transport: Transport, listing: Endpoint, download: Endpoint) -> None:
         self._transport = transport
+        self._listing = listing
+        self._download = download
         self._lock = threading.Lock()
         self._listings: dict[str, tuple[float, tuple[ExportRow, ...]]] = {}
         self._group_denied = False
@@ -87,7 +93,7 @@ class ExportReader:
             if cached is not None and time.monotonic() - cached[0] < LISTING_TTL_SECONDS:
                 return cached[1]
         rows: list[ExportRow] = []
-        path = ENDPOINTS["exports.list"].url_path(alpha=alpha)
+        path = self._listing.url_path(alpha=alpha)
         try:
             while True:
                 params = {"limit": str(MAX_PAGE_SIZE), "offset": str(len(rows))}
@@ -108,7 +114,7 @@ class ExportReader:
         return tuple(rows)
 
     def signed(self, target: ExportTarget) -> ExportDownload:
-        path = ENDPOINTS["exports.download"].url_path(alpha=target.alpha, dataset=target.dataset)
+        path = self._download.url_path(alpha=target.alpha, dataset=target.dataset)
         params = {"book": target.book} if target.book is not None else {}
         return self._transport.get_json(path, params, ExportDownloadResponse).data
 

@@ -18,7 +18,7 @@ import httpx
 import msgspec
 
 from alpha_results_client._auth import BearerToken, redact
-from alpha_results_client._generated import ERROR_CLASSES, ErrorEnvelope
+from alpha_results_client._envelope import ERROR_CLASSES, ErrorEnvelope
 from alpha_results_client._version import __version__
 from alpha_results_client.config import RetryPolicy, Timeouts
 from alpha_results_client.exceptions import (
