@@ -346,8 +346,19 @@ def _matrices(
 
 
 def _pointed(storage: Storage, root: str, alpha_id: str) -> str | None:
+    return _build_id(catalog.current_build, storage, root, alpha_id)
+
+
+def _build_id(
+    current: Callable[[str, str, Storage], catalog.PublishedBuild | None],
+    storage: Storage,
+    root: str,
+    name: str,
+) -> str | None:
+    """The build `current` finds published under `name` (an alpha's, a benchmark's); None when
+    none is or its pointer is corrupt."""
     try:
-        published = catalog.current_build(root, alpha_id, storage)
+        published = current(root, name, storage)
     except CorruptLakeFile:
         return None
     return None if published is None else published.build_id
@@ -867,11 +878,7 @@ def row_task(root: str, alpha_id: str) -> dict[str, Any] | None:
 
 
 def _benchmark_build(storage: Storage, root: str, symbol: str) -> str | None:
-    try:
-        current = catalog.current_benchmark(root, symbol, storage)
-    except CorruptLakeFile:
-        return None
-    return None if current is None else current.build_id
+    return _build_id(catalog.current_benchmark, storage, root, symbol)
 
 
 # -- delta generations (issue 51, item 3; docs/lake.md "Delta generations") --------------------------
