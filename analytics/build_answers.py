@@ -124,11 +124,18 @@ class BuildAnswers:
     ) -> Answer[B]:
         """A book's figures over the window that read this build alone (`payload`: the figure's
         computation), versioned by the build."""
-        book = self._book(view, q.book)
-        warnings = Warnings()
-        return self._answer(
-            payload(view, book, (q.start, q.end), self.scope.access, warnings), warnings, view.build_id
+        window: Window = (q.start, q.end)
+        # The book is checked (400) once the tables are found built (503), as `_book` does.
+        return self._of_build(
+            view, lambda warnings: payload(view, self.book(view, q.book), window, self.scope.access, warnings)
         )
+
+    def _of_build(self, view: BuildView, payload: Callable[[Warnings], B]) -> Answer[B]:
+        """Figures that read this build alone, once its analytics tables are built (503 while they are
+        being made), with the warnings `payload` adds; versioned by the build."""
+        require_built(view)
+        warnings = Warnings()
+        return self._answer(payload(warnings), warnings, view.build_id)
 
     def metrics(self, view: BuildView, q: MetricsQuery) -> Answer[Metrics]:
         """`/metrics`: the sealed headline figures and the series computed from the build."""
@@ -403,13 +410,13 @@ class BuildAnswers:
         on_loop=True,
     )
     def quantiles(self, view: BuildView, q: QuantilesQuery) -> Answer[Quantiles]:
-        require_built(view)
-        score = quantiles.readable_score(q.score, self.scope.raw)
-        warnings = Warnings()
-        data = quantiles.quantiles_payload(
-            view, score, q.quantiles, (q.start, q.end), self.scope.access, warnings
-        )
-        return self._answer(data, warnings, view.build_id)
+        def payload(warnings: Warnings) -> Quantiles:
+            score = quantiles.readable_score(q.score, self.scope.raw)
+            return quantiles.quantiles_payload(
+                view, score, q.quantiles, (q.start, q.end), self.scope.access, warnings
+            )
+
+        return self._of_build(view, payload)
 
     @served(
         "Is the signal robust to where it trades? Its IC and ICIR on the liquid and illiquid halves by adv and on random halves",
@@ -425,10 +432,9 @@ class BuildAnswers:
         on_loop=True,
     )
     def sub_universe(self, view: BuildView, q: WindowQuery) -> Answer[SubUniverse]:
-        require_built(view)
-        warnings = Warnings()
-        data = sub_universe.sub_universe_payload(view, (q.start, q.end), self.scope.access, warnings)
-        return self._answer(data, warnings, view.build_id)
+        return self._of_build(
+            view, partial(sub_universe.sub_universe_payload, view, (q.start, q.end), self.scope.access)
+        )
 
     def compare(self, a: BuildView, b: BuildView, q: CompareQuery) -> Answer[Comparison]:
         """`a` against `b` (`q.other`, found and authorised by the caller) over one book both
