@@ -170,6 +170,22 @@ def _allow_json(allow: AllowList) -> str:
     return json.dumps(allow.to_wire(), separators=(",", ":"))
 
 
+def _grant_columns(grants: Grants) -> tuple[str, str, str, int]:
+    """A grant set (a key's grants, an account's ceiling) as it is stored: the endpoints, alphas and
+    runs allow-lists as JSON, and the raw-book flag."""
+    return (
+        _allow_json(grants.endpoints),
+        _allow_json(grants.alphas),
+        _allow_json(grants.runs),
+        int(grants.expose_raw_book),
+    )
+
+
+def _rate_columns(rate_limit: RateLimit) -> tuple[int, int, int, int | None]:
+    """A key's rate limits as they are stored, in the columns' order."""
+    return rate_limit.per_second, rate_limit.per_minute, rate_limit.per_day, rate_limit.monthly_requests
+
+
 @lru_cache(maxsize=1024)
 def _read_allow(text: str) -> AllowList:
     """The allow-list a stored JSON text spells. Memoised on the text, which is still read from
@@ -295,10 +311,7 @@ class SqlKeyStore:
                     email,
                     role,
                     "active",
-                    _allow_json(ceiling.endpoints),
-                    _allow_json(ceiling.alphas),
-                    _allow_json(ceiling.runs),
-                    int(ceiling.expose_raw_book),
+                    *_grant_columns(ceiling),
                     stored_time(now or datetime.now(UTC)),
                 ),
             )
@@ -346,13 +359,7 @@ class SqlKeyStore:
         self._execute(
             "UPDATE accounts SET ceiling_endpoints = ?, ceiling_alphas = ?, ceiling_runs = ?, "
             "ceiling_raw_book = ? WHERE user_id = ?",
-            (
-                _allow_json(ceiling.endpoints),
-                _allow_json(ceiling.alphas),
-                _allow_json(ceiling.runs),
-                int(ceiling.expose_raw_book),
-                user_id,
-            ),
+            (*_grant_columns(ceiling), user_id),
         )
         log.info("account ceiling set user_id=%s", user_id)
         return self._require_account(user_id)
@@ -411,14 +418,8 @@ class SqlKeyStore:
                         "active",
                         None,
                         stored_time(expires_at),
-                        _allow_json(grants.endpoints),
-                        _allow_json(grants.alphas),
-                        _allow_json(grants.runs),
-                        int(grants.expose_raw_book),
-                        rate_limit.per_second,
-                        rate_limit.per_minute,
-                        rate_limit.per_day,
-                        rate_limit.monthly_requests,
+                        *_grant_columns(grants),
+                        *_rate_columns(rate_limit),
                         None if ips is None else json.dumps(list(ips)),
                         stored_time(now or datetime.now(UTC)),
                         issued.secret_sha256,
@@ -492,10 +493,7 @@ class SqlKeyStore:
         self._update_live_key(
             "UPDATE api_keys SET allow_endpoints = ?, allow_alphas = ?, allow_runs = ?, expose_raw_book = ? "
             "WHERE key_id = ? AND revoked_at IS NULL",
-            _allow_json(grants.endpoints),
-            _allow_json(grants.alphas),
-            _allow_json(grants.runs),
-            int(grants.expose_raw_book),
+            *_grant_columns(grants),
             key_id,
         )
         log.info("key grants set key_id=%s", key_id)
@@ -506,10 +504,7 @@ class SqlKeyStore:
         self._update_live_key(
             "UPDATE api_keys SET per_second = ?, per_minute = ?, per_day = ?, monthly_requests = ? "
             "WHERE key_id = ? AND revoked_at IS NULL",
-            rate_limit.per_second,
-            rate_limit.per_minute,
-            rate_limit.per_day,
-            rate_limit.monthly_requests,
+            *_rate_columns(rate_limit),
             key_id,
         )
         log.info("key rate limits set key_id=%s", key_id)

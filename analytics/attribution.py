@@ -109,11 +109,9 @@ def cash_of(view: BuildView, book: str) -> Cash | None:
     """The book's cash carry and rounding adjustment per session (`inputs.ledger`'s order)."""
 
     def read() -> Cash | None:
-        table = view.table("portfolio")
-        found = view.book_range("portfolio", book)
-        if table is None or found is None:
+        rows = view.book_rows("portfolio", book)
+        if rows is None:
             return None
-        rows = table.slice(found[0], found[1] - found[0])
         return Cash(floats(rows.column("cash_carry")), floats(rows.column("rounding_adjustment")))
 
     return view.memo(f"analytics:attribution:cash:{book}", read)

@@ -12,8 +12,9 @@ inputs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from analytics import (
     attribution,
@@ -32,7 +33,7 @@ from analytics import (
     sub_universe,
     uncertainty,
 )
-from analytics.access import ReaderScope, require_readable
+from analytics.access import Access, ReaderScope, require_readable
 from analytics.answer import Answer, book_meta, served
 from analytics.costs import DayFilter, every_day
 from analytics.entries import Warnings
@@ -80,6 +81,8 @@ from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 if TYPE_CHECKING:
     from analytics.series import BenchmarkSeries
 
+B = TypeVar("B")
+
 
 class BuildAnswers:
     """The answers of one build, in a reader's scope; mixed into `analytics.reading.Reading`, which
@@ -112,6 +115,27 @@ class BuildAnswers:
         """The build's analytics tables (503 while they are being made), then the book (400)."""
         require_built(view)
         return self.book(view, book)
+
+    def _of_book(
+        self,
+        view: BuildView,
+        q: BookWindowQuery,
+        payload: Callable[[BuildView, str, Window, Access, Warnings], B],
+    ) -> Answer[B]:
+        """A book's figures over the window that read this build alone (`payload`: the figure's
+        computation), versioned by the build."""
+        window: Window = (q.start, q.end)
+        # The book is checked (400) once the tables are found built (503), as `_book` does.
+        return self._of_build(
+            view, lambda warnings: payload(view, self.book(view, q.book), window, self.scope.access, warnings)
+        )
+
+    def _of_build(self, view: BuildView, payload: Callable[[Warnings], B]) -> Answer[B]:
+        """Figures that read this build alone, once its analytics tables are built (503 while they are
+        being made), with the warnings `payload` adds; versioned by the build."""
+        require_built(view)
+        warnings = Warnings()
+        return self._answer(payload(warnings), warnings, view.build_id)
 
     def metrics(self, view: BuildView, q: MetricsQuery) -> Answer[Metrics]:
         """`/metrics`: the sealed headline figures and the series computed from the build."""
@@ -195,10 +219,7 @@ class BuildAnswers:
     )
     def uncertainty(self, view: BuildView, q: BookWindowQuery) -> Answer[Uncertainty]:
         """Bootstrap intervals of the book's headline figures over the window."""
-        book = self._book(view, q.book)
-        warnings = Warnings()
-        data = uncertainty.uncertainty_payload(view, book, (q.start, q.end), self.scope.access, warnings)
-        return self._answer(data, warnings, view.build_id)
+        return self._of_book(view, q, uncertainty.uncertainty_payload)
 
     @served(
         "Drawdown episodes of a book",
@@ -372,10 +393,7 @@ class BuildAnswers:
         meta=book_meta,
     )
     def factors(self, view: BuildView, q: BookWindowQuery) -> Answer[Factors]:
-        book = self._book(view, q.book)
-        warnings = Warnings()
-        data = factors.factors_payload(view, book, (q.start, q.end), self.scope.access, warnings)
-        return self._answer(data, warnings, view.build_id)
+        return self._of_book(view, q, factors.factors_payload)
 
     @served(
         "Mean forward return by score quantile, the top-minus-bottom spread, and the IC by month and sector",
@@ -392,13 +410,13 @@ class BuildAnswers:
         on_loop=True,
     )
     def quantiles(self, view: BuildView, q: QuantilesQuery) -> Answer[Quantiles]:
-        require_built(view)
-        score = quantiles.readable_score(q.score, self.scope.raw)
-        warnings = Warnings()
-        data = quantiles.quantiles_payload(
-            view, score, q.quantiles, (q.start, q.end), self.scope.access, warnings
-        )
-        return self._answer(data, warnings, view.build_id)
+        def payload(warnings: Warnings) -> Quantiles:
+            score = quantiles.readable_score(q.score, self.scope.raw)
+            return quantiles.quantiles_payload(
+                view, score, q.quantiles, (q.start, q.end), self.scope.access, warnings
+            )
+
+        return self._of_build(view, payload)
 
     @served(
         "Is the signal robust to where it trades? Its IC and ICIR on the liquid and illiquid halves by adv and on random halves",
@@ -414,10 +432,9 @@ class BuildAnswers:
         on_loop=True,
     )
     def sub_universe(self, view: BuildView, q: WindowQuery) -> Answer[SubUniverse]:
-        require_built(view)
-        warnings = Warnings()
-        data = sub_universe.sub_universe_payload(view, (q.start, q.end), self.scope.access, warnings)
-        return self._answer(data, warnings, view.build_id)
+        return self._of_build(
+            view, partial(sub_universe.sub_universe_payload, view, (q.start, q.end), self.scope.access)
+        )
 
     def compare(self, a: BuildView, b: BuildView, q: CompareQuery) -> Answer[Comparison]:
         """`a` against `b` (`q.other`, found and authorised by the caller) over one book both

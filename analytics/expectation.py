@@ -248,6 +248,18 @@ class Track:
     per_year: int = SESSIONS_PER_YEAR  # the annualisation of an information ratio's track
 
 
+@dataclass(frozen=True)
+class _Toward:
+    """What each series is shrunk toward and cut by: the group's members' figures (`members(series)`,
+    in the group's order), and the live haircut's retention, its standard error and why it is not
+    measured when it is not."""
+
+    members: Callable[[ExpectedSeriesName], list[Measured | None]]
+    retention: float | None
+    retention_se: float | None
+    retention_reason: str
+
+
 def expectation_payload(
     view: BuildView,
     split: Split,
@@ -260,14 +272,15 @@ def expectation_payload(
     """`/analytics/expectation` of `view`'s alpha at `split`, shrunk toward `group` (`members(series)`:
     the group's members' figures, in `group.ids` order), the retention `cut`'s."""
     per_year = conventions(view).sessions_per_year
-    retention = cut.retention.value
-    retention_se = cut.haircut_standard_error.value
-    retention_reason = cut.retention.withheld_reason or "not measurable"
+    toward = _Toward(
+        members,
+        cut.retention.value,
+        cut.haircut_standard_error.value,
+        cut.retention.withheld_reason or "not measurable",
+    )
     series = [
-        _ir_series(
-            view, split, group, members, retention, retention_se, retention_reason, per_year, access, warnings
-        ),
-        _ic_series(view, split, group, members, retention, retention_se, retention_reason, access, warnings),
+        _ir_series(view, split, toward, per_year, access, warnings),
+        _ic_series(view, split, toward, access, warnings),
     ]
     return Expectation(
         alpha=view.alpha_id,
@@ -283,16 +296,7 @@ def expectation_payload(
 
 
 def _ir_series(
-    view: BuildView,
-    split: Split,
-    group: GroupChoice,
-    members: Callable[[ExpectedSeriesName], list[Measured | None]],
-    retention: float | None,
-    retention_se: float | None,
-    retention_reason: str,
-    per_year: int,
-    access: Access,
-    warnings: Warnings,
+    view: BuildView, split: Split, toward: _Toward, per_year: int, access: Access, warnings: Warnings
 ) -> ExpectedSeries:
     name: ExpectedSeriesName = "information_ratio"
     if not access.ledger:
@@ -316,31 +320,11 @@ def _ir_series(
         scale = math.sqrt(per_year)
         return (sharpe_ratio_sd(expected / scale, n) * scale) ** 2
 
-    return _series(
-        name,
-        own,
-        group,
-        members(name),
-        retention,
-        retention_se,
-        retention_reason,
-        track,
-        _ir_weeks,
-        sampling,
-        warnings,
-    )
+    return _series(name, own, toward, track, _ir_weeks, sampling, warnings)
 
 
 def _ic_series(
-    view: BuildView,
-    split: Split,
-    group: GroupChoice,
-    members: Callable[[ExpectedSeriesName], list[Measured | None]],
-    retention: float | None,
-    retention_se: float | None,
-    retention_reason: str,
-    access: Access,
-    warnings: Warnings,
+    view: BuildView, split: Split, toward: _Toward, access: Access, warnings: Warnings
 ) -> ExpectedSeries:
     name: ExpectedSeriesName = "rebuilt_mean_ic"
     if not access.cross_sections:
@@ -366,35 +350,19 @@ def _ic_series(
     def sampling(_: float, k: int) -> float | None:
         return sd * sd / k if k >= 1 else None
 
-    return _series(
-        name,
-        own,
-        group,
-        members(name),
-        retention,
-        retention_se,
-        retention_reason,
-        track,
-        _ic_weeks,
-        sampling,
-        warnings,
-    )
+    return _series(name, own, toward, track, _ic_weeks, sampling, warnings)
 
 
 def _series(
     name: ExpectedSeriesName,
     own: Measured,
-    group: GroupChoice,
-    figures: list[Measured | None],
-    retention: float | None,
-    retention_se: float | None,
-    retention_reason: str,
+    toward: _Toward,
     track: Track | None,
     weekly: Callable[[Track], list[tuple[dt.date, int, float | None]]],
     sampling: Callable[[float, int], float | None],
     warnings: Warnings,
 ) -> ExpectedSeries:
-    measured = [f for f in figures if f is not None]
+    measured = [f for f in toward.members(name) if f is not None]
     estimate = None
     if len(measured) >= MIN_GROUP_MEMBERS:
         estimate = dersimonian_laird(
@@ -408,8 +376,8 @@ def _series(
         )
     found = posterior(own.value, own.standard_error, estimate)
     expected = expected_sd = None
-    if retention is not None:
-        expected, expected_sd = expected_live(found, retention, retention_se)
+    if toward.retention is not None:
+        expected, expected_sd = expected_live(found, toward.retention, toward.retention_se)
     weeks: list[ExpectedWeek] = []
     if track is not None:
         for date, n, value in weekly(track):
@@ -432,7 +400,9 @@ def _series(
             )
     return ExpectedSeries(
         series=name,
-        withheld_reason=None if expected is not None else f"expected_live not measurable: {retention_reason}",
+        withheld_reason=None
+        if expected is not None
+        else f"expected_live not measurable: {toward.retention_reason}",
         shrinkage="none" if estimate is None else "empirical_bayes",
         measured_members=len(measured),
         backtest_value=own.value,

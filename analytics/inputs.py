@@ -91,11 +91,9 @@ def ledger(view: BuildView, book: str) -> Ledger | None:
     """The ledger of `book`; None when the build has none for it."""
 
     def read() -> Ledger | None:
-        table = view.table("portfolio")
-        found = view.book_range("portfolio", book)
-        if table is None or found is None:
+        rows = view.book_rows("portfolio", book)
+        if rows is None:
             return None
-        rows = table.slice(found[0], found[1] - found[0])
         return Ledger(
             _days(rows),
             *(

@@ -196,6 +196,17 @@ def _not_measurable(panel: Panel, kept: np.ndarray, sessions: int, why: str) -> 
     return Found(panel.returns.size, panel.coverage, kept, np.empty(0, np.int64), sessions, None, None, why)
 
 
+def _unfit(panel: Panel, kept: np.ndarray, n: int, sessions: int, held: str, base: bool) -> Found | None:
+    """Why the regression of the `kept` reference alphas cannot be fitted on `sessions` (`held`
+    says what they are; `base`: the base sessions, else those the regression holds): fewer than
+    MIN_SESSIONS, or fewer than PER_COEFFICIENT per coefficient; None when it can."""
+    if sessions < MIN_SESSIONS:
+        return _not_measurable(panel, kept, n, f"{held}; at least {MIN_SESSIONS} are needed")
+    if sessions < PER_COEFFICIENT * (kept.size + 2):
+        return _not_measurable(panel, kept, n, _too_large(int(kept.size), sessions, base))
+    return None
+
+
 def _too_large(count: int, sessions: int, base: bool) -> str:
     coefficients = count + 2
     where = "the alpha and SPY both have a return on" if base else "the regression holds"
@@ -213,30 +224,16 @@ def regress(panel: Panel, per_year: int) -> Found:
 
     base = int(panel.returns.size)
     kept = np.flatnonzero(panel.coverage >= math.ceil(RESIDUAL_MIN_COVERAGE * base - 1e-9))
-    if base < MIN_SESSIONS:
-        return _not_measurable(
-            panel,
-            kept,
-            0,
-            f"the window holds {base} sessions on which the alpha and SPY both have a return; at least "
-            f"{MIN_SESSIONS} are needed",
-        )
     # Every session of the regression is a base session: a set too large for those is too large.
-    if base < PER_COEFFICIENT * (kept.size + 2):
-        return _not_measurable(panel, kept, 0, _too_large(int(kept.size), base, True))
+    held = f"the window holds {base} sessions on which the alpha and SPY both have a return"
+    if (unfit := _unfit(panel, kept, 0, base, held, True)) is not None:
+        return unfit
     block = panel.members(kept)
     common = np.isfinite(block).all(axis=0)
     n = int(np.count_nonzero(common))
-    if n < MIN_SESSIONS:
-        return _not_measurable(
-            panel,
-            kept,
-            n,
-            f"the alpha, SPY and the {kept.size} reference alphas kept share {n} sessions; at least "
-            f"{MIN_SESSIONS} are needed",
-        )
-    if n < PER_COEFFICIENT * (kept.size + 2):
-        return _not_measurable(panel, kept, n, _too_large(int(kept.size), n, False))
+    shared = f"the alpha, SPY and the {kept.size} reference alphas kept share {n} sessions"
+    if (unfit := _unfit(panel, kept, n, n, shared, False)) is not None:
+        return unfit
     y = panel.returns[common]
     x = np.column_stack([np.ones(n), panel.market[common], block[:, common].T])
     columns = np.arange(x.shape[1])

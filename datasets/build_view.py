@@ -279,6 +279,15 @@ class BuildView:
         found = ranges.get(book)
         return None if found is None else (int(found[0]), int(found[1]))
 
+    def book_rows(self, table: str, book: str) -> pa.Table | None:
+        """The rows of `book` in the serving table `table` (one slice of it); None when the build
+        has no such table, or no rows of the book in it."""
+        rows = self.table(table)
+        found = self.book_range(table, book)
+        if rows is None or found is None:
+            return None
+        return rows.slice(found[0], found[1] - found[0])
+
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """A value derived from this build alone (metrics inputs, JSON files), computed once. A value
         may be arrays over the mapped files, not copies: each use checks the tables its computation

@@ -346,11 +346,52 @@ def _matrices(
 
 
 def _pointed(storage: Storage, root: str, alpha_id: str) -> str | None:
+    return _build_id(catalog.current_build, storage, root, alpha_id)
+
+
+def _build_id(
+    current: Callable[[str, str, Storage], catalog.PublishedBuild | None],
+    storage: Storage,
+    root: str,
+    name: str,
+) -> str | None:
+    """The build `current` finds published under `name` (an alpha's, a benchmark's); None when
+    none is or its pointer is corrupt."""
     try:
-        published = catalog.current_build(root, alpha_id, storage)
+        published = current(root, name, storage)
     except CorruptLakeFile:
         return None
     return None if published is None else published.build_id
+
+
+def _still_current(
+    storage: Storage,
+    root: str,
+    rows: Mapping[str, dict[str, Any] | None],
+    previous: Mapping[str, dict[str, Any]],
+) -> tuple[dict[str, dict[str, Any]], list[str], list[dict[str, Any]]]:
+    """Of `rows` (alpha -> its new row, None: no longer published), those whose build is still the
+    one published, against the index's `previous` rows: the rows to commit, the alphas whose row
+    goes, and each change (the alpha, its build, the build its row named before)."""
+    committed: dict[str, dict[str, Any]] = {}
+    removed: list[str] = []
+    changes: list[dict[str, Any]] = []
+    for alpha, row in rows.items():
+        if not _current(row, storage, root, alpha):
+            continue  # a newer publish of this alpha commits its own row
+        before_row = previous.get(alpha)
+        if row is not None:
+            committed[alpha] = _replacing(row, before_row)
+        elif before_row is not None:
+            removed.append(alpha)
+        changes.append(
+            {
+                "alpha_id": alpha,
+                "build_id": None if row is None else row.get("build_id"),
+                "previous": None if before_row is None else before_row.get("build_id"),
+            }
+        )
+    return committed, removed, changes
 
 
 def _current(row: dict[str, Any] | None, storage: Storage, root: str, alpha_id: str) -> bool:
@@ -475,15 +516,9 @@ def record(
                     "live_split": None if columns["live_split"] is None else str(columns["live_split"]),
                 }
             )
-        for alpha, row in rows.items():
-            if not _current(row, storage, root, alpha):
-                continue  # a newer publish of this alpha commits its own row
-            before_row = previous.get(alpha)
-            if row is not None:
-                committed[alpha] = _replacing(row, before_row)
-            before = None if before_row is None else before_row.get("build_id")
-            after = None if row is None else row.get("build_id")
-            changes.append({"alpha_id": alpha, "build_id": after, "previous": before})
+        replacing, _, replaced = _still_current(storage, root, rows, previous)
+        committed |= replacing
+        changes += replaced
         for symbol in moved:
             build = _benchmark_build(storage, root, symbol)
             if build is not None:
@@ -867,11 +902,7 @@ def row_task(root: str, alpha_id: str) -> dict[str, Any] | None:
 
 
 def _benchmark_build(storage: Storage, root: str, symbol: str) -> str | None:
-    try:
-        current = catalog.current_benchmark(root, symbol, storage)
-    except CorruptLakeFile:
-        return None
-    return None if current is None else current.build_id
+    return _build_id(catalog.current_benchmark, storage, root, symbol)
 
 
 # -- delta generations (issue 51, item 3; docs/lake.md "Delta generations") --------------------------
@@ -1068,30 +1099,8 @@ def _delta_update(
         if delta is None
         else catalogue_index._read_parquet(storage, root, delta.index, None)
     )
-    previous = {
-        row["alpha_id"]: row
-        for row in slim.filter(
-            pc.is_in(slim.column("alpha_id"), value_set=pa.array(list(rows), pa.string()))
-        ).to_pylist()
-    }
-    committed: dict[str, dict[str, Any]] = {}
-    removed: list[str] = []
-    changes: list[dict[str, Any]] = []
-    for alpha, row in rows.items():
-        if not _current(row, storage, root, alpha):
-            continue  # a newer publish of this alpha commits its own row
-        before_row = previous.get(alpha)
-        if row is not None:
-            committed[alpha] = _replacing(row, before_row)
-        elif before_row is not None:
-            removed.append(alpha)
-        changes.append(
-            {
-                "alpha_id": alpha,
-                "build_id": None if row is None else row.get("build_id"),
-                "previous": None if before_row is None else before_row.get("build_id"),
-            }
-        )
+    previous = _rows_of(slim, list(rows))
+    committed, removed, changes = _still_current(storage, root, rows, previous)
     if not changes:
         return None
     # The residual set: the approved alphas; a republished approved alpha moves every row's.

@@ -43,6 +43,17 @@ ROLLING_WINDOWS = ("13", "26", "52")
 
 DEFAULT_ROLLING_WINDOW = "26"
 
+SCREEN_LEDGER_FIGURES = (
+    "live_information_ratio",
+    "backtest_information_ratio",
+    "decay_ratio",
+    "live_sessions",
+    "residual_information_ratio",
+    "residual_t_statistic",
+)
+"""The screener's figures of live against backtest and of the residual: read off ledgers (the
+alpha's, and its reference set's), so withheld with them (`schemas.wire.SCREEN_WITHHELD_FIELDS`)."""
+
 SCREEN_RANGES = (
     "information_ratio",
     "excess_sharpe",
@@ -51,12 +62,7 @@ SCREEN_RANGES = (
     "max_drawdown_pct",
     "turnover",
     "sessions",
-    "live_information_ratio",
-    "backtest_information_ratio",
-    "decay_ratio",
-    "live_sessions",
-    "residual_information_ratio",
-    "residual_t_statistic",
+    *SCREEN_LEDGER_FIGURES,
 )
 """Columns of the catalogue index `/analytics/screen` bounds with `min_<column>` and `max_<column>`
 (its headline figures, as `/metrics` core serves them, the ledger's sessions, live against

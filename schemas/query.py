@@ -6,9 +6,11 @@ and the constraints and description as `msgspec.Meta`. Each endpoint's handler n
 its signature (`ctx: Ctx[WeekQuery]`, serve/routes/declare.py); the server parses a query string into it (`serve.params.parse`), and the OpenAPI
 document and docs/reference.md read the same fields through `params_of`.
 
-Each Struct lists all its fields, the shared ones included (`Limit`, `Offset`, `From`...): a
-parameter's place in the Struct is its place in the 400's "accepts" list and in the documents, and
-a Struct inheriting a page of `limit, offset` would put them first.
+A parameter's place in the Struct is its place in the 400's "accepts" list and in the documents.
+A Struct inherits its base's fields first (a field it declares again keeps the base's place), so
+the bases hold only leading groups: `Window` (`from`, `to`) and `BookWindow` (`book`, `from`,
+`to`); the trailing page (`limit`, `offset`, `format`, `as_of`) is listed by each Struct, since a
+base holding it would put it first.
 
 What a Struct's types cannot say is in `Meta.extra`:
 - `enum`: the accepted values of a string, in documentation order (matched case-insensitively);
@@ -227,9 +229,31 @@ class FamiliesQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class WindowPageQuery(Query, frozen=True):
+class Window(Query, frozen=True):
+    """The leading `from` and `to` of a window's Structs."""
+
     start: From = START
     end: To = END
+
+
+class BookWindow(Query, frozen=True):
+    """The leading `book`, `from` and `to` of one book's window's Structs."""
+
+    book: Book = choices.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+
+
+class BookWindowPageQuery(BookWindow, frozen=True):
+    """A paged collection of one book over a window (drawdown episodes)."""
+
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+    format: Format = None
+    as_of: AsOf = None
+
+
+class WindowPageQuery(Window, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
@@ -292,9 +316,7 @@ class WeekQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class ScoresQuery(Query, frozen=True):
-    start: From = START
-    end: To = END
+class ScoresQuery(Window, frozen=True):
     symbol: Symbols = None
     fields: Annotated[
         str, Meta(description="Column set: core or all.", extra={"enum": choices.SCORE_FIELDS_CHOICES})
@@ -305,24 +327,14 @@ class ScoresQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class LedgerQuery(Query, frozen=True):
+class LedgerQuery(BookWindowPageQuery, frozen=True):
     refused: ClassVar[Mapping[str, str]] = {
         "symbol": "is not accepted on /portfolio (one ledger row per book per session); "
         "drop it or use /positions or /pnl"
     }
-    book: Book = choices.DEFAULT_BOOK
-    start: From = START
-    end: To = END
-    limit: Limit = DEFAULT_LIMIT
-    offset: Offset = 0
-    format: Format = None
-    as_of: AsOf = None
 
 
-class BookQuery(Query, frozen=True):
-    book: Book = choices.DEFAULT_BOOK
-    start: From = START
-    end: To = END
+class BookQuery(BookWindow, frozen=True):
     symbol: Symbols = None
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
@@ -330,7 +342,9 @@ class BookQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class TradesQuery(Query, frozen=True):
+class TradesQuery(BookQuery, frozen=True):
+    """`BookQuery` with its `book` required (in its place, first)."""
+
     book: Annotated[
         str,
         Meta(
@@ -338,28 +352,15 @@ class TradesQuery(Query, frozen=True):
             extra={"missing": BOOK_REQUIRED},
         ),
     ]
-    start: From = START
-    end: To = END
-    symbol: Symbols = None
-    limit: Limit = DEFAULT_LIMIT
-    offset: Offset = 0
-    format: Format = None
-    as_of: AsOf = None
 
 
-class SeriesQuery(Query, frozen=True):
-    book: Book = choices.DEFAULT_BOOK
-    start: From = START
-    end: To = END
+class SeriesQuery(BookWindowPageQuery, frozen=True):
+    """A book's series over a window (the equity curve), its page longer by default."""
+
     limit: Limit = SERIES_DEFAULT_LIMIT
-    offset: Offset = 0
-    format: Format = None
-    as_of: AsOf = None
 
 
-class MetricsQuery(Query, frozen=True):
-    start: From = START
-    end: To = END
+class MetricsQuery(Window, frozen=True):
     granularity: Annotated[
         str, Meta(description="overall, or yearly/monthly to add periods.", extra={"enum": GRANULARITIES})
     ] = "overall"
@@ -394,9 +395,7 @@ class ExportQuery(Query, frozen=True):
     ) = None
 
 
-class SignificanceQuery(Query, frozen=True):
-    start: From = START
-    end: To = END
+class SignificanceQuery(Window, frozen=True):
     sr_benchmark: Annotated[
         float,
         Meta(
@@ -625,18 +624,6 @@ else:
     are one per column of `choices.SCREEN_RANGES`, each in its screener column's unit."""
 
 
-class BookWindowPageQuery(Query, frozen=True):
-    """A paged collection of one book over a window (drawdown episodes)."""
-
-    book: Book = choices.DEFAULT_BOOK
-    start: From = START
-    end: To = END
-    limit: Limit = DEFAULT_LIMIT
-    offset: Offset = 0
-    format: Format = None
-    as_of: AsOf = None
-
-
 class RollingQuery(Query, frozen=True):
     book: Book = choices.DEFAULT_BOOK
     window: Annotated[
@@ -651,20 +638,15 @@ class RollingQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class BookWindowQuery(Query, frozen=True):
+class BookWindowQuery(BookWindow, frozen=True):
     """One book over a window (costs)."""
 
-    book: Book = choices.DEFAULT_BOOK
-    start: From = START
-    end: To = END
     as_of: AsOf = None
 
 
-class WindowQuery(Query, frozen=True):
+class WindowQuery(Window, frozen=True):
     """A window of weeks (`/analytics/mmc`, `/analytics/crowding`: over the approved alphas' long_short books)."""
 
-    start: From = START
-    end: To = END
     as_of: AsOf = None
 
 
@@ -678,12 +660,9 @@ Regime = Annotated[
 ]
 
 
-class RegimeWindowQuery(Query, frozen=True):
+class RegimeWindowQuery(BookWindow, frozen=True):
     """One book over a window, optionally over one regime's sessions (costs, regimes)."""
 
-    book: Book = choices.DEFAULT_BOOK
-    start: From = START
-    end: To = END
     regime: Regime = None
     as_of: AsOf = None
 
@@ -860,18 +839,11 @@ class ContributionQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class _ChecksWindow(Query, frozen=True):
-    book: Book = choices.DEFAULT_BOOK
-    start: From = START
-    end: To = END
-    as_of: AsOf = None
-
-
 if TYPE_CHECKING:
-    ChecksQuery = _ChecksWindow
+    ChecksQuery = BookWindowQuery
 else:
     ChecksQuery = msgspec.defstruct(
-        "ChecksQuery", _check_bounds(), bases=(_ChecksWindow,), frozen=True, kw_only=True, module=__name__
+        "ChecksQuery", _check_bounds(), bases=(BookWindowQuery,), frozen=True, kw_only=True, module=__name__
     )
     ChecksQuery.__doc__ = """`/analytics/checks`: the pass/fail battery of one alpha and book; each bound
     (`min_<check>`, `max_<check>`, one per side of each check of the battery) tightens the operator's
@@ -906,12 +878,9 @@ class CompareQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class RiskQuery(Query, frozen=True):
+class RiskQuery(BookWindow, frozen=True):
     """`/analytics/risk`: benchmark-relative and tail figures of one book against SPY."""
 
-    book: Book = choices.DEFAULT_BOOK
-    start: From = START
-    end: To = END
     as_of: AsOf = None
 
 
@@ -999,13 +968,10 @@ class ExpectationQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class AttributionQuery(Query, frozen=True):
+class AttributionQuery(BookWindow, frozen=True):
     """`/analytics/attribution`: where one book's P&L came from over a window, its fragility and
     concentration (here rather than beside the handler: `Figures.attribution` builds it too)."""
 
-    book: Book = choices.DEFAULT_BOOK
-    start: From = START
-    end: To = END
     top: Annotated[
         int,
         Meta(
@@ -1026,12 +992,9 @@ class AttributionQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class CapacityQuery(Query, frozen=True):
+class CapacityQuery(BookWindow, frozen=True):
     """`/analytics/capacity`: one book's participation and net information ratio against capital."""
 
-    book: Book = choices.DEFAULT_BOOK
-    start: From = START
-    end: To = END
     capital: Annotated[
         float,
         Meta(
@@ -1106,11 +1069,15 @@ EVENT_TYPES_MAX_LENGTH = 1000
 EVENT_ALPHAS_MAX_LENGTH = 50 * 130
 """At most about fifty alpha ids (an alpha set's bound, `_alpha_set`)."""
 
+CURSOR_LENGTH = 32
+CURSOR_PATTERN = f"^[0-9a-f]{{{CURSOR_LENGTH}}}$"
+"""An event's cursor (its `id`, hex): the bounds of `after` on /v1/events and /v1/events/stream."""
+
 After = Annotated[
     str,
     Meta(
-        max_length=32,
-        pattern="^[0-9a-f]{32}$",
+        max_length=CURSOR_LENGTH,
+        pattern=CURSOR_PATTERN,
         description="Resume after this event, in the page's order: a cursor the service wrote (an event's `id`, or "
         "`meta.next_cursor` of a page). Absent: from the oldest event kept (order=newest: from the newest). A "
         "cursor older than the retention resumes at the oldest event kept.",
@@ -1169,8 +1136,8 @@ class EventStreamQuery(Query, frozen=True):
         Annotated[
             str,
             Meta(
-                max_length=32,
-                pattern="^[0-9a-f]{32}$",
+                max_length=CURSOR_LENGTH,
+                pattern=CURSOR_PATTERN,
                 description="Start after this event (a cursor, as on /v1/events); the `Last-Event-ID` header wins "
                 "over it. Neither: only events recorded from now on.",
             ),

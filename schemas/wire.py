@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from alpha_results_seal.identifiers import BENCHMARK_SYMBOLS as BENCHMARK_SYMBOLS
 from alpha_results_seal.identifiers import MARKET_BENCHMARK as MARKET_BENCHMARK
-from schemas import lake
+from schemas import choices, lake
 from schemas.bodies import rows
 from schemas.bodies.base import field_names, field_schemas
 from schemas.bodies.formats import X_ABSENT, X_RAW_ONLY
@@ -86,17 +86,7 @@ SCREEN_INDEX_FIELDS = tuple(f for f in SCREEN_FIELDS if f not in SCREEN_RECORD_F
 reads."""
 
 SCREEN_WITHHELD_FIELDS: dict[str, tuple[str, ...]] = {
-    "ledger": (
-        "sessions",
-        "first_date",
-        "last_date",
-        "live_information_ratio",
-        "backtest_information_ratio",
-        "decay_ratio",
-        "live_sessions",
-        "residual_information_ratio",
-        "residual_t_statistic",
-    ),
+    "ledger": ("sessions", "first_date", "last_date", *choices.SCREEN_LEDGER_FIGURES),
     "cross_sections": ("ic_reproduces",),
 }
 """Screener fields built from data a key may not read (named as `analytics.access.DATA_ENDPOINTS`):

@@ -112,11 +112,8 @@ _LEDGER_COLUMNS = ("date", "starting_equity", "ending_equity", "risk_free_return
 
 def _ledger(view: BuildView) -> Columns | None:
     """The long_short book of the ledger (the book every core metric is measured on)."""
-    table = view.table("portfolio")
-    found = view.book_range("portfolio", "long_short")
-    if table is None or found is None:
-        return None
-    return columns_from_table(table.slice(found[0], found[1] - found[0]), _LEDGER_COLUMNS)
+    rows = view.book_rows("portfolio", "long_short")
+    return None if rows is None else columns_from_table(rows, _LEDGER_COLUMNS)
 
 
 def read_inputs(view: BuildView) -> MetricsInputs:

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from schemas.bodies.base import Body
 from schemas.bodies.figures import figure
-from schemas.bodies.live import SplitOrigin
+from schemas.bodies.live import SplitDate, SplitFrom
 from schemas.bodies.monitoring import WEEK_RULE
 from schemas.conventions import WEEKS_PER_YEAR
 
@@ -106,10 +106,8 @@ class DrawdownOdds(Body, kw_only=True, frozen=True):
 
     alpha: Annotated[str, figure("The alpha")]
     book: Annotated[str, figure("The book")]
-    split_date: Annotated[
-        dt.date | None, figure("The last backtest session (as /analytics/live): the live weeks follow it")
-    ]
-    split_origin: Annotated[SplitOrigin | None, figure("Where the split comes from, as /analytics/live")]
+    split_date: SplitDate
+    split_origin: SplitFrom
     live: Annotated[
         bool,
         figure(

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from schemas.bodies.base import Body
 from schemas.bodies.decay import LiveHaircut
 from schemas.bodies.figures import figure
-from schemas.bodies.live import SplitOrigin
+from schemas.bodies.live import SplitDate, SplitFrom
 
 MIN_GROUP_MEMBERS = 3
 """Members with a measured figure a group needs for its mean and spread to be estimated: a trial
@@ -207,10 +207,8 @@ class Expectation(Body, kw_only=True, frozen=True):
     """`/analytics/expectation` of one alpha."""
 
     alpha: Annotated[str, figure("The alpha")]
-    split_date: Annotated[
-        dt.date | None, figure("The last backtest session (as /analytics/live): the live weeks follow it")
-    ]
-    split_origin: Annotated[SplitOrigin | None, figure("Where the split comes from, as /analytics/live")]
+    split_date: SplitDate
+    split_origin: SplitFrom
     live: Annotated[
         bool,
         figure(

@@ -21,6 +21,13 @@ LIVE_CONSISTENCY_LEVEL = 0.05
 """Below this probability the out-of-sample Sharpe ratio is called inconsistent with the in-sample one."""
 SPLIT_ORIGINS = ("approval", "research_cutoff", "first_published", "request")
 SplitOrigin = Literal["approval", "research_cutoff", "first_published", "request"]
+SplitDate = Annotated[
+    dt.date | None, figure("The last backtest session (as /analytics/live): the live weeks follow it")
+]
+"""`split_date` of an answer about the weeks after /analytics/live's split (expectation, monitoring,
+drawdown odds)."""
+SplitFrom = Annotated[SplitOrigin | None, figure("Where the split comes from, as /analytics/live")]
+"""`split_origin` of the same answers."""
 WEEKLY_IC = "signals:weekly_signal.ic"
 WEEK_RULE = (
     "a week belongs to the part its IC's forward return is realised in: in-sample when the next rebalance "

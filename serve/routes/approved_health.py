@@ -7,13 +7,12 @@ may not call that route.
 
 from __future__ import annotations
 
-from anyio import to_thread
 from litestar import Response
 
+from analytics.reading import Reading
 from schemas.bodies.approved_health import ApprovedHealth
 from schemas.bodies.envelope import Single
 from schemas.query import ApprovedHealthQuery
-from serve.envelope import single, with_warnings
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 
@@ -34,12 +33,7 @@ from serve.routes.declare import route
     ),
 )
 async def get_approved_health(ctx: Ctx[ApprovedHealthQuery]) -> Response[Single[ApprovedHealth]]:
-    args = ctx.args()
-    reading = ctx.reading()
-    answer = await to_thread.run_sync(reading.approved_health, args)
-    ctx.validate_with("approved_health:" + answer.version)
-    meta = ctx.meta(source=f"lake:catalogue_index@{answer.version}")
-    return single(answer.data, with_warnings(meta, answer.warnings))
+    return await ctx.over_catalogue("approved_health", Reading.approved_health)
 
 
 ROUTES = [get_approved_health]

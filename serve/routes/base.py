@@ -8,7 +8,7 @@ document, the reference and the client read (`serve.endpoints`).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -19,6 +19,7 @@ from litestar.params import SkipValidation
 from msgspec import UNSET
 
 from analytics.access import Access
+from analytics.answer import Answer
 from analytics.policy import Policy
 from analytics.reading import Reading
 from analytics.restatements import restated_warning
@@ -47,6 +48,7 @@ from serve.envelope import (
     now_iso,
     page_links,
     pagination,
+    single,
     with_warnings,
 )
 from serve.envelope import collection as collection_envelope
@@ -208,6 +210,16 @@ class Context(Generic[Q]):
         body = representation.Body(page, table, fields, paging, meta)
         link = page_links(self.request.scope, limit, offset, returned, page.total)
         return representation.columnar_response(name, body, link)
+
+    async def over_catalogue(self, name: str, ask: Callable[[Reading, Q], Answer[Any]]) -> Encoded:
+        """The answer of a route over the catalogue index and no alpha (`/v1/analytics/crowding`,
+        `/approved_health`): `ask` in the key's scope in a worker thread, its ETag and `meta.source`
+        the catalogue generation it read."""
+        args = self.args()
+        answer = await to_thread.run_sync(ask, self.reading(), args)
+        self.validate_with(f"{name}:{answer.version}")
+        meta = self.meta(source=f"lake:catalogue_index@{answer.version}")
+        return single(answer.data, with_warnings(meta, answer.warnings))
 
     def answer(self, build: BuildView, answer: RunPage) -> Encoded:
         """A run's collection answer (`datasets.answers`), with the run's identity and source in meta:

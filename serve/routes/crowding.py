@@ -9,13 +9,12 @@ rebalance cross-sections, so a key that may not read them gets 403 naming the ro
 
 from __future__ import annotations
 
-from anyio import to_thread
 from litestar import Response
 
+from analytics.reading import Reading
 from schemas.bodies.envelope import Single
 from schemas.bodies.mmc import OVERLAP_RULE, Crowding
 from schemas.query import WindowQuery
-from serve.envelope import single, with_warnings
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 
@@ -27,12 +26,7 @@ from serve.routes.declare import route
     documented=OVERLAP_RULE,
 )
 async def get_crowding(ctx: Ctx[WindowQuery]) -> Response[Single[Crowding]]:
-    args = ctx.args()
-    reading = ctx.reading()
-    answer = await to_thread.run_sync(reading.crowding, args)
-    ctx.validate_with("crowding:" + answer.version)
-    meta = ctx.meta(source=f"lake:catalogue_index@{answer.version}")
-    return single(answer.data, with_warnings(meta, answer.warnings))
+    return await ctx.over_catalogue("crowding", Reading.crowding)
 
 
 ROUTES = [get_crowding]

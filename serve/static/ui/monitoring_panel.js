@@ -20,22 +20,8 @@ function chartLine(data, chart, brief) {
   const threshold = figureSpan("cusum_threshold", data.cusum_threshold);
   if (chart.state === "not_measurable")
     return [h("strong", {}, name), brief ? ": not measurable." : `: not measurable (${chart.withheld_reason || "no reason given"}).`];
-  if (brief) {
-    const last = (chart.alarms || []).at(-1);
-    return [
-      h("strong", {}, name),
-      ": ",
-      h("span", { class: chart.state === "alarm" ? "fail" : "" }, STATES[chart.state] || chart.state),
-      " (statistic ",
-      own("cusum_statistic"),
-      " of ",
-      threshold,
-      ", ",
-      own("live_weeks"),
-      ` weeks${last ? `, last alarm ${last}` : ""}).`,
-    ];
-  }
   const alarms = chart.alarms || [];
+  const last = alarms.at(-1);
   return [
     h("strong", {}, name),
     ": ",
@@ -44,11 +30,9 @@ function chartLine(data, chart, brief) {
     own("cusum_statistic"),
     " of ",
     threshold,
-    " after ",
-    own("live_weeks"),
-    " live weeks",
-    alarms.length ? `; alarms ${alarms.join(", ")}` : "",
-    ").",
+    ...(brief
+      ? [", ", own("live_weeks"), ` weeks${last ? `, last alarm ${last}` : ""}).`]
+      : [" after ", own("live_weeks"), " live weeks", alarms.length ? `; alarms ${alarms.join(", ")}` : "", ")."]),
   ];
 }
 
