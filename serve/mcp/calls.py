@@ -13,19 +13,25 @@ carrying the spec's envelope `{error: {code, message, details, request_id}}`.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import mcp_types as types
 import msgspec
 from litestar.types import ASGIApp, Message
+from mcp.server.streamable_http import check_accept_headers
+from mcp_types import DEFAULT_NEGOTIATED_VERSION
+from mcp_types.methods import serialize_server_result
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.requests import Request
 
 from core import errors
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
 from serve.mcp import summary as summary_form
 from serve.mcp.metering import count_message, summary
-from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, SUMMARISED, UNTRUSTED, RouteTool
+from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, SUMMARISED, UNTRUSTED, RouteTool, route_tools
 from serve.mcp.untrusted import untrusted_pointers
 
 FORWARDED = (b"authorization", b"x-forwarded-for", b"host", b"user-agent")
@@ -34,6 +40,85 @@ read from (`trusted_proxy_hops`), and the host and agent for the access line's c
 
 ACCEPT = (b"accept", b"application/json")
 
+log = logging.getLogger(__name__)
+
+
+class _CallParams(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    arguments: dict[str, Any] | None = None
+
+
+class DirectCall(msgspec.Struct, forbid_unknown_fields=True):
+    """A `tools/call` request the mount answers itself (`direct_call`)."""
+
+    jsonrpc: Literal["2.0"]
+    id: int | str
+    method: Literal["tools/call"]
+    params: _CallParams
+
+
+INTERNAL_ERROR = {"code": types.INTERNAL_ERROR, "message": "Internal error"}
+
+
+def direct_call(scope: Mapping[str, Any], body: bytes) -> DirectCall | None:
+    """The tool call of `body` when the mount may answer it without the SDK's transport, else None
+    (the SDK answers it: its checks and its refusals stay the protocol's).
+
+    The SDK's stateless JSON transport sets up, per POST, a transport, a dispatcher, a session and
+    their task group and memory streams, validates the message and the result with its pydantic
+    models and encodes the route's answer again: 1.4 ms of CPU on a week page whose route costs
+    0.1 (docs/benchmarks.md, issue 61 item 4). Answered here is exactly the case that transport
+    answers with one JSON body and nothing else: a handshake-era protocol (the header absent or one
+    of `HANDSHAKE_PROTOCOL_VERSIONS`: a 2026-07-28 request has its own envelope and checks), a body
+    the client may receive as JSON and sent as JSON (the transport's own `Accept` test; else its 406
+    or 415), and a message that is a `tools/call` request and nothing more (an `id`, a tool name,
+    its arguments: no `_meta`, whose progress token asks for notifications). The tool is one the
+    key's call reaches the route of (`metering.read` found it); the route, its limits and its access
+    line answer as through the SDK (`call_route`)."""
+    headers = dict(scope.get("headers") or ())
+    version = headers.get(b"mcp-protocol-version")
+    if version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return None
+    content_type = headers.get(b"content-type", b"").decode("latin-1").split(";")[0]
+    if "application/json" not in (part.strip() for part in content_type.split(",")):
+        return None
+    if not check_accept_headers(Request(scope))[0]:  # type: ignore[arg-type]
+        return None
+    try:
+        return msgspec.json.decode(body, type=DirectCall)
+    except msgspec.DecodeError:  # another shape: the SDK's validation answers it
+        return None
+
+
+async def answer_direct(scope: Mapping[str, Any], call: DirectCall, target_limit: int) -> bytes:
+    """The JSON-RPC answer to `call` (`direct_call`): the tool's result as `call_route` makes it for
+    the SDK, shaped for the request's protocol version by the SDK's own serializer (which drops
+    what that version lacks and fills its defaults), the route's body spliced in as its bytes."""
+    tool = route_tools()[call.params.name]
+    try:
+        result: Any = await call_route(
+            scope["app"], scope, tool, call.params.arguments or {}, target_limit, raw=True
+        )
+        # As the SDK's runner dumps a handler's result (`_dump_result`), then its per-version sieve.
+        if isinstance(result, types.CallToolResult):
+            result = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        raw = result.get("structuredContent")
+        if isinstance(raw, msgspec.Raw):  # the route's bytes: the sieve sees a stand-in, not them
+            result = {**result, "structuredContent": {}}
+        shaped = serialize_server_result("tools/call", protocol_version(scope), result)
+        if isinstance(raw, msgspec.Raw) and "structuredContent" in shaped:
+            shaped["structuredContent"] = raw
+    except Exception:  # a defect: answered as the SDK answers a handler that raised, without its text
+        log.exception("tools/call %s failed", tool.tool.name)
+        return msgspec.json.encode({"jsonrpc": "2.0", "id": call.id, "error": INTERNAL_ERROR})
+    return msgspec.json.encode({"jsonrpc": "2.0", "id": call.id, "result": shaped})
+
+
+def protocol_version(scope: Mapping[str, Any]) -> str:
+    """The request's handshake-era protocol version: its header, or the transport's default."""
+    version = dict(scope.get("headers") or ()).get(b"mcp-protocol-version")
+    return DEFAULT_NEGOTIATED_VERSION if version is None else version.decode("latin-1")
+
 
 async def call_route(
     app: ASGIApp,
@@ -41,9 +126,11 @@ async def call_route(
     tool: RouteTool,
     arguments: Mapping[str, Any],
     target_limit: int,
+    raw: bool = False,
 ) -> types.CallToolResult:
     """The route's answer to `arguments` as the tool's result; `target_limit` is the HTTP server's
-    `max_request_target_bytes`, which the request built here must not exceed either."""
+    `max_request_target_bytes`, which the request built here must not exceed either. `raw`: for
+    the direct answer (`answer_direct`), the route's bytes stand in the result as they are."""
     target = tool.target(arguments, target_limit)
     if isinstance(target, errors.ApiError):
         # No request is built: the message is still one request of the key (`serve.mcp.metering`),
@@ -53,7 +140,7 @@ async def call_route(
         counted = exchange_of(outer).rate_limit_headers or {}
         sent = {name.lower(): value for name, value in {**counted, **answer.headers}.items()}
         body = error_response(answer, request_id_of(outer)).content
-        return result_of(tool, arguments, answer.status, sent, body)
+        return result_of(tool, arguments, answer.status, sent, body, raw)
     path, raw_path, query = target
     scope: dict[str, Any] = {
         "type": "http",
@@ -88,13 +175,21 @@ async def call_route(
             chunks.append(message.get("body", b""))
 
     await app(scope, receive, send)  # type: ignore[arg-type]
-    return result_of(tool, arguments, status, headers, b"".join(chunks))
+    return result_of(tool, arguments, status, headers, b"".join(chunks), raw)
 
 
 def result_of(
-    tool: RouteTool, arguments: Mapping[str, Any], status: int, headers: Mapping[str, str], body: bytes
+    tool: RouteTool,
+    arguments: Mapping[str, Any],
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    raw: bool = False,
 ) -> types.CallToolResult:
-    """The tool's result for the route's answer (its status, headers and JSON body)."""
+    """The tool's result for the route's answer (its status, headers and JSON body). `raw`: a
+    successful answer's structured content is the route's own bytes (`msgspec.Raw`, encoded into
+    the JSON-RPC answer as they are; a summarised answer's own encoding) rather than its decoded
+    value, which the SDK's models would encode again."""
     try:
         answer = msgspec.json.decode(body)
     except msgspec.DecodeError:
@@ -125,7 +220,7 @@ def result_of(
     content: list[dict[str, Any]] = [{"type": "text", "text": body.decode("utf-8")}]
     result: dict[str, Any] = {
         "content": content,
-        "structuredContent": answer,
+        "structuredContent": msgspec.Raw(body) if raw else answer,
         "isError": False,
         "resultType": "complete",
     }

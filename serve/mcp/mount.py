@@ -31,7 +31,7 @@ from serve.access_log import ROUTE_NAME
 from serve.auth import identify
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
-from serve.mcp import metering
+from serve.mcp import calls, metering
 from serve.mcp.origins import Allowed
 from serve.mcp.server import mcp_server
 from serve.pages import MCP_PATH
@@ -49,6 +49,7 @@ class McpEndpoint:
 
     def __init__(self, target_limit: int, allowed: Allowed) -> None:
         self.allowed = allowed
+        self.target_limit = target_limit
         self.manager = StreamableHTTPSessionManager(
             app=mcp_server(build_version(), target_limit),
             json_response=True,
@@ -107,7 +108,13 @@ class McpEndpoint:
             await send_json(send, 413, TOO_LARGE, request_id_of(scope), [(b"connection", b"close")])
             return
         message = metering.read(body)
-        if not message.calls_a_tool:  # a tool's call is counted as its route's request
+        if message.calls_a_tool:
+            call = calls.direct_call(scope, body)
+            if call is not None:  # the route's request and its bytes, without the SDK's transport
+                answer = await calls.answer_direct(scope, call, self.target_limit)
+                await send_json(send, 200, answer, request_id_of(scope), [])
+                return
+        else:  # a tool's call is counted as its route's request
             limited = await metering.count_message(scope)
             if limited is not None:
                 answer = metering.refusal(limited, message.id, request_id_of(scope))

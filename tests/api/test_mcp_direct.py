@@ -1,0 +1,173 @@
+"""A `tools/call` is answered by the mount itself, without the SDK's per-POST transport (issue 61,
+item 4; `serve.mcp.calls.direct_call`): the same answer as the SDK's for every handshake-era
+protocol version, the route's bytes spliced into it as they are, and every other message (and a
+2026-07-28 request) still the SDK's.
+
+Each call is made twice through the app's own `/mcp`, once answered directly and once with the
+direct path turned off, and the two answers compared whole: status, content type and the JSON-RPC
+body, with only what differs between any two requests (request ids, `generated_at`) set aside."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from serve.mcp import calls
+from tests.analytics.conftest import CALLERS, Api, serving
+
+ALPHA = "momentum_12_1"
+VOLATILE = ("request_id", "generated_at")
+HANDSHAKE_ERA = (None, "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
+@pytest.fixture(scope="module")
+def api(demo_lake: Path) -> Iterator[Api]:
+    with serving(demo_lake, CALLERS) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def week(api: Api) -> str:
+    weeks = api.ok(f"/v1/alphas/{ALPHA}/rebalances")["data"]
+    return str(weeks[len(weeks) // 2]["date"])
+
+
+def post(
+    api: Api, name: str, arguments: dict[str, Any], version: str | None, token: str = "raw", **extra: Any
+) -> Any:
+    message = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Host": "localhost",  # a name of the server (serve/mcp/origins.py)
+        **({"MCP-Protocol-Version": version} if version else {}),
+        **extra,
+    }
+    return api.client.post("/mcp", content=json.dumps(message), headers=headers)
+
+
+def steady(value: Any) -> Any:
+    """`value` with what differs between two requests set aside, JSON text within it read."""
+    if isinstance(value, dict):
+        return {k: None if k in VOLATILE else steady(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [steady(v) for v in value]
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            return {"json text": steady(json.loads(value))}
+        except ValueError:
+            return value
+    return value
+
+
+def both_ways(
+    api: Api,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    arguments: dict[str, Any],
+    version: str | None,
+    **kw: Any,
+) -> tuple[Any, Any]:
+    direct = post(api, name, arguments, version, **kw)
+    with monkeypatch.context() as patched:
+        patched.setattr(calls, "direct_call", lambda scope, body: None)
+        sdk = post(api, name, arguments, version, **kw)
+    return direct, sdk
+
+
+CASES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "a week page": ("signals.rebalances.get", {"alpha": ALPHA, "date": "WEEK"}, "raw"),
+    "a page of a collection, with the next page's arguments": (
+        "signals.rebalances.list",
+        {"alpha": ALPHA, "limit": 3},
+        "raw",
+    ),
+    "metrics": ("performance.metrics", {"alpha": ALPHA}, "raw"),
+    "an analytics object in summary form": ("analytics.mmc", {"alpha": ALPHA}, "raw"),
+    "the same whole": ("analytics.mmc", {"alpha": ALPHA, "detail": "full"}, "raw"),
+    "an alpha the key may not read (403)": ("performance.metrics", {"alpha": ALPHA}, "testonly"),
+    "a bad parameter (400)": ("performance.metrics", {"alpha": ALPHA, "book": "sideways"}, "raw"),
+    "an argument the tool refuses before any request": (
+        "performance.metrics",
+        {"alpha": ALPHA, "nope": 1},
+        "raw",
+    ),
+}
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_ERA, ids=lambda v: v or "no header")
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_direct_answer_is_the_sdks(
+    api: Api, week: str, monkeypatch: pytest.MonkeyPatch, case: str, version: str | None
+) -> None:
+    name, arguments, token = CASES[case]
+    arguments = {k: week if v == "WEEK" else v for k, v in arguments.items()}
+    direct, sdk = both_ways(api, monkeypatch, name, arguments, version, token=token)
+    assert (direct.status_code, direct.headers["content-type"]) == (
+        sdk.status_code,
+        sdk.headers["content-type"],
+    )
+    assert steady(direct.json()) == steady(sdk.json())
+    assert direct.json()["id"] == 7
+
+
+def test_the_routes_bytes_stand_in_the_answer_as_the_route_sent_them(api: Api, week: str) -> None:
+    route = api.get(f"/v1/alphas/{ALPHA}/rebalances/{week}")
+    assert route.status_code == 200
+    answer = post(api, "signals.rebalances.get", {"alpha": ALPHA, "date": week}, "2025-11-25")
+    # The route's body, byte for byte, as the structured content (its request id and time aside:
+    # the two are requests of their own); and as the text block's JSON string.
+    structured = answer.content.split(b'"structuredContent":', 1)[1]
+    body = route.content
+    meta_at = body.index(b'"meta":')
+    assert structured.startswith(body[:meta_at])
+    assert json.loads(answer.json()["result"]["content"][0]["text"])["data"] == route.json()["data"]
+
+
+def test_only_a_plain_handshake_era_tool_call_skips_the_sdk(
+    api: Api, week: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reached: list[str] = []
+    real = StreamableHTTPSessionManager.handle_request
+
+    async def counted(self: Any, scope: Any, receive: Any, send: Any) -> None:
+        reached.append(dict(scope["headers"]).get(b"mcp-protocol-version", b"").decode())
+        await real(self, scope, receive, send)
+
+    monkeypatch.setattr(StreamableHTTPSessionManager, "handle_request", counted)
+    arguments = {"alpha": ALPHA, "date": week}
+    assert post(api, "signals.rebalances.get", arguments, "2025-11-25").status_code == 200
+    assert post(api, "signals.rebalances.get", arguments, None).status_code == 200
+    assert reached == []
+    # The SDK answers what it alone checks: a 2026-07-28 request (its own envelope and headers), a
+    # body it refuses as JSON (`Accept` without JSON: its 406), and a message with `_meta` (a
+    # progress token asks for notifications).
+    post(api, "signals.rebalances.get", arguments, "2026-07-28")
+    post(api, "signals.rebalances.get", arguments, "2025-11-25", Accept="text/event-stream")
+    assert reached == ["2026-07-28", "2025-11-25"]
+    message = {
+        "jsonrpc": "2.0",
+        "id": 8,
+        "method": "tools/call",
+        "params": {"name": "signals.rebalances.get", "arguments": arguments, "_meta": {"progressToken": 1}},
+    }
+    headers = {
+        "Authorization": "Bearer raw",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Host": "localhost",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    assert api.client.post("/mcp", content=json.dumps(message), headers=headers).status_code == 200
+    assert reached == ["2026-07-28", "2025-11-25", "2025-11-25"]
