@@ -59,9 +59,19 @@ class PrefixSums:
     def between(self, a: int, b: int) -> np.ndarray:
         return (self.hi[b] - self.hi[a]) + (self.lo[b] - self.lo[a])
 
-    def rows_between(self, a: np.ndarray, b: np.ndarray, column: np.ndarray) -> np.ndarray:
-        """The sums of rows [a_i, b_i) of column `column_i`, element by element."""
-        return (self.hi[b, column] - self.hi[a, column]) + (self.lo[b, column] - self.lo[a, column])
+    def lagged(self, a: int, b: int, lag: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For j = 0..lag, of rows [a, b): the sums of column 0 over [a + j, b) and over
+        [a, b - j), and of column 1 + j over [a + j, b) (a lag's products start at a + j). Slices
+        and one diagonal: 2 (lag + 1) + 2 rows read, whatever b - a."""
+        late = (self.hi[b, 0] - self.hi[a : a + lag + 1, 0]) + (self.lo[b, 0] - self.lo[a : a + lag + 1, 0])
+        early = (self.hi[b - lag : b + 1, 0][::-1] - self.hi[a, 0]) + (
+            self.lo[b - lag : b + 1, 0][::-1] - self.lo[a, 0]
+        )
+        columns = slice(1, lag + 2)
+        products = (self.hi[b, columns] - np.diagonal(self.hi[a : a + lag + 1, columns])) + (
+            self.lo[b, columns] - np.diagonal(self.lo[a : a + lag + 1, columns])
+        )
+        return late, early, products
 
 
 def prefix_counts(flags: np.ndarray) -> np.ndarray:
@@ -84,13 +94,14 @@ class WindowSeries:
     max_lag: int
 
     @classmethod
-    def of(cls, dates: np.ndarray, values: np.ndarray, min_lag: int = 0) -> WindowSeries:
-        """`min_lag`: the largest lag floor a test of this series will ask (h - 1 of h-week returns)."""
+    def of(cls, dates: np.ndarray, values: np.ndarray, min_lag: int | None = 0) -> WindowSeries:
+        """`min_lag`: the largest lag floor a test of this series will ask (h - 1 of h-week returns);
+        None: means only, no test (no lagged products kept)."""
         y = np.asarray(values, dtype=np.float64)
         finite = np.isfinite(y)
         y, days = y[finite], dates[finite]
         n = int(y.size)
-        max_lag = lag_rule(n, min_lag) if n else 0
+        max_lag = -1 if min_lag is None else lag_rule(n, min_lag) if n else 0
         centre = float(y.mean()) if n else 0.0
         z = y - centre
         columns = np.zeros((n, max_lag + 2))
@@ -112,11 +123,8 @@ class WindowSeries:
         from that mean): the Bartlett kernel's inputs, in O(lag) whatever b - a."""
         n = b - a
         d = float(self.sums.between(a, b)[0]) / n
-        lags = np.arange(lag + 1)
-        z_late = self.sums.rows_between(a + lags, np.full(lags.size, b), np.zeros(lags.size, dtype=np.int64))
-        z_early = self.sums.rows_between(np.full(lags.size, a), b - lags, np.zeros(lags.size, dtype=np.int64))
-        products = self.sums.rows_between(a + lags, np.full(lags.size, b), 1 + lags)
-        return self.centre + d, products - d * (z_late + z_early) + (n - lags) * d * d
+        z_late, z_early, products = self.sums.lagged(a, b, lag)
+        return self.centre + d, products - d * (z_late + z_early) + (n - np.arange(lag + 1)) * d * d
 
     def newey_west(self, window: DateWindow, min_lag: int = 0) -> NeweyWest:
         """`analytics.newey_west.newey_west_mean` of the window's values, from the prefix sums."""

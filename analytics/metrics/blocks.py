@@ -4,8 +4,9 @@ declaration, `declared_metric`).
 
 Stored metrics (core, rank_ic, periods) are served as sealed; derived blocks aggregate the weekly
 series the pipeline materialised (weekly_signal, weekly_deciles, weekly_term, weekly_autocorr) and
-the long_short ledger over the requested window. Nothing here recomputes a Spearman correlation
-over a cross-section: that work was done once, at build time.
+the long_short ledger over the requested window, from their prefix sums (`analytics.metrics.windows`,
+made once per build): a window costs the same at any length. Nothing here recomputes a Spearman
+correlation over a cross-section: that work was done once, at build time.
 """
 
 from __future__ import annotations
@@ -723,7 +724,7 @@ def panel_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -
         )
     autocorrelation = []
     for lag in AUTOCORR_LAGS:
-        rho = windows.level_series(inputs, "weekly_autocorr", "lag_weeks", lag, "rho")
+        rho = windows.level_series(inputs, "weekly_autocorr", "lag_weeks", lag, "rho", None)
         a, b = (0, 0) if rho is None else rho.rows(window)
         autocorrelation.append(
             AutocorrelationPoint(

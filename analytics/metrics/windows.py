@@ -175,9 +175,10 @@ def daily_return_series(inputs: MetricsInputs) -> WindowSeries:
 
 
 def level_series(
-    inputs: MetricsInputs, table: str, level_column: str, level: int, value_column: str, min_lag: int = 0
+    inputs: MetricsInputs, table: str, level_column: str, level: int, value_column: str, min_lag: int | None
 ) -> WindowSeries | None:
-    """One level (a horizon, a lag) of a per-week-and-level table (weekly_term, weekly_autocorr)."""
+    """One level (a horizon, a lag) of a per-week-and-level table (weekly_term, weekly_autocorr);
+    `min_lag` as `WindowSeries.of` takes it (None: its mean only)."""
     columns: Columns | None = getattr(inputs, table)
     if columns is None:
         return None

@@ -175,21 +175,23 @@ class Untouchable:
 
 
 def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count the prefix-sum rows a request reads (two per `between`, two per element of a
-    `rows_between`)."""
+    """Count the prefix-sum rows a request reads: two per `between`, and per `lagged` (a Newey-West
+    test's sums over lags 0..L) the rows at b and b - j, a + j for each lag, of both halves."""
     reads: list[int] = []
-    between, rows_between = PrefixSums.between, PrefixSums.rows_between
+    between, lagged = PrefixSums.between, PrefixSums.lagged
 
     def counted_between(self: PrefixSums, a: int, b: int) -> np.ndarray:
         reads.append(2)
         return between(self, a, b)
 
-    def counted_rows(self: PrefixSums, a: np.ndarray, b: np.ndarray, column: np.ndarray) -> np.ndarray:
-        reads.append(2 * int(np.size(a)))
-        return rows_between(self, a, b, column)
+    def counted_lagged(
+        self: PrefixSums, a: int, b: int, lag: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        reads.append(2 * (lag + 1) + 2)
+        return lagged(self, a, b, lag)
 
     monkeypatch.setattr(PrefixSums, "between", counted_between)
-    monkeypatch.setattr(PrefixSums, "rows_between", counted_rows)
+    monkeypatch.setattr(PrefixSums, "lagged", counted_lagged)
     return reads
 
 
@@ -229,10 +231,10 @@ def test_a_windows_cost_does_not_grow_with_its_length(monkeypatch: pytest.Monkey
         assert after == before[name], name  # the same answer, warnings included: no block failed
         read_per_window[name] = sum(reads)
     # What a window reads: per Newey-West test (nwt.ir on sessions, nwt.ic_score_panel on weeks)
-    # its sum (2 rows) and three sums per lag (6 rows per lag, lags 0..L); the deciles' two sums
+    # its sum (2 rows) and its lagged sums (2 (L + 1) + 2 rows, lags 0..L); the deciles' two sums
     # (4 rows). L grows as n^(2/9) and is at most the whole series' lag: the bound below, against
     # the 15,000-odd rows the twenty-year window spans.
-    bound = 2 + 6 * (lag_of(inputs.ledger["date"].size) + 1) + 2 + 6 * (lag_of(TWENTY_YEARS) + 1) + 4
+    bound = sum(2 + 2 * (lag_of(n) + 1) + 2 for n in (inputs.ledger["date"].size, TWENTY_YEARS)) + 4
     spanned = inputs.ledger["date"].size + TWENTY_YEARS + inputs.weekly_deciles["date"].size
     assert all(0 < read <= bound for read in read_per_window.values()), (read_per_window, bound)
     assert read_per_window["twenty years"] == bound and bound * 100 < spanned
