@@ -654,11 +654,12 @@ def nwt_ic_score_panel_block(
 
 
 def daily_returns(ledger: Columns, window: DateWindow) -> tuple[np.ndarray, np.ndarray]:
+    """The window's sessions with a return and their returns (`windows.ledger_returns`, the one
+    formula nwt.ir's sums are made of)."""
     part = window.mask_sorted(ledger["date"])
-    starting = ledger["starting_equity"][part]
-    ending = ledger["ending_equity"][part]
-    ok = np.isfinite(starting) & np.isfinite(ending) & (starting != 0)
-    return ledger["date"][part][ok], ending[ok] / starting[ok] - 1.0
+    dates, returns = windows.ledger_returns({name: ledger[name][part] for name in ledger})
+    known = ~np.isnan(returns)
+    return dates[known], returns[known]
 
 
 def nwt_ir_block(
