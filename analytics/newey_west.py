@@ -82,9 +82,15 @@ def newey_west_mean(values: np.ndarray, min_lag: int = 0) -> NeweyWest:
     lag = lag_rule(n, min_lag)
     mean = float(y.mean())
     e = y - mean
-    long_run = long_run_sum(e, lag)
+    return estimate(n, lag, mean, long_run_sum(e, lag), float(np.ptp(y)) == 0.0)
+
+
+def estimate(n: int, lag: int, mean: float, long_run: float, constant: bool) -> NeweyWest:
+    """The test from its sums: `long_run` is `long_run_sum` of the deviations from `mean` (however
+    it was summed: `analytics.windows` sums it from prefix sums); `constant`, whether every value
+    was the same."""
     # A constant series leaves only rounding noise in e; treat it as the zero it is.
-    if not long_run > 0.0 or float(np.ptp(y)) == 0.0:
+    if not long_run > 0.0 or constant:
         raise NonpositiveVariance(f"long-run variance {long_run!r} over {n} observations")
     standard_error = math.sqrt(long_run) / n
     t_statistic = mean / standard_error

@@ -4,13 +4,15 @@ declaration, `declared_metric`).
 
 Stored metrics (core, rank_ic, periods) are served as sealed; derived blocks aggregate the weekly
 series the pipeline materialised (weekly_signal, weekly_deciles, weekly_term, weekly_autocorr) and
-the long_short ledger over the requested window. Nothing here recomputes a Spearman correlation
-over a cross-section: that work was done once, at build time.
+the long_short ledger over the requested window, from their prefix sums (`analytics.metrics.windows`,
+made once per build): a window costs the same at any length. Nothing here recomputes a Spearman
+correlation over a cross-section: that work was done once, at build time.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import msgspec
@@ -21,9 +23,12 @@ from analytics.access import Access
 from analytics.compounding import max_drawdown_fraction
 from analytics.entries import DateWindow, Warnings, number
 from analytics.ic import annualisation_factor, annualised_icir
+from analytics.metrics import windows
 from analytics.metrics.inputs import Columns, Conventions, MetricsInputs
 from analytics.newey_west import InsufficientData, NonpositiveVariance, newey_west_mean
+from analytics.newey_west import NeweyWest as Estimate
 from analytics.returns import information_ratio
+from analytics.windows import WindowSeries
 from schemas.bodies.base import Body
 from schemas.bodies.figures import field_facts, key_facts
 from schemas.bodies.metrics import (
@@ -52,7 +57,7 @@ from schemas.bodies.metrics import (
     WeeklySpread,
 )
 
-BUCKET_COUNT = 10
+BUCKET_COUNT = windows.BUCKET_COUNT
 TERM_HORIZONS = (1, 2, 4, 8)
 AUTOCORR_LAGS = tuple(range(1, 9))
 # Absolute tolerance within which mean(weekly IC) must equal the sealed mean IC for nwt.ic to be
@@ -267,17 +272,15 @@ def core_stats(
 
 def tenure(inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings) -> Tenure | None:
     """Weeks and span of the run inside the window (rebalance index; ledger fallback)."""
-    rebalances = inputs.rebalances
-    if rebalances is not None:
-        part = window.mask_sorted(rebalances["date"])
-        dates = rebalances["date"][part]
-        status = rebalances["week_status"][part]
-        first = dates[0] if dates.size else None
-        last = dates[-1] if dates.size else None
+    if inputs.rebalances is not None:
+        part, traded = windows.traded_weeks(inputs).window(window)  # O(log weeks), not O(window)
+        dates = inputs.rebalances["date"]
+        first = dates[part.start] if part.stop > part.start else None
+        last = dates[part.stop - 1] if part.stop > part.start else None
         days = None if first is None or last is None else int((last - first).astype(int))
         return Tenure(
-            weeks=int(dates.size),
-            traded_weeks=int(np.count_nonzero(status == "traded")),
+            weeks=part.stop - part.start,
+            traded_weeks=traded,
             first_rebalance=None if first is None else first.item(),
             last_rebalance=None if last is None else last.item(),
             calendar_days=days,
@@ -333,7 +336,8 @@ def core_block(inputs: MetricsInputs, window: DateWindow, access: Access, warnin
             block="core",
         )
     if access.ledger:  # the comparison reads the ledger: only a key that may read it is told
-        mismatch = headline_reproduction_mismatch(inputs)
+        # Of the whole ledger, whatever the window: once per build.
+        mismatch = windows.kept(inputs, "headline_mismatch", lambda: headline_reproduction_mismatch(inputs))
         if mismatch is not None:
             warnings.add("headline_reproduction_mismatch", mismatch, block="core")
     return msgspec.structs.replace(core, tenure=tenure(inputs, window, access, warnings))
@@ -468,20 +472,13 @@ def signal_series_available(inputs: MetricsInputs, access: Access, warnings: War
             kind="decisions",
         )
         return False
-    if not np.nansum(inputs.weekly_signal["n_forward_returns"]) > 0:
+    weekly = inputs.weekly_signal
+    if not windows.kept(inputs, "forward_returns", lambda: bool(np.nansum(weekly["n_forward_returns"]) > 0)):
         warnings.add(
             "forward_returns_absent", f"The run sealed no forward returns; {block} is null.", block=block
         )
         return False
     return True
-
-
-def _nanmean_by(index: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    ok = np.isfinite(values)
-    sums = np.bincount(index[ok], weights=values[ok], minlength=size)
-    counts = np.bincount(index[ok], minlength=size)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan), counts
 
 
 def average_ranks(values: np.ndarray) -> np.ndarray:
@@ -504,16 +501,6 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float | None:
     return None if denominator == 0.0 else float(rx @ ry) / denominator
 
 
-_BUCKET_MEANS = (
-    ("mean_score", "mean_score"),
-    ("mean_score_z", "mean_score_z"),
-    ("mean_long_short_weight", "mean_long_short_weight"),
-    ("mean_long_only_weight", "mean_long_only_weight"),
-    ("mean_forward_return", "mean_forward_return"),
-    ("ic", "ic"),
-)
-
-
 def ic_deciles_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -> IcDeciles | None:
     """Means of the weekly bucket means over eligible weeks with forward returns in the window.
 
@@ -521,14 +508,8 @@ def ic_deciles_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnin
     with at least 2 distinct raw_score values; only eligible weeks have decile rows). Every
     ineligible week in the window, thin or constant, is counted in `weeks_skipped`.
     """
-    weekly = inputs.weekly_signal
-    deciles = inputs.weekly_deciles
-    assert weekly is not None and deciles is not None
-    part = window.mask_sorted(weekly["date"])
-    eligible = weekly["decile_eligible"][part]
-    with_returns = np.nan_to_num(weekly["n_forward_returns"][part]) > 0
-    used_weeks = weekly["date"][part][eligible & with_returns]
-    if used_weeks.size == 0:
+    found = windows.decile_sums(inputs).window(window)  # prefix sums: O(1) in the window's length
+    if found.used_weeks == 0:
         warnings.add(
             "insufficient_data",
             "No week in the window has at least 20 scored names with at least 2 distinct raw_score values "
@@ -536,26 +517,15 @@ def ic_deciles_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnin
             block="ic_deciles",
         )
         return None
-    rows = window.mask_sorted(deciles["date"])
-    keep = np.isin(deciles["date"][rows], used_weeks)
-    bucket_index = deciles["bucket"][rows][keep].astype(np.int64) - 1
-    weeks_per_bucket = np.bincount(bucket_index, minlength=BUCKET_COUNT)
-    mean_n_symbols, _ = _nanmean_by(bucket_index, deciles["n_symbols"][rows][keep], BUCKET_COUNT)
-    n_return_obs = np.bincount(
-        bucket_index, weights=np.nan_to_num(deciles["n_return_obs"][rows][keep]), minlength=BUCKET_COUNT
-    )
-    means = {
-        out: _nanmean_by(bucket_index, deciles[column][rows][keep], BUCKET_COUNT)[0]
-        for out, column in _BUCKET_MEANS
-    }
+    means = found.means
     buckets = [
         DecileBucket(
             bucket=f"Q{b + 1}",
             rank=b + 1,
-            weeks=int(weeks_per_bucket[b]),
-            mean_n_symbols=number(mean_n_symbols[b]),
-            **{out: number(means[out][b]) for out, _ in _BUCKET_MEANS},
-            n_return_obs=int(n_return_obs[b]),
+            weeks=int(found.weeks_per_bucket[b]),
+            mean_n_symbols=number(means["n_symbols"][b]),
+            **{name: number(means[name][b]) for name in windows.BUCKET_MEANS},
+            n_return_obs=round(float(found.return_obs[b])),
         )
         for b in range(BUCKET_COUNT)
     ]
@@ -566,14 +536,14 @@ def ic_deciles_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnin
         score_field="raw_score",
         signal="raw",
         bucket_count=BUCKET_COUNT,
-        weeks=int(used_weeks.size),
+        weeks=found.used_weeks,
         buckets=buckets,
         monotonicity=Monotonicity(
             spearman_bucket_vs_mean_forward_return=spearman(rank_index[finite], forward[finite]),
             top_minus_bottom=number(forward[-1] - forward[0]),
         ),
         forward_returns="present",
-        weeks_skipped=int(np.count_nonzero(~eligible)),
+        weeks_skipped=found.weeks_skipped,
     )
 
 
@@ -581,17 +551,18 @@ Test = TypeVar("Test", bound=NeweyWest)
 
 
 def _hac_block(
-    values: np.ndarray,
+    values: np.ndarray | Callable[[], Estimate],
     warnings: Warnings,
     block: str,
     extra: dict[str, Any],
     served_as: type[Test],
     min_lag: int = 0,
 ) -> Test | None:
-    """The test of `values`' mean, served as `served_as` (a daily series' as DailyNeweyWest: its lag
-    and n count sessions), or None with the warning that says why."""
+    """The test of `values`' mean (or the test `values()` makes: a window's, from its prefix sums),
+    served as `served_as` (a daily series' as DailyNeweyWest: its lag and n count sessions), or None
+    with the warning that says why."""
     try:
-        estimate = newey_west_mean(values, min_lag=min_lag)
+        estimate = values() if callable(values) else newey_west_mean(values, min_lag=min_lag)
     except InsufficientData as exc:
         warnings.add("insufficient_data", f"{block}: {exc}.", block=block)
         return None
@@ -607,6 +578,11 @@ def _hac_block(
         p_value=estimate.p_value,
         **extra,
     )
+
+
+def _windowed(series: WindowSeries, window: DateWindow, min_lag: int = 0) -> Callable[[], Estimate]:
+    """The Newey-West test of `series` over `window`, made when `_hac_block` asks."""
+    return lambda: series.newey_west(window, min_lag)
 
 
 def nwt_ic_block(inputs: MetricsInputs, access: Access, warnings: Warnings) -> NeweyWest | None:
@@ -668,18 +644,22 @@ def nwt_ic_score_panel_block(
 ) -> NeweyWest | None:
     if not signal_series_available(inputs, access, warnings, "nwt.ic_score_panel"):
         return None
-    weekly = inputs.weekly_signal
-    assert weekly is not None
-    raw_ic = weekly["raw_ic"][window.mask_sorted(weekly["date"])]
-    return _hac_block(raw_ic, warnings, "nwt.ic_score_panel", _derived_keys("ic_score_panel"), NeweyWest)
+    return _hac_block(
+        _windowed(windows.raw_ic_series(inputs), window),
+        warnings,
+        "nwt.ic_score_panel",
+        _derived_keys("ic_score_panel"),
+        NeweyWest,
+    )
 
 
 def daily_returns(ledger: Columns, window: DateWindow) -> tuple[np.ndarray, np.ndarray]:
+    """The window's sessions with a return and their returns (`windows.ledger_returns`, the one
+    formula nwt.ir's sums are made of)."""
     part = window.mask_sorted(ledger["date"])
-    starting = ledger["starting_equity"][part]
-    ending = ledger["ending_equity"][part]
-    ok = np.isfinite(starting) & np.isfinite(ending) & (starting != 0)
-    return ledger["date"][part][ok], ending[ok] / starting[ok] - 1.0
+    dates, returns = windows.ledger_returns({name: ledger[name][part] for name in ledger})
+    known = ~np.isnan(returns)
+    return dates[known], returns[known]
 
 
 def nwt_ir_block(
@@ -700,20 +680,14 @@ def nwt_ir_block(
             kind="portfolio",
         )
         return None
-    _, returns = daily_returns(inputs.ledger, window)
     source = field_facts(NeweyWestTests, "ir")["source"]
-    return _hac_block(returns, warnings, "nwt.ir", {"source": source, "frequency": "daily"}, DailyNeweyWest)
-
-
-def _level_values(
-    table: Columns | None, level_column: str, level: int, value_column: str, window: DateWindow
-) -> np.ndarray:
-    """Finite weekly values of one level (a horizon, a lag) of a per-week-and-level series, in the window."""
-    if table is None:
-        return np.empty(0)
-    rows = window.mask_sorted(table["date"])
-    values = table[value_column][rows][table[level_column][rows] == level]
-    return values[np.isfinite(values)]
+    return _hac_block(
+        _windowed(windows.daily_return_series(inputs), window),
+        warnings,
+        "nwt.ir",
+        {"source": source, "frequency": "daily"},
+        DailyNeweyWest,
+    )
 
 
 def panel_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -> Panel:
@@ -729,26 +703,33 @@ def panel_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -
         return list(zip(dates[ok].tolist(), values[ok].tolist(), strict=True))
 
     term_structure = []
-    term = inputs.weekly_term
     for horizon in TERM_HORIZONS:
-        ic = _level_values(term, "horizon_weeks", horizon, "ic", window)
+        # Overlapping h-week returns are autocorrelated by construction: lag >= h-1.
+        term = windows.level_series(inputs, "weekly_term", "horizon_weeks", horizon, "ic", horizon - 1)
+        a, b = (0, 0) if term is None else term.rows(window)
         block = f"panel.ic_term_structure[{horizon}]"
         term_structure.append(
             TermPoint(
                 horizon_weeks=horizon,
-                mean_ic=number(ic.mean()) if ic.size else None,
-                weeks=int(ic.size),
-                # Overlapping h-week returns are autocorrelated by construction: lag >= h-1.
-                newey_west=_hac_block(ic, warnings, block, {}, NeweyWest, min_lag=horizon - 1),
+                mean_ic=None if term is None or b == a else number(term.mean(a, b)),
+                weeks=b - a,
+                newey_west=_hac_block(
+                    np.empty(0) if term is None else _windowed(term, window, horizon - 1),
+                    warnings,
+                    block,
+                    {},
+                    NeweyWest,
+                    min_lag=horizon - 1,
+                ),
             )
         )
-    autocorr = inputs.weekly_autocorr
     autocorrelation = []
     for lag in AUTOCORR_LAGS:
-        rho = _level_values(autocorr, "lag_weeks", lag, "rho", window)
+        rho = windows.level_series(inputs, "weekly_autocorr", "lag_weeks", lag, "rho", None)
+        a, b = (0, 0) if rho is None else rho.rows(window)
         autocorrelation.append(
             AutocorrelationPoint(
-                lag_weeks=lag, rho=number(rho.mean()) if rho.size else None, weeks=int(rho.size)
+                lag_weeks=lag, rho=None if rho is None or b == a else number(rho.mean(a, b)), weeks=b - a
             )
         )
     ic_weekly = series("ic")

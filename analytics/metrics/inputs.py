@@ -3,7 +3,8 @@
 Everything here depends only on the build, never on the request, so `metrics_inputs` computes it
 once per build and keeps it on the build's view (the request's snapshot, `datasets.reader`):
 no cache of its own, and a request reads its metrics from the same build as everything else.
-Request-time work then only slices these arrays by date and aggregates ~290 numbers.
+Request-time work then reads their prefix sums (`analytics.metrics.windows`, also kept per build)
+at the window's two ends.
 """
 
 from __future__ import annotations
