@@ -24,7 +24,7 @@ from analytics.compounding import max_drawdown_fraction
 from analytics.entries import DateWindow, Warnings, number
 from analytics.ic import annualisation_factor, annualised_icir
 from analytics.metrics import windows
-from analytics.metrics.inputs import Columns, Conventions, MetricsInputs
+from analytics.metrics.inputs import DECILE_MEANS, Columns, Conventions, MetricsInputs
 from analytics.newey_west import InsufficientData, NonpositiveVariance, newey_west_mean
 from analytics.newey_west import NeweyWest as Estimate
 from analytics.returns import information_ratio
@@ -524,7 +524,7 @@ def ic_deciles_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnin
             rank=b + 1,
             weeks=int(found.weeks_per_bucket[b]),
             mean_n_symbols=number(means["n_symbols"][b]),
-            **{name: number(means[name][b]) for name in windows.BUCKET_MEANS},
+            **{name: number(means[name][b]) for name in DECILE_MEANS},
             n_return_obs=round(float(found.return_obs[b])),
         )
         for b in range(BUCKET_COUNT)

@@ -77,6 +77,17 @@ def stored_from_table(table: pa.Table) -> StoredMetrics:
     return stored
 
 
+DECILE_MEANS = (
+    "mean_score",
+    "mean_score_z",
+    "mean_long_short_weight",
+    "mean_long_only_weight",
+    "mean_forward_return",
+    "ic",
+)
+"""The per-decile means of `weekly_deciles` that ic_deciles averages over a window's weeks (each
+served under its own name)."""
+
 _TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "rebalances": ("date", "week_status"),
     "weekly_signal": (
@@ -93,18 +104,7 @@ _TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
         "decile_eligible",
         "decile_spread",
     ),
-    "weekly_deciles": (
-        "date",
-        "bucket",
-        "n_symbols",
-        "mean_score",
-        "mean_score_z",
-        "mean_long_short_weight",
-        "mean_long_only_weight",
-        "mean_forward_return",
-        "ic",
-        "n_return_obs",
-    ),
+    "weekly_deciles": ("date", "bucket", "n_symbols", *DECILE_MEANS, "n_return_obs"),
     "weekly_term": ("date", "horizon_weeks", "ic", "n_obs"),
     "weekly_autocorr": ("date", "lag_weeks", "rho", "n_obs"),
 }

@@ -22,20 +22,11 @@ from typing import TypeVar
 import numpy as np
 
 from analytics.entries import DateWindow
-from analytics.metrics.inputs import Columns, MetricsInputs
+from analytics.metrics.inputs import DECILE_MEANS, Columns, MetricsInputs
 from analytics.windows import PrefixSums, WindowSeries, prefix_counts
 
 BUCKET_COUNT = 10
-BUCKET_MEANS = (
-    "mean_score",
-    "mean_score_z",
-    "mean_long_short_weight",
-    "mean_long_only_weight",
-    "mean_forward_return",
-    "ic",
-)
-"""The bucket means ic_deciles averages over the window's weeks (each served under its own name)."""
-_AVERAGED = ("n_symbols", *BUCKET_MEANS)
+_AVERAGED = ("n_symbols", *DECILE_MEANS)
 
 T = TypeVar("T")
 
