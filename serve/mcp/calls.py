@@ -60,8 +60,9 @@ class DirectCall(msgspec.Struct, forbid_unknown_fields=True):
 INTERNAL_ERROR = {"code": types.INTERNAL_ERROR, "message": "Internal error"}
 
 
-def direct_call(scope: Mapping[str, Any], body: bytes) -> DirectCall | None:
-    """The tool call of `body` when the mount may answer it without the SDK's transport, else None
+def direct_call(scope: Mapping[str, Any], parsed: Any) -> DirectCall | None:
+    """The tool call of the message `parsed` (`metering.read`: the body as the SDK's parser reads
+    it) when the mount may answer it without the SDK's transport, else None
     (the SDK answers it: its checks and its refusals stay the protocol's).
 
     The SDK's stateless JSON transport sets up, per POST, a transport, a dispatcher, a session and
@@ -75,18 +76,20 @@ def direct_call(scope: Mapping[str, Any], body: bytes) -> DirectCall | None:
     its arguments: no `_meta`, whose progress token asks for notifications). The tool is one the
     key's call reaches the route of (`metering.read` found it); the route, its limits and its access
     line answer as through the SDK (`call_route`)."""
-    headers = dict(scope.get("headers") or ())
-    version = headers.get(b"mcp-protocol-version")
-    if version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS:
+    request = Request(scope)  # type: ignore[arg-type]
+    versions = [value for name, value in scope.get("headers") or () if name == b"mcp-protocol-version"]
+    if len(versions) > 1 or (versions and versions[0].decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS):
+        return None  # the SDK's: its era routing, its 400 for a repeated header
+    content_type = request.headers.get("content-type", "")  # the first, as the SDK reads it
+    if not content_type.lower().startswith("application/json"):  # its transport security's 400
         return None
-    content_type = headers.get(b"content-type", b"").decode("latin-1").split(";")[0]
-    if "application/json" not in (part.strip() for part in content_type.split(",")):
-        return None
-    if not check_accept_headers(Request(scope))[0]:  # type: ignore[arg-type]
+    if "application/json" not in (part.strip() for part in content_type.split(";")[0].split(",")):
+        return None  # its 415
+    if not check_accept_headers(request)[0]:  # its 406
         return None
     try:
-        return msgspec.json.decode(body, type=DirectCall)
-    except msgspec.DecodeError:  # another shape: the SDK's validation answers it
+        return msgspec.convert(parsed, type=DirectCall)
+    except msgspec.ValidationError:  # another shape: the SDK's validation answers it
         return None
 
 
@@ -115,8 +118,9 @@ async def answer_direct(scope: Mapping[str, Any], call: DirectCall, target_limit
 
 
 def protocol_version(scope: Mapping[str, Any]) -> str:
-    """The request's handshake-era protocol version: its header, or the transport's default."""
-    version = dict(scope.get("headers") or ()).get(b"mcp-protocol-version")
+    """The request's handshake-era protocol version: its header (one at most: `direct_call`), or the
+    transport's default."""
+    version = next((v for k, v in scope.get("headers") or () if k == b"mcp-protocol-version"), None)
     return DEFAULT_NEGOTIATED_VERSION if version is None else version.decode("latin-1")
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+import pydantic_core
 
 from core import errors
 from serve.auth import count_request
@@ -86,15 +87,24 @@ class Message:
     """A `tools/call` naming a tool: the route's request counts it (or `serve.mcp.calls`)."""
     id: Any
     """Its JSON-RPC id, for a refusal's answer (None: a notification, or unreadable)."""
+    parsed: Any = None
+    """The body as the SDK's parser reads it (None when it cannot): what `calls.direct_call` reads."""
+
+
+NOT_A_CALL = Message(calls_a_tool=False, id=None)
 
 
 def read(body: bytes) -> Message:
-    """The body's `method`, tool name and id (the arguments skipped unread); a body that is no
-    JSON-RPC message is one the mount counts, answered by the SDK's own error."""
+    """The body's `method`, tool name and id; a body that is no JSON-RPC message is one the mount
+    counts, answered by the SDK's own error. Parsed as the SDK parses it (`pydantic_core.from_json`:
+    its UTF-8 check, its nesting limit, NaN accepted), so that what the mount takes for a tool call
+    is what the SDK would; a body it refuses (invalid UTF-8, nesting past its limit) is no call here
+    either, and never an exception out of the mount."""
     try:
-        message = msgspec.json.decode(body, type=_Message)
-    except msgspec.DecodeError:
-        return Message(calls_a_tool=False, id=None)
+        parsed = pydantic_core.from_json(body)
+        message = msgspec.convert(parsed, type=_Message)
+    except (ValueError, RecursionError):  # msgspec's ValidationError and UnicodeDecodeError are ValueErrors
+        return NOT_A_CALL
     name = message.params.name if message.params is not None else None
     calls_a_tool = message.method == "tools/call" and isinstance(name, str) and name in route_tools()
-    return Message(calls_a_tool=calls_a_tool, id=message.id)
+    return Message(calls_a_tool=calls_a_tool, id=message.id, parsed=parsed)

@@ -109,7 +109,7 @@ class McpEndpoint:
             return
         message = metering.read(body)
         if message.calls_a_tool:
-            call = calls.direct_call(scope, body)
+            call = calls.direct_call(scope, message.parsed)
             if call is not None:  # the route's request and its bytes, without the SDK's transport
                 answer = await calls.answer_direct(scope, call, self.target_limit)
                 await send_json(send, 200, answer, request_id_of(scope), [])
@@ -195,7 +195,12 @@ def raw_headers(refused: errors.ApiError) -> list[tuple[bytes, bytes]]:
 async def send_json(
     send: Send, status: int, body: bytes, request_id: str, headers: list[tuple[bytes, bytes]]
 ) -> None:
-    start = [(b"content-type", b"application/json"), (b"x-request-id", request_id.encode()), *headers]
+    start = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),  # as the SDK's answers: not chunked
+        (b"x-request-id", request_id.encode()),
+        *headers,
+    ]
     await send({"type": "http.response.start", "status": status, "headers": start})
     await send({"type": "http.response.body", "body": body, "more_body": False})
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
@@ -57,6 +58,49 @@ def post(
     return api.client.post("/mcp", content=json.dumps(message), headers=headers)
 
 
+def raw_post(
+    api: Api, headers: list[tuple[bytes, bytes]], body: bytes
+) -> tuple[int, dict[bytes, bytes], bytes]:
+    """A POST to `/mcp` with exactly these header lines and body bytes (the test client would merge
+    repeated headers): its status, headers and body."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"authorization", b"Bearer raw"), (b"host", b"localhost"), *headers],
+        "client": ("127.0.0.1", 5555),
+        "server": ("localhost", 80),
+        "state": {},
+    }
+    sent: list[Any] = []
+
+    async def call() -> None:
+        delivered = False
+
+        async def receive() -> Any:
+            nonlocal delivered
+            if delivered:  # nothing more comes: the client waits for its answer
+                await anyio.sleep_forever()
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        await api.client.app(scope, receive, send)  # type: ignore[arg-type]
+
+    with api.client.portal() as portal:
+        portal.call(call)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    return start["status"], dict(start["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
+
+
 def steady(value: Any) -> Any:
     """`value` with what differs between two requests set aside, JSON text within it read."""
     if isinstance(value, dict):
@@ -81,7 +125,7 @@ def both_ways(
 ) -> tuple[Any, Any]:
     direct = post(api, name, arguments, version, **kw)
     with monkeypatch.context() as patched:
-        patched.setattr(calls, "direct_call", lambda scope, body: None)
+        patched.setattr(calls, "direct_call", lambda scope, parsed: None)
         sdk = post(api, name, arguments, version, **kw)
     return direct, sdk
 
@@ -171,3 +215,70 @@ def test_only_a_plain_handshake_era_tool_call_skips_the_sdk(
     }
     assert api.client.post("/mcp", content=json.dumps(message), headers=headers).status_code == 200
     assert reached == ["2026-07-28", "2025-11-25", "2025-11-25"]
+
+
+JSON = (b"content-type", b"application/json")
+ACCEPTS = (b"accept", b"application/json, text/event-stream")
+
+
+def message(arguments: bytes = b'{"alpha":"momentum_12_1"}') -> bytes:
+    head = (
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"performance.metrics","arguments":'
+    )
+    return head + arguments + b"}}"
+
+
+@pytest.mark.parametrize(
+    ("case", "headers", "body"),
+    [
+        # Bytes the SDK's parser refuses (its 400 parse error): invalid UTF-8 inside the arguments,
+        # nesting past its limit; once a 500 with a traceback from the mount, and, nested less deeply
+        # than msgspec's own limit, a 200 tool error where the SDK answers 400.
+        ("a byte that is no UTF-8", [JSON, ACCEPTS], message(b'{"alpha":"mom\xff"}')),
+        ("nested 250 deep", [JSON, ACCEPTS], message(b'{"alpha":' + b"[" * 250 + b"]" * 250 + b"}")),
+        ("nested 1000 deep", [JSON, ACCEPTS], message(b'{"alpha":' + b"[" * 1000 + b"]" * 1000 + b"}")),
+        # Headers as the SDK reads them: the first of each, its own checks.
+        ("a list of content types", [(b"content-type", b"text/plain, application/json"), ACCEPTS], message()),
+        (
+            "the protocol version twice",
+            [
+                JSON,
+                ACCEPTS,
+                (b"mcp-protocol-version", b"2026-07-28"),
+                (b"mcp-protocol-version", b"2025-11-25"),
+            ],
+            message(),
+        ),
+    ],
+)
+def test_what_the_sdk_refuses_it_still_refuses(
+    api: Api, monkeypatch: pytest.MonkeyPatch, case: str, headers: list[tuple[bytes, bytes]], body: bytes
+) -> None:
+    direct = raw_post(api, headers, body)
+    with monkeypatch.context() as patched:
+        patched.setattr(calls, "direct_call", lambda scope, parsed: None)
+        sdk = raw_post(api, headers, body)
+    assert direct[0] == sdk[0] == 400, (direct, sdk)
+    # A JSON-RPC error, or the SDK's transport security's plain text (a content type it refuses).
+    assert steady(readable(direct[2])) == steady(readable(sdk[2]))
+
+
+def readable(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return body.decode()
+
+
+def test_a_direct_answer_says_its_length(api: Api, week: str) -> None:
+    """As the SDK's answers do: a client reads it whole without a chunked body."""
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "signals.rebalances.get", "arguments": {"alpha": ALPHA, "date": week}},
+        }
+    ).encode()
+    status, headers, answer = raw_post(api, [JSON, ACCEPTS], body)
+    assert status == 200 and int(headers[b"content-length"]) == len(answer)
