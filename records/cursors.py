@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import secrets
 
 from records.sql import Conflict, Database
+from schemas.query import CURSOR_PATTERN
 
 ROUNDS = 4
 HALF = 32
 MASK = (1 << HALF) - 1
-CURSOR = re.compile(r"[0-9a-f]{32}")
+CURSOR = CURSOR_PATTERN  # the bounds the routes declare for `after`
 """How a cursor is written: 32 lower-case hex digits."""
 
 

@@ -1070,14 +1070,14 @@ EVENT_ALPHAS_MAX_LENGTH = 50 * 130
 """At most about fifty alpha ids (an alpha set's bound, `_alpha_set`)."""
 
 CURSOR_LENGTH = 32
-CURSOR_PATTERN = f"^[0-9a-f]{{{CURSOR_LENGTH}}}$"
+CURSOR_PATTERN = re.compile(rf"[0-9a-f]{{{CURSOR_LENGTH}}}")
 """An event's cursor (its `id`, hex): the bounds of `after` on /v1/events and /v1/events/stream."""
 
 After = Annotated[
     str,
     Meta(
         max_length=CURSOR_LENGTH,
-        pattern=CURSOR_PATTERN,
+        pattern=f"^{CURSOR_PATTERN.pattern}$",
         description="Resume after this event, in the page's order: a cursor the service wrote (an event's `id`, or "
         "`meta.next_cursor` of a page). Absent: from the oldest event kept (order=newest: from the newest). A "
         "cursor older than the retention resumes at the oldest event kept.",
@@ -1137,7 +1137,7 @@ class EventStreamQuery(Query, frozen=True):
             str,
             Meta(
                 max_length=CURSOR_LENGTH,
-                pattern=CURSOR_PATTERN,
+                pattern=f"^{CURSOR_PATTERN.pattern}$",
                 description="Start after this event (a cursor, as on /v1/events); the `Last-Event-ID` header wins "
                 "over it. Neither: only events recorded from now on.",
             ),
