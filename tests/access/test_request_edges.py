@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.access.conftest import CLIENT_IP, EVERYTHING, World, endpoint_path, mounted_ids
+from tests.raw_asgi import exchange
 
 ISO_UTC_SECONDS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
@@ -27,31 +28,9 @@ def access_lines(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
 def raw_get(world: World, path: str, headers: list[tuple[str, str]]) -> tuple[int, dict[str, Any]]:
     """GET through the app with `headers` exactly as listed (the TestClient would merge repeated
     header lines into one), from `CLIENT_IP`."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "root_path": "",
-        "query_string": b"",
-        "headers": [(name.lower().encode(), value.encode()) for name, value in headers],
-        "client": (CLIENT_IP, 50000),
-        "server": ("testserver", 80),
-    }
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: Any) -> None:
-        sent.append(message)
-
-    asyncio.run(world.app(scope, receive, send))  # type: ignore[arg-type]
-    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-    return int(sent[0]["status"]), json.loads(body)
+    lines = [(name.lower().encode(), value.encode()) for name, value in headers]
+    status, _, body = asyncio.run(exchange(world.app, "GET", path, lines, client=(CLIENT_IP, 50000)))
+    return status, json.loads(body)
 
 
 def test_a_client_line_before_the_proxy_line_cannot_forge_the_address(make_world: Any) -> None:

@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from serve.mcp import calls
 from tests.analytics.conftest import CALLERS, Api, serving
+from tests.raw_asgi import exchange
 
 ALPHA = "momentum_12_1"
 VOLATILE = ("request_id", "generated_at")
@@ -61,44 +61,11 @@ def post(
 def raw_post(
     api: Api, headers: list[tuple[bytes, bytes]], body: bytes
 ) -> tuple[int, dict[bytes, bytes], bytes]:
-    """A POST to `/mcp` with exactly these header lines and body bytes (the test client would merge
-    repeated headers): its status, headers and body."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/mcp",
-        "raw_path": b"/mcp",
-        "root_path": "",
-        "query_string": b"",
-        "headers": [(b"authorization", b"Bearer raw"), (b"host", b"localhost"), *headers],
-        "client": ("127.0.0.1", 5555),
-        "server": ("localhost", 80),
-        "state": {},
-    }
-    sent: list[Any] = []
-
-    async def call() -> None:
-        delivered = False
-
-        async def receive() -> Any:
-            nonlocal delivered
-            if delivered:  # nothing more comes: the client waits for its answer
-                await anyio.sleep_forever()
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        async def send(message: Any) -> None:
-            sent.append(message)
-
-        await api.client.app(scope, receive, send)  # type: ignore[arg-type]
-
+    """A POST to `/mcp` with exactly these header lines and body bytes (`tests.raw_asgi`), in the
+    test client's event loop (where the app's lifespan runs)."""
+    lines = [(b"authorization", b"Bearer raw"), (b"host", b"localhost"), *headers]
     with api.client.portal() as portal:
-        portal.call(call)
-    start = next(m for m in sent if m["type"] == "http.response.start")
-    return start["status"], dict(start["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
+        return portal.call(exchange, api.client.app, "POST", "/mcp", lines, body)
 
 
 def steady(value: Any) -> Any:

@@ -18,6 +18,7 @@ from serve.mcp.summary import DETAIL, FULL, KEPT, LONGEST, SUMMARY, is_summarise
 from serve.mcp.tools import SUMMARISED, route_tools
 from serve.mcp.untrusted import untrusted_pointers
 from tests.analytics.conftest import CALLERS, Api, serving
+from tests.api.test_mcp_direct import post
 
 MMC_BOUND = 8 << 10
 """The most bytes `analytics.mmc`'s default answer (its structured content) may take on the demo."""
@@ -117,19 +118,7 @@ def api(demo_lake: Path) -> Iterator[Api]:
 
 def call(api: Api, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """The result of a `tools/call` to the app's `/mcp` (the test caller `raw`)."""
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-    headers = {
-        "Authorization": "Bearer raw",
-        "Accept": "application/json, text/event-stream",
-        "Content-Type": "application/json",
-        "Host": "localhost",  # a name of the server (DNS rebinding protection: serve/mcp/origins.py)
-    }
-    response = api.client.post("/mcp", content=json.dumps(message), headers=headers)
+    response = post(api, name, arguments, None)
     assert response.status_code == 200, response.text
     result: dict[str, Any] = response.json()["result"]
     return result
