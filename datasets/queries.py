@@ -7,10 +7,11 @@ window's row ids). A page leaves as a `TablePage`: its Arrow columns, which the 
 representations write as they are, and its rows as msgspec Structs (`datasets.rows`), made only
 when asked for (JSON), encoded once by the caller.
 
-A week's first page of default fields in its default order, the page most asked (a dashboard asks
-it of each week), is written by the pipeline as its JSON bytes (`serving/first_pages.arrow`,
-`first_page_data`) and served from the mapped file without a row made or encoded
-(`PremadeRows`; issue 49, item 2).
+A page of a table the pipeline also wrote as row bytes (`ROW_JSON`: each row's JSON for each served
+field set, in `serving/<table>_json.arrow`; issue 61, item 1) is one slice or one `take` of those
+bytes and one join (`PremadeRows`): no Python object per row, for the JSON envelope and NDJSON
+alike. (Pipeline 2.4 to 2.8 wrote each week's first page whole, `first_pages.arrow`; the row bytes
+serve every page, the first included, so 2.9 writes it no more.)
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import pyarrow.compute as pc
 from datasets.build_view import BuildView
 from datasets.rows import date_at, day_number, floats, shape_of
 from schemas import wire
-from schemas.query import DEFAULT_LIMIT
 
 Window = tuple[date | None, date | None]
 
@@ -53,21 +53,104 @@ class Page:
 
 @dataclass(frozen=True, slots=True)
 class PremadeRows:
-    """A page's rows as the JSON the pipeline wrote (`first_page_data`): `json` goes into the
-    envelope's `data` as it is (a view of the mapped file), `count` is how many rows it holds."""
+    """A page's rows out of the row bytes the pipeline wrote (`ROW_JSON`): `json` goes into the
+    envelope's `data` as it is, `count` is how many rows it holds, `lines()` the same rows as
+    NDJSON."""
 
     json: msgspec.Raw
     count: int
+    joined: bytes | memoryview  # each row's JSON followed by ROW_END
+    ends: np.ndarray  # the position after each row's ROW_END in `joined`
 
     def __len__(self) -> int:
         return self.count
 
+    def lines(self) -> bytes:
+        """The rows as NDJSON (a newline after each)."""
+        text = np.frombuffer(self.joined, np.uint8).copy()
+        text[self.ends - 1] = ord("\n")
+        return text.tobytes()
 
-FIRST_PAGE_LIMIT = DEFAULT_LIMIT
-FIRST_PAGE_FIELDS = wire.visible_fields(wire.DECISION_FIELDS, False)
-"""The page the pipeline writes for each week: the first `FIRST_PAGE_LIMIT` rows of the fields a
-key without raw fields sees, in the default order (score descending, ticker tiebreak)."""
-FIRST_PAGES = "first_pages"
+
+ROW_END = b","
+"""What follows each row's JSON in the row bytes: the separator of the envelope's array, so the
+bytes of consecutive rows are already a JSON array's inside."""
+
+ROW_JSON: dict[str, dict[str, tuple[tuple[str, ...], frozenset[str]]]] = {
+    "decisions": {
+        "plain": (wire.visible_fields(wire.DECISION_FIELDS, False), wire.OMIT_WHEN_NULL),
+        "raw": (wire.visible_fields(wire.DECISION_FIELDS, True), wire.OMIT_WHEN_NULL),
+    },
+    **{
+        table: {"rows": (fields, frozenset())}
+        for table, fields in (
+            ("portfolio", wire.PORTFOLIO_FIELDS),
+            ("positions", wire.POSITION_FIELDS),
+            ("pnl", wire.PNL_FIELDS),
+            ("trades", wire.TRADE_FIELDS),
+        )
+    },
+}
+"""The row bytes the pipeline writes (`serving/<table>_json.arrow`, a binary column per served
+field set: its fields and those omitted when null): a week page's two field sets (with and without
+raw fields) and each book table's. A page of another field set (`/scores`' `fields`) is made from
+its rows."""
+
+
+def row_json_table(table: str) -> str:
+    """The serving file of `table`'s row bytes."""
+    return f"{table}_json"
+
+
+def row_json(table: pa.Table, fields: tuple[str, ...], omit: frozenset[str]) -> pa.Array:
+    """Each row of `table` as the JSON a page of `fields` writes of it, followed by `ROW_END`:
+    made by the same rows and encoder as a page asked of the server (the pipeline writes them)."""
+    encode = msgspec.json.Encoder().encode
+    made = [encode(row) + ROW_END for row in shape_of(fields, omit).rows(table)]
+    return pa.array(made, pa.binary())
+
+
+def _row_bytes(view: BuildView, table: str, fields: tuple[str, ...], omit: frozenset[str]) -> pa.Array | None:
+    """The mapped row bytes of `table` for this field set, one array; None when the build has none
+    (written before pipeline 2.9.0) or the field set is not one the pipeline writes."""
+    column = next((name for name, made in ROW_JSON.get(table, {}).items() if made == (fields, omit)), None)
+    if column is None:
+        return None
+
+    def read() -> pa.Array | None:
+        written = view.table(row_json_table(table))
+        if written is None or column not in written.column_names:
+            return None
+        values = written.column(column)
+        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+
+    found: pa.Array | None = view.memo(f"row_json:{table}:{column}", read)
+    return found
+
+
+def _made_once(
+    view: BuildView, table: str, fields: tuple[str, ...], omit: frozenset[str], rows: np.ndarray | slice
+) -> PremadeRows | None:
+    """The page's rows out of the row bytes: `rows` the table's rows in page order (positions, or
+    a range); None when the build has no row bytes for this field set."""
+    made = _row_bytes(view, table, fields, omit)
+    if made is None:
+        return None
+    if isinstance(rows, slice):
+        start, stop = rows.start, max(rows.start, rows.stop)
+        chunk = made
+        first = start
+    else:
+        chunk = made.take(pa.array(rows, pa.int64()))
+        start, stop, first = 0, len(rows), 0
+    count = stop - start
+    if count == 0:
+        return PremadeRows(msgspec.Raw(b"[]"), 0, b"", np.zeros(0, np.int64))
+    _, offsets, data = chunk.buffers()
+    bounds = np.frombuffer(offsets, np.int32, count + 1, (chunk.offset + first) * 4).astype(np.int64)
+    joined = memoryview(data)[int(bounds[0]) : int(bounds[-1])]
+    json = b"".join((b"[", joined[: -len(ROW_END)], b"]"))
+    return PremadeRows(msgspec.Raw(json), count, joined, bounds[1:] - bounds[0])
 
 
 class TablePage:
@@ -99,11 +182,17 @@ class TablePage:
         """The page's rows, counted without making them."""
         return self._source.num_rows if self._positions is None else len(self._positions)
 
+    @functools.cached_property
+    def made_once(self) -> PremadeRows | None:
+        """The page out of the row bytes the pipeline wrote, when it did; None when its rows must
+        be made."""
+        return self._premade() if self._premade is not None else None
+
     @property
     def envelope_rows(self) -> list[Any] | PremadeRows:
         """What the JSON envelope's `data` holds: the JSON the pipeline wrote of this page when it
-        did (a week's first page), else the rows."""
-        made = self._premade() if self._premade is not None else None
+        did, else the rows."""
+        made = self.made_once
         return self.rows if made is None else made
 
     @functools.cached_property
@@ -130,9 +219,14 @@ def window_bounds(days: np.ndarray, window: Window) -> tuple[int, int]:
     return a, max(a, b)
 
 
-def _page_slice(table: pa.Table, start: int, stop: int, limit: int, offset: int) -> pa.Table:
+def _page_rows(start: int, stop: int, limit: int, offset: int) -> slice:
+    """The rows of a page of the range [start, stop) of a table in its stored order."""
     first = start + offset
-    return table.slice(first, max(0, min(limit, stop - first)))
+    return slice(first, first + max(0, min(limit, stop - first)))
+
+
+def _slice(table: pa.Table, rows: slice) -> pa.Table:
+    return table.slice(rows.start, rows.stop - rows.start)
 
 
 # -- signals --------------------------------------------------------------------------------------
@@ -145,7 +239,7 @@ def rebalance_index(
     if table is None:
         return None
     a, b = window_bounds(day_numbers(table), window)
-    return TablePage(_page_slice(table, a, b, limit, offset), fields, frozenset(), b - a)
+    return TablePage(_slice(table, _page_rows(a, b, limit, offset)), fields, frozenset(), b - a)
 
 
 @dataclass(frozen=True)
@@ -160,7 +254,7 @@ class Week:
     previous_rebalance: date | None
     next_rebalance: date | None
     rows: tuple[int, int]  # row range in decisions.arrow
-    position: int | None = None  # row in rebalances.arrow (and first_pages.arrow) when found
+    position: int | None = None  # row in rebalances.arrow when found
 
 
 @dataclass(frozen=True)
@@ -271,43 +365,8 @@ def week_page(
     if mask is not None:
         chosen = chosen[mask[chosen]]
     picked = chosen[offset : offset + limit]
-    premade = None
-    if (
-        mask is None
-        and offset == 0
-        and limit == FIRST_PAGE_LIMIT
-        and fields == FIRST_PAGE_FIELDS
-        and omit == wire.OMIT_WHEN_NULL
-        and query.sort_column == "score"
-        and query.order == "desc"
-    ):
-        premade = functools.partial(_first_page, view, week, int(picked.size))
+    premade = functools.partial(_made_once, view, "decisions", fields, omit, picked + start)
     return TablePage(block, fields, omit, int(chosen.size), picked, premade)
-
-
-def first_page_data(decisions: pa.Table, rows: tuple[int, int]) -> bytes:
-    """The JSON `data` of a week's first page (`FIRST_PAGE_FIELDS`, default order), made by the same
-    rows and encoder as a page asked of the server: the pipeline writes it (`first_pages.arrow`)."""
-    start, stop = rows
-    block = decisions.slice(start, stop - start)
-    picked = block.column("score_order").to_numpy()[:FIRST_PAGE_LIMIT] - start
-    page = TablePage(block, FIRST_PAGE_FIELDS, wire.OMIT_WHEN_NULL, stop - start, picked)
-    return msgspec.json.encode(page.rows)
-
-
-def _first_page(view: BuildView, week: Week, count: int) -> PremadeRows | None:
-    """The week's first page as the pipeline wrote it, a view of the mapped file; None for a build
-    written before it (or a week without one): the rows are made as before."""
-    table = view.table(FIRST_PAGES)
-    if table is None or week.position is None or week.position >= table.num_rows:
-        return None
-    column = table.column("data")
-    chunk = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-    if chunk.null_count and not chunk[week.position].is_valid:
-        return None
-    _, offsets, data = chunk.buffers()
-    bounds = np.frombuffer(offsets, np.int32, 2, (chunk.offset + week.position) * 4)
-    return PremadeRows(msgspec.Raw(memoryview(data)[int(bounds[0]) : int(bounds[1])]), count)
 
 
 def scores_page(
@@ -325,7 +384,7 @@ def scores_page(
         return None
     a, b = window_bounds(day_numbers(table), window)
     if symbols is None:
-        return TablePage(_page_slice(table, a, b, limit, offset), fields, omit, b - a)
+        return TablePage(_slice(table, _page_rows(a, b, limit, offset)), fields, omit, b - a)
     keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
     chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
     picked = chosen[offset : offset + limit]
@@ -356,11 +415,18 @@ def book_page(
     a, b = window_bounds(day_numbers(table, low, high), window)
     a, b = a + low, b + low
     if symbols is None:
-        return TablePage(_page_slice(table, a, b, limit, offset), fields, frozenset(), b - a)
-    keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
-    chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
-    picked = chosen[offset : offset + limit]
-    return TablePage(table, fields, frozenset(), int(chosen.size), picked)
+        stored = _page_rows(a, b, limit, offset)
+        rows: np.ndarray | slice = stored
+        total, source, picked = b - a, _slice(table, stored), None
+    else:
+        keep = pc.is_in(
+            table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string())
+        )
+        chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
+        rows = picked = chosen[offset : offset + limit]
+        total, source = int(chosen.size), table
+    premade = functools.partial(_made_once, view, table_name, fields, frozenset(), rows)
+    return TablePage(source, fields, frozenset(), total, picked, premade)
 
 
 def all_rows(view: BuildView, table_name: str, fields: tuple[str, ...]) -> list[dict[str, Any]] | None:

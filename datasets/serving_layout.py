@@ -12,9 +12,10 @@ Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Servi
   endpoint's default order (date, symbol; trades: timestamp, symbol, phase, quantity); the
   row range of each book is in `index.json`, and inside it `date` ascends, so a window of
   sessions is two binary searches.
-- `first_pages.arrow`: one row per row of `rebalances.arrow`, `data` the JSON of that week's first
-  page of default fields in its default order (`datasets.queries.first_page_data`), which a worker
-  puts into the envelope without making a row (null for a week without decision rows).
+- `decisions_json.arrow`, `portfolio|positions|pnl|trades_json.arrow`: row bytes, one row per row of
+  the table of that name, a binary column per served field set (`datasets.queries.ROW_JSON`): the
+  row's JSON as a page writes it, followed by a comma, so a page of any offset, order or filter is
+  a slice or a take of them (pipeline 2.9.0).
 - the small tables (`books`, `metrics_stored`, `weekly_*`, `analytics_*`) as they are, and a benchmark's `daily`.
 
 Timestamps are stored as the ISO text the API serves (`YYYY-MM-DDTHH:MM:SSZ`), so no request
@@ -88,15 +89,14 @@ def rebalances_serving(rebalances: pa.Table, decisions: pa.Table | None) -> pa.T
     )
 
 
-def first_pages_serving(decisions: pa.Table, rebalances: pa.Table) -> pa.Table:
-    """Each week's first page as JSON, in the order of the rebalance index (`first_pages.arrow`)."""
-    starts = rebalances.column("decisions_start").to_pylist()
-    stops = rebalances.column("decisions_stop").to_pylist()
-    data = [
-        queries.first_page_data(decisions, (start, stop)) if stop > start else None
-        for start, stop in zip(starts, stops, strict=True)
-    ]
-    return pa.table({"date": rebalances.column("date"), "data": pa.array(data, pa.binary())})
+def row_json_serving(table: str, served: pa.Table) -> pa.Table:
+    """The row bytes of the serving table `table` (`<table>_json.arrow`), a column per field set."""
+    return pa.table(
+        {
+            column: queries.row_json(served, fields, omit)
+            for column, (fields, omit) in queries.ROW_JSON[table].items()
+        }
+    )
 
 
 def book_table_serving(table: str, books: dict[str, pa.Table]) -> tuple[pa.Table, dict[str, list[int]]]:
@@ -137,15 +137,16 @@ def write_alpha_serving(
         served = written["rebalances"] = rebalances_serving(single["rebalances"], decisions)
         writer.write_arrow(layout.serving_path(build_dir, "rebalances"), served)
         index["tables"]["rebalances"] = {"rows": served.num_rows}
-        if "decisions" in written:
-            pages = first_pages_serving(written["decisions"], served)
-            writer.write_arrow(layout.serving_path(build_dir, queries.FIRST_PAGES), pages)
-            index["tables"][queries.FIRST_PAGES] = {"rows": pages.num_rows}
     for table, by_book in books.items():
         served, ranges = book_table_serving(table, by_book)
         written[table], book_ranges[table] = served, ranges
         writer.write_arrow(layout.serving_path(build_dir, table), served)
         index["tables"][table] = {"rows": served.num_rows, "books": ranges}
+    for table, served in written.items():
+        if table in queries.ROW_JSON:
+            made = row_json_serving(table, served)
+            writer.write_arrow(layout.serving_path(build_dir, queries.row_json_table(table)), made)
+            index["tables"][queries.row_json_table(table)] = {"rows": made.num_rows}
     for name in SMALL_TABLES:
         if name in single:
             writer.write_arrow(layout.serving_path(build_dir, name), single[name])

@@ -32,4 +32,8 @@
 # 2.8.0: builds with exposures also carry `analytics_sub_universe` (issue 62 item 6: the weekly IC on the
 #        liquid and illiquid halves by adv and on seeded random halves); a 2.7 build is served, its
 #        /analytics/sub_universe answers 503 `analytics_not_built` until rebuilt.
-PIPELINE_VERSION = "2.8.0"
+# 2.9.0: builds also carry row bytes (`serving/<table>_json.arrow`: each decision and book row's JSON
+#        for each served field set, issue 61 item 1), so a page at any offset, order or filter is a
+#        slice or a take of bytes, and no longer `first_pages.arrow` (the row bytes serve a week's
+#        first page too); a 2.8 build is served, every page of it made from the rows until rebuilt.
+PIPELINE_VERSION = "2.9.0"

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from litestar import Request, Response
 
 from core import errors
-from datasets.queries import Paged
+from datasets.queries import Paged, TablePage
 from schemas import wire
 from schemas.bodies.base import field_names
 from schemas.bodies.envelope import EnvelopeMeta
@@ -222,7 +222,9 @@ class Body:
     def encode(self, name: str) -> tuple[bytes, str]:
         """The body and its media type."""
         if name == "ndjson":
-            return _escape_line_separators(msgspec.json.Encoder().encode_lines(self.rows)), NDJSON_MEDIA_TYPE
+            made = self.page.made_once if isinstance(self.page, TablePage) else None
+            lines = made.lines() if made is not None else msgspec.json.Encoder().encode_lines(self.rows)
+            return _escape_line_separators(lines), NDJSON_MEDIA_TYPE
         if name == "csv":
             return self.csv(), CSV_MEDIA_TYPE
         table = self.table()

@@ -1,0 +1,159 @@
+"""Pages from bytes made once (issue 61, item 1): the pipeline writes each decision and book row's
+JSON for each served field set (`serving/<table>_json.arrow`, `datasets.queries.ROW_JSON`), and a
+page at any offset, order or filter is a slice or a take of them, with no row made.
+
+Checked: the written bytes against the analysts' Parquet (polars, not the serving code); through
+the API, pages of every table with the row bytes and with them switched off (the rows made as
+before) are the same bytes, JSON and NDJSON alike, and the first make no row.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from datasets import catalog, layout, queries
+from datasets.rows import RowShape
+from tests.api.conftest import Api
+from tests.api.lakedata import build_dir, table
+
+ALPHA = "momentum_12_1"
+BOOK_TABLES = ("portfolio", "positions", "pnl", "trades")
+
+
+def row_bytes(lake: Path, alpha: str, name: str) -> pa.Table:
+    path = layout.serving_path(str(build_dir(lake, alpha)), queries.row_json_table(name))
+    with pa.memory_map(path) as source:
+        return pa.ipc.open_file(source).read_all()
+
+
+@pytest.fixture
+def rows_made(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many pages' rows were made from the Arrow columns while a test ran."""
+    made: list[int] = []
+    original = RowShape.rows
+
+    def counted(self: RowShape, *args: Any, **kwargs: Any) -> Any:
+        made.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(RowShape, "rows", counted)
+    yield made
+
+
+def test_every_decision_row_is_written_in_the_served_order(demo_lake: Path) -> None:
+    """One value per decision row, in `/scores` order (date, then ticker), each one row's JSON and
+    a comma; the raw field set holds the raw fields, the plain one none of them."""
+    written = row_bytes(demo_lake, ALPHA, "decisions")
+    decisions = table(demo_lake, ALPHA, "decisions").sort(["date", "symbol"])
+    assert written.num_rows == decisions.height
+    plain, raw = (written.column(name).to_pylist() for name in ("plain", "raw"))
+    assert all(value.endswith(b",") for value in plain + raw)
+    expected = decisions.select("symbol", "score").iter_rows(named=True)
+    for index, (want, mine, with_raw) in enumerate(zip(expected, plain, raw, strict=True)):
+        row, raw_row = json.loads(mine[:-1]), json.loads(with_raw[:-1])
+        assert row["symbol"] == want["symbol"] and raw_row["symbol"] == want["symbol"], index
+        assert row.get("score") == want["score"] or (row.get("score") is None and want["score"] is None)
+        assert not any(name.startswith("raw_") for name in row)
+        assert {k: v for k, v in raw_row.items() if not k.startswith("raw_")} == row
+
+
+@pytest.mark.parametrize("name", BOOK_TABLES)
+def test_every_book_row_is_written(demo_lake: Path, name: str) -> None:
+    written = row_bytes(demo_lake, ALPHA, name)
+    books = table(demo_lake, ALPHA, name)
+    assert written.num_rows == books.height
+    rows = [json.loads(value[:-1]) for value in written.column("rows").to_pylist()]
+    # Each book's rows in the serving file's order: as many per book as the Parquet holds.
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["book"]] = counts.get(row["book"], 0) + 1
+    assert counts == dict(books.group_by("book").len().iter_rows())
+
+
+def test_the_files_are_recorded_files_of_the_build(demo_lake: Path) -> None:
+    """Their sizes and hashes are in the build's manifest, so damage fails loud as any file's."""
+    build = catalog.current_build(str(demo_lake), ALPHA)
+    assert build is not None
+    files = catalog.read_alpha(str(demo_lake), build)["files"]
+    for name in queries.ROW_JSON:
+        relative = layout.serving_path("", queries.row_json_table(name)).lstrip("/")
+        assert relative in files and files[relative]["sha256"], relative
+
+
+def _week_requests(api: Api, rng: random.Random) -> list[tuple[str, str, dict[str, Any]]]:
+    weeks = [row["date"] for row in api.ok(f"/v1/alphas/{ALPHA}/rebalances", "plain", limit=500)["data"]]
+    asked = []
+    for _ in range(6):
+        path = f"/v1/alphas/{ALPHA}/rebalances/{rng.choice(weeks)}"
+        query: dict[str, Any] = {"limit": rng.choice([7, 41, 100, 333]), "offset": rng.randrange(0, 60)}
+        if rng.random() < 0.5:
+            query |= {
+                "sort": rng.choice(["score", "rank", "symbol", "weight"]),
+                "order": rng.choice(["asc", "desc"]),
+            }
+        if rng.random() < 0.3:
+            query["direction"] = rng.choice(["long", "short"])
+        asked.append((path, rng.choice(["plain", "raw"]), query))
+    return asked
+
+
+def _book_requests(api: Api, rng: random.Random) -> list[tuple[str, str, dict[str, Any]]]:
+    asked = []
+    for name in BOOK_TABLES:
+        query: dict[str, Any] = {
+            "book": "long_short",
+            "limit": rng.choice([9, 100, 250]),
+            "offset": rng.randrange(0, 400),
+        }
+        if rng.random() < 0.5:
+            query |= {"from": f"2021-{rng.randint(1, 9):02d}-0{rng.randint(1, 9)}"}
+        asked.append((f"/v1/alphas/{ALPHA}/{name}", "raw", query))
+    positions = api.ok(f"/v1/alphas/{ALPHA}/positions", "raw", book="long_short", limit=50)["data"]
+    symbols = sorted({row["symbol"] for row in positions})[:3]
+    asked.append(
+        (
+            f"/v1/alphas/{ALPHA}/positions",
+            "raw",
+            {"book": "long_only", "symbol": ",".join(symbols), "offset": 5},
+        )
+    )
+    return asked
+
+
+@pytest.mark.parametrize("accept", ["application/json", "application/x-ndjson"])
+def test_pages_from_row_bytes_are_the_pages_made_from_rows(
+    api: Api, monkeypatch: pytest.MonkeyPatch, rows_made: list[int], accept: str
+) -> None:
+    """Pages at random offsets, orders and filters of a week and of every book table: the bytes
+    made once, then the same request with the row bytes switched off, byte for byte."""
+    rng = random.Random(f"row-bytes:{accept}")
+    asked = _week_requests(api, rng) + _book_requests(api, rng)
+
+    def fetch(path: str, key: str, query: dict[str, Any]) -> bytes:
+        """The page's rows as served: the envelope's `data` and `pagination` (its `meta` names the
+        request), or the NDJSON body whole."""
+        headers = {"Authorization": f"Bearer {key}", "Accept": accept}
+        response = api.client.get(path, params=query, headers=headers)
+        assert response.status_code == 200, (path, query, response.text)
+        if accept == "application/x-ndjson":
+            return response.content
+        return response.content[: response.content.index(b',"meta":')]
+
+    made_once = []
+    for path, key, query in asked:
+        before = len(rows_made)
+        made_once.append(fetch(path, key, query))
+        assert len(rows_made) == before, f"{path} {query}: a page of row bytes makes no row"
+    monkeypatch.setattr(queries, "ROW_JSON", {})
+    for (path, key, query), body in zip(asked, made_once, strict=True):
+        before = len(rows_made)
+        assert fetch(path, key, query) == body, (path, query)
+        assert len(rows_made) > before, "switched off, the rows are made"
+    assert sum(len(body) > 1000 for body in made_once) >= len(asked) // 2, "most pages hold rows"
