@@ -21,9 +21,23 @@ import mcp_types as types
 import msgspec
 from litestar.types import ASGIApp, Message
 from mcp.server.streamable_http import check_accept_headers
-from mcp_types import DEFAULT_NEGOTIATED_VERSION
+from mcp.shared.inbound import (
+    ERROR_CODE_HTTP_STATUS,
+    MCP_PARAM_HEADER_PREFIX,
+    InboundModernRoute,
+    classify_inbound_request,
+    find_duplicated_routing_header,
+    validate_mcp_param_headers,
+)
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    DEFAULT_NEGOTIATED_VERSION,
+    PROTOCOL_VERSION_META_KEY,
+    SERVER_INFO_META_KEY,
+)
 from mcp_types.methods import serialize_server_result
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
 from core import errors
@@ -48,6 +62,12 @@ class _CallParams(msgspec.Struct, forbid_unknown_fields=True):
     arguments: dict[str, Any] | None = None
 
 
+class _ModernCallParams(_CallParams, forbid_unknown_fields=True, kw_only=True):
+    """A 2026-07-28 call's params: its `_meta` envelope besides (`classify_inbound_request` read it)."""
+
+    meta: dict[str, Any] = msgspec.field(name="_meta")
+
+
 class DirectCall(msgspec.Struct, forbid_unknown_fields=True):
     """A `tools/call` request the mount answers itself (`direct_call`)."""
 
@@ -55,6 +75,15 @@ class DirectCall(msgspec.Struct, forbid_unknown_fields=True):
     id: int | str
     method: Literal["tools/call"]
     params: _CallParams
+
+
+class _ModernCall(DirectCall, forbid_unknown_fields=True):
+    params: _ModernCallParams
+
+
+ENVELOPE = frozenset({PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY})
+"""The `_meta` keys of a plain 2026-07-28 call: its envelope; any other (a progress token, a log
+level) asks for what only the SDK's dispatch gives."""
 
 
 INTERNAL_ERROR = {"code": types.INTERNAL_ERROR, "message": "Internal error"}
@@ -69,8 +98,9 @@ def direct_call(scope: Mapping[str, Any], parsed: Any) -> DirectCall | None:
     their task group and memory streams, validates the message and the result with its pydantic
     models and encodes the route's answer again: 1.4 ms of CPU on a week page whose route costs
     0.1 (docs/benchmarks.md, issue 61 item 4). Answered here is exactly the case that transport
-    answers with one JSON body and nothing else: a handshake-era protocol (the header absent or one
-    of `HANDSHAKE_PROTOCOL_VERSIONS`: a 2026-07-28 request has its own envelope and checks), a body
+    answers with one JSON body and nothing else: a protocol version it serves (the header absent or
+    one of `HANDSHAKE_PROTOCOL_VERSIONS`; or a 2026-07-28 request whose envelope and routing headers
+    pass the SDK's own checks, `_modern_call`), a body
     the client may receive as JSON and sent as JSON (the transport's own `Accept` test; else its 406
     or 415), and a message that is a `tools/call` request and nothing more (an `id`, a tool name,
     its arguments: no `_meta`, whose progress token asks for notifications). The tool is one the
@@ -78,8 +108,11 @@ def direct_call(scope: Mapping[str, Any], parsed: Any) -> DirectCall | None:
     line answer as through the SDK (`call_route`)."""
     request = Request(scope)  # type: ignore[arg-type]
     versions = [value for name, value in scope.get("headers") or () if name == b"mcp-protocol-version"]
-    if len(versions) > 1 or (versions and versions[0].decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS):
-        return None  # the SDK's: its era routing, its 400 for a repeated header
+    if len(versions) > 1:
+        return None  # the SDK's 400 for a repeated header
+    modern = bool(versions) and versions[0].decode("latin-1") in MODERN_PROTOCOL_VERSIONS
+    if versions and not modern and versions[0].decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return None  # the SDK's era routing and its refusal of a version it does not serve
     content_type = request.headers.get("content-type", "")  # the first, as the SDK reads it
     if not content_type.lower().startswith("application/json"):  # its transport security's 400
         return None
@@ -87,17 +120,47 @@ def direct_call(scope: Mapping[str, Any], parsed: Any) -> DirectCall | None:
         return None  # its 415
     if not check_accept_headers(request)[0]:  # its 406
         return None
+    if modern:
+        return _modern_call(request, parsed)
     try:
         return msgspec.convert(parsed, type=DirectCall)
     except msgspec.ValidationError:  # another shape: the SDK's validation answers it
         return None
 
 
-async def answer_direct(scope: Mapping[str, Any], call: DirectCall, target_limit: int) -> bytes:
-    """The JSON-RPC answer to `call` (`direct_call`): the tool's result as `call_route` makes it for
-    the SDK, shaped for the request's protocol version by the SDK's own serializer (which drops
-    what that version lacks and fills its defaults), the route's body spliced in as its bytes."""
+def _modern_call(request: Request, parsed: Any) -> DirectCall | None:
+    """A 2026-07-28 `tools/call` the SDK's single-exchange entry would dispatch with no refusal:
+    its routing headers once each and agreeing with the body, its envelope whole and nothing else
+    in `_meta`, no `Mcp-Param-*` header and its arguments needing none (the SDK's own checks, run
+    here as it runs them); else None, and the SDK answers it."""
+    if find_duplicated_routing_header(request.headers.items()) is not None:
+        return None
+    if any(name.startswith(MCP_PARAM_HEADER_PREFIX.lower()) for name in request.headers):
+        return None
+    if not isinstance(classify_inbound_request(parsed, headers=dict(request.headers)), InboundModernRoute):
+        return None
+    try:
+        call = msgspec.convert(parsed, type=_ModernCall)
+    except msgspec.ValidationError:
+        return None
+    tool = route_tools().get(call.params.name)
+    if tool is None or not set(call.params.meta) <= ENVELOPE:
+        return None
+    if validate_mcp_param_headers(tool.tool.input_schema, call.params.arguments or {}, request.headers):
+        return None
+    return call
+
+
+async def answer_direct(
+    scope: Mapping[str, Any], call: DirectCall, target_limit: int, server_info: Mapping[str, Any]
+) -> tuple[int, bytes]:
+    """The HTTP status and JSON-RPC answer to `call` (`direct_call`): the tool's result as
+    `call_route` makes it for the SDK, shaped for the request's protocol version by the SDK's own
+    serializer (which drops what that version lacks and fills its defaults; at 2026-07-28 also its
+    `resultType` and the `serverInfo` stamp, `server_info`, as its runner adds them), the route's
+    body spliced in as its bytes."""
     tool = route_tools()[call.params.name]
+    version = protocol_version(scope)
     try:
         result: Any = await call_route(
             scope["app"], scope, tool, call.params.arguments or {}, target_limit, raw=True
@@ -108,17 +171,27 @@ async def answer_direct(scope: Mapping[str, Any], call: DirectCall, target_limit
         raw = result.get("structuredContent")
         if isinstance(raw, msgspec.Raw):  # the route's bytes: the sieve sees a stand-in, not them
             result = {**result, "structuredContent": {}}
-        shaped = serialize_server_result("tools/call", protocol_version(scope), result)
+        shaped = serialize_server_result("tools/call", version, result)
         if isinstance(raw, msgspec.Raw) and "structuredContent" in shaped:
             shaped["structuredContent"] = raw
+        if version in MODERN_PROTOCOL_VERSIONS:  # as the SDK's runner finishes a 2026-era result
+            shaped.setdefault("resultType", "complete")
+            meta = shaped.get("_meta")
+            if meta is None or (isinstance(meta, dict) and meta.get(SERVER_INFO_META_KEY) is None):
+                shaped["_meta"] = {**(meta or {}), SERVER_INFO_META_KEY: dict(server_info)}
     except Exception:  # a defect: answered as the SDK answers a handler that raised, without its text
         log.exception("tools/call %s failed", tool.tool.name)
-        return msgspec.json.encode({"jsonrpc": "2.0", "id": call.id, "error": INTERNAL_ERROR})
-    return msgspec.json.encode({"jsonrpc": "2.0", "id": call.id, "result": shaped})
+        status = (
+            ERROR_CODE_HTTP_STATUS.get(types.INTERNAL_ERROR, 500)
+            if version in MODERN_PROTOCOL_VERSIONS
+            else 200
+        )
+        return status, msgspec.json.encode({"jsonrpc": "2.0", "id": call.id, "error": INTERNAL_ERROR})
+    return 200, msgspec.json.encode({"jsonrpc": "2.0", "id": call.id, "result": shaped})
 
 
 def protocol_version(scope: Mapping[str, Any]) -> str:
-    """The request's handshake-era protocol version: its header (one at most: `direct_call`), or the
+    """The request's protocol version: its header (one at most: `direct_call`), or the handshake
     transport's default."""
     version = next((v for k, v in scope.get("headers") or () if k == b"mcp-protocol-version"), None)
     return DEFAULT_NEGOTIATED_VERSION if version is None else version.decode("latin-1")

@@ -56,6 +56,8 @@ class McpEndpoint:
             stateless=True,
             max_request_body_size=MAX_BODY_BYTES,
         )
+        # The `serverInfo` a 2026-era result carries (its `_meta`), read once: `calls.answer_direct`.
+        self.server_info = self.manager.app.server_info_stamp
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -111,8 +113,8 @@ class McpEndpoint:
         if message.calls_a_tool:
             call = calls.direct_call(scope, message.parsed)
             if call is not None:  # the route's request and its bytes, without the SDK's transport
-                answer = await calls.answer_direct(scope, call, self.target_limit)
-                await send_json(send, 200, answer, request_id_of(scope), [])
+                status, answer = await calls.answer_direct(scope, call, self.target_limit, self.server_info)
+                await send_json(send, status, answer, request_id_of(scope), [])
                 return
         else:  # a tool's call is counted as its route's request
             limited = await metering.count_message(scope)

@@ -1,7 +1,8 @@
 """A `tools/call` is answered by the mount itself, without the SDK's per-POST transport (issue 61,
-item 4; `serve.mcp.calls.direct_call`): the same answer as the SDK's for every handshake-era
-protocol version, the route's bytes spliced into it as they are, and every other message (and a
-2026-07-28 request) still the SDK's.
+item 4; `serve.mcp.calls.direct_call`): the same answer as the SDK's for every protocol version it
+serves (the handshake era's and 2026-07-28's single exchange, its envelope and routing headers
+checked by the SDK's own functions), the route's bytes spliced into it as they are, and every other
+message still the SDK's.
 
 Each call is made twice through the app's own `/mcp`, once answered directly and once with the
 direct path turned off, and the two answers compared whole: status, content type and the JSON-RPC
@@ -16,6 +17,8 @@ from typing import Any
 
 import pytest
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from serve.mcp import calls
 from tests.analytics.conftest import CALLERS, Api, serving
@@ -24,6 +27,7 @@ from tests.raw_asgi import exchange
 ALPHA = "momentum_12_1"
 VOLATILE = ("request_id", "generated_at")
 HANDSHAKE_ERA = (None, "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+VERSIONS = (*HANDSHAKE_ERA, *MODERN_PROTOCOL_VERSIONS)
 
 
 @pytest.fixture(scope="module")
@@ -39,20 +43,33 @@ def week(api: Api) -> str:
 
 
 def post(
-    api: Api, name: str, arguments: dict[str, Any], version: str | None, token: str = "raw", **extra: Any
+    api: Api,
+    name: str,
+    arguments: dict[str, Any],
+    version: str | None,
+    token: str = "raw",
+    envelope: bool = True,
+    **extra: Any,
 ) -> Any:
-    message = {
-        "jsonrpc": "2.0",
-        "id": 7,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
+    """A `tools/call` at `version`; at 2026-07-28 with its envelope (`_meta`) and routing headers, as
+    the official client sends it, unless `envelope` is False."""
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    modern = {}
+    if version in MODERN_PROTOCOL_VERSIONS and envelope:
+        params["_meta"] = {
+            PROTOCOL_VERSION_META_KEY: version,
+            CLIENT_CAPABILITIES_META_KEY: {},
+            CLIENT_INFO_META_KEY: {"name": "tests", "version": "1"},
+        }
+        modern = {"Mcp-Method": "tools/call", "Mcp-Name": name}
+    message = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
     headers = {
         "Authorization": f"Bearer {token}",
         "Accept": "application/json, text/event-stream",
         "Content-Type": "application/json",
         "Host": "localhost",  # a name of the server (serve/mcp/origins.py)
         **({"MCP-Protocol-Version": version} if version else {}),
+        **modern,
         **extra,
     }
     return api.client.post("/mcp", content=json.dumps(message), headers=headers)
@@ -117,7 +134,7 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
 }
 
 
-@pytest.mark.parametrize("version", HANDSHAKE_ERA, ids=lambda v: v or "no header")
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: v or "no header")
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_direct_answer_is_the_sdks(
     api: Api, week: str, monkeypatch: pytest.MonkeyPatch, case: str, version: str | None
@@ -146,9 +163,7 @@ def test_the_routes_bytes_stand_in_the_answer_as_the_route_sent_them(api: Api, w
     assert json.loads(answer.json()["result"]["content"][0]["text"])["data"] == route.json()["data"]
 
 
-def test_only_a_plain_handshake_era_tool_call_skips_the_sdk(
-    api: Api, week: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_only_a_plain_tool_call_skips_the_sdk(api: Api, week: str, monkeypatch: pytest.MonkeyPatch) -> None:
     reached: list[str] = []
     real = StreamableHTTPSessionManager.handle_request
 
@@ -160,13 +175,20 @@ def test_only_a_plain_handshake_era_tool_call_skips_the_sdk(
     arguments = {"alpha": ALPHA, "date": week}
     assert post(api, "signals.rebalances.get", arguments, "2025-11-25").status_code == 200
     assert post(api, "signals.rebalances.get", arguments, None).status_code == 200
+    assert post(api, "signals.rebalances.get", arguments, "2026-07-28").status_code == 200
     assert reached == []
-    # The SDK answers what it alone checks: a 2026-07-28 request (its own envelope and headers), a
-    # body it refuses as JSON (`Accept` without JSON: its 406), and a message with `_meta` (a
+    # The SDK answers what it alone checks: a 2026-07-28 request without its envelope, or whose
+    # routing header disagrees with the body, or with a `Mcp-Param-*` header; a body it refuses as
+    # JSON (`Accept` without JSON: its 406), and a message with `_meta` beyond the envelope (a
     # progress token asks for notifications).
-    post(api, "signals.rebalances.get", arguments, "2026-07-28")
+    assert post(api, "signals.rebalances.get", arguments, "2026-07-28", envelope=False).status_code == 400
+    wrong_name = post(api, "signals.rebalances.get", arguments, "2026-07-28", **{"Mcp-Name": "nope"})
+    assert wrong_name.status_code == 400
+    post(api, "signals.rebalances.get", arguments, "2026-07-28", **{"Mcp-Param-Alpha": ALPHA})
+    assert reached == ["2026-07-28"] * 3
+    reached.clear()
     post(api, "signals.rebalances.get", arguments, "2025-11-25", Accept="text/event-stream")
-    assert reached == ["2026-07-28", "2025-11-25"]
+    assert reached == ["2025-11-25"]
     message = {
         "jsonrpc": "2.0",
         "id": 8,
@@ -181,7 +203,7 @@ def test_only_a_plain_handshake_era_tool_call_skips_the_sdk(
         "MCP-Protocol-Version": "2025-11-25",
     }
     assert api.client.post("/mcp", content=json.dumps(message), headers=headers).status_code == 200
-    assert reached == ["2026-07-28", "2025-11-25", "2025-11-25"]
+    assert reached == ["2025-11-25", "2025-11-25"]
 
 
 JSON = (b"content-type", b"application/json")
