@@ -79,6 +79,11 @@ BOOK_REQUIRED = "is required on this endpoint; pass one of the books in error.de
 """The rule a missing `book` breaks where one is required (`/trades`, the trades export)."""
 GRANULARITIES = ("overall", "yearly", "monthly")
 TRIALS_MAX = 1_000_000  # `trials` on /analytics/significance
+SR_BENCHMARK_MAX = 100.0
+"""Largest |sr_benchmark| (annualised) on /analytics/significance. The 2025 variance is taken at the
+hypothesis's Sharpe ratio, a quadratic in it: far out (beyond about 10^150) it overflows float64,
+and the PSR read 0.5 where it is 0 or 1. No strategy's true Sharpe ratio is near 100 a year, so a
+benchmark beyond it is a typing error, refused naming the parameter."""
 
 
 class Query(msgspec.Struct, frozen=True, kw_only=True):
@@ -399,7 +404,9 @@ class SignificanceQuery(Window, frozen=True):
     sr_benchmark: Annotated[
         float,
         Meta(
-            description="Annualised Sharpe ratio the PSR and MinTRL test against (per session: / sqrt(252))."
+            ge=-SR_BENCHMARK_MAX,
+            le=SR_BENCHMARK_MAX,
+            description="Annualised Sharpe ratio the PSR and MinTRL test against (per session: / sqrt(252)).",
         ),
     ] = 0.0
     trials: (

@@ -27,9 +27,9 @@ def prepare(settings: Settings) -> None:
 
     - The checks policy file is read once here: each worker reads it again (`serve.app`), but a bad
       file is refused here first, with its message alone (StartRefused), not a worker's traceback.
-    - Workers re-create the app from the environment, so the resolved settings (lake, host, port,
-      workers) travel through it; without an explicit public URL, signed download URLs point at
-      the address being served.
+    - Workers re-create the app from the environment, so the resolved settings (lake, key store,
+      host, port, workers) travel through it; without an explicit public URL, signed download URLs
+      point at the address being served.
     - A local lake's folder is created; the key store's is not: a mistyped path must be an
       unavailable store, not a new empty one (`--init-demo` and the `accounts`/`keys` commands
       create it).
@@ -45,6 +45,9 @@ def prepare(settings: Settings) -> None:
         except TokenFileRefused as exc:
             raise StartRefused(str(exc)) from exc
     os.environ["ALPHA_RESULTS_LAKE"] = settings.lake
+    # `serve --init-demo --demo full` resolves its own key store (var/keys-full.sqlite3): without it
+    # here, the workers opened the default store, absent, and answered every key 503.
+    os.environ["ALPHA_RESULTS_KEYSTORE_URL"] = settings.keystore_url
     os.environ["ALPHA_RESULTS_HOST"] = settings.host
     os.environ["ALPHA_RESULTS_PORT"] = str(settings.port)
     os.environ["ALPHA_RESULTS_WORKERS"] = str(settings.workers)

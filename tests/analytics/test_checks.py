@@ -870,6 +870,18 @@ def test_every_served_path_is_documented(api: Api, loose_api: Api) -> None:
     assert fields["checks.checks[].id"]["horizon"]
 
 
+def test_the_documented_table_is_the_battery_in_order() -> None:
+    """docs/analytics.md's "Checks" table numbers the checks the prose and other sections cite
+    ("check 12", "Checks", 17): one row per check, in the battery's order (schemas/checks.py). Two
+    merges had left it with a check twice and the numbers of the later rows shifted."""
+    from schemas.checks import CHECKS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "analytics.md").read_text()
+    section = doc.split("\n## Checks\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| `([a-z_]+)` \|", section, flags=re.MULTILINE)
+    assert rows == [(str(i), check.id) for i, check in enumerate(CHECKS, 1)]
+
+
 # -- the battery's own figures on a history longer than the demo's --------------------------------
 
 

@@ -107,6 +107,25 @@ def test_trials_override_the_catalogue_count(api: Api, lake: ref.Lake, trials: i
     assert more < fewer  # more trials raise the bar
 
 
+@pytest.mark.parametrize("sr_benchmark", [-100.0, 100.0])
+def test_the_sr_benchmark_s_bounds_are_served_and_beyond_them_a_400(
+    api: Api, lake: ref.Lake, sr_benchmark: float
+) -> None:
+    """At either bound the figures are the reference's (the PSR 0 or 1, not the 0.5 an overflowed
+    variance gave: about 10^150 and beyond, sigma^2(SR*) was inf and (SR - SR*) / inf is 0); past
+    it, a 400 naming sr_benchmark."""
+    data = significance(api, "momentum_12_1", sr_benchmark=sr_benchmark)
+    check_significance(
+        data, ref.significance(lake, "momentum_12_1", (None, None), sr_benchmark), sr_benchmark
+    )
+    assert data["psr"]["value"] == pytest.approx(0.0 if sr_benchmark > 0 else 1.0, abs=1e-9)
+    for beyond in (math.copysign(100.01, sr_benchmark), math.copysign(1e300, sr_benchmark)):
+        response = api.get(PATH.format(alpha="momentum_12_1"), sr_benchmark=beyond)
+        assert response.status_code == 400, response.text
+        (problem,) = response.json()["error"]["details"]["parameters"]
+        assert problem["name"] == "sr_benchmark" and problem["rule"].startswith("must be"), problem
+
+
 def test_dsr_trials_do_not_depend_on_the_window(api: Api, lake: ref.Lake) -> None:
     whole = significance(api, "Test_planted_factor")["dsr"]["trials"]
     part = significance(api, "Test_planted_factor", ("2021-05-01", "2021-09-30"))["dsr"]["trials"]

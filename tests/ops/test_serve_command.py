@@ -239,6 +239,27 @@ def test_ctrl_c_while_the_first_serve_builds_the_demo_lake_says_interrupted_once
     assert not holds_alphas(str(tmp_path / "lake"))
 
 
+def test_the_workers_open_the_key_store_serve_resolved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve --init-demo --demo full` resolves var/keys-full.sqlite3 when no key store is set; the
+    workers re-create the app from the environment, so the store travels through it as the lake
+    does. Before, only the lake did: the workers opened the default var/keys.sqlite3, absent, and
+    answered every key 503 upstream_unavailable."""
+    from dataclasses import replace
+
+    from cli.serve import FULL_DEMO_KEYSTORE
+    from serve.startup import prepare
+
+    for name in ("LAKE", "KEYSTORE_URL", "HOST", "PORT", "WORKERS", "PUBLIC_BASE_URL"):
+        monkeypatch.setenv(f"ALPHA_RESULTS_{name}", "")  # restored after the test, as prepare sets them
+        monkeypatch.delenv(f"ALPHA_RESULTS_{name}")
+    settings = replace(Settings.from_env(lake=str(tmp_path / "lake")), keystore_url=FULL_DEMO_KEYSTORE)
+    prepare(settings)
+    assert Settings.from_env().keystore_url == FULL_DEMO_KEYSTORE
+    assert Settings.from_env().lake == settings.lake
+
+
 def test_a_second_init_demo_names_the_commands_that_make_another_key(
     demo_lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
