@@ -246,23 +246,6 @@ REL_TOL = 1e-9
 # a per-session Sharpe gap of order 0.01-1 whose rounding is ordinary: it must agree within REL_TOL
 # of the unit Sharpe scale (absolute), which still tells a wrong MinTRL by far.
 ILL_CONDITIONED = {".min_track_record.value", ".min_track_record.years"}
-# Figures computed in float32 on purpose, compared within FLOAT32_TOL on the unit scale. The
-# Rademacher anti-serum's complexity (/analytics/catalogue_bound, analytics.rademacher.complexity)
-# is a max over float32 matrix products of signs and returns (half the memory and time of float64
-# at 10^5 alphas), summed in the order of the machine's BLAS kernel: on an AVX2 AMD EPYC
-# (OpenBLAS's Haswell kernel) the demo's ras_sharpe_complexity is 2.4e-9 from the recording's
-# (1.5e-8 relative), and the bounds move with it. Its Monte Carlo standard error (256 draws) is
-# about 0.003: 1e-6 is far below anything the figure can tell, and a wrong draw, row or term is
-# orders above it.
-FLOAT32 = (
-    ".ras_sharpe_complexity",
-    ".ras_sharpe_complexity_error",
-    ".ras_sharpe_lower_bound.value",
-    ".ras_ic_complexity",
-    ".ras_ic_complexity_error",
-    ".ras_ic_lower_bound.value",
-)
-FLOAT32_TOL = 1e-6
 # Object keys must come in the recorded order (the body's bytes, not only its value).
 COMPARE_KEY_ORDER = True
 MAX_DIFFS = 20
@@ -300,8 +283,7 @@ def _floats_equal(a: float, b: float, where: str = "") -> bool:
         return False
     if where.endswith(tuple(ILL_CONDITIONED)) and a > 0 and b > 0:
         return abs(a**-0.5 - b**-0.5) <= REL_TOL
-    tolerance = FLOAT32_TOL if where.endswith(FLOAT32) else REL_TOL
-    return abs(a - b) <= tolerance * max(1.0, abs(a), abs(b))
+    return abs(a - b) <= REL_TOL * max(1.0, abs(a), abs(b))
 
 
 def differences(old: Any, new: Any, where: str, out: list[str], limit: int = MAX_DIFFS) -> None:
