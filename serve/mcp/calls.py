@@ -12,6 +12,7 @@ carrying the spec's envelope `{error: {code, message, details, request_id}}`.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Mapping
@@ -24,6 +25,7 @@ from mcp.server.streamable_http import check_accept_headers
 from mcp.shared.inbound import (
     ERROR_CODE_HTTP_STATUS,
     MCP_PARAM_HEADER_PREFIX,
+    X_MCP_HEADER_KEY,
     InboundModernRoute,
     classify_inbound_request,
     find_duplicated_routing_header,
@@ -146,9 +148,19 @@ def _modern_call(request: Request, parsed: Any) -> DirectCall | None:
     tool = route_tools().get(call.params.name)
     if tool is None or not set(call.params.meta) <= ENVELOPE:
         return None
-    if validate_mcp_param_headers(tool.tool.input_schema, call.params.arguments or {}, request.headers):
+    if _declares_headers(tool.tool.name) and validate_mcp_param_headers(
+        tool.tool.input_schema, call.params.arguments or {}, request.headers
+    ):
         return None
     return call
+
+
+@functools.cache
+def _declares_headers(name: str) -> bool:
+    """Whether tool `name`'s input schema marks a parameter to be mirrored in an `Mcp-Param-*` header
+    (`x-mcp-header`): only then can a call without such headers be refused for lacking one. Read
+    once per tool; the SDK's check walks the schema on every call (65 us of a 125 us check)."""
+    return X_MCP_HEADER_KEY in json.dumps(route_tools()[name].tool.input_schema)
 
 
 async def answer_direct(
