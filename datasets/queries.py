@@ -107,7 +107,8 @@ def row_json(table: pa.Table, fields: tuple[str, ...], omit: frozenset[str]) -> 
     made by the same rows and encoder as a page asked of the server (the pipeline writes them)."""
     encode = msgspec.json.Encoder().encode
     made = [encode(row) + ROW_END for row in shape_of(fields, omit).rows(table)]
-    return pa.array(made, pa.binary())
+    # 64-bit offsets: a build of 10^4 names over twenty years of weeks holds more than 2 GiB of them.
+    return pa.array(made, pa.large_binary())
 
 
 def _row_bytes(view: BuildView, table: str, fields: tuple[str, ...], omit: frozenset[str]) -> pa.Array | None:
@@ -147,7 +148,7 @@ def _made_once(
     if count == 0:
         return PremadeRows(msgspec.Raw(b"[]"), 0, b"", np.zeros(0, np.int64))
     _, offsets, data = chunk.buffers()
-    bounds = np.frombuffer(offsets, np.int32, count + 1, (chunk.offset + first) * 4).astype(np.int64)
+    bounds = np.frombuffer(offsets, np.int64, count + 1, (chunk.offset + first) * 8)  # large_binary
     joined = memoryview(data)[int(bounds[0]) : int(bounds[-1])]
     json = b"".join((b"[", joined[: -len(ROW_END)], b"]"))
     return PremadeRows(msgspec.Raw(json), count, joined, bounds[1:] - bounds[0])
@@ -254,7 +255,6 @@ class Week:
     previous_rebalance: date | None
     next_rebalance: date | None
     rows: tuple[int, int]  # row range in decisions.arrow
-    position: int | None = None  # row in rebalances.arrow when found
 
 
 @dataclass(frozen=True)
@@ -302,7 +302,6 @@ def find_week(view: BuildView, day: date) -> Week | None:
         previous_rebalance=date_at(days, i - 1),
         next_rebalance=date_at(days, i + 1 if found else i),
         rows=(index.starts[i], index.stops[i]) if found else (0, 0),
-        position=i if found else None,
     )
 
 
