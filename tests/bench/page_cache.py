@@ -8,7 +8,9 @@ writable here), so a lake is made cold file by file:
   `process_madvise(MADV_PAGEOUT)` (Linux 5.10) on the worker's mappings of files under the lake
   reclaims those pages as memory pressure would: the mapping stays, its next touch is a fault read
   from the disk. Needs CAP_SYS_NICE and ptrace rights on the worker (root, or the worker's owner
-  with the capability).
+  with the capability). It does not reclaim file pages mapped as 2 MiB folios (smaps'
+  FilePmdMapped): the 10^6 worker's matrices stayed resident (docs/benchmarks.md, issue 63 item 4),
+  so `resident` after an eviction is the figure that says whether a measure was cold.
 - `evict(paths)`: `fdatasync` then `posix_fadvise(POSIX_FADV_DONTNEED)` on every file: its
   unmapped pages leave the cache.
 - `resident(paths)`: what stayed, counted with `mincore(2)` over a fresh mapping of each file

@@ -183,7 +183,7 @@ def measure(
         found_routes["eviction"] = {
             "lake_bytes": lake_bytes,
             "largest_resident_after_eviction_bytes": residue,
-            # At 10^6 the worker's pages were not all paged out (docs/benchmarks.md): say so.
+            # At 10^6 the worker maps 2 MiB file folios, which MADV_PAGEOUT left resident: say so.
             "cold": residue <= lake_bytes // 100,
         }
         if residue > lake_bytes // 100:
