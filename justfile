@@ -202,7 +202,7 @@ bench-synthetic *ARGS:
 bench-hostile-scale *ARGS:
     python -m tests.bench.hostile_scale_bench {{ARGS}}
 
-# Issue 51 through `alpha-results serve --workers 1` over the synthetic catalogue (--n, written when absent): the listing with and without a search, the screener, max_correlation, correlation top 50, p50/p95 wall and the worker's CPU per request, the first significance after restarts, worker memory (docs/benchmarks.md "Issue 51").
+# Issue 51 through `alpha-results serve --workers 1` over the synthetic catalogue (--n, written when absent): the listing with and without a search, the screener, max_correlation, correlation top 50, p50/p95 wall and the worker's CPU per request, the first significance after restarts, worker memory (docs/benchmarks.md "Issue 51"); --cold: each route again with the lake's files out of the page cache before every request and cold restarts (tests/bench/page_cache.py: the worker's mappings paged out, fadvise DONTNEED, residue counted with mincore; issue 63 item 4).
 bench-synthetic-served *ARGS:
     python -m tests.bench.synthetic_served {{ARGS}}
 
@@ -210,6 +210,6 @@ bench-synthetic-served *ARGS:
 bench-publish *ARGS:
     python -m tests.bench.publish_bench {{ARGS}}
 
-# Issue 51, item 4: `lake index` locally and on a Dask LocalCluster of --workers (default 1 2 4) over bench-catalogue's --n real alphas (default 200), each phase and task timed, and a model of more machines from the tasks measured on one.
+# Issue 51, item 4: `lake index` locally and on a Dask LocalCluster of --workers (default 1 2 4) over bench-catalogue's --n real alphas (default 200), each phase and task timed, and a model of more machines from the tasks measured on one; --netns: the clusters of real `dask scheduler` / `dask worker` processes in Linux network namespaces, --per-machine (default 2) workers each, removed on exit (root; issue 63 item 4).
 bench-index-dask *ARGS:
     python -m tests.bench.dask_index_bench {{ARGS}}

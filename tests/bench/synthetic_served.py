@@ -13,6 +13,15 @@ apart and left out of the percentiles. Then the worker's resident memory, and `-
 fresh worker, and as soon as `/v1/health` answers, the wall time of its first significance (the
 trials' columns read on first use) and of its first correlation.
 
+With `--cold` (issue 63, item 4) every route is measured a second time with the lake's files out
+of the page cache before each request (`tests/bench/page_cache.py`: the worker's mappings of lake
+files paged out with `process_madvise(MADV_PAGEOUT)`, then `posix_fadvise(DONTNEED)` on every
+file; never the whole machine's cache), the bytes still resident counted with `mincore` after each
+eviction (the check that it worked) and the bytes the worker read from the disk per request
+(/proc/<pid>/io `read_bytes`); each restart is made cold too (the lake evicted before the
+worker starts and again once it answers `/v1/health`). The same draws of parameters as the warm
+pass; its first request apart as well.
+
 The machine is shared: the load average before and after is recorded, and the CPU figures are
 the better estimate of a quiet worker.
 """
@@ -44,6 +53,7 @@ from tests.bench.harness import (
     start_server,
     worker_pids,
 )
+from tests.bench.page_cache import make_cold
 from tests.bench.synthetic_catalogue import DEFAULT_OUT
 
 NEEDLES = ["momentum", "value", "carry", "cluster 1", "syn00012", "reversal", "#99", "lowvol momentum"]
@@ -59,6 +69,14 @@ def cpu_ns(pid: int) -> int:
         except (OSError, ValueError, IndexError):
             continue
     return total
+
+
+def read_bytes(pid: int) -> int:
+    """Bytes `pid` has caused to be read from storage so far (page-cache hits are not counted)."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("read_bytes:"):
+            return int(line.split()[1])
+    return 0
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:
@@ -113,6 +131,66 @@ def requests_of(rng: random.Random, alphas: list[str], real: list[str]) -> dict[
     }
 
 
+def measure(
+    client: httpx.Client,
+    worker: int,
+    cold_lake: Path | None,
+    rng: random.Random,
+    alphas: list[str],
+    real: list[str],
+    calls: int,
+) -> dict[str, Any]:
+    """Each route `calls` + 1 times: the first apart, p50 / p95 of the rest (wall, the worker's CPU
+    over all its threads, its bytes read from the disk); with `cold_lake`, that lake's files
+    evicted before every request and the largest residue `mincore` found after an eviction."""
+    walls: dict[str, list[float]] = {}
+    cpus: dict[str, list[float]] = {}
+    reads: dict[str, list[float]] = {}
+    firsts: dict[str, dict[str, float]] = {}
+    residue = lake_bytes = 0
+    for call in range(calls + 1):
+        for name, path in requests_of(rng, alphas, real).items():
+            if cold_lake is not None:
+                found = make_cold(cold_lake, [worker])
+                residue, lake_bytes = max(residue, found["resident_bytes"]), found["lake_bytes"]
+            before, read, clock = cpu_ns(worker), read_bytes(worker), time.perf_counter()
+            answer = client.get(path)
+            wall, cpu = time.perf_counter() - clock, (cpu_ns(worker) - before) / 1e9
+            mib = (read_bytes(worker) - read) / 2**20
+            if answer.status_code != 200:
+                raise SystemExit(f"{path}: {answer.status_code} {answer.text[:400]}")
+            if call == 0:
+                firsts[name] = {
+                    "wall_ms": round(1000 * wall, 1),
+                    "cpu_ms": round(1000 * cpu, 1),
+                    "read_mib": round(mib, 1),
+                }
+                continue
+            walls.setdefault(name, []).append(wall)
+            cpus.setdefault(name, []).append(cpu)
+            reads.setdefault(name, []).append(mib / 1000)  # _percentiles scales by 1000
+    found_routes: dict[str, Any] = {
+        name: {
+            "wall": _percentiles(walls[name]),
+            "cpu": _percentiles(cpus[name]),
+            "read_mib": {k.replace("_ms", ""): v for k, v in _percentiles(reads[name]).items()},
+            "first": firsts[name],
+            "calls": len(walls[name]),
+        }
+        for name in walls
+    }
+    if cold_lake is not None:
+        found_routes["eviction"] = {
+            "lake_bytes": lake_bytes,
+            "largest_resident_after_eviction_bytes": residue,
+            # At 10^6 the worker maps 2 MiB file folios, which MADV_PAGEOUT left resident: say so.
+            "cold": residue <= lake_bytes // 100,
+        }
+        if residue > lake_bytes // 100:
+            print(f"warning: {residue} of {lake_bytes} lake bytes stayed resident: not cold", file=sys.stderr)
+    return found_routes
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
@@ -121,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--restarts", type=int, default=3)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--cold", action="store_true", help="each route again with the lake evicted before every request"
+    )
     args = parser.parse_args(argv)
     lake = args.lake or DEFAULT_OUT / str(args.n) / "lake"
     if not lake.is_dir():
@@ -148,42 +229,30 @@ def main(argv: list[str] | None = None) -> int:
         result["start_to_health_seconds"] = round(time.monotonic() - started, 2)
         worker = worker_pids(api.proc.pid)[0]
         result["rss_at_start_mib"] = round(memory_mib(worker)[0])
-        walls: dict[str, list[float]] = {}
-        cpus: dict[str, list[float]] = {}
-        firsts: dict[str, dict[str, float]] = {}
+        passes = [False, True] if args.cold else [False]
+        state = rng.getstate()
         with httpx.Client(base_url=api.base_url, headers=headers, timeout=600) as client:
-            for call in range(args.calls + 1):
-                for name, path in requests_of(rng, alphas, real).items():
-                    before, clock = cpu_ns(worker), time.perf_counter()
-                    answer = client.get(path)
-                    wall, cpu = time.perf_counter() - clock, (cpu_ns(worker) - before) / 1e9
-                    if answer.status_code != 200:
-                        raise SystemExit(f"{path}: {answer.status_code} {answer.text[:400]}")
-                    if call == 0:
-                        firsts[name] = {"wall_ms": round(1000 * wall, 1), "cpu_ms": round(1000 * cpu, 1)}
-                        continue
-                    walls.setdefault(name, []).append(wall)
-                    cpus.setdefault(name, []).append(cpu)
-        result["routes"] = {
-            name: {
-                "wall": _percentiles(walls[name]),
-                "cpu": _percentiles(cpus[name]),
-                "first": firsts[name],
-                "calls": len(walls[name]),
-            }
-            for name in walls
-        }
+            for cold in passes:
+                rng.setstate(state)  # the cold pass asks the warm pass's requests
+                key_of = "routes_cold" if cold else "routes"
+                result[key_of] = measure(
+                    client, worker, lake if cold else None, rng, alphas, real, args.calls
+                )
         rss, pss = memory_mib(worker)
         result["rss_after_routes_mib"], result["pss_after_routes_mib"] = round(rss), round(pss)
         children.stop(api.proc)
         restarts = []
         for number in range(args.restarts):
+            if args.cold:
+                make_cold(lake)
             clock = time.monotonic()
             api = start_api(children, f"api{number}", env=env, workers=1, log=work / f"api{number}.log")
             up = time.monotonic() - clock
             worker = worker_pids(api.proc.pid)[0]
             alpha = real[(number * 7 + 3) % len(real)]
             seen: dict[str, float] = {"health_after_s": round(up, 2)}
+            if args.cold:
+                seen["resident_after_eviction_bytes"] = make_cold(lake, [worker])["resident_bytes"]
             with httpx.Client(base_url=api.base_url, headers=headers, timeout=600) as client:
                 for name, path in (
                     ("significance", f"/v1/alphas/{alpha}/analytics/significance"),
@@ -191,10 +260,11 @@ def main(argv: list[str] | None = None) -> int:
                     ("screen", "/v1/analytics/screen?complete_only=true&min_information_ratio=0&sort=-icir"),
                     ("search", "/v1/alphas?limit=100&search=momentum"),
                 ):
-                    before, started_at = cpu_ns(worker), time.perf_counter()
+                    before, read, started_at = cpu_ns(worker), read_bytes(worker), time.perf_counter()
                     answer = client.get(path)
                     seen[f"first_{name}_ms"] = round(1000 * (time.perf_counter() - started_at), 1)
                     seen[f"first_{name}_cpu_ms"] = round((cpu_ns(worker) - before) / 1e6, 1)
+                    seen[f"first_{name}_read_mib"] = round((read_bytes(worker) - read) / 2**20, 1)
                     if answer.status_code != 200:
                         raise SystemExit(f"{path}: {answer.status_code} {answer.text[:400]}")
             seen["rss_mib"] = round(memory_mib(worker)[0])
