@@ -823,7 +823,7 @@ class Reading(BuildAnswers):
         )
         bases = {
             "information_ratio": ("returns", shrinkage.member_ir, False),
-            "rebuilt_mean_ic": ("ic", shrinkage.ic_measured, True),
+            "rebuilt_mean_ic": ("ic", shrinkage.ic_rows, True),
         }
 
         def members(series: str) -> list[shrinkage.Measured | None]:

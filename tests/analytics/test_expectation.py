@@ -27,6 +27,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.meta_analysis import combine_effects
 
+from analytics import expectation as shrinkage
 from analytics.expectation import dersimonian_laird, posterior
 from tests.analytics.conftest import ALPHAS, CALLERS, Api, serving
 from tests.analytics.reference import Lake
@@ -294,3 +295,36 @@ def test_a_notebook_is_answered_the_served_struct(api: Api, demo_lake: Path) -> 
         )
     finally:
         figures.reader.close()
+
+
+def test_members_measured_at_once_are_each_measured_alone() -> None:
+    """`ir_rows` and `ic_rows` over many rows at once (a first expectation over a catalogue of 10^5
+    measures its members ROWS_AT_ONCE at a time) against each row's figures by numpy's own NaN
+    statistics: rows with gaps, short rows (fewer than 3 values: none), a constant row (no
+    measurable variance: none)."""
+    rng = np.random.default_rng(5)
+    rows = rng.normal(0.0005, 0.01, (40, 300))
+    rows[rng.random(rows.shape) < 0.2] = np.nan
+    rows[3, 2:] = np.nan  # two values
+    rows[4] = 0.003  # constant
+    per_year = 252
+    for got, row in zip(shrinkage.ir_rows(rows, per_year), rows, strict=True):
+        n = int(np.isfinite(row).sum())
+        sd = float(np.nanstd(row, ddof=1)) if n >= 2 else math.nan
+        if n < 3 or not sd > 1e-12:
+            assert got is None
+            continue
+        sr = float(np.nanmean(row)) / sd
+        assert got is not None and got.observations == n
+        assert got.value == pytest.approx(sr * math.sqrt(per_year), rel=1e-12)
+        assert got.standard_error == pytest.approx(
+            math.sqrt((1 + sr * sr / 2) / (n - 1) * per_year), rel=1e-12
+        )
+    for got, row in zip(shrinkage.ic_rows(rows), rows, strict=True):
+        n = int(np.isfinite(row).sum())
+        if n < 3 or not float(np.nanstd(row)) > 1e-12:
+            assert got is None
+            continue
+        assert got is not None and got.observations == n
+        assert got.value == pytest.approx(float(np.nanmean(row)), rel=1e-12)
+        assert got.standard_error == pytest.approx(float(np.nanstd(row, ddof=1)) / math.sqrt(n), rel=1e-12)
