@@ -10,10 +10,13 @@ service facing hostile clients needs on each connection before any request reach
   byte (of the connection's opening, for the first request), however slowly it trickles: else 408.
   A connection that sent nothing by then is closed without an answer (uvicorn closes an idle
   keep-alive connection after 5 s, and kept a connection that never sent a byte for ever).
-- **Request bodies close their connection.** Only `/mcp` and Delta Sharing's `query` read a body,
-  under a deadline and a byte-rate floor (serve/slow_clients.py, in the app, so that each surface
-  refuses a late body in its own error shape); every request that announces one is answered and its
-  connection closed, so a body trickled after the answer cannot hold the connection.
+- **A body still arriving closes its connection.** Only `/mcp` and Delta Sharing's `query` read a
+  body, under a deadline and a byte-rate floor (serve/slow_clients.py, in the app, so that each
+  surface refuses a late body in its own error shape); a request whose body has not arrived whole
+  when its answer starts is answered and its connection closed, so a body trickled after the answer
+  cannot hold the connection. One whose body arrived whole first keeps its connection as any
+  request does (an MCP client's tool calls, each a POST, reuse one connection: nothing of theirs can
+  arrive after the answer).
 - **Connections per worker, shared fairly.** A worker holds at most `max_connections_per_worker`:
   each costs a descriptor and some memory, and a worker also needs descriptors for its backends
   and builds (docs/operations.md, "File limits"). At the limit a new connection closes a connection
@@ -469,6 +472,9 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         self.head_open = True  # the next bytes read belong to a request head (or come before one)
         self.head_begun = False  # a head's first byte was parsed, and not its end
         self.head_bytes = 0  # bytes read since the head opened (those of its first read may be missed)
+        # The request whose body is arriving and whether it asked to keep the connection: kept only
+        # if the body ends before its answer starts (`on_message_complete`).
+        self.body_of: tuple[Any, bool] | None = None
         self.head_timer: asyncio.TimerHandle | None = None
         self.refused: bytes | None = None  # the refusal, written or waiting for earlier answers
         self.refused_by_callback: errors.ApiError | None = None
@@ -677,11 +683,17 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         if self.cycle is not None:
             self.cycles.append(self.cycle)
         if announces_body(self.headers) and self.cycle is not None:
+            self.body_of = (self.cycle, self.cycle.keep_alive)
             self.cycle.keep_alive = False
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
         self.head_open = True
+        if self.body_of is not None:
+            cycle, keep_alive = self.body_of
+            self.body_of = None
+            if cycle is self.cycle and keep_alive and not cycle.response_started:
+                cycle.keep_alive = True  # the whole body came before the answer: nothing can trickle
 
     def stop_parser(self, error: errors.ApiError) -> NoReturn:
         self.refused_by_callback = error

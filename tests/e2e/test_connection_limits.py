@@ -320,13 +320,24 @@ def test_an_idle_connection_is_closed_without_an_answer(port: int) -> None:
 
 
 def test_a_request_body_cannot_hold_the_connection_open(port: int) -> None:
-    """The API reads no request body: a request that announces one is answered and its
+    """A request whose body has not arrived whole when it is answered is answered and its
     connection closed, so a body trickled after the answer holds nothing."""
     peer = Peer(port)
     peer.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
     answer = peer.answer()
     assert answer.status == 200 and answer.headers["connection"] == "close"
     assert peer.closed_within()
+
+
+def test_a_whole_body_keeps_the_connection_for_the_next_request(port: int) -> None:
+    """A body that arrived whole before its answer cannot trickle after it: its connection serves
+    the next request (an MCP client's tool calls, each a POST, on one connection)."""
+    peer = Peer(port)
+    peer.send(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\n\r\nabc")
+    first = peer.answer()
+    assert first.status == 401 and first.headers.get("connection") != "close", first.headers
+    peer.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert peer.answer().status == 200
 
 
 # ---------------------------------------------------------------------------------------------
