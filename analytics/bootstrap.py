@@ -73,9 +73,9 @@ class _Prefix:
         end = start + count
         if end > KEPT_UNIFORMS:  # beyond the bound: from a generator moved to `start` (PCG64
             # gives one 64-bit output per float64 uniform, so `advance(start)` lands there)
-            rng = generator(self.seed, self.stream)
-            rng.bit_generator.advance(start)
-            fresh = rng.random(size=count)
+            bits = np.random.PCG64(np.random.SeedSequence([self.seed, self.stream]))
+            bits.advance(start)
+            fresh = np.random.Generator(bits).random(size=count)
             return fresh, np.log1p(-fresh)
         values, logs = self.values, self.logs
         if end > values.size:

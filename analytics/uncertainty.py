@@ -169,7 +169,9 @@ def intervals(
         if ic is not None:
             series = week_series(ic.window(window).values, run.weeks_per_year)
             weeks = int(series["rebuilt_mean_ic"][0].size)
-            figures |= group_intervals(series, bootstrap.kept_stream(bootstrap.SEED, WEEK_STREAM), wanted=subset)
+            figures |= group_intervals(
+                series, bootstrap.kept_stream(bootstrap.SEED, WEEK_STREAM), wanted=subset
+            )
         return Intervals(figures, sessions, weeks)
 
     whole = window == (None, None)
