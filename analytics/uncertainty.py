@@ -87,15 +87,15 @@ def group_intervals(
     whichever others are computed."""
     counted = {name: int(np.count_nonzero(np.isfinite(x))) for name, (x, _, _) in series.items()}
     measurable = [name for name, count in counted.items() if count >= bootstrap.MIN_OBSERVATIONS]
+    computed = [name for name in measurable if wanted is None or name in wanted]
     length = 0.0
-    if measurable:
+    if computed:  # (none asked for: nothing drawn)
         length = max(bootstrap.block_length(bootstrap.finite(series[name][0])) for name in measurable)
         n = next(iter(series.values()))[0].size
         blocks = bootstrap.draw_blocks(rng, n, resamples, length) if blocks is None else blocks
     out = {name: Interval(math.nan, math.nan, math.nan, counted[name], 0.0) for name in series}
-    if blocks is None:  # no series with enough observations
+    if blocks is None or not computed:  # no series with enough observations, or none asked for
         return out
-    computed = [name for name in measurable if wanted is None or name in wanted]
     # The moments of every distinct series read for them, in one pass over the blocks
     summed = {id(series[name][0]): series[name][0] for name in computed if series[name][1].moments}
     squared = [
