@@ -90,7 +90,9 @@ def group_intervals(
     computed = [name for name in measurable if wanted is None or name in wanted]
     length = 0.0
     if computed:  # (none asked for: nothing drawn)
-        length = max(bootstrap.block_length(bootstrap.finite(series[name][0])) for name in measurable)
+        # one per distinct series (the ratio and the mean of one series, the drawdown of the returns)
+        distinct = {id(series[name][0]): series[name][0] for name in measurable}
+        length = max(bootstrap.block_length(bootstrap.finite(x)) for x in distinct.values())
         n = next(iter(series.values()))[0].size
         blocks = bootstrap.draw_blocks(rng, n, resamples, length) if blocks is None else blocks
     out = {name: Interval(math.nan, math.nan, math.nan, counted[name], 0.0) for name in series}
