@@ -9,6 +9,8 @@ the end of the series; the last block is cut at n. The mean block length is Poli
 correction (`block_length`), at least 1. Each statistic draws from its own stream,
 `numpy.random.Generator(PCG64(SeedSequence([seed, stream])))` (`generator`), so the same series,
 seed, stream and number of resamples always give the same interval, whatever else is computed.
+A stream's first uniforms are kept per process (`kept_stream`, bounded): read as a fresh generator
+reads them, so a request's resamples cost no random draw.
 
 A mean, and a mean over a standard deviation, need only each resample's sum and sum of squares,
 so those resamples cost one prefix-sum difference per block, not one value per observation: the
