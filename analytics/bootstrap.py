@@ -9,6 +9,8 @@ the end of the series; the last block is cut at n. The mean block length is Poli
 correction (`block_length`), at least 1. Each statistic draws from its own stream,
 `numpy.random.Generator(PCG64(SeedSequence([seed, stream])))` (`generator`), so the same series,
 seed, stream and number of resamples always give the same interval, whatever else is computed.
+A stream's first uniforms are kept per process (`kept_stream`, bounded): read as a fresh generator
+reads them, so a request's resamples cost no random draw.
 
 A mean, and a mean over a standard deviation, need only each resample's sum and sum of squares,
 so those resamples cost one prefix-sum difference per block, not one value per observation: the
@@ -24,7 +26,9 @@ Resamples and the point estimate follow the project's one rule for "no measurabl
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -44,6 +48,80 @@ MIN_OBSERVATIONS = 3
 def generator(seed: int, stream: int) -> np.random.Generator:
     """The generator of one statistic: stream `stream` of `seed`."""
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, stream])))
+
+
+KEPT_UNIFORMS = 1 << 21
+"""Uniforms kept per (seed, stream) by `kept_stream`: 2,097,152 float64 values and as many of their
+log1p(-u), 32 MB a stream, at most KEPT_STREAMS streams (128 MB; the uncertainty intervals read two).
+A window of up to 1,048 sessions drawn one value a block (the plain bootstrap), or any longer
+mean block, reads within it; a draw past it comes from a fresh generator moved there."""
+KEPT_STREAMS = 4
+
+
+class _Prefix:
+    """The first uniforms of one stream and their log1p(-u) (a block length's draw), grown on
+    demand up to KEPT_UNIFORMS (the generator kept at the end of what is kept: growing continues
+    the stream)."""
+
+    def __init__(self, seed: int, stream: int) -> None:
+        self.seed, self.stream = seed, stream
+        self.rng = generator(seed, stream)
+        self.values = np.empty(0)
+        self.logs = np.empty(0)
+        self.lock = threading.Lock()
+
+    def take(self, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """Uniforms start .. start + count of the stream and their log1p(-u) (read-only)."""
+        end = start + count
+        if end > KEPT_UNIFORMS:  # beyond the bound: from a generator moved to `start` (PCG64
+            # gives one 64-bit output per float64 uniform, so `advance(start)` lands there)
+            bits = np.random.PCG64(np.random.SeedSequence([self.seed, self.stream]))
+            bits.advance(start)
+            fresh = np.random.Generator(bits).random(size=count)
+            return fresh, np.log1p(-fresh)
+        values, logs = self.values, self.logs
+        if end > values.size:
+            with self.lock:
+                values, logs = self.values, self.logs
+                if end > values.size:
+                    more = self.rng.random(size=min(KEPT_UNIFORMS, max(end, 2 * values.size)) - values.size)
+                    values = np.concatenate([values, more])
+                    logs = np.concatenate([logs, np.log1p(-more)])
+                    values.setflags(write=False)
+                    logs.setflags(write=False)
+                    self.values, self.logs = values, logs
+        return values[start:end], logs[start:end]
+
+
+@functools.lru_cache(maxsize=KEPT_STREAMS)
+def _prefix(seed: int, stream: int) -> _Prefix:
+    return _Prefix(seed, stream)
+
+
+class KeptStream:
+    """Stream `stream` of `seed` read as `generator(seed, stream).random(size=...)` reads it, value for
+    value, from the stream's first uniforms kept across requests (they depend on the seed and the
+    stream alone), with their log1p(-u): a request's resamples then cost no random draw and no
+    logarithm. One cursor per use, as one generator per use."""
+
+    def __init__(self, seed: int, stream: int) -> None:
+        self._prefix = _prefix(seed, stream)
+        self._at = 0
+
+    def random_and_logs(self, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """The next uniforms in `shape` and their log1p(-u)."""
+        count = math.prod(shape)
+        values, logs = self._prefix.take(self._at, count)
+        self._at += count
+        return values.reshape(shape), logs.reshape(shape)
+
+    def random(self, size: tuple[int, ...]) -> np.ndarray:
+        return self.random_and_logs(size)[0]
+
+
+def kept_stream(seed: int, stream: int) -> KeptStream:
+    """`generator(seed, stream)`'s uniforms, from the kept prefix (`KeptStream`)."""
+    return KeptStream(seed, stream)
 
 
 def block_length(x: np.ndarray) -> float:
@@ -93,7 +171,7 @@ def block_length(x: np.ndarray) -> float:
 
 
 def draw_blocks(
-    rng: np.random.Generator, n: int, count: int, mean_block: float, length: int | None = None
+    rng: np.random.Generator | KeptStream, n: int, count: int, mean_block: float, length: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(starts, lengths), `count` rows of blocks whose lengths add up to `length` (default n, a
     resample as long as the series) in every row (blocks past the last value have length 0; columns
@@ -112,9 +190,14 @@ def draw_blocks(
     # `geometric` draws one at a time for p > 1/3 and is several times slower); starts floor(u n).
     log_stay = math.log1p(-1.0 / mean_block)
     while True:
-        uniform = rng.random(size=(2, count, width))
+        if isinstance(rng, KeptStream):
+            uniform, logs = rng.random_and_logs((2, count, width))
+            log_leave = logs[0]
+        else:
+            uniform = rng.random(size=(2, count, width))
+            log_leave = np.log1p(-uniform[0])
         starts = (uniform[1] * n).astype(np.int64)
-        lengths = (np.floor(np.log1p(-uniform[0]) / log_stay) + 1).astype(np.int64)
+        lengths = (np.floor(log_leave / log_stay) + 1).astype(np.int64)
         ends = np.cumsum(lengths, axis=1)
         if np.all(ends[:, -1] >= size):
             break

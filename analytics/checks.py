@@ -445,7 +445,9 @@ def _information_ratio_lower_bound(
         )
     if inputs.ledger(view, book) is None:
         return Figure(None, "the run has no ledger for this book", book, WINDOW)
-    entry = uncertainty.intervals(view, book, window, access).figures["information_ratio"]
+    entry = uncertainty.intervals(view, book, window, access, frozenset({"information_ratio"})).figures[
+        "information_ratio"
+    ]
     return Figure(
         entry.lower,
         "fewer than 3 daily returns with variance in the window, or no resample with variance",

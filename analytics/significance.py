@@ -647,6 +647,11 @@ def _dsr_family(
     )
 
 
+BOOTSTRAP_FIGURES = frozenset({"information_ratio", "rebuilt_mean_ic", "rebuilt_icir"})
+"""The intervals the bootstrap block serves: a window computes these alone (its maximum drawdown's
+resamples were 1/4 of the answer's time, never served here)."""
+
+
 def _bootstrap(view: BuildView, window: Window, access: Access, warnings: Warnings) -> Bootstrap:
     """The long_short book's intervals of `/analytics/uncertainty` (the same resamples: the two
     routes agree), computed once per build for the whole history, per request for a window."""
@@ -665,7 +670,7 @@ def _bootstrap(view: BuildView, window: Window, access: Access, warnings: Warnin
     ir_reason = "" if access.ledger else withheld("ledger", "significance.bootstrap", warnings)
     if access.ledger and inputs.ledger(view, "long_short") is None:
         ir_reason = "the run has no long_short ledger"
-    found = uncertainty.intervals(view, "long_short", window, access)
+    found = uncertainty.intervals(view, "long_short", window, access, BOOTSTRAP_FIGURES)
     return Bootstrap(
         method=uncertainty.METHOD,
         confidence=bootstrap.CONFIDENCE,

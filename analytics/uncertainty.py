@@ -74,29 +74,38 @@ Series = tuple[np.ndarray, bootstrap.Statistic, float]
 
 def group_intervals(
     series: Mapping[str, Series],
-    rng: np.random.Generator,
+    rng: np.random.Generator | bootstrap.KeptStream,
     resamples: int = bootstrap.RESAMPLES,
     confidence: float = bootstrap.CONFIDENCE,
     blocks: tuple[np.ndarray, np.ndarray] | None = None,
+    wanted: frozenset[str] | None = None,
 ) -> dict[str, Interval]:
     """The intervals of figures whose series are of the same n observations, every figure over
     the same resamples (`blocks`, else drawn from `rng` with the longest Politis-White block length
-    of the series with at least MIN_OBSERVATIONS finite values)."""
+    of the series with at least MIN_OBSERVATIONS finite values). `wanted`: the figures computed
+    (None: all); every series still chooses the block length, so a figure's interval is the same
+    whichever others are computed."""
     counted = {name: int(np.count_nonzero(np.isfinite(x))) for name, (x, _, _) in series.items()}
     measurable = [name for name, count in counted.items() if count >= bootstrap.MIN_OBSERVATIONS]
+    computed = [name for name in measurable if wanted is None or name in wanted]
     length = 0.0
-    if measurable:
-        length = max(bootstrap.block_length(bootstrap.finite(series[name][0])) for name in measurable)
+    if computed:  # (none asked for: nothing drawn)
+        # one per distinct series (the ratio and the mean of one series, the drawdown of the returns)
+        distinct = {id(series[name][0]): series[name][0] for name in measurable}
+        length = max(bootstrap.block_length(bootstrap.finite(x)) for x in distinct.values())
         n = next(iter(series.values()))[0].size
         blocks = bootstrap.draw_blocks(rng, n, resamples, length) if blocks is None else blocks
     out = {name: Interval(math.nan, math.nan, math.nan, counted[name], 0.0) for name in series}
-    if blocks is None:  # no series with enough observations
+    if blocks is None or not computed:  # no series with enough observations, or none asked for
         return out
     # The moments of every distinct series read for them, in one pass over the blocks
-    summed = {id(series[name][0]): series[name][0] for name in measurable if series[name][1].moments}
-    squared = [any(s.squares for x, s, _ in series.values() if x is value) for value in summed.values()]
+    summed = {id(series[name][0]): series[name][0] for name in computed if series[name][1].moments}
+    squared = [
+        any(s.squares for name, (x, s, _) in series.items() if x is value and name in computed)
+        for value in summed.values()
+    ]
     known = dict(zip(summed, bootstrap.moments_of(list(summed.values()), *blocks, squared), strict=True))
-    for name in measurable:
+    for name in computed:
         x, statistic, scale = series[name]
         draws = statistic.of_resamples(bootstrap.Resamples(x, *blocks, known.get(id(x))))
         lower, upper = bootstrap.percentile_interval(draws, confidence)
@@ -138,9 +147,14 @@ def week_series(ic: np.ndarray, weeks_per_year: int) -> dict[str, Series]:
     }
 
 
-def intervals(view: BuildView, book: str, window: Window, access: Access) -> Intervals:
+def intervals(
+    view: BuildView, book: str, window: Window, access: Access, wanted: frozenset[str] | None = None
+) -> Intervals:
     """The intervals of `book` over `window` in the reach of `access` (a group the key may not read
-    is neither read nor drawn: its figures NaN, its count None)."""
+    is neither read nor drawn: its figures NaN, its count None). `wanted`: the figures a window's
+    answer serves (None: all; `group_intervals`); the whole history's are computed all at once, once.
+    The uniforms come from the streams' kept prefix (`bootstrap.kept_stream`): the same values as a
+    fresh generator's, without drawing them per request."""
 
     def compute() -> Intervals:
         run = conventions(view)
@@ -150,15 +164,21 @@ def intervals(view: BuildView, book: str, window: Window, access: Access) -> Int
         if ledger is not None:
             series = session_series(ledger.window(window), run.sessions_per_year)
             sessions = int(series["information_ratio"][0].size)
-            figures |= group_intervals(series, bootstrap.generator(bootstrap.SEED, SESSION_STREAM))
+            figures |= group_intervals(
+                series, bootstrap.kept_stream(bootstrap.SEED, SESSION_STREAM), wanted=subset
+            )
         ic = inputs.weekly_ic(view) if access.cross_sections else None
         if ic is not None:
             series = week_series(ic.window(window).values, run.weeks_per_year)
             weeks = int(series["rebuilt_mean_ic"][0].size)
-            figures |= group_intervals(series, bootstrap.generator(bootstrap.SEED, WEEK_STREAM))
+            figures |= group_intervals(
+                series, bootstrap.kept_stream(bootstrap.SEED, WEEK_STREAM), wanted=subset
+            )
         return Intervals(figures, sessions, weeks)
 
-    if window == (None, None):
+    whole = window == (None, None)
+    subset = None if whole else wanted
+    if whole:
         return view.memo(
             f"analytics:uncertainty:{book}:{int(access.ledger)}{int(access.cross_sections)}", compute
         )

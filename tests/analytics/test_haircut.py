@@ -119,6 +119,24 @@ def test_holm_and_bhy_at_the_alpha_s_place_are_the_reference_s_per_simulation() 
         assert found[1] == pytest.approx(float(np.median(bhy)), rel=1e-12, abs=1e-15)
 
 
+def test_the_count_below_p_is_the_flattened_binary_search() -> None:
+    """Where p falls in each simulation is found (one pass over the panel) as the binary search of
+    the flattened shifted rows placed it, ties with simulated p-values included; and the (Holm, BHY)
+    kept per p is the one computed again."""
+    tests, sims = 55, 2_000
+    panel = haircut._panel(tests, 0.2, sims, 3)
+    rows = np.arange(sims)
+    ordered = panel.shifted - 2.0 * rows[:, None]
+    for p in (1e-9, 1e-4, 0.013, 0.5, 1.0, *ordered[[0, 7, 1999], [0, 20, 54]]):
+        searched = np.searchsorted(panel.shifted.ravel(), p + 2.0 * rows, "left") - rows * tests
+        above = panel.shifted >= (p + 2.0 * rows)[:, None]
+        counted = np.where(above[:, -1], above.argmax(axis=1), tests)
+        assert np.array_equal(searched, counted), p
+    found = haircut.simulated_adjustments(0.013, tests, 0.2, sims, 3)
+    haircut.simulated_adjustments.cache_clear()
+    assert haircut.simulated_adjustments(0.013, tests, 0.2, sims, 3) == found
+
+
 def test_seeded_and_the_same_twice() -> None:
     a, b = known(), known()
     assert a == b

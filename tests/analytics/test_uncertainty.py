@@ -204,6 +204,46 @@ def test_max_drawdown_of_blocks_is_the_laid_out_one() -> None:
         assert np.allclose(got, expected, rtol=TOL, atol=1e-13), mean_block
 
 
+def test_kept_stream_draws_the_generators_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unit under test: blocks drawn from the kept prefix of a stream (`bootstrap.kept_stream`) are
+    those of a fresh generator of the same seed and stream, value for value: the plain bootstrap,
+    short and long mean blocks, a second draw from the same cursor, and draws past the kept bound
+    (a generator moved there)."""
+    from analytics import bootstrap
+
+    def same(bound: int) -> None:
+        monkeypatch.setattr(bootstrap, "KEPT_UNIFORMS", bound)
+        bootstrap._prefix.cache_clear()
+        for stream in (0, 1):
+            for n, mean_block in ((7, 2.5), (125, 1.44), (300, 1.0), (600, 19.1), (1406, 25.0)):
+                fresh, kept = bootstrap.generator(11, stream), bootstrap.kept_stream(11, stream)
+                for _ in range(2):
+                    want = bootstrap.draw_blocks(fresh, n, 500, mean_block)
+                    got = bootstrap.draw_blocks(kept, n, 500, mean_block)
+                    assert all(np.array_equal(w, g) for w, g in zip(want, got, strict=True)), (bound, n)
+
+    same(bootstrap.KEPT_UNIFORMS)
+    same(1_000)  # every draw past the bound
+    same(200_000)  # some within, some past
+    bootstrap._prefix.cache_clear()
+
+
+def test_a_subset_of_the_figures_is_the_same_as_all_of_them() -> None:
+    """Unit under test: `group_intervals` asked for some figures (a window of /analytics/significance
+    or the checks) gives them exactly as asked for all (the same block length, the same resamples)."""
+    from analytics import bootstrap, uncertainty
+
+    rng = np.random.default_rng(5)
+    r = 0.01 * rng.standard_normal(400) + 0.0004
+    turnover = np.abs(np.convolve(rng.standard_normal(430), np.ones(30) / 30, "valid")[:400])
+    series = uncertainty.session_series_of(r, r - 0.0001, turnover, 252)
+    every = uncertainty.group_intervals(series, bootstrap.generator(3, 0))
+    for wanted in ({"information_ratio"}, {"excess_sharpe", "max_drawdown_pct"}):
+        some = uncertainty.group_intervals(series, bootstrap.kept_stream(3, 0), wanted=frozenset(wanted))
+        for name in wanted:
+            assert some[name] == every[name], name
+
+
 # ---------------------------------------------------------------- the served bounds
 
 

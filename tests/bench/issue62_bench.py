@@ -6,7 +6,8 @@
 One app over the lake (Litestar's `TestClient`, the tests' raw-book key, no rate limiter, the
 records given or none), per answer: the first call, `--warm` calls, then `--calls` timed calls
 without `If-None-Match`, every other one with a random window where the route takes one (seeded,
-so two runs ask the same windows). The answers: `/analytics/significance` (min_backtest_length,
+so two runs ask the same windows); the p50 and p95 of all of them, and of the whole history's and
+the windows' calls apart (the median of all hides two populations). The answers: `/analytics/significance` (min_backtest_length,
 clustered_dsr and the effective rank, sharpe_haircut), `/analytics/checks` with the optional
 sharpe_t_statistic check on, `/analytics/catalogue_bound`, `/analytics/family_tests` of each trial
 family's first member, `/analytics/sub_universe`. Prints a Markdown table (docs/benchmarks.md,
@@ -17,6 +18,7 @@ the effective rank, the clustered DSR's trials).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
@@ -50,6 +52,14 @@ def answers(alphas: set[str]) -> list[tuple[str, str, dict[str, str], bool]]:
     return out
 
 
+def p50(times: list[float]) -> float:
+    return statistics.median(times)
+
+
+def p95(times: list[float]) -> float:
+    return sorted(times)[int(0.95 * len(times)) - 1]
+
+
 def main() -> None:
     from core.settings import Settings
     from serve.app import create_app
@@ -80,8 +90,12 @@ def main() -> None:
 
         listed = get("/v1/alphas", {"limit": "1000"})["data"]
         alphas = {row["alpha_id"] for row in listed}
-        print("| answer | alpha | body | first call ms | p50 ms | p95 ms |")
-        print("|---|---|---|---|---|---|")
+        print(f"load average at the start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}\n")
+        print(
+            "| answer | alpha | body | first call ms | p50 ms | p95 ms | whole history p50 / p95 ms "
+            "| windows p50 / p95 ms |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
         for label, path, fixed, windowed in answers(alphas):
             rng = random.Random(7)
             t0 = time.perf_counter()
@@ -89,7 +103,7 @@ def main() -> None:
             first = (time.perf_counter() - t0) * 1e3
             for _ in range(args.warm):
                 get(path, fixed)
-            times = []
+            times, whole, windows = [], [], []
             for i in range(args.calls):
                 params = dict(fixed)
                 if windowed and i % 2:
@@ -100,14 +114,17 @@ def main() -> None:
                 t0 = time.perf_counter()
                 get(path, params)
                 times.append((time.perf_counter() - t0) * 1e3)
+                (windows if windowed and i % 2 else whole).append(times[-1])
             times.sort()
             alpha = path.split("/")[3]
             print(
                 f"| `{label}` | {alpha} | {len(body.content) / 1e3:.1f} kB | {first:.1f} | "
-                f"{statistics.median(times):.2f} | {times[int(0.95 * len(times)) - 1]:.2f} |"
+                f"{p50(times):.2f} | {p95(times):.2f} | {p50(whole):.2f} / {p95(whole):.2f} | "
+                + (f"{p50(windows):.2f} / {p95(windows):.2f} |" if windows else "- |")
             )
         data = get(f"/v1/alphas/{ALPHAS[0]}/analytics/significance", {})["data"]
         dsr, clustered = data["dsr"]["trials"], data["clustered_dsr"]
+        print(f"\nload average at the end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
         print(
             f"\nN {dsr['count']}, K {dsr.get('effective_count')}, effective rank {dsr.get('effective_rank')}; "
             f"{ALPHAS[0]}: dsr {data['dsr'].get('value')}, effective_dsr {data['effective_dsr'].get('value')}, "
