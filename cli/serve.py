@@ -51,6 +51,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from serve.start_gc import while_starting
+
+    # Before the imports below: this process imports much of the server (and, with one worker, is
+    # the worker), so the collector's full passes wait until it is ready (serve/start_gc.py).
+    while_starting()
     lake, keystore = args.lake, None
     if args.init_demo and args.demo == "full":
         lake = lake or os.environ.get("ALPHA_RESULTS_LAKE") or FULL_DEMO_LAKE
@@ -71,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
             init_demo(settings, args.demo)
         import uvicorn
 
+        if settings.workers > 1:
+            from serve.start_gc import started
+
+            started()  # this process only supervises: each worker sets its own (serve.worker)
         with terminal_foreground():
             uvicorn.run(**uvicorn_options(settings))  # returns after a graceful SIGINT/SIGTERM shutdown
     return 0
@@ -140,7 +149,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     from serve.access_log import log_config
 
     return {
-        "app": "serve.app:create_app",
+        "app": "serve.worker:create_app",
         "factory": True,
         "host": settings.host,
         "port": settings.port,

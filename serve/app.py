@@ -56,6 +56,7 @@ from serve.prometheus import ServerMetrics, forget_dead_workers, worker_stopped
 from serve.records import RecordsSource
 from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta, prometheus, sharing
+from serve.start_gc import started as collector_started
 from serve.warm import ImportWatch, warm
 
 log = logging.getLogger("serve.app")
@@ -250,6 +251,7 @@ def create_app(
             start_health_monitor,
             *usage_sync_start(opened_limiter),
             *([cache.start] if cache is not None else []),
+            collector_started,  # the collector's thresholds as they were before the start (serve.start_gc)
             imports.ready,  # last: what startup imported is known
         ],
         on_shutdown=[
