@@ -158,7 +158,7 @@ bench-prometheus *ARGS:
 bench-residual *ARGS:
     python -m tests.bench.residual_bench {{ARGS}}
 
-# How long a worker takes to make its app (import serve.app, create_app over the lake), fresh interpreters, this tree [against --base CHECKOUT] (issue 34).
+# The CPU of a worker's start (import serve.app, create_app, its startup; then a whole `serve --workers 1` until /v1/health answers [--no-serve]), fresh interpreters, this tree [against --base CHECKOUT] [--lake DIR] [--rounds N] (issue 34; docs/benchmarks.md "A worker's start").
 bench-app-start *ARGS:
     python -m tests.bench.app_start {{ARGS}}
 
