@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from serve.start_gc import while_starting
+    from serve.start_gc import started, while_starting
 
     # Before the imports below: this process imports much of the server (and, with one worker, is
     # the worker), so the collector's full passes wait until it is ready (serve/start_gc.py).
@@ -73,12 +73,12 @@ def run(args: argparse.Namespace) -> int:
     # Before anything imports prometheus-client: with one worker this process is the worker.
     with metrics_folder(settings):
         if args.init_demo:
+            started()  # the demo's pipeline (minutes, large tables) runs with the collector as always
             init_demo(settings, args.demo)
+            while_starting()
         import uvicorn
 
         if settings.workers > 1:
-            from serve.start_gc import started
-
             started()  # this process only supervises: each worker sets its own (serve.worker)
         with terminal_foreground():
             uvicorn.run(**uvicorn_options(settings))  # returns after a graceful SIGINT/SIGTERM shutdown
