@@ -5,7 +5,7 @@ objects (its `Request`, the dependency batch, the signature model, the `ASGIResp
 Which routes, read from each handler's declaration when the layer first routes to it
 (`direct_of`), never listed by hand: a `@route` handler (serve/routes/declare.py) whose answer is
 an envelope (`Single`, `Collection`, `Series`: one body, where the event stream and the health
-probe are not), whose function is a coroutine taking `ctx` and nothing but `str` path parameters
+probe are not), whose function (a coroutine, or a plain function Litestar calls on the event loop) takes `ctx` and nothing but `str` path parameters
 without constraints, and on which nothing Litestar runs around a handler is set (guards, hooks, a
 response cache, a DTO, handler-level headers or cookies, a background task, middleware). Every
 other route, and every route while `Front.direct` is off, is answered by Litestar as before.
@@ -25,11 +25,12 @@ OpenAPI, the client, MCP and the docs, which read the same declarations, do not 
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from litestar import Response
+from litestar.enums import MediaType
 from litestar.response.base import ASGIResponse
 from litestar.types import Message
 from litestar.utils.helpers import get_enum_string_value
@@ -45,7 +46,8 @@ _PATH_TYPES = re.compile(r"\{(\w+):(\w+)\}")
 class Direct:
     """A route the layer answers itself: its function and what Litestar would add to its answer."""
 
-    fn: Callable[..., Awaitable[Any]]
+    fn: Callable[..., Any]
+    sync: bool  # a plain function, called on the event loop as Litestar calls it (`sync_to_thread=False`)
     path_names: tuple[str, ...]  # the path parameters the function takes, by name
     media_type: str  # the handler's, when its `Response` names none
     status_code: int  # likewise
@@ -55,11 +57,8 @@ class Direct:
         """The route's status line and body for this routed, admitted request."""
         ctx = context_of(scope)
         params = scope["path_params"]
-        if self.path_names:
-            response = await self.fn(ctx, **{name: params[name] for name in self.path_names})
-        else:
-            response = await self.fn(ctx)
-        return self.encoded(response)
+        response = self.fn(ctx, **{name: params[name] for name in self.path_names})
+        return self.encoded(response if self.sync else await response)
 
     def encoded(self, response: Any) -> tuple[Message, bytes]:
         """`response` as Litestar sends it (`Response.to_asgi_response`, then `ASGIResponse`'s
@@ -82,7 +81,7 @@ class Direct:
         ]
         named = {name for name, _ in headers}
         if b"content-type" not in named:
-            media_type = get_enum_string_value(response.media_type or self.media_type)
+            media_type = get_enum_string_value(response.media_type or self.media_type or MediaType.JSON)
             if media_type.startswith("text/"):
                 media_type = f"{media_type}; charset={response.encoding}"
             headers.append((b"content-type", media_type.encode("latin-1")))
@@ -118,10 +117,9 @@ def direct_of(handler: Any) -> Direct | None:
         return None
     if (
         handler.http_methods != {"GET"}
-        or handler.has_sync_callable
         or handler.resolve_guards()
         or handler.resolve_before_request() is not None
-        or handler.resolve_after_request() is not None
+        or any(layer.after_request for layer in handler.ownership_layers)
         or handler.resolve_after_response() is not None
         or handler.cache
         or handler.resolve_return_dto() is not None
@@ -133,11 +131,13 @@ def direct_of(handler: Any) -> Direct | None:
     ):
         return None
     path_types = dict(_PATH_TYPES.findall(declared.path))
-    parameters = handler.parsed_fn_signature.parameters
-    if list(parameters)[:1] != ["ctx"]:
+    # The function's own parameters (Litestar's parsed signature adds the path's other parameters).
+    taken = list(handler.parsed_fn_signature.original_signature.parameters)
+    if taken[:1] != ["ctx"]:
         return None
     names = []
-    for name, field in list(parameters.items())[1:]:
+    for name in taken[1:]:
+        field = handler.parsed_fn_signature.parameters[name]
         kwarg = field.kwarg_definition
         plain = kwarg is None or kwarg == type(kwarg)()
         if path_types.get(name) != "str" or field.annotation is not str or not plain or field.has_default:
@@ -145,6 +145,7 @@ def direct_of(handler: Any) -> Direct | None:
         names.append(name)
     return Direct(
         fn=handler.fn,
+        sync=handler.has_sync_callable,
         path_names=tuple(names),
         media_type=get_enum_string_value(handler.media_type),
         status_code=handler.status_code,
