@@ -5,15 +5,16 @@ objects (its `Request`, the dependency batch, the signature model, the `ASGIResp
 Which routes, read from each handler's declaration when the layer first routes to it
 (`direct_of`), never listed by hand: a `@route` handler (serve/routes/declare.py) whose answer is
 an envelope (`Single`, `Collection`, `Series`: one body, where the event stream and the health
-probe are not), whose function (a coroutine, or a plain function Litestar calls on the event loop) takes `ctx` and nothing but `str` path parameters
-without constraints, and on which nothing Litestar runs around a handler is set (guards, hooks, a
-response cache, a DTO, handler-level headers or cookies, a background task, middleware). Every
-other route, and every route while `Front.direct` is off, is answered by Litestar as before.
+probe are not), whose function (a coroutine, or a plain function Litestar would call on the event
+loop or in a thread) takes `ctx` and nothing but `str` path parameters without constraints, and on
+which nothing Litestar runs around a handler is set (guards, hooks, a response cache, a DTO,
+handler-level headers or cookies, a background task, middleware). Every other route, and every
+route while `Front.direct` is off, is answered by Litestar as before.
 
 The handler is called as Litestar calls it: `ctx` made by the one way a context is made
 (`serve.routes.base.context_of`, from the scope), its path parameters by name from the router's
 `path_params`. Its `Response` becomes the status line and body Litestar would send
-(`Direct.answer`: the response's headers in order, then `content-type` and `content-length`
+(`Direct.encoded`: the response's headers in order, then `content-type` and `content-length`
 unless it set them, as `Response.to_asgi_response` and `ASGIResponse` make them), sent on through
 the layer's send path: the standard headers, the entity tag and its 304, the egress count and the
 compression are the layer's as for every route; a refusal or a failure is answered by the same

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from litestar import Litestar
+from litestar import Litestar, Response
 from litestar.connection import Request
 from litestar.routes import HTTPRoute
 from litestar.testing import TestClient
@@ -269,3 +269,33 @@ def test_every_direct_route_answers_as_litestar_did(
     finally:
         layer.direct = True
     assert 401 in statuses and (403 in statuses or endpoint in META_IDS), (endpoint, statuses)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        Response(content=b'{"data":[]}', media_type="application/json"),
+        Response(content=b"a,b\n1,2\n", media_type="text/csv", headers={"Link": '</x?offset=2>; rel="next"'}),
+        Response(content=b"x", media_type="text/csv", headers={"Content-Type": "text/plain"}),
+        Response(content=b"{}", status_code=404, media_type="application/json"),
+        Response(content=b"{}"),  # the handler's media type
+        Response(content={"data": [1]}),  # not bytes yet: Litestar's own conversion
+        Response(content=b"{}", cookies={"a": "b"}),  # a cookie: Litestar's own conversion
+    ],
+)
+def test_a_response_is_sent_as_litestar_sends_it(client: TestClient[Any], response: Response[Any]) -> None:
+    """`Direct.encoded` against `Response.to_asgi_response` with what the handler adds, for the
+    responses the routes return and others."""
+    handler = handlers(client)["signals.rebalances.get"]
+    direct = direct_of(handler)
+    assert direct is not None
+    message, body = direct.encoded(response)
+    start: dict[str, Any] = dict(message)
+    made = response.to_asgi_response(
+        app=None,
+        request=None,  # type: ignore[arg-type]
+        media_type=handler.media_type,
+        status_code=handler.status_code,
+        type_encoders=handler.resolve_type_encoders(),
+    )
+    assert (start["status"], start["headers"], body) == (made.status_code, made.encode_headers(), made.body)
