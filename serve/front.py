@@ -136,10 +136,13 @@ class Cycle:
 
     async def send(self, message: Message) -> None:
         if message["type"] == "http.response.start":
-            self.status, self.responded, self.done = int(message["status"]), True, True
+            self.responded, self.done = True, True
             finish_headers(message, self.exchange)
             if self.exchange.entity_tag is not None:
                 await conditional_response(message, self.scope)
+            # After the entity tag was compared: the access line and the metrics say 304 when the
+            # client's copy was current, the status the client saw.
+            self.status = int(message["status"])
         elif self.exchange.not_modified and message["type"] == "http.response.body":
             message["body"] = b""
         elif message["type"] == "http.response.body":
