@@ -13,8 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from analytics.figures import Figures
 from analytics.access import FULL_ACCESS, Access
+from analytics.figures import Figures
 from analytics.restatements import DATASET_DATA, restated_in, restated_of
 from analytics.tenure import known_of
 from datasets.rows import day_number
