@@ -11,12 +11,13 @@ import asyncio
 import random
 import re
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import pytest
 from litestar.datastructures import MutableScopeHeaders
 
 from serve.conditional import DATA_CACHE_CONTROL, DATA_VARY, conditional_response
+from serve.envelope import page_links
 from serve.exchange import exchange_of
 from tests.api.conftest import Api
 from tests.api.test_request_path import DATA_PATHS
@@ -118,6 +119,34 @@ def test_links_walk_a_collection_page_by_page(api: Api) -> None:
         else:
             assert body["pagination"]["has_more"] is False
     assert rows == expected and len(rows) > 70 and pages == -(-len(rows) // 70)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        b"",
+        b"limit=5",
+        b"from=2021-02-01&to=2021-03-31&limit=70&offset=140",
+        b"symbol=A%26B&symbol=%C3%A9+x&sort=-score&offset=3",
+        b"q=a%2Bb%3Dc&fields=all&limit=2&empty=",
+    ],
+)
+def test_the_links_encode_the_query_as_urlencode_of_every_pair(query: bytes) -> None:
+    """`page_links` encodes the other parameters once for both links: the same text as
+    `urlencode` of every pair with the applied `limit` and the new `offset` (its first definition)."""
+    scope: dict[str, Any] = {"type": "http", "path": "/v1/alphas/a b/positions", "query_string": query}
+    for limit, offset, returned, total in ((2, 0, 2, 10), (2, 4, 2, 10), (5, 3, 5, 8), (70, 140, 10, 150)):
+        pairs = [(k, v) for k, v in exchange_of(scope).query if k not in ("limit", "offset")]
+        expected = []
+        if offset + returned < total:
+            expected.append((offset + returned, "next"))
+        if offset > 0:
+            expected.append((max(0, offset - limit), "prev"))
+        made = ", ".join(
+            f'<{quote(scope["path"])}?{urlencode([*pairs, ("limit", limit), ("offset", at)])}>; rel="{rel}"'
+            for at, rel in expected
+        )
+        assert page_links(scope, limit, offset, returned, total) == made
 
 
 def _as_litestar_set_them(message: dict[str, Any], digest: str, matches: bool) -> None:
