@@ -170,6 +170,10 @@ bench-first-request *ARGS:
 bench-before-handler *ARGS:
     python -m tests.bench.before_handler {{ARGS}}
 
+# Where a random-offset 100-row week page's CPU goes, in process, under cProfile (issue 61, item 3): `just bench-page-profile LAKE [--accept-encoding zstd]`.
+bench-page-profile *ARGS:
+    python -m tests.bench.page_profile {{ARGS}}
+
 # Issue 36's routes (attribution, factors, residual, capacity, quantiles) on the full-size demo alphas, one worker, beside /v1/me and /analytics/risk in the same run: p50/p95 [--rebuild after a pipeline change] [--calls N].
 bench-why *ARGS:
     python -m tests.bench.why_bench {{ARGS}}

@@ -36,6 +36,7 @@ class Restated:
     table: pa.Table | None
     days: np.ndarray  # the restated dates (days since 1970), sorted ascending (for windows)
     data: np.ndarray  # what each of `days` is built from (`DATASET_DATA`), in the same order
+    names: frozenset[str] = frozenset()  # the distinct values of `data`: a key's access asked once each
 
     @property
     def count(self) -> int:
@@ -62,7 +63,7 @@ def _read(view: BuildView) -> Restated:
         [DATASET_DATA.get(d, "ledger") for d in table.column("dataset").to_pylist()], dtype=object
     )
     order = np.argsort(days, kind="stable")
-    return Restated(table, days[order], data[order])
+    return Restated(table, days[order], data[order], frozenset(str(name) for name in data))
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,9 @@ def restated_in(
     """The restatements dated inside [start, end] (None: open) of data `access` may read, for the
     `restated` warning of an answer over that window."""
     found = restated_of(view)
-    readable = np.array([access.may_read(str(d)) for d in found.data], dtype=bool)
-    days = found.days[readable] if found.days.size else found.days
+    # Every answer over a window asks this: the access is asked once per kind of data, not per row.
+    unreadable = [name for name in found.names if not access.may_read(name)]
+    days = found.days[~np.isin(found.data, unreadable)] if unreadable else found.days
     if days.size == 0:
         return InWindow(0, None, None)
     lo = 0 if start is None else int(np.searchsorted(days, (start - dt.date(1970, 1, 1)).days, "left"))

@@ -100,10 +100,19 @@ and the client's text is never echoed (in `error.details.ip` or `/v1/me` `ip`)."
 
 def client_ip(connection: ASGIConnection[Any, Any, Any, Any], trusted_proxy_hops: int) -> str:
     """The caller's address: the socket peer, or `trusted_proxy_hops` back in X-Forwarded-For."""
-    peer = connection.client.host if connection.client else "0.0.0.0"
+    return scope_ip(connection.scope, trusted_proxy_hops)
+
+
+def scope_ip(scope: Any, trusted_proxy_hops: int) -> str:
+    """`client_ip` of a request's ASGI scope."""
+    client = scope.get("client")
+    peer = client[0] if client else "0.0.0.0"
     if trusted_proxy_hops <= 0:
         return peer
-    return address_of(peer, connection.headers.getall("x-forwarded-for", []), trusted_proxy_hops)
+    forwarded = [
+        value.decode("latin-1") for name, value in scope["headers"] if name.lower() == b"x-forwarded-for"
+    ]
+    return address_of(peer, forwarded, trusted_proxy_hops)
 
 
 def address_of(peer: str, forwarded_lines: list[str], trusted_proxy_hops: int) -> str:

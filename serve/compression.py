@@ -10,6 +10,7 @@ speed: the serving path builds a 5,000-row page in milliseconds, and a slow code
 
 from __future__ import annotations
 
+import functools
 from io import BytesIO
 from typing import ClassVar
 
@@ -46,12 +47,15 @@ CODINGS = ("zstd", "gzip")
 """The codings served, in the server's order of preference between codings of equal weight."""
 
 
+@functools.lru_cache(maxsize=256)
 def negotiated_coding(accept_encoding: str) -> str | None:
     """The coding to answer with for `accept_encoding` (RFC 9110 12.5.3), None for no coding.
 
     The client's highest weighted coding of `CODINGS`, the first of them on equal weight. Names are
     case-insensitive; `q=0` marks a coding not acceptable; `*` weighs every coding not named; a
-    member whose weight is not a valid qvalue is ignored."""
+    member whose weight is not a valid qvalue is ignored. Kept per text: a client sends the same
+    line on every request, and a route answered below the framework asks twice (serve/front.py
+    `answer_direct`, then the middleware)."""
     weights = dict(weighted_members(accept_encoding))
     default = weights.get("*", 0.0)
     best = max(CODINGS, key=lambda coding: weights.get(coding, default))  # the first of equals

@@ -21,13 +21,31 @@ import hashlib
 from collections.abc import Iterable
 from urllib.parse import urlencode
 
-from litestar.datastructures import MutableScopeHeaders
 from litestar.types import Message, Scope
 
 from serve.exchange import exchange_of
 
 DATA_CACHE_CONTROL = "private, no-cache"
 DATA_VARY = "Authorization, Accept, Accept-Encoding"
+
+
+_CACHE_CONTROL = DATA_CACHE_CONTROL.encode("latin-1")
+_VARY = DATA_VARY.encode("latin-1")
+_NOT_MODIFIED = frozenset({b"content-length", b"content-encoding", b"content-type"})
+"""What a 304 drops of the 200 it stands for: it has no body."""
+
+
+def _set(headers: list[tuple[bytes, bytes]], name: bytes, value: bytes) -> None:
+    """`headers[name] = value` on a response's raw header list (as Litestar's `MutableScopeHeaders`
+    sets one, without decoding every name): the first line of `name` takes the value, any other
+    goes; appended when there is none."""
+    found = [at for at, (key, _) in enumerate(headers) if key.lower() == name]
+    if not found:
+        headers.append((name, value))
+        return
+    for at in reversed(found[1:]):
+        del headers[at]
+    headers[found[0]] = (name, value)
 
 
 def normalised_query(pairs: Iterable[tuple[str, str]]) -> str:
@@ -72,16 +90,17 @@ async def conditional_response(message: Message, scope: Scope) -> None:
     if message["type"] == "http.response.start":
         if message["status"] != 200:
             return
-        headers = MutableScopeHeaders.from_message(message)
-        coding = headers.get("content-encoding")
-        headers["ETag"] = f'"{digest}-{coding}"' if coding else f'"{digest}"'
-        headers["Cache-Control"] = DATA_CACHE_CONTROL
-        headers["Vary"] = DATA_VARY
+        headers = message["headers"]
+        if not isinstance(headers, list):
+            headers = message["headers"] = list(headers)
+        coding = next((value for name, value in headers if name.lower() == b"content-encoding"), None)
+        tag = f'"{digest}-{coding.decode("latin-1")}"' if coding else f'"{digest}"'
+        _set(headers, b"etag", tag.encode("latin-1"))
+        _set(headers, b"cache-control", _CACHE_CONTROL)
+        _set(headers, b"vary", _VARY)
         if _matches(digest, _client_tags(scope)):
             message["status"] = 304
-            for name in ("content-length", "content-encoding", "content-type"):
-                if name in headers:
-                    del headers[name]
+            headers[:] = [(name, value) for name, value in headers if name.lower() not in _NOT_MODIFIED]
             exchange.not_modified = True
     elif message["type"] == "http.response.body" and exchange.not_modified:
         message["body"] = b""

@@ -84,7 +84,7 @@ def _keys(request: Request[Any, Any, Any]) -> KeyBackends:
 
 
 def _signer(request: Request[Any, Any, Any]) -> ArchiveSigner | None:
-    return signer_of(request)
+    return signer_of(request.app.state, services_of(request).settings)
 
 
 DEPENDENCIES: dict[str, Provide] = {

@@ -85,16 +85,19 @@ def page_links(scope: Any, limit: int, offset: int, returned: int, total: int) -
     """RFC 8288 `Link` to the next and previous pages: the request's own path and query with the
     applied `limit` and a new `offset` (path-absolute, so they resolve against whatever host and
     scheme the client used)."""
-    pairs = [(name, value) for name, value in exchange_of(scope).query if name not in ("limit", "offset")]
     links = []
     if offset + returned < total:
         links.append((offset + returned, "next"))
     if offset > 0:
         links.append((max(0, offset - limit), "prev"))
+    if not links:
+        return ""
+    pairs = [(name, value) for name, value in exchange_of(scope).query if name not in ("limit", "offset")]
+    # The other parameters encoded once for both links (`limit` and `offset` are integers, which
+    # `urlencode` writes as they are): the same text as `urlencode` of every pair.
+    kept = urlencode(pairs) + "&" if pairs else ""
     path = quote(scope["path"])
-    return ", ".join(
-        f'<{path}?{urlencode([*pairs, ("limit", limit), ("offset", at)])}>; rel="{rel}"' for at, rel in links
-    )
+    return ", ".join(f'<{path}?{kept}limit={limit}&offset={at}>; rel="{rel}"' for at, rel in links)
 
 
 def single(data: Body, meta: EnvelopeMeta[Any]) -> Encoded:

@@ -19,6 +19,13 @@ exception handler, `serve.app.handle_exception`), exactly as when the guard rais
 `/v1/me` without a query string is answered here (`serve.routes.meta.me_answer`, the handler's own
 body): no `Request`, dependency or `Response` object is made for it; the route's handler answers
 every other `/v1/me` (a query string is its 400).
+
+Every route whose answer is one body of bytes (the collections, the single objects: serve/direct.py
+says which, from the declarations) is called here too, below the framework: its `ctx` made from
+the scope, its function called, its `Response` sent on as the status line and body Litestar would
+have sent, through the same send path (`Cycle.send`, the compression middleware, the exception
+handler for a refusal) and the answer cache (`answer_once`). Litestar's route stack answers the
+rest (the event stream, the signed downloads, the protocol and developer surfaces).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from litestar import Litestar
@@ -54,6 +62,7 @@ from serve.auth import (
 from serve.compression import COMPRESSION, negotiated_coding
 from serve.conditional import conditional_response, normalised_query
 from serve.dependencies import KeyBackends
+from serve.direct import Direct, direct_of
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, now_iso
 from serve.exchange import Exchange, exchange_of
 from serve.limits import egress
@@ -127,10 +136,13 @@ class Cycle:
 
     async def send(self, message: Message) -> None:
         if message["type"] == "http.response.start":
-            self.status, self.responded, self.done = int(message["status"]), True, True
+            self.responded, self.done = True, True
             finish_headers(message, self.exchange)
             if self.exchange.entity_tag is not None:
                 await conditional_response(message, self.scope)
+            # After the entity tag was compared: the access line and the metrics say 304 when the
+            # client's copy was current, the status the client saw.
+            self.status = int(message["status"])
         elif self.exchange.not_modified and message["type"] == "http.response.body":
             message["body"] = b""
         elif message["type"] == "http.response.body":
@@ -180,6 +192,7 @@ class RouteFacts:
     methods: frozenset[str]  # GET and the `OTHER_METHODS` it declares
     keyed: str | None  # its registry id when a key is needed
     me: bool  # `/v1/me`, answered by the layer when it has no query string
+    direct: ASGIApp | None  # the route as the layer answers it itself (serve/direct.py), if it may
 
 
 class Front:
@@ -227,6 +240,9 @@ class Front:
         limit = services.settings.answer_cache_bytes
         self.answers = AnswerCache(limit) if limit > 0 else None
         self.made_once: set[int] = set()  # handlers whose answers said they may be kept (learned)
+        self.direct = True
+        """Whether the routes `serve.direct.direct_of` admits are answered here (off: by Litestar,
+        as every other route; the parity tests ask both ways)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -342,6 +358,8 @@ class Front:
             scope["state"][_REFUSAL] = refusal
             await self.refuse(scope, receive, send)
             return
+        if facts.direct is not None and self.direct:
+            app = facts.direct  # below the framework (serve/direct.py)
         if self.answers is not None and caller is not None and id(handler) in self.made_once:
             key = self.answer_key(scope, exchange, caller, handler)
             if key is not None and method == "GET":
@@ -430,14 +448,34 @@ class Front:
     def learn(self, handler: Any) -> RouteFacts:
         """What the layer reads of a route handler, once per handler."""
         endpoint = endpoint_of(handler)
+        direct = direct_of(handler)
         facts = RouteFacts(
             exception_handlers=handler.resolve_exception_handlers(),
             methods=frozenset(("GET", *handler.opt.get(OTHER_METHODS, ()))),
             keyed=None if endpoint is None or BY_ID[endpoint].public else endpoint,
             me=endpoint == _ME,
+            direct=None if direct is None else partial(self.answer_direct, direct),
         )
         self.facts[id(handler)] = facts
         return facts
+
+    async def answer_direct(self, direct: Direct, scope: Any, receive: Receive, send: Send) -> None:
+        """The route's answer made here (serve/direct.py), sent as Litestar's route stack sends it:
+        compressed by the same middleware when the client accepts a coding, and a refusal or a
+        failure answered by the same exception handler (`self.refuse`)."""
+        try:
+            start, body = await direct.answer(scope)
+        except Exception as failure:  # every failure, as Litestar's exception handler takes it
+            scope["state"][_REFUSAL] = failure
+            await self.refuse(scope, receive, send)
+            return
+        accept = [value for name, value in scope["headers"] if name.lower() == b"accept-encoding"]
+        if accept and negotiated_coding(b",".join(accept).decode("latin-1")):
+            scope["state"][_ANSWER] = (start, body)
+            await self.compressed(scope, receive, send)
+            return
+        await send(start)
+        await send({"type": "http.response.body", "body": body, "more_body": False})
 
     async def admit(
         self,

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
-from litestar import Request, Response
+from litestar import Response
 
 from core import errors
 from datasets.queries import Paged, TablePage
@@ -84,9 +84,10 @@ def negotiate(accept: str | None) -> str | None:
     return best if weights.get(best, (0, 0.0))[1] > 0 else None
 
 
-def chosen(request: Request[Any, Any, Any], format_: str | None, collection: bool) -> str | None:
+def chosen(accept: str | None, format_: str | None, collection: bool) -> str | None:
     """The representation of a request's answer: JSON unless the route serves a collection; then
-    `format=` when given and valid (an invalid one is the parameters' 400), else `Accept`.
+    `format=` when given and valid (an invalid one is the parameters' 400), else `accept`, the
+    request's first `Accept` header.
 
     `format_` is the value the query parser read (`serve.params.QueryParams.values`): one reading
     of the query string, so `?%66ormat=csv`, which decodes to `format=csv`, is CSV here as it is
@@ -96,7 +97,6 @@ def chosen(request: Request[Any, Any, Any], format_: str | None, collection: boo
     if format_ is not None:
         # The parameter's own rule; an invalid value is the parameters' 400, answered as JSON.
         return chosen_value(format_, REPRESENTATIONS) or DEFAULT
-    accept = request.headers.get("accept")
     return DEFAULT if accept in _PLAIN_ACCEPTS else negotiate(accept)
 
 

@@ -49,7 +49,7 @@ def utc_seconds(value: Any) -> str | None:
 
 def _admin_context(ctx: Context[Q]) -> Context[Q]:
     if not ctx.caller.is_admin:
-        endpoint = endpoint_of(ctx.request.route_handler)
+        endpoint = endpoint_of(ctx.handler)
         raise errors.EndpointNotAllowed(
             "Administrative routes need a platform administrator's key.", details={"endpoint": endpoint}
         )

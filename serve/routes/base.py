@@ -18,6 +18,7 @@ from litestar import Request
 from litestar.params import SkipValidation
 from msgspec import UNSET
 
+from access.authenticate import CHALLENGE
 from analytics.access import Access
 from analytics.answer import Answer
 from analytics.policy import Policy
@@ -38,7 +39,7 @@ from schemas.bodies.envelope import EnvelopeMeta
 from schemas.query import NoQuery, Query, params_of
 from serve import params as p
 from serve import representation
-from serve.auth import Services, current_caller, services_of
+from serve.auth import Services
 from serve.conditional import entity_tag, set_entity_tag
 from serve.declaration import Handled
 from serve.dependencies import KeyBackends
@@ -63,9 +64,12 @@ Q = TypeVar("Q", bound=Query)
 
 @dataclass
 class Context(Generic[Q]):
-    """One request as a handler sees it: who calls, the lake, the query string."""
+    """One request as a handler sees it: who calls, the lake, the query string. Made from the ASGI
+    scope alone (`context_of`), so the one-pass layer makes it for the routes it answers itself
+    (serve/direct.py) as Litestar's injection makes it for the others."""
 
-    request: Request[Any, Any, Any]
+    scope: Any
+    """The request's ASGI scope: its path, path parameters, headers, route handler and app."""
     caller: Caller
     reader: LakeReader
     query: p.QueryParams
@@ -128,7 +132,7 @@ class Context(Generic[Q]):
 
     @property
     def signer(self) -> ArchiveSigner | None:
-        return signer_of(self.request)
+        return signer_of(self.scope["app"].state, self.services.settings)
 
     @property
     def registry_version(self) -> str:
@@ -147,11 +151,20 @@ class Context(Generic[Q]):
         every problem (the path parameters the Struct types included; `problems` found in the path
         that no declaration states; see `QueryParams.parse`). Read when the handler asks, not
         before: a 401, 403 or 404 comes first."""
-        args = self.query.parse(self.declared, problems, details, self.request.path_params)
+        args = self.query.parse(self.declared, problems, details, self.scope["path_params"])
         if self.representation is None:
-            raise representation.not_acceptable(self.request.headers.get("accept", ""))
+            raise representation.not_acceptable(self.header(b"accept") or "")
         self.parsed = args
         return args
+
+    def header(self, name: bytes) -> str | None:
+        """The request's first header `name` (lower case), as Litestar's `Headers.get` reads it."""
+        return header_of(self.scope, name)
+
+    @property
+    def handler(self) -> Any:
+        """The route handler this request was routed to (its declaration in `opt`)."""
+        return self.scope["route_handler"]
 
     async def open_run(self, alpha: str) -> BuildView:
         """The build behind a run-scoped data route, authorised first; its answer is validated by it."""
@@ -175,7 +188,7 @@ class Context(Generic[Q]):
 
     def validate_with(self, version: str) -> None:
         """This answer's data is fixed by `version` (a build id): it gets an ETag and may be a 304."""
-        scope = self.request.scope
+        scope = self.scope
         tag = entity_tag(
             version,
             scope["path"],
@@ -191,11 +204,11 @@ class Context(Generic[Q]):
         name = self.representation or representation.DEFAULT
         # The page's rows, which the key's egress counts (serve/limits/egress.py).
         returned = page.returned if isinstance(page, TablePage) else len(page.rows)
-        exchange_of(self.request.scope).egress_rows = returned
+        exchange_of(self.scope).egress_rows = returned
         if name == representation.JSON:
             rows = page.envelope_rows if isinstance(page, TablePage) else page.rows
             response = collection_envelope(rows, page.total, limit, offset, meta)
-            link = page_links(self.request.scope, limit, offset, len(rows), page.total)
+            link = page_links(self.scope, limit, offset, len(rows), page.total)
             if link:
                 response.headers["Link"] = link
             return response
@@ -208,7 +221,7 @@ class Context(Generic[Q]):
             None if table is not None or page.rows else getattr(page, "fields", None) or self.row_fields()
         )
         body = representation.Body(page, table, fields, paging, meta)
-        link = page_links(self.request.scope, limit, offset, returned, page.total)
+        link = page_links(self.scope, limit, offset, returned, page.total)
         return representation.columnar_response(name, body, link)
 
     async def over_catalogue(self, name: str, ask: Callable[[Reading, Q], Answer[Any]]) -> Encoded:
@@ -225,7 +238,7 @@ class Context(Generic[Q]):
         """A run's collection answer (`datasets.answers`), with the run's identity and source in meta:
         a function of the build, the query, the representation and the caller's field policy alone,
         so the layer may keep its bytes (serve/answer_cache.py)."""
-        exchange_of(self.request.scope).made_once = True
+        exchange_of(self.scope).made_once = True
         meta = with_warnings(self.run_meta(build, answer.table, **answer.meta), answer.warnings)
         return self.collection(answer.page, answer.limit, answer.offset, meta)
 
@@ -255,7 +268,7 @@ class Context(Generic[Q]):
     def row_fields(self) -> tuple[str, ...] | None:
         """The endpoint's declared row fields, as the caller may see them (the columns of a
         columnar page without rows)."""
-        fields = _handled(self.request).row_fields
+        fields = _handled(self.scope).row_fields
         if fields is None or self.caller is None:
             return fields
         return wire.visible_fields(fields, self.raw)
@@ -301,20 +314,35 @@ Ctx = SkipValidation[Context[Q]]
 """A handler's `ctx` parameter: `ctx: Ctx[WeekQuery]` declares the endpoint's query parameters."""
 
 
-def _handled(request: Request[Any, Any, Any]) -> Handled:
-    handled: Handled = request.route_handler.opt["declared"]
+def _handled(scope: Any) -> Handled:
+    handled: Handled = scope["route_handler"].opt["declared"]
     return handled
 
 
-def context_of(request: Request[Any, Any, Any]) -> Context[Any]:
-    """The `ctx` Litestar injects into a handler, after the guards authenticated the caller (the
-    public /v1/health takes no `ctx`)."""
-    declared = _handled(request).query
+def header_of(scope: Any, name: bytes) -> str | None:
+    """The scope's first header `name` (lower case), decoded as Litestar's `Headers.get` decodes it."""
+    for key, value in scope["headers"]:
+        if key.lower() == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def injected_context(request: Request[Any, Any, Any]) -> Context[Any]:
+    """The `ctx` Litestar injects into a handler it answers (`context_of` of its scope)."""
+    return context_of(request.scope)
+
+
+def context_of(scope: Any) -> Context[Any]:
+    """The one way a request's `ctx` is made, from its scope once routed and the caller
+    authenticated (serve/front.py): injected by Litestar (`injected_context`), or made by the
+    one-pass layer for a route it answers itself (serve/direct.py). The public /v1/health takes no
+    `ctx`."""
+    declared = _handled(scope).query
     params = params_of(declared)
     accepted = [param.name for param in params]
     repeatable = [param.name for param in params if param.repeat]
-    services = services_of(request)
-    exchange = exchange_of(request.scope)
+    services: Services = scope["app"].state["services"]
+    exchange = exchange_of(scope)
     query = p.QueryParams(exchange.query, accepted, declared.refused, repeatable)
     as_of = _moment(query.values.get("as_of")) if "as_of" in accepted else None
     reader: Any = services.reader
@@ -325,15 +353,20 @@ def context_of(request: Request[Any, Any, Any]) -> Context[Any]:
             reader = reader.at(as_of)
         except HistoryGone as exc:
             raise errors.AsOfGone(details={"as_of": _wire_moment(as_of), "reason": str(exc)}) from None
+    caller = exchange.caller
+    if caller is None:  # a keyed route is always admitted first (serve/front.py)
+        raise errors.MissingApiKey(headers=dict(CHALLENGE))
     return Context(
-        request=request,
-        caller=current_caller(request),
+        scope=scope,
+        caller=caller,
         reader=reader,
         as_of=as_of,
         query=query,
         request_id=exchange.request_id,
         declared=declared,
-        representation=representation.chosen(request, query.values.get("format"), "format" in accepted),
+        representation=representation.chosen(
+            header_of(scope, b"accept"), query.values.get("format"), "format" in accepted
+        ),
         services=services,
     )
 

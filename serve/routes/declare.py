@@ -33,7 +33,7 @@ from schemas.query import NoQuery, Query
 from schemas.registry import BY_ID
 from serve.declaration import Handled
 from serve.dependencies import DEPENDENCIES
-from serve.routes.base import Context, context_of
+from serve.routes.base import Context, injected_context
 
 
 def route(
@@ -55,7 +55,7 @@ def route(
             operation_id=endpoint_id,
             summary=summary,
             tags=[entry.group],
-            dependencies={"ctx": Provide(context_of, sync_to_thread=False), **DEPENDENCIES},
+            dependencies={"ctx": Provide(injected_context, sync_to_thread=False), **DEPENDENCIES},
             **options,
         )(handler)
 

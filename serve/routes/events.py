@@ -32,7 +32,7 @@ from schemas.bodies.envelope import Collection
 from schemas.bodies.events import EVENT_TYPES, STREAM_MEDIA_TYPE, Event, StreamedEvent
 from schemas.query import EventsQuery, EventStreamQuery, items
 from serve import representation, stopping
-from serve.auth import authenticated, client_ip
+from serve.auth import authenticated, scope_ip
 from serve.envelope import collection as collection_envelope
 from serve.envelope import json_bytes, pagination
 from serve.exchange import exchange_of
@@ -150,8 +150,8 @@ def columns_of(rows: list[Event]) -> pa.Table:
 def next_link(ctx: Context[Any], cursor: str) -> str:
     """RFC 8288 `Link` to the next page: the request's own path and query with `after` the page's
     `next_cursor` (path-absolute, as the other collections' links)."""
-    pairs = [(name, value) for name, value in exchange_of(ctx.request.scope).query if name != "after"]
-    return f'<{quote(ctx.request.scope["path"])}?{urlencode([*pairs, ("after", cursor)])}>; rel="next"'
+    pairs = [(name, value) for name, value in exchange_of(ctx.scope).query if name != "after"]
+    return f'<{quote(ctx.scope["path"])}?{urlencode([*pairs, ("after", cursor)])}>; rel="next"'
 
 
 # -- the stream -----------------------------------------------------------------------------------
@@ -165,14 +165,14 @@ def next_link(ctx: Context[Any], cursor: str) -> str:
 )
 async def stream_events(ctx: Ctx[EventStreamQuery]) -> Response[StreamedEvent]:
     # An empty Last-Event-ID is none (the HTML standard: an EventSource that saw no id sends none).
-    last_event_id = (ctx.request.headers.get("last-event-id") or "").strip() or None
+    last_event_id = (ctx.header(b"last-event-id") or "").strip() or None
     given = {"after": ctx.query.values.get("after"), "Last-Event-ID": last_event_id}
     args = ctx.args(filter_problems(ctx.query.values, given))
     # A browser's EventSource reconnects to the URL it opened (its `after` too) with the id it saw last.
     start, start_name = (last_event_id, "Last-Event-ID") if last_event_id else (args.after, "after")
     # A place among the key's and its account's open streams on this worker, held until the
     # request ends, or 429 too_many_streams: one key's streams cannot fill the worker's connections.
-    hold_stream(ctx.request.scope, ctx.caller, ctx.services.settings)
+    hold_stream(ctx.scope, ctx.caller, ctx.services.settings)
     source = records_of(ctx)
     reader = reader_of(ctx.caller)
     if source is None:
@@ -219,8 +219,8 @@ class EventMessages:
         self.services = services
         self.heartbeat = services.settings.events_heartbeat_seconds
         self.poll_seconds = services.settings.events_poll_seconds
-        self.authorization = ctx.request.headers.get("authorization")
-        self.ip = client_ip(ctx.request, services.settings.trusted_proxy_hops)
+        self.authorization = ctx.header(b"authorization")
+        self.ip = scope_ip(ctx.scope, services.settings.trusted_proxy_hops)
         self.checked = time.monotonic()
         """When the key was last authenticated (the request's own authentication, first)."""
         self.held = False

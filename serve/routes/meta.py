@@ -92,7 +92,7 @@ def _envelope(limits: Limits) -> dict[str, int | None]:
 @route("meta.me", "/v1/me", "Identity, limits and usage of the calling key", meta=("key_id",))
 async def me(ctx: Ctx[NoQuery]) -> Response[Single[Me]]:
     ctx.args()
-    exchange = exchange_of(ctx.request.scope)
+    exchange = exchange_of(ctx.scope)
     return json_response(
         await me_answer(ctx.keys, ctx.caller, exchange.counted, ctx.registry_version, ctx.request_id)
     )

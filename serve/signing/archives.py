@@ -30,15 +30,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, urlencode
 
-from litestar import Request
 from litestar.datastructures import State
 
 from access.tokens import KEY_ID_LENGTH
 from alpha_results_seal.storage import Storage
 from core import errors
+from core.settings import Settings
 from datasets import layout
 from schemas.bodies.downloads import SourceDownload
-from serve.auth import services_of
 
 log = logging.getLogger("serve.signing.archives")
 
@@ -294,14 +293,12 @@ _SIGNER_STATE = "archive_signer"
 _signer_lock = threading.Lock()
 
 
-def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
+def signer_of(state: State, settings: Settings) -> HmacSigner | S3Signer | None:
     """The app's archive signer, built on first use and kept for the app's lifetime: the signing
     key file is read once, so a key added or repaired later takes a restart, like every other
     setting. An absent, empty or unreadable key leaves it None (503 not configured)."""
-    state: State = request.app.state
     with _signer_lock:
         if _SIGNER_STATE not in state:
-            settings = services_of(request).settings
             state[_SIGNER_STATE] = signer_for(
                 settings.lake, settings.signing_key_file, settings.public_base_url
             )

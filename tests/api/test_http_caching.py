@@ -7,12 +7,18 @@ is never a 304. Collections link to their next and previous pages.
 
 from __future__ import annotations
 
+import asyncio
+import random
 import re
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import pytest
+from litestar.datastructures import MutableScopeHeaders
 
+from serve.conditional import DATA_CACHE_CONTROL, DATA_VARY, conditional_response
+from serve.envelope import page_links
+from serve.exchange import exchange_of
 from tests.api.conftest import Api
 from tests.api.test_request_path import DATA_PATHS
 
@@ -92,7 +98,8 @@ def link_targets(response: Any) -> dict[str, str]:
 def test_links_walk_a_collection_page_by_page(api: Api) -> None:
     path = "/v1/alphas/Test_planted_factor/positions?from=2021-02-01&to=2021-03-31&limit=70"
     expected = api.all_pages(path.split("?")[0], 100, **{"from": "2021-02-01", "to": "2021-03-31"})
-    rows, url, pages = [], path, 0
+    rows, pages = [], 0
+    url: str | None = path
     first_links = link_targets(api.get(path))
     assert "prev" not in first_links
     while url:
@@ -112,3 +119,79 @@ def test_links_walk_a_collection_page_by_page(api: Api) -> None:
         else:
             assert body["pagination"]["has_more"] is False
     assert rows == expected and len(rows) > 70 and pages == -(-len(rows) // 70)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        b"",
+        b"limit=5",
+        b"from=2021-02-01&to=2021-03-31&limit=70&offset=140",
+        b"symbol=A%26B&symbol=%C3%A9+x&sort=-score&offset=3",
+        b"q=a%2Bb%3Dc&fields=all&limit=2&empty=",
+    ],
+)
+def test_the_links_encode_the_query_as_urlencode_of_every_pair(query: bytes) -> None:
+    """`page_links` encodes the other parameters once for both links: the same text as
+    `urlencode` of every pair with the applied `limit` and the new `offset` (its first definition)."""
+    scope: dict[str, Any] = {"type": "http", "path": "/v1/alphas/a b/positions", "query_string": query}
+    for limit, offset, returned, total in ((2, 0, 2, 10), (2, 4, 2, 10), (5, 3, 5, 8), (70, 140, 10, 150)):
+        pairs = [(k, v) for k, v in exchange_of(scope).query if k not in ("limit", "offset")]
+        expected = []
+        if offset + returned < total:
+            expected.append((offset + returned, "next"))
+        if offset > 0:
+            expected.append((max(0, offset - limit), "prev"))
+        made = ", ".join(
+            f'<{quote(scope["path"])}?{urlencode([*pairs, ("limit", limit), ("offset", at)])}>; rel="{rel}"'
+            for at, rel in expected
+        )
+        assert page_links(scope, limit, offset, returned, total) == made
+
+
+def _as_litestar_set_them(message: dict[str, Any], digest: str, matches: bool) -> None:
+    """The validators as `conditional_response` set them through Litestar's `MutableScopeHeaders`
+    before it wrote the raw header list itself (the oracle of the test below)."""
+    headers = MutableScopeHeaders.from_message(message)  # type: ignore[arg-type]
+    coding = headers.get("content-encoding")
+    headers["ETag"] = f'"{digest}-{coding}"' if coding else f'"{digest}"'
+    headers["Cache-Control"] = DATA_CACHE_CONTROL
+    headers["Vary"] = DATA_VARY
+    if matches:
+        message["status"] = 304
+        for name in ("content-length", "content-encoding", "content-type"):
+            if name in headers:
+                del headers[name]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_validators_are_set_as_litestar_set_them(seed: int) -> None:
+    """Random 200 start messages (the lines a route sends, a validator already there or twice, a
+    coding or none), each with a matching tag or not: the same status and header list, in order.
+    (Three lines of one validator, which no route sends, Litestar left two of.)"""
+    rng = random.Random(seed)
+    pool = [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"1234"),
+        (b"content-encoding", rng.choice([b"gzip", b"zstd"])),
+        (b"link", b'</v1/x?offset=100>; rel="next"'),
+        (b"ETag", b'"stale"'),
+        (b"vary", b"Accept-Encoding"),
+        (b"cache-control", b"public"),
+        (b"x-request-id", b"req_x"),
+    ]
+    headers = rng.sample(pool, rng.randint(0, len(pool)))
+    if headers and rng.random() < 0.5:  # a line twice (as a route never sends a validator)
+        headers.insert(rng.randint(0, len(headers)), rng.choice(headers))
+    digest = "ab" * 16
+    matches = rng.random() < 0.5
+    scope: dict[str, Any] = {
+        "headers": [(b"if-none-match", f'"{digest}"'.encode())] if matches else [],
+        "query_string": b"",
+    }
+    exchange_of(scope).entity_tag = digest
+    ours: dict[str, Any] = {"type": "http.response.start", "status": 200, "headers": list(headers)}
+    theirs: dict[str, Any] = {"type": "http.response.start", "status": 200, "headers": list(headers)}
+    asyncio.run(conditional_response(ours, scope))  # type: ignore[arg-type]
+    _as_litestar_set_them(theirs, digest, matches)
+    assert ours == theirs, headers

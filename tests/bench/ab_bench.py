@@ -45,11 +45,13 @@ from tests.bench.harness import (
     cli_of,
     create_admin_key,
     git_revision,
+    memory_mib,
     private_postgres,
     private_redis,
     server_env,
     start_api,
     start_floor,
+    worker_pids,
 )
 
 DEFAULT_FAMILIES = "week100,filtered,week5000,scores5000,positions100,equity"
@@ -186,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"{statistics.median(cpu['here']):.3f}",
             ]
             print("| " + " | ".join(cells) + " |", flush=True)
+        # Worker memory after every family ran (the targets are recorded beside it).
+        for which in ("base", "here"):
+            for pid in worker_pids(servers[which].proc.pid):
+                rss, pss = memory_mib(pid)
+                print(f"worker memory, {which}: pid {pid} RSS {rss:,.0f} MiB, PSS {pss:,.0f} MiB")
     return 0
 
 

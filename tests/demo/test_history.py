@@ -13,8 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from analytics.access import FULL_ACCESS, Access
 from analytics.figures import Figures
-from analytics.restatements import restated_of
+from analytics.restatements import DATASET_DATA, restated_in, restated_of
 from analytics.tenure import known_of
 from datasets.rows import day_number
 from pipeline.operator_decisions import standings_of
@@ -104,6 +105,35 @@ def test_the_restated_run_is_on_the_record_with_both_values(figures: Figures, re
     assert returns and all(r["before"] != r["after"] for r in returns)
     events = records.events.latest("momentum_12_1", ("alpha.restated",))
     assert events is not None and events.data["count"] >= len(returns)
+
+
+@pytest.mark.parametrize(
+    "access",
+    [
+        FULL_ACCESS,
+        Access(cross_sections=False, ledger=True, pnl=True, positions=True, trades=True),
+        Access(cross_sections=True, ledger=False, pnl=True, positions=True, trades=True),
+        Access(cross_sections=False, ledger=False, pnl=False, positions=False, trades=False),
+    ],
+)
+def test_a_window_counts_the_restatements_of_data_the_key_may_read(figures: Figures, access: Access) -> None:
+    """`restated_in` (every window answer's `restated` warning) against the table's rows, each
+    counted when it falls in the window and the key may read the data it is built from."""
+    build = figures.build("momentum_12_1")
+    rows = restated_of(build).rows()
+    days = sorted({r["date"] for r in rows})
+    assert len(days) > 2
+    for start, end in ((None, None), (days[1], days[-2]), (days[0], days[0]), (None, days[1])):
+        expected = sorted(
+            r["date"]
+            for r in rows
+            if access.may_read(DATASET_DATA.get(r["dataset"], "ledger"))
+            and (start is None or r["date"] >= start)
+            and (end is None or r["date"] <= end)
+        )
+        found = restated_in(build, start, end, access)
+        assert found.count == len(expected), (start, end)
+        assert (found.first, found.last) == ((expected[0], expected[-1]) if expected else (None, None))
 
 
 def test_no_alpha_is_approved_by_its_seal(records: Records) -> None:
