@@ -26,27 +26,6 @@ import msgspec
 
 from schemas.bodies.formats import doc
 
-
-def _resolve_annotations_once() -> None:
-    """msgspec's translation of a type (`msgspec.inspect.multi_type_info`, and so
-    `msgspec.json.schema_components`) resolves the string annotations of every Struct it meets
-    (`from __future__ import annotations`: a `typing.ForwardRef` compiled and evaluated per field)
-    on each call, and a worker's start makes about twenty such calls over the same few hundred
-    Structs (the OpenAPI document's components, the answers' schemas, the MCP tools, the wire
-    field lists): 0.4 s of CPU (docs/benchmarks.md, "A worker's start (eighth session)"). A class's
-    annotations do not change once it is made, so they are resolved once per class and process.
-
-    Through msgspec's module-level name `_get_class_annotations` (msgspec 0.22, pinned by uv.lock),
-    which its translator calls for each class: were it renamed, this does nothing and the
-    translation is as slow as before, never different (docs/reference.md is the document, and
-    tests/api/test_reference_docs.py holds it to the declarations)."""
-    resolve = getattr(msgspec.inspect, "_get_class_annotations", None)
-    if callable(resolve) and not hasattr(resolve, "cache_info"):
-        msgspec.inspect._get_class_annotations = cache(resolve)
-
-
-_resolve_annotations_once()
-
 _INSPECTED: dict[type, msgspec.inspect.StructType] = {}
 
 

@@ -1,5 +1,5 @@
 """A worker's start (docs/benchmarks.md, "A worker's start (eighth session)"): the collector's start
-thresholds are set and put back, and the Struct annotations are resolved once per process."""
+thresholds are set and put back."""
 
 from __future__ import annotations
 
@@ -7,9 +7,6 @@ import gc
 import subprocess
 import sys
 
-import msgspec
-
-import schemas.bodies.base  # noqa: F401 - resolves the annotations once (its import)
 from serve import start_gc
 
 
@@ -42,9 +39,3 @@ def test_the_worker_module_imports_the_app_only_when_uvicorn_calls_it() -> None:
         check=True,
     )
     assert found.stdout.split() == ["False", "False"]
-
-
-def test_msgspec_resolves_each_struct_annotations_once() -> None:
-    # msgspec's private name the speed-up goes through: renamed in a new msgspec, this says so
-    # (the translation would still be right, only slow again).
-    assert hasattr(msgspec.inspect._get_class_annotations, "cache_info")
