@@ -24,6 +24,8 @@ def fetch(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict[str,
     response = connection.getresponse()
     body = response.read()
     connection.close()
+    names = [name.lower() for name, _ in response.getheaders()]
+    assert len(names) == len(set(names)), f"a header sent twice: {response.getheaders()}"
     return response.status, {k.lower(): v for k, v in response.getheaders()}, body
 
 

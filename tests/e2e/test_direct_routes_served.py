@@ -8,29 +8,18 @@ of the access line, `nosniff`, the limiter's headers, the entity tag, the `Link`
 from __future__ import annotations
 
 import gzip
-import http.client
 import json
 from typing import Any
 
 import pytest
 
+from tests.e2e.test_compression import fetch
 from tests.health_wait import wait_until
 from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
 
 ALPHA = "Test_planted_factor"
-
-
-def fetch(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    connection.request("GET", path, headers=headers)
-    response = connection.getresponse()
-    body = response.read()
-    connection.close()
-    names = [name.lower() for name, _ in response.getheaders()]
-    assert len(names) == len(set(names)), f"a header sent twice: {response.getheaders()}"
-    return response.status, {k.lower(): v for k, v in response.getheaders()}, body
 
 
 def test_a_week_page_below_the_framework_over_the_wire(shared_server: SharedServer) -> None:
