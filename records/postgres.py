@@ -42,6 +42,9 @@ QUERY_DEADLINE_SECONDS = 3.0
 """Client side: a statement whose answer has not arrived by then is abandoned with its connection
 (covers a server or network path that accepted the query and went silent, where
 `statement_timeout` never fires)."""
+SCHEMA_ATTEMPTS = 5
+"""How many times a process opening the database runs the schema's transaction when the server
+rolls it back as a deadlock's victim (a writer of the same tables in another process)."""
 SCHEMA_DEADLINE_SECONDS = 30.0
 """Both bounds, server and client side, while a process creates or checks the schema as it opens
 the database: it may wait for another process doing the same (serialised by an advisory lock) or
@@ -105,11 +108,23 @@ class PostgresDatabase(Database):
             connection = self._connect()
             connection.deadline = SCHEMA_DEADLINE_SECONDS
             try:
-                with connection.transaction():
-                    connection.execute(f"SET LOCAL statement_timeout = {int(SCHEMA_DEADLINE_SECONDS * 1000)}")
-                    connection.execute(SCHEMA_LOCK, (_SCHEMA_LOCK_ID,))
-                    for statement in schema(POSTGRES):
-                        connection.execute(statement)
+                for attempt in range(1, SCHEMA_ATTEMPTS + 1):
+                    try:
+                        with connection.transaction():
+                            connection.execute(
+                                f"SET LOCAL statement_timeout = {int(SCHEMA_DEADLINE_SECONDS * 1000)}"
+                            )
+                            connection.execute(SCHEMA_LOCK, (_SCHEMA_LOCK_ID,))
+                            for statement in schema(POSTGRES):
+                                connection.execute(statement)
+                        break
+                    except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure):
+                        # The server chose this transaction as a deadlock's victim (its index and
+                        # trigger statements wait for the tables' writers): rolled back whole, so
+                        # it is asked again, as a victim should be.
+                        if attempt == SCHEMA_ATTEMPTS:
+                            raise
+                        time.sleep(0.05 * attempt)
             except psycopg.OperationalError as exc:
                 connection.close()
                 raise Unavailable("the database refused the schema") from exc

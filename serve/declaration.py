@@ -24,6 +24,11 @@ from schemas.registry import Endpoint as Entry
 
 ENVELOPES = (Single, Collection, Series)
 
+PATH_PARAMETER = re.compile(r"\{(\w+)(?::(\w+))?\}")
+"""A parameter of a Litestar path template (`{alpha:str}`, `{alpha}`): its name, and its type when
+the template states one. The one reading of a template's parameters (the OpenAPI path, the MCP
+tools' arguments, which routes the layer answers itself)."""
+
 
 @dataclass(frozen=True)
 class Handled:
@@ -83,7 +88,12 @@ class Handled:
     @property
     def openapi_path(self) -> str:
         """The path as the OpenAPI document writes it (`{alpha}`, without Litestar's types)."""
-        return re.sub(r"\{(\w+):\w+\}", r"{\1}", self.path)
+        return PATH_PARAMETER.sub(r"{\1}", self.path)
+
+    @property
+    def path_parameters(self) -> dict[str, str]:
+        """Each path parameter's name and its declared type ("" when the template states none)."""
+        return dict(PATH_PARAMETER.findall(self.path))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,7 +25,6 @@ OpenAPI, the client, MCP and the docs, which read the same declarations, do not 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +39,6 @@ from serve.declaration import Handled
 from serve.routes.base import context_of
 
 _NO_BODY = frozenset({204, 304})
-_PATH_TYPES = re.compile(r"\{(\w+):(\w+)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +129,7 @@ def direct_of(handler: Any) -> Direct | None:
         or handler.resolve_response_class() is not Response
     ):
         return None
-    path_types = dict(_PATH_TYPES.findall(declared.path))
+    path_types = declared.path_parameters
     # The function's own parameters (Litestar's parsed signature adds the path's other parameters).
     taken = list(handler.parsed_fn_signature.original_signature.parameters)
     if taken[:1] != ["ctx"]:

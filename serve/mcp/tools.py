@@ -36,7 +36,7 @@ from jsonschema import Draft202012Validator, ValidationError
 
 from core import errors
 from schemas.query import params_of, path_params_of
-from serve.declaration import Endpoint
+from serve.declaration import PATH_PARAMETER, Endpoint
 from serve.endpoints import endpoints
 from serve.mcp import summary
 from serve.mcp.summary import Path
@@ -79,8 +79,6 @@ PATH_PARAMETERS: Mapping[str, str] = {
 }
 """What a path parameter the query Struct does not type means (`{date}` is typed there, with its
 description; these are plain strings on every route that has them)."""
-
-_PATH_SEGMENT = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 NEXT_PAGE = "alpha-results/next"
 """The `_meta` key of a tool result holding the arguments of the next page, when more rows exist."""
@@ -151,7 +149,7 @@ class RouteTool:
         def segment(match: re.Match[str]) -> str:
             return quote(wire_text(given[match.group(1)]), safe="")
 
-        raw = _PATH_SEGMENT.sub(segment, self.endpoint.path)
+        raw = PATH_PARAMETER.sub(segment, self.endpoint.path)
         # `detail` is the tool's own: the route answers in full, and the tool cuts (serve.mcp.calls).
         sent = {k: v for k, v in given.items() if k not in self.path_names and k != summary.DETAIL}
         query = urlencode([(k, wire_text(v)) for k, v in sent.items()])
@@ -271,7 +269,7 @@ def declaration_sha256(tool: types.Tool) -> str:
 
 
 def path_names(endpoint: Endpoint) -> tuple[str, ...]:
-    return tuple(match.group(1) for match in _PATH_SEGMENT.finditer(endpoint.path))
+    return tuple(match.group(1) for match in PATH_PARAMETER.finditer(endpoint.path))
 
 
 def description(endpoint: Endpoint, summarises: bool = False) -> str:

@@ -96,7 +96,7 @@ SEARCHING = {
     "alpha_results_seal.validate.BIDI_CONTROL": "finds a bidirectional control character inside seal text, to refuse it",
     "serve.representation._LINE_SEPARATORS": "finds U+2028 and U+2029 inside an NDJSON body, to escape them",
     "serve.prometheus._LIVE_GAUGE_FILE": "finds the worker pid in the name of a metrics file the server wrote",
-    "serve.mcp.tools._PATH_SEGMENT": "finds the `{name}` parameters inside a route's declared path template",
+    "serve.declaration.PATH_PARAMETER": "finds the `{name:type}` parameters inside a route's declared path template",
     "alpha_results_seal.printable.CONTROLS": "finds control characters inside a seal's text, to escape them in a report",
 }
 """Declared patterns that search inside a text rather than match a whole value, and why."""
