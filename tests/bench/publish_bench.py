@@ -34,6 +34,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 SYNTHETIC = REPO / "var" / "bench-synthetic"
 MARK = "PUBLISH_STEP "
+PROFILE_ENV = "PUBLISH_BENCH_PROFILE"
+"""When set (by `--profile DIR`), the child profiles the catalogue step (cProfile) into this file."""
 
 
 def child(seal: str, lake: str, compact_after: str = "0") -> None:
@@ -53,11 +55,22 @@ def child(seal: str, lake: str, compact_after: str = "0") -> None:
     times["scipy_import_cpu"] = round(time.process_time() - cpu, 4)
     record = index_rows.record
 
+    profile_to = os.environ.get(PROFILE_ENV)
+
     def timed(*args: Any, **kwargs: Any) -> Any:
         wall, cpu = time.perf_counter(), time.process_time()
+        profiler = None
+        if profile_to:
+            import cProfile
+
+            profiler = cProfile.Profile()
+            profiler.enable()
         try:
             return record(*args, **kwargs)
         finally:
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(profile_to)
             times["record_wall"] = round(time.perf_counter() - wall, 4)
             times["record_cpu"] = round(time.process_time() - cpu, 4)
             times["load_average"] = os.getloadavg()[0]
@@ -80,9 +93,11 @@ def child(seal: str, lake: str, compact_after: str = "0") -> None:
     print(MARK + json.dumps({"code": code, **times}), flush=True)
 
 
-def publish(seal: Path, lake: Path, compact_after: bool) -> dict[str, Any]:
+def publish(seal: Path, lake: Path, compact_after: bool, profile: Path | None = None) -> dict[str, Any]:
     code = "import sys; from tests.bench.publish_bench import child; child(*sys.argv[1:])"
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "ALPHA_RESULTS_LOG_LEVEL": "WARNING"}
+    if profile is not None:
+        env[PROFILE_ENV] = str(profile)
     started = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-c", code, str(seal), str(lake), "1" if compact_after else "0"],
@@ -185,6 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--publishes", type=int, default=3)
     parser.add_argument("--first-stage", type=int, metavar="ALPHAS", help="measure the pairing's first stage")
     parser.add_argument("--out", help="also write the JSON here")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        help="profile each catalogue step (cProfile) into DIR/publish-N-K.prof (not counted apart)",
+    )
     args = parser.parse_args(argv)
     if args.first_stage:
         stages = {n: first_stage(synthetic_lake(n), args.first_stage) for n in args.n}
@@ -201,7 +221,11 @@ def main(argv: list[str] | None = None) -> int:
             copy = Path(work) / "lake"
             subprocess.run(["cp", "-al", str(lake), str(copy)], check=True)
             for number, seal in enumerate(seals):
-                found = publish(seal, copy, number == len(seals) - 1)
+                profile = None
+                if args.profile is not None:
+                    args.profile.mkdir(parents=True, exist_ok=True)
+                    profile = args.profile / f"publish-{n}-{number + 1}.prof"
+                found = publish(seal, copy, number == len(seals) - 1, profile)
                 found["n"] = n
                 results["runs"].append(found)
                 print(json.dumps(found), flush=True)
