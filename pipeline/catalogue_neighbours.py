@@ -101,6 +101,15 @@ delta generation its base's and its delta's): (z rows, their spans, the part's d
 of each of its rows in the merged index, -1 for a row the delta replaced)."""
 
 
+def every_eligible(eligible: np.ndarray, count: int) -> np.ndarray | None:
+    """Every eligible row (ascending) when there are at most `count`: each is a candidate, whatever
+    its correlation, so no index is read (a catalogue whose rows mostly have no list); else None."""
+    if int(np.count_nonzero(eligible)) <= count:
+        found: np.ndarray = np.flatnonzero(eligible)
+        return found
+    return None
+
+
 def open_candidates(
     parts: Mapping[str, list[IndexPart]],
     series: Mapping[str, tuple[np.ndarray, np.ndarray]],
@@ -113,6 +122,9 @@ def open_candidates(
     returns or IC, -1 with neither) may reach the count-th largest lower bound. Correlated exactly,
     they choose what correlating every eligible row would (issue 51: a publish that does not read
     the catalogue's series). `series`: the new alpha's (days, values) per basis."""
+    every = every_eligible(eligible, count)
+    if every is not None:
+        return every
     size = eligible.size
     lower, upper = np.full(size, -1.0), np.full(size, -1.0)
     for basis in PROXY_BASES:
@@ -132,8 +144,6 @@ def open_candidates(
             there = positions >= 0
             lower[positions[there]] = np.fmax(lower[positions[there]], low[there])
             upper[positions[there]] = np.fmax(upper[positions[there]], high[there])
-    if int(np.count_nonzero(eligible)) <= count:
-        return np.flatnonzero(eligible)
     lower[~eligible] = -np.inf
     floor = np.partition(lower, size - count)[size - count]
     found_rows: np.ndarray = np.flatnonzero(eligible & (upper >= floor))

@@ -574,7 +574,7 @@ def record(
             lists.retired + links.retired,
             catalogue_bound.with_bound(
                 trial_links.document(
-                    _sums_of(table), links, table.column("alpha_id"), trial_links.sharpes_of(table)
+                    _sums_of(table), links, lambda: (table.column("alpha_id"), trial_links.sharpes_of(table))
                 ),
                 catalogue_bound.whole(matrices),
             ),
@@ -698,7 +698,7 @@ def rebuild(
             lists.retired + ([] if linked is None else [linked[1]]),
             catalogue_bound.with_bound(
                 trial_links.document(
-                    _sums_of(table), links, table.column("alpha_id"), trial_links.sharpes_of(table)
+                    _sums_of(table), links, lambda: (table.column("alpha_id"), trial_links.sharpes_of(table))
                 ),
                 catalogue_bound.whole(following),
             ),
@@ -997,7 +997,12 @@ def _open_rows(
     """For each committed alpha with decisions (`series`: its series per basis), the alphas of the
     index (`ids`, merged order; `eligible` those that may be a candidate) that the correlation index
     leaves open among its score-neighbour candidates (`catalogue_neighbours.open_candidates`); None
-    without an index, or where it leaves more than OPEN_AT_MOST open."""
+    without an index, or where it leaves more than OPEN_AT_MOST open. With at most CANDIDATES
+    eligible rows, every one of them, without reading the index (no pass over the z rows)."""
+    every = catalogue_neighbours.every_eligible(eligible, catalogue_neighbours.CANDIDATES)
+    if every is not None:
+        chosen = set(ids.take(pa.array(every)).to_pylist())
+        return {alpha: set(chosen) for alpha in series}
     parts: dict[str, list[catalogue_neighbours.IndexPart]] = {}
     for basis in catalogue_neighbours.PROXY_BASES:
         part = _index_parts(storage, root, current, basis)
@@ -1093,7 +1098,7 @@ def _delta_update(
     if not (current.trials or {}).get("links") and slim.num_rows <= trial_links.FROM_SCRATCH_UP_TO:
         return None  # no links yet, and few enough alphas to link every pair: a whole generation
     delta = current.delta
-    base_ids = catalogue_index._read_parquet(storage, root, current.index, ["alpha_id", "started_at"])
+    base_ids = catalogue_index.base_columns(storage, root, current, ["alpha_id", "started_at"])
     prior = (
         CATALOGUE_INDEX.empty_table().append_column(catalogue_index.POSITION, pa.array([], pa.int64()))
         if delta is None
@@ -1276,24 +1281,19 @@ def _delta_update(
         leaving,
         committed,
     )
-    after_ids = pa.concat_arrays(
-        [
-            pc.filter(slim.column("alpha_id"), pa.array(~gone)).combine_chunks(),
-            pa.array(list(committed), pa.string()),
+
+    def after() -> tuple[pa.Array, np.ndarray]:  # the trials after this change (a pass over N)
+        ids = pa.concat_arrays(
+            [
+                pc.filter(slim.column("alpha_id"), pa.array(~gone)).combine_chunks(),
+                pa.array(list(committed), pa.string()),
+            ]
+        )
+        own = [
+            math.nan if (v := committed[a].get("sharpe_per_session")) is None else float(v) for a in committed
         ]
-    )
-    after_sharpes = np.concatenate(
-        [
-            trial_links.sharpes_of(slim)[~gone],
-            np.array(
-                [
-                    math.nan if (v := committed[a].get("sharpe_per_session")) is None else float(v)
-                    for a in committed
-                ],
-                dtype=np.float64,
-            ),
-        ]
-    )
+        return ids, np.concatenate([trial_links.sharpes_of(slim)[~gone], np.array(own, dtype=np.float64)])
+
     return catalogue_index.NextDelta(
         current,
         every,
@@ -1305,7 +1305,7 @@ def _delta_update(
         lists.files | links.files,
         lists.retired + links.retired,
         catalogue_bound.with_bound(
-            trial_links.document(sums.document(), links, after_ids, after_sharpes),
+            trial_links.document(sums.document(), links, after),
             catalogue_bound.delta((current.trials or {}).get("ras"), matrices),
         ),
     )

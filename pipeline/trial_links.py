@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import math
 import uuid
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,13 +151,16 @@ def from_scratch(ids: Sequence[str], values: np.ndarray) -> Kept:
     return Kept(links, path, {path: encode(links)})
 
 
-def document(
-    sums: dict[str, Any], found: Kept, ids: pa.Array | pa.ChunkedArray, sharpes: np.ndarray
-) -> dict[str, Any]:
+Trials = Callable[[], tuple[pa.Array | pa.ChunkedArray, np.ndarray]]
+"""() -> the ids of a generation's alphas and their Sharpe ratios (NaN: not a trial), asked only
+when there are links to cluster (a publish's are a pass over every row)."""
+
+
+def document(sums: dict[str, Any], found: Kept, trials_of: Trials) -> dict[str, Any]:
     """The trials document: the sums (`datasets.trial_sums`), and the links' path and clusters."""
     if found.links is None or found.path is None:
         return sums
-    count, trials = clusters(ids, sharpes, found.links)
+    count, trials = clusters(*trials_of(), found.links)
     return {**sums, "links": found.path, "clustered": trials, "clusters": count}
 
 

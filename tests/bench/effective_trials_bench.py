@@ -45,7 +45,9 @@ def seed_links(lake: Path) -> None:
         from pipeline.index_rows import _sums_of
 
         sums = _sums_of(catalogue_index.read_index(storage, str(lake), newest, ["sharpe_per_session"]))
-    document = trial_links.document(sums, kept, index.column("alpha_id"), trial_links.sharpes_of(index))
+    document = trial_links.document(
+        sums, kept, lambda: (index.column("alpha_id"), trial_links.sharpes_of(index))
+    )
     file = Path(catalogue_index.generation_path(str(lake), newest.number))
     found = json.loads(file.read_text())
     found["trials"] = document

@@ -299,3 +299,115 @@ def test_collection_keeps_the_base_the_kept_deltas_name(
     read = catalogue_index.read_index(storage, root, last)
     assert {f"Test_collect_{n}" for n in range(4)} <= set(read.column("alpha_id").to_pylist())
     assert catalogue_index.read_matrix(storage, root, last, "returns") is not None
+
+
+def _without_columns_file(root: str) -> catalogue_index.Generation:
+    """The lake's newest generation as one written before `PUBLISH_COLUMNS` files (issue 63, item
+    3): its document without `columns`, the file gone (rewritten, not edited: the copy's files are
+    hard links to the shared demo lake's)."""
+    generation = newest(root)
+    assert generation.columns is not None, "a whole generation writes its columns file"
+    (Path(root) / "catalogue" / generation.columns).unlink()
+    path = Path(catalogue_index.generation_path(root, generation.number))
+    document = json.loads(path.read_text())
+    del document["columns"]
+    path.unlink()
+    path.write_text(json.dumps(document))
+    return newest(root)
+
+
+def test_the_first_publish_onto_an_older_base_writes_its_columns_file(
+    demo_lake: Path, tmp_path: Path
+) -> None:
+    """A base without a columns file (an older lake) gets one from its first publish, under the base's
+    number, named by every delta over it; what a publish reads from it (mapped) equals the columns
+    decoded from the Parquet index, merged with the delta as before."""
+    root = str(tmp_path / "lake")
+    linked_copy(demo_lake, root)
+    storage = Storage(root)
+    old = _without_columns_file(root)
+    assert old.columns is None
+    columns = list(catalogue_index.PUBLISH_COLUMNS)
+    decoded = catalogue_index.base_columns(storage, root, old, columns)  # from Parquet
+    for n in range(2):
+        seal = write_factory_seal(tmp_path / "seals" / f"f{n}", alpha_id=f"Test_columns_{n}", seed=40 + n)
+        assert publish_seal(str(seal), root).status == "published"
+        following = newest(root)
+        assert following.delta is not None and following.delta.base == old.base
+        assert following.columns is not None and following.columns.startswith(f"index/{old.base:012d}-")
+        if n == 0:
+            written = following.columns
+        assert following.columns == written  # written once, by the first publish
+    mapped = catalogue_index.base_columns(storage, root, following, columns)
+    assert mapped.equals(decoded.select(mapped.column_names))
+    assert mapped.column_names == columns
+    # The merged columns, mapped, equal those decoded from the Parquet index (the same generation
+    # without its file), and the whole merged index's.
+    from dataclasses import replace
+
+    parquet_only = replace(following, columns=None)
+    merged = catalogue_index.read_index(storage, root, following, columns)
+    assert merged.equals(catalogue_index.read_index(storage, root, parquet_only, columns))
+    assert merged.equals(catalogue_index.read_index(storage, root, following).select(columns))
+    assert {"Test_columns_0", "Test_columns_1"} <= set(merged.column("alpha_id").to_pylist())
+
+
+def test_a_whole_generations_columns_file_holds_its_index_columns(demo_lake: Path) -> None:
+    root = str(demo_lake)
+    storage = Storage(root)
+    generation = catalogue_index.read_generation(storage, root, newest(root).base)
+    assert generation is not None and generation.delta is None and generation.columns is not None
+    columns = list(catalogue_index.PUBLISH_COLUMNS)
+    mapped = catalogue_index.read_index(storage, root, generation, columns)
+    whole = catalogue_index.read_index(storage, root, generation)
+    assert mapped.column_names == columns and mapped.equals(whole.select(columns))
+
+
+def test_the_merge_order_equals_the_sorted_order() -> None:
+    """`_merge_order` inserts the delta's rows among the kept base rows (no sort of N): the order a
+    sort by (position, delta first, stored order) gives, for random deltas of random bases."""
+    rng = np.random.default_rng(63)
+    for _ in range(200):
+        size = int(rng.integers(0, 40))
+        ids = [f"a{n:03d}" for n in range(size)]
+        replaced = [a for a in ids if rng.random() < 0.2]
+        removed = [a for a in ids if a not in replaced and rng.random() < 0.1]
+        new = [f"b{n:03d}" for n in range(int(rng.integers(0, 6)))]
+        changed_ids = [*replaced, *new]
+        positions = np.sort(rng.integers(0, size + 1, len(changed_ids)))
+        changed = pa.table(
+            {
+                "alpha_id": pa.array(changed_ids, pa.string()),
+                catalogue_index.POSITION: pa.array(positions, pa.int64()),
+            }
+        )
+        delta = catalogue_index.Delta(base=1, index="x", removed=removed)
+        keep, order = catalogue_index._merge_order(
+            pa.chunked_array([pa.array(ids, pa.string())]), changed, delta
+        )
+        kept = np.flatnonzero(keep)
+        assert set(np.asarray(ids, dtype=object)[kept].tolist()) == set(ids) - set(replaced) - set(removed)
+        sorted_order = np.lexsort(
+            (
+                np.concatenate([np.zeros(kept.size, np.int64), np.arange(positions.size)]),
+                np.concatenate([np.ones(kept.size, np.int8), np.zeros(positions.size, np.int8)]),
+                np.concatenate([kept, positions]),
+            )
+        )
+        np.testing.assert_array_equal(order, sorted_order)
+
+
+def test_the_column_sums_equal_each_value_added() -> None:
+    """`of_column` (vectorised) equals adding each value as an exact integer (`TrialSums.plus`), over
+    normal, subnormal, huge, negative, zero and non-finite values."""
+    rng = np.random.default_rng(51)
+    cases = [
+        rng.standard_normal(3_000) * 0.05,
+        np.array(
+            [5e-324, -5e-324, 1e-310, -2.5e-308, 1e300, -1e300, 0.0, -0.0, np.nan, np.inf, -np.inf, 3.0]
+        ),
+        rng.standard_normal(2_000) * 10.0 ** rng.integers(-320, 300, 2_000),
+        np.array([]),
+    ]
+    for values in cases:
+        assert of_column(values) == TrialSums(0, 0, 0).plus(values[np.isfinite(values)].tolist())
