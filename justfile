@@ -210,7 +210,7 @@ bench-hostile-scale *ARGS:
 bench-synthetic-served *ARGS:
     python -m tests.bench.synthetic_served {{ARGS}}
 
-# Issue 51, item 3: the catalogue step of one publish of a small demo alpha onto the synthetic catalogue of each --n (default 1,000 10,000 100,000; written when absent), wall and CPU, then a compaction; with --first-stage K, the pairing's first stage over every alpha both ways for K real alphas (docs/benchmarks.md "Issue 51").
+# Issue 51, item 3: the catalogue step of one publish of a small demo alpha onto the synthetic catalogue of each --n (default 1,000 10,000 100,000; written when absent), wall and CPU, then a compaction; with --first-stage K, the pairing's first stage over every alpha both ways for K real alphas; --profile DIR: each step's cProfile (docs/benchmarks.md "Issue 51", "Issue 63, item 3").
 bench-publish *ARGS:
     python -m tests.bench.publish_bench {{ARGS}}
 

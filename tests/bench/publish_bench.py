@@ -9,6 +9,8 @@ score neighbours, the matrices, the residual and trials figures, the generation'
 and CPU seconds, then, after the last, a compaction of the delta they left (`pipeline.index_rows.compact`), with
 the load average at each measure (the machine is shared). Prints one JSON document.
 
+`--profile DIR` writes each catalogue step's cProfile to DIR/publish-N-K.prof (issue 63, item 3).
+
 `--first-stage` measures instead, in this process over each synthetic catalogue, the first stage of
 a publish's score-neighbour pairing when every alpha of the catalogue holds a list (the synthetic
 rows hold none, so a publish there never meets it): choosing the new alpha's candidates by
