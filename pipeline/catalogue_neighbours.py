@@ -27,7 +27,7 @@ from __future__ import annotations
 import io
 import math
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -224,6 +224,10 @@ class Lists:
     retired: list[str]
 
 
+Resolve = Callable[[Collection[str]], list[tuple[str, str, str]]]
+"""alphas -> (alpha, its build, its list's path) of those the index holds with a list."""
+
+
 def update(
     rows: list[dict[str, Any]],
     matrices: Mapping[str, np.ndarray],
@@ -234,12 +238,17 @@ def update(
     neighbours: int,
     candidate_count: int,
     chosen: Mapping[str, list[int]] | None = None,
+    resolve: Resolve | None = None,
 ) -> Lists:
     """The lists after the alphas of `fresh` (alpha -> scores of its new build, None without
     decisions) were published. `rows`: the next index's rows (alpha_id, build_id), aligned with the
     matrices' rows; `before`: the path of each alpha's list in the previous index; `chosen`: each
     fresh alpha's `candidates` (positions in `rows`) where the caller chose them already (the
-    matrices are then not read)."""
+    matrices are then not read). With `resolve`, `rows` and `before` need hold only the fresh alphas
+    and their chosen candidates: the other alphas the lists read name are resolved as they are met
+    (their build and list; an alpha it does not return has no list in the index)."""
+    rows = list(rows)
+    before = dict(before)
     position = {row["alpha_id"]: n for n, row in enumerate(rows)}
     builds: dict[str, str] = {
         row["alpha_id"]: row["build_id"] for row in rows if row.get("build_id") is not None
@@ -251,6 +260,23 @@ def update(
         ],
         dtype=bool,
     )
+    asked: set[str] = set()
+
+    def learn(lists: Iterable[list[Neighbour]]) -> None:
+        """The alphas named in `lists` that `rows` lacks, resolved (each asked once)."""
+        nonlocal eligible
+        unknown = {e.alpha_id for entries in lists for e in entries} - position.keys() - asked
+        if resolve is None or not unknown:
+            return
+        asked.update(unknown)
+        found = resolve(unknown)
+        for alpha, build, path in found:
+            position[alpha] = len(rows)
+            rows.append({"alpha_id": alpha, "build_id": build})
+            builds[alpha] = build
+            before[alpha] = path
+        eligible = np.concatenate([eligible, np.ones(len(found), dtype=bool)])
+
     changed: dict[str, list[Neighbour] | None] = {alpha: None for alpha in before if alpha not in position}
     for alpha, scores in fresh.items():
         if alpha not in position:
@@ -265,6 +291,7 @@ def update(
         )
         found = paired(scores, [(rows[n]["alpha_id"], rows[n]["build_id"]) for n in picked], read_scores)
         held_lists = _read_lists(found, fresh, changed, before, read_list)
+        learn([*held_lists.values(), *(changed[e.alpha_id] or [] for e in found if e.alpha_id in changed)])
         near = [e for e in nearest(found, HOP_FROM) if e.alpha_id not in fresh]
         paired_ids = {alpha, *(e.alpha_id for e in found)}
         hop = sorted(
@@ -279,6 +306,7 @@ def update(
         )
         second = paired(scores, [(a, builds[a]) for a in hop], read_scores)
         held_lists.update(_read_lists(second, fresh, changed, before, read_list))
+        learn(held_lists.values())
         found += second
         changed[alpha] = nearest(found, neighbours)
         for entry in found:

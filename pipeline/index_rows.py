@@ -1077,6 +1077,38 @@ def _chosen(
     return found
 
 
+def _turned(
+    slim: pa.Table, approved: np.ndarray, has_list: np.ndarray, open_rows: Mapping[str, set[str]] | None
+) -> np.ndarray:
+    """Which rows of the index a delta publish turns into Python objects (`_delta_update`): the
+    approved alphas', and those with a list, or, when the correlation index chose the candidates
+    (`open_rows`), only the open ones among those."""
+    if open_rows is None:
+        found: np.ndarray = approved | has_list
+        return found
+    named = pa.array(sorted({a for rows in open_rows.values() for a in rows}), pa.string())
+    return approved | (has_list & _is_in(slim.column("alpha_id"), named))
+
+
+def _is_in(ids: pa.ChunkedArray, values: pa.Array) -> np.ndarray:
+    return np.asarray(
+        pc.fill_null(pc.is_in(ids, value_set=values), False).to_numpy(zero_copy_only=False), bool
+    )
+
+
+def _listed_rows(slim: pa.Table, listed: np.ndarray, alphas: Collection[str]) -> list[tuple[str, str, str]]:
+    """(alpha, build, list path) of each of `alphas` that the index holds with a list (`listed`):
+    the alphas a score-neighbour update meets in the lists it reads (one vectorised lookup a read)."""
+    rows = slim.take(
+        pa.array(
+            np.flatnonzero(listed & _is_in(slim.column("alpha_id"), pa.array(sorted(alphas), pa.string())))
+        )
+    )
+    return list(
+        zip(*(rows.column(n).to_pylist() for n in ("alpha_id", "build_id", "score_neighbours")), strict=True)
+    )
+
+
 def _delta_update(
     storage: Storage,
     root: str,
@@ -1124,7 +1156,17 @@ def _delta_update(
     )
     if (approved_mask & gone).any():
         return None
-    chosen = np.flatnonzero((approved_mask | has_list) & ~gone)
+    # For the score neighbours, the rows the correlation index leaves open among each committed
+    # alpha's candidates (or, where it cannot decide, every alpha's with a list).
+    scored = {a: r.get(SERIES, {}) for a, r in committed.items() if r.get(SCORES) is not None}
+    listed = has_list & ~gone
+    open_rows = _open_rows(storage, root, current, slim.column("alpha_id"), listed, scored)
+    # The rows turned into Python objects: the approved alphas (the residual set) and the alphas
+    # with a list, or, where the index decided, only the open candidates: the alphas the lists
+    # read name are looked up as they are read (`_listed_rows`), never every listed row (issue 63,
+    # item 3: 3.9 s of CPU at 10^6 alphas with lists).
+    turned = _turned(slim, approved_mask, has_list, open_rows)
+    chosen = np.flatnonzero(turned & ~gone)
     picked = slim.take(pa.array(chosen))
     chosen_ids = picked.column("alpha_id").to_pylist()
     position = dict(zip(chosen_ids, chosen.tolist(), strict=True))
@@ -1145,10 +1187,7 @@ def _delta_update(
         for a in order
     ]
     # Matrix rows read: the committed ones' from their series; the approved alphas' (the residual
-    # set); for the score neighbours, the rows the correlation index leaves open among each committed
-    # alpha's candidates, or where it cannot decide, every alpha's with a list.
-    scored = {a: r.get(SERIES, {}) for a, r in committed.items() if r.get(SCORES) is not None}
-    open_rows = _open_rows(storage, root, current, slim.column("alpha_id"), has_list & ~gone, scored)
+    # set); the open candidates' (or every alpha's with a list).
     read = (
         set(order)
         if open_rows is None
@@ -1198,6 +1237,13 @@ def _delta_update(
     before.update({a: previous[a]["score_neighbours"] for a in removed if a in previous})
     picked = None if open_rows is None else _chosen(eligible_order, open_rows, scored, at, sub_matrices)
     list_rows = [sub_rows[row_of[a]] for a in eligible_order]
+    known_builds = {row["alpha_id"]: row["build_id"] for row in list_rows if row.get("build_id")}
+
+    def resolve(alphas: Collection[str]) -> list[tuple[str, str, str]]:
+        found = _listed_rows(slim, listed, alphas)
+        known_builds.update((alpha, build) for alpha, build, _ in found)
+        return found
+
     lists = catalogue_neighbours.update(
         list_rows,
         {}
@@ -1206,10 +1252,11 @@ def _delta_update(
         {alpha: row.get(SCORES) for alpha, row in committed.items()},
         before,
         partial(_read_list, storage, root),
-        _score_reader(storage, root, list_rows),
+        lambda alpha: read_scores(storage, root, alpha, known_builds[alpha]),
         catalogue_neighbours.NEIGHBOURS,
         catalogue_neighbours.CANDIDATES,
         picked,
+        None if open_rows is None else resolve,
     )
     for alpha, path in lists.paths.items():
         if alpha in committed:

@@ -411,3 +411,75 @@ def test_the_column_sums_equal_each_value_added() -> None:
     ]
     for values in cases:
         assert of_column(values) == TrialSums(0, 0, 0).plus(values[np.isfinite(values)].tolist())
+
+
+def test_a_publish_pairs_over_its_candidates_as_over_every_listed_alpha(
+    demo_lake: Path, demo_seals: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the correlation index chose a publish's candidates, the update turns only them (and the
+    approved alphas) into rows and looks up the alphas the lists it reads name as it reads them
+    (issue 63, item 3): the lists, rows and matrices it commits equal those of the update over every
+    alpha with a list. Few candidates and neighbours, so the index leaves rows out and the lists
+    name alphas beyond the candidates."""
+    from pipeline import catalogue_neighbours
+
+    monkeypatch.setattr(catalogue_neighbours, "CANDIDATES", 4)
+    monkeypatch.setattr(catalogue_neighbours, "NEIGHBOURS", 5)
+    resolved: list[int] = []
+    listed_rows = rows._listed_rows
+
+    def counted(*args: Any) -> list[tuple[str, str, str]]:
+        found = listed_rows(*args)
+        resolved.append(len(found))
+        return found
+
+    monkeypatch.setattr(rows, "_listed_rows", counted)
+    seals = [
+        write_factory_seal(tmp_path / "seals" / f"f{n}", alpha_id=f"Test_subset_{n}", seed=20 + n, weeks=10)
+        for n in range(2)
+    ]
+    again = renamed(demo_seals, "Test_planted_factor", tmp_path / "again")
+    found = {}
+    for way in ("candidates", "every_listed"):
+        if way == "every_listed":
+            monkeypatch.setattr(
+                rows, "_turned", lambda slim, approved, has_list, open_rows: approved | has_list
+            )
+        root = str(tmp_path / way / "lake")
+        linked_copy(demo_lake, root)
+        for seal in [*seals, again]:
+            assert publish_seal(str(seal), root).status == "published"
+        generation = newest(root)
+        assert generation.delta is not None
+        storage = Storage(root)
+        index = catalogue_index.read_index(storage, root, generation)
+        alphas = index.column("alpha_id").to_pylist()
+        builds = dict(zip(alphas, index.column("build_id").to_pylist(), strict=True))
+
+        def current(entries: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+            """A list's entries, each build said as current or not (a publish's build ids differ
+            from copy to copy)."""
+            if entries is None:
+                return None
+            return [
+                {**e, "neighbour_build": e["neighbour_build"] == builds.get(e["neighbour_id"])}
+                for e in entries
+            ]
+
+        found[way] = (
+            index.drop([*VOLATILE, "build_id", "entry"]),
+            {
+                a: current(_list(storage, root, p))
+                for a, p in zip(alphas, index.column("score_neighbours").to_pylist(), strict=True)
+            },
+            {n: np.asarray(catalogue_index.read_matrix(storage, root, generation, n)) for n in MATRICES},
+            [c["alpha_id"] for c in generation.changes],
+        )
+        if way == "candidates":
+            assert resolved and sum(resolved) > 0, "the lists named alphas beyond the candidates"
+    (index_a, lists_a, matrices_a, changes_a), (index_b, lists_b, matrices_b, changes_b) = found.values()
+    assert index_a.equals(index_b)
+    assert lists_a == lists_b
+    assert changes_a == changes_b
+    for name in MATRICES:
+        np.testing.assert_array_equal(matrices_a[name], matrices_b[name])
