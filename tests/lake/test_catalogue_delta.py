@@ -456,7 +456,9 @@ def test_a_publish_pairs_over_its_candidates_as_over_every_listed_alpha(
         alphas = index.column("alpha_id").to_pylist()
         builds = dict(zip(alphas, index.column("build_id").to_pylist(), strict=True))
 
-        def current(entries: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+        def current(
+            entries: list[dict[str, Any]] | None, builds: dict[str, str] = builds
+        ) -> list[dict[str, Any]] | None:
             """A list's entries, each build said as current or not (a publish's build ids differ
             from copy to copy)."""
             if entries is None:
