@@ -15,7 +15,8 @@ Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Servi
 - `decisions_json.arrow`, `portfolio|positions|pnl|trades_json.arrow`: row bytes, one row per row of
   the table of that name, a binary column per served field set (`datasets.queries.ROW_JSON`): the
   row's JSON as a page writes it, followed by a comma, so a page of any offset, order or filter is
-  a slice or a take of them (pipeline 2.9.0).
+  a slice or a take of them (pipeline 2.9.0); and `decisions_json.arrow` a binary column per row
+  part (`datasets.queries.ROW_PARTS`: a `/scores` core row's members after its date, pipeline 2.10.0).
 - the small tables (`books`, `metrics_stored`, `weekly_*`, `analytics_*`) as they are, and a benchmark's `daily`.
 
 Timestamps are stored as the ISO text the API serves (`YYYY-MM-DDTHH:MM:SSZ`), so no request
@@ -90,11 +91,18 @@ def rebalances_serving(rebalances: pa.Table, decisions: pa.Table | None) -> pa.T
 
 
 def row_json_serving(table: str, served: pa.Table) -> pa.Table:
-    """The row bytes of the serving table `table` (`<table>_json.arrow`), a column per field set."""
+    """The row bytes of the serving table `table` (`<table>_json.arrow`), a column per field set
+    and per row part."""
     return pa.table(
         {
-            column: queries.row_json(served, fields, omit)
-            for column, (fields, omit) in queries.ROW_JSON[table].items()
+            **{
+                column: queries.row_json(served, fields, omit)
+                for column, (fields, omit) in queries.ROW_JSON[table].items()
+            },
+            **{
+                column: queries.row_parts(served, fields)
+                for column, fields in queries.ROW_PARTS.get(table, {}).items()
+            },
         }
     )
 

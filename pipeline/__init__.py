@@ -36,4 +36,8 @@
 #        for each served field set, issue 61 item 1), so a page at any offset, order or filter is a
 #        slice or a take of bytes, and no longer `first_pages.arrow` (the row bytes serve a week's
 #        first page too); a 2.8 build is served, every page of it made from the rows until rebuilt.
-PIPELINE_VERSION = "2.9.0"
+# 2.10.0: `decisions_json.arrow` also carries row parts (`core`, `core_raw_only`: a `/scores` core
+#        row's members after its date, issue 61 item 1), so `/scores` pages of both field sets are
+#        joined from bytes; a 2.9 build is served, its `fields=all` pages joined from its row bytes
+#        and its `fields=core` pages made from the rows until rebuilt.
+PIPELINE_VERSION = "2.10.0"
