@@ -197,14 +197,16 @@ def remove_group(group: Path) -> None:
         pass
 
 
-def make_cold(lake: str | Path, pids: Iterable[int] = (), groups: Iterable[Path] = ()) -> dict[str, int]:
-    """Every page of the lake's files out of the cache (the workers' mappings first, then what
-    their memory `groups` hold), and what stayed: `resident_bytes` of `lake_bytes` (the check that
-    eviction worked)."""
+def make_cold(
+    lake: str | Path, pids: Iterable[int] = (), groups: Iterable[Path] = (), files: list[Path] | None = None
+) -> dict[str, int]:
+    """Every page of the lake's files (or of `files`, those of the lake a run may read) out of the
+    cache (the workers' mappings first, then what their memory `groups` hold), and what stayed:
+    `resident_bytes` of `lake_bytes` (the check that eviction worked)."""
     paged = sum(pageout(pid, lake) for pid in pids)
     for group in groups:
         reclaim(group)
-    files = lake_files(lake)
+    files = lake_files(lake) if files is None else files
     evict(files)
     held, total = resident(files)
     return {"paged_out_bytes": paged, "lake_bytes": total, "resident_bytes": held}

@@ -54,7 +54,7 @@ from tests.bench.harness import (
     start_server,
     worker_pids,
 )
-from tests.bench.page_cache import make_cold, memory_group, remove_group, within
+from tests.bench.page_cache import lake_files, make_cold, memory_group, remove_group, within
 from tests.bench.synthetic_catalogue import DEFAULT_OUT
 
 NEEDLES = ["momentum", "value", "carry", "cluster 1", "syn00012", "reversal", "#99", "lowvol momentum"]
@@ -142,6 +142,7 @@ def measure(
     worker: int,
     cold_lake: Path | None,
     group: Path | None,
+    files: list[Path] | None,
     rng: random.Random,
     alphas: list[str],
     owned: list[str],
@@ -158,7 +159,7 @@ def measure(
     for call in range(calls + 1):
         for name, path in requests_of(rng, alphas, owned).items():
             if cold_lake is not None:
-                found = make_cold(cold_lake, [worker], [group] if group is not None else [])
+                found = make_cold(cold_lake, [worker], [group] if group is not None else [], files)
                 residue, lake_bytes = max(residue, found["resident_bytes"]), found["lake_bytes"]
             before, read, clock = cpu_ns(worker), read_bytes(worker), time.perf_counter()
             answer = client.get(path)
@@ -200,6 +201,15 @@ def measure(
         if residue > lake_bytes // 100:
             print(f"warning: {residue} of {lake_bytes} lake bytes stayed resident: not cold", file=sys.stderr)
     return found_routes
+
+
+def cold_files(lake: Path, alphas: list[str]) -> list[Path]:
+    """The lake's files a run may read: the catalogue's, the benchmarks' and the builds of `alphas`."""
+    return [
+        *lake_files(lake / "catalogue"),
+        *lake_files(lake / "benchmarks"),
+        *(path for alpha in sorted(set(alphas)) for path in lake_files(lake / "alphas" / alpha)),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,8 +254,11 @@ def main(argv: list[str] | None = None) -> int:
         # Cold passes: the worker in a memory cgroup of its own, started on an evicted lake so
         # that every page it reads is charged to it (tests/bench/page_cache.py).
         group = memory_group(f"served-{os.getpid()}") if args.cold else None
+        # What the run may read: the catalogue and the builds of the alphas it asks (a walk of a
+        # 10^6 catalogue's minimal builds, millions of files, before every request would be the run).
+        files = cold_files(lake, owned) if args.cold else None
         if args.cold:
-            make_cold(lake)
+            make_cold(lake, files=files)
         api = start_api(children, "api", env=env, workers=1, log=work / "api.log", group=group)
         result["start_to_health_seconds"] = round(time.monotonic() - started, 2)
         worker = worker_pids(api.proc.pid)[0]
@@ -257,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                 rng.setstate(state)  # the cold pass asks the warm pass's requests
                 key_of = "routes_cold" if cold else "routes"
                 result[key_of] = measure(
-                    client, worker, lake if cold else None, group, rng, alphas, owned, args.calls
+                    client, worker, lake if cold else None, group, files, rng, alphas, owned, args.calls
                 )
         rss, pss = memory_mib(worker)
         result["rss_after_routes_mib"], result["pss_after_routes_mib"] = round(rss), round(pss)
@@ -265,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         restarts = []
         for number in range(args.restarts):
             if args.cold:
-                make_cold(lake)
+                make_cold(lake, files=files)
             clock = time.monotonic()
             api = start_api(
                 children, f"api{number}", env=env, workers=1, log=work / f"api{number}.log", group=group
@@ -275,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             alpha = owned[(number * 7 + 3) % len(owned)]
             seen: dict[str, float] = {"health_after_s": round(up, 2)}
             if args.cold:
-                evicted = make_cold(lake, [worker], [group] if group is not None else [])
+                evicted = make_cold(lake, [worker], [group] if group is not None else [], files)
                 seen["resident_after_eviction_bytes"] = evicted["resident_bytes"]
             with httpx.Client(base_url=api.base_url, headers=headers, timeout=600) as client:
                 for name, path in (
