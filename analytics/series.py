@@ -16,6 +16,7 @@ is null where the peak is not positive. Aggregates of the summary skip nulls.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -27,8 +28,9 @@ from analytics.compounding import cumulative, drawdown_pct, running_peak
 from datasets import answers
 from datasets.build_view import BuildView
 from datasets.faults import BenchmarkMissing, LakeUnavailable
-from datasets.queries import Page, Window, day_numbers, window_bounds
+from datasets.queries import Page, PremadeRows, Window, day_numbers, row_json_table, window_bounds
 from datasets.rows import column_values, date_at, floats, shape_of
+from datasets.windowed_rows import WRITTEN_COLUMNS, ComputedPage, WindowedShape
 from schemas import wire
 from schemas.query import SeriesQuery
 
@@ -101,31 +103,107 @@ def _equity(rows: pa.Table) -> dict[str, np.ndarray]:
     }
 
 
-def _book_window(view: BuildView, book: str, window: Window) -> pa.Table | None:
-    """The ledger rows of `book` in the window; None without a ledger."""
+EQUITY_ROWS = WindowedShape(
+    wire.EQUITY_CURVE_FIELDS, ("cumulative_return", "peak_equity", "drawdown", "drawdown_pct")
+)
+"""The equity row's fields, of which the running return, peak and drawdown restart at the window's
+first session; the others are the same in every window (`datasets.windowed_rows`)."""
+EQUITY_ROW_BYTES = row_json_table("equity_curve")
+"""The serving file of the equity rows' bytes (`serving/equity_curve_json.arrow`, pipeline 2.10.0),
+one row per row of the ledger's (`portfolio`)."""
+
+
+def equity_row_bytes(ledger: pa.Table, books: dict[str, list[int]]) -> pa.Table:
+    """The equity rows' bytes of the ledger serving table (`EQUITY_ROWS.written` of each book's
+    whole curve, row for row): what the pipeline writes as `EQUITY_ROW_BYTES`."""
+    parts = [
+        EQUITY_ROWS.written(equity_curve_table(ledger.slice(start, stop - start)))
+        for start, stop in sorted(books.values())
+    ]
+    return pa.table(
+        {
+            name: pa.concat_arrays([part[name] for part in parts])
+            if parts
+            else pa.array([], pa.large_binary())
+            for name in WRITTEN_COLUMNS
+        }
+    )
+
+
+def _written_equity_rows(view: BuildView) -> dict[str, pa.Array] | None:
+    """The mapped equity row bytes of the build; None when it has none (built before 2.10.0)."""
+
+    def read() -> dict[str, pa.Array] | None:
+        written = view.table(EQUITY_ROW_BYTES)
+        if written is None:
+            return None
+        return {name: written.column(name).combine_chunks() for name in WRITTEN_COLUMNS}
+
+    found: dict[str, pa.Array] | None = view.memo(f"row_json:{EQUITY_ROW_BYTES}", read)
+    return found
+
+
+def _book_window(view: BuildView, book: str, window: Window) -> tuple[pa.Table, int, int] | None:
+    """The ledger rows of `book` in the window, the serving table's row of the first and of the
+    book's first; None without a ledger."""
     table = view.table("portfolio")
     if table is None:
         return None
     low, high = view.book_range("portfolio", book) or (0, 0)
     a, b = window_bounds(day_numbers(table, low, high), window)
-    return table.slice(low + a, b - a)
+    return table.slice(low + a, b - a), low + a, low
+
+
+def _equity_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> pa.Table:
+    """The equity rows as Arrow columns of `wire.EQUITY_CURVE_FIELDS`: the ledger's `rows` and the
+    columns computed over them (`_equity`)."""
+    columns = {
+        "date": rows.column("date"),
+        "timestamp": rows.column("timestamp"),
+        **{n: pa.array(computed[n], pa.float64()) for n in EQUITY_COMPUTED},
+        **{n: rows.column(n) for n in EQUITY_CARRIED},
+    }
+    return pa.table({n: columns[n] for n in wire.EQUITY_CURVE_FIELDS})
+
+
+def _equity_page(
+    view: BuildView, first: int, from_book_start: bool, computed: dict[str, np.ndarray]
+) -> PremadeRows | None:
+    """The page's rows (the serving table's from `first`, their computed columns `computed`) out of
+    the row bytes; None when the build has none."""
+    written = _written_equity_rows(view)
+    if written is None:
+        return None
+    count = computed["cumulative_return"].size
+    if from_book_start:  # the window's values are the book's whole curve's, written once
+        return EQUITY_ROWS.whole(written, first, count)
+    return EQUITY_ROWS.page(written, first, [computed[n] for n in EQUITY_ROWS.windowed])
 
 
 def equity_curve(
     view: BuildView, book: str, window: Window, limit: int, offset: int
-) -> tuple[Page, dict[str, Any]] | None:
-    """The equity rows of `book` in the window and the window's summary; None without a ledger."""
-    rows = _book_window(view, book, window)
-    if rows is None:
+) -> tuple[ComputedPage, dict[str, Any]] | None:
+    """The equity rows of `book` in the window and the window's summary; None without a ledger.
+
+    The page is the row bytes the pipeline wrote and the window's values written into them when the
+    build has them (`EQUITY_ROWS`), else its rows made from the columns; its Arrow columns are made
+    only for a columnar representation."""
+    found = _book_window(view, book, window)
+    if found is None:
         return None
+    rows, first, book_first = found
     days = day_numbers(rows)
     computed = _equity(rows)
 
     page = slice(offset, offset + limit)
-    text = [column_values(rows.column(n).slice(offset, limit)) for n in ("date", "timestamp")]
-    carried = [column_values(rows.column(n).slice(offset, limit)) for n in EQUITY_CARRIED]
-    page_rows = shape_of(wire.EQUITY_CURVE_FIELDS).from_columns(
-        [*text, *_columns([computed[n][page] for n in EQUITY_COMPUTED]), *carried]
+    on_page = {name: values[page] for name, values in computed.items()}
+    count = on_page["cumulative_return"].size
+    page_rows = ComputedPage(
+        functools.partial(_equity_columns, rows.slice(offset, limit), on_page),
+        wire.EQUITY_CURVE_FIELDS,
+        count,
+        int(days.size),
+        functools.partial(_equity_page, view, first + offset, first == book_first, on_page),
     )
 
     summary = _window_summary(days, computed["cumulative_return"], computed["drawdown_pct"]) | {
@@ -135,7 +213,7 @@ def equity_curve(
         "peak_equity": _nanmax(computed["peak_equity"]),
         "max_drawdown": _nanmax(computed["drawdown"]),
     }
-    return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.EQUITY_SUMMARY_FIELDS}
+    return page_rows, {name: summary[name] for name in wire.EQUITY_SUMMARY_FIELDS}
 
 
 def equity_curve_answer(build: BuildView, args: SeriesQuery, raw: bool) -> answers.RunPage:
@@ -159,14 +237,7 @@ def equity_curve_answer(build: BuildView, args: SeriesQuery, raw: bool) -> answe
 def equity_curve_table(ledger: pa.Table) -> pa.Table:
     """The whole equity curve of one book's ledger rows (date order) as an Arrow table of
     `wire.EQUITY_CURVE_FIELDS`: what `equity_curve` pages over the book's whole window."""
-    computed = _equity(ledger)
-    columns = {
-        "date": ledger.column("date"),
-        "timestamp": ledger.column("timestamp"),
-        **{n: pa.array(computed[n], pa.float64()) for n in EQUITY_COMPUTED},
-        **{n: ledger.column(n) for n in EQUITY_CARRIED},
-    }
-    return pa.table({n: columns[n] for n in wire.EQUITY_CURVE_FIELDS})
+    return _equity_columns(ledger, _equity(ledger))
 
 
 def _benchmark(rows: pa.Table) -> tuple[str, dict[str, np.ndarray]]:

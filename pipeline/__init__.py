@@ -36,4 +36,9 @@
 #        for each served field set, issue 61 item 1), so a page at any offset, order or filter is a
 #        slice or a take of bytes, and no longer `first_pages.arrow` (the row bytes serve a week's
 #        first page too); a 2.8 build is served, every page of it made from the rows until rebuilt.
-PIPELINE_VERSION = "2.9.0"
+# 2.10.0 (h-equity, issue 61 item 1: the equity curve's row bytes; another branch may bump the
+#        version for `/scores`: merge both under the higher number): builds also carry
+#        `serving/equity_curve_json.arrow` (each ledger row's equity-curve JSON around the values
+#        that restart at the window's first session, and whole for the book's whole curve), so an
+#        `/equity-curve` page makes no row; a 2.9 build is served, its equity pages made from the rows.
+PIPELINE_VERSION = "2.10.0"
