@@ -86,12 +86,20 @@ EQUITY_COMPUTED = tuple(
 BENCHMARK_COMPUTED = ("close", "period_return", "cumulative_return", "drawdown_pct")
 
 
+def _peak(rows: pa.Table) -> np.ndarray:
+    """The running peak of a window of ledger rows: the highest starting or ending equity so far."""
+    return running_peak(np.fmax(floats(rows.column("starting_equity")), floats(rows.column("ending_equity"))))
+
+
 def _equity(rows: pa.Table) -> dict[str, np.ndarray]:
-    """The computed columns of the equity curve over a window of ledger rows (`EQUITY_COMPUTED`)."""
+    """The computed columns of the equity curve over a window of ledger rows (`EQUITY_COMPUTED`).
+    Of those that restart at the window (`EQUITY_ROWS.windowed`), `drawdown` and `drawdown_pct` are
+    functions of the row's `peak_equity` and `ending_equity`: where the window's peak is the book's,
+    they are the book's whole curve's (`_equity_page`)."""
     start, end = floats(rows.column("starting_equity")), floats(rows.column("ending_equity"))
     with np.errstate(divide="ignore", invalid="ignore"):
         period = np.where(np.isnan(start) | (start == 0), np.nan, (end - start) / start)
-    peak = running_peak(np.fmax(start, end))
+    peak = _peak(rows)
     return {
         "starting_equity": start,
         "ending_equity": end,
@@ -143,15 +151,17 @@ def _written_equity_rows(view: BuildView) -> dict[str, pa.Array] | None:
     return found
 
 
-def _book_window(view: BuildView, book: str, window: Window) -> tuple[pa.Table, int, int] | None:
-    """The ledger rows of `book` in the window, the serving table's row of the first and of the
-    book's first; None without a ledger."""
+def _book_window(
+    view: BuildView, book: str, window: Window
+) -> tuple[pa.Table, tuple[int, int], int, int] | None:
+    """The ledger serving table, the rows of `book` in it and the window's row range; None without
+    a ledger."""
     table = view.table("portfolio")
     if table is None:
         return None
     low, high = view.book_range("portfolio", book) or (0, 0)
     a, b = window_bounds(day_numbers(table, low, high), window)
-    return table.slice(low + a, b - a), low + a, low
+    return table, (low, high), low + a, low + b
 
 
 def _equity_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> pa.Table:
@@ -167,17 +177,29 @@ def _equity_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> pa.Table
 
 
 def _equity_page(
-    view: BuildView, first: int, from_book_start: bool, computed: dict[str, np.ndarray]
+    view: BuildView,
+    ledger: pa.Table,
+    book: tuple[int, int],
+    window_first: int,
+    first: int,
+    computed: dict[str, np.ndarray],
 ) -> PremadeRows | None:
-    """The page's rows (the serving table's from `first`, their computed columns `computed`) out of
-    the row bytes; None when the build has none."""
+    """The page's rows (`ledger`'s from `first`, their computed columns `computed`; the rows of the
+    book and the window's first) out of the row bytes; None when the build has none."""
     written = _written_equity_rows(view)
     if written is None:
         return None
-    count = computed["cumulative_return"].size
-    if from_book_start:  # the window's values are the book's whole curve's, written once
-        return EQUITY_ROWS.whole(written, first, count)
-    return EQUITY_ROWS.page(written, first, [computed[n] for n in EQUITY_ROWS.windowed])
+    peak = computed["peak_equity"]
+    low, high = book
+    if window_first == low:  # the window's values are the book's whole curve's, written once
+        return EQUITY_ROWS.whole(written, first, peak.size)
+    # From the last row whose running peak differs from the book's whole curve's (bit for bit), the
+    # page's peak, drawdown and drawdown_pct are the whole rows': only `cumulative_return` is written.
+    book_peak = view.memo(f"equity_peak:{low}:{high}", lambda: _peak(ledger.slice(low, high - low)))
+    whole = book_peak[first - low : first - low + peak.size]
+    differs = np.flatnonzero(whole.view(np.int64) != peak.view(np.int64))
+    settled = int(differs[-1]) + 1 if differs.size else 0
+    return EQUITY_ROWS.page(written, first, [computed[n] for n in EQUITY_ROWS.windowed], settled)
 
 
 def equity_curve(
@@ -191,7 +213,8 @@ def equity_curve(
     found = _book_window(view, book, window)
     if found is None:
         return None
-    rows, first, book_first = found
+    ledger, book_rows, first, stop = found
+    rows = ledger.slice(first, stop - first)
     days = day_numbers(rows)
     computed = _equity(rows)
 
@@ -203,7 +226,7 @@ def equity_curve(
         wire.EQUITY_CURVE_FIELDS,
         count,
         int(days.size),
-        functools.partial(_equity_page, view, first + offset, first == book_first, on_page),
+        functools.partial(_equity_page, view, ledger, book_rows, first, first + offset, on_page),
     )
 
     summary = _window_summary(days, computed["cumulative_return"], computed["drawdown_pct"]) | {

@@ -31,9 +31,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from datasets.queries import ROW_END, PremadeRows, TablePage, premade_rows
-from datasets.rows import shape_of
+from datasets.rows import column_values, shape_of
 
-WRITTEN_COLUMNS = ("whole", "head", "tail")
+WRITTEN_COLUMNS = ("whole", "head", "tail", "rest")
 """The columns of a windowed shape's row bytes (`WindowedShape.written`)."""
 
 _COMMA = ord(",")
@@ -99,28 +99,50 @@ class WindowedShape:
             tail = [_encode(row)[1:] + ROW_END for row in shape_of(self.after).rows(table)]
         else:
             tail = [b"}" + ROW_END] * table.num_rows
+        if len(self.windowed) > 1:
+            # The whole row after its first windowed value and that value's comma.
+            values = [_encode(value) for value in column_values(table.column(self.windowed[0]))]
+            rest = [row[len(h) + len(v) + 1 :] for row, h, v in zip(whole, head, values, strict=True)]
+            if any(not row.startswith(h + v + b",") for row, h, v in zip(whole, head, values, strict=True)):
+                raise ValueError(f"a row of {self.fields} is not its head, its first value and the rest")
+        else:
+            rest = tail
         return {
             name: pa.array(made, pa.large_binary())
-            for name, made in zip(WRITTEN_COLUMNS, (whole, head, tail), strict=True)
+            for name, made in zip(WRITTEN_COLUMNS, (whole, head, tail, rest), strict=True)
         }
 
-    def page(self, written: dict[str, pa.Array], first: int, values: list[np.ndarray]) -> PremadeRows:
+    def page(
+        self, written: dict[str, pa.Array], first: int, values: list[np.ndarray], settled: int | None = None
+    ) -> PremadeRows:
         """The rows `first` .. `first + n` of `written` whose windowed values are `values` (one array
-        of n per windowed field, in order): their heads, values and tails joined."""
+        of n per windowed field, in order): their heads, values and tails joined. From the page's row
+        `settled` on, every windowed value but the first is the one `whole` holds (the window's
+        running peak has reached the book's): those rows are their heads, their first value and the
+        rest of their whole row."""
         count = values[0].size
         if count == 0:
             return premade_rows(written["whole"], slice(0, 0))
-        numbers = json_values(np.concatenate(values))
-        columns = [numbers.slice(index * count, count) for index in range(len(values))]
-        if not self.after:
-            # Nothing follows the last value in the row but its `}`: it brings no comma.
-            columns[-1] = pc.binary_slice(columns[-1], 0, -1)
-        pieces: list[pa.Array | pa.Scalar] = [written["head"].slice(first, count), columns[0]]
-        for key, column in zip(self._keys, columns[1:], strict=True):
-            pieces += [key, column]
-        pieces.append(written["tail"].slice(first, count))
-        joined = pc.binary_join_element_wise(*pieces, _NOTHING)
-        return premade_rows(joined, slice(0, count))
+        settled = count if settled is None or len(self.windowed) == 1 else max(0, min(settled, count))
+        numbers = json_values(np.concatenate([*(v[:settled] for v in values), values[0][settled:]]))
+        joined = []
+        if settled:
+            columns = [numbers.slice(index * settled, settled) for index in range(len(values))]
+            if not self.after:
+                # Nothing follows the last value in the row but its `}`: it brings no comma.
+                columns[-1] = pc.binary_slice(columns[-1], 0, -1)
+            pieces: list[pa.Array | pa.Scalar] = [written["head"].slice(first, settled), columns[0]]
+            for key, column in zip(self._keys, columns[1:], strict=True):
+                pieces += [key, column]
+            pieces.append(written["tail"].slice(first, settled))
+            joined.append(pc.binary_join_element_wise(*pieces, _NOTHING))
+        if settled < count:
+            rows = slice(first + settled, first + count)
+            firsts = numbers.slice(len(values) * settled, count - settled)
+            heads, rests = (written[name][rows] for name in ("head", "rest"))
+            joined.append(pc.binary_join_element_wise(heads, firsts, rests, _NOTHING))
+        whole = joined[0] if len(joined) == 1 else pa.concat_arrays(joined)
+        return premade_rows(whole, slice(0, count))
 
     def whole(self, written: dict[str, pa.Array], first: int, count: int) -> PremadeRows:
         """The rows `first` .. `first + count` of `written` as a window from the first row of their

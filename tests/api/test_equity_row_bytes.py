@@ -193,7 +193,8 @@ def test_every_value_is_written_as_msgspec_writes_it(demo_lake: Path) -> None:
 @pytest.mark.parametrize("windowed", [("b", "c"), ("a",), ("a", "b", "c"), ("b",)])
 def test_a_windowed_page_is_its_rows_json(windowed: tuple[str, ...]) -> None:
     """Heads, values and tails joined are the rows' JSON, whichever run of the fields is windowed
-    (first, last, all of them, inside)."""
+    (first, last, all of them, inside); from the row `settled` on, the windowed values but the
+    first are the whole rows'."""
     rng = np.random.default_rng(5)
     columns = {
         "day": pa.array(["2024-01-02", None, "2024-01-04", "2024-01-05", "2024-01-08"]),
@@ -207,11 +208,16 @@ def test_a_windowed_page_is_its_rows_json(windowed: tuple[str, ...]) -> None:
     encode = msgspec.json.Encoder().encode
     for first, count in [(0, 5), (1, 3), (4, 1), (2, 0)]:
         values = [data.column(name).to_numpy()[first : first + count] * 2 for name in windowed]
-        page = shape.page(written, first, values)
-        changed = data.slice(first, count)
-        for name, doubled in zip(windowed, values, strict=True):
-            changed = changed.set_column(changed.column_names.index(name), name, pa.array(doubled))
-        assert bytes(page.json) == encode(shape_of(shape.fields).rows(changed)), (windowed, first, count)
+        for settled in (None, 0, 1, count):
+            page = shape.page(written, first, values, settled)
+            expected = data.slice(first, count)
+            for index, (name, doubled) in enumerate(zip(windowed, values, strict=True)):
+                kept = expected.column(name).to_numpy()
+                if index and settled is not None:
+                    doubled = np.concatenate([doubled[:settled], kept[settled:]])
+                expected = expected.set_column(expected.column_names.index(name), name, pa.array(doubled))
+            rows = shape_of(shape.fields).rows(expected)
+            assert bytes(page.json) == encode(rows), (windowed, first, count, settled)
         whole = shape.whole(written, first, count)
         assert bytes(whole.json) == encode(shape_of(shape.fields).rows(data.slice(first, count)))
 
