@@ -7,12 +7,16 @@ does not depend on the window is written once by the pipeline (`WindowedShape.wr
 
 - `head`: the row's JSON up to the first windowed value (`{"date":...,"period_return":X,"cumulative_return":`);
 - `tail`: after the last windowed value, with `ROW_END` (`"gross_exposure":...},`);
-- `whole`: the whole row as a window from the book's first session writes it, with `ROW_END`.
+- `whole`: the whole row as a window from the book's first session writes it, with `ROW_END`;
+- `rest`: the whole row after its first windowed value and that value's comma.
 
 A page of a window that starts at the book's first session is a slice of `whole`; any other page
 writes the window's values of its rows (`json_values`: one msgspec encode of them all, so each
 number is the text msgspec's float writer gives the row Struct it replaces) and joins them between
 the heads and tails with Arrow (`pc.binary_join_element_wise`): no Struct, dict or list per row.
+Rows whose windowed values but the first are the whole curve's (the caller says from which row:
+the equity curve's, once the window's running peak has reached the book's) are their head, their
+first value and their `rest`.
 (A float object per value lives for that encode: msgspec's writer, which is also the fastest here,
 takes Python floats. Arrow's float to text cast writes other exponents and integral forms, `1e+16`
 for `1e16`, `1` for `1.0`, `0.000001` for `1e-6`, and cost more before any repair:
