@@ -28,8 +28,8 @@ from analytics.compounding import cumulative, drawdown_pct, running_peak
 from datasets import answers
 from datasets.build_view import BuildView
 from datasets.faults import BenchmarkMissing, LakeUnavailable
-from datasets.queries import Page, PremadeRows, Window, day_numbers, row_json_table, window_bounds
-from datasets.rows import column_values, date_at, floats, shape_of
+from datasets.queries import PremadeRows, Window, day_numbers, row_json_table, window_bounds
+from datasets.rows import date_at, floats
 from datasets.windowed_rows import WRITTEN_COLUMNS, ComputedPage, WindowedShape
 from schemas import wire
 from schemas.query import SeriesQuery
@@ -71,10 +71,6 @@ def _window_summary(days: np.ndarray, cumulative_return: np.ndarray, drawdown: n
         "max_drawdown_pct": _nanmax(drawdown),
         "max_drawdown_date": _deepest(days, drawdown),
     }
-
-
-def _columns(values: list[np.ndarray]) -> list[list[Any]]:
-    return [v.tolist() for v in values]
 
 
 EQUITY_CARRIED = ("gross_exposure", "net_exposure", "turnover")
@@ -138,16 +134,17 @@ def equity_row_bytes(ledger: pa.Table, books: dict[str, list[int]]) -> pa.Table:
     )
 
 
-def _written_equity_rows(view: BuildView) -> dict[str, pa.Array] | None:
-    """The mapped equity row bytes of the build; None when it has none (built before 2.10.0)."""
+def _written_rows(view: BuildView, name: str) -> dict[str, pa.Array] | None:
+    """The mapped row bytes `name` of the build (`WindowedShape.written`); None when it has none
+    (built before 2.10.0)."""
 
     def read() -> dict[str, pa.Array] | None:
-        written = view.table(EQUITY_ROW_BYTES)
+        written = view.table(name)
         if written is None:
             return None
-        return {name: written.column(name).combine_chunks() for name in WRITTEN_COLUMNS}
+        return {column: written.column(column).combine_chunks() for column in WRITTEN_COLUMNS}
 
-    found: dict[str, pa.Array] | None = view.memo(f"row_json:{EQUITY_ROW_BYTES}", read)
+    found: dict[str, pa.Array] | None = view.memo(f"row_json:{name}", read)
     return found
 
 
@@ -186,7 +183,7 @@ def _equity_page(
 ) -> PremadeRows | None:
     """The page's rows (`ledger`'s from `first`, their computed columns `computed`; the rows of the
     book and the window's first) out of the row bytes; None when the build has none."""
-    written = _written_equity_rows(view)
+    written = _written_rows(view, EQUITY_ROW_BYTES)
     if written is None:
         return None
     peak = computed["peak_equity"]
@@ -263,14 +260,19 @@ def equity_curve_table(ledger: pa.Table) -> pa.Table:
     return _equity_columns(ledger, _equity(ledger))
 
 
-def _benchmark(rows: pa.Table) -> tuple[str, dict[str, np.ndarray]]:
-    """The return basis and the computed columns (`BENCHMARK_COMPUTED`) of a window of daily rows.
+def _basis(rows: pa.Table) -> str:
+    """The return basis of a window of daily rows: `adjusted_close` only when every row of the
+    window has one (never mixed), else `close`."""
+    return (
+        "adjusted_close" if rows.num_rows > 0 and rows.column("adjusted_close").null_count == 0 else "close"
+    )
 
-    Returns use `adjusted_close` only when every row of the window has one (never mixed), else
-    `close`."""
+
+def _benchmark(rows: pa.Table) -> tuple[str, dict[str, np.ndarray]]:
+    """The return basis (`_basis`) and the computed columns (`BENCHMARK_COMPUTED`) of a window of
+    daily rows."""
     close = floats(rows.column("close"))
-    adjusted = rows.column("adjusted_close")
-    basis = "adjusted_close" if rows.num_rows > 0 and adjusted.null_count == 0 else "close"
+    basis = _basis(rows)
     price = close if basis == "close" else floats(rows.column("adjusted_close"))
     with np.errstate(divide="ignore", invalid="ignore"):
         period = np.concatenate([[np.nan], (price[1:] - price[:-1]) / price[:-1]]) if price.size else price
@@ -283,11 +285,54 @@ def _benchmark(rows: pa.Table) -> tuple[str, dict[str, np.ndarray]]:
     }
 
 
+BENCHMARK_ROWS = WindowedShape(wire.BENCHMARK_FIELDS, ("period_return", "cumulative_return", "drawdown_pct"))
+"""The benchmark row's fields, of which the returns and the drawdown restart at the window's first
+session (and its basis: `_basis`); the date and the close are the same in every window."""
+BENCHMARK_ROW_BYTES = row_json_table("daily")
+"""The serving file of a benchmark build's row bytes (`serving/daily_json.arrow`, pipeline 2.10.0),
+one row per row of `daily`."""
+
+
+def benchmark_row_bytes(daily: pa.Table) -> pa.Table:
+    """The row bytes of a benchmark's served daily table (`BENCHMARK_ROWS.written` of its whole
+    series): what the pipeline writes as `BENCHMARK_ROW_BYTES`."""
+    return pa.table(BENCHMARK_ROWS.written(benchmark_table(daily)))
+
+
+def _benchmark_page(
+    view: BuildView,
+    daily: pa.Table,
+    window_first: int,
+    first: int,
+    basis: str,
+    computed: dict[str, np.ndarray],
+) -> PremadeRows | None:
+    """The page's rows (`daily`'s from `first`, of the window from `window_first` on, whose basis is
+    `basis`) out of the row bytes; None when the build has none."""
+    written = _written_rows(view, BENCHMARK_ROW_BYTES)
+    if written is None:
+        return None
+    count = computed["cumulative_return"].size
+    if window_first == 0 and basis == _basis(daily):  # the whole series' values, written once
+        return BENCHMARK_ROWS.whole(written, first, count)
+    return BENCHMARK_ROWS.page(written, first, [computed[n] for n in BENCHMARK_ROWS.windowed])
+
+
+def _benchmark_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> pa.Table:
+    """The benchmark rows as Arrow columns of `wire.BENCHMARK_FIELDS`."""
+    columns = {
+        "date": rows.column("date"),
+        **{n: pa.array(computed[n], pa.float64()) for n in BENCHMARK_COMPUTED},
+    }
+    return pa.table({n: columns[n] for n in wire.BENCHMARK_FIELDS})
+
+
 def benchmark_daily(
     view: BuildView, symbol: str, name: str, window: Window, limit: int, offset: int
-) -> tuple[Page, dict[str, Any]]:
+) -> tuple[ComputedPage, dict[str, Any]]:
     """Benchmark rows in the window, returns and drawdown from the window's first row; the summary
-    reports the return basis (`_benchmark`)."""
+    reports the return basis (`_benchmark`). The page is made as the equity curve's is
+    (`BENCHMARK_ROWS`)."""
     table = view.table("daily")
     if table is None:
         raise FileNotFoundError("the benchmark build has no daily series")
@@ -297,9 +342,13 @@ def benchmark_daily(
     basis, computed = _benchmark(rows)
 
     page = slice(offset, offset + limit)
-    dates = column_values(rows.column("date").slice(offset, limit))
-    page_rows = shape_of(wire.BENCHMARK_FIELDS).from_columns(
-        [dates, *_columns([computed[n][page] for n in BENCHMARK_COMPUTED])]
+    on_page = {column: values[page] for column, values in computed.items()}
+    page_rows = ComputedPage(
+        functools.partial(_benchmark_columns, rows.slice(offset, limit), on_page),
+        wire.BENCHMARK_FIELDS,
+        on_page["cumulative_return"].size,
+        int(days.size),
+        functools.partial(_benchmark_page, view, table, a, a + offset, basis, on_page),
     )
     summary = _window_summary(days, computed["cumulative_return"], computed["drawdown_pct"]) | {
         "symbol": symbol,
@@ -308,7 +357,7 @@ def benchmark_daily(
         "first_close": _first_known(computed["close"]),
         "last_close": _last_known(computed["close"]),
     }
-    return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.BENCHMARK_SUMMARY_FIELDS}
+    return page_rows, {name: summary[name] for name in wire.BENCHMARK_SUMMARY_FIELDS}
 
 
 def benchmark_returns(daily: pa.Table) -> tuple[str, np.ndarray]:
@@ -321,12 +370,7 @@ def benchmark_returns(daily: pa.Table) -> tuple[str, np.ndarray]:
 def benchmark_table(daily: pa.Table) -> pa.Table:
     """The whole benchmark series (date order) as an Arrow table of `wire.BENCHMARK_FIELDS`: what
     `benchmark_daily` pages over the whole window."""
-    _, computed = _benchmark(daily)
-    columns = {
-        "date": daily.column("date"),
-        **{n: pa.array(computed[n], pa.float64()) for n in BENCHMARK_COMPUTED},
-    }
-    return pa.table({n: columns[n] for n in wire.BENCHMARK_FIELDS})
+    return _benchmark_columns(daily, _benchmark(daily)[1])
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Servi
   a slice or a take of them (pipeline 2.9.0).
 - `equity_curve_json.arrow`: the equity rows' bytes, one row per row of `portfolio.arrow`
   (`analytics.series.EQUITY_ROWS`): each row's JSON before and after the values that restart at
-  the window's first session, and the whole row of the book's whole curve (pipeline 2.10.0).
+  the window's first session, and the whole row of the book's whole curve (pipeline 2.10.0); a
+  benchmark build's `daily_json.arrow`, the same of its daily series (`BENCHMARK_ROWS`).
 - the small tables (`books`, `metrics_stored`, `weekly_*`, `analytics_*`) as they are, and a benchmark's `daily`.
 
 Timestamps are stored as the ISO text the API serves (`YYYY-MM-DDTHH:MM:SSZ`), so no request
@@ -176,9 +177,12 @@ def write_benchmark_serving(
     build_dir: str,
     daily: pa.Table,
     regimes: Callable[[pa.Table], pa.Table] | None = None,
+    computed: Mapping[str, Callable[[pa.Table], pa.Table]] | None = None,
 ) -> pa.Table:
     """Writes `serving/` of one benchmark build; returns the daily table as written. `regimes`: the
-    regimes of the served daily table (`schemas.lake.BENCHMARK_REGIMES`), written beside it."""
+    regimes of the served daily table (`schemas.lake.BENCHMARK_REGIMES`), written beside it;
+    `computed`: each file (by name) a function of the served daily table makes (its row bytes:
+    `analytics.series.benchmark_row_bytes`)."""
     served = daily.select(lake.BENCHMARK_DAILY.names).cast(lake.BENCHMARK_DAILY).sort_by("date")
     writer.write_arrow(layout.serving_path(build_dir, "daily"), served)
     tables = {"daily": {"rows": served.num_rows}}
@@ -186,6 +190,10 @@ def write_benchmark_serving(
         labelled = regimes(served).cast(lake.BENCHMARK_REGIMES)
         writer.write_arrow(layout.serving_path(build_dir, "regimes"), labelled)
         tables["regimes"] = {"rows": labelled.num_rows}
+    for name, make in (computed or {}).items():
+        made = make(served)
+        writer.write_arrow(layout.serving_path(build_dir, name), made)
+        tables[name] = {"rows": made.num_rows}
     index = {"format": layout.SERVING_FORMAT, "tables": tables}
     writer.write_json(layout.serving_path(build_dir, layout.SERVING_INDEX), index)
     return served

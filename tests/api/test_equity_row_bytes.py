@@ -1,7 +1,7 @@
 """`/equity-curve` pages without a Python object per row (issue 61, item 1): the pipeline writes each
 ledger row's equity JSON around the values that restart at the window's first session
 (`serving/equity_curve_json.arrow`, `analytics.series.EQUITY_ROWS`), and a page writes only the
-window's values of its rows and joins.
+window's values of its rows and joins. A benchmark's daily series the same (`BENCHMARK_ROWS`).
 
 Checked through the API: pages of every book, windows with and without `from`/`to`, offsets and
 limits, a key with and without raw books, JSON and NDJSON, made from the row bytes make no row
@@ -42,6 +42,7 @@ from tests.api.conftest import fake_authenticate
 from tests.api.lakedata import table
 
 ALPHA = "momentum_12_1"
+HEADERS = {"Authorization": "Bearer raw"}
 BOOKS = {
     "plain": ("long_short", "long_only"),
     "raw": ("long_short", "long_only", "raw_long_short", "raw_long_only"),
@@ -129,6 +130,48 @@ def test_equity_pages_from_row_bytes_make_no_row_and_are_the_rows_pages(
         if b"date" in body:
             assert len(rows_made) > before, "switched off, the rows are made"
     assert sum(body.count(b'"date"') >= 100 for body in made_once) >= len(asked) // 3, "pages hold rows"
+
+
+@pytest.mark.parametrize("accept", ["application/json", "application/x-ndjson"])
+def test_benchmark_pages_from_row_bytes_make_no_row_and_are_the_rows_pages(
+    uncached: TestClient[Any], monkeypatch: pytest.MonkeyPatch, rows_made: list[int], accept: str
+) -> None:
+    """`/v1/benchmarks/{symbol}/daily`, whose returns and drawdown restart at the window too."""
+    path = "/v1/benchmarks/SPY/daily"
+    headers = {"Authorization": "Bearer plain", "Accept": accept}
+    sessions = [
+        row["date"] for row in uncached.get(path, params={"limit": 5000}, headers=HEADERS).json()["data"]
+    ]
+    rng = random.Random(f"benchmark-rows:{accept}")
+    asked: list[dict[str, Any]] = [{}, {"limit": 500, "offset": 300}, {"to": sessions[40], "limit": 7}]
+    for _ in range(8):
+        start, end = sorted(rng.sample(range(len(sessions)), 2))
+        asked.append(
+            {
+                "from": sessions[start],
+                "to": sessions[end],
+                "limit": rng.choice([1, 50, 500]),
+                "offset": rng.randrange(0, 30),
+            }
+        )
+
+    def fetch(query: dict[str, Any]) -> bytes:
+        response = uncached.get(path, params=query, headers=headers)
+        assert response.status_code == 200, (query, response.text)
+        if accept == "application/x-ndjson":
+            return response.content
+        return response.content[: response.content.index(b',"meta":')]
+
+    made_once = []
+    for query in asked:
+        before = len(rows_made)
+        made_once.append(fetch(query))
+        assert len(rows_made) == before, f"{query}: a page of row bytes makes no row"
+    monkeypatch.setattr(series, "BENCHMARK_ROW_BYTES", "no_such_serving_file")  # a build before 2.10.0
+    for query, body in zip(asked, made_once, strict=True):
+        before = len(rows_made)
+        assert fetch(query) == body, query
+        assert len(rows_made) > before, "switched off, the rows are made"
 
 
 EDGES = [
