@@ -39,6 +39,8 @@
 # 2.10.0 (h-equity, issue 61 item 1: the equity curve's row bytes; another branch may bump the
 #        version for `/scores`: merge both under the higher number): builds also carry
 #        `serving/equity_curve_json.arrow` (each ledger row's equity-curve JSON around the values
-#        that restart at the window's first session, and whole for the book's whole curve), so an
-#        `/equity-curve` page makes no row; a 2.9 build is served, its equity pages made from the rows.
+#        that restart at the window's first session, and whole for the book's whole curve), and
+#        benchmark builds `serving/daily_json.arrow` (the same of the daily series), so an
+#        `/equity-curve` or benchmark daily page makes no row; a 2.9 build is served, those pages
+#        made from the rows.
 PIPELINE_VERSION = "2.10.0"
