@@ -18,7 +18,8 @@ path: `PYTHONPATH=/path/to/checkout python tests/bench/equity_pages.py --lake LA
 JSON (the envelope's `data`) and its summary's, against the page made as main made it before the row bytes (at
 f2b37cc: the window's columns as Python lists, a row Struct each by `RowShape.from_columns`, one
 msgspec encode; the same summary; `_rows_as_before`, kept here only to compare), alternating request by request, so
-a busy neighbour weighs on both alike."""
+a busy neighbour weighs on both alike. `--data --benchmark SPY`: the same of a benchmark's daily
+series (`series.benchmark_daily`; `whole500` is then the series from its first session)."""
 
 from __future__ import annotations
 
@@ -146,14 +147,55 @@ def _row_bytes(view: Any, book: str, window: Any, limit: int, offset: int) -> by
     return bytes(made.json)
 
 
+def _benchmark_rows_as_before(view: Any, symbol: str, window: Any, limit: int, offset: int) -> bytes:
+    """A benchmark page's JSON as main made it before the row bytes (f2b37cc `series.benchmark_daily`)."""
+    table = view.table("daily")
+    a, b = window_bounds(day_numbers(table), window)
+    rows = table.slice(a, b - a)
+    days = day_numbers(rows)
+    basis, computed = series._benchmark(rows)
+    page = slice(offset, offset + limit)
+    dates = column_values(rows.column("date").slice(offset, limit))
+    made = shape_of(wire.BENCHMARK_FIELDS).from_columns(
+        [dates, *[computed[n][page].tolist() for n in series.BENCHMARK_COMPUTED]]
+    )
+    summary = series._window_summary(days, computed["cumulative_return"], computed["drawdown_pct"]) | {
+        "symbol": symbol,
+        "name": symbol,
+        "return_basis": basis,
+        "first_close": series._first_known(computed["close"]),
+        "last_close": series._last_known(computed["close"]),
+    }
+    _encode(summary)
+    return _encode(made)
+
+
+def _benchmark_row_bytes(view: Any, symbol: str, window: Any, limit: int, offset: int) -> bytes:
+    page, summary = series.benchmark_daily(view, symbol, symbol, window, limit, offset)
+    made = page.envelope_rows
+    _encode(summary)
+    assert not isinstance(made, list), "the build has no benchmark row bytes"
+    return bytes(made.json)
+
+
 def data_work(args: argparse.Namespace) -> None:
     reader = LakeReader(args.lake, 60.0)
-    found = reader.alpha(args.alpha)
-    assert found is not None
-    view = reader.view(found)
-    table, book = view.table("portfolio"), view.book_range("portfolio", args.book)
-    assert table is not None and book is not None
-    days = day_numbers(table, *book)
+    makers: tuple[tuple[str, Any], tuple[str, Any]]
+    if args.benchmark:
+        view = reader.benchmark_view(args.benchmark)
+        assert view is not None
+        table = view.table("daily")
+        assert table is not None
+        days, subject = day_numbers(table), args.benchmark
+        makers = (("rows as before", _benchmark_rows_as_before), ("row bytes", _benchmark_row_bytes))
+    else:
+        found = reader.alpha(args.alpha)
+        assert found is not None
+        view = reader.view(found)
+        table, book = view.table("portfolio"), view.book_range("portfolio", args.book)
+        assert table is not None and book is not None
+        days, subject = day_numbers(table, *book), args.book
+        makers = (("rows as before", _rows_as_before), ("row bytes", _row_bytes))
     sessions = [date_at(days, index) for index in range(days.size)]
     rng = random.Random(61)
     measured: dict[tuple[str, str], list[float]] = {}
@@ -165,9 +207,9 @@ def data_work(args: argparse.Namespace) -> None:
                 window = (query.get("from"), query.get("to"))
                 limit, offset = query.get("limit", 500), query.get("offset", 0)
                 pages = []
-                for way, make in (("rows as before", _rows_as_before), ("row bytes", _row_bytes)):
+                for way, make in makers:
                     started = time.process_time()
-                    pages.append(make(view, args.book, window, limit, offset))
+                    pages.append(make(view, subject, window, limit, offset))
                     spent[way] += time.process_time() - started
                 assert pages[0] == pages[1], query
             if round_:
@@ -190,6 +232,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--data", action="store_true", help="the data work alone (see above)")
+    parser.add_argument("--benchmark", help="with --data: this benchmark's daily series instead of a book's")
     args = parser.parse_args()
     if args.data:
         data_work(args)
