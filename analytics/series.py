@@ -28,7 +28,15 @@ from analytics.compounding import cumulative, drawdown_pct, running_peak
 from datasets import answers
 from datasets.build_view import BuildView
 from datasets.faults import BenchmarkMissing, LakeUnavailable
-from datasets.queries import PremadeRows, Window, day_numbers, row_json_table, window_bounds
+from datasets.queries import (
+    PremadeRows,
+    Window,
+    day_numbers,
+    premade_rows,
+    row_json,
+    row_json_table,
+    window_bounds,
+)
 from datasets.rows import date_at, floats
 from datasets.windowed_rows import WRITTEN_COLUMNS, ComputedPage, WindowedShape
 from schemas import wire
@@ -135,14 +143,14 @@ def equity_row_bytes(ledger: pa.Table, books: dict[str, list[int]]) -> pa.Table:
 
 
 def _written_rows(view: BuildView, name: str) -> dict[str, pa.Array] | None:
-    """The mapped row bytes `name` of the build (`WindowedShape.written`); None when it has none
-    (built before 2.10.0)."""
+    """The mapped row bytes `name` of the build, by column (`WindowedShape.written`'s); None when it
+    has none (built before 2.10.0)."""
 
     def read() -> dict[str, pa.Array] | None:
         written = view.table(name)
         if written is None:
             return None
-        return {column: written.column(column).combine_chunks() for column in WRITTEN_COLUMNS}
+        return {column: written.column(column).combine_chunks() for column in written.column_names}
 
     found: dict[str, pa.Array] | None = view.memo(f"row_json:{name}", read)
     return found
@@ -285,37 +293,30 @@ def _benchmark(rows: pa.Table) -> tuple[str, dict[str, np.ndarray]]:
     }
 
 
-BENCHMARK_ROWS = WindowedShape(wire.BENCHMARK_FIELDS, ("period_return", "cumulative_return", "drawdown_pct"))
-"""The benchmark row's fields, of which the returns and the drawdown restart at the window's first
-session (and its basis: `_basis`); the date and the close are the same in every window."""
 BENCHMARK_ROW_BYTES = row_json_table("daily")
-"""The serving file of a benchmark build's row bytes (`serving/daily_json.arrow`, pipeline 2.10.0),
-one row per row of `daily`."""
+"""The serving file of a benchmark build's row bytes (`serving/daily_json.arrow`, pipeline 2.10.0):
+`whole`, each row of `daily` as the window from the series' first session writes it. Only those
+pages are made from it: a page of another window is made from its rows, which costs less there
+than writing three of its five values per request and joining (docs/benchmarks.md "Issue 61:
+/equity-curve without a row per object")."""
 
 
 def benchmark_row_bytes(daily: pa.Table) -> pa.Table:
-    """The row bytes of a benchmark's served daily table (`BENCHMARK_ROWS.written` of its whole
-    series): what the pipeline writes as `BENCHMARK_ROW_BYTES`."""
-    return pa.table(BENCHMARK_ROWS.written(benchmark_table(daily)))
+    """The row bytes of a benchmark's served daily table (its whole series' rows): what the pipeline
+    writes as `BENCHMARK_ROW_BYTES`."""
+    return pa.table({"whole": row_json(benchmark_table(daily), wire.BENCHMARK_FIELDS, frozenset())})
 
 
 def _benchmark_page(
-    view: BuildView,
-    daily: pa.Table,
-    window_first: int,
-    first: int,
-    basis: str,
-    computed: dict[str, np.ndarray],
+    view: BuildView, daily: pa.Table, window_first: int, first: int, basis: str, count: int
 ) -> PremadeRows | None:
     """The page's rows (`daily`'s from `first`, of the window from `window_first` on, whose basis is
-    `basis`) out of the row bytes; None when the build has none."""
-    written = _written_rows(view, BENCHMARK_ROW_BYTES)
-    if written is None:
+    `basis`) out of the row bytes when the window's values are the whole series' (it starts at the
+    first session, on the same basis); None otherwise, or when the build has none."""
+    if window_first != 0 or basis != _basis(daily):
         return None
-    count = computed["cumulative_return"].size
-    if window_first == 0 and basis == _basis(daily):  # the whole series' values, written once
-        return BENCHMARK_ROWS.whole(written, first, count)
-    return BENCHMARK_ROWS.page(written, first, [computed[n] for n in BENCHMARK_ROWS.windowed])
+    written = _written_rows(view, BENCHMARK_ROW_BYTES)
+    return None if written is None else premade_rows(written["whole"], slice(first, first + count))
 
 
 def _benchmark_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> pa.Table:
@@ -331,8 +332,8 @@ def benchmark_daily(
     view: BuildView, symbol: str, name: str, window: Window, limit: int, offset: int
 ) -> tuple[ComputedPage, dict[str, Any]]:
     """Benchmark rows in the window, returns and drawdown from the window's first row; the summary
-    reports the return basis (`_benchmark`). The page is made as the equity curve's is
-    (`BENCHMARK_ROWS`)."""
+    reports the return basis (`_benchmark`). A page of the series from its first session is the row
+    bytes the pipeline wrote (`BENCHMARK_ROW_BYTES`)."""
     table = view.table("daily")
     if table is None:
         raise FileNotFoundError("the benchmark build has no daily series")
@@ -348,7 +349,9 @@ def benchmark_daily(
         wire.BENCHMARK_FIELDS,
         on_page["cumulative_return"].size,
         int(days.size),
-        functools.partial(_benchmark_page, view, table, a, a + offset, basis, on_page),
+        functools.partial(
+            _benchmark_page, view, table, a, a + offset, basis, on_page["cumulative_return"].size
+        ),
     )
     summary = _window_summary(days, computed["cumulative_return"], computed["drawdown_pct"]) | {
         "symbol": symbol,

@@ -19,7 +19,7 @@ Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Servi
 - `equity_curve_json.arrow`: the equity rows' bytes, one row per row of `portfolio.arrow`
   (`analytics.series.EQUITY_ROWS`): each row's JSON before and after the values that restart at
   the window's first session, and the whole row of the book's whole curve (pipeline 2.10.0); a
-  benchmark build's `daily_json.arrow`, the same of its daily series (`BENCHMARK_ROWS`).
+  benchmark build's `daily_json.arrow`, each row of its whole daily series (`BENCHMARK_ROW_BYTES`).
 - the small tables (`books`, `metrics_stored`, `weekly_*`, `analytics_*`) as they are, and a benchmark's `daily`.
 
 Timestamps are stored as the ISO text the API serves (`YYYY-MM-DDTHH:MM:SSZ`), so no request

@@ -40,7 +40,7 @@
 #        version for `/scores`: merge both under the higher number): builds also carry
 #        `serving/equity_curve_json.arrow` (each ledger row's equity-curve JSON around the values
 #        that restart at the window's first session, and whole for the book's whole curve), and
-#        benchmark builds `serving/daily_json.arrow` (the same of the daily series), so an
-#        `/equity-curve` or benchmark daily page makes no row; a 2.9 build is served, those pages
-#        made from the rows.
+#        benchmark builds `serving/daily_json.arrow` (each row of the whole daily series), so an
+#        `/equity-curve` page, and a benchmark page from the series' first session, makes no row; a
+#        2.9 build is served, those pages made from the rows.
 PIPELINE_VERSION = "2.10.0"
