@@ -38,7 +38,7 @@ from datasets.queries import (
     window_bounds,
 )
 from datasets.rows import date_at, floats
-from datasets.windowed_rows import WRITTEN_COLUMNS, ComputedPage, WindowedShape
+from datasets.windowed_rows import WRITTEN_COLUMNS, Columns, ComputedPage, WindowedShape, columns_table
 from schemas import wire
 from schemas.query import SeriesQuery
 
@@ -169,16 +169,15 @@ def _book_window(
     return table, (low, high), low + a, low + b
 
 
-def _equity_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> pa.Table:
-    """The equity rows as Arrow columns of `wire.EQUITY_CURVE_FIELDS`: the ledger's `rows` and the
-    columns computed over them (`_equity`)."""
-    columns = {
+def _equity_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> Columns:
+    """The columns of `wire.EQUITY_CURVE_FIELDS`: the ledger's `rows`' and those computed over them
+    (`_equity`)."""
+    return {
         "date": rows.column("date"),
         "timestamp": rows.column("timestamp"),
-        **{n: pa.array(computed[n], pa.float64()) for n in EQUITY_COMPUTED},
+        **{n: computed[n] for n in EQUITY_COMPUTED},
         **{n: rows.column(n) for n in EQUITY_CARRIED},
     }
-    return pa.table({n: columns[n] for n in wire.EQUITY_CURVE_FIELDS})
 
 
 def _equity_page(
@@ -265,7 +264,7 @@ def equity_curve_answer(build: BuildView, args: SeriesQuery, raw: bool) -> answe
 def equity_curve_table(ledger: pa.Table) -> pa.Table:
     """The whole equity curve of one book's ledger rows (date order) as an Arrow table of
     `wire.EQUITY_CURVE_FIELDS`: what `equity_curve` pages over the book's whole window."""
-    return _equity_columns(ledger, _equity(ledger))
+    return columns_table(wire.EQUITY_CURVE_FIELDS, _equity_columns(ledger, _equity(ledger)))
 
 
 def _basis(rows: pa.Table) -> str:
@@ -319,13 +318,9 @@ def _benchmark_page(
     return None if written is None else premade_rows(written["whole"], slice(first, first + count))
 
 
-def _benchmark_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> pa.Table:
-    """The benchmark rows as Arrow columns of `wire.BENCHMARK_FIELDS`."""
-    columns = {
-        "date": rows.column("date"),
-        **{n: pa.array(computed[n], pa.float64()) for n in BENCHMARK_COMPUTED},
-    }
-    return pa.table({n: columns[n] for n in wire.BENCHMARK_FIELDS})
+def _benchmark_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> Columns:
+    """The columns of `wire.BENCHMARK_FIELDS`: the daily `rows`' date and those computed over them."""
+    return {"date": rows.column("date"), **{n: computed[n] for n in BENCHMARK_COMPUTED}}
 
 
 def benchmark_daily(
@@ -373,7 +368,7 @@ def benchmark_returns(daily: pa.Table) -> tuple[str, np.ndarray]:
 def benchmark_table(daily: pa.Table) -> pa.Table:
     """The whole benchmark series (date order) as an Arrow table of `wire.BENCHMARK_FIELDS`: what
     `benchmark_daily` pages over the whole window."""
-    return _benchmark_columns(daily, _benchmark(daily)[1])
+    return columns_table(wire.BENCHMARK_FIELDS, _benchmark_columns(daily, _benchmark(daily)[1]))
 
 
 @dataclass(frozen=True)

@@ -154,14 +154,29 @@ class WindowedShape:
         return premade_rows(written["whole"], slice(first, first + count))
 
 
+Columns = dict[str, pa.Array | pa.ChunkedArray | np.ndarray]
+"""A page's columns by field: Arrow columns as the lake stores them, and float64 arrays computed for
+the request."""
+
+
+def columns_table(fields: tuple[str, ...], columns: Columns) -> pa.Table:
+    """`columns` as an Arrow table of `fields` (a computed array as float64, NaN kept)."""
+    return pa.table(
+        {
+            name: pa.array(column, pa.float64()) if isinstance(column, np.ndarray) else column
+            for name, column in ((name, columns[name]) for name in fields)
+        }
+    )
+
+
 class ComputedPage(TablePage):
-    """A page whose columns are computed for the request (a window's figures): `columns()` makes
-    them, as an Arrow table of the page's fields, only when a representation or the rows need them;
-    `premade()` its JSON (None when the build has no row bytes for it: the rows are made)."""
+    """A page whose columns are partly computed for the request (a window's figures): `columns()`
+    gives them, made into Arrow columns only for a columnar representation and into rows only when
+    its JSON is not `premade()` (None when the build has no row bytes for it)."""
 
     def __init__(
         self,
-        columns: Callable[[], pa.Table],
+        columns: Callable[[], Columns],
         fields: tuple[str, ...],
         count: int,
         total: int,
@@ -173,11 +188,17 @@ class ComputedPage(TablePage):
 
     @functools.cached_property
     def table(self) -> pa.Table:
-        return self._columns()
+        return columns_table(self._fields, self._columns())
 
     @functools.cached_property
     def rows(self) -> list[msgspec.Struct]:
-        return shape_of(self._fields).rows(self.table)
+        # Straight from the columns (a computed array's floats by `tolist`), not through `table`.
+        columns = self._columns()
+        values = [
+            column.tolist() if isinstance(column, np.ndarray) else column_values(column)
+            for column in (columns[name] for name in self._fields)
+        ]
+        return shape_of(self._fields).from_columns(values)
 
     @property
     def returned(self) -> int:
