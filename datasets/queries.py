@@ -276,8 +276,12 @@ def _made_once(
     """The page's rows out of the row bytes: `rows` the table's rows in page order (positions, or
     a range); None when the build has no row bytes for this field set."""
     made = _row_bytes(view, table, fields, omit)
-    if made is None:
-        return None
+    return None if made is None else premade_rows(made, rows)
+
+
+def premade_rows(made: pa.Array, rows: np.ndarray | slice) -> PremadeRows:
+    """The rows `rows` (positions in page order, or a range) of `made`, a `large_binary` array of
+    row bytes each followed by `ROW_END`, as a page: one slice or one `take`, and one join."""
     if isinstance(rows, slice):
         return _premade(made, rows.start, max(0, rows.stop - rows.start))
     return _premade(made.take(pa.array(rows, pa.int64())), 0, len(rows))

@@ -38,6 +38,11 @@
 #        first page too); a 2.8 build is served, every page of it made from the rows until rebuilt.
 # 2.10.0: `decisions_json.arrow` also carries row parts (`core`, `core_raw_only`: a `/scores` core
 #        row's members after its date, issue 61 item 1), so `/scores` pages of both field sets are
-#        joined from bytes; a 2.9 build is served, its `fields=all` pages joined from its row bytes
-#        and its `fields=core` pages made from the rows until rebuilt.
+#        joined from bytes; builds also carry `serving/equity_curve_json.arrow` (each ledger row's
+#        equity-curve JSON around the values that restart at the window's first session, and whole
+#        for the book's whole curve), and benchmark builds `serving/daily_json.arrow` (each row of
+#        the whole daily series), so an `/equity-curve` page, and a benchmark page from the series'
+#        first session, makes no row. A 2.9 build is served: its `/scores` `fields=all` pages joined
+#        from its row bytes, its `fields=core`, equity and benchmark pages made from the rows until
+#        rebuilt.
 PIPELINE_VERSION = "2.10.0"
