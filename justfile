@@ -174,6 +174,10 @@ bench-before-handler *ARGS:
 bench-page-profile *ARGS:
     python -m tests.bench.page_profile {{ARGS}}
 
+# CPU per `/equity-curve` request in process, row bytes on and off (issue 61, item 1): `just bench-equity-pages --lake LAKE [--data] [--benchmark SPY]`.
+bench-equity-pages *ARGS:
+    python -m tests.bench.equity_pages {{ARGS}}
+
 # Issue 36's routes (attribution, factors, residual, capacity, quantiles) on the full-size demo alphas, one worker, beside /v1/me and /analytics/risk in the same run: p50/p95 [--rebuild after a pipeline change] [--calls N].
 bench-why *ARGS:
     python -m tests.bench.why_bench {{ARGS}}

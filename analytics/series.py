@@ -16,6 +16,7 @@ is null where the peak is not positive. Aggregates of the summary skip nulls.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -27,8 +28,17 @@ from analytics.compounding import cumulative, drawdown_pct, running_peak
 from datasets import answers
 from datasets.build_view import BuildView
 from datasets.faults import BenchmarkMissing, LakeUnavailable
-from datasets.queries import Page, Window, day_numbers, window_bounds
-from datasets.rows import column_values, date_at, floats, shape_of
+from datasets.queries import (
+    PremadeRows,
+    Window,
+    day_numbers,
+    premade_rows,
+    row_json,
+    row_json_table,
+    window_bounds,
+)
+from datasets.rows import date_at, floats
+from datasets.windowed_rows import WRITTEN_COLUMNS, Columns, ComputedPage, WindowedShape, columns_table
 from schemas import wire
 from schemas.query import SeriesQuery
 
@@ -71,10 +81,6 @@ def _window_summary(days: np.ndarray, cumulative_return: np.ndarray, drawdown: n
     }
 
 
-def _columns(values: list[np.ndarray]) -> list[list[Any]]:
-    return [v.tolist() for v in values]
-
-
 EQUITY_CARRIED = ("gross_exposure", "net_exposure", "turnover")
 """Ledger columns the equity curve carries as they are; the others after date and timestamp are
 computed over the requested window (`EQUITY_COMPUTED`)."""
@@ -84,12 +90,20 @@ EQUITY_COMPUTED = tuple(
 BENCHMARK_COMPUTED = ("close", "period_return", "cumulative_return", "drawdown_pct")
 
 
+def _peak(rows: pa.Table) -> np.ndarray:
+    """The running peak of a window of ledger rows: the highest starting or ending equity so far."""
+    return running_peak(np.fmax(floats(rows.column("starting_equity")), floats(rows.column("ending_equity"))))
+
+
 def _equity(rows: pa.Table) -> dict[str, np.ndarray]:
-    """The computed columns of the equity curve over a window of ledger rows (`EQUITY_COMPUTED`)."""
+    """The computed columns of the equity curve over a window of ledger rows (`EQUITY_COMPUTED`).
+    Of those that restart at the window (`EQUITY_ROWS.windowed`), `drawdown` and `drawdown_pct` are
+    functions of the row's `peak_equity` and `ending_equity`: where the window's peak is the book's,
+    they are the book's whole curve's (`_equity_page`)."""
     start, end = floats(rows.column("starting_equity")), floats(rows.column("ending_equity"))
     with np.errstate(divide="ignore", invalid="ignore"):
         period = np.where(np.isnan(start) | (start == 0), np.nan, (end - start) / start)
-    peak = running_peak(np.fmax(start, end))
+    peak = _peak(rows)
     return {
         "starting_equity": start,
         "ending_equity": end,
@@ -101,31 +115,122 @@ def _equity(rows: pa.Table) -> dict[str, np.ndarray]:
     }
 
 
-def _book_window(view: BuildView, book: str, window: Window) -> pa.Table | None:
-    """The ledger rows of `book` in the window; None without a ledger."""
+EQUITY_ROWS = WindowedShape(
+    wire.EQUITY_CURVE_FIELDS, ("cumulative_return", "peak_equity", "drawdown", "drawdown_pct")
+)
+"""The equity row's fields, of which the running return, peak and drawdown restart at the window's
+first session; the others are the same in every window (`datasets.windowed_rows`)."""
+EQUITY_ROW_BYTES = row_json_table("equity_curve")
+"""The serving file of the equity rows' bytes (`serving/equity_curve_json.arrow`, pipeline 2.10.0),
+one row per row of the ledger's (`portfolio`)."""
+
+
+def equity_row_bytes(ledger: pa.Table, books: dict[str, list[int]]) -> pa.Table:
+    """The equity rows' bytes of the ledger serving table (`EQUITY_ROWS.written` of each book's
+    whole curve, row for row): what the pipeline writes as `EQUITY_ROW_BYTES`."""
+    parts = [
+        EQUITY_ROWS.written(equity_curve_table(ledger.slice(start, stop - start)))
+        for start, stop in sorted(books.values())
+    ]
+    return pa.table(
+        {
+            name: pa.concat_arrays([part[name] for part in parts])
+            if parts
+            else pa.array([], pa.large_binary())
+            for name in WRITTEN_COLUMNS
+        }
+    )
+
+
+def _written_rows(view: BuildView, name: str) -> dict[str, pa.Array] | None:
+    """The mapped row bytes `name` of the build, by column (`WindowedShape.written`'s); None when it
+    has none (built before 2.10.0)."""
+
+    def read() -> dict[str, pa.Array] | None:
+        written = view.table(name)
+        if written is None:
+            return None
+        return {column: written.column(column).combine_chunks() for column in written.column_names}
+
+    found: dict[str, pa.Array] | None = view.memo(f"row_json:{name}", read)
+    return found
+
+
+def _book_window(
+    view: BuildView, book: str, window: Window
+) -> tuple[pa.Table, tuple[int, int], int, int] | None:
+    """The ledger serving table, the rows of `book` in it and the window's row range; None without
+    a ledger."""
     table = view.table("portfolio")
     if table is None:
         return None
     low, high = view.book_range("portfolio", book) or (0, 0)
     a, b = window_bounds(day_numbers(table, low, high), window)
-    return table.slice(low + a, b - a)
+    return table, (low, high), low + a, low + b
+
+
+def _equity_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> Columns:
+    """The columns of `wire.EQUITY_CURVE_FIELDS`: the ledger's `rows`' and those computed over them
+    (`_equity`)."""
+    return {
+        "date": rows.column("date"),
+        "timestamp": rows.column("timestamp"),
+        **{n: computed[n] for n in EQUITY_COMPUTED},
+        **{n: rows.column(n) for n in EQUITY_CARRIED},
+    }
+
+
+def _equity_page(
+    view: BuildView,
+    ledger: pa.Table,
+    book: tuple[int, int],
+    window_first: int,
+    first: int,
+    computed: dict[str, np.ndarray],
+) -> PremadeRows | None:
+    """The page's rows (`ledger`'s from `first`, their computed columns `computed`; the rows of the
+    book and the window's first) out of the row bytes; None when the build has none."""
+    written = _written_rows(view, EQUITY_ROW_BYTES)
+    if written is None:
+        return None
+    peak = computed["peak_equity"]
+    low, high = book
+    if window_first == low:  # the window's values are the book's whole curve's, written once
+        return EQUITY_ROWS.whole(written, first, peak.size)
+    # From the last row whose running peak differs from the book's whole curve's (bit for bit), the
+    # page's peak, drawdown and drawdown_pct are the whole rows': only `cumulative_return` is written.
+    book_peak = view.memo(f"equity_peak:{low}:{high}", lambda: _peak(ledger.slice(low, high - low)))
+    whole = book_peak[first - low : first - low + peak.size]
+    differs = np.flatnonzero(whole.view(np.int64) != peak.view(np.int64))
+    settled = int(differs[-1]) + 1 if differs.size else 0
+    return EQUITY_ROWS.page(written, first, [computed[n] for n in EQUITY_ROWS.windowed], settled)
 
 
 def equity_curve(
     view: BuildView, book: str, window: Window, limit: int, offset: int
-) -> tuple[Page, dict[str, Any]] | None:
-    """The equity rows of `book` in the window and the window's summary; None without a ledger."""
-    rows = _book_window(view, book, window)
-    if rows is None:
+) -> tuple[ComputedPage, dict[str, Any]] | None:
+    """The equity rows of `book` in the window and the window's summary; None without a ledger.
+
+    The page is the row bytes the pipeline wrote and the window's values written into them when the
+    build has them (`EQUITY_ROWS`), else its rows made from the columns; its Arrow columns are made
+    only for a columnar representation."""
+    found = _book_window(view, book, window)
+    if found is None:
         return None
+    ledger, book_rows, first, stop = found
+    rows = ledger.slice(first, stop - first)
     days = day_numbers(rows)
     computed = _equity(rows)
 
     page = slice(offset, offset + limit)
-    text = [column_values(rows.column(n).slice(offset, limit)) for n in ("date", "timestamp")]
-    carried = [column_values(rows.column(n).slice(offset, limit)) for n in EQUITY_CARRIED]
-    page_rows = shape_of(wire.EQUITY_CURVE_FIELDS).from_columns(
-        [*text, *_columns([computed[n][page] for n in EQUITY_COMPUTED]), *carried]
+    on_page = {name: values[page] for name, values in computed.items()}
+    count = on_page["cumulative_return"].size
+    page_rows = ComputedPage(
+        functools.partial(_equity_columns, rows.slice(offset, limit), on_page),
+        wire.EQUITY_CURVE_FIELDS,
+        count,
+        int(days.size),
+        functools.partial(_equity_page, view, ledger, book_rows, first, first + offset, on_page),
     )
 
     summary = _window_summary(days, computed["cumulative_return"], computed["drawdown_pct"]) | {
@@ -135,7 +240,7 @@ def equity_curve(
         "peak_equity": _nanmax(computed["peak_equity"]),
         "max_drawdown": _nanmax(computed["drawdown"]),
     }
-    return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.EQUITY_SUMMARY_FIELDS}
+    return page_rows, {name: summary[name] for name in wire.EQUITY_SUMMARY_FIELDS}
 
 
 def equity_curve_answer(build: BuildView, args: SeriesQuery, raw: bool) -> answers.RunPage:
@@ -159,24 +264,22 @@ def equity_curve_answer(build: BuildView, args: SeriesQuery, raw: bool) -> answe
 def equity_curve_table(ledger: pa.Table) -> pa.Table:
     """The whole equity curve of one book's ledger rows (date order) as an Arrow table of
     `wire.EQUITY_CURVE_FIELDS`: what `equity_curve` pages over the book's whole window."""
-    computed = _equity(ledger)
-    columns = {
-        "date": ledger.column("date"),
-        "timestamp": ledger.column("timestamp"),
-        **{n: pa.array(computed[n], pa.float64()) for n in EQUITY_COMPUTED},
-        **{n: ledger.column(n) for n in EQUITY_CARRIED},
-    }
-    return pa.table({n: columns[n] for n in wire.EQUITY_CURVE_FIELDS})
+    return columns_table(wire.EQUITY_CURVE_FIELDS, _equity_columns(ledger, _equity(ledger)))
+
+
+def _basis(rows: pa.Table) -> str:
+    """The return basis of a window of daily rows: `adjusted_close` only when every row of the
+    window has one (never mixed), else `close`."""
+    return (
+        "adjusted_close" if rows.num_rows > 0 and rows.column("adjusted_close").null_count == 0 else "close"
+    )
 
 
 def _benchmark(rows: pa.Table) -> tuple[str, dict[str, np.ndarray]]:
-    """The return basis and the computed columns (`BENCHMARK_COMPUTED`) of a window of daily rows.
-
-    Returns use `adjusted_close` only when every row of the window has one (never mixed), else
-    `close`."""
+    """The return basis (`_basis`) and the computed columns (`BENCHMARK_COMPUTED`) of a window of
+    daily rows."""
     close = floats(rows.column("close"))
-    adjusted = rows.column("adjusted_close")
-    basis = "adjusted_close" if rows.num_rows > 0 and adjusted.null_count == 0 else "close"
+    basis = _basis(rows)
     price = close if basis == "close" else floats(rows.column("adjusted_close"))
     with np.errstate(divide="ignore", invalid="ignore"):
         period = np.concatenate([[np.nan], (price[1:] - price[:-1]) / price[:-1]]) if price.size else price
@@ -189,11 +292,43 @@ def _benchmark(rows: pa.Table) -> tuple[str, dict[str, np.ndarray]]:
     }
 
 
+BENCHMARK_ROW_BYTES = row_json_table("daily")
+"""The serving file of a benchmark build's row bytes (`serving/daily_json.arrow`, pipeline 2.10.0):
+`whole`, each row of `daily` as the window from the series' first session writes it. Only those
+pages are made from it: a page of another window is made from its rows, which costs less there
+than writing three of its five values per request and joining (docs/benchmarks.md "Issue 61:
+/equity-curve without a row per object")."""
+
+
+def benchmark_row_bytes(daily: pa.Table) -> pa.Table:
+    """The row bytes of a benchmark's served daily table (its whole series' rows): what the pipeline
+    writes as `BENCHMARK_ROW_BYTES`."""
+    return pa.table({"whole": row_json(benchmark_table(daily), wire.BENCHMARK_FIELDS, frozenset())})
+
+
+def _benchmark_page(
+    view: BuildView, daily: pa.Table, window_first: int, first: int, basis: str, count: int
+) -> PremadeRows | None:
+    """The page's rows (`daily`'s from `first`, of the window from `window_first` on, whose basis is
+    `basis`) out of the row bytes when the window's values are the whole series' (it starts at the
+    first session, on the same basis); None otherwise, or when the build has none."""
+    if window_first != 0 or basis != _basis(daily):
+        return None
+    written = _written_rows(view, BENCHMARK_ROW_BYTES)
+    return None if written is None else premade_rows(written["whole"], slice(first, first + count))
+
+
+def _benchmark_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> Columns:
+    """The columns of `wire.BENCHMARK_FIELDS`: the daily `rows`' date and those computed over them."""
+    return {"date": rows.column("date"), **{n: computed[n] for n in BENCHMARK_COMPUTED}}
+
+
 def benchmark_daily(
     view: BuildView, symbol: str, name: str, window: Window, limit: int, offset: int
-) -> tuple[Page, dict[str, Any]]:
+) -> tuple[ComputedPage, dict[str, Any]]:
     """Benchmark rows in the window, returns and drawdown from the window's first row; the summary
-    reports the return basis (`_benchmark`)."""
+    reports the return basis (`_benchmark`). A page of the series from its first session is the row
+    bytes the pipeline wrote (`BENCHMARK_ROW_BYTES`)."""
     table = view.table("daily")
     if table is None:
         raise FileNotFoundError("the benchmark build has no daily series")
@@ -203,9 +338,15 @@ def benchmark_daily(
     basis, computed = _benchmark(rows)
 
     page = slice(offset, offset + limit)
-    dates = column_values(rows.column("date").slice(offset, limit))
-    page_rows = shape_of(wire.BENCHMARK_FIELDS).from_columns(
-        [dates, *_columns([computed[n][page] for n in BENCHMARK_COMPUTED])]
+    on_page = {column: values[page] for column, values in computed.items()}
+    page_rows = ComputedPage(
+        functools.partial(_benchmark_columns, rows.slice(offset, limit), on_page),
+        wire.BENCHMARK_FIELDS,
+        on_page["cumulative_return"].size,
+        int(days.size),
+        functools.partial(
+            _benchmark_page, view, table, a, a + offset, basis, on_page["cumulative_return"].size
+        ),
     )
     summary = _window_summary(days, computed["cumulative_return"], computed["drawdown_pct"]) | {
         "symbol": symbol,
@@ -214,7 +355,7 @@ def benchmark_daily(
         "first_close": _first_known(computed["close"]),
         "last_close": _last_known(computed["close"]),
     }
-    return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.BENCHMARK_SUMMARY_FIELDS}
+    return page_rows, {name: summary[name] for name in wire.BENCHMARK_SUMMARY_FIELDS}
 
 
 def benchmark_returns(daily: pa.Table) -> tuple[str, np.ndarray]:
@@ -227,12 +368,7 @@ def benchmark_returns(daily: pa.Table) -> tuple[str, np.ndarray]:
 def benchmark_table(daily: pa.Table) -> pa.Table:
     """The whole benchmark series (date order) as an Arrow table of `wire.BENCHMARK_FIELDS`: what
     `benchmark_daily` pages over the whole window."""
-    _, computed = _benchmark(daily)
-    columns = {
-        "date": daily.column("date"),
-        **{n: pa.array(computed[n], pa.float64()) for n in BENCHMARK_COMPUTED},
-    }
-    return pa.table({n: columns[n] for n in wire.BENCHMARK_FIELDS})
+    return columns_table(wire.BENCHMARK_FIELDS, _benchmark_columns(daily, _benchmark(daily)[1]))
 
 
 @dataclass(frozen=True)

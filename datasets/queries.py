@@ -11,7 +11,10 @@ A page of a table the pipeline also wrote as row bytes (`ROW_JSON`: each row's J
 field set, in `serving/<table>_json.arrow`; issue 61, item 1) is one slice or one `take` of those
 bytes and one join (`PremadeRows`): no Python object per row, for the JSON envelope and NDJSON
 alike. (Pipeline 2.4 to 2.8 wrote each week's first page whole, `first_pages.arrow`; the row bytes
-serve every page, the first included, so 2.9 writes it no more.)
+serve every page, the first included, so 2.9 writes it no more.) A `/scores` row is its date and a
+decision row's fields: `fields=all` is the date joined to the decision row's bytes, `fields=core`
+the date joined to the row parts the pipeline writes for it (`ROW_PARTS`, pipeline 2.10), by Arrow
+compute over the page's rows only.
 """
 
 from __future__ import annotations
@@ -93,8 +96,35 @@ ROW_JSON: dict[str, dict[str, tuple[tuple[str, ...], frozenset[str]]]] = {
 }
 """The row bytes the pipeline writes (`serving/<table>_json.arrow`, a binary column per served
 field set: its fields and those omitted when null): a week page's two field sets (with and without
-raw fields) and each book table's. A page of another field set (`/scores`' `fields`) is made from
-its rows."""
+raw fields) and each book table's. A `/scores` row with `fields=all` is a week row after its date
+(`dated_rows`)."""
+
+_SCORE_CORE_AFTER_DATE = {
+    raw: tuple(f for f in wire.visible_fields(wire.SCORE_CORE_FIELDS, raw) if f != "date")
+    for raw in (False, True)
+}
+
+ROW_PARTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "decisions": {
+        "core": _SCORE_CORE_AFTER_DATE[False],
+        "core_raw_only": tuple(
+            f for f in _SCORE_CORE_AFTER_DATE[True] if f not in _SCORE_CORE_AFTER_DATE[False]
+        ),
+    },
+}
+"""Row parts the pipeline writes beside the row bytes (`serving/<table>_json.arrow`, a binary column
+each, pipeline 2.10): each row's members of these fields as a page writes them, a comma before each
+(`,"symbol":"AAPL","score":0.5`), no braces. A field set led by `date` whose other fields are parts
+in this order is served as the date and the parts joined (`dated_rows`): `/scores`' `core` rows
+without raw fields are `core`, with them `core` and `core_raw_only` (`raw_score` is the last core
+field, so a raw key's row is the plain row and one member more, not a second copy of the row). A
+part holds no field omitted when null (such a part is not used: its rows are made)."""
+
+DATE_MEMBER = b'{"date":"'
+ROW_CLOSE = b"}" + ROW_END
+TO_THE_END = 1 << 40
+"""A stop past any row for `pyarrow.compute.binary_slice`: without one (or with `sys.maxsize`)
+pyarrow 26 fails ("Negative buffer resize")."""
 
 
 def row_json_table(table: str) -> str:
@@ -111,12 +141,17 @@ def row_json(table: pa.Table, fields: tuple[str, ...], omit: frozenset[str]) -> 
     return pa.array(made, pa.large_binary())
 
 
-def _row_bytes(view: BuildView, table: str, fields: tuple[str, ...], omit: frozenset[str]) -> pa.Array | None:
-    """The mapped row bytes of `table` for this field set, one array; None when the build has none
-    (written before pipeline 2.9.0) or the field set is not one the pipeline writes."""
-    column = next((name for name, made in ROW_JSON.get(table, {}).items() if made == (fields, omit)), None)
-    if column is None:
-        return None
+def row_parts(table: pa.Table, fields: tuple[str, ...]) -> pa.Array:
+    """Each row of `table` as its members of `fields` (`ROW_PARTS`): the JSON a page writes of the
+    row without its braces, a comma before it, by the same rows and encoder as `row_json`."""
+    encode = msgspec.json.Encoder().encode
+    made = [b"," + encode(row)[1:-1] for row in shape_of(fields).rows(table)]
+    return pa.array(made, pa.large_binary())
+
+
+def _row_json_column(view: BuildView, table: str, column: str) -> pa.Array | None:
+    """One mapped column of `table`'s row bytes file, one array; None when the build has none (a
+    file written before pipeline 2.9.0, a column before the version that writes it)."""
 
     def read() -> pa.Array | None:
         written = view.table(row_json_table(table))
@@ -129,22 +164,103 @@ def _row_bytes(view: BuildView, table: str, fields: tuple[str, ...], omit: froze
     return found
 
 
-def _made_once(
-    view: BuildView, table: str, fields: tuple[str, ...], omit: frozenset[str], rows: np.ndarray | slice
+def _row_bytes(view: BuildView, table: str, fields: tuple[str, ...], omit: frozenset[str]) -> pa.Array | None:
+    """The mapped row bytes of `table` for this field set, one array; None when the build has none
+    (written before pipeline 2.9.0) or the field set is not one the pipeline writes."""
+    column = _whole_rows(table, fields, omit)
+    return None if column is None else _row_json_column(view, table, column)
+
+
+def _whole_rows(table: str, fields: tuple[str, ...], omit: frozenset[str]) -> str | None:
+    """The `ROW_JSON` column of `table` holding rows of this field set, if one does."""
+    return next((name for name, made in ROW_JSON.get(table, {}).items() if made == (fields, omit)), None)
+
+
+def _dated_source(
+    table: str, fields: tuple[str, ...], omit: frozenset[str]
+) -> tuple[tuple[str, ...], bool] | None:
+    """What rows of `fields` (`date` and then others) are joined from after their date, and whether
+    it is whole rows: one `ROW_JSON` column of the other fields (True), or the `ROW_PARTS` columns
+    whose members are the other fields in order (False); None when neither, or not led by `date`."""
+    if fields[:1] != ("date",):
+        return None
+    rest = fields[1:]
+    whole = _whole_rows(table, rest, omit)
+    if whole is not None:
+        return (whole,), True
+    parts: list[str] = []
+    at = 0
+    for name, members in ROW_PARTS.get(table, {}).items():
+        if rest[at : at + len(members)] == members and not omit & set(members):
+            parts.append(name)
+            at += len(members)
+    return (tuple(parts), False) if parts and at == len(rest) else None
+
+
+def _large(value: bytes) -> pa.Scalar:
+    return pa.scalar(value, pa.large_binary())
+
+
+# Made once: a pyarrow scalar costs about 3 µs to make, a tenth of a joined 100-row page.
+_NOTHING, _COMMA, _ROW_CLOSE = _large(b""), _large(b","), _large(ROW_CLOSE)
+
+
+def _date_members(view: BuildView, table_name: str, table: pa.Table) -> tuple[int, pa.Array]:
+    """`{"date":"YYYY-MM-DD"` for every day from the table's first date to its last (its rows are
+    in date order), made by Arrow once per build, and the first day's number: a row's opening is
+    the take of its day."""
+
+    def make() -> tuple[int, pa.Array]:
+        days = day_numbers(table)
+        first, last = (int(days[0]), int(days[-1])) if days.size else (0, -1)
+        every = pa.array(np.arange(first, last + 1, dtype=np.int32)).cast(pa.date32())
+        text = every.cast(pa.string()).cast(pa.large_binary())  # ISO 8601, as rows write a date
+        return first, pc.binary_join_element_wise(_large(DATE_MEMBER), text, _large(b'"'), _NOTHING)
+
+    made: tuple[int, pa.Array] = view.memo(f"row_json_dates:{table_name}", make)
+    return made
+
+
+def dated_rows(
+    view: BuildView, table_name: str, fields: tuple[str, ...], omit: frozenset[str], rows: np.ndarray | slice
 ) -> PremadeRows | None:
-    """The page's rows out of the row bytes: `rows` the table's rows in page order (positions, or
-    a range); None when the build has no row bytes for this field set."""
-    made = _row_bytes(view, table, fields, omit)
-    if made is None:
+    """The page's rows of `fields` (`date` first: a `/scores` row) joined by Arrow from the row
+    bytes: the row's date, then the stored row after its brace (`ROW_JSON`) or its parts and the
+    closing brace (`ROW_PARTS`); None when the build has neither for this field set (its rows are
+    made). `rows`: the table's rows in page order (positions, or a range)."""
+    source = _dated_source(table_name, fields, omit)
+    table = view.table(table_name)
+    if source is None or table is None:
+        return None
+    columns, whole = source
+    stored = [_row_json_column(view, table_name, column) for column in columns]
+    present = [column for column in stored if column is not None]
+    if len(present) < len(stored):
         return None
     if isinstance(rows, slice):
-        start, stop = rows.start, max(rows.start, rows.stop)
-        chunk = made
-        first = start
+        count = max(0, rows.stop - rows.start)
+        chosen = [column.slice(rows.start, count) for column in present]
+        days = day_numbers(table, rows.start, rows.start + count)
     else:
-        chunk = made.take(pa.array(rows, pa.int64()))
-        start, stop, first = 0, len(rows), 0
-    count = stop - start
+        at = pa.array(rows, pa.int64())
+        chosen = [column.take(at) for column in present]
+        days = day_numbers(table)[rows]
+        count = len(rows)
+    if count == 0:
+        return _premade(present[0], 0, 0)
+    first, dates = _date_members(view, table_name, table)
+    opening = dates.take(pa.array((days - first).astype(np.int64)))  # numpy's cast: a third of Arrow's
+    if whole:  # `{"symbol":...},` after the date
+        pieces = [opening, _COMMA, pc.binary_slice(chosen[0], 1, TO_THE_END)]
+    else:  # `,"symbol":...` parts, then the brace
+        pieces = [opening, *chosen, _ROW_CLOSE]
+    joined = pc.binary_join_element_wise(*pieces, _NOTHING)
+    return _premade(joined, 0, count)
+
+
+def _premade(chunk: pa.Array, first: int, count: int) -> PremadeRows:
+    """`count` rows from row `first` of `chunk` (a large_binary array of rows each ending in
+    `ROW_END`) as a page: their bytes in place, no row made."""
     if count == 0:
         return PremadeRows(msgspec.Raw(b"[]"), 0, b"", np.zeros(0, np.int64))
     _, offsets, data = chunk.buffers()
@@ -152,6 +268,23 @@ def _made_once(
     joined = memoryview(data)[int(bounds[0]) : int(bounds[-1])]
     json = b"".join((b"[", joined[: -len(ROW_END)], b"]"))
     return PremadeRows(msgspec.Raw(json), count, joined, bounds[1:] - bounds[0])
+
+
+def _made_once(
+    view: BuildView, table: str, fields: tuple[str, ...], omit: frozenset[str], rows: np.ndarray | slice
+) -> PremadeRows | None:
+    """The page's rows out of the row bytes: `rows` the table's rows in page order (positions, or
+    a range); None when the build has no row bytes for this field set."""
+    made = _row_bytes(view, table, fields, omit)
+    return None if made is None else premade_rows(made, rows)
+
+
+def premade_rows(made: pa.Array, rows: np.ndarray | slice) -> PremadeRows:
+    """The rows `rows` (positions in page order, or a range) of `made`, a `large_binary` array of
+    row bytes each followed by `ROW_END`, as a page: one slice or one `take`, and one join."""
+    if isinstance(rows, slice):
+        return _premade(made, rows.start, max(0, rows.stop - rows.start))
+    return _premade(made.take(pa.array(rows, pa.int64())), 0, len(rows))
 
 
 class TablePage:
@@ -383,11 +516,14 @@ def scores_page(
         return None
     a, b = window_bounds(day_numbers(table), window)
     if symbols is None:
-        return TablePage(_slice(table, _page_rows(a, b, limit, offset)), fields, omit, b - a)
+        stored = _page_rows(a, b, limit, offset)
+        premade = functools.partial(dated_rows, view, "decisions", fields, omit, stored)
+        return TablePage(_slice(table, stored), fields, omit, b - a, None, premade)
     keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
     chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
     picked = chosen[offset : offset + limit]
-    return TablePage(table, fields, omit, int(chosen.size), picked)
+    premade = functools.partial(dated_rows, view, "decisions", fields, omit, picked)
+    return TablePage(table, fields, omit, int(chosen.size), picked, premade)
 
 
 # -- books ----------------------------------------------------------------------------------------

@@ -15,7 +15,12 @@ Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Servi
 - `decisions_json.arrow`, `portfolio|positions|pnl|trades_json.arrow`: row bytes, one row per row of
   the table of that name, a binary column per served field set (`datasets.queries.ROW_JSON`): the
   row's JSON as a page writes it, followed by a comma, so a page of any offset, order or filter is
-  a slice or a take of them (pipeline 2.9.0).
+  a slice or a take of them (pipeline 2.9.0); and `decisions_json.arrow` a binary column per row
+  part (`datasets.queries.ROW_PARTS`: a `/scores` core row's members after its date, pipeline 2.10.0).
+- `equity_curve_json.arrow`: the equity rows' bytes, one row per row of `portfolio.arrow`
+  (`analytics.series.EQUITY_ROWS`): each row's JSON before and after the values that restart at
+  the window's first session, and the whole row of the book's whole curve (pipeline 2.10.0); a
+  benchmark build's `daily_json.arrow`, each row of its whole daily series (`BENCHMARK_ROW_BYTES`).
 - the small tables (`books`, `metrics_stored`, `weekly_*`, `analytics_*`) as they are, and a benchmark's `daily`.
 
 Timestamps are stored as the ISO text the API serves (`YYYY-MM-DDTHH:MM:SSZ`), so no request
@@ -24,7 +29,7 @@ formats one. Files are uncompressed Arrow IPC of one record batch: a worker memo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import polars as pl
@@ -90,11 +95,18 @@ def rebalances_serving(rebalances: pa.Table, decisions: pa.Table | None) -> pa.T
 
 
 def row_json_serving(table: str, served: pa.Table) -> pa.Table:
-    """The row bytes of the serving table `table` (`<table>_json.arrow`), a column per field set."""
+    """The row bytes of the serving table `table` (`<table>_json.arrow`), a column per field set
+    and per row part."""
     return pa.table(
         {
-            column: queries.row_json(served, fields, omit)
-            for column, (fields, omit) in queries.ROW_JSON[table].items()
+            **{
+                column: queries.row_json(served, fields, omit)
+                for column, (fields, omit) in queries.ROW_JSON[table].items()
+            },
+            **{
+                column: queries.row_parts(served, fields)
+                for column, fields in queries.ROW_PARTS.get(table, {}).items()
+            },
         }
     )
 
@@ -115,14 +127,22 @@ def book_table_serving(table: str, books: dict[str, pa.Table]) -> tuple[pa.Table
     return timestamps_as_text(pa.concat_tables(parts)), ranges
 
 
+ComputedServing = tuple[str, Callable[[pa.Table, dict[str, list[int]]], pa.Table]]
+"""A serving file computed from a book table as written: the table's name, and the function of
+its rows and book ranges that makes the file (the equity rows' bytes:
+`analytics.series.equity_row_bytes` of `portfolio`)."""
+
+
 def write_alpha_serving(
     writer: BuildWriter,
     build_dir: str,
     single: dict[str, pa.Table],
     decisions: pa.Table | None,
     books: dict[str, dict[str, pa.Table]],
+    computed: Mapping[str, ComputedServing] | None = None,
 ) -> tuple[dict[str, pa.Table], dict[str, dict[str, list[int]]]]:
-    """Writes `serving/` of one alpha build from its published tables (cast to `schemas.lake`).
+    """Writes `serving/` of one alpha build from its published tables (cast to `schemas.lake`), and
+    each `computed` file (by name) of a table the build has.
 
     Returns the decision, rebalance and book tables as written (by name) and each book table's
     row ranges, from which the exports are written (`datasets.exports`)."""
@@ -147,6 +167,11 @@ def write_alpha_serving(
             made = row_json_serving(table, served)
             writer.write_arrow(layout.serving_path(build_dir, queries.row_json_table(table)), made)
             index["tables"][queries.row_json_table(table)] = {"rows": made.num_rows}
+    for name, (source, make) in (computed or {}).items():
+        if source in written:
+            made = make(written[source], book_ranges.get(source, {}))
+            writer.write_arrow(layout.serving_path(build_dir, name), made)
+            index["tables"][name] = {"rows": made.num_rows}
     for name in SMALL_TABLES:
         if name in single:
             writer.write_arrow(layout.serving_path(build_dir, name), single[name])
@@ -160,9 +185,12 @@ def write_benchmark_serving(
     build_dir: str,
     daily: pa.Table,
     regimes: Callable[[pa.Table], pa.Table] | None = None,
+    computed: Mapping[str, Callable[[pa.Table], pa.Table]] | None = None,
 ) -> pa.Table:
     """Writes `serving/` of one benchmark build; returns the daily table as written. `regimes`: the
-    regimes of the served daily table (`schemas.lake.BENCHMARK_REGIMES`), written beside it."""
+    regimes of the served daily table (`schemas.lake.BENCHMARK_REGIMES`), written beside it;
+    `computed`: each file (by name) a function of the served daily table makes (its row bytes:
+    `analytics.series.benchmark_row_bytes`)."""
     served = daily.select(lake.BENCHMARK_DAILY.names).cast(lake.BENCHMARK_DAILY).sort_by("date")
     writer.write_arrow(layout.serving_path(build_dir, "daily"), served)
     tables = {"daily": {"rows": served.num_rows}}
@@ -170,6 +198,10 @@ def write_benchmark_serving(
         labelled = regimes(served).cast(lake.BENCHMARK_REGIMES)
         writer.write_arrow(layout.serving_path(build_dir, "regimes"), labelled)
         tables["regimes"] = {"rows": labelled.num_rows}
+    for name, make in (computed or {}).items():
+        made = make(served)
+        writer.write_arrow(layout.serving_path(build_dir, name), made)
+        tables[name] = {"rows": made.num_rows}
     index = {"format": layout.SERVING_FORMAT, "tables": tables}
     writer.write_json(layout.serving_path(build_dir, layout.SERVING_INDEX), index)
     return served

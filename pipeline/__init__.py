@@ -36,4 +36,13 @@
 #        for each served field set, issue 61 item 1), so a page at any offset, order or filter is a
 #        slice or a take of bytes, and no longer `first_pages.arrow` (the row bytes serve a week's
 #        first page too); a 2.8 build is served, every page of it made from the rows until rebuilt.
-PIPELINE_VERSION = "2.9.0"
+# 2.10.0: `decisions_json.arrow` also carries row parts (`core`, `core_raw_only`: a `/scores` core
+#        row's members after its date, issue 61 item 1), so `/scores` pages of both field sets are
+#        joined from bytes; builds also carry `serving/equity_curve_json.arrow` (each ledger row's
+#        equity-curve JSON around the values that restart at the window's first session, and whole
+#        for the book's whole curve), and benchmark builds `serving/daily_json.arrow` (each row of
+#        the whole daily series), so an `/equity-curve` page, and a benchmark page from the series'
+#        first session, makes no row. A 2.9 build is served: its `/scores` `fields=all` pages joined
+#        from its row bytes, its `fields=core`, equity and benchmark pages made from the rows until
+#        rebuilt.
+PIPELINE_VERSION = "2.10.0"

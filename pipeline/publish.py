@@ -38,7 +38,14 @@ from alpha_results_seal.seal import Seal, open_seal
 from alpha_results_seal.seal_limits import SealLimits
 from alpha_results_seal.storage import Storage
 from analytics.regimes import regime_table
-from analytics.series import benchmark_table, equity_curve_table
+from analytics.series import (
+    BENCHMARK_ROW_BYTES,
+    EQUITY_ROW_BYTES,
+    benchmark_row_bytes,
+    benchmark_table,
+    equity_curve_table,
+    equity_row_bytes,
+)
 from datasets import catalog, clock, layout, publish_lock, retention
 from datasets.exports import write_alpha_exports, write_benchmark_exports
 from datasets.layout import history_seconds as history_seconds  # the build command checks the setting
@@ -295,7 +302,9 @@ def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kin
             writer.write_parquet(
                 layout.book_partition_path(build_dir, table, book), data, lake.TABLE_SCHEMAS[table], table
             )
-    served, book_ranges = write_alpha_serving(writer, build_dir, single, decisions, books)
+    served, book_ranges = write_alpha_serving(
+        writer, build_dir, single, decisions, books, {EQUITY_ROW_BYTES: ("portfolio", equity_row_bytes)}
+    )
     write_alpha_exports(
         writer, build_dir, kinds_sealed, served, book_ranges, {"equity-curve": equity_curve_table}
     )
@@ -469,7 +478,9 @@ def publish_benchmark(
             layout.join(build_dir, layout.BENCHMARK_DAILY), daily_table, lake.BENCHMARK_DAILY, "daily"
         )
         # The regimes of every session (analytics/regimes.py), labelled once here, never per request.
-        served = write_benchmark_serving(writer, build_dir, daily_table, regime_table)
+        served = write_benchmark_serving(
+            writer, build_dir, daily_table, regime_table, {BENCHMARK_ROW_BYTES: benchmark_row_bytes}
+        )
         write_benchmark_exports(writer, build_dir, benchmark_table(served))
         info = {k: seal.manifest.get(k) for k in ("symbol", "name", "currency")}
         info |= {

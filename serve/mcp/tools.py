@@ -269,7 +269,7 @@ def declaration_sha256(tool: types.Tool) -> str:
 
 
 def path_names(endpoint: Endpoint) -> tuple[str, ...]:
-    return tuple(match.group(1) for match in PATH_PARAMETER.finditer(endpoint.path))
+    return tuple(endpoint.path_parameters)
 
 
 def description(endpoint: Endpoint, summarises: bool = False) -> str:

@@ -11,6 +11,14 @@ writable here), so a lake is made cold file by file:
   with the capability). It does not reclaim file pages mapped as 2 MiB folios (smaps'
   FilePmdMapped): the 10^6 worker's matrices stayed resident (docs/benchmarks.md, issue 63 item 4),
   so `resident` after an eviction is the figure that says whether a measure was cold.
+- `memory_group(name)`, `within(group, argv)`, `reclaim(group)`: what `pageout` leaves, the
+  memory controller takes. A worker started inside a memory cgroup of its own (cgroup v1
+  `memory`), on a lake evicted before it started, is charged for every page of the lake it reads;
+  the group's `memory.force_empty` then reclaims each of them that can be (file pages, 2 MiB folios
+  included; its anonymous memory stays: no swap). Pages read into the cache before the worker
+  started stay charged elsewhere (a charge no longer moves with a process on this kernel), hence
+  the eviction first. Needs a writable `/sys/fs/cgroup/memory` (root); `memory_group` returns
+  None where there is none, and the bench says so.
 - `evict(paths)`: `fdatasync` then `posix_fadvise(POSIX_FADV_DONTNEED)` on every file: its
   unmapped pages leave the cache.
 - `resident(paths)`: what stayed, counted with `mincore(2)` over a fresh mapping of each file
@@ -21,10 +29,11 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import mmap
 import os
 import platform
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
@@ -151,11 +160,53 @@ def pageout(pid: int, under: str | Path) -> int:
     return sum(length for _, length in ranges)
 
 
-def make_cold(lake: str | Path, pids: Iterable[int] = ()) -> dict[str, int]:
-    """Every page of the lake's files out of the cache (the workers' mappings first), and what
-    stayed: `resident_bytes` of `lake_bytes` (the check that eviction worked)."""
+MEMORY_CGROUPS = Path("/sys/fs/cgroup/memory")
+
+
+def memory_group(name: str) -> Path | None:
+    """A memory cgroup `bench-cold-NAME` (made if absent), or None where cgroup v1's memory
+    controller is not writable."""
+    group = MEMORY_CGROUPS / f"bench-cold-{name}"
+    try:
+        group.mkdir(exist_ok=True)
+    except OSError:
+        return None
+    return group
+
+
+def within(group: Path, argv: Sequence[str]) -> list[str]:
+    """`argv` run inside `group`: the shell joins it, then becomes the command."""
+    return ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group), *argv]
+
+
+def reclaim(group: Path) -> None:
+    """Every page charged to `group` that can be reclaimed, reclaimed (what stays: anonymous
+    memory without swap; the kernel then answers EBUSY, which is not a failure here)."""
+    try:
+        (group / "memory.force_empty").write_text("0")
+    except OSError as error:
+        if error.errno != errno.EBUSY:
+            raise
+
+
+def remove_group(group: Path) -> None:
+    """Remove `group` once its processes have ended."""
+    try:
+        group.rmdir()
+    except OSError:
+        pass
+
+
+def make_cold(
+    lake: str | Path, pids: Iterable[int] = (), groups: Iterable[Path] = (), files: list[Path] | None = None
+) -> dict[str, int]:
+    """Every page of the lake's files (or of `files`, those of the lake a run may read) out of the
+    cache (the workers' mappings first, then what their memory `groups` hold), and what stayed:
+    `resident_bytes` of `lake_bytes` (the check that eviction worked)."""
     paged = sum(pageout(pid, lake) for pid in pids)
-    files = lake_files(lake)
+    for group in groups:
+        reclaim(group)
+    files = lake_files(lake) if files is None else files
     evict(files)
     held, total = resident(files)
     return {"paged_out_bytes": paged, "lake_bytes": total, "resident_bytes": held}

@@ -6,9 +6,12 @@ catalogue generation holding its alphas and N synthetic ones: the index table (e
 `schemas.lake.CATALOGUE_INDEX`, the headline and trials figures computed from each synthetic
 alpha's series), the date-aligned matrices (returns, ic, risk_free) and the correlation index
 (`analytics.nearest`), through `datasets.catalogue_index.commit`, the writer every publish uses:
-a server reads it unchanged. No build is written for a synthetic alpha: the per-alpha routes
-are asked of the real ones, and the catalogue-wide answers (the listing, the screener, the
-correlation of a real alpha to the catalogue, the trials) span all of them.
+a server reads it unchanged. Each synthetic alpha gets a minimal build (`write_minimal_builds`:
+its alpha.json, which is its index entry with a manifest, and the serving index with the empty
+analytics marker table), so it can be asked through HTTP: the catalogue-wide answers of the alpha
+(its correlation to the catalogue, its significance, `max_correlation` to it) span every row of the
+matrices, while its own data routes answer empty pages with `kind_missing` warnings (the build
+holds none of its tables). `--no-builds` leaves them out (the catalogue of issue 51, faster at 10^6).
 
 The series are a factor model with known clusters: daily returns on the base lake's sessions are
 loadings (a cluster's centre plus the alpha's own part) on K common factors, plus the cluster's
@@ -311,6 +314,7 @@ def write(
     family_members: int = 0,
     real_member: str | None = None,
     flattering: bool = False,
+    builds: bool = True,
 ) -> dict[str, object]:
     """Copies the lake `base_root` to `out_root` (hard links) and commits a generation of its
     alphas and `n` synthetic ones; returns what it did and how long each step took. The series and
@@ -406,6 +410,10 @@ def write(
     clock = time.monotonic()
     written = catalogue_index.commit(storage, out_root, update)
     timings["commit_seconds"] = time.monotonic() - clock
+    if builds:
+        clock = time.monotonic()
+        write_minimal_builds(out_root, synthetic_rows(index, base.num_rows, order))
+        timings["builds_seconds"] = time.monotonic() - clock
     found.clear()
     own.clear()
     shutil.rmtree(scratch, ignore_errors=True)
@@ -417,6 +425,7 @@ def write(
         "sessions": int(sessions),
         "weeks": int(weeks),
         "slim_entries": slim,
+        "minimal_builds": builds,
         "model": "flattering" if flattering else "realistic",
         "families": 0 if series.families is None else int(series.families.max() + 1),
         "real_alphas": base.column("alpha_id").to_pylist(),
@@ -426,6 +435,49 @@ def write(
         "total_seconds": round(time.monotonic() - started, 2),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
     }
+
+
+def synthetic_rows(index: pa.Table, n_real: int, order: np.ndarray) -> pa.Table:
+    """The synthetic alphas' `alpha_id`, `build_id` and `entry` of the committed index (`order`:
+    each index row's row before ordering; the first `n_real` were the base lake's)."""
+    return index.select(["alpha_id", "build_id", "entry"]).filter(pa.array(order >= n_real))
+
+
+def write_minimal_builds(out_root: str, rows: pa.Table) -> None:
+    """A minimal build of each of `rows` (alpha_id, build_id, entry) where the reader looks for
+    it: alpha.json (the index entry with its file manifest) and `serving/` holding the serving
+    index and the analytics marker table, empty (what a build without a ledger writes), so that
+    `analytics.inputs.require_built` admits it. No `_current.json`: the reader takes the build
+    from the catalogue index (a lake with an index never scans pointers)."""
+    from alpha_results_seal.storage import Storage
+    from analytics.inputs import MARKER_TABLE
+    from datasets import layout
+    from datasets.writer import BuildWriter
+    from schemas import lake
+
+    # The two serving files are the same bytes for every build: made once, written per build
+    # (not hard links: a file may have at most 65,000 of them on ext4).
+    writer = BuildWriter(Storage(out_root))
+    template = Path(out_root).parent / "minimal-build"
+    shutil.rmtree(template, ignore_errors=True)
+    writer.write_arrow(
+        layout.serving_path(str(template), MARKER_TABLE), lake.ANALYTICS_DRAWDOWNS.empty_table()
+    )
+    index = {"format": layout.SERVING_FORMAT, "tables": {MARKER_TABLE: {"rows": 0}}}
+    writer.write_json(layout.serving_path(str(template), layout.SERVING_INDEX), index)
+    files = writer.manifest(str(template))
+    payloads = {relative: (template / relative).read_bytes() for relative in files}
+    shutil.rmtree(template)
+    manifest = json.dumps(files, sort_keys=True)
+    for alpha, build, entry in zip(
+        *(rows.column(n).to_pylist() for n in ("alpha_id", "build_id", "entry")), strict=True
+    ):
+        folder = Path(layout.alpha_build_dir(out_root, alpha, build))
+        (folder / layout.SERVING_DIR).mkdir(parents=True, exist_ok=True)
+        for relative, payload in payloads.items():
+            (folder / relative).write_bytes(payload)
+        # The entry's text with its manifest put in (no parse per alpha: the reader takes keys in any order).
+        (folder / layout.ALPHA_JSON).write_text(f'{entry[:-1]}, "files": {manifest}}}')
 
 
 def lake_of(n: int, flattering: bool = False) -> Path:
@@ -461,11 +513,24 @@ def main(argv: list[str] | None = None) -> int:
         help="the issue 51 model (no gaps, no families, isolated near-duplicate pairs in the last "
         "2 %% of ids, 12 factors), to reproduce earlier figures; default var/bench-synthetic/N-flattering/lake",
     )
+    parser.add_argument(
+        "--no-builds",
+        action="store_true",
+        help="no minimal build per synthetic alpha (its routes then answer 503, as before issue 63)",
+    )
     args = parser.parse_args(argv)
     base = args.base or default_base()
     out = args.out or lake_of(args.n, args.flattering)
     out.parent.mkdir(parents=True, exist_ok=True)
-    facts = write(str(base), str(out), args.n, args.seed, args.slim_entries, flattering=args.flattering)
+    facts = write(
+        str(base),
+        str(out),
+        args.n,
+        args.seed,
+        args.slim_entries,
+        flattering=args.flattering,
+        builds=not args.no_builds,
+    )
     (out.parent / "synthetic.json").write_text(json.dumps(facts, indent=1) + "\n")
     print(json.dumps({k: v for k, v in facts.items() if k not in ("planted", "real_alphas")}, indent=1))
     print(f"written: {out}")

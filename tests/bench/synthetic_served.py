@@ -15,8 +15,9 @@ trials' columns read on first use) and of its first correlation.
 
 With `--cold` (issue 63, item 4) every route is measured a second time with the lake's files out
 of the page cache before each request (`tests/bench/page_cache.py`: the worker's mappings of lake
-files paged out with `process_madvise(MADV_PAGEOUT)`, then `posix_fadvise(DONTNEED)` on every
-file; never the whole machine's cache), the bytes still resident counted with `mincore` after each
+files paged out with `process_madvise(MADV_PAGEOUT)`, what that leaves (2 MiB folios) reclaimed by
+the worker's own memory cgroup, in which it is started on an evicted lake, then
+`posix_fadvise(DONTNEED)` on every file; never the whole machine's cache), the bytes still resident counted with `mincore` after each
 eviction (the check that it worked) and the bytes the worker read from the disk per request
 (/proc/<pid>/io `read_bytes`); each restart is made cold too (the lake evicted before the
 worker starts and again once it answers `/v1/health`). The same draws of parameters as the warm
@@ -53,7 +54,7 @@ from tests.bench.harness import (
     start_server,
     worker_pids,
 )
-from tests.bench.page_cache import make_cold
+from tests.bench.page_cache import lake_files, make_cold, memory_group, remove_group, within
 from tests.bench.synthetic_catalogue import DEFAULT_OUT
 
 NEEDLES = ["momentum", "value", "carry", "cluster 1", "syn00012", "reversal", "#99", "lowvol momentum"]
@@ -87,11 +88,15 @@ def _percentiles(values: list[float]) -> dict[str, float]:
     }
 
 
-def start_api(children: Children, name: str, *, env: dict[str, str], workers: int, log: Path) -> Server:
-    """`alpha-results serve` on a free port, waited for up to START_TIMEOUT (a worker reads the
-    whole catalogue before it answers: minutes at 10^6)."""
+def start_api(
+    children: Children, name: str, *, env: dict[str, str], workers: int, log: Path, group: Path | None = None
+) -> Server:
+    """`alpha-results serve` on a free port (inside the memory cgroup `group` when given), waited
+    for up to START_TIMEOUT (a worker reads the whole catalogue before it answers: minutes at 10^6)."""
     port = free_port()
     argv = [*cli(), "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
+    if group is not None:
+        argv = within(group, argv)
     return start_server(
         children, name, argv, env=env, port=port, ready_path="/v1/health", log=log, timeout=START_TIMEOUT
     )
@@ -104,8 +109,9 @@ def _load() -> list[str]:
     return Path("/proc/loadavg").read_text().split()[:3]
 
 
-def requests_of(rng: random.Random, alphas: list[str], real: list[str]) -> dict[str, str]:
-    """One request of each measured route, its parameters drawn from `rng`."""
+def requests_of(rng: random.Random, alphas: list[str], owned: list[str]) -> dict[str, str]:
+    """One request of each measured route, its parameters drawn from `rng`; the per-alpha routes
+    (which open the alpha's build) of one of `owned`, the alphas with a build."""
     sort = rng.choice(SORTS)
     screen = {
         "complete_only": "true",
@@ -115,7 +121,7 @@ def requests_of(rng: random.Random, alphas: list[str], real: list[str]) -> dict[
         "limit": "100",
     }
     target = rng.choice(alphas)
-    own = rng.choice(real)  # the per-alpha routes open the alpha's build: a real one
+    own = rng.choice(owned)
     return {
         "alphas?limit=100&search": "/v1/alphas?" + urlencode({"limit": 100, "search": rng.choice(NEEDLES)}),
         "alphas?limit=100": "/v1/alphas?limit=100",
@@ -135,9 +141,11 @@ def measure(
     client: httpx.Client,
     worker: int,
     cold_lake: Path | None,
+    group: Path | None,
+    files: list[Path] | None,
     rng: random.Random,
     alphas: list[str],
-    real: list[str],
+    owned: list[str],
     calls: int,
 ) -> dict[str, Any]:
     """Each route `calls` + 1 times: the first apart, p50 / p95 of the rest (wall, the worker's CPU
@@ -149,9 +157,9 @@ def measure(
     firsts: dict[str, dict[str, float]] = {}
     residue = lake_bytes = 0
     for call in range(calls + 1):
-        for name, path in requests_of(rng, alphas, real).items():
+        for name, path in requests_of(rng, alphas, owned).items():
             if cold_lake is not None:
-                found = make_cold(cold_lake, [worker])
+                found = make_cold(cold_lake, [worker], [group] if group is not None else [], files)
                 residue, lake_bytes = max(residue, found["resident_bytes"]), found["lake_bytes"]
             before, read, clock = cpu_ns(worker), read_bytes(worker), time.perf_counter()
             answer = client.get(path)
@@ -183,12 +191,25 @@ def measure(
         found_routes["eviction"] = {
             "lake_bytes": lake_bytes,
             "largest_resident_after_eviction_bytes": residue,
-            # At 10^6 the worker maps 2 MiB file folios, which MADV_PAGEOUT left resident: say so.
+            # At 10^6 the worker maps 2 MiB file folios, which MADV_PAGEOUT alone left resident:
+            # its memory cgroup reclaims them; without one, say whether it was cold.
             "cold": residue <= lake_bytes // 100,
+            "reclaimed_by": "the worker's memory cgroup and MADV_PAGEOUT"
+            if group is not None
+            else "MADV_PAGEOUT only (no writable memory cgroup)",
         }
         if residue > lake_bytes // 100:
             print(f"warning: {residue} of {lake_bytes} lake bytes stayed resident: not cold", file=sys.stderr)
     return found_routes
+
+
+def cold_files(lake: Path, alphas: list[str]) -> list[Path]:
+    """The lake's files a run may read: the catalogue's, the benchmarks' and the builds of `alphas`."""
+    return [
+        *lake_files(lake / "catalogue"),
+        *lake_files(lake / "benchmarks"),
+        *(path for alpha in sorted(set(alphas)) for path in lake_files(lake / "alphas" / alpha)),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -212,8 +233,13 @@ def main(argv: list[str] | None = None) -> int:
     real = list(facts["real_alphas"])
     rng = random.Random(args.seed)
     alphas = real + [f"syn{rng.randrange(args.n):07d}" for _ in range(200)]
+    # A catalogue written with a minimal build per synthetic alpha (issue 63): the correlation's
+    # targets are drawn from the whole catalogue, as its rows are; before, from the real alphas only.
+    builds = bool(facts.get("minimal_builds"))
+    owned = alphas if builds else real
     result: dict[str, Any] = {
         "n_synthetic": args.n,
+        "targets": "the whole catalogue" if builds else "the real alphas",
         "revision": git_revision(),
         "load_average_at_start": _load(),
     }
@@ -225,7 +251,15 @@ def main(argv: list[str] | None = None) -> int:
         key = create_admin_key(keystore, env)
         headers = {"Authorization": f"Bearer {key.token}"}
         started = time.monotonic()
-        api = start_api(children, "api", env=env, workers=1, log=work / "api.log")
+        # Cold passes: the worker in a memory cgroup of its own, started on an evicted lake so
+        # that every page it reads is charged to it (tests/bench/page_cache.py).
+        group = memory_group(f"served-{os.getpid()}") if args.cold else None
+        # What the run may read: the catalogue and the builds of the alphas it asks (a walk of a
+        # 10^6 catalogue's minimal builds, millions of files, before every request would be the run).
+        files = cold_files(lake, owned) if args.cold else None
+        if args.cold:
+            make_cold(lake, files=files)
+        api = start_api(children, "api", env=env, workers=1, log=work / "api.log", group=group)
         result["start_to_health_seconds"] = round(time.monotonic() - started, 2)
         worker = worker_pids(api.proc.pid)[0]
         result["rss_at_start_mib"] = round(memory_mib(worker)[0])
@@ -236,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                 rng.setstate(state)  # the cold pass asks the warm pass's requests
                 key_of = "routes_cold" if cold else "routes"
                 result[key_of] = measure(
-                    client, worker, lake if cold else None, rng, alphas, real, args.calls
+                    client, worker, lake if cold else None, group, files, rng, alphas, owned, args.calls
                 )
         rss, pss = memory_mib(worker)
         result["rss_after_routes_mib"], result["pss_after_routes_mib"] = round(rss), round(pss)
@@ -244,15 +278,18 @@ def main(argv: list[str] | None = None) -> int:
         restarts = []
         for number in range(args.restarts):
             if args.cold:
-                make_cold(lake)
+                make_cold(lake, files=files)
             clock = time.monotonic()
-            api = start_api(children, f"api{number}", env=env, workers=1, log=work / f"api{number}.log")
+            api = start_api(
+                children, f"api{number}", env=env, workers=1, log=work / f"api{number}.log", group=group
+            )
             up = time.monotonic() - clock
             worker = worker_pids(api.proc.pid)[0]
-            alpha = real[(number * 7 + 3) % len(real)]
+            alpha = owned[(number * 7 + 3) % len(owned)]
             seen: dict[str, float] = {"health_after_s": round(up, 2)}
             if args.cold:
-                seen["resident_after_eviction_bytes"] = make_cold(lake, [worker])["resident_bytes"]
+                evicted = make_cold(lake, [worker], [group] if group is not None else [], files)
+                seen["resident_after_eviction_bytes"] = evicted["resident_bytes"]
             with httpx.Client(base_url=api.base_url, headers=headers, timeout=600) as client:
                 for name, path in (
                     ("significance", f"/v1/alphas/{alpha}/analytics/significance"),
@@ -271,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
             restarts.append(seen)
             children.stop(api.proc)
         result["restarts"] = restarts
+    if group is not None:
+        remove_group(group)  # its processes have ended with the children
     result["load_average_at_end"] = _load()
     out = args.out or lake.parent / "served.json"
     out.write_text(json.dumps(result, indent=1) + "\n")

@@ -59,3 +59,32 @@ def test_a_mapped_lake_file_leaves_the_cache_only_with_its_mapping_paged_out(tmp
         }
     finally:
         mapper.communicate("")
+
+
+def test_a_mapped_file_leaves_the_cache_by_its_cgroup_alone(tmp_path: Path) -> None:
+    """What `MADV_PAGEOUT` may leave (2 MiB folios a worker maps), the memory controller reclaims:
+    a process started in a cgroup of its own on a cold file is charged for the pages it reads, and
+    `force_empty` takes them while it still maps them."""
+    group = page_cache.memory_group(f"test-{os.getpid()}")
+    if group is None:
+        pytest.skip("no writable cgroup v1 memory controller here")
+    data = tmp_path / "matrix.npy"
+    data.write_bytes(os.urandom(64 * page_cache.PAGE))
+    page_cache.evict([data])
+    mapper = subprocess.Popen(
+        page_cache.within(group, [sys.executable, "-c", MAPPER, str(data)]),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert mapper.stdout is not None and mapper.stdout.readline().strip() == "mapped"
+        assert str(mapper.pid) in (group / "cgroup.procs").read_text().split()
+        assert page_cache.resident([data])[0] == 64 * page_cache.PAGE
+        page_cache.reclaim(group)
+        page_cache.evict([data])
+        assert page_cache.resident([data]) == (0, 64 * page_cache.PAGE)
+        assert page_cache.mapped_ranges(mapper.pid, tmp_path) != []  # the mapping stays
+    finally:
+        mapper.communicate("")
+        page_cache.remove_group(group)
