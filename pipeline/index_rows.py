@@ -913,17 +913,6 @@ its base) would exceed this many rows or list changes: a delta costs O(its rows)
 COMPACT_AFTER = 256
 """`compact` (a catalogue step of every `alpha-results build` run, after its publishes) rewrites the
 catalogue whole once the delta holds this many rows or list changes."""
-SLIM = [
-    "alpha_id",
-    "build_id",
-    "started_at",
-    "score_neighbours",
-    "approved",
-    "previous_build_id",
-    "replaced_at",
-    "sharpe_per_session",
-]
-"""The index columns a delta publish reads for every alpha (the rest only for its own rows)."""
 
 
 def _sums_of(table: pa.Table) -> dict[str, Any]:
@@ -1118,13 +1107,13 @@ def _delta_update(
     """The delta generation over `current` that commits `rows` (alpha -> its row, None: no longer
     published), or None when a whole generation is due: no matrices or correlation index to keep,
     a residual set that moved (every row), or a delta past COMPACT_ROWS. Reads a few columns of
-    every alpha (SLIM), the rows and matrix rows it changes, those of the approved alphas and of the
+    every alpha (`catalogue_index.PUBLISH_COLUMNS`), the rows and matrix rows it changes, those of the approved alphas and of the
     alphas with score neighbour lists (the candidates), never the whole index or matrices."""
     wanted_names = {*MATRIX_BASES, *(f"{b}_days" for b in MATRIX_BASES)}
     wanted_names |= {f"{b}{k}" for b in nearest.INDEXED_BASES for k in nearest.INDEX_SUFFIXES}
     if not wanted_names <= set(current.matrices):
         return None
-    slim = catalogue_index.read_index(storage, root, current, SLIM)
+    slim = catalogue_index.read_index(storage, root, current, list(catalogue_index.PUBLISH_COLUMNS))
     if slim.num_rows == 0 or slim.column("approved").null_count > 0:
         return None
     if not (current.trials or {}).get("links") and slim.num_rows <= trial_links.FROM_SCRATCH_UP_TO:

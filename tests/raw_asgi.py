@@ -16,9 +16,11 @@ async def exchange(
     headers: list[tuple[bytes, bytes]],
     body: bytes = b"",
     client: tuple[str, int] = ("127.0.0.1", 5555),
+    query: bytes = b"",
 ) -> tuple[int, dict[bytes, bytes], bytes]:
-    """`method path` with `headers` and `body` through `app`: the status, the headers (the last of
-    each name) and the body of its answer."""
+    """`method path?query` with `headers` and `body` through `app`: the status, the headers (the
+    last of each name) and the body of its answer. (The benches that time a route in process ask
+    through it too.)"""
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -28,7 +30,7 @@ async def exchange(
         "path": path,
         "raw_path": path.encode(),
         "root_path": "",
-        "query_string": b"",
+        "query_string": query,
         "headers": headers,
         "client": client,
         "server": ("testserver", 80),

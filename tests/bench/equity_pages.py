@@ -43,6 +43,7 @@ from datasets.rows import column_values, date_at, shape_of
 from schemas import wire
 from serve.app import create_app
 from tests.callers import authenticator_for, make_caller
+from tests.raw_asgi import exchange
 
 _encode = msgspec.json.Encoder().encode
 
@@ -70,35 +71,11 @@ async def _inline(fn: Any, *args: Any, **kwargs: Any) -> Any:  # thread work tim
 
 def _get(app: Any, path: str, query: dict[str, Any]) -> tuple[int, bytes]:
     """The status and body of a GET handed to the app's ASGI callable."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": urlencode(query).encode(),
-        "root_path": "",
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 80),
-        "state": {},
-        "headers": [(b"host", b"127.0.0.1"), (b"authorization", b"Bearer raw"), (b"accept", b"*/*")],
-    }
-    status: list[int] = []
-    body: list[bytes] = []
-
-    async def receive() -> Any:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: Any) -> None:
-        if message["type"] == "http.response.start":
-            status.append(message["status"])
-        elif message["type"] == "http.response.body":
-            body.append(message.get("body", b""))
-
-    _loop.run_until_complete(app(scope, receive, send))
-    return status[0], b"".join(body)
+    head = [(b"host", b"127.0.0.1"), (b"authorization", b"Bearer raw"), (b"accept", b"*/*")]
+    status, _, body = _loop.run_until_complete(
+        exchange(app, "GET", path, head, query=urlencode(query).encode())
+    )
+    return status, body
 
 
 _loop = asyncio.new_event_loop()

@@ -30,6 +30,7 @@ from core.settings import Settings
 from serve.app import create_app
 from tests.bench.families import LakeFacts, week_page
 from tests.callers import authenticator_for, make_caller
+from tests.raw_asgi import exchange
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -68,37 +69,14 @@ async def run(args: argparse.Namespace) -> None:
 
     async def get(path: str) -> int:
         route, _, query = path.partition("?")
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "GET",
-            "scheme": "http",
-            "path": route,
-            "raw_path": route.encode(),
-            "query_string": query.encode(),
-            "root_path": "",
-            "client": ("127.0.0.1", 50000),
-            "server": ("127.0.0.1", 80),
-            "state": {},
-            "headers": [
-                (b"host", b"127.0.0.1"),
-                (b"authorization", b"Bearer raw"),
-                (b"accept-encoding", coding),
-                (b"accept", b"*/*"),
-            ],
-        }
-        status: list[int] = []
-
-        async def receive() -> Any:
-            return {"type": "http.request", "body": b"", "more_body": False}
-
-        async def send(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                status.append(message["status"])
-
-        await app(scope, receive, send)  # type: ignore[arg-type]
-        return status[0]
+        head = [
+            (b"host", b"127.0.0.1"),
+            (b"authorization", b"Bearer raw"),
+            (b"accept-encoding", coding),
+            (b"accept", b"*/*"),
+        ]
+        status, _, _ = await exchange(app, "GET", route, head, query=query.encode())
+        return status
 
     for path in paths[:200]:  # warm: every week opened once
         assert await get(path) == 200, path

@@ -44,6 +44,7 @@ from datasets.rows import shape_of
 from schemas import wire
 from serve.app import create_app
 from tests.callers import authenticator_for, make_caller
+from tests.raw_asgi import exchange
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -225,36 +226,9 @@ async def request_costs(lake: str, alpha: str, requests: int, rounds: int) -> No
 
     async def get(path: str, key: str) -> None:
         route, _, query = path.partition("?")
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "GET",
-            "scheme": "http",
-            "path": route,
-            "raw_path": route.encode(),
-            "query_string": query.encode(),
-            "root_path": "",
-            "client": ("127.0.0.1", 50000),
-            "server": ("127.0.0.1", 80),
-            "state": {},
-            "headers": [
-                (b"host", b"127.0.0.1"),
-                (b"authorization", f"Bearer {key}".encode()),
-                (b"accept", b"*/*"),
-            ],
-        }
-        status: list[int] = []
-
-        async def receive() -> Any:
-            return {"type": "http.request", "body": b"", "more_body": False}
-
-        async def send(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                status.append(message["status"])
-
-        await app(scope, receive, send)  # type: ignore[arg-type]
-        assert status == [200], (path, status)
+        head = [(b"host", b"127.0.0.1"), (b"authorization", f"Bearer {key}".encode()), (b"accept", b"*/*")]
+        status, _, _ = await exchange(app, "GET", route, head, query=query.encode())
+        assert status == 200, (path, status)
 
     stored = (queries.ROW_JSON, queries.ROW_PARTS)
     per_request: dict[str, list[float]] = {"row bytes": [], "rows made": []}
