@@ -107,7 +107,7 @@ def test_each_date_parameter_at_the_calendars_edges(
     assert answered > 0  # the requests reach the routes (a key refused would pass the rest)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(data=st.data())
 def test_any_dates_in_any_combination(
     client: TestClient[Any], operations: list[Operation], data: st.DataObject

@@ -172,7 +172,7 @@ def test_the_symbol_pattern_is_what_the_server_accepts(
     assert _accepted(value) is accepted
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     st.one_of(
         st.text(max_size=40),
@@ -210,7 +210,7 @@ def _tags_accepted(value: str) -> bool:
     return query.items("tag", TEXT_MAX_LENGTH) is not None and not query.problems
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     st.one_of(
         st.text(max_size=40),

@@ -27,7 +27,7 @@ ALPHA = "Test_planted_factor"
 BASE = f"/v1/alphas/{ALPHA}"
 # Most pages stay small; the floor keeps a large answer under about this many requests.
 MAX_PAGES = 25
-SETTINGS = settings(max_examples=20, deadline=None)
+SETTINGS = settings(max_examples=20)
 
 
 class Lake:
@@ -197,7 +197,7 @@ def week_and_symbols(lake: Lake) -> st.SearchStrategy[tuple[date, list[str]]]:
 def test_cross_section_pages_match_the_lake(api: Api, lake: Lake) -> None:
     examples: Counter[str] = Counter()
 
-    @settings(max_examples=40, deadline=None)
+    @settings(max_examples=40)
     @given(
         week_symbols=week_and_symbols(lake),
         sort=optional(["score", "rank", "weight", "symbol"]),

@@ -52,7 +52,7 @@ def allow_lists() -> st.SearchStrategy[AllowList]:
     )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(key=allow_lists(), ceiling=allow_lists())
 def test_intersection_permits_exactly_what_both_permit(key: AllowList, ceiling: AllowList) -> None:
     clamped = clamp(Grants(key, key, key, False), account(ceiling=Grants(ceiling, ceiling, ceiling, False)))

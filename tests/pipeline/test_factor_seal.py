@@ -149,7 +149,7 @@ def _panel(
     return scores, pa.table(columns)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1),
     n_names=st.integers(1, 24),

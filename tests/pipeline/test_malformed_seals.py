@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from alpha_results_seal.check import check_seal
@@ -343,7 +343,7 @@ def _entries(seal: Path) -> list[str]:
     return sorted(str(p.relative_to(seal)) for p in seal.rglob("*"))
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50)
 @given(data=st.data())
 def test_any_damage_to_a_seal_is_refused_or_built_whole(
     data: st.DataObject, factory_seal: Path, tmp_path_factory: pytest.TempPathFactory

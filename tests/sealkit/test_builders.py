@@ -52,7 +52,7 @@ scores = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(scores, min_size=1, max_size=4))
 def test_direction_confidence_and_ranks_are_numpys_and_scipys(weeks: list[list[float | None]]) -> None:
     rows = [
@@ -79,7 +79,7 @@ def test_direction_confidence_and_ranks_are_numpys_and_scipys(weeks: list[list[f
         assert week["raw_average_rank"].equals(week["average_rank"], check_names=False)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(st.tuples(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3)), min_size=3, max_size=40))
 def test_the_kits_ranks_and_correlations_are_scipys(pairs: list[tuple[float, float]]) -> None:
     x, y = (np.array(v) for v in zip(*pairs, strict=True))

@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alpha_results_seal import builders
@@ -239,7 +239,7 @@ def _mutate(frame: Any, mutation: str, column: str, value: Any) -> Any:
     return frame
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(
     target=st.sampled_from(["decisions", "positions", "pnl", "trades", "sessions"]),
     mutation=st.sampled_from(MUTATIONS),

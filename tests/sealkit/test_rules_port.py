@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alpha_results_seal import arrow_schemas as S
@@ -129,7 +129,7 @@ def same(port_check: Any, oracle_check: Any, *args: Any, frames: tuple[int, ...]
     assert repr(findings(port_check, *args)) == repr(expected)
 
 
-RELAXED = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+RELAXED = settings(max_examples=150)
 
 
 @RELAXED
@@ -455,7 +455,7 @@ def damages(draw: st.DrawFn, seal: Seal) -> dict[tuple[str, str | None], pa.Tabl
     return tables
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(st.data())
 def test_a_damaged_seal_gets_the_same_findings(data: st.DataObject) -> None:
     """The factory seal (30 names, 8 weeks, 4 books, trades and their variants) damaged, checked
