@@ -323,8 +323,10 @@ PUBLISH_COLUMNS = (
 """The index columns a publish reads of every row (`pipeline.index_rows`: the rows it replaces,
 where its rows go, the residual set, the candidates, the approvals' tenures, the trials), kept for
 each base in an uncompressed Arrow IPC file (`Generation.columns`) that a publish maps instead of
-decoding them from Parquet (1.0 s at 10^6 rows; issue 63, item 3). Any read of the index asking
-only these columns is answered from it."""
+decoding them from Parquet (1.0 s at 10^6 rows; issue 63, item 3). A read of the index asking
+only these columns is answered from it when the generation names such a file (`Generation.columns`:
+every whole generation since, and an older base once a publish has written it); else from the
+Parquet."""
 
 
 def base_columns(storage: Storage, root: str, generation: Generation, columns: list[str] | None) -> pa.Table:
@@ -431,8 +433,10 @@ POSITION = "_position"
 
 def merge_sources(storage: Storage, root: str, generation: Generation) -> tuple[np.ndarray, np.ndarray]:
     """(the base rows a delta generation keeps, the source of each row of its merged index: a
-    position in [kept base rows, delta rows]), from its index files (`_merge_order`); made once per
-    generation in a process (a publish and a worker's reads ask it of every matrix and column)."""
+    position in [kept base rows, delta rows]), from its index files (`_merge_order`); kept for the
+    last delta generation asked in a process (a publish and a worker's reads ask it of every matrix
+    and column; a worker answering `as_of` two generations in turn makes it again), read-only as
+    every caller shares it."""
     delta = generation.delta
     assert delta is not None
     key = (root, generation.number, delta.index)
@@ -443,6 +447,8 @@ def merge_sources(storage: Storage, root: str, generation: Generation) -> tuple[
         changed = _read_parquet(storage, root, delta.index, ["alpha_id", POSITION])
         keep, order = _merge_order(ids, changed, delta)
         found = (np.flatnonzero(keep), order)
+        for shared in found:
+            shared.setflags(write=False)
         with _MERGED_LOCK:
             _ORDERS.clear()
             _ORDERS[key] = found

@@ -77,8 +77,8 @@ def of_column(values: np.ndarray) -> TrialSums:
     Each value is m 2^k exactly (m an integer below 2^53 in magnitude, k its scaled exponent), so
     the sums are sums over each exponent k of the m's and the m^2's, shifted. Those are taken as
     float64 sums of small pieces of m, each exact: the pieces of m are below 2^27 (the sum) and
-    their products below 2^28 (the squares), so a float64 sum of up to `EXACT_ROWS` of them never
-    rounds. Only the few hundred distinct exponents are combined as Python integers."""
+    their products, the cross terms doubled, below 2^29 (the squares), so a float64 sum of up to
+    `EXACT_ROWS` (2^24) of them stays below 2^53 and never rounds. Only the few hundred distinct exponents are combined as Python integers."""
     found = np.asarray(values, dtype=np.float64).ravel()
     found = found[np.isfinite(found) & (found != 0)]  # a zero adds a count and nothing else
     count = int(np.count_nonzero(np.isfinite(np.asarray(values, dtype=np.float64))))

@@ -34,14 +34,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from datasets.queries import ROW_END, PremadeRows, TablePage, premade_rows
+from datasets.queries import NOTHING, ROW_END, PremadeRows, TablePage, large, premade_rows
 from datasets.rows import column_values, shape_of
 
 WRITTEN_COLUMNS = ("whole", "head", "tail", "rest")
 """The columns of a windowed shape's row bytes (`WindowedShape.written`)."""
 
 _COMMA = ord(",")
-_NOTHING = pa.scalar(b"", pa.large_binary())
 _encode = msgspec.json.Encoder().encode
 
 
@@ -85,7 +84,7 @@ class WindowedShape:
     def _keys(self) -> list[pa.Scalar]:
         """What precedes each windowed value after the first: its key (the value before it brings
         its comma)."""
-        return [pa.scalar(_encode(name) + b":", pa.large_binary()) for name in self.windowed[1:]]
+        return [large(_encode(name) + b":") for name in self.windowed[1:]]
 
     def written(self, table: pa.Table) -> dict[str, pa.Array]:
         """The row bytes of `table`'s rows (its columns the fields, the windowed ones computed from
@@ -139,12 +138,12 @@ class WindowedShape:
             for key, column in zip(self._keys, columns[1:], strict=True):
                 pieces += [key, column]
             pieces.append(written["tail"].slice(first, settled))
-            joined.append(pc.binary_join_element_wise(*pieces, _NOTHING))
+            joined.append(pc.binary_join_element_wise(*pieces, NOTHING))
         if settled < count:
             rows = slice(first + settled, first + count)
             firsts = numbers.slice(len(values) * settled, count - settled)
             heads, rests = (written[name][rows] for name in ("head", "rest"))
-            joined.append(pc.binary_join_element_wise(heads, firsts, rests, _NOTHING))
+            joined.append(pc.binary_join_element_wise(heads, firsts, rests, NOTHING))
         whole = joined[0] if len(joined) == 1 else pa.concat_arrays(joined)
         return premade_rows(whole, slice(0, count))
 
