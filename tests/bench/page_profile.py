@@ -2,7 +2,7 @@
 process (docs/benchmarks.md "Issue 61, item 3").
 
     python -m tests.bench.page_profile /tmp/shared/shared-demo_lake [--requests 3000]
-        [--accept-encoding identity] [--out page.prof]
+        [--accept-encoding identity] [--out var/page.prof]
 
 The app over LAKE (no answer cache, a test caller, no limiter); `--requests` random week pages of
 `tests.bench.families.week_page` (seed 7), each GET handed straight to the app's ASGI callable on
@@ -22,6 +22,7 @@ import io
 import pstats
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -39,7 +40,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--accept-encoding", default="identity")
     parser.add_argument("--alpha", default="momentum_12_1")
-    parser.add_argument("--out", default="page.prof", help="where the cProfile stats are written")
+    parser.add_argument("--out", default="var/page.prof", help="where the cProfile stats are written")
     return parser.parse_args(argv)
 
 
@@ -89,6 +90,7 @@ async def run(args: argparse.Namespace) -> None:
     for path in paths:
         await get(path)
     profile.disable()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     profile.dump_stats(args.out)
     stats: Any = pstats.Stats(args.out)
     own: dict[str, float] = {}
