@@ -33,6 +33,7 @@ from datasets.queries import (
     Window,
     day_numbers,
     premade_rows,
+    row_bytes_column,
     row_json,
     row_json_table,
     window_bounds,
@@ -144,16 +145,10 @@ def equity_row_bytes(ledger: pa.Table, books: dict[str, list[int]]) -> pa.Table:
 
 def _written_rows(view: BuildView, name: str) -> dict[str, pa.Array] | None:
     """The mapped row bytes `name` of the build, by column (`WindowedShape.written`'s); None when it
-    has none (built before 2.10.0)."""
-
-    def read() -> dict[str, pa.Array] | None:
-        written = view.table(name)
-        if written is None:
-            return None
-        return {column: written.column(column).combine_chunks() for column in written.column_names}
-
-    found: dict[str, pa.Array] | None = view.memo(f"row_json:{name}", read)
-    return found
+    has them not (built before 2.10.0)."""
+    found = {column: row_bytes_column(view, name, column) for column in WRITTEN_COLUMNS}
+    present = {column: values for column, values in found.items() if values is not None}
+    return present if len(present) == len(found) else None
 
 
 def _book_window(
@@ -314,8 +309,8 @@ def _benchmark_page(
     first session, on the same basis); None otherwise, or when the build has none."""
     if window_first != 0 or basis != _basis(daily):
         return None
-    written = _written_rows(view, BENCHMARK_ROW_BYTES)
-    return None if written is None else premade_rows(written["whole"], slice(first, first + count))
+    whole = row_bytes_column(view, BENCHMARK_ROW_BYTES, "whole")
+    return None if whole is None else premade_rows(whole, slice(first, first + count))
 
 
 def _benchmark_columns(rows: pa.Table, computed: dict[str, np.ndarray]) -> Columns:

@@ -149,19 +149,25 @@ def row_parts(table: pa.Table, fields: tuple[str, ...]) -> pa.Array:
     return pa.array(made, pa.large_binary())
 
 
-def _row_json_column(view: BuildView, table: str, column: str) -> pa.Array | None:
-    """One mapped column of `table`'s row bytes file, one array; None when the build has none (a
-    file written before pipeline 2.9.0, a column before the version that writes it)."""
+def row_bytes_column(view: BuildView, file: str, column: str) -> pa.Array | None:
+    """One mapped column of the build's row bytes serving file `file`, one array, kept with the
+    build; None when the build has none (a file written before the pipeline version that writes
+    it, or a column before the version that writes it)."""
 
     def read() -> pa.Array | None:
-        written = view.table(row_json_table(table))
+        written = view.table(file)
         if written is None or column not in written.column_names:
             return None
         values = written.column(column)
         return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
 
-    found: pa.Array | None = view.memo(f"row_json:{table}:{column}", read)
+    found: pa.Array | None = view.memo(f"row_json:{file}:{column}", read)
     return found
+
+
+def _row_json_column(view: BuildView, table: str, column: str) -> pa.Array | None:
+    """One mapped column of `table`'s row bytes file (`row_json_table`)."""
+    return row_bytes_column(view, row_json_table(table), column)
 
 
 def _row_bytes(view: BuildView, table: str, fields: tuple[str, ...], omit: frozenset[str]) -> pa.Array | None:
