@@ -247,6 +247,9 @@ def _sketch_block(
 SEED_ROWS = 4
 """Times the page's depth: rows of the largest sketch bounds given the float32 estimate first,
 to raise the floor the sketch's upper bounds are held to."""
+SEED_BY = 0.0
+"""The seeds are the rows of the largest |centre| + SEED_BY * error (0: the largest centres, which
+raised the floor more than the largest upper bounds did: 58 % of the rows dropped at p50 against 50 %)."""
 SURVIVORS_FROM_SHARE = 0.5
 """The share of the catalogue left by the sketch from which the float32 pass over every row is
 made instead of gathering the survivors."""
@@ -303,7 +306,9 @@ def sketch_page(
     clock = time.thread_time()
     value, error = found.value, found.error
     # Raise the floor: the float32 estimate of the rows the sketch ranks highest.
-    ranked = np.where(allowed & np.isfinite(value) & np.isfinite(error), np.abs(value) + error, -np.inf)
+    ranked = np.where(
+        allowed & np.isfinite(value) & np.isfinite(error), np.abs(value) + SEED_BY * error, -np.inf
+    )
     seeds = min(SEED_ROWS * depth, int(np.count_nonzero(np.isfinite(ranked))))
     if seeds:
         seeded = np.sort(np.argpartition(-ranked, seeds - 1)[:seeds])
