@@ -368,7 +368,9 @@ def _indexed_page(
     allowed[listed[np.asarray(readable, dtype=bool)]] = True
     allowed[target] = False
     total = int(np.count_nonzero(allowed))
-    found_estimate = nearest.estimate(z, spans, z[target], held, (first, last), None, _gaps(matrix))
+    found_estimate = nearest.estimate(
+        z, spans, z[target], held, (first, last), None, _gaps(matrix), _patterns(matrix)
+    )
     candidates = found_estimate.top(allowed, min(offset + limit, total))
     if candidates is None or candidates.size > PASS_FROM_SHARE * count:
         return None
@@ -470,7 +472,14 @@ def against_set(matrix: Matrix, rows: np.ndarray, target: int) -> tuple[np.ndarr
         values = found[:, 0]
     else:
         estimate = nearest.estimate(
-            matrix.z, spans, matrix.z[target], held, (0, matrix.z.shape[1]), rows, _gaps(matrix)
+            matrix.z,
+            spans,
+            matrix.z[target],
+            held,
+            (0, matrix.z.shape[1]),
+            rows,
+            _gaps(matrix),
+            _patterns(matrix),
         )
         everyone = np.ones(rows.size, dtype=bool)
         near = estimate.top(everyone, 1)
@@ -510,6 +519,19 @@ def _gaps(matrix: Matrix) -> nearest.Gaps | None:
     return found
 
 
+def _patterns(matrix: Matrix) -> nearest.Patterns | None:
+    """The index's rows grouped by their dates (`nearest.patterns` of `_spans` and `_gaps`), made
+    once per generation beside them (None without an index)."""
+    spans = _spans(matrix)
+    if spans is None or matrix.z is None:
+        return None
+    found = matrix.memo.get("patterns")
+    if not isinstance(found, nearest.Patterns):
+        found = nearest.patterns(spans, _gaps(matrix))
+        matrix.memo.setdefault("patterns", found)
+    return found
+
+
 EXACT_ROWS = 2_000
 """Candidates up to which `within_correlation` computes every pair exactly, index or not."""
 
@@ -533,7 +555,14 @@ def _within_indexed(matrix: Matrix, rows: np.ndarray, columns: list[int], bound:
             magnitude = np.abs(_against_rows(matrix.values, rows, column))
         else:
             found = nearest.estimate(
-                matrix.z, spans, matrix.z[column], held, (0, dates), rows if gather else None, _gaps(matrix)
+                matrix.z,
+                spans,
+                matrix.z[column],
+                held,
+                (0, dates),
+                rows if gather else None,
+                _gaps(matrix),
+                _patterns(matrix),
             )
             value, undecided = found.value, found.undecided(bound)
             if not gather:

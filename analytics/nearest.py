@@ -177,6 +177,79 @@ def gap_lists(z: np.ndarray, spans: Spans) -> Gaps:
     return Gaps(start, count, found, listed)
 
 
+@dataclass(frozen=True)
+class Patterns:
+    """The rows of an index grouped by their dates (once per generation, `patterns`): the rows of a
+    pattern share their first column (`low`), one past their last (`high`) and their listed gap
+    columns (pattern p's are `gap_columns[gap_owner == p]`), so the count of the dates they share
+    with a target and the target's sums over them are the same for each: `estimate` computes them
+    once per pattern. Row r's pattern is `of_row[r]`; -1 for a row whose dates are read from its z
+    (gaps not listed, or no `Gaps`: the direct sums)."""
+
+    of_row: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    gap_owner: np.ndarray
+    gap_columns: np.ndarray
+    direct: np.ndarray
+    """The rows of pattern -1, in order."""
+    held: np.ndarray
+    """Per date column (up to the last any row holds), whether any row may hold a value there (a
+    column no row holds, z zero in every row, needs no correction of the rows' sums)."""
+
+
+def patterns(spans: Spans, gaps: Gaps | None) -> Patterns:
+    """The `Patterns` of an index's `spans` and `gaps` (once per generation: two sorts). A row
+    without gaps is keyed by its run; a row with listed gaps by its run, its gap count and two
+    random 64-bit sums of its gap columns, then checked column by column against its pattern's first
+    row (a row that differs would get a pattern of its own: the grouping is exact, not hashed)."""
+    rows = spans.low.size
+    whole = spans.whole
+    of_row = np.full(rows, -1, np.int64)
+    plain = np.flatnonzero(whole)
+    run_key = spans.low[plain] * np.int64(2**31) + spans.high[plain]
+    _, first, inverse = np.unique(run_key, return_index=True, return_inverse=True)
+    of_row[plain] = inverse.reshape(-1)
+    lows, highs = [spans.low[plain[first]]], [spans.high[plain[first]]]
+    owners, columns = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    runs = first.size
+    gapped = np.zeros(0, np.int64) if gaps is None else np.flatnonzero(~whole & gaps.listed & (gaps.count > 0))
+    if gaps is not None and gapped.size:
+        count = gaps.count[gapped].astype(np.int64)
+        total = int(count.sum())
+        before = np.cumsum(count) - count
+        offset = np.arange(total) - np.repeat(before, count)  # each entry's place in its row's list
+        column = gaps.columns[np.repeat(gaps.start[gapped], count) + offset].astype(np.int64)
+        weights = np.random.default_rng(63).integers(0, 2**63, (2, int(column.max()) + 1), np.int64)
+        sums = [np.add.reduceat(w.view(np.uint64)[column], before).view(np.int64) for w in weights]
+        keys = np.stack([spans.low[gapped], spans.high[gapped], count, *sums], axis=1)
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        ids = inverse.reshape(-1).astype(np.int64)
+        lead = first[ids]  # same count: compare entry by entry
+        wrong = column != column[np.repeat(before[lead], count) + offset]
+        differs = np.flatnonzero(np.bincount(np.repeat(np.arange(gapped.size), count), wrong, gapped.size) > 0)
+        ids[differs] = first.size + np.arange(differs.size)
+        first = np.concatenate([first, differs])
+        of_row[gapped] = runs + ids
+        lows.append(spans.low[gapped[first]])
+        highs.append(spans.high[gapped[first]])
+        counts = count[first]
+        owners.append(runs + np.repeat(np.arange(first.size), counts))
+        columns.append(column[np.repeat(before[first], counts) + np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)])
+    low, high = np.concatenate(lows).astype(np.int64), np.concatenate(highs).astype(np.int64)
+    owner, column = np.concatenate(owners), np.concatenate(columns)
+    direct = np.flatnonzero(of_row < 0)
+    # Columns held: within some pattern's run and not one of its gaps, or within a direct row's run.
+    size = int(max(high.max(initial=0), spans.high[direct].max(initial=0)))
+    edges = np.zeros(size + 1, np.int64)
+    for lo, hi in ((low, high), (spans.low[direct], spans.high[direct])):
+        np.add.at(edges, lo, 1)
+        np.add.at(edges, hi, -1)
+    within = np.cumsum(edges)[:size]
+    held = within - np.bincount(column, minlength=size)[:size] > 0
+    return Patterns(of_row, low, high, owner, column, direct, held)
+
+
 def dates_held(z: np.ndarray, spans: Spans, target: int) -> np.ndarray | None:
     """Which date columns row `target` holds a value at (bool): its run when it has no gaps; else
     where its z is not zero, provided that counts as many dates as it holds (a held date whose z is
@@ -231,25 +304,32 @@ def estimate(
     window: tuple[int, int],
     rows: np.ndarray | None,
     gaps: Gaps | None = None,
+    grouped: Patterns | None = None,
 ) -> Estimate:
     """The correlation of `rows` of the index (None: every row) with the `target` (a z row on the
     index's dates: one of its rows, or a new alpha's, `zrows`; `held`: the date columns it holds a
-    value at) over the dates both hold within the `window` of date columns [first, last).
+    value at) over the dates both hold within the `window` of date columns [first, last). `grouped`:
+    the index's `patterns` of `spans` and `gaps` (made here when not given: once per generation).
 
     With each side's z values on the common dates S: C = sum(a b) - sum(a) sum(b) / n, the variances
     V = sum(x^2) - sum(x)^2 / n, and the correlation C / sqrt(Va Vb). sum(a b) is the float32
     product `z @ a` (both zero where they hold no value). For a row without gaps, S is its run and
     the target's dates in common: the row's sums are its whole sums less its float32 sums before and
-    after the target's run and at the target's gaps, the target's are float64 prefix sums. For a row
-    with gaps listed in `gaps` (`gap_lists`), the same, and the count of S and the target's sums less
-    the target's values at the row's gaps (its z is zero there, so its own sums need nothing). For
-    another row with gaps (no `gaps`, or one whose z is zero at a date it holds), its dates are where
-    its z is not zero (checked against the dates it holds: otherwise undecided) and every sum is
-    taken over S directly. Each float32 sum of k terms errs by at most
-    k u / (1 - k u) times the sum of its terms' magnitudes (u = UNIT; Higham, Accuracy and Stability
-    of Numerical Algorithms, 3.1), here bounded by Cauchy-Schwarz from the rows' squares (at most the
-    catalogue's largest); the bound carried is twice the first-order propagation of those, plus the
-    storage of z as float32. ROWS at a time, so each step's arrays stay in the CPU's cache."""
+    after the target's run and at the target's gaps (where some row holds a value: z is zero in
+    every row elsewhere), the target's are float64 prefix sums. For a row with gaps listed in `gaps`
+    (`gap_lists`), the same, and the count of S and the target's sums less the target's values at
+    the row's gaps (its z is zero there, so its own sums need nothing). n and the target's sums
+    depend on the row's dates alone: they, Va and the bound's terms made of them are computed once
+    per pattern of dates (`Patterns`) and gathered per row. For another row with gaps (no `gaps`,
+    or one whose z is zero at a date it holds), its dates are where its z is not zero (checked
+    against the dates it holds: otherwise undecided) and every sum is taken over S directly. Each
+    float32 sum of k terms errs by at most k u / (1 - k u) times the sum of its terms' magnitudes
+    (u = UNIT; Higham, Accuracy and Stability of Numerical Algorithms, 3.1), here bounded by
+    Cauchy-Schwarz from the rows' squares (at most the catalogue's largest); the bound carried is
+    twice the first-order propagation of those, plus the storage of z as float32. The float64
+    arithmetic after the sums (each operation within 2^-53 relative) is the same, operation for
+    operation, whether a term is made per pattern or per row: its rounding is orders of magnitude
+    below the float32 terms. ROWS at a time, so each step's arrays stay in the CPU's cache."""
     columns = z.shape[1]
     first, last = window
     mask = np.zeros(columns, dtype=bool)
@@ -275,10 +355,14 @@ def estimate(
         gamma=columns * UNIT / (1 - columns * UNIT),
         columns=columns,
     )
+    grouped = patterns(spans, gaps) if grouped is None else grouped
+    table = _pattern_table(grouped, terms)
     for start in range(0, size, ROWS):
         part = slice(start, min(start + ROWS, size))
         picked = part if rows is None else rows[part]
-        _estimate_block(np.asarray(z[picked]), spans, picked, terms, value[part], error[part], gaps)
+        _estimate_block(
+            np.asarray(z[picked]), spans, picked, terms, value[part], error[part], grouped, table
+        )
     return Estimate(value, error)
 
 
@@ -304,6 +388,81 @@ class _Terms:
     columns: int
 
 
+@dataclass(frozen=True)
+class _Table:
+    """Per pattern of dates (and per row read directly, appended by `_estimate_block`), what the
+    correlation and its bound need of n and the target's sums: n (float64), sum(a), Va, the bound's
+    numerator before the row's root (`lead`), whole_a / Va (`spread`), whether Va alone leaves the
+    row to the exact pass (`doubtful`) and whether it has a correlation (`measured`). `cleared`: the
+    target's gap columns some row may hold a value at (the rows' sums there are corrected)."""
+
+    n: np.ndarray
+    sum_a: np.ndarray
+    var_a: np.ndarray
+    lead: np.ndarray
+    spread: np.ndarray
+    doubtful: np.ndarray
+    measured: np.ndarray
+    cleared: np.ndarray
+
+    def extended(self, other: _Table) -> _Table:
+        return _Table(
+            *(np.concatenate([mine, theirs]) for mine, theirs in zip(self.fields(), other.fields(), strict=True)),
+            self.cleared,
+        )
+
+    def fields(self) -> tuple[np.ndarray, ...]:
+        return (self.n, self.sum_a, self.var_a, self.lead, self.spread, self.doubtful, self.measured)
+
+
+def _scalars(t: _Terms) -> tuple[float, float, float, float]:
+    """The bound's terms each at most the catalogue's largest row norm allows: the error of the
+    row's sum (its slices before and after, at most), of its squares, of the product, and of z's
+    storage as float32."""
+    g, big = t.gamma, t.largest_b
+    err_sum_b = g * np.sqrt(2 * t.columns * big)
+    err_squares_b = g * big
+    err_dot = g * np.sqrt(t.whole_a * big)
+    stored = 8 * UNIT * np.sqrt(t.whole_a * (big + err_squares_b))
+    return err_sum_b, err_squares_b, err_dot, stored
+
+
+def _table(
+    n: np.ndarray, sum_a: np.ndarray, squares_a: np.ndarray, unsure: np.ndarray, t: _Terms, cleared: np.ndarray
+) -> _Table:
+    """The `_Table` of rows (or patterns) of counts `n` and target sums `sum_a`, `squares_a`."""
+    err_sum_b, _, err_dot, stored = _scalars(t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var_a = squares_a - sum_a * sum_a / n
+        lead = err_dot + stored + np.abs(sum_a) * (err_sum_b / n)
+        spread = t.whole_a / var_a
+        doubtful = (var_a <= 1e-9 * squares_a) | unsure
+    measured = (n >= MIN_PAIRS) | unsure
+    return _Table(n.astype(np.float64), sum_a, var_a, lead, spread, doubtful, measured, cleared)
+
+
+def _pattern_table(grouped: Patterns, t: _Terms) -> _Table:
+    """The `_Table` of every pattern of dates for the target `t`: the common run less the target's
+    gaps, less the pattern's gaps where the target holds a value."""
+    start = np.maximum(grouped.low, t.low)
+    stop = np.maximum(np.minimum(grouped.high, t.high), start)
+    n = stop - start
+    if t.gaps.size:
+        n -= np.searchsorted(t.gaps, stop) - np.searchsorted(t.gaps, start)
+    sum_a = t.prefix[stop] - t.prefix[start]
+    squares_a = t.prefix_squares[stop] - t.prefix_squares[start]
+    if grouped.gap_owner.size:
+        count = grouped.low.size
+        column = grouped.gap_columns
+        values_a = t.a[column]
+        n -= np.bincount(grouped.gap_owner, t.mask[column], count).astype(np.int64)
+        sum_a -= np.bincount(grouped.gap_owner, values_a, count)
+        squares_a -= np.bincount(grouped.gap_owner, values_a * values_a, count)
+    cleared = t.gaps[t.gaps < grouped.held.size]
+    cleared = cleared[grouped.held[cleared]]
+    return _table(n, sum_a, squares_a, np.zeros(n.size, dtype=bool), t, cleared)
+
+
 def _estimate_block(
     block: np.ndarray,
     spans: Spans,
@@ -311,79 +470,109 @@ def _estimate_block(
     t: _Terms,
     value: np.ndarray,
     error: np.ndarray,
-    gaps: Gaps | None = None,
+    grouped: Patterns,
+    table: _Table,
 ) -> None:
     """`estimate` over one block of rows (`block`, the rows `picked` of the index), into `value` and
     `error`."""
     dot = (block @ t.a32).astype(np.float64)
-    # Rows without gaps: the common run less the target's gaps.
-    row_low, row_high = spans.low[picked], spans.high[picked]
-    start, stop = np.maximum(row_low, t.low), np.minimum(row_high, t.high)
-    stop = np.maximum(stop, start)
-    n = stop - start
-    if t.gaps.size:
-        n -= np.searchsorted(t.gaps, stop) - np.searchsorted(t.gaps, start)
-    sum_a = t.prefix[stop] - t.prefix[start]
-    squares_a = t.prefix_squares[stop] - t.prefix_squares[start]
+    # The row's sums: its whole sums less its float32 sums before and after the target's run.
     sum_b = spans.total[picked].copy()
     squares_b = spans.squares[picked].copy()
-    for part, needed in ((block[:, : t.low], row_low < t.low), (block[:, t.high :], row_high > t.high)):
-        if part.shape[1] and needed.any():
-            sum_b -= (part @ np.ones(part.shape[1], np.float32)).astype(np.float64)
-            squares_b -= np.einsum("ij,ij->i", part, part).astype(np.float64)
-    if t.gaps.size:  # a row is zero outside its run: every gap column inside the run counts
-        part64 = block[:, t.gaps].astype(np.float64)
+    before = t.low and int(spans.low[picked].min(initial=t.low)) < t.low
+    after = t.high < t.columns and int(spans.high[picked].max(initial=t.high)) > t.high
+    for part, needed in ((block[:, : t.low], before), (block[:, t.high :], after)):
+        if needed:
+            sum_b -= part @ np.ones(part.shape[1], np.float32)
+            squares_b -= np.einsum("ij,ij->i", part, part)
+    if table.cleared.size == 1:  # and at the target's gaps a row may hold a value at
+        part64 = block[:, table.cleared[0]].astype(np.float64)
+        sum_b -= part64
+        part64 *= part64
+        squares_b -= part64
+    elif table.cleared.size:
+        part64 = block[:, table.cleared].astype(np.float64)
         sum_b -= part64.sum(axis=1)
         squares_b -= np.einsum("ij,ij->i", part64, part64)
-    # Rows with gaps: z is zero at a row's gaps, so its sums are a whole row's; the common dates less
-    # its gaps where the target holds a value, and the target's sums less its values there (the
-    # row's gap lists, `Gaps`: a gather of as many columns as the rows have gaps).
-    held_b = spans.held[picked]
-    gapped = np.flatnonzero(held_b != row_high - row_low)
-    if gaps is not None and gapped.size:
-        listed = gaps.listed[picked][gapped]
-        fast = gapped[listed]
-        gapped = gapped[~listed]
-        counts = gaps.count[picked][fast]
-        total = int(counts.sum())
-        if total:
-            owner = np.repeat(np.arange(fast.size), counts)
-            before = np.cumsum(counts) - counts
-            where = np.arange(total) - np.repeat(before, counts) + np.repeat(gaps.start[picked][fast], counts)
-            column = gaps.columns[where]
-            values_a = t.a[column]
-            n[fast] -= np.bincount(owner, t.mask[column], fast.size).astype(np.int64)
-            sum_a[fast] -= np.bincount(owner, values_a, fast.size)
-            squares_a[fast] -= np.bincount(owner, values_a * values_a, fast.size)
-    unsure = np.zeros(n.size, dtype=bool)
-    if gapped.size:
-        values = block[gapped].astype(np.float64)
-        theirs = values != 0
-        unsure[gapped] = theirs.sum(axis=1) != held_b[gapped]
-        common = theirs & t.mask
-        n[gapped] = common.sum(axis=1)
-        sum_a[gapped] = common @ t.a
-        squares_a[gapped] = common @ (t.a * t.a)
-        sum_b[gapped] = np.where(common, values, 0.0).sum(axis=1)
-        squares_b[gapped] = np.where(common, values * values, 0.0).sum(axis=1)
-    # The bound's terms, each at most the catalogue's largest row norm allows (scalars but three).
-    g, big = t.gamma, t.largest_b
-    err_sum_b = g * np.sqrt(2 * t.columns * big)  # the slices before and after, at most
-    err_squares_b = g * big
-    err_dot = g * np.sqrt(t.whole_a * big)
-    stored = 8 * UNIT * np.sqrt(t.whole_a * (big + err_squares_b))
+    pattern = grouped.of_row[picked]
+    if grouped.direct.size:
+        if isinstance(picked, slice):
+            ends = np.searchsorted(grouped.direct, [picked.start, picked.stop])
+            direct = grouped.direct[ends[0] : ends[1]] - picked.start
+        else:
+            direct = np.flatnonzero(pattern < 0)
+        if direct.size:
+            pattern = pattern.copy()
+            pattern[direct] = table.n.size + np.arange(direct.size)
+            table = table.extended(_direct(block, spans, picked, t, direct, sum_b, squares_b, table))
+    # Per row, operation for operation as the bound's derivation writes it (each in place).
+    err_sum_b, err_squares_b, _, _ = _scalars(t)
+    n = table.n[pattern]
     with np.errstate(divide="ignore", invalid="ignore"):
-        var_a = squares_a - sum_a * sum_a / n
-        var_b = squares_b - sum_b * sum_b / n
-        root = np.sqrt(var_a * var_b)
-        found = np.clip((dot - sum_a * sum_b / n) / root, -1.0, 1.0)
+        var_b = sum_b * sum_b  # squares_b - sum_b * sum_b / n
+        var_b /= n
+        np.subtract(squares_b, var_b, out=var_b)
+        root = table.var_a[pattern]  # sqrt(var_a * var_b)
+        root *= var_b
+        np.sqrt(root, out=root)
+        found = table.sum_a[pattern]  # (dot - sum_a * sum_b / n) / root, clipped
+        found *= sum_b
+        found /= n
+        np.subtract(dot, found, out=found)
+        found /= root
+        np.clip(found, -1.0, 1.0, out=found)
         magnitude = np.abs(found)
-        err_var_b = err_squares_b + (2 * err_sum_b * np.abs(sum_b) + err_sum_b**2) / n
-        bound = (err_dot + stored + np.abs(sum_a) * (err_sum_b / n)) / root
-        bound += magnitude * (err_var_b / var_b)
-        bound += magnitude * (4 * UNIT) * (t.whole_a / var_a + (big + err_squares_b) / var_b)
-        bound = 2 * bound + DECIDED
-        doubtful = (var_b <= 4 * err_var_b) | (var_a <= 1e-9 * squares_a) | ~np.isfinite(bound) | unsure
-    measured = (n >= MIN_PAIRS) | unsure
-    value[:] = np.where(measured, found, np.nan)
-    error[:] = np.where(measured, np.where(doubtful, np.inf, bound), 0.0)
+        err_var_b = np.abs(sum_b, out=sum_b)  # err_squares_b + (2 err_sum_b |sum_b| + err_sum_b^2) / n
+        err_var_b *= 2 * err_sum_b
+        err_var_b += err_sum_b**2
+        err_var_b /= n
+        err_var_b += err_squares_b
+        bound = table.lead[pattern]  # lead / root + |r| (err_var_b / var_b)
+        bound /= root
+        term = np.divide(err_var_b, var_b, out=dot)
+        term *= magnitude
+        bound += term
+        # + |r| 4u (whole_a / var_a + (big + err_squares_b) / var_b)
+        np.divide(t.largest_b + err_squares_b, var_b, out=term)
+        term += table.spread[pattern]
+        magnitude *= 4 * UNIT
+        magnitude *= term
+        bound += magnitude
+        bound *= 2
+        bound += DECIDED
+        err_var_b *= 4
+        doubtful = np.less_equal(var_b, err_var_b)
+        doubtful |= table.doubtful[pattern]
+        doubtful |= ~np.isfinite(bound)
+    measured = table.measured[pattern]
+    value[:] = np.nan
+    np.copyto(value, found, where=measured)
+    bound[doubtful] = np.inf
+    error[:] = 0.0
+    np.copyto(error, bound, where=measured)
+
+
+def _direct(
+    block: np.ndarray,
+    spans: Spans,
+    picked: slice | np.ndarray,
+    t: _Terms,
+    direct: np.ndarray,
+    sum_b: np.ndarray,
+    squares_b: np.ndarray,
+    table: _Table,
+) -> _Table:
+    """The `_Table` of the `direct` rows of a block (positions in it): rows with gaps whose dates
+    are where their z is not zero (undecided where that does not count the dates they hold), every
+    sum over the common dates taken directly; their `sum_b` and `squares_b` set in place."""
+    values = block[direct].astype(np.float64)
+    theirs = values != 0
+    held_b = spans.held[picked][direct]
+    unsure = theirs.sum(axis=1) != held_b
+    common = theirs & t.mask
+    n = common.sum(axis=1)
+    sum_a = common @ t.a
+    squares_a = common @ (t.a * t.a)
+    sum_b[direct] = np.where(common, values, 0.0).sum(axis=1)
+    squares_b[direct] = np.where(common, values * values, 0.0).sum(axis=1)
+    return _table(n, sum_a, squares_a, unsure, t, table.cleared)
