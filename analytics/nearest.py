@@ -30,7 +30,7 @@ Below APPROXIMATE_FROM rows every answer is computed as before, over every row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -367,7 +367,9 @@ def estimate(
 
 
 ROWS = 32_768
-"""Rows `estimate` works on at once."""
+"""Rows `estimate` works on at once (the per-row float64 arithmetic)."""
+SUB = 4_096
+"""Rows whose product and slices are taken at once (a few MB: the slices read from the cache)."""
 
 
 @dataclass(frozen=True)
@@ -394,7 +396,9 @@ class _Table:
     correlation and its bound need of n and the target's sums: n (float64), sum(a), Va, the bound's
     numerator before the row's root (`lead`), whole_a / Va (`spread`), whether Va alone leaves the
     row to the exact pass (`doubtful`) and whether it has a correlation (`measured`). `cleared`: the
-    target's gap columns some row may hold a value at (the rows' sums there are corrected)."""
+    target's gap columns some row may hold a value at (the rows' sums there are corrected);
+    `before`, `after`: per pattern, whether its rows may hold a value before (after) the target's
+    run, where their sums are corrected."""
 
     n: np.ndarray
     sum_a: np.ndarray
@@ -404,11 +408,15 @@ class _Table:
     doubtful: np.ndarray
     measured: np.ndarray
     cleared: np.ndarray
+    before: np.ndarray
+    after: np.ndarray
 
     def extended(self, other: _Table) -> _Table:
         return _Table(
             *(np.concatenate([mine, theirs]) for mine, theirs in zip(self.fields(), other.fields(), strict=True)),
             self.cleared,
+            self.before,
+            self.after,
         )
 
     def fields(self) -> tuple[np.ndarray, ...]:
@@ -438,7 +446,8 @@ def _table(
         spread = t.whole_a / var_a
         doubtful = (var_a <= 1e-9 * squares_a) | unsure
     measured = (n >= MIN_PAIRS) | unsure
-    return _Table(n.astype(np.float64), sum_a, var_a, lead, spread, doubtful, measured, cleared)
+    none = np.zeros(0, dtype=bool)
+    return _Table(n.astype(np.float64), sum_a, var_a, lead, spread, doubtful, measured, cleared, none, none)
 
 
 def _pattern_table(grouped: Patterns, t: _Terms) -> _Table:
@@ -460,7 +469,10 @@ def _pattern_table(grouped: Patterns, t: _Terms) -> _Table:
         squares_a -= np.bincount(grouped.gap_owner, values_a * values_a, count)
     cleared = t.gaps[t.gaps < grouped.held.size]
     cleared = cleared[grouped.held[cleared]]
-    return _table(n, sum_a, squares_a, np.zeros(n.size, dtype=bool), t, cleared)
+    found = _table(n, sum_a, squares_a, np.zeros(n.size, dtype=bool), t, cleared)
+    some = grouped.high > grouped.low  # patterns holding a value before or after the target's run
+    before, after = some & (grouped.low < t.low), some & (grouped.high > t.high)
+    return replace(found, before=before, after=after)
 
 
 def _estimate_block(
@@ -475,26 +487,46 @@ def _estimate_block(
 ) -> None:
     """`estimate` over one block of rows (`block`, the rows `picked` of the index), into `value` and
     `error`."""
-    dot = (block @ t.a32).astype(np.float64)
-    # The row's sums: its whole sums less its float32 sums before and after the target's run.
+    # The product, and the row's float32 sums before and after the target's run (its sums are its
+    # whole sums less those), SUB rows at a time: the slices are read again from the CPU's cache.
+    pattern = grouped.of_row[picked]
+    rows = block.shape[0]
+    dot32 = np.empty(rows, np.float32)
+    sides = [
+        (columns, np.empty(rows, np.float32), np.empty(rows, np.float32))
+        for columns, flags in ((slice(0, t.low), table.before), (slice(t.high, t.columns), table.after))
+        if flags.any()  # else no row holds a value there (a row is zero outside its run)
+    ]
+    ones = np.ones(t.columns, np.float32)
+    cleared = table.cleared
+    gap_sums, gap_squares = np.empty(rows), np.empty(rows)
+    for first in range(0, rows, SUB):
+        rows_here = slice(first, first + SUB)
+        sub = block[rows_here]
+        np.matmul(sub, t.a32, out=dot32[rows_here])
+        for columns, sums, squares in sides:
+            part = sub[:, columns]
+            np.matmul(part, ones[: part.shape[1]], out=sums[rows_here])
+            np.einsum("ij,ij->i", part, part, out=squares[rows_here])
+        if cleared.size == 1:  # and at the target's gaps some row may hold a value at
+            gap_sums[rows_here] = sub[:, cleared[0]]
+        elif cleared.size:
+            part64 = sub[:, cleared].astype(np.float64)
+            gap_sums[rows_here] = part64.sum(axis=1)
+            gap_squares[rows_here] = np.einsum("ij,ij->i", part64, part64)
+    dot = dot32.astype(np.float64)
     sum_b = spans.total[picked].copy()
     squares_b = spans.squares[picked].copy()
-    before = t.low and int(spans.low[picked].min(initial=t.low)) < t.low
-    after = t.high < t.columns and int(spans.high[picked].max(initial=t.high)) > t.high
-    for part, needed in ((block[:, : t.low], before), (block[:, t.high :], after)):
-        if needed:
-            sum_b -= part @ np.ones(part.shape[1], np.float32)
-            squares_b -= np.einsum("ij,ij->i", part, part)
-    if table.cleared.size == 1:  # and at the target's gaps a row may hold a value at
-        part64 = block[:, table.cleared[0]].astype(np.float64)
-        sum_b -= part64
-        part64 *= part64
-        squares_b -= part64
-    elif table.cleared.size:
-        part64 = block[:, table.cleared].astype(np.float64)
-        sum_b -= part64.sum(axis=1)
-        squares_b -= np.einsum("ij,ij->i", part64, part64)
-    pattern = grouped.of_row[picked]
+    for _, sums, squares in sides:
+        sum_b -= sums
+        squares_b -= squares
+    if cleared.size:
+        sum_b -= gap_sums
+        if cleared.size == 1:
+            gap_sums *= gap_sums
+            squares_b -= gap_sums
+        else:
+            squares_b -= gap_squares
     if grouped.direct.size:
         if isinstance(picked, slice):
             ends = np.searchsorted(grouped.direct, [picked.start, picked.stop])
