@@ -498,12 +498,13 @@ def _estimate_block(
         if flags.any()  # else no row holds a value there (a row is zero outside its run)
     ]
     ones = np.ones(t.columns, np.float32)
+    a32 = t.a32[t.low : t.high]
     cleared = table.cleared
     gap_sums, gap_squares = np.empty(rows), np.empty(rows)
     for first in range(0, rows, SUB):
         rows_here = slice(first, first + SUB)
         sub = block[rows_here]
-        np.matmul(sub, t.a32, out=dot32[rows_here])
+        np.matmul(sub[:, t.low : t.high], a32, out=dot32[rows_here])  # a is zero off its run
         for columns, sums, squares in sides:
             part = sub[:, columns]
             np.matmul(part, ones[: part.shape[1]], out=sums[rows_here])
@@ -574,12 +575,17 @@ def _estimate_block(
         bound += DECIDED
         err_var_b *= 4
         doubtful = np.less_equal(var_b, err_var_b)
-        doubtful |= table.doubtful[pattern]
+        if table.doubtful.any():
+            doubtful |= table.doubtful[pattern]
         doubtful |= ~np.isfinite(bound)
+    bound[doubtful] = np.inf
+    if table.measured.all():
+        value[:] = found
+        error[:] = bound
+        return
     measured = table.measured[pattern]
     value[:] = np.nan
     np.copyto(value, found, where=measured)
-    bound[doubtful] = np.inf
     error[:] = 0.0
     np.copyto(error, bound, where=measured)
 
