@@ -213,21 +213,25 @@ def patterns(spans: Spans, gaps: Gaps | None) -> Patterns:
     lows, highs = [spans.low[plain[first]]], [spans.high[plain[first]]]
     owners, columns = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
     runs = first.size
-    gapped = np.zeros(0, np.int64) if gaps is None else np.flatnonzero(~whole & gaps.listed & (gaps.count > 0))
+    gapped = (
+        np.zeros(0, np.int64) if gaps is None else np.flatnonzero(~whole & gaps.listed & (gaps.count > 0))
+    )
     if gaps is not None and gapped.size:
         count = gaps.count[gapped].astype(np.int64)
         total = int(count.sum())
         before = np.cumsum(count) - count
         offset = np.arange(total) - np.repeat(before, count)  # each entry's place in its row's list
         column = gaps.columns[np.repeat(gaps.start[gapped], count) + offset].astype(np.int64)
-        weights = np.random.default_rng(63).integers(0, 2**63, (2, int(column.max()) + 1), np.int64)
+        weights = _gap_weights(int(column.max()) + 1)
         sums = [np.add.reduceat(w.view(np.uint64)[column], before).view(np.int64) for w in weights]
         keys = np.stack([spans.low[gapped], spans.high[gapped], count, *sums], axis=1)
         _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
         ids = inverse.reshape(-1).astype(np.int64)
         lead = first[ids]  # same count: compare entry by entry
         wrong = column != column[np.repeat(before[lead], count) + offset]
-        differs = np.flatnonzero(np.bincount(np.repeat(np.arange(gapped.size), count), wrong, gapped.size) > 0)
+        differs = np.flatnonzero(
+            np.bincount(np.repeat(np.arange(gapped.size), count), wrong, gapped.size) > 0
+        )
         ids[differs] = first.size + np.arange(differs.size)
         first = np.concatenate([first, differs])
         of_row[gapped] = runs + ids
@@ -235,7 +239,13 @@ def patterns(spans: Spans, gaps: Gaps | None) -> Patterns:
         highs.append(spans.high[gapped[first]])
         counts = count[first]
         owners.append(runs + np.repeat(np.arange(first.size), counts))
-        columns.append(column[np.repeat(before[first], counts) + np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)])
+        columns.append(
+            column[
+                np.repeat(before[first], counts)
+                + np.arange(int(counts.sum()))
+                - np.repeat(np.cumsum(counts) - counts, counts)
+            ]
+        )
     low, high = np.concatenate(lows).astype(np.int64), np.concatenate(highs).astype(np.int64)
     owner, column = np.concatenate(owners), np.concatenate(columns)
     direct = np.flatnonzero(of_row < 0)
@@ -248,6 +258,11 @@ def patterns(spans: Spans, gaps: Gaps | None) -> Patterns:
     within = np.cumsum(edges)[:size]
     held = within - np.bincount(column, minlength=size)[:size] > 0
     return Patterns(of_row, low, high, owner, column, direct, held)
+
+
+def _gap_weights(columns: int) -> np.ndarray:
+    """Two random 64-bit weights per date column: a gap list's key is the sum of its columns'."""
+    return np.random.default_rng(63).integers(0, 2**63, (2, columns), np.int64)
 
 
 def dates_held(z: np.ndarray, spans: Spans, target: int) -> np.ndarray | None:
@@ -360,9 +375,7 @@ def estimate(
     for start in range(0, size, ROWS):
         part = slice(start, min(start + ROWS, size))
         picked = part if rows is None else rows[part]
-        _estimate_block(
-            np.asarray(z[picked]), spans, picked, terms, value[part], error[part], grouped, table
-        )
+        _estimate_block(np.asarray(z[picked]), spans, picked, terms, value[part], error[part], grouped, table)
     return Estimate(value, error)
 
 
@@ -412,11 +425,12 @@ class _Table:
     after: np.ndarray
 
     def extended(self, other: _Table) -> _Table:
+        """This table with `other`'s rows appended (`cleared`, `before`, `after` this one's)."""
+        n, sum_a, var_a, lead, spread, doubtful, measured = (
+            np.concatenate([mine, theirs]) for mine, theirs in zip(self.fields(), other.fields(), strict=True)
+        )
         return _Table(
-            *(np.concatenate([mine, theirs]) for mine, theirs in zip(self.fields(), other.fields(), strict=True)),
-            self.cleared,
-            self.before,
-            self.after,
+            n, sum_a, var_a, lead, spread, doubtful, measured, self.cleared, self.before, self.after
         )
 
     def fields(self) -> tuple[np.ndarray, ...]:
@@ -436,7 +450,12 @@ def _scalars(t: _Terms) -> tuple[float, float, float, float]:
 
 
 def _table(
-    n: np.ndarray, sum_a: np.ndarray, squares_a: np.ndarray, unsure: np.ndarray, t: _Terms, cleared: np.ndarray
+    n: np.ndarray,
+    sum_a: np.ndarray,
+    squares_a: np.ndarray,
+    unsure: np.ndarray,
+    t: _Terms,
+    cleared: np.ndarray,
 ) -> _Table:
     """The `_Table` of rows (or patterns) of counts `n` and target sums `sum_a`, `squares_a`."""
     err_sum_b, _, err_dot, stored = _scalars(t)

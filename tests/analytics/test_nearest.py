@@ -324,3 +324,63 @@ def test_a_page_with_gaps_equals_the_pass(
             exact = _series_page(exact_matrix, matrix.ids, alpha, readable, "returns", *bounds, 50, 0)
             assert repr(indexed) == repr(exact), alpha
     assert isinstance(matrix.memo.get("gaps"), nearest.Gaps)
+
+
+def _dates(values: np.ndarray, row: int) -> tuple[int, int, tuple[int, ...]]:
+    """A row's first held column, one past its last, and its gap columns (numpy, from the values)."""
+    held = np.flatnonzero(np.isfinite(values[row]))
+    if not held.size:
+        return 0, 0, ()
+    run = np.arange(held[0], held[-1] + 1)
+    return int(held[0]), int(held[-1]) + 1, tuple(run[~np.isfinite(values[row, run])].tolist())
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_patterns_group_exactly_the_rows_of_the_same_dates(
+    gapped_catalogue: tuple[Matrix, Matrix], monkeypatch: pytest.MonkeyPatch, collide: bool
+) -> None:
+    """`nearest.patterns`: two rows share a pattern exactly when they hold the same dates (their
+    run and gap columns, found here from the values with numpy), each pattern's run and gap list are
+    its rows', a row whose gaps are not listed is read directly, and a column marked as held by no
+    row is held by none. `collide`: every gap list keyed alike (weights zero), so the grouping rests
+    on the column-by-column check alone; the estimates are then bit for bit the same."""
+    matrix, _ = gapped_catalogue
+    assert matrix.z is not None
+    spans = _spans(matrix)
+    z = matrix.z.copy()
+    odd = int(np.flatnonzero(~spans.whole)[0])  # a held date whose z is exactly zero: not listed
+    z[odd, int(np.flatnonzero(z[odd] != 0)[3])] = 0.0
+    gaps = nearest.gap_lists(z, spans)
+    honest = nearest.patterns(spans, gaps)
+    if collide:
+        monkeypatch.setattr(nearest, "_gap_weights", lambda columns: np.zeros((2, columns), np.int64))
+    grouped = nearest.patterns(spans, gaps)
+    assert np.array_equal(grouped.direct, [odd]) and grouped.of_row[odd] == -1
+    values = matrix.values
+    seen: dict[tuple[int, int, tuple[int, ...]], set[int]] = {}
+    for row in range(N):
+        if row == odd:
+            continue
+        dates = _dates(values, row)
+        pattern = int(grouped.of_row[row])
+        seen.setdefault(dates, set()).add(pattern)
+        low, high = int(grouped.low[pattern]), int(grouped.high[pattern])
+        listed = tuple(grouped.gap_columns[grouped.gap_owner == pattern].tolist())
+        assert (low, high, listed) == dates or (dates[:2] == (0, 0) and low == high), row
+    owners = [pattern for patterns in seen.values() for pattern in patterns]
+    assert len(set(owners)) == len(owners)  # different dates, different patterns
+    if not collide:  # and the same dates one pattern (colliding keys: a row of its own each)
+        assert all(len(patterns) == 1 for patterns in seen.values())
+    else:
+        assert any(len(patterns) > 1 for patterns in seen.values())
+    truth = np.isfinite(values).any(axis=0)[: grouped.held.size]
+    assert not (truth & ~grouped.held).any() and not np.isfinite(values[:, grouped.held.size :]).any()
+    for target in [*np.random.default_rng(8).choice(N, 4, replace=False).tolist(), 21, odd]:
+        held = nearest.dates_held(z, spans, target)
+        if held is None:
+            continue
+        for window in [(0, SESSIONS), (40, 260)]:
+            one = nearest.estimate(z, spans, z[target], held, window, None, gaps, grouped)
+            two = nearest.estimate(z, spans, z[target], held, window, None, gaps, honest)
+            assert np.array_equal(one.value, two.value, equal_nan=True)
+            assert np.array_equal(one.error, two.error, equal_nan=True)

@@ -27,6 +27,7 @@ import sys
 import time
 import types
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -63,8 +64,8 @@ class _Shim(types.ModuleType):
     def __getattr__(self, name: str) -> object:
         return getattr(nearest, name)
 
-    def estimate(self, *args: object, grouped: object = None) -> object:
-        args, given = args[:7], args[7:]
+    def estimate(self, *args: Any, grouped: object = None) -> Any:
+        args = args[:7]
         if not hasattr(self.old, "patterns"):  # before the patterns of dates
             return self.old.estimate(*args)
         spans, gaps = args[1], args[6] if len(args) > 6 else None
@@ -144,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         # Warm both.
         for module in (shim, after_module):
-            correlation.nearest = module  # type: ignore[assignment]
+            correlation.nearest = module
             correlation._indexed_page(matrix, targets[0][0], readable, 0, dates, 50, 0)
         correlation.nearest = after_module
         passes: dict[str, list[float]] = {"before": [], "after": []}
@@ -153,25 +154,25 @@ def main(argv: list[str] | None = None) -> int:
         for row, window in targets:
             held = nearest.dates_held(matrix.z, spans, row)
             for first, last in ((0, dates), window):
-                found = {}
-                for name, run in (
-                    ("before", lambda: shim.estimate(matrix.z, spans, matrix.z[row], held, (first, last), None, gaps)),
-                    (
-                        "after",
-                        lambda: nearest.estimate(
-                            matrix.z, spans, matrix.z[row], held, (first, last), None, gaps, grouped
-                        ),
-                    ),
-                ):
+                assert held is not None
+                found: dict[str, nearest.Estimate] = {}
+                for name in ("before", "after"):
                     clock = time.thread_time()
-                    found[name] = run()
+                    if name == "before":
+                        found[name] = shim.estimate(
+                            matrix.z, spans, matrix.z[row], held, (first, last), None, gaps
+                        )
+                    else:
+                        found[name] = nearest.estimate(
+                            matrix.z, spans, matrix.z[row], held, (first, last), None, gaps, grouped
+                        )
                     passes[name].append(time.thread_time() - clock)
                 estimates_equal += _same(found["before"].value, found["after"].value) and _same(
                     found["before"].error, found["after"].error
                 )
                 answer = {}
                 for name, module in (("before", shim), ("after", after_module)):
-                    correlation.nearest = module  # type: ignore[assignment]
+                    correlation.nearest = module
                     clock = time.thread_time()
                     answer[name] = correlation._indexed_page(matrix, row, readable, first, last, 50, 0)
                     pages[name].append(time.thread_time() - clock)
@@ -199,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows = np.flatnonzero(np.random.default_rng(call).random(count) < share)
                 kept = {}
                 for name, module in (("before", shim), ("after", after_module)):
-                    correlation.nearest = module  # type: ignore[assignment]
+                    correlation.nearest = module
                     clock = time.thread_time()
                     kept[name] = correlation._within_indexed(matrix, rows, [reference], bound)
                     screens[name].append(time.thread_time() - clock)
@@ -218,21 +219,30 @@ def main(argv: list[str] | None = None) -> int:
                     if args.check_rows
                     else None
                 )
+                assert held is not None
                 for first, last in ((0, dates), window):
-                    found = nearest.estimate(matrix.z, spans, matrix.z[row], held, (first, last), some, gaps, grouped)
+                    checked_estimate = nearest.estimate(
+                        matrix.z, spans, matrix.z[row], held, (first, last), some, gaps, grouped
+                    )
                     values = matrix.values[:, first:last]
                     picked = values if some is None else values[some]
                     exact, _ = pearson_between(np.asarray(picked), np.asarray(values[[row]]))
                     truth = exact[:, 0]
-                    none, exactly_none = np.isnan(found.value), np.isnan(truth)
+                    none, exactly_none = np.isnan(checked_estimate.value), np.isnan(truth)
                     nan_differs += int(np.count_nonzero(none & ~exactly_none))
-                    nan_differs += int(np.count_nonzero(~none & exactly_none & np.isfinite(found.error)))
-                    known = np.isfinite(found.value) & np.isfinite(found.error) & np.isfinite(truth)
-                    gap = np.abs(truth[known] - found.value[known])
-                    outside += int(np.count_nonzero(gap > found.error[known]))
+                    nan_differs += int(
+                        np.count_nonzero(~none & exactly_none & np.isfinite(checked_estimate.error))
+                    )
+                    known = (
+                        np.isfinite(checked_estimate.value)
+                        & np.isfinite(checked_estimate.error)
+                        & np.isfinite(truth)
+                    )
+                    gap = np.abs(truth[known] - checked_estimate.value[known])
+                    outside += int(np.count_nonzero(gap > checked_estimate.error[known]))
                     checked += int(np.count_nonzero(known))
                     if gap.size:
-                        largest = max(largest, float(np.max(gap / found.error[known])))
+                        largest = max(largest, float(np.max(gap / checked_estimate.error[known])))
             figures["bound_against_pearson_between"] = {
                 "targets": args.check,
                 "rows_checked": checked,
