@@ -557,17 +557,20 @@ def _estimate_block(
             pattern = pattern.copy()
             pattern[direct] = table.n.size + np.arange(direct.size)
             table = table.extended(_direct(block, spans, picked, t, direct, sum_b, squares_b, table))
-    # Per row, operation for operation as the bound's derivation writes it (each in place).
+    # Per row, operation for operation as the bound's derivation writes it (each in place; the
+    # correlation into `value`, the bound into `error`).
     err_sum_b, err_squares_b, _, _ = _scalars(t)
-    n = table.n[pattern]
+    n = np.take(table.n, pattern, mode="clip")
     with np.errstate(divide="ignore", invalid="ignore"):
         var_b = sum_b * sum_b  # squares_b - sum_b * sum_b / n
         var_b /= n
         np.subtract(squares_b, var_b, out=var_b)
-        root = table.var_a[pattern]  # sqrt(var_a * var_b)
+        root = np.take(table.var_a, pattern, out=squares_b, mode="clip")  # sqrt(var_a * var_b)
         root *= var_b
         np.sqrt(root, out=root)
-        found = table.sum_a[pattern]  # (dot - sum_a * sum_b / n) / root, clipped
+        found = np.take(
+            table.sum_a, pattern, out=value, mode="clip"
+        )  # (dot - sum_a * sum_b / n) / root, clipped
         found *= sum_b
         found /= n
         np.subtract(dot, found, out=found)
@@ -579,34 +582,30 @@ def _estimate_block(
         err_var_b += err_sum_b**2
         err_var_b /= n
         err_var_b += err_squares_b
-        bound = table.lead[pattern]  # lead / root + |r| (err_var_b / var_b)
+        bound = np.take(table.lead, pattern, out=error, mode="clip")  # lead / root + |r| (err_var_b / var_b)
         bound /= root
         term = np.divide(err_var_b, var_b, out=dot)
         term *= magnitude
         bound += term
         # + |r| 4u (whole_a / var_a + (big + err_squares_b) / var_b)
         np.divide(t.largest_b + err_squares_b, var_b, out=term)
-        term += table.spread[pattern]
+        term += np.take(table.spread, pattern, out=root, mode="clip")
         magnitude *= 4 * UNIT
         magnitude *= term
         bound += magnitude
         bound *= 2
         bound += DECIDED
+        # inf where the exact pass decides: var_b within rounding of zero, or var_a, or no bound
         err_var_b *= 4
         doubtful = np.less_equal(var_b, err_var_b)
         if table.doubtful.any():
             doubtful |= table.doubtful[pattern]
-        doubtful |= ~np.isfinite(bound)
-    bound[doubtful] = np.inf
-    if table.measured.all():
-        value[:] = found
-        error[:] = bound
-        return
-    measured = table.measured[pattern]
-    value[:] = np.nan
-    np.copyto(value, found, where=measured)
-    error[:] = 0.0
-    np.copyto(error, bound, where=measured)
+    np.copyto(bound, np.inf, where=doubtful)
+    np.fmin(bound, np.inf, out=bound)  # NaN: inf (the bound is a sum of terms >= 0, or NaN)
+    if not table.measured.all():  # no correlation: NaN, error 0
+        unmeasured = ~table.measured[pattern]
+        np.copyto(value, np.nan, where=unmeasured)
+        np.copyto(error, 0.0, where=unmeasured)
 
 
 def _direct(
