@@ -270,7 +270,7 @@ def dates_held(z: np.ndarray, spans: Spans, target: int) -> np.ndarray | None:
     where its z is not zero, provided that counts as many dates as it holds (a held date whose z is
     exactly zero, its value the row's mean, would be lost: None, the exact pass then)."""
     found = np.zeros(z.shape[1], dtype=bool)
-    if spans.whole[target]:
+    if spans.held[target] == spans.high[target] - spans.low[target]:  # `Spans.whole`, for one row
         found[spans.low[target] : spans.high[target]] = True
         return found
     found = np.asarray(z[target]) != 0
@@ -299,16 +299,37 @@ class Estimate:
         to compute exactly for a page reaching `depth`. None when fewer than `depth` allowed rows
         surely have a correlation (the page reaches the rows without one)."""
         magnitude = np.abs(self.value)
-        sure = allowed & np.isfinite(magnitude) & np.isfinite(self.error)
+        with np.errstate(invalid="ignore"):
+            lower = magnitude - self.error  # finite exactly where both are
+        sure = np.isfinite(lower)
+        sure &= allowed
         if int(np.count_nonzero(sure)) < depth:
             return None
-        lower = np.where(sure, magnitude - self.error, -np.inf)
-        floor = np.partition(lower, lower.size - depth)[lower.size - depth] if depth else np.inf
+        floor = _largest(lower, sure, depth) if depth else np.inf
         with np.errstate(invalid="ignore"):
-            near = allowed & (magnitude + self.error >= floor)
-        near |= allowed & np.isinf(self.error)
+            magnitude += self.error
+            near = magnitude >= floor
+        near |= np.isinf(self.error)
+        near &= allowed
         found: np.ndarray = np.flatnonzero(near)
         return found
+
+
+SAMPLED = 16
+"""`_largest` looks at every SAMPLED-th row first."""
+
+
+def _largest(values: np.ndarray, among: np.ndarray, depth: int) -> float:
+    """The `depth`-th largest of `values[among]` (at least `depth` of them): the `depth`-th largest of
+    every SAMPLED-th row's is at most it, so only the values at least that are ordered."""
+    if values.size >= 4 * SAMPLED * depth:
+        sample = values[::SAMPLED][among[::SAMPLED]]
+        if sample.size >= depth:
+            guess = np.partition(sample, sample.size - depth)[sample.size - depth]
+            with np.errstate(invalid="ignore"):
+                among = among & (values >= guess)
+    chosen = values[among]
+    return float(np.partition(chosen, chosen.size - depth)[chosen.size - depth])
 
 
 def estimate(

@@ -384,3 +384,38 @@ def test_patterns_group_exactly_the_rows_of_the_same_dates(
             two = nearest.estimate(z, spans, z[target], held, window, None, gaps, honest)
             assert np.array_equal(one.value, two.value, equal_nan=True)
             assert np.array_equal(one.error, two.error, equal_nan=True)
+
+
+def _top_reference(found: nearest.Estimate, allowed: np.ndarray, depth: int) -> np.ndarray | None:
+    """`Estimate.top` as numpy says it, over every row (the whole partition)."""
+    magnitude = np.abs(found.value)
+    sure = allowed & np.isfinite(magnitude) & np.isfinite(found.error)
+    if int(np.count_nonzero(sure)) < depth:
+        return None
+    floor = np.sort(magnitude[sure] - found.error[sure])[::-1][depth - 1] if depth else np.inf
+    with np.errstate(invalid="ignore"):
+        near = allowed & ((magnitude + found.error >= floor) | np.isinf(found.error))
+    return np.flatnonzero(near)
+
+
+@pytest.mark.parametrize("rows", [500, 200_000])
+def test_top_equals_the_sort_over_every_row(rows: int) -> None:
+    """`Estimate.top` (its floor found from a sample first, `nearest._largest`) equals numpy's sort
+    of every allowed row's lower bound, with NaN correlations, infinite bounds, ties and masks."""
+    rng = np.random.default_rng(12)
+    for trial in range(12):
+        value = np.round(rng.uniform(-1, 1, rows), 3 if trial % 2 else 12)  # ties, or few
+        error = rng.exponential(0.01, rows)
+        value[rng.random(rows) < 0.05] = np.nan
+        error[np.isnan(value) & (rng.random(rows) < 0.5)] = 0.0
+        error[rng.random(rows) < 0.03] = np.inf
+        allowed = rng.random(rows) < (1.0 if trial < 4 else 0.4)
+        if trial == 11:  # the largest correlations all in rows the sample skips
+            value[::16] = 0.0
+        found = nearest.Estimate(value, error)
+        for depth in (0, 1, 50, 1_000):
+            expected = _top_reference(found, allowed, depth)
+            got = found.top(allowed, depth)
+            assert (got is None) == (expected is None), (trial, depth)
+            if got is not None and expected is not None:
+                assert np.array_equal(got, expected), (trial, depth)
