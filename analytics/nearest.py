@@ -556,9 +556,12 @@ def _estimate_block(
             gap_sums[rows_here] = part64.sum(axis=1)
             gap_squares[rows_here] = np.einsum("ij,ij->i", part64, part64)
     dot = dot32.astype(np.float64)
-    sum_b = spans.total[picked].copy()
-    squares_b = spans.squares[picked].copy()
-    for _, sums, squares in sides:
+    if sides:  # the whole sums less the first side's, made at once
+        sum_b = np.subtract(spans.total[picked], sides[0][1])
+        squares_b = np.subtract(spans.squares[picked], sides[0][2])
+    else:
+        sum_b, squares_b = spans.total[picked].copy(), spans.squares[picked].copy()
+    for _, sums, squares in sides[1:]:
         sum_b -= sums
         squares_b -= squares
     if cleared.size:
