@@ -20,10 +20,21 @@ products' rounding, `error`), and a caller computes exactly (`analytics.correlat
 every row whose verdict the bound leaves open: within it of the screener's bound, or possibly among
 a page's rows. A row with gaps in its dates is estimated as a row without, its own gaps taken off
 the common dates and the target's sums (`Gaps`, issue 63 item 2); a row whose variance on the
-common dates is within rounding of zero is always computed exactly. So a page or a verdict equals the pass over every
-row's, and no recall is lost. Chosen by measurement over principal-direction and random-projection
-sketches, which lost true neighbours as the catalogue grew (recall 0.899 at 10^6 on the ic basis)
-and could not decide `max_correlation` without the exact pass (docs/benchmarks.md "Issue 51").
+common dates is within rounding of zero is always computed exactly. So a page or a verdict equals
+the pass over every row's, and no recall is lost. Chosen by measurement over principal-direction
+and random-projection sketches, which lost true neighbours as the catalogue grew (recall 0.899 at
+10^6 on the ic basis) and could not decide `max_correlation` without the exact pass
+(docs/benchmarks.md "Issue 51").
+
+The per-row arithmetic (issue 63 item 2, tenth session: docs/benchmarks.md "the estimate's per-row
+arithmetic"): the count of common dates and the target's sums over them depend on a row's dates
+alone, and rows share their dates (a few start dates, the same missing weeks), so they, the
+target's variance and the bound's terms made of them are computed once per pattern of dates
+(`Patterns`, once per generation beside the gap lists) and gathered per row; the product reads the
+target's run alone (the target is zero off it) and the slices off it are read SUB rows at a time,
+from the cache; what remains per row is done in place, into the answer's arrays. Every float64
+operation is the one the bound's derivation writes, made per pattern or per row (the same bits
+either way); `Estimate.top` finds its floor from a sample of rows first.
 
 Below APPROXIMATE_FROM rows every answer is computed as before, over every row.
 """
@@ -349,7 +360,8 @@ def estimate(
 
     With each side's z values on the common dates S: C = sum(a b) - sum(a) sum(b) / n, the variances
     V = sum(x^2) - sum(x)^2 / n, and the correlation C / sqrt(Va Vb). sum(a b) is the float32
-    product `z @ a` (both zero where they hold no value). For a row without gaps, S is its run and
+    product `z @ a` over the target's run (both zero where they hold no value: at most `columns`
+    terms). For a row without gaps, S is its run and
     the target's dates in common: the row's sums are its whole sums less its float32 sums before and
     after the target's run and at the target's gaps (where some row holds a value: z is zero in
     every row elsewhere), the target's are float64 prefix sums. For a row with gaps listed in `gaps`
