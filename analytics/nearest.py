@@ -211,9 +211,10 @@ class Patterns:
 
 def patterns(spans: Spans, gaps: Gaps | None) -> Patterns:
     """The `Patterns` of an index's `spans` and `gaps` (once per generation: two sorts). A row
-    without gaps is keyed by its run; a row with listed gaps by its run, its gap count and two
-    random 64-bit sums of its gap columns, then checked column by column against its pattern's first
-    row (a row that differs would get a pattern of its own: the grouping is exact, not hashed)."""
+    without gaps is keyed by its run; a row with listed gaps by a random 64-bit hash of its run, its
+    gap count and its gap columns, then checked against its pattern's first row, its run, count and
+    every column (a row that differs would get a pattern of its own: the grouping is exact, not
+    hashed)."""
     rows = spans.low.size
     whole = spans.whole
     of_row = np.full(rows, -1, np.int64)
@@ -233,13 +234,19 @@ def patterns(spans: Spans, gaps: Gaps | None) -> Patterns:
         before = np.cumsum(count) - count
         offset = np.arange(total) - np.repeat(before, count)  # each entry's place in its row's list
         column = gaps.columns[np.repeat(gaps.start[gapped], count) + offset].astype(np.int64)
-        weights = _gap_weights(int(column.max()) + 1)
-        sums = [np.add.reduceat(w.view(np.uint64)[column], before).view(np.int64) for w in weights]
-        keys = np.stack([spans.low[gapped], spans.high[gapped], count, *sums], axis=1)
-        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        low_b, high_b = spans.low[gapped], spans.high[gapped]
+        weights = _gap_weights(int(column.max()) + 1).view(np.uint64)
+        key = np.add.reduceat(weights[column], before)  # wraps: a 64-bit hash of the list
+        key += low_b.astype(np.uint64) * weights[-3]
+        key += high_b.astype(np.uint64) * weights[-2]
+        key += count.astype(np.uint64) * weights[-1]
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         ids = inverse.reshape(-1).astype(np.int64)
-        lead = first[ids]  # same count: compare entry by entry
-        wrong = column != column[np.repeat(before[lead], count) + offset]
+        lead = first[ids]  # the same run and count as its pattern's first row, and entry by entry
+        alike = (low_b == low_b[lead]) & (high_b == high_b[lead]) & (count == count[lead])
+        theirs = np.minimum(np.repeat(before[lead], count) + offset, total - 1)
+        wrong = column != column[theirs]
+        wrong |= np.repeat(~alike, count)
         differs = np.flatnonzero(
             np.bincount(np.repeat(np.arange(gapped.size), count), wrong, gapped.size) > 0
         )
@@ -272,8 +279,9 @@ def patterns(spans: Spans, gaps: Gaps | None) -> Patterns:
 
 
 def _gap_weights(columns: int) -> np.ndarray:
-    """Two random 64-bit weights per date column: a gap list's key is the sum of its columns'."""
-    return np.random.default_rng(63).integers(0, 2**63, (2, columns), np.int64)
+    """A random 64-bit weight per date column, then one for a row's first column, its last and its
+    gap count: a row's key is their sum (wrapping), its columns' and its run's."""
+    return np.random.default_rng(63).integers(0, 2**63, columns + 3, np.int64)
 
 
 def dates_held(z: np.ndarray, spans: Spans, target: int) -> np.ndarray | None:

@@ -343,7 +343,7 @@ def test_patterns_group_exactly_the_rows_of_the_same_dates(
     run and gap columns, found here from the values with numpy), each pattern's run and gap list are
     its rows', a row whose gaps are not listed is read directly, and a column marked as held by no
     row is held by none. `collide`: every gap list keyed alike (weights zero), so the grouping rests
-    on the column-by-column check alone; the estimates are then bit for bit the same."""
+    on the check alone; the estimates are then bit for bit the same."""
     matrix, _ = gapped_catalogue
     assert matrix.z is not None
     spans = _spans(matrix)
@@ -353,7 +353,7 @@ def test_patterns_group_exactly_the_rows_of_the_same_dates(
     gaps = nearest.gap_lists(z, spans)
     honest = nearest.patterns(spans, gaps)
     if collide:
-        monkeypatch.setattr(nearest, "_gap_weights", lambda columns: np.zeros((2, columns), np.int64))
+        monkeypatch.setattr(nearest, "_gap_weights", lambda columns: np.zeros(columns + 3, np.int64))
     grouped = nearest.patterns(spans, gaps)
     assert np.array_equal(grouped.direct, [odd]) and grouped.of_row[odd] == -1
     values = matrix.values

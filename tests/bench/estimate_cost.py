@@ -35,6 +35,8 @@ from analytics import correlation, nearest
 from analytics.correlation import pearson_between
 
 REPO = Path(__file__).resolve().parents[2]
+NAMES = ("before", "after")
+SPANS = ("whole history", "window")
 
 
 def before_module(rev: str) -> types.ModuleType:
@@ -148,12 +150,12 @@ def main(argv: list[str] | None = None) -> int:
             correlation.nearest = module
             correlation._indexed_page(matrix, targets[0][0], readable, 0, dates, 50, 0)
         correlation.nearest = after_module
-        passes: dict[str, list[float]] = {"before": [], "after": []}
-        pages: dict[str, list[float]] = {"before": [], "after": []}
+        passes: dict[str, list[float]] = {f"{name} {span}": [] for name in NAMES for span in SPANS}
+        pages: dict[str, list[float]] = {f"{name} {span}": [] for name in NAMES for span in SPANS}
         estimates_equal, pages_equal, answers = 0, 0, 0
         for row, window in targets:
             held = nearest.dates_held(matrix.z, spans, row)
-            for first, last in ((0, dates), window):
+            for span, (first, last) in zip(SPANS, ((0, dates), window), strict=True):
                 assert held is not None
                 found: dict[str, nearest.Estimate] = {}
                 for name in ("before", "after"):
@@ -166,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                         found[name] = nearest.estimate(
                             matrix.z, spans, matrix.z[row], held, (first, last), None, gaps, grouped
                         )
-                    passes[name].append(time.thread_time() - clock)
+                    passes[f"{name} {span}"].append(time.thread_time() - clock)
                 estimates_equal += _same(found["before"].value, found["after"].value) and _same(
                     found["before"].error, found["after"].error
                 )
@@ -175,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
                     correlation.nearest = module
                     clock = time.thread_time()
                     answer[name] = correlation._indexed_page(matrix, row, readable, first, last, 50, 0)
-                    pages[name].append(time.thread_time() - clock)
+                    pages[f"{name} {span}"].append(time.thread_time() - clock)
                 correlation.nearest = after_module
                 one, two = answer["before"], answer["after"]
                 answers += 1
