@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analytics.correlation import Pairing, pearson_between, weekly_score_spearman_against
-from analytics.nearest import Spans, estimate, znormalised
+from analytics.nearest import Gaps, Spans, estimate, znormalised
 from schemas.lake import SCORE_NEIGHBOURS
 
 NEIGHBOURS = 50
@@ -95,10 +95,10 @@ def candidates(matrices: Mapping[str, np.ndarray], row: int, eligible: np.ndarra
     return [int(position) for position in order if closeness[position] > -math.inf]
 
 
-IndexPart = tuple[np.ndarray, Spans, np.ndarray, np.ndarray]
+IndexPart = tuple[np.ndarray, Spans, np.ndarray, np.ndarray, Gaps | None]
 """One stored part of a generation's correlation index on one basis (a whole generation has one; a
 delta generation its base's and its delta's): (z rows, their spans, the part's days, the position
-of each of its rows in the merged index, -1 for a row the delta replaced)."""
+of each of its rows in the merged index, -1 for a row the delta replaced, its rows' gap lists)."""
 
 
 def every_eligible(eligible: np.ndarray, count: int) -> np.ndarray | None:
@@ -129,14 +129,14 @@ def open_candidates(
     lower, upper = np.full(size, -1.0), np.full(size, -1.0)
     for basis in PROXY_BASES:
         own_days, own_values = series.get(basis, (np.empty(0, np.int32), np.empty(0)))
-        for z, spans, days, positions in parts[basis]:
+        for z, spans, days, positions, gaps in parts[basis]:
             row = np.full(days.size, np.nan)
             inside = np.isin(own_days, days)
             row[np.searchsorted(days, own_days[inside])] = own_values[inside]
             finite = np.isfinite(row)
             if not finite.any():
                 continue  # no common date with any row of the part: no correlation (-1)
-            found = estimate(z, spans, znormalised(row[None, :])[0], finite, (0, days.size), None)
+            found = estimate(z, spans, znormalised(row[None, :])[0], finite, (0, days.size), None, gaps)
             undecided, measured = np.isinf(found.error), np.isfinite(found.value)
             magnitude = np.abs(found.value)
             low = np.where(undecided | ~measured, -1.0, magnitude - found.error)
