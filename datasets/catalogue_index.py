@@ -711,7 +711,9 @@ def _merged_gaps(
     delta = generation.delta
     assert delta is not None
     load = lambda name: _load(storage, root, generation.matrices.get(f"{basis}{name}"), True)  # noqa: E731
-    base_count, base_columns, base_span, base_days = (load(s) for s in ("_gapcount", "_gaps", "_span", "_days"))
+    base_count, base_columns, base_span, base_days = (
+        load(s) for s in ("_gapcount", "_gaps", "_span", "_days")
+    )
     if base_count is None or base_columns is None or base_span is None or base_days is None:
         return None
     own_days = _load(storage, root, delta.matrices.get(f"{basis}_days"), True)

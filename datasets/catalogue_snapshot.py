@@ -238,7 +238,9 @@ class CatalogueSnapshot:
         try:
             z = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_z")
             span = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_span")
-            gaps = None if z is None else catalogue_index.read_gaps(self.storage, self.root, generation, basis)
+            gaps = (
+                None if z is None else catalogue_index.read_gaps(self.storage, self.root, generation, basis)
+            )
         except (OSError, LakeUnavailable) as exc:
             raise CatalogueIncomplete() from exc
         listed = None

@@ -1424,7 +1424,9 @@ def compact(root: str, force: bool = False) -> int | None:
         matrices: dict[str, np.ndarray] = {}
         for name in current.matrices:
             # the index written again below (and a generation before it had sketches: not kept)
-            if name.endswith((*nearest.INDEX_SUFFIXES, *nearest.GAP_SUFFIXES, "_sketch", "_axes", "_present")):
+            if name.endswith(
+                (*nearest.INDEX_SUFFIXES, *nearest.GAP_SUFFIXES, "_sketch", "_axes", "_present")
+            ):
                 continue
             found = catalogue_index.read_matrix(storage, root, current, name)
             if found is not None:
