@@ -95,10 +95,11 @@ def candidates(matrices: Mapping[str, np.ndarray], row: int, eligible: np.ndarra
     return [int(position) for position in order if closeness[position] > -math.inf]
 
 
-IndexPart = tuple[np.ndarray, Spans, np.ndarray, np.ndarray, Gaps | None]
+IndexPart = tuple[np.ndarray, Spans, np.ndarray, np.ndarray | None, Gaps | None]
 """One stored part of a generation's correlation index on one basis (a whole generation has one; a
 delta generation its base's and its delta's): (z rows, their spans, the part's days, the position
-of each of its rows in the merged index, -1 for a row the delta replaced, its rows' gap lists)."""
+of each of its rows in the merged index, -1 for a row the delta replaced (None: a whole
+generation's, each row its own), its rows' gap lists)."""
 
 
 def every_eligible(eligible: np.ndarray, count: int) -> np.ndarray | None:
@@ -141,6 +142,10 @@ def open_candidates(
             magnitude = np.abs(found.value)
             low = np.where(undecided | ~measured, -1.0, magnitude - found.error)
             high = np.where(undecided, np.inf, np.where(measured, magnitude + found.error, -1.0))
+            if positions is None:  # a whole generation's: its rows are the index's, in order
+                np.fmax(lower, low, out=lower)
+                np.fmax(upper, high, out=upper)
+                continue
             there = positions >= 0
             lower[positions[there]] = np.fmax(lower[positions[there]], low[there])
             upper[positions[there]] = np.fmax(upper[positions[there]], high[there])

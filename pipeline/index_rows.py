@@ -971,7 +971,7 @@ def _index_parts(
     gaps = gaps_of(current.matrices, z, spans, True)
     delta = current.delta
     if delta is None:
-        return [(z, spans, days, np.arange(z.shape[0]), gaps)]
+        return [(z, spans, days, None, gaps)]
     own_z, own_span, own_days = (read(delta.matrices, s) for s in ("_z", "_span", "_days"))
     if own_z is None or own_span is None or own_days is None:
         return None
