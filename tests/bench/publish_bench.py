@@ -51,6 +51,8 @@ SYNTHETIC = REPO / "var" / "bench-synthetic"
 MARK = "PUBLISH_STEP "
 PROFILE_ENV = "PUBLISH_BENCH_PROFILE"
 """When set (by `--profile DIR`), the child profiles the catalogue step (cProfile) into this file."""
+PROFILE_CPU_ENV = "PUBLISH_BENCH_PROFILE_CPU"
+"""When set (by `--profile-cpu`), the profile's clock is the process's CPU time."""
 LISTED_ENV = "PUBLISH_BENCH_LISTED"
 """When set (by `--listed`), the child reads no scores of a synthetic alpha (it has no decisions)."""
 
@@ -80,7 +82,10 @@ def child(seal: str, lake: str, compact_after: str = "0") -> None:
         if profile_to:
             import cProfile
 
-            profiler = cProfile.Profile()
+            # PUBLISH_BENCH_PROFILE_CPU: the process's CPU time as the profiler's clock (not wall)
+            profiler = (
+                cProfile.Profile(time.process_time) if os.environ.get(PROFILE_CPU_ENV) else cProfile.Profile()
+            )
             profiler.enable()
         try:
             return record(*args, **kwargs)
@@ -120,7 +125,12 @@ def child(seal: str, lake: str, compact_after: str = "0") -> None:
 
 
 def publish(
-    seal: Path, lake: Path, compact_after: bool, profile: Path | None = None, listed: bool = False
+    seal: Path,
+    lake: Path,
+    compact_after: bool,
+    profile: Path | None = None,
+    listed: bool = False,
+    profile_cpu: bool = False,
 ) -> dict[str, Any]:
     code = "import sys; from tests.bench.publish_bench import child; child(*sys.argv[1:])"
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "ALPHA_RESULTS_LOG_LEVEL": "WARNING"}
@@ -128,6 +138,8 @@ def publish(
         env[PROFILE_ENV] = str(profile)
     if listed:
         env[LISTED_ENV] = "1"
+    if profile_cpu:
+        env[PROFILE_CPU_ENV] = "1"
     started = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-c", code, str(seal), str(lake), "1" if compact_after else "0"],
@@ -301,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lake", nargs="*", default=[], metavar="N=DIR", help="the catalogue of N at DIR")
     parser.add_argument("--listed", action="store_true", help="every alpha holds a score-neighbour list")
     parser.add_argument("--no-compact", action="store_true", help="no compaction after the last publish")
+    parser.add_argument("--profile-cpu", action="store_true", help="with --profile: CPU time, not wall")
     parser.add_argument(
         "--without-synthetic-builds", action="store_true", help="the copy without alphas/syn* (never read)"
     )
@@ -344,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.profile.mkdir(parents=True, exist_ok=True)
                     profile = args.profile / f"publish-{n}-{number + 1}.prof"
                 last = number == len(seals) - 1 and not args.no_compact
-                found = publish(seal, copy, last, profile, args.listed)
+                found = publish(seal, copy, last, profile, args.listed, args.profile_cpu)
                 found["n"] = n
                 results["runs"].append(found)
                 print(json.dumps(found), flush=True)
