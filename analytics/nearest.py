@@ -139,11 +139,12 @@ def spans(span: np.ndarray, days: np.ndarray) -> Spans:
     """The `Spans` of an index's stored `span_rows`, on the matrix's `days` (once per generation)."""
     span = np.asarray(span)
     some = np.isfinite(span[:, 0])
-    low = np.where(some, np.searchsorted(days, np.nan_to_num(span[:, 0]), "left"), 0)
-    high = np.where(some, np.searchsorted(days, np.nan_to_num(span[:, 1]), "right"), 0)
-    return Spans(
-        low.astype(np.int64), high.astype(np.int64), span[:, 2].astype(np.int64), span[:, 3], span[:, 4]
-    )
+    day = np.asarray(days, dtype=np.float64)  # searched as float64 once, not per needle
+    low = np.searchsorted(day, np.where(some, span[:, 0], 0.0), "left").astype(np.int64, copy=False)
+    high = np.searchsorted(day, np.where(some, span[:, 1], 0.0), "right").astype(np.int64, copy=False)
+    low[~some] = 0
+    high[~some] = 0
+    return Spans(low, high, span[:, 2].astype(np.int64), span[:, 3], span[:, 4])
 
 
 @dataclass(frozen=True)
