@@ -214,7 +214,7 @@ bench-hostile-scale *ARGS:
 bench-synthetic-served *ARGS:
     python -m tests.bench.synthetic_served {{ARGS}}
 
-# Issue 51, item 3: the catalogue step of one publish of a small demo alpha onto the synthetic catalogue of each --n (default 1,000 10,000 100,000; written when absent), wall and CPU, then a compaction; with --first-stage K, the pairing's first stage over every alpha both ways for K real alphas; --profile DIR: each step's cProfile (docs/benchmarks.md "Issue 51", "Issue 63, item 3").
+# Issue 51, item 3: the catalogue step of one publish of a small demo alpha onto the synthetic catalogue of each --n (default 1,000 10,000 100,000; written when absent), wall and CPU, then a compaction; with --first-stage K, the pairing's first stage over every alpha both ways for K real alphas; --profile DIR: each step's cProfile; --lake N=DIR: that catalogue (a hard-linked copy); --listed: every alpha holds a score-neighbour list (the candidate pass runs), --without-gaps: its generation without stored gap lists; --no-compact (docs/benchmarks.md "Issue 51", "Issue 63, item 3").
 bench-publish *ARGS:
     python -m tests.bench.publish_bench {{ARGS}}
 

@@ -507,14 +507,19 @@ def _spans(matrix: Matrix) -> nearest.Spans | None:
 
 
 def _gaps(matrix: Matrix) -> nearest.Gaps | None:
-    """The index's rows' gap lists (`nearest.gap_lists`), made once per generation beside its
-    `_spans` (None without an index)."""
+    """The index's rows' gap lists (`nearest.gap_lists`), once per generation beside its `_spans`:
+    as the generation stores them (`nearest.stored_gaps`, mapped), else made from the z rows (a
+    generation written before them); None without an index."""
     spans = _spans(matrix)
     if spans is None or matrix.z is None:
         return None
     found = matrix.memo.get("gaps")
     if not isinstance(found, nearest.Gaps):
-        found = nearest.gap_lists(matrix.z, spans)
+        stored = matrix.gaps
+        if stored is not None and stored[0].shape[0] == matrix.z.shape[0]:
+            found = nearest.stored_gaps(stored[0], stored[1], matrix.z, spans)
+        else:
+            found = nearest.gap_lists(matrix.z, spans)
         matrix.memo.setdefault("gaps", found)
     return found
 

@@ -105,15 +105,27 @@ SPAN_COLUMNS = ("first_day", "last_day", "held", "total", "squares")
 
 
 def index_matrices(basis: str, values: np.ndarray, days: np.ndarray) -> dict[str, np.ndarray]:
-    """The index of one basis's matrix (on `days`), as the generation stores it beside the matrix."""
+    """The index of one basis's matrix (on `days`), as the generation stores it beside the matrix:
+    the z rows, their spans and their gap lists (`gap_matrices`)."""
     z = zrows(values)
-    return {f"{basis}_z": z, f"{basis}_span": span_rows(values, z, days)}
+    span = span_rows(values, z, days)
+    return {f"{basis}_z": z, f"{basis}_span": span, **gap_matrices(basis, z, span, days)}
 
 
 INDEXED_BASES = ("returns", "ic")
 """The matrices a generation indexes (the correlation route's and the screener's bases)."""
 INDEX_SUFFIXES = ("_z", "_span")
-"""What `index_matrices` adds to a basis's name (a rewrite of the catalogue writes them again)."""
+"""What `index_matrices` adds to a basis's name that a reader needs (a rewrite of the catalogue
+writes them again)."""
+GAP_SUFFIXES = ("_gapcount", "_gaps")
+"""What `index_matrices` also adds (`gap_matrices`; issue 63 item 3): optional, a generation written
+before them has none and its readers make its gap lists from the z rows (`gap_lists`)."""
+NOT_LISTED = -1
+"""A stored gap count: the row's gaps are not listed (`Gaps.listed` False)."""
+RECOMPUTE = -2
+"""A gap count of a merged view (`datasets.catalogue_index.merged_gaps`): the row's lists are made
+from its z row by the reader (`stored_gaps`): a delta's row, or a base row whose run holds a date
+the delta brought."""
 
 
 @dataclass(frozen=True)
@@ -138,11 +150,12 @@ def spans(span: np.ndarray, days: np.ndarray) -> Spans:
     """The `Spans` of an index's stored `span_rows`, on the matrix's `days` (once per generation)."""
     span = np.asarray(span)
     some = np.isfinite(span[:, 0])
-    low = np.where(some, np.searchsorted(days, np.nan_to_num(span[:, 0]), "left"), 0)
-    high = np.where(some, np.searchsorted(days, np.nan_to_num(span[:, 1]), "right"), 0)
-    return Spans(
-        low.astype(np.int64), high.astype(np.int64), span[:, 2].astype(np.int64), span[:, 3], span[:, 4]
-    )
+    day = np.asarray(days, dtype=np.float64)  # searched as float64 once, not per needle
+    low = np.searchsorted(day, np.where(some, span[:, 0], 0.0), "left").astype(np.int64, copy=False)
+    high = np.searchsorted(day, np.where(some, span[:, 1], 0.0), "right").astype(np.int64, copy=False)
+    low[~some] = 0
+    high[~some] = 0
+    return Spans(low, high, span[:, 2].astype(np.int64), span[:, 3], span[:, 4])
 
 
 @dataclass(frozen=True)
@@ -158,12 +171,14 @@ class Gaps:
     listed: np.ndarray
 
 
-def gap_lists(z: np.ndarray, spans: Spans) -> Gaps:
-    """The `Gaps` of an index (once per generation: one pass over the rows with gaps)."""
+def gap_lists(z: np.ndarray, spans: Spans, only: np.ndarray | None = None) -> Gaps:
+    """The `Gaps` of an index (once per generation: one pass over the rows with gaps); with `only`
+    (ascending rows), those rows' alone (every other row then has none, and is listed)."""
     rows = z.shape[0]
     count = np.zeros(rows, np.int64)
     listed = np.ones(rows, dtype=bool)
-    gapped = np.flatnonzero(~spans.whole)
+    whole = spans.whole
+    gapped = np.flatnonzero(~whole) if only is None else only[~whole[only]]
     parts: list[np.ndarray] = []
     owners: list[np.ndarray] = []
     columns = np.arange(z.shape[1])
@@ -177,15 +192,59 @@ def gap_lists(z: np.ndarray, spans: Spans) -> Gaps:
     owner = np.concatenate(owners) if owners else np.zeros(0, np.int64)
     found = np.concatenate(parts) if parts else np.zeros(0, np.int64)
     np.add.at(count, owner, 1)
-    wrong = count != (spans.high - spans.low) - spans.held
-    wrong &= ~spans.whole
+    wrong = np.zeros(rows, dtype=bool)
+    wrong[gapped] = count[gapped] != (spans.high[gapped] - spans.low[gapped]) - spans.held[gapped]
     listed[wrong] = False
     keep = ~wrong[owner]
     owner, found = owner[keep], found[keep]
     count[wrong] = 0
-    start = np.zeros(rows, np.int64)
-    start[1:] = np.cumsum(count)[:-1]
-    return Gaps(start, count, found, listed)
+    return Gaps(_starts(count), count, found, listed)
+
+
+def _starts(count: np.ndarray) -> np.ndarray:
+    start = np.zeros(count.size, np.int64)
+    np.cumsum(count[:-1], out=start[1:])
+    return start
+
+
+def gap_matrices(basis: str, z: np.ndarray, span: np.ndarray, days: np.ndarray) -> dict[str, np.ndarray]:
+    """The gap lists of one basis's index (`gap_lists` of its z rows and `span_rows` on `days`) as a
+    generation stores them: `{basis}_gapcount` (int32, a row per index row: how many gaps it lists,
+    NOT_LISTED for a row whose gaps are not listed) and `{basis}_gaps` (int32: every listed gap's
+    date column, row after row)."""
+    count, columns = stored_form(gap_lists(z, spans(span, days)))
+    return {f"{basis}_gapcount": count, f"{basis}_gaps": columns}
+
+
+def stored_form(gaps: Gaps) -> tuple[np.ndarray, np.ndarray]:
+    """`gaps` as `gap_matrices` stores them: (count, columns), int32."""
+    count = np.where(gaps.listed, gaps.count, NOT_LISTED).astype(np.int32)
+    return count, gaps.columns.astype(np.int32)
+
+
+def stored_gaps(count: np.ndarray, columns: np.ndarray, z: np.ndarray, spans: Spans) -> Gaps:
+    """The `Gaps` of stored gap lists (`gap_matrices`, or a merged view of them; mapped: no pass in
+    Python), equal to `gap_lists(z, spans)`: the lists of the rows marked RECOMPUTE made from their
+    z rows (a delta's few rows)."""
+    count = np.asarray(count)
+    listed = count != NOT_LISTED
+    counts = np.maximum(count, 0).astype(np.int64)
+    redo = np.flatnonzero(count == RECOMPUTE)
+    if not redo.size:
+        return Gaps(_starts(counts), counts, np.asarray(columns), listed)
+    fresh = gap_lists(z, spans, redo)
+    old_start = _starts(counts)
+    counts[redo] = fresh.count[redo]
+    listed[redo] = fresh.listed[redo]
+    start = _starts(counts)
+    found = np.empty(int(counts.sum()), np.int64)
+    stored = np.asarray(columns)
+    if stored.size:  # each row's stored lists moved by the lists made before them
+        found[np.arange(stored.size) + np.repeat(start - old_start, np.maximum(count, 0))] = stored
+    made = fresh.count[redo]
+    if int(made.sum()):
+        found[np.arange(int(made.sum())) + np.repeat(start[redo] - fresh.start[redo], made)] = fresh.columns
+    return Gaps(start, counts, found, listed)
 
 
 @dataclass(frozen=True)

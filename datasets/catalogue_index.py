@@ -593,6 +593,8 @@ def merged_matrix(storage: Storage, root: str, generation: Generation, name: str
             cache = _MERGED[key] = {}
         if name in cache:
             return cache[name]
+    if name.endswith(("_gapcount", "_gaps")):
+        raise ValueError(f"{name}: gap lists are merged by `merged_gaps`")
     suffix = next((s for s in ("_days", "_z", "_span") if name.endswith(s)), "")
     basis = name.removesuffix(suffix)
     base_days = _load(storage, root, generation.matrices.get(f"{basis}_days"), True)
@@ -656,6 +658,93 @@ def _merged_rows(
         else:
             found[np.ix_(targets, np.searchsorted(days, source_days))] = block
     return found
+
+
+GAPS_RECOMPUTE = -2
+"""`analytics.nearest.RECOMPUTE`: a merged gap count whose row's lists its reader makes."""
+
+
+def read_gaps(
+    storage: Storage, root: str, generation: Generation, basis: str
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The stored gap lists of the correlation index on `basis` (`analytics.nearest.gap_matrices`:
+    (count per row, the gaps' date columns row after row), mapped on a local lake), in the merged
+    index's rows and on its dates for a delta generation (`merged_gaps`); None when its base has
+    none (written before them: the reader makes them from the z rows)."""
+    if generation.delta is None:
+        count, columns = (
+            _load(storage, root, generation.matrices.get(f"{basis}{s}"), True) for s in ("_gapcount", "_gaps")
+        )
+        return None if count is None or columns is None else (count, columns)
+    return merged_gaps(storage, root, generation, basis)
+
+
+def merged_gaps(
+    storage: Storage, root: str, generation: Generation, basis: str
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """A delta generation's gap lists, through the merge of its z rows (`merge_sources`): each kept
+    base row's stored lists, their date columns moved to the merged dates; GAPS_RECOMPUTE (no
+    entries) for the delta's rows and for a base row whose run holds a date only the delta has (a
+    gap of the merged row its base lists lack): their reader makes theirs from their z rows. Kept
+    beside the merged matrices (`_MERGED`): one pass over the base's lists per generation."""
+    delta = generation.delta
+    assert delta is not None
+    names = (f"{basis}_gapcount", f"{basis}_gaps")
+    key = (root, generation.number)
+    with _MERGED_LOCK:
+        cache = _MERGED.get(key)
+        if cache is None:
+            _MERGED.clear()
+            cache = _MERGED[key] = {}
+        if names[0] in cache:
+            count, columns = cache[names[0]], cache[names[1]]
+            return None if count is None or columns is None else (count, columns)
+    found = _merged_gaps(storage, root, generation, basis)
+    with _MERGED_LOCK:
+        cache[names[0]], cache[names[1]] = found if found is not None else (None, None)
+    return found
+
+
+def _merged_gaps(
+    storage: Storage, root: str, generation: Generation, basis: str
+) -> tuple[np.ndarray, np.ndarray] | None:
+    delta = generation.delta
+    assert delta is not None
+    load = lambda name: _load(storage, root, generation.matrices.get(f"{basis}{name}"), True)  # noqa: E731
+    base_count, base_columns, base_span, base_days = (
+        load(s) for s in ("_gapcount", "_gaps", "_span", "_days")
+    )
+    if base_count is None or base_columns is None or base_span is None or base_days is None:
+        return None
+    own_days = _load(storage, root, delta.matrices.get(f"{basis}_days"), True)
+    days = np.asarray(base_days)
+    if own_days is not None:
+        days = np.unique(np.concatenate([days, own_days])).astype(np.int32)
+    kept, order = merge_sources(storage, root, generation)
+    where = np.empty(order.size, np.int64)
+    where[order] = np.arange(order.size)
+    base_where = where[: kept.size]
+    if base_where.size > 1 and not bool(np.all(base_where[1:] > base_where[:-1])):
+        return None  # never so (`_merge_order` keeps the base rows' order): the reader makes them
+    stored = np.asarray(base_count)
+    use = np.zeros(stored.size, dtype=bool)
+    use[kept] = True
+    extra = np.setdiff1d(days, np.asarray(base_days), assume_unique=True)
+    if extra.size and kept.size:  # a base row whose run holds a date only the delta has
+        first, last = np.asarray(base_span)[kept, 0], np.asarray(base_span)[kept, 1]
+        some = np.isfinite(first)
+        inside = np.searchsorted(extra, np.nan_to_num(last), "right") - np.searchsorted(
+            extra, np.nan_to_num(first), "left"
+        )
+        use[kept[some & (inside > 0)]] = False
+    count = np.full(order.size, GAPS_RECOMPUTE, np.int32)
+    count[base_where] = np.where(use[kept], stored[kept], GAPS_RECOMPUTE)
+    columns = np.asarray(base_columns)
+    if not use.all():
+        columns = columns[np.repeat(use, np.maximum(stored, 0))]
+    if days.size != base_days.size:
+        columns = np.searchsorted(days, np.asarray(base_days)).astype(np.int32)[columns]
+    return count, columns
 
 
 def read_table(storage: Storage, root: str, relative: str, schema: pa.Schema) -> pa.Table:
@@ -766,6 +855,9 @@ class NextDelta:
     files: dict[str, bytes] = field(default_factory=dict)
     retired: list[str] = field(default_factory=list)
     trials: dict[str, Any] | None = None
+    base_matrices: dict[str, np.ndarray] = field(default_factory=dict)
+    """Matrices of the base written before them (its correlation index's gap lists, made by this
+    publish): written under the base's number and named with its matrices from now on."""
 
 
 DeltaUpdate = Callable[[Generation], NextDelta | None]
@@ -795,6 +887,12 @@ def commit_delta(storage: Storage, root: str, update: DeltaUpdate, whole: Update
         )
         written += made
         base = following.base
+        base_matrices = dict(base.matrices)
+        if following.base_matrices:  # under the base's number: collected with the base's files
+            token = f"{base.base:012d}-{uuid.uuid4().hex[:8]}"
+            for name, array in following.base_matrices.items():
+                base_matrices[name] = f"matrices/{token}/{name}.npy"
+                written.append(_write_matrix(storage, root, base_matrices[name], array))
         delta = Delta(base.base, relative, following.removed, matrices, following.lists)
         generation = Generation(
             number,
@@ -802,7 +900,7 @@ def commit_delta(storage: Storage, root: str, update: DeltaUpdate, whole: Update
             _now(),
             following.benchmarks,
             following.changes,
-            base.matrices,
+            base_matrices,
             following.retired,
             delta,
             following.trials,

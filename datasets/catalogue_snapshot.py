@@ -84,6 +84,9 @@ class Matrix:
     z: np.ndarray | None = None
     span: np.ndarray | None = None
     listed: np.ndarray | None = None  # the row of each alpha of the listing (catalogue order)
+    # The index's stored gap lists (`catalogue_index.read_gaps`: each row's count, the gaps' date
+    # columns), None in a generation written before them (analytics makes them from the z rows)
+    gaps: tuple[np.ndarray, np.ndarray] | None = None
     # What analytics derives from the matrix once per generation, on first use (the correlation
     # index's spans on this matrix's date columns, `analytics.nearest.Spans`)
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
@@ -235,13 +238,16 @@ class CatalogueSnapshot:
         try:
             z = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_z")
             span = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_span")
+            gaps = (
+                None if z is None else catalogue_index.read_gaps(self.storage, self.root, generation, basis)
+            )
         except (OSError, LakeUnavailable) as exc:
             raise CatalogueIncomplete() from exc
         listed = None
         if catalogue.listing is not None:
             positions = pc.fill_null(pc.index_in(catalogue.listing.ids, value_set=ids), -1)
             listed = np.asarray(positions.to_numpy(zero_copy_only=False), dtype=np.int64)
-        found = Matrix(catalogue.version, rows, ids, np.asarray(days), values, z, span, listed)
+        found = Matrix(catalogue.version, rows, ids, np.asarray(days), values, z, span, listed, gaps)
         with cache.lock:
             cache.matrices[basis] = found
         return found

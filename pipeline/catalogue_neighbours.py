@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analytics.correlation import Pairing, pearson_between, weekly_score_spearman_against
-from analytics.nearest import Spans, estimate, znormalised
+from analytics.nearest import Gaps, Spans, estimate, znormalised
 from schemas.lake import SCORE_NEIGHBOURS
 
 NEIGHBOURS = 50
@@ -95,10 +95,11 @@ def candidates(matrices: Mapping[str, np.ndarray], row: int, eligible: np.ndarra
     return [int(position) for position in order if closeness[position] > -math.inf]
 
 
-IndexPart = tuple[np.ndarray, Spans, np.ndarray, np.ndarray]
+IndexPart = tuple[np.ndarray, Spans, np.ndarray, np.ndarray | None, Gaps | None]
 """One stored part of a generation's correlation index on one basis (a whole generation has one; a
 delta generation its base's and its delta's): (z rows, their spans, the part's days, the position
-of each of its rows in the merged index, -1 for a row the delta replaced)."""
+of each of its rows in the merged index, -1 for a row the delta replaced (None: a whole
+generation's, each row its own), its rows' gap lists)."""
 
 
 def every_eligible(eligible: np.ndarray, count: int) -> np.ndarray | None:
@@ -127,27 +128,50 @@ def open_candidates(
         return every
     size = eligible.size
     lower, upper = np.full(size, -1.0), np.full(size, -1.0)
+    # Each part's bounds, both bases' taken together where their parts hold the same rows (a
+    # generation's bases share its merge): one scatter into the merged rows per part, not per basis.
+    bounds: list[tuple[np.ndarray | None, np.ndarray, np.ndarray]] = []
     for basis in PROXY_BASES:
         own_days, own_values = series.get(basis, (np.empty(0, np.int32), np.empty(0)))
-        for z, spans, days, positions in parts[basis]:
+        for z, spans, days, positions, gaps in parts[basis]:
             row = np.full(days.size, np.nan)
             inside = np.isin(own_days, days)
             row[np.searchsorted(days, own_days[inside])] = own_values[inside]
             finite = np.isfinite(row)
             if not finite.any():
                 continue  # no common date with any row of the part: no correlation (-1)
-            found = estimate(z, spans, znormalised(row[None, :])[0], finite, (0, days.size), None)
+            found = estimate(z, spans, znormalised(row[None, :])[0], finite, (0, days.size), None, gaps)
             undecided, measured = np.isinf(found.error), np.isfinite(found.value)
             magnitude = np.abs(found.value)
             low = np.where(undecided | ~measured, -1.0, magnitude - found.error)
             high = np.where(undecided, np.inf, np.where(measured, magnitude + found.error, -1.0))
-            there = positions >= 0
-            lower[positions[there]] = np.fmax(lower[positions[there]], low[there])
-            upper[positions[there]] = np.fmax(upper[positions[there]], high[there])
+            for held, held_low, held_high in bounds:
+                if _same_rows(held, positions):
+                    np.fmax(held_low, low, out=held_low)
+                    np.fmax(held_high, high, out=held_high)
+                    break
+            else:
+                bounds.append((positions, low, high))
+    for positions, low, high in bounds:
+        if positions is None:  # a whole generation's: its rows are the index's, in order
+            np.fmax(lower, low, out=lower)
+            np.fmax(upper, high, out=upper)
+            continue
+        there = positions >= 0
+        rows = positions[there]
+        lower[rows] = np.fmax(lower[rows], low[there])
+        upper[rows] = np.fmax(upper[rows], high[there])
     lower[~eligible] = -np.inf
     floor = np.partition(lower, size - count)[size - count]
     found_rows: np.ndarray = np.flatnonzero(eligible & (upper >= floor))
     return found_rows
+
+
+def _same_rows(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """Whether two index parts' positions (`IndexPart`) place the same rows alike."""
+    if a is None or b is None:
+        return a is None and b is None
+    return a is b or (a.shape == b.shape and bool(np.array_equal(a, b)))
 
 
 def paired(scores: pl.DataFrame, others: list[tuple[str, str]], read: ScoreReader) -> list[Neighbour]:

@@ -941,21 +941,37 @@ class _Ordered:
 
 
 def _index_parts(
-    storage: Storage, root: str, current: catalogue_index.Generation, basis: str
+    storage: Storage,
+    root: str,
+    current: catalogue_index.Generation,
+    basis: str,
+    made: dict[str, np.ndarray] | None = None,
 ) -> list[catalogue_neighbours.IndexPart] | None:
     """The generation's correlation index on `basis` as it is stored (mapped, nothing merged or
-    copied): its base's rows and its delta's, each with its rows' positions in the merged index; None
-    without an index."""
+    copied): its base's rows and its delta's, each with its rows' positions in the merged index and
+    its gap lists (stored with it: `nearest.gap_matrices`; made from the z rows for a part written
+    before them, a base's then added to `made` for the commit to store); None without an index."""
 
     def read(matrices: Mapping[str, str], suffix: str) -> np.ndarray | None:
         return catalogue_index._load(storage, root, matrices.get(f"{basis}{suffix}"), True)
 
+    def gaps_of(matrices: Mapping[str, str], z: np.ndarray, spans: nearest.Spans, base: bool) -> nearest.Gaps:
+        count, columns = read(matrices, "_gapcount"), read(matrices, "_gaps")
+        if count is not None and columns is not None and count.shape[0] == z.shape[0]:
+            return nearest.stored_gaps(count, columns, z, spans)
+        found = nearest.gap_lists(z, spans)
+        if base and made is not None:
+            made[f"{basis}_gapcount"], made[f"{basis}_gaps"] = nearest.stored_form(found)
+        return found
+
     z, span, days = (read(current.matrices, s) for s in ("_z", "_span", "_days"))
     if z is None or span is None or days is None:
         return None
+    spans = nearest.spans(span, days)
+    gaps = gaps_of(current.matrices, z, spans, True)
     delta = current.delta
     if delta is None:
-        return [(z, nearest.spans(span, days), days, np.arange(z.shape[0]))]
+        return [(z, spans, days, None, gaps)]
     own_z, own_span, own_days = (read(delta.matrices, s) for s in ("_z", "_span", "_days"))
     if own_z is None or own_span is None or own_days is None:
         return None
@@ -964,9 +980,10 @@ def _index_parts(
     where[order] = np.arange(order.size)  # merged position of each of [kept base rows, delta rows]
     base_positions = np.full(z.shape[0], -1, np.int64)
     base_positions[kept] = where[: kept.size]
+    own_spans = nearest.spans(own_span, own_days)
     return [
-        (z, nearest.spans(span, days), days, base_positions),
-        (own_z, nearest.spans(own_span, own_days), own_days, where[kept.size :]),
+        (z, spans, days, base_positions, gaps),
+        (own_z, own_spans, own_days, where[kept.size :], gaps_of(delta.matrices, own_z, own_spans, False)),
     ]
 
 
@@ -982,19 +999,22 @@ def _open_rows(
     ids: pa.ChunkedArray,
     eligible: np.ndarray,
     series: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
+    made: dict[str, np.ndarray] | None = None,
 ) -> dict[str, set[str]] | None:
     """For each committed alpha with decisions (`series`: its series per basis), the alphas of the
     index (`ids`, merged order; `eligible` those that may be a candidate) that the correlation index
     leaves open among its score-neighbour candidates (`catalogue_neighbours.open_candidates`); None
     without an index, or where it leaves more than OPEN_AT_MOST open. With at most CANDIDATES
-    eligible rows, every one of them, without reading the index (no pass over the z rows)."""
+    eligible rows, every one of them, without reading the index (no pass over the z rows). `made`:
+    the base's gap lists, where it was written before them and this pass made them (stored by the
+    commit: `_index_parts`)."""
     every = catalogue_neighbours.every_eligible(eligible, catalogue_neighbours.CANDIDATES)
     if every is not None:
         chosen = set(ids.take(pa.array(every)).to_pylist())
         return {alpha: set(chosen) for alpha in series}
     parts: dict[str, list[catalogue_neighbours.IndexPart]] = {}
     for basis in catalogue_neighbours.PROXY_BASES:
-        part = _index_parts(storage, root, current, basis)
+        part = _index_parts(storage, root, current, basis, made)
         if part is None:
             return None
         parts[basis] = part
@@ -1086,16 +1106,50 @@ def _is_in(ids: pa.ChunkedArray, values: pa.Array) -> np.ndarray:
 
 
 def _listed_rows(slim: pa.Table, listed: np.ndarray, alphas: Collection[str]) -> list[tuple[str, str, str]]:
-    """(alpha, build, list path) of each of `alphas` that the index holds with a list (`listed`):
-    the alphas a score-neighbour update meets in the lists it reads (one vectorised lookup a read)."""
-    rows = slim.take(
-        pa.array(
-            np.flatnonzero(listed & _is_in(slim.column("alpha_id"), pa.array(sorted(alphas), pa.string())))
-        )
-    )
+    """(alpha, build, list path) of each of `alphas` that the index holds with a list (`listed`), in
+    the index's order: the alphas a score-neighbour update meets in the lists it reads (one
+    vectorised lookup over the ids; `_ListedRows` asks it for a publish's first lookups)."""
+    rows = np.flatnonzero(listed & _is_in(slim.column("alpha_id"), pa.array(sorted(alphas), pa.string())))
+    return _listed_of(slim, rows)
+
+
+def _listed_of(slim: pa.Table, rows: np.ndarray) -> list[tuple[str, str, str]]:
+    taken = slim.take(pa.array(rows, pa.int64()))
     return list(
-        zip(*(rows.column(n).to_pylist() for n in ("alpha_id", "build_id", "score_neighbours")), strict=True)
+        zip(*(taken.column(n).to_pylist() for n in ("alpha_id", "build_id", "score_neighbours")), strict=True)
     )
+
+
+SCANS_BEFORE_SORT = 16
+"""`_ListedRows`' lookups by a pass over the ids before it sorts them (a pass is about 0.01-0.02 s at
+10^6 alphas, the sort about 0.5 s)."""
+
+
+class _ListedRows:
+    """`_listed_rows` for one publish, each lookup k log N once the publish has asked many: its first
+    SCANS_BEFORE_SORT lookups a pass over the N ids each (a publish of one alpha asks two), then the
+    ids sorted once and every later lookup a binary search of its alphas (a delta committing k
+    listed alphas asks 2k: issue 63, item 3). The same rows as `_listed_rows`, in the same order."""
+
+    def __init__(self, slim: pa.Table, listed: np.ndarray) -> None:
+        self.slim, self.listed = slim, listed
+        self.asked = 0
+        self.order: np.ndarray | None = None
+        self.sorted: np.ndarray | None = None
+
+    def __call__(self, alphas: Collection[str]) -> list[tuple[str, str, str]]:
+        self.asked += 1
+        if self.asked <= SCANS_BEFORE_SORT or not alphas:
+            return _listed_rows(self.slim, self.listed, alphas)
+        if self.order is None or self.sorted is None:
+            ids = self.slim.column("alpha_id")
+            self.order = np.asarray(pc.sort_indices(ids).to_numpy(zero_copy_only=False), np.int64)
+            self.sorted = np.asarray(ids.take(pa.array(self.order)).to_numpy(zero_copy_only=False), object)
+        asked = np.array(sorted(alphas), dtype=object)
+        at = np.minimum(np.searchsorted(self.sorted, asked), max(self.sorted.size - 1, 0))
+        found = self.order[at[self.sorted[at] == asked]] if self.sorted.size else np.empty(0, np.int64)
+        rows = np.sort(found[self.listed[found]])
+        return _listed_of(self.slim, rows)
 
 
 def _delta_update(
@@ -1149,7 +1203,8 @@ def _delta_update(
     # alpha's candidates (or, where it cannot decide, every alpha's with a list).
     scored = {a: r.get(SERIES, {}) for a, r in committed.items() if r.get(SCORES) is not None}
     listed = has_list & ~gone
-    open_rows = _open_rows(storage, root, current, slim.column("alpha_id"), listed, scored)
+    base_gaps: dict[str, np.ndarray] = {}  # the base's gap lists, where this pass made them
+    open_rows = _open_rows(storage, root, current, slim.column("alpha_id"), listed, scored, base_gaps)
     # The rows turned into Python objects: the approved alphas (the residual set) and the alphas
     # with a list, or, where the index decided, only the open candidates: the alphas the lists
     # read name are looked up as they are read (`_listed_rows`), never every listed row (issue 63,
@@ -1228,8 +1283,10 @@ def _delta_update(
     list_rows = [sub_rows[row_of[a]] for a in eligible_order]
     known_builds = {row["alpha_id"]: row["build_id"] for row in list_rows if row.get("build_id")}
 
+    listed_rows = _ListedRows(slim, listed)
+
     def resolve(alphas: Collection[str]) -> list[tuple[str, str, str]]:
-        found = _listed_rows(slim, listed, alphas)
+        found = listed_rows(alphas)
         known_builds.update((alpha, build) for alpha, build, _ in found)
         return found
 
@@ -1344,6 +1401,7 @@ def _delta_update(
             trial_links.document(sums.document(), links, after),
             catalogue_bound.delta((current.trials or {}).get("ras"), matrices),
         ),
+        base_gaps,
     )
 
 
@@ -1365,11 +1423,13 @@ def compact(root: str, force: bool = False) -> int | None:
         assert current is not None and index is not None
         matrices: dict[str, np.ndarray] = {}
         for name in current.matrices:
-            found = catalogue_index.read_matrix(storage, root, current, name)
             # the index written again below (and a generation before it had sketches: not kept)
-            if found is not None and not name.endswith(
-                (*nearest.INDEX_SUFFIXES, "_sketch", "_axes", "_present")
+            if name.endswith(
+                (*nearest.INDEX_SUFFIXES, *nearest.GAP_SUFFIXES, "_sketch", "_axes", "_present")
             ):
+                continue
+            found = catalogue_index.read_matrix(storage, root, current, name)
+            if found is not None:
                 matrices[name] = found
         for basis in nearest.INDEXED_BASES:
             if basis in matrices:

@@ -41,6 +41,7 @@ def _matrix(values: np.ndarray, indexed: bool = True) -> Matrix:
         index.get("returns_z"),
         index.get("returns_span"),
         np.arange(values.shape[0], dtype=np.int64),
+        (index["returns_gapcount"], index["returns_gaps"]) if indexed else None,
     )
 
 
@@ -324,6 +325,53 @@ def test_a_page_with_gaps_equals_the_pass(
             exact = _series_page(exact_matrix, matrix.ids, alpha, readable, "returns", *bounds, 50, 0)
             assert repr(indexed) == repr(exact), alpha
     assert isinstance(matrix.memo.get("gaps"), nearest.Gaps)
+
+
+def _same_gaps(found: nearest.Gaps, expected: nearest.Gaps) -> None:
+    for name in ("start", "count", "columns", "listed"):
+        assert np.array_equal(getattr(found, name), getattr(expected, name)), name
+
+
+def test_stored_gap_lists_equal_those_made_from_the_z_rows(
+    gapped_catalogue: tuple[Matrix, Matrix],
+) -> None:
+    """The gap lists a generation stores (`gap_matrices`, issue 63 item 3), read back
+    (`stored_gaps`), equal `gap_lists` of its z rows: rows with gaps, without, empty, and one whose
+    held value is its mean (z zero at a date it holds: not listed); rows marked RECOMPUTE (a merged
+    view's delta rows) are made from their z rows, the others kept, the same lists."""
+    matrix, _ = gapped_catalogue
+    values = np.asarray(matrix.values).copy()
+    odd = int(np.flatnonzero(~_spans(matrix).whole)[0])
+    held = np.flatnonzero(np.isfinite(values[odd]))
+    values[odd, held[3]] = np.nanmean(values[odd])  # may leave z nonzero by rounding: both agree
+    days = matrix.days
+    index = nearest.index_matrices("ic", values, days)
+    z, spans = index["ic_z"].copy(), nearest.spans(index["ic_span"], days)
+    z[odd, held[3]] = 0.0  # exactly its mean: a held date whose z is zero
+    stored = nearest.gap_matrices("ic", z, index["ic_span"], days)
+    assert stored["ic_gapcount"].dtype == np.int32 and stored["ic_gaps"].dtype == np.int32
+    expected = nearest.gap_lists(z, spans)
+    assert not expected.listed[odd] and stored["ic_gapcount"][odd] == nearest.NOT_LISTED
+    assert int(np.count_nonzero(expected.count)) > N // 4
+    _same_gaps(nearest.stored_gaps(stored["ic_gapcount"], stored["ic_gaps"], z, spans), expected)
+    # index_matrices stores the same lists (z rows as written)
+    _same_gaps(
+        nearest.stored_gaps(index["ic_gapcount"], index["ic_gaps"], index["ic_z"], spans),
+        nearest.gap_lists(index["ic_z"], spans),
+    )
+    rng = np.random.default_rng(3)
+    for share in (0.01, 0.3, 1.0):
+        redo = np.sort(rng.choice(N, int(N * share), replace=False))
+        redo = np.union1d(redo, [odd, 0, N - 1])
+        count = stored["ic_gapcount"].copy()
+        keep = np.ones(N, dtype=bool)
+        keep[redo] = False
+        columns = stored["ic_gaps"][np.repeat(keep, np.maximum(count, 0))]
+        count[redo] = nearest.RECOMPUTE
+        _same_gaps(nearest.stored_gaps(count, columns, z, spans), expected)
+        only = nearest.gap_lists(z, spans, redo)
+        for name in ("count", "listed"):
+            assert np.array_equal(getattr(only, name)[redo], getattr(expected, name)[redo])
 
 
 def _dates(values: np.ndarray, row: int) -> tuple[int, int, tuple[int, ...]]:

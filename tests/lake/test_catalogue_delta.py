@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -485,3 +486,234 @@ def test_a_publish_pairs_over_its_candidates_as_over_every_listed_alpha(
     assert changes_a == changes_b
     for name in MATRICES:
         np.testing.assert_array_equal(matrices_a[name], matrices_b[name])
+
+
+def _gap_lists_of(storage: Storage, root: str, generation: catalogue_index.Generation, basis: str) -> Any:
+    """(the generation's stored gap lists as read (`read_gaps`, `stored_gaps`), those `gap_lists`
+    makes from its merged z rows); the first None without stored lists."""
+    from analytics import nearest
+
+    z = catalogue_index.read_matrix(storage, root, generation, f"{basis}_z")
+    span = catalogue_index.read_matrix(storage, root, generation, f"{basis}_span")
+    days = catalogue_index.read_matrix(storage, root, generation, f"{basis}_days")
+    assert z is not None and span is not None and days is not None
+    spans = nearest.spans(span, days)
+    stored = catalogue_index.read_gaps(storage, root, generation, basis)
+    read = None if stored is None else nearest.stored_gaps(stored[0], stored[1], z, spans)
+    return read, nearest.gap_lists(z, spans)
+
+
+def _assert_same_gaps(found: Any, expected: Any) -> None:
+    for name in ("start", "count", "columns", "listed"):
+        assert np.array_equal(getattr(found, name), getattr(expected, name)), name
+
+
+def _without_gap_lists(root: str) -> catalogue_index.Generation:
+    """The newest generation as one written before the stored gap lists (issue 63, item 3): its
+    document (rewritten, not edited: hard links) naming none, its delta's neither."""
+    generation = newest(root)
+    path = Path(catalogue_index.generation_path(root, generation.number))
+    document = json.loads(path.read_text())
+    gap = ("_gapcount", "_gaps")
+    document["matrices"] = {k: v for k, v in document["matrices"].items() if not k.endswith(gap)}
+    if "delta" in document:
+        matrices = document["delta"]["matrices"]
+        document["delta"]["matrices"] = {k: v for k, v in matrices.items() if not k.endswith(gap)}
+    path.unlink()
+    path.write_text(json.dumps(document))
+    return newest(root)
+
+
+def test_stored_gap_lists_equal_those_made_from_the_z_rows(
+    demo_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every generation stores its correlation index's gap lists (`nearest.gap_matrices`, issue 63
+    item 3): read, they equal `gap_lists` of its z rows, for a whole generation and through the
+    merge of each delta after it (new alphas on their own dates, a republish); a publish's
+    candidate pass reads each part's (`_index_parts`), equal to `gap_lists` of the part's rows."""
+    from analytics import nearest
+    from pipeline import catalogue_neighbours
+
+    monkeypatch.setattr(catalogue_neighbours, "CANDIDATES", 4)  # the candidate pass runs
+    parts_read: list[int] = []
+    index_parts = rows._index_parts
+
+    def checked(*args: Any) -> Any:
+        found = index_parts(*args)
+        for z, spans, _, _, gaps in found or []:
+            _assert_same_gaps(gaps, nearest.gap_lists(z, spans))
+            parts_read.append(z.shape[0])
+        return found
+
+    monkeypatch.setattr(rows, "_index_parts", checked)
+    root = str(tmp_path / "lake")
+    linked_copy(demo_lake, root)
+    storage = Storage(root)
+    seals = [
+        write_factory_seal(tmp_path / "seals" / f"f{n}", alpha_id=f"Test_gaps_{n}", seed=70 + n, weeks=10)
+        for n in range(2)
+    ]
+    base = catalogue_index.read_generation(storage, root, newest(root).base)
+    generations = [base, newest(root)]
+    for seal in seals:
+        assert publish_seal(str(seal), root).status == "published"
+        generations.append(newest(root))
+    assert base is not None and base.delta is None
+    assert all(g is not None and g.delta is not None for g in generations[2:])
+    assert parts_read, "the candidate pass read the index"
+    listed = 0
+    for generation in generations:
+        assert generation is not None
+        for basis in nearest.INDEXED_BASES:
+            assert f"{basis}_gapcount" in generation.matrices
+            if generation.delta is not None:
+                assert f"{basis}_gapcount" in generation.delta.matrices
+            read, made = _gap_lists_of(storage, root, generation, basis)
+            assert read is not None
+            _assert_same_gaps(read, made)
+            listed += int(made.count.sum())
+    assert listed > 0, "the demo's rows have gaps"
+
+
+def test_an_older_generation_without_gap_lists_answers_the_same(
+    demo_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A generation written before the stored gap lists (its document naming none) is read as
+    before: its readers make the lists from the z rows, equal to those stored; every catalogue-wide
+    answer (the correlation index used from one row) equals the one served with the lists. Its
+    first publish whose candidate pass made the base's stores them under the base's number, named by
+    the deltas after it, equal to `gap_lists`."""
+    from analytics import correlation, nearest
+    from pipeline import catalogue_neighbours
+
+    monkeypatch.setattr(nearest, "APPROXIMATE_FROM", 1)
+    monkeypatch.setattr(correlation, "EXACT_ROWS", 0)
+    monkeypatch.setattr(catalogue_neighbours, "CANDIDATES", 4)
+    alphas = ["momentum_12_1", "Test_planted_factor"]
+    root = str(tmp_path / "lake")
+    linked_copy(demo_lake, root)
+    storage = Storage(root)
+    seal = write_factory_seal(tmp_path / "seals" / "f0", alpha_id="Test_older_0", seed=80, weeks=10)
+    assert publish_seal(str(seal), root).status == "published"
+    stored = served(root, [*alphas, "Test_older_0"])
+    older = _without_gap_lists(root)
+    catalogue_index._MERGED.clear()  # the same generation's number, read again as written before
+    for basis in nearest.INDEXED_BASES:
+        assert catalogue_index.read_gaps(storage, root, older, basis) is None
+    assert served(root, [*alphas, "Test_older_0"]) == stored
+    # The first publish onto the older base stores the base's lists (its candidate pass made them).
+    seal = write_factory_seal(tmp_path / "seals" / "f1", alpha_id="Test_older_1", seed=81, weeks=10)
+    assert publish_seal(str(seal), root).status == "published"
+    following = newest(root)
+    assert following.delta is not None and following.delta.base == older.base
+    for basis in nearest.INDEXED_BASES:
+        named = following.matrices[f"{basis}_gapcount"]
+        assert named.startswith(f"matrices/{older.base:012d}-") and ".delta" not in named
+        base = catalogue_index.read_generation(storage, root, older.base)
+        assert base is not None
+        whole = replace(base, matrices=following.matrices)
+        read, made = _gap_lists_of(storage, root, whole, basis)
+        assert read is not None
+        _assert_same_gaps(read, made)
+        read, made = _gap_lists_of(storage, root, following, basis)
+        assert read is not None
+        _assert_same_gaps(read, made)
+
+
+def test_a_delta_committing_several_listed_alphas_looks_them_up_the_same(
+    demo_lake: Path, demo_seals: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delta that commits several listed alphas at once asks `_listed_rows` twice per alpha
+    (issue 63, item 3): after SCANS_BEFORE_SORT lookups by a pass over the ids each, the ids are
+    sorted once and searched. Searched from the first lookup or scanned every time, the lists,
+    rows and matrices committed are the same. Three alphas published first (more lists), then five
+    committed in one delta (three new, two republished)."""
+    from pipeline import catalogue_neighbours
+
+    monkeypatch.setattr(catalogue_neighbours, "CANDIDATES", 2)
+    monkeypatch.setattr(catalogue_neighbours, "NEIGHBOURS", 5)
+    sorted_lookups: list[int] = []
+    original = rows._ListedRows.__call__
+
+    def counted(self: Any, alphas: Any) -> Any:
+        found = original(self, alphas)
+        if self.order is not None:
+            sorted_lookups.append(len(found))
+        return found
+
+    monkeypatch.setattr(rows._ListedRows, "__call__", counted)
+    seals = [
+        write_factory_seal(tmp_path / "seals" / f"f{n}", alpha_id=f"Test_several_{n}", seed=90 + n, weeks=10)
+        for n in range(6)
+    ]
+    again = [
+        renamed(demo_seals, a, tmp_path / "again")
+        for a in ("Test_planted_factor", "Test_short_term_reversal")
+    ]
+    committed = [
+        "Test_several_3",
+        "Test_several_4",
+        "Test_several_5",
+        "Test_planted_factor",
+        "Test_short_term_reversal",
+    ]
+    found = {}
+    for way, scans in (("sorted", 0), ("scanned", 10**6)):
+        monkeypatch.setattr(rows, "SCANS_BEFORE_SORT", scans)
+        root = str(tmp_path / way / "lake")
+        linked_copy(demo_lake, root)
+        for seal in seals[:3]:
+            assert publish_seal(str(seal), root).status == "published"
+        for seal in [*seals[3:], *again]:
+            assert publish_seal(str(seal), root, indexed=False).status == "published"
+        rows.record(root, committed)
+        generation = newest(root)
+        assert generation.delta is not None
+        assert {c["alpha_id"] for c in generation.changes} == set(committed)
+        storage = Storage(root)
+        index = catalogue_index.read_index(storage, root, generation)
+        alphas = index.column("alpha_id").to_pylist()
+        builds = dict(zip(alphas, index.column("build_id").to_pylist(), strict=True))
+        lists = {}
+        for alpha, path in zip(alphas, index.column("score_neighbours").to_pylist(), strict=True):
+            entries = _list(storage, root, path)
+            lists[alpha] = (
+                None
+                if entries is None
+                else [
+                    {**e, "neighbour_build": e["neighbour_build"] == builds.get(e["neighbour_id"])}
+                    for e in entries
+                ]
+            )
+        found[way] = (
+            index.drop([*VOLATILE, "build_id", "entry"]),
+            lists,
+            {n: np.asarray(catalogue_index.read_matrix(storage, root, generation, n)) for n in MATRICES},
+        )
+        if way == "sorted":
+            assert sorted_lookups and sum(sorted_lookups) > 0, "the sorted lookups found listed alphas"
+    (index_a, lists_a, matrices_a), (index_b, lists_b, matrices_b) = found.values()
+    assert index_a.equals(index_b)
+    assert lists_a == lists_b
+    for name in MATRICES:
+        np.testing.assert_array_equal(matrices_a[name], matrices_b[name])
+
+
+def test_the_sorted_lookup_equals_the_scan() -> None:
+    """`_ListedRows` searching the sorted ids finds the rows `_listed_rows` finds, in its order."""
+    rng = np.random.default_rng(4)
+    ids = [f"a{n:05d}" for n in rng.permutation(3000)]
+    listed = rng.random(3000) < 0.6
+    slim = pa.table(
+        {
+            "alpha_id": pa.chunked_array([ids[:1000], ids[1000:]]),
+            "build_id": [f"b{n}" for n in range(3000)],
+            "score_neighbours": [f"p{n}" if ok else None for n, ok in enumerate(listed)],
+        }
+    )
+    lookup = rows._ListedRows(slim, listed)
+    lookup.asked = rows.SCANS_BEFORE_SORT  # every lookup below searches
+    for size in (0, 1, 5, 200, 3000):
+        alphas = {*rng.choice(ids, size, replace=False).tolist(), "missing", "a99999"}
+        assert lookup(alphas) == rows._listed_rows(slim, listed, alphas)
+    assert lookup.order is not None
