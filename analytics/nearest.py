@@ -445,18 +445,35 @@ def estimate(
     arithmetic after the sums (each operation within 2^-53 relative) is the same, operation for
     operation, whether a term is made per pattern or per row: its rounding is orders of magnitude
     below the float32 terms. ROWS at a time, so each step's arrays stay in the CPU's cache."""
-    columns = z.shape[1]
+    size = z.shape[0] if rows is None else rows.size
+    value, error = np.full(size, np.nan), np.zeros(size)
+    terms = target_terms(z.shape[1], spans, target, held, window)
+    if terms is None or size == 0:  # no date in the window, or constant on its dates there
+        return Estimate(value, error)
+    grouped = patterns(spans, gaps) if grouped is None else grouped
+    table = _pattern_table(grouped, terms)
+    for start in range(0, size, ROWS):
+        part = slice(start, min(start + ROWS, size))
+        picked = part if rows is None else rows[part]
+        _estimate_block(np.asarray(z[picked]), spans, picked, terms, value[part], error[part], grouped, table)
+    return Estimate(value, error)
+
+
+def target_terms(
+    columns: int, spans: Spans, target: np.ndarray, held: np.ndarray, window: tuple[int, int]
+) -> _Terms | None:
+    """What `estimate` computes once per target (the target masked to its dates in the `window`,
+    as stored, its run, gaps and prefix sums); None when no date of the window holds a value or the
+    target is constant on them."""
     first, last = window
     mask = np.zeros(columns, dtype=bool)
     mask[first:last] = np.asarray(held, dtype=bool)[first:last]
-    size = z.shape[0] if rows is None else rows.size
     a = np.where(mask, np.asarray(target, dtype=np.float32).astype(np.float64), 0.0)  # as stored
     whole_a = float(a @ a)
-    value, error = np.full(size, np.nan), np.zeros(size)
-    if whole_a == 0 or size == 0:  # no date in the window, or constant on its dates there
-        return Estimate(value, error)
+    if whole_a == 0:
+        return None
     low, high = int(mask.argmax()), columns - int(mask[::-1].argmax())
-    terms = _Terms(
+    return _Terms(
         a=a,
         a32=a.astype(np.float32),
         low=low,
@@ -470,13 +487,6 @@ def estimate(
         gamma=columns * UNIT / (1 - columns * UNIT),
         columns=columns,
     )
-    grouped = patterns(spans, gaps) if grouped is None else grouped
-    table = _pattern_table(grouped, terms)
-    for start in range(0, size, ROWS):
-        part = slice(start, min(start + ROWS, size))
-        picked = part if rows is None else rows[part]
-        _estimate_block(np.asarray(z[picked]), spans, picked, terms, value[part], error[part], grouped, table)
-    return Estimate(value, error)
 
 
 ROWS = 32_768

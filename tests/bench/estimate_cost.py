@@ -33,6 +33,7 @@ import numpy as np
 
 from analytics import correlation, nearest
 from analytics.correlation import pearson_between
+from tests.bench.sketch_bound import opened
 
 REPO = Path(__file__).resolve().parents[2]
 NAMES = ("before", "after")
@@ -103,21 +104,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check-rows", type=int, default=0, help="rows drawn per check (0: every row)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    from datasets.reader import LakeReader
-
     old = before_module(args.before)
     shim = _Shim(old)
     after_module = correlation.nearest
-    reader = LakeReader(args.lake)
-    reader.refresh()
-    snapshot = reader.snapshot()
-    listing = snapshot.catalogue.listing
-    assert listing is not None
-    readable = np.ones(len(listing.ids), dtype=bool)
+    reader, snapshot, readable = opened(args.lake)
     rng = random.Random(args.seed)
     result: dict[str, object] = {
         "lake": args.lake,
-        "alphas": len(listing.ids),
+        "alphas": readable.size,
         "before": subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--short", args.before], capture_output=True, text=True
         ).stdout.strip(),

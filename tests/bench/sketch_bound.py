@@ -36,6 +36,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -99,29 +100,7 @@ def _terms(
     z: np.ndarray, spans: Spans, target: np.ndarray, held: np.ndarray, window: tuple[int, int]
 ) -> _Terms | None:
     """`nearest.estimate`'s per-target terms (None: no date in the window, or a constant target)."""
-    columns = z.shape[1]
-    first, last = window
-    mask = np.zeros(columns, dtype=bool)
-    mask[first:last] = np.asarray(held, dtype=bool)[first:last]
-    a = np.where(mask, np.asarray(target, dtype=np.float32).astype(np.float64), 0.0)
-    whole_a = float(a @ a)
-    if whole_a == 0:
-        return None
-    low, high = int(mask.argmax()), columns - int(mask[::-1].argmax())
-    return _Terms(
-        a=a,
-        a32=a.astype(np.float32),
-        low=low,
-        high=high,
-        gaps=np.flatnonzero(~mask[low:high]) + low,
-        prefix=np.concatenate([[0.0], np.cumsum(a)]),
-        prefix_squares=np.concatenate([[0.0], np.cumsum(a * a)]),
-        mask=mask,
-        whole_a=whole_a,
-        largest_b=float(np.max(spans.squares, initial=0.0)),
-        gamma=columns * UNIT / (1 - columns * UNIT),
-        columns=columns,
-    )
+    return nearest.target_terms(z.shape[1], spans, target, held, window)
 
 
 def sketch_estimate(
@@ -435,6 +414,19 @@ def _percentiles(values: list[float], scale: float = 1000.0) -> dict[str, float]
     }
 
 
+def opened(lake: str) -> tuple[Any, Any, np.ndarray]:
+    """A reader of `lake` (the caller closes it), its catalogue snapshot and a mask letting every
+    listed alpha be read."""
+    from datasets.reader import LakeReader
+
+    reader = LakeReader(lake)
+    reader.refresh()
+    snapshot = reader.snapshot()
+    listing = snapshot.catalogue.listing
+    assert listing is not None
+    return reader, snapshot, np.ones(len(listing.ids), dtype=bool)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--lake", required=True)
@@ -448,18 +440,11 @@ def main(argv: list[str] | None = None) -> int:
         "--check", type=int, default=0, help="targets whose every row's interval is checked exactly"
     )
     args = parser.parse_args(argv)
-    from datasets.reader import LakeReader
-
-    reader = LakeReader(args.lake)
-    reader.refresh()
-    snapshot = reader.snapshot()
-    listing = snapshot.catalogue.listing
-    assert listing is not None
-    readable = np.ones(len(listing.ids), dtype=bool)
+    reader, snapshot, readable = opened(args.lake)
     rng = random.Random(args.seed)
     result: dict[str, object] = {
         "lake": args.lake,
-        "alphas": len(listing.ids),
+        "alphas": readable.size,
         "load_average_at_start": Path("/proc/loadavg").read_text().split()[:3],
     }
     for basis in args.bases:
