@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from scipy.optimize import brentq, minimize_scalar
 
 from analytics import live
 from analytics.access import Access, withheld
@@ -91,6 +90,9 @@ def fit_decay(horizons: np.ndarray, mean_ic: np.ndarray) -> Fit:
         x = g(rate, horizons)
         dx = -np.array([(np.arange(h) * np.exp(-rate * np.arange(h))).sum() for h in horizons])
         return float((x @ y) * (x @ dx) - (dx @ y) * (x @ x))
+
+    # When used: scipy imports slowly (analytics.LAZY_MODULES; a worker imports it before it is ready).
+    from scipy.optimize import brentq, minimize_scalar
 
     found = minimize_scalar(sse, bounds=DECAY_RATE_BOUNDS, method="bounded", options={"xatol": 1e-10})
     rate = float(found.x)

@@ -133,3 +133,24 @@ def test_every_command_and_sub_command_is_probed() -> None:
 def test_every_help_imports_no_heavy_stack(argv: list[str], tmp_path: Path) -> None:
     modules = imported_by(argv, tmp_path)
     assert not {m for m in modules if m.split(".")[0] in HEAVY or m in HEAVY}
+
+
+def test_a_build_imports_no_lazily_imported_module() -> None:
+    """A build or publish process (`alpha-results build`, the demo's history) computes no p-value
+    and fits no decay: it never imports `analytics.LAZY_MODULES` (scipy's stats and optimisers,
+    about a second), which only a server worker imports, before it is ready (serve/warm.py).
+    `analytics.decay` once imported scipy.optimize at its top, and every build recording its
+    events paid for it."""
+    from analytics import LAZY_MODULES
+
+    probe = (
+        "import json, sys\n"
+        "import pipeline.build, pipeline.build_events, pipeline.publish, pipeline.demo_history\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    modules = set(json.loads(result.stdout.strip().splitlines()[-1]))
+    assert "pipeline.build_events" in modules and "analytics.decay" in modules  # the probe reached them
+    assert not modules & set(LAZY_MODULES)
