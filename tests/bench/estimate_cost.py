@@ -33,7 +33,7 @@ import numpy as np
 
 from analytics import correlation, nearest
 from analytics.correlation import pearson_between
-from tests.bench.sketch_bound import opened
+from tests.bench.sketch_bound import finished, opened
 
 REPO = Path(__file__).resolve().parents[2]
 NAMES = ("before", "after")
@@ -248,10 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             }
         result[basis] = figures
         print(json.dumps({basis: figures}), flush=True)
-    result["load_average_at_end"] = Path("/proc/loadavg").read_text().split()[:3]
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    reader.close()
+    finished(result, args.out, reader)
     return 0
 
 

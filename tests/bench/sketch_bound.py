@@ -427,6 +427,15 @@ def opened(lake: str) -> tuple[Any, Any, np.ndarray]:
     return reader, snapshot, np.ones(len(listing.ids), dtype=bool)
 
 
+def finished(result: dict[str, object], out: str | None, reader: Any) -> None:
+    """The run's last figure (the load average at its end), its JSON written to `out`, the reader
+    `opened` gave closed."""
+    result["load_average_at_end"] = Path("/proc/loadavg").read_text().split()[:3]
+    if out:
+        Path(out).write_text(json.dumps(result, indent=1) + "\n")
+    reader.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--lake", required=True)
@@ -567,10 +576,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
             result[f"{basis} k={k}"] = figures
             print(json.dumps({f"{basis} k={k}": figures}), flush=True)
-    result["load_average_at_end"] = Path("/proc/loadavg").read_text().split()[:3]
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    reader.close()
+    finished(result, args.out, reader)
     return 0
 
 
