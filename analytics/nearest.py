@@ -46,6 +46,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from analytics.ranks import MIN_PAIRS
+from datasets import catalogue_index
 
 APPROXIMATE_FROM = 20_000
 """Rows of a matrix from which a request uses the index; below, every row is computed exactly (the
@@ -122,10 +123,9 @@ GAP_SUFFIXES = ("_gapcount", "_gaps")
 before them has none and its readers make its gap lists from the z rows (`gap_lists`)."""
 NOT_LISTED = -1
 """A stored gap count: the row's gaps are not listed (`Gaps.listed` False)."""
-RECOMPUTE = -2
-"""A gap count of a merged view (`datasets.catalogue_index.merged_gaps`): the row's lists are made
-from its z row by the reader (`stored_gaps`): a delta's row, or a base row whose run holds a date
-the delta brought."""
+RECOMPUTE = catalogue_index.GAPS_RECOMPUTE
+"""A gap count of a merged view (`datasets.catalogue_index.merged_gaps`, where it is declared): the
+row's lists are made from its z row by the reader (`stored_gaps`)."""
 
 
 @dataclass(frozen=True)

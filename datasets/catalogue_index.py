@@ -661,7 +661,8 @@ def _merged_rows(
 
 
 GAPS_RECOMPUTE = -2
-"""`analytics.nearest.RECOMPUTE`: a merged gap count whose row's lists its reader makes."""
+"""A merged gap count (`merged_gaps`): the row's lists are made from its z row by its reader (a
+delta's row, or a base row whose run holds a date the delta brought; `analytics.nearest.RECOMPUTE`)."""
 
 
 def read_gaps(
