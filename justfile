@@ -24,6 +24,19 @@ test-portable *ARGS:
       NPY_DISABLE_CPU_FEATURES="$disabled" pytest -n 2 --dist loadfile --no-loadscope-reorder -p no:cacheprovider {{ARGS}}
     done
 
+# The numerical tests (tests/analytics, tests/pipeline, tests/equality) once under each OpenBLAS kernel this CPU runs (OPENBLAS_CORETYPE; a kernel OpenBLAS maps to one already run is skipped): no result may depend on the kernel (issue 81, item 0).
+test-blas *ARGS:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    declare -A seen=()
+    for core in Prescott Nehalem Sandybridge Haswell Zen SkylakeX Cooperlake SapphireRapids; do
+      got=$(OPENBLAS_VERBOSE=2 OPENBLAS_CORETYPE=$core python -c 'import numpy as np; np.linalg.svd(np.eye(3))' 2>&1 | sed -n 's/^Core: //p' | head -1)
+      if [ -z "$got" ] || [ -n "${seen[$got]:-}" ]; then echo "== OPENBLAS_CORETYPE=$core: ${got:-not offered here}, skipped"; continue; fi
+      seen[$got]=1
+      echo "== OPENBLAS_CORETYPE=$core: OpenBLAS runs its $got kernel"
+      OPENBLAS_CORETYPE=$core pytest -n 2 --dist loadfile -p no:cacheprovider -q tests/analytics tests/pipeline tests/equality {{ARGS}}
+    done
+
 lint:
     ruff check .
     ruff format --check .
