@@ -27,7 +27,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytics import false_discovery
-from schemas.bodies.approved_health import FalseDiscoveryPrior
+from schemas.bodies.approved_health import (
+    FalseDiscoveryPrior,
+    HealthSignal,
+    HealthVerdict,
+    SignalName,
+    SignalState,
+)
+from schemas.bodies.decisions import CheckResult
+from schemas.bodies.live import LiveConsistency
+from schemas.bodies.monitoring import CusumChart
 from schemas.conventions import SESSIONS_PER_YEAR
 
 DEPLOYMENT_MIN_ALPHAS = 10
@@ -108,3 +117,66 @@ def false_discovery_probability(
         backtest_sessions,
         prior.prior_true_share,
     )
+
+
+# -- is it still working? The one verdict (issue 81, item 5) -----------------------------------------
+
+
+def check_signal(check: CheckResult) -> HealthSignal:
+    """A live check of /analytics/checks as a signal: its verdict, its value, its reason."""
+    state: SignalState = (
+        "pass" if check.verdict == "pass" else "fail" if check.verdict == "fail" else "not_measurable"
+    )
+    name: SignalName = "live_information_ratio" if check.id == "live_information_ratio" else "decay_ratio"
+    return HealthSignal(
+        signal=name, state=state, value=check.value, reason=None if state == "pass" else check.reason
+    )
+
+
+def consistency_signal(consistency: LiveConsistency) -> HealthSignal:
+    """/analytics/live's consistency test as a signal: inconsistent fails."""
+    psr = consistency.probability
+    if consistency.verdict == "consistent":
+        return HealthSignal(signal="consistency", state="pass", value=psr.value, reason=None)
+    if consistency.verdict == "inconsistent":
+        reason = f"the live part is inconsistent with the backtest: PSR below {consistency.level:g}"
+        return HealthSignal(signal="consistency", state="fail", value=psr.value, reason=reason)
+    return HealthSignal(
+        signal="consistency",
+        state="not_measurable",
+        value=None,
+        reason=psr.withheld_reason or "not measurable",
+    )
+
+
+def chart_signal(chart: CusumChart) -> HealthSignal:
+    """A CUSUM chart of /analytics/monitoring as a signal: in alarm fails."""
+    name: SignalName = "book_return_cusum" if chart.series == "book_return" else "ic_cusum"
+    if chart.state == "alarm":
+        reason = f"in alarm since {chart.alarms[-1].isoformat()}" if chart.alarms else "in alarm"
+        return HealthSignal(signal=name, state="fail", value=chart.cusum_statistic, reason=reason)
+    if chart.state == "in_control":
+        return HealthSignal(signal=name, state="pass", value=chart.cusum_statistic, reason=None)
+    return HealthSignal(
+        signal=name, state="not_measurable", value=None, reason=chart.withheld_reason or "not measurable"
+    )
+
+
+def unmeasured_signal(name: SignalName, reason: str) -> HealthSignal:
+    return HealthSignal(signal=name, state="not_measurable", value=None, reason=reason)
+
+
+def verdict(signals: list[HealthSignal], arl1_weeks: float, ir_fall: float) -> tuple[HealthVerdict, str]:
+    """The one verdict of a row and its words, by `VERDICT_RULE` (declared with the schema, served in
+    every answer): failing when any signal fails, in_control when none fails and one is measured,
+    else not_measurable."""
+    failing = [s for s in signals if s.state == "fail"]
+    if failing:
+        return "failing", "; ".join(f"{s.signal}: {s.reason}" for s in failing)
+    passed = [s.signal for s in signals if s.state == "pass"]
+    if passed:
+        return "in_control", (
+            f"no signal fails ({', '.join(passed)} pass; the others are not measurable yet); a fall of the "
+            f"information ratio by {ir_fall:g} takes the CUSUM {arl1_weeks:.0f} weeks on average to see"
+        )
+    return "not_measurable", "no signal is measured yet"

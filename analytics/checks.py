@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +67,7 @@ from schemas.checks import (
     STRESS_MULTIPLE,
     Check,
 )
+from schemas.conventions import SESSIONS_PER_YEAR
 from schemas.wire import BENCHMARK_ENDPOINT
 
 MAX_DIGITS = 17
@@ -93,20 +94,25 @@ def stressed_returns(
 
 
 def positive_years(
-    days: np.ndarray, returns: np.ndarray, min_sessions: int = MIN_YEAR_SESSIONS
-) -> tuple[int, int]:
-    """(calendar years whose compounded return prod(1 + r_t) - 1 is above 0, years counted): a
-    year counts when it holds at least `min_sessions` sessions with a finite return. `days`: days
-    since 1970, ascending, one per return."""
+    days: np.ndarray,
+    returns: np.ndarray,
+    sessions_per_year: int = SESSIONS_PER_YEAR,
+    min_sessions: int = MIN_YEAR_SESSIONS,
+) -> tuple[float, float]:
+    """(the years whose compounded return prod(1 + r_t) - 1 is above 0, the years counted), each
+    calendar year weighed by how much of a year it holds: its sessions with a finite return over
+    `sessions_per_year` (its run's calendar), at most 1, so a partial year never counts as a full
+    one (issue 81, item 9: a 10-week year is 10/52 of a year); a year with fewer than
+    `min_sessions` such sessions is not counted. `days`: days since 1970, ascending, one per return."""
     finite = np.isfinite(returns)
     years = days[finite].astype("datetime64[D]").astype("datetime64[Y]").astype(np.int64)
     starts, growth = compounding.period_growth(returns[finite], years)
     counts = np.diff(np.append(starts, years.size))
-    counted = counts >= min_sessions
-    return int(np.count_nonzero(growth[counted] > 1.0)), int(np.count_nonzero(counted))
+    weight = np.where(counts >= min_sessions, np.minimum(1.0, counts / sessions_per_year), 0.0)
+    return float(weight[growth > 1.0].sum()), float(weight.sum())
 
 
-def share(part: int, whole: int) -> float:
+def share(part: float, whole: float) -> float:
     return part / whole if whole else math.nan
 
 
@@ -217,7 +223,9 @@ def checks_payload(
     the checks to compute (a decision's consequences need the reference-set checks alone), None for
     the battery."""
     if only is not None:
-        return _only(view, book, window, thresholds, policy, production, residual_basis, only, warnings)
+        return _only(
+            view, book, window, thresholds, policy, production, residual_basis, only, warnings, held, access
+        )
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, book)
     part = None if ledger is None else ledger.window(window)
@@ -286,12 +294,26 @@ def _only(
     residual_basis: residual.Basis | None,
     only: frozenset[str],
     warnings: Warnings,
+    held: Tenure | None,
+    access: Access,
 ) -> Checks:
-    """The reference-set checks alone (`REFERENCE_SET_CHECKS` of `only`), as the battery computes
+    """The checks of `only` the battery can compute alone (the reference-set checks a decision's
+    consequences need, the live checks the approved book's health reads), as the battery computes
     them; its summary counts them alone."""
-    figures = {
+    measured: dict[str, Figure] = {}
+
+    def live_figure(name: str) -> Callable[[], Figure]:
+        def get() -> Figure:
+            if not measured:  # both live checks from one /analytics/live answer
+                measured.update(_live_figures(view, book, held, window[1], access, warnings))
+            return measured[name]
+
+        return get
+
+    figures: dict[str, Callable[[], Figure]] = {
         "production_correlation": lambda: _production_correlation(view, production, warnings),
         "residual_information_ratio": lambda: _residual(view, book, window, residual_basis),
+        **{name: live_figure(name) for name in LIVE_CHECKS},
     }
     entries = [
         _entry(check.id, figures[check.id](), thresholds, policy)
@@ -397,7 +419,7 @@ def _ledger_figures(
     returns = part.returns
     few = "fewer than 2 daily returns with variance in the window"
     turnover = inputs.book_turnover(part)
-    positive, years = positive_years(part.days, returns)
+    positive, years = positive_years(part.days, returns, per_year)
     stressed = stressed_returns(part.starting_equity, part.ending_equity, part.execution_cost)
     last = recent(returns)
     sessions = {"sessions": int(part.days.size)}
@@ -424,7 +446,8 @@ def _ledger_figures(
             f"no calendar year of the window holds {MIN_YEAR_SESSIONS} sessions of this book",
             book,
             WINDOW,
-            context={"positive": positive, "years": years},
+            # a partial year weighs its share of a year: "1.9 of 2.9" (the definition says so)
+            context={"positive": f"{positive:.1f}", "years": f"{years:.1f}"},
         ),
         "stressed_net_information_ratio": Figure(information_ratio(stressed, per_year), few, book, WINDOW),
     }

@@ -322,9 +322,9 @@ def decay_payload(
             context,
             periods_per_year=facts.sessions_per_year,
         ),
-        expected_live_information_ratio=declared_stat(
+        haircut_information_ratio=declared_stat(
             Decay,
-            "expected_live_information_ratio",
+            "haircut_information_ratio",
             expected,
             reason or "not measurable",
             context,

@@ -4,7 +4,7 @@ level its approval expects, and where the live path stands in the forward cone o
 
 The paths: the book's backtest weeks (its sessions up to the split, compounded by calendar week as
 /analytics/monitoring's, `monitoring._weeks_of`) are re-centred so their mean is the weekly return
-the expectation implies, mu0 = expected live information ratio (/analytics/decay) / sqrt(weeks a
+the expectation implies, mu0 = expected live information ratio (/analytics/expectation) / sqrt(weeks a
 year) x the backtest's weekly standard deviation, keeping their spread, fat tails and serial
 dependence; `PATHS` paths of h weeks are drawn from them with the project's one stationary block
 bootstrap (`analytics.bootstrap`: Politis and White's mean block length, one seeded stream, so a
@@ -37,11 +37,11 @@ from analytics import bootstrap, inputs
 from analytics.access import Access, withheld
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
+from analytics.expectation import Levels
 from analytics.live import Split
 from analytics.monitoring import _weeks_of
 from analytics.variance import measurable_std
 from datasets.reader import BuildView
-from schemas.bodies.decay import Decay
 from schemas.bodies.drawdown_odds import (
     DEFAULT_DEPTHS,
     DEPTHS_MAX,
@@ -181,18 +181,19 @@ def drawdown_odds_payload(
     view: BuildView,
     book: str,
     split: Split,
-    expectation: Decay,
+    levels: Levels,
     horizon: int,
     depths: tuple[float, ...] | None,
     access: Access,
     warnings: Warnings,
 ) -> DrawdownOdds:
     """The odds of each depth within `horizon` weeks, the expected maximum drawdown, the cone and the
-    live path at the level `expectation` (/analytics/decay at the same split) expects live. The
+    live path at the level the alpha is expected to show live (`levels`:
+    `analytics.expectation.expected_levels` at the same split, the one expected live information ratio). The
     simulation is made once per build for the alpha's own split (`view.memo`: a second request
     only counts its depths); a what-if split is simulated for its request."""
     asked = depths_of(depths)
-    expected_ir = expectation.expected_live_information_ratio.value
+    expected_ir = levels.information_ratio
     made: Simulated | str
     if not access.ledger:
         made = withheld("ledger", "drawdown_odds", warnings)
@@ -201,8 +202,7 @@ def drawdown_odds_payload(
     elif split.date is None:
         made = "the alpha has no split: no backtest to expect a level from"
     elif expected_ir is None:
-        why = expectation.expected_live_information_ratio.withheld_reason
-        made = f"no expected live level: {why or 'not measurable'}"
+        made = f"no expected live level: {levels.information_ratio_reason or 'not measurable'}"
     else:
         last, level = split.date, expected_ir
 

@@ -523,3 +523,49 @@ def _unmeasured(name: ExpectedSeriesName, reason: str) -> ExpectedSeries:
         expected_live_upper=None,
         weeks=[],
     )
+
+
+# -- the one expected live level (issue 81, item 4) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Levels:
+    """What an alpha is expected to show live, as every surface asks it (the CUSUM's in-control
+    levels, the drawdown odds' simulated level, the approved book's health, the dashboard): the
+    expected live information ratio of its long_short book and its expected live mean weekly IC,
+    each None with the reason when not measurable."""
+
+    information_ratio: float | None
+    information_ratio_reason: str | None
+    mean_ic: float | None
+    mean_ic_reason: str | None
+
+
+def expected_levels(answer: Expectation) -> Levels:
+    """THE expected live information ratio (and mean weekly IC) of an alpha: `/analytics/expectation`'s
+    `expected_live` of each series, the backtest shrunk toward its group then cut by decay's retention.
+    Declared once here; `/analytics/decay`'s `haircut_information_ratio` (the backtest cut, not shrunk)
+    is another figure with its own name (docs/analytics.md, "One expected live information ratio")."""
+    found = {s.series: s for s in answer.series}
+
+    def level(name: ExpectedSeriesName) -> tuple[float | None, str | None]:
+        series = found.get(name)
+        if series is None:
+            return None, f"/analytics/expectation serves no {name} series"
+        if series.expected_live is None:
+            return None, series.withheld_reason or "not measurable"
+        return series.expected_live, None
+
+    ir, ir_reason = level("information_ratio")
+    ic, ic_reason = level("rebuilt_mean_ic")
+    return Levels(ir, ir_reason, ic, ic_reason)
+
+
+def not_of_book(book: str) -> Levels:
+    """The levels of a book other than long_short: none, said why (the groups an expectation is shrunk
+    toward are of the long_short book, the one every member has)."""
+    reason = (
+        f"the expected live information ratio is of the {BOOK} book (/analytics/expectation: the groups it is "
+        f"shrunk toward hold that book alone); the {book} book has none"
+    )
+    return Levels(None, reason, None, reason)

@@ -23,6 +23,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from analytics import inputs, significance, tenure
@@ -248,6 +249,14 @@ def live_payload(
     sides = [_Side(ledgers[0], ics[0]), _Side(ledgers[1], ics[1])]
     in_sample = _part(sides[0], facts.sessions_per_year, facts.weeks_per_year, reasons, context)
     out_of_sample = _part(sides[1], facts.sessions_per_year, facts.weeks_per_year, reasons, context)
+    short = too_short(out_of_sample.sessions)
+    if short and out_of_sample.information_ratio.value is not None:
+        # One rule for the live information ratio wherever it is shown (issue 81, item 9): the
+        # checks, the approved book's health and this part measure it from LIVE_MIN_SESSIONS on.
+        ir = declared_stat(
+            LivePart, "information_ratio", None, short, context, periods_per_year=facts.sessions_per_year
+        )
+        out_of_sample = msgspec.structs.replace(out_of_sample, information_ratio=ir)
     decay, consistency = _decay(sides, split, in_sample, out_of_sample, reasons, context)
     return Live(
         alpha=view.alpha_id,
@@ -259,6 +268,15 @@ def live_payload(
         decay_ratio=decay,
         consistency=consistency,
     )
+
+
+def too_short(sessions: int | None) -> str | None:
+    """Why an out-of-sample part of `sessions` sessions is too short for its information ratio, its
+    decay ratio and its consistency test (None: long enough, or not counted): the one rule, a
+    quarter of sessions (LIVE_MIN_SESSIONS), the checks' and the approved book's health's too."""
+    if sessions is not None and sessions < LIVE_MIN_SESSIONS:
+        return f"the out-of-sample part holds {sessions} sessions; at least {LIVE_MIN_SESSIONS} are needed"
+    return None
 
 
 def _decay(
@@ -276,8 +294,8 @@ def _decay(
     reason = reasons.get("ledger", "")
     if not reason and split.date is None:
         reason = "the alpha has no split: never approved, no research_cutoff, no first publish date recorded"
-    if not reason and sessions is not None and sessions < LIVE_MIN_SESSIONS:
-        reason = f"the out-of-sample part holds {sessions} sessions; at least {LIVE_MIN_SESSIONS} are needed"
+    if not reason:
+        reason = too_short(sessions) or ""
     ratio = probability = None
     test_reason = decay_reason = reason
     if not reason:

@@ -47,10 +47,10 @@ import numpy as np
 from analytics import inputs, live
 from analytics.access import Access, withheld
 from analytics.entries import Warnings
+from analytics.expectation import Levels
 from analytics.live import Split
 from datasets.reader import BuildView
-from schemas.bodies.decay import Decay
-from schemas.bodies.monitoring import CusumChart, CusumWeek, ExpectedLevelBasis, MonitoredSeries, Monitoring
+from schemas.bodies.monitoring import CusumChart, CusumWeek, MonitoredSeries, Monitoring
 from schemas.conventions import WEEKS_PER_YEAR
 
 SIEGMUND_CORRECTION = 1.166
@@ -304,51 +304,39 @@ def first_alarms(
 # -- the served answer (`/analytics/monitoring`, `Reading.monitoring`) -------------------------------
 
 
-def expected_level(expectation: Decay) -> tuple[float | None, float | None, ExpectedLevelBasis | None]:
-    """The information ratio the approval expects live, the retention the IC's level takes, and
-    where they come from: `/analytics/decay`'s expected live information ratio and its retention
-    (`decay`); or, when the backtest's ratio is measured but not positive (decay's haircut is
-    calibrated on positive backtests only, so it gives none), the backtest's own ratio, kept whole
-    (`backtest`): an alpha approved on a non-positive backtest is watched for falling below what it
-    showed, not left unwatched. None: no level (no backtest ratio, or one the reader may not read)."""
-    expected = expectation.expected_live_information_ratio.value
-    backtest = expectation.backtest_information_ratio.value
-    if expected is not None and backtest:
-        return expected, expected / backtest, "decay"
-    if backtest is not None and math.isfinite(backtest) and backtest <= 0:
-        return backtest, 1.0, "backtest"
-    return None, None, None
-
-
 def monitoring_payload(
     view: BuildView,
     book: str,
     split: Split,
-    expectation: Decay,
+    levels: Levels,
     access: Access,
     warnings: Warnings,
     chart: Design,
 ) -> Monitoring:
     """`chart` (the operator's policy's: `analytics.policy.Policy.chart`, `design()` by default)
-    over the live weeks of the book's return and of the signal's IC, each against the level
-    `expectation` (`/analytics/decay` at the same split) makes of its backtest: the expected live
-    information ratio for the return, the backtest's mean IC times the same retention for the IC."""
-    expected, retention, basis = expected_level(expectation)
-    reason = None
-    if split.date is None:
-        reason = "the alpha has no split: no backtest to expect a level from"
-    elif expected is None:
-        withheld_reason = expectation.expected_live_information_ratio.withheld_reason
-        reason = f"no expected live level: {withheld_reason or 'not measurable'}"
-    returns = _returns_chart(view, book, split, chart, expected, reason, access, warnings)
-    ic = _ic_chart(view, split, chart, retention, reason, access, warnings)
+    over the live weeks of the book's return and of the signal's IC, each against the level the
+    alpha is expected to show live (`levels`: `analytics.expectation.expected_levels`, the one
+    expected live information ratio and mean weekly IC, at the same split)."""
+    no_split = "the alpha has no split: no backtest to expect a level from" if split.date is None else None
+    ir_reason = no_split or (
+        None
+        if levels.information_ratio is not None
+        else f"no expected live level: {levels.information_ratio_reason}"
+    )
+    ic_reason = no_split or (
+        None if levels.mean_ic is not None else f"no expected live level: {levels.mean_ic_reason}"
+    )
+    returns = _returns_chart(view, book, split, chart, levels.information_ratio, ir_reason, access, warnings)
+    ic = _ic_chart(view, split, chart, levels.mean_ic, ic_reason, access, warnings)
+    measured = levels.information_ratio is not None or levels.mean_ic is not None
     return Monitoring(
         alpha=view.alpha_id,
         book=book,
         split_date=split.date,
         split_origin=split.origin,
         live=split.origin == "approval",
-        expected_level_basis=basis,
+        expected_level_basis="expectation" if measured else None,
+        expected_live_information_ratio=levels.information_ratio,
         ir_fall_detected=chart.ir_fall,
         cusum_reference_value=chart.k,
         cusum_threshold=chart.h,
@@ -405,7 +393,7 @@ def _ic_chart(
     view: BuildView,
     split: Split,
     chart: Design,
-    retention: float | None,
+    expected_ic: float | None,
     reason: str | None,
     access: Access,
     warnings: Warnings,
@@ -415,8 +403,8 @@ def _ic_chart(
     found = inputs.weekly_ic(view)
     if found is None:
         return _unmeasured("ic", "the run sealed no rebalance cross-sections")
-    if reason is not None or split.date is None or retention is None:
-        return _unmeasured("ic", reason or "no retention: the backtest information ratio is not positive")
+    if reason is not None or split.date is None or expected_ic is None:
+        return _unmeasured("ic", reason or "no expected live level")
     split_day = (split.date - dt.date(1970, 1, 1)).days
     backtest = live.in_sample_weeks(found.days, split_day)
     after = ~backtest
@@ -425,8 +413,7 @@ def _ic_chart(
     sd = _sd(found.values[backtest])
     if sd is None:
         return _unmeasured("ic", "fewer than 2 backtest weeks with an IC, or no spread")
-    mean = float(np.nanmean(found.values[backtest]))
-    return _charted("ic", mean * retention, sd, found.days[after], found.values[after], chart)
+    return _charted("ic", expected_ic, sd, found.days[after], found.values[after], chart)
 
 
 def _sd(values: np.ndarray) -> float | None:

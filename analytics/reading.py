@@ -76,6 +76,7 @@ from schemas import choices
 from schemas.bodies import approved_health as approved_health_body
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.approved_health import (
+    CHECKS_ROUTE,
     EXPECTATION_ROUTE,
     FROM_ROUTES,
     LIVE_ROUTE,
@@ -90,6 +91,7 @@ from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.drawdown_odds import DrawdownOdds
 from schemas.bodies.expectation import MIN_GROUP_MEMBERS, Expectation
 from schemas.bodies.family_tests import FamilyTests
+from schemas.bodies.live import Live
 from schemas.bodies.mmc import MMC_METHOD, Crowding, Mmc
 from schemas.bodies.monitoring import Monitoring
 from schemas.bodies.overfitting import Overfitting
@@ -103,7 +105,7 @@ from schemas.bodies.residual import Residual
 from schemas.bodies.review import ReviewEntry, ReviewQueue
 from schemas.bodies.rows import CorrelationRow
 from schemas.bodies.significance import Significance
-from schemas.checks import BY_ID, LIVE_MIN_SESSIONS
+from schemas.checks import BY_ID, LIVE_CHECKS, LIVE_MIN_SESSIONS
 from schemas.conventions import WEEKS_PER_YEAR
 from schemas.query import (
     ApprovedHealthQuery,
@@ -520,11 +522,12 @@ class Reading(BuildAnswers):
         return Answer(data, warnings.entries, version)
 
     @served(
-        "The IC's half-life by forecast horizon and the book's expected live information ratio",
+        "The IC's half-life by forecast horizon and the book's backtest information ratio after the live haircut",
         "The IC's decay with the forecast horizon: the marginal IC of the k-th week's return fitted as "
         "ic_1 * exp(-decay_rate * (k - 1)) to the IC term structure (1, 2, 4, 8 weeks, /metrics "
-        "panel.ic_term_structure, whole history), its half-life ln(2) / decay_rate; and the book's expected live "
-        "information ratio, its backtest information ratio (/analytics/live in_sample at the same split) times the "
+        "panel.ic_term_structure, whole history), its half-life ln(2) / decay_rate; and the book's backtest "
+        "information ratio after the haircut (haircut_information_ratio, not shrunk: not the expected live "
+        "information ratio, which is /analytics/expectation's), its backtest information ratio (/analytics/live in_sample at the same split) times the "
         "retention the approved alphas the key may read show live (this one excepted: the least-squares slope "
         f"of their live on their backtest information ratios, each with {CALIBRATION_MIN_SESSIONS} sessions "
         f"first published after its approval was recorded), with its standard error and leave-one-out RMSE; below {CALIBRATION_MIN_ALPHAS} "
@@ -709,13 +712,30 @@ class Reading(BuildAnswers):
         data = ReviewQueue(approval_policy=self.policy.approve, entries=entries)
         return Answer(data, [], hashlib.sha256("\x00".join(versions).encode()).hexdigest()[:24])
 
+    def expected_levels(
+        self, view: BuildView, book: str, split: dt.date | None
+    ) -> tuple[shrinkage.Levels, str]:
+        """The one expected live information ratio and mean weekly IC of `view`'s alpha at `split`
+        (`analytics.expectation.expected_levels` of `/analytics/expectation` in this reader's scope) and
+        the version of the answer they come from; a book other than long_short has none."""
+        if book != shrinkage.BOOK:
+            return shrinkage.not_of_book(book), f"levels-none-{book}"
+        catalogue = self.snapshot.catalogue
+        if catalogue.index is None or catalogue.listing is None:
+            # A lake not indexed yet (a deferred backfill): no group to shrink toward, said why,
+            # where /analytics/expectation itself is a 503.
+            why = "the lake has no catalogue index, which the expectation's groups are read from (alpha-results lake index)"
+            return shrinkage.Levels(None, why, None, why), "levels-no-index"
+        answer = self.expectation(view, ExpectationQuery(split=split))
+        return shrinkage.expected_levels(answer.data), answer.version
+
     @served(
         "Is it still working? A CUSUM on each live week of the book's return and IC against the expected level",
         "A one-sided lower CUSUM (Page 1954; Philips, Yashchin and Stein 2003) on each week after the split (as "
         "/analytics/live: the approval's, when the alpha has one) of the book's compounded weekly return and of "
         "the signal's weekly IC, each standardised by its backtest's weekly standard deviation against the level "
-        "the approval expects live (/analytics/decay's expected live information ratio; the IC's backtest mean "
-        "times the same retention); an alarm when the statistic crosses the threshold set for one false alarm "
+        "the alpha is expected to show live (the expected live information ratio and mean weekly IC, "
+        "/analytics/expectation's expected_live of each series at the same split; the long_short book alone); an alarm when the statistic crosses the threshold set for one false alarm "
         "per arl0_weeks of an unchanged series, with the chart's detection delay for its designed fall "
         '(docs/analytics.md, "Monitoring: CUSUM and false discoveries"). Whole history: from/to do not apply. '
         "The return chart needs portfolio.ledger, the IC chart signals.rebalances.get or signals.scores",
@@ -723,27 +743,27 @@ class Reading(BuildAnswers):
         meta=book_meta,
     )
     def monitoring(self, view: BuildView, q: LiveQuery) -> Answer[Monitoring]:
-        """`/analytics/monitoring`: `/analytics/decay` at the same split sets the expected level."""
-        expectation = self.decay(view, q)
+        """`/analytics/monitoring`: the one expected live level (`expected_levels`) at the same split
+        sets each chart's in-control level."""
+        book = self.book(view, q.book)
+        levels, levels_version = self.expected_levels(view, book, q.split)
         held = self.tenure(view.alpha_id)
         split = live.split_of(view, held, q.split)
         warnings = Warnings()
         data = monitoring.monitoring_payload(
-            view,
-            self.book(view, q.book),
-            split,
-            expectation.data,
-            self.scope.access,
-            warnings,
-            self.policy.chart(),
+            view, book, split, levels, self.scope.access, warnings, self.policy.chart()
         )
-        return Answer(data, warnings.entries, f"monitoring+{self.policy.tag()}+{expectation.version}")
+        version = "+".join(
+            (view.build_id, "tenure-none" if held is None else held.tag(), self.policy.tag(), levels_version)
+        )
+        return Answer(data, warnings.entries, f"monitoring+{version}")
 
     @served(
         "Is it still working? The odds of a drawdown deeper than x within h weeks at the expected level, and the "
         "live path's place in the forward cone",
         "The book's backtest weeks (up to the split, as /analytics/live; calendar weeks as /analytics/monitoring) "
-        "re-centred on the weekly return /analytics/decay's expected live information ratio implies, resampled by "
+        "re-centred on the weekly return the expected live information ratio (/analytics/expectation's, the "
+        "long_short book alone) implies, resampled by "
         "the stationary block bootstrap (10,000 seeded paths of horizon_weeks, compounded from 1.0 at the split): "
         "the probability that the maximum drawdown within h weeks is deeper than each depth with its Monte Carlo "
         "standard error, the expected maximum drawdown and its quantiles, the cone's quantiles of the cumulative "
@@ -754,21 +774,25 @@ class Reading(BuildAnswers):
         meta=book_meta,
     )
     def drawdown_odds(self, view: BuildView, q: DrawdownOddsQuery) -> Answer[DrawdownOdds]:
-        """`/analytics/drawdown_odds`: `/analytics/decay` at the same split sets the level simulated."""
-        expectation = self.decay(view, LiveQuery(book=q.book, split=q.split, as_of=q.as_of))
-        split = live.split_of(view, self.tenure(view.alpha_id), q.split)
+        """`/analytics/drawdown_odds`: the one expected live level (`expected_levels`) at the same
+        split sets the level simulated."""
+        book = self.book(view, q.book)
+        levels, levels_version = self.expected_levels(view, book, q.split)
+        held = self.tenure(view.alpha_id)
+        split = live.split_of(view, held, q.split)
         warnings = Warnings()
         data = drawdown_odds.drawdown_odds_payload(
             view,
-            self.book(view, q.book),
+            book,
             split,
-            expectation.data,
+            levels,
             q.horizon_weeks,
             q.depths,
             self.scope.access,
             warnings,
         )
-        return Answer(data, warnings.entries, f"drawdown_odds+{expectation.version}")
+        version = "+".join((view.build_id, "tenure-none" if held is None else held.tag(), levels_version))
+        return Answer(data, warnings.entries, f"drawdown_odds+{version}")
 
     @served(
         "Is it still working? The expected live information ratio and IC, shrunk toward the alpha's family, with intervals",
@@ -1032,14 +1056,22 @@ class Reading(BuildAnswers):
             for view in self.approved_views()
             if (held := self.tenure(view.alpha_id)) is not None  # a notebook's standings may hold none
         ]
-        rows.sort(key=lambda row: ("alarm" not in (row.cusum_state, row.ic_cusum_state), row.alpha))
+        rows.sort(
+            key=lambda row: (
+                row.verdict != "failing",
+                "alarm" not in (row.cusum_state, row.ic_cusum_state),
+                row.alpha,
+            )
+        )
         alarms = sum(1 for row in rows if "alarm" in (row.cusum_state, row.ic_cusum_state))
         return ApprovedHealth(
             book=q.book,
             approved_count=len(rows),
             alarm_count=alarms,
+            failing_count=sum(1 for row in rows if row.verdict == "failing"),
             ir_fall_detected=chart.ir_fall,
             arl0_weeks=chart.arl0,
+            arl1_weeks=chart.arl1,
             false_alarm_probability_per_year=chart.false_alarm_probability_per_year,
             expected_false_alarms_per_year=len(rows) * WEEKS_PER_YEAR / chart.arl0,
             false_discovery=prior,
@@ -1065,9 +1097,12 @@ class Reading(BuildAnswers):
         if q.book != choices.DEFAULT_BOOK:
             reasons.append(f"expectation: /analytics/expectation is of the {choices.DEFAULT_BOOK} book")
         elif allowed(EXPECTATION_ROUTE, "expectation"):
-            series = self.expectation(view, ExpectationQuery()).data.series
-            ratio = next(s for s in series if s.series == "information_ratio")
-            expected, last = ratio.expected_live, ratio.weeks[-1] if ratio.weeks else None
+            answer = self.expectation(view, ExpectationQuery()).data
+            ratio = next(s for s in answer.series if s.series == "information_ratio")
+            expected, last = (
+                shrinkage.expected_levels(answer).information_ratio,
+                ratio.weeks[-1] if ratio.weeks else None,
+            )
             if ratio.withheld_reason:
                 reasons.append(f"expectation: {ratio.withheld_reason}")
         watched = self.monitoring(view, q).data if allowed(MONITORING_ROUTE, "CUSUM") else None
@@ -1082,6 +1117,9 @@ class Reading(BuildAnswers):
                 if chart.withheld_reason:
                     reasons.append(f"{chart.series}: {chart.withheld_reason}")
         alarms = [] if watched is None else [day for chart in watched.charts for day in chart.alarms]
+        signals = self._health_signals(view, q, seen, watched, allowed)
+        design = self.policy.chart()
+        said = approved_health.verdict(signals, design.arl1, design.ir_fall)
         mmc_mean = crowded = None
         if allowed(MMC_ROUTE, "mmc"):
             try:
@@ -1096,7 +1134,7 @@ class Reading(BuildAnswers):
             sessions_since_approval=sessions,
             live_weeks=None if returns is None else returns.live_weeks,
             live_information_ratio=live_ir,
-            expected_live=expected,
+            expected_live_information_ratio=expected,
             live_to_date=None if last is None else last.live_to_date,
             predictive_lower=None if last is None else last.predictive_lower,
             predictive_upper=None if last is None else last.predictive_upper,
@@ -1112,8 +1150,44 @@ class Reading(BuildAnswers):
             ),
             mmc_mean=mmc_mean,
             correlation_to_combined_mean=crowded,
+            signals=signals,
+            verdict=said[0],
+            verdict_reason=said[1],
             withheld_reason="; ".join(reasons) or None,
         )
+
+    def _health_signals(
+        self,
+        view: BuildView,
+        q: LiveQuery,
+        seen: Live | None,
+        watched: Monitoring | None,
+        allowed: Callable[[str, str], bool],
+    ) -> list[approved_health_body.HealthSignal]:
+        """Every signal "is it still working?" is answered from, each its route's answer in this
+        reader's scope (`analytics.approved_health`): the live checks, the consistency test, the
+        CUSUM charts."""
+        signals = []
+        if allowed(CHECKS_ROUTE, "live checks"):
+            found = self.checks(view, ChecksQuery(book=q.book), only=frozenset(LIVE_CHECKS)).data
+            signals += [approved_health.check_signal(c) for c in found.checks if c.id in LIVE_CHECKS]
+        else:
+            why = f"access_limited: served by {CHECKS_ROUTE}, which this key may not call"
+            signals += [approved_health.unmeasured_signal(name, why) for name in LIVE_CHECKS]  # type: ignore[arg-type]
+        if seen is None:
+            why = f"access_limited: served by {LIVE_ROUTE}, which this key may not call"
+            signals.append(approved_health.unmeasured_signal("consistency", why))
+        else:
+            signals.append(approved_health.consistency_signal(seen.consistency))
+        if watched is None:
+            why = f"access_limited: served by {MONITORING_ROUTE}, which this key may not call"
+            signals += [
+                approved_health.unmeasured_signal("book_return_cusum", why),
+                approved_health.unmeasured_signal("ic_cusum", why),
+            ]
+        else:
+            signals += [approved_health.chart_signal(c) for c in watched.charts]
+        return signals
 
     def combine(self, q: CombineQuery) -> Answer[Combined]:
         window: Window = (q.start, q.end)

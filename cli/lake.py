@@ -316,12 +316,23 @@ def print_steps(reports: Sequence[StepReport]) -> int:
 
 def run_gc(args: argparse.Namespace) -> int:
     from pipeline.lake_upkeep import garbage
-    from pipeline.publish import finish_interrupted_publishes
+    from pipeline.publish import finish_interrupted_publishes, interrupted_publishes
 
     lake_root = args.lake or default_lake()
     if args.apply:
         for alpha in finish_interrupted_publishes(lake_root):
             print(f"finished  the interrupted publish of {alpha}: the catalogue serves its pointer's build")
+    else:  # the dry run says what --apply would finish (issue 81, item 9)
+        for intent, switched in interrupted_publishes(lake_root):
+            what = (
+                "--apply finishes it: the catalogue then serves its pointer's build"
+                if switched
+                else "its pointer was never switched: --apply drops it (its build folder is garbage)"
+            )
+            print(
+                f"interrupted  the publish of {intent.alpha_id} (build {intent.build_id}, started "
+                f"{intent.started_at}): {what}"
+            )
     found = garbage(lake_root, delete=args.apply)
     verb = "deleted" if args.apply else "garbage"
     for path in found:

@@ -25,6 +25,9 @@ which the new publish reads after taking the lock.
 from __future__ import annotations
 
 import json
+import math
+import os
+import socket
 import threading
 import time
 import uuid
@@ -57,6 +60,8 @@ class Intent:
     state: str  # writing | switched
     started_at: str
     expires_at: float
+    host: str = ""  # the holder's host name and process id: its liveness, checked on this host
+    pid: int = 0
 
     def document(self) -> dict[str, Any]:
         return {
@@ -66,6 +71,8 @@ class Intent:
             "state": self.state,
             "started_at": self.started_at,
             "expires_at": self.expires_at,
+            "host": self.host,
+            "pid": self.pid,
         }
 
     @staticmethod
@@ -79,9 +86,25 @@ class Intent:
                 str(found["state"]),
                 str(found["started_at"]),
                 float(found["expires_at"]),
+                str(found.get("host", "")),  # an intent written before issue 81 names no holder
+                int(found.get("pid", 0)),
             )
         except (ValueError, KeyError, TypeError):
             return None
+
+
+def holder_alive(intent: Intent) -> bool | None:
+    """Whether the process holding `intent` still runs: checked when it runs on this host (its pid,
+    signal 0), None when it cannot be told (another host, or an intent that names no holder)."""
+    if not intent.pid or intent.host != socket.gethostname():
+        return None
+    try:
+        os.kill(intent.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it runs, as another user
+    return True
 
 
 class PublishBusy(Exception):
@@ -89,8 +112,20 @@ class PublishBusy(Exception):
 
     def __init__(self, holder: Intent | None) -> None:
         self.holder = holder
-        who = "another publish" if holder is None else f"build {holder.build_id}, started {holder.started_at}"
-        super().__init__(f"another publish of this alpha is running ({who})")
+        if holder is None:
+            message = "another publish of this alpha is running"
+        else:
+            left = max(0, math.ceil(holder.expires_at - time.time()))
+            who = f"build {holder.build_id}, started {holder.started_at}"
+            if holder_alive(holder):
+                message = f"another publish of this alpha is running ({who}; pid {holder.pid} on this host)"
+            else:
+                where = "another host" if holder.pid else "a holder this lock does not name"
+                message = (
+                    f"another publish of this alpha holds its lock ({who}, on {where}: possibly dead); "
+                    f"its lease expires within {left} s unless it is renewed: run again then"
+                )
+        super().__init__(message)
 
 
 def read_intent(storage: Storage, path: str) -> Intent | None:
@@ -153,15 +188,18 @@ def hold(storage: Storage, root: str, alpha_id: str, build_id: str) -> Iterator[
         "writing",
         clock.now().isoformat(timespec="seconds"),
         time.time() + LOCK_SECONDS,
+        socket.gethostname(),
+        os.getpid(),
     )
     payload = json.dumps(intent.document()).encode()
     try:
         storage.create_exclusive(path, payload)
     except FileExistsError:
         holder = read_intent(storage, path)
-        if holder is not None and holder.expires_at > time.time():
+        if holder is not None and holder.expires_at > time.time() and holder_alive(holder) is not False:
             raise PublishBusy(holder) from None
-        # Expired (its publisher was killed) or unreadable: break it, once.
+        # Expired, held by a process of this host that no longer runs (its publisher was killed:
+        # it can renew nothing, nor switch a pointer), or unreadable: break it, once.
         again = read_intent(storage, path)
         if again is not None and holder is not None and again.token != holder.token:
             raise PublishBusy(again) from None
@@ -183,7 +221,8 @@ def hold(storage: Storage, root: str, alpha_id: str, build_id: str) -> Iterator[
 
 
 def interrupted(storage: Storage, root: str, now: float | None = None) -> list[Intent]:
-    """The intents whose publish stopped renewing them (killed), oldest first: each to finish."""
+    """The intents whose publish stopped renewing them or whose process no longer runs on this host
+    (killed), oldest first: each to finish."""
     now = time.time() if now is None else now
     found = []
     folder = publishing_dir(root)
@@ -191,7 +230,7 @@ def interrupted(storage: Storage, root: str, now: float | None = None) -> list[I
         if not name.endswith(".json") or name.startswith("."):
             continue
         intent = read_intent(storage, layout.join(folder, name))
-        if intent is not None and intent.expires_at <= now:
+        if intent is not None and (intent.expires_at <= now or holder_alive(intent) is False):
             found.append(intent)
     return sorted(found, key=lambda i: i.started_at)
 

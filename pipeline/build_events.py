@@ -40,6 +40,7 @@ import pyarrow.compute as pc
 from alpha_results_seal.printable import bounded
 from analytics.figures import Figures
 from analytics.policy import Policy, load_policy
+from analytics.reading import Reading
 from analytics.restatements import restated_of
 from datasets import clock
 from datasets.reader import BuildView
@@ -54,7 +55,7 @@ from schemas.bodies.events import BUILD_REFUSED as REFUSED
 from schemas.bodies.events import CHECKS_CHANGED, DECAY, PUBLISHED, REPUBLISHED
 from schemas.bodies.monitoring import Monitoring
 from schemas.checks import LIVE_CHECKS
-from schemas.query import ApprovedHealthQuery, LiveQuery
+from schemas.query import ApprovedHealthQuery, ExpectationQuery, LiveQuery
 
 BUILDS = (PUBLISHED, REPUBLISHED)
 """The events that name a build: the last one of an alpha is what the next build is compared with."""
@@ -230,9 +231,19 @@ def watched_alarm(
     watched = reading.monitoring(view, q).data
     if not watched.live:
         return None
-    calibration = reading.decay(view, q).data.live_haircut.calibration
-    basis = "catalogue" if calibration == "catalogue" else "literature"
-    return alarm_event(watched, view.build_id, basis, log.every(view.alpha_id, ALARM))
+    return alarm_event(
+        watched, view.build_id, expectation_basis(reading, view), log.every(view.alpha_id, ALARM)
+    )
+
+
+def expectation_basis(reading: Reading, view: BuildView) -> str:
+    """Where the expected live level of `view`'s alpha comes from, as the events say it: catalogue
+    when other alphas made it (its backtest shrunk toward its group, or the haircut calibrated on
+    the approved alphas: `/analytics/expectation`, the one expected live level), else literature
+    (its own backtest cut by the literature's haircut)."""
+    answer = reading.expectation(view, ExpectationQuery()).data
+    shrunk = any(series.shrinkage == "empirical_bayes" for series in answer.series)
+    return "catalogue" if shrunk or answer.live_haircut.calibration == "catalogue" else "literature"
 
 
 def iso_week(moment: dt.datetime) -> str:
@@ -266,10 +277,9 @@ def health_digest(
         if row is None:
             continue  # not published: nothing to digest
         view = figures.build(alpha)
-        calibration = reading.decay(view, LiveQuery(book=answer.book)).data.live_haircut.calibration
         data = {
             "week": week,
-            "expectation_basis": "catalogue" if calibration == "catalogue" else "literature",
+            "expectation_basis": expectation_basis(reading, view),
             "build_id": view.build_id,
             "book": answer.book,
             "arl0_weeks": answer.arl0_weeks,

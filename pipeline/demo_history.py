@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from alpha_results_seal.demo.corpus import BENCHMARK_SEAL, write_benchmark_seal,
 from alpha_results_seal.demo.history import Decision, History, Run, benchmark_sealed, history, sealed
 from alpha_results_seal.demo.market import Market, simulate_market
 from alpha_results_seal.rules import SealRejected
-from datasets import clock
+from datasets import clock, layout, retention
 from pipeline import operator_decisions
 from pipeline.build_events import record_run_events
 from pipeline.publish import Outcome, publish_seal
@@ -34,7 +35,9 @@ from records.promotions import Action
 from records.store import Records, open_records
 
 EVENTS_RETENTION_DAYS = 36_500
-"""The demo's events are dated on its simulated clock, years ago: kept (docs/events.md, "Retention")."""
+"""The demo's events are dated on its simulated clock, years ago: kept while it plays, then pinned
+(`DEMO_PIN`; docs/events.md, "Retention")."""
+DEMO_PIN = "the demo's history, dated on its simulated clock"
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,13 @@ def play(
                         report(f"{at:%Y-%m-%d %H:%M} {_decide(step, records, lake, policy_file)}")
                         decisions += 1
                     floor = clock.now()
+        # Its events are dated on the simulated clock, years before a later build's wall clock:
+        # pinned, so the first user build's retention keeps the demo's history (docs/events.md).
+        records.events.pin(DEMO_PIN)
+        # The builds its runs superseded are garbage once no reader can be on them (a gc ten minutes
+        # later would find them): no one reads the lake while it plays, so they go now and the
+        # demo's lake holds no garbage after its first serve (issue 81, item 9).
+        retention.collect_lake(lake, now=time.time() + layout.BUILD_RETENTION_SECONDS + 1.0)
     finally:
         records.close()
     return Played(outcomes, decisions)

@@ -237,12 +237,24 @@ def finish_interrupted(lake_root: str, indexed: bool = True) -> list[str]:
         return []
     storage = Storage(lake_root)
     alphas = []
-    for intent in publish_lock.interrupted(storage, lake_root):
-        pointer = catalog.read_json(storage, layout.alpha_pointer(lake_root, intent.alpha_id))
-        if pointer is not None and pointer.get("build_id") == intent.build_id:
-            alphas.append(intent.alpha_id)  # switched: committed by the caller's record
+    for intent, switched in interrupted_publishes(lake_root):
+        if switched:
+            alphas.append(intent.alpha_id)  # committed by the caller's record
         publish_lock.clear(storage, lake_root, intent)
     return alphas
+
+
+def interrupted_publishes(lake_root: str) -> list[tuple[publish_lock.Intent, bool]]:
+    """Every publish killed before the catalogue committed it (`datasets.publish_lock.interrupted`),
+    each with whether its pointer was switched to its build (then the next commit serves it; else
+    the intent is dropped and its folder is garbage). Read only: what `lake gc` lists without
+    `--apply`, and what `finish_interrupted` finishes."""
+    storage = Storage(lake_root)
+    found = []
+    for intent in publish_lock.interrupted(storage, lake_root):
+        pointer = catalog.read_json(storage, layout.alpha_pointer(lake_root, intent.alpha_id))
+        found.append((intent, pointer is not None and pointer.get("build_id") == intent.build_id))
+    return found
 
 
 def finish_interrupted_publishes(lake_root: str) -> list[str]:

@@ -283,6 +283,14 @@ class EventLog:
         rows, _ = self._database.execute(sql, params)
         return int(rows[0][0])
 
+    def pin(self, reason: str) -> int:
+        """Keep every event recorded so far from the retention, for `reason` (the demo's history:
+        its events are dated on its simulated clock, years before the wall clock a later build
+        purges by); the id pinned through."""
+        through = self.last_id()
+        self._database.execute("INSERT INTO event_pins (through_id, reason) VALUES (?, ?)", (through, reason))
+        return through
+
     def last_id(self) -> int:
         """The id of the newest event (0: none): where a stream that starts now begins."""
         rows, _ = self._database.execute("SELECT coalesce(max(id), 0) FROM events")
@@ -300,6 +308,8 @@ class EventLog:
         `keep_latest_each` (its last weekly digest) and every event of
         `keep_all_of` (the audit trail: decisions, nominations, restatements); how many went."""
         sql, params = "DELETE FROM events WHERE created_at < ?", [stored_time(before)]
+        # Pinned events (`pin`: the demo's history) are never the retention's.
+        sql += " AND id > (SELECT coalesce(max(through_id), 0) FROM event_pins)"
         if keep_all_of:
             sql += f" AND type NOT IN ({', '.join('?' * len(keep_all_of))})"
             params += list(keep_all_of)

@@ -57,6 +57,14 @@ def records_schema(dialect: Dialect) -> tuple[str, ...]:
         """,
         "CREATE INDEX IF NOT EXISTS events_by_alpha ON events (alpha_id, id)",
         "CREATE INDEX IF NOT EXISTS events_by_time ON events (created_at)",
+        # Events the retention never deletes (records.events.EventLog.pin): every event up to
+        # `through_id`, and why (the demo's history, dated on its simulated clock: docs/events.md).
+        """
+        CREATE TABLE IF NOT EXISTS event_pins (
+            through_id INTEGER NOT NULL,
+            reason TEXT NOT NULL
+        )
+        """,
         # One secret of the deployment, made when the tables are (records.cursors): every process
         # that shares the database reads the same, so a cursor one worker wrote another reads.
         """

@@ -190,8 +190,10 @@ CHECKS: tuple[Check, ...] = (
     _check(
         "yearly_consistency",
         "portfolio.ledger",
-        "share of the window's calendar years whose compounded return prod(1 + r) - 1 is above 0, over the "
-        f"years with at least {MIN_YEAR_SESSIONS} sessions of the book",
+        "share of the window's calendar years whose compounded return prod(1 + r) - 1 is above 0, each year "
+        "weighed by how much of a year it holds (its sessions over the sessions a year of the run's calendar, at "
+        f"most 1: a partial year never counts as a full one), over the years with at least {MIN_YEAR_SESSIONS} "
+        "sessions of the book",
         "the share of the window's calendar years in which the book made money ({positive} of {years})",
         min=(0.6, "min_yearly_consistency"),
         values=(0, 1),

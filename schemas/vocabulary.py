@@ -1704,7 +1704,17 @@ TERMS: tuple[Term, ...] = (
     Term(
         "expected_live_information_ratio",
         "Expected live information ratio",
-        "/analytics/decay: the ex-ante expected information ratio of the book live, backtest_information_ratio times the retention (1 - the haircut) calibrated on the catalogue's approved alphas the key may read, or the literature's (McLean and Pontiff 2016: 26% lower out of sample) below 5 of them; not measurable when the backtest information ratio is not positive",
+        "The one ex-ante expected information ratio of the alpha's long_short book live (issue 81, item 4; analytics.expectation.expected_levels): /analytics/expectation's information_ratio series expected_live, the backtest information ratio shrunk toward its trial family's (else the catalogue's) mean by empirical Bayes, times the retention /analytics/decay calibrates (a posterior not above 0 kept as it is); the level the CUSUM (/analytics/monitoring), the drawdown odds and the approved book's health expect",
+        "ratio",
+        basis="per year",
+        annualisation="annualised",
+        window=EXPECTED_WHOLE,
+        null=NOT_MEASURABLE,
+    ),
+    Term(
+        "haircut_information_ratio",
+        "Backtest information ratio after the haircut (not shrunk)",
+        "/analytics/decay: backtest_information_ratio times the retention (1 - the haircut) calibrated on the catalogue's approved alphas the key may read, or the literature's (McLean and Pontiff 2016: 26% lower out of sample) below 5 of them, the backtest not shrunk toward its group: what the haircut alone leaves, not the expected live information ratio (/analytics/expectation's); not measurable when the backtest information ratio is not positive",
         "ratio",
         basis="per year",
         annualisation="annualised",

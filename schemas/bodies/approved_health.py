@@ -14,28 +14,62 @@ from schemas.bodies.figures import figure
 from schemas.bodies.monitoring import ChartState
 
 DiscoveryBasis = Literal["deployment", "paper"]
+HealthVerdict = Literal["failing", "in_control", "not_measurable"]
+SignalName = Literal["live_information_ratio", "decay_ratio", "consistency", "book_return_cusum", "ic_cusum"]
+SignalState = Literal["pass", "fail", "not_measurable"]
 
-LIVE_ROUTE, EXPECTATION_ROUTE, MONITORING_ROUTE, MMC_ROUTE = (
+VERDICT_RULE = (
+    "failing when any signal the tear sheet reads fails: a live check of /analytics/checks (live_information_ratio, "
+    "decay_ratio) fails the policy, the live part is inconsistent with the backtest (/analytics/live consistency: "
+    "its PSR below its level), or a CUSUM chart of /analytics/monitoring (book return, IC) is in alarm; in_control "
+    "when none fails and at least one is measured (a CUSUM in control sees a fall only after arl1_weeks on "
+    "average); not_measurable when none is measured"
+)
+"""The one rule of a row's verdict (`analytics.approved_health.verdict` applies it; issue 81, item 5)."""
+
+LIVE_ROUTE, EXPECTATION_ROUTE, MONITORING_ROUTE, MMC_ROUTE, CHECKS_ROUTE = (
     "analytics.live",
     "analytics.expectation",
     "analytics.monitoring",
     "analytics.mmc",
+    "analytics.checks",
 )
+VERDICT_FIELDS = ("signals", "verdict", "verdict_reason")
+"""A row's verdict and its signals: made of the live checks, /analytics/live and /analytics/monitoring."""
 FROM_ROUTES: dict[str, tuple[str, ...]] = {
-    LIVE_ROUTE: ("sessions_since_approval", "live_information_ratio", "false_discovery_probability"),
+    CHECKS_ROUTE: VERDICT_FIELDS,
+    LIVE_ROUTE: (
+        "sessions_since_approval",
+        "live_information_ratio",
+        "false_discovery_probability",
+        *VERDICT_FIELDS,
+    ),
     EXPECTATION_ROUTE: (
-        "expected_live",
+        "expected_live_information_ratio",
         "live_to_date",
         "predictive_lower",
         "predictive_upper",
         "percentile",
     ),
-    MONITORING_ROUTE: ("live_weeks", "cusum_state", "ic_cusum_state", "cusum_statistic", "last_alarm"),
+    MONITORING_ROUTE: (
+        "live_weeks",
+        "cusum_state",
+        "ic_cusum_state",
+        "cusum_statistic",
+        "last_alarm",
+        *VERDICT_FIELDS,
+    ),
     MMC_ROUTE: ("mmc_mean", "correlation_to_combined_mean"),
 }
 """The route each figure of a row is that route's answer of: a key that may not call it gets the
 figures null (`Reading.approved_health`, and an `alpha.health` as delivered)."""
-FROM_CROSS_SECTIONS = ("ic_cusum_state", "last_alarm", "mmc_mean", "correlation_to_combined_mean")
+FROM_CROSS_SECTIONS = (
+    "ic_cusum_state",
+    "last_alarm",
+    "mmc_mean",
+    "correlation_to_combined_mean",
+    *VERDICT_FIELDS,
+)
 """The figures of a row built from the cross-sections (the IC chart, the scores)."""
 
 
@@ -75,6 +109,35 @@ class FalseDiscoveryPrior(Body, kw_only=True, frozen=True):
     ]
 
 
+class HealthSignal(Body, kw_only=True, frozen=True):
+    """One signal of "is it still working?", as the route that serves it answers."""
+
+    signal: Annotated[
+        SignalName,
+        figure(
+            "live_information_ratio, decay_ratio: the live checks of /analytics/checks (the book at its approval); "
+            "consistency: /analytics/live's consistency test; book_return_cusum, ic_cusum: /analytics/monitoring's charts"
+        ),
+    ]
+    state: Annotated[
+        SignalState,
+        figure(
+            "pass or fail (a check's verdict; consistent or inconsistent; in control or in alarm), not_measurable "
+            "with its reason"
+        ),
+    ]
+    value: Annotated[
+        float | None,
+        figure(
+            "The check's value, the consistency test's PSR, or the chart's CUSUM statistic after its last live week; "
+            "null when not measurable"
+        ),
+    ]
+    reason: Annotated[
+        str | None, figure("Why it fails or is not measurable (the route's words); null when it passes")
+    ]
+
+
 class AlphaHealth(Body, kw_only=True, frozen=True):
     """One approved alpha."""
 
@@ -94,7 +157,7 @@ class AlphaHealth(Body, kw_only=True, frozen=True):
         float | None,
         figure("/analytics/live out_of_sample.information_ratio at the approval; null below 63 sessions"),
     ]
-    expected_live: Annotated[
+    expected_live_information_ratio: Annotated[
         float | None,
         figure(
             "/analytics/expectation's expected live information ratio: its backtest's shrunk toward its family's "
@@ -141,6 +204,17 @@ class AlphaHealth(Body, kw_only=True, frozen=True):
             "/analytics/mmc correlation_to_combined_mean, whole history: how crowded its scores are with the others'"
         ),
     ]
+    signals: Annotated[
+        list[HealthSignal] | None,
+        figure(
+            "Every signal the verdict is made of, in the order of SignalName; null for an event's reader that may "
+            "not read one of them"
+        ),
+    ]
+    verdict: Annotated[HealthVerdict | None, figure(f"Is it still working? The one verdict: {VERDICT_RULE}")]
+    verdict_reason: Annotated[
+        str | None, figure("The verdict in words: the signals that fail, or what in_control rests on")
+    ]
     withheld_reason: Annotated[
         str | None,
         figure("Why some of its figures are null for this key (a route or a kind it may not read)"),
@@ -153,10 +227,19 @@ class ApprovedHealth(Body, kw_only=True, frozen=True):
     book: Annotated[str, figure("The book watched")]
     approved_count: Annotated[int, figure("The approved alphas in force the key may read")]
     alarm_count: Annotated[int, figure("Of those, how many have a chart in alarm")]
+    failing_count: Annotated[int, figure("Of those, how many the verdict calls failing (verdict_rule)")]
+    verdict_rule: Annotated[str, figure("The one rule each row's verdict follows")] = VERDICT_RULE
     ir_fall_detected: Annotated[
         float, figure("The fall the charts are designed to detect (the operator's policy)")
     ]
     arl0_weeks: Annotated[float, figure("The charts' in-control average run length (the operator's policy)")]
+    arl1_weeks: Annotated[
+        float,
+        figure(
+            "The detection delay: the expected weeks a chart takes to alarm once the information ratio has fallen by "
+            "ir_fall_detected (Siegmund's approximation, as /analytics/monitoring arl1_weeks)"
+        ),
+    ]
     false_alarm_probability_per_year: Annotated[
         float, figure("The probability that one unchanged alpha's chart alarms within a year")
     ]
@@ -171,5 +254,6 @@ class ApprovedHealth(Body, kw_only=True, frozen=True):
         FalseDiscoveryPrior, figure("What the false-discovery probabilities are computed with")
     ]
     alphas: Annotated[
-        list[AlphaHealth], figure("Every approved alpha in force the key may read, alarms first, then by id")
+        list[AlphaHealth],
+        figure("Every approved alpha in force the key may read, failing first, then in alarm, then by id"),
     ]

@@ -209,12 +209,13 @@ class Decay(Body, kw_only=True, frozen=True):
             keys=PER_YEAR,
         ),
     ]
-    expected_live_information_ratio: Annotated[
+    haircut_information_ratio: Annotated[
         AnalyticsStat,
         figure(
-            "Ex-ante expected information ratio of the book live: its backtest information ratio less the haircut "
-            "(calibration says from where); not measurable with either, or when the backtest information ratio is not "
-            "positive (the haircut is calibrated on positive backtests)",
+            "The book's backtest information ratio less the haircut, not shrunk toward its group: what the haircut "
+            "alone leaves (calibration says from where); not the expected live information ratio, which is "
+            "/analytics/expectation's (shrunk, then cut: issue 81, item 4). Not measurable with either, or when the "
+            "backtest information ratio is not positive (the haircut is calibrated on positive backtests)",
             "backtest_information_ratio * live_haircut.retention",
             source=BOOK_LEDGER + ", " + CALIBRATION_SOURCE,
             keys=PER_YEAR,

@@ -129,7 +129,9 @@ class DrawdownOdds(Body, kw_only=True, frozen=True):
     horizon_weeks: Annotated[int, figure("h: the weeks after the split the odds and the cone cover")]
     expected_live_information_ratio: Annotated[
         float | None,
-        figure("/analytics/decay's expected live information ratio at the same split: the level simulated"),
+        figure(
+            "The expected live information ratio at the same split (/analytics/expectation's information_ratio expected_live): the level simulated"
+        ),
     ]
     expected_weekly_return: Annotated[
         float | None,

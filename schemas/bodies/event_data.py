@@ -19,7 +19,7 @@ from typing import Annotated, Any, ClassVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from schemas.bodies.approved_health import FROM_CROSS_SECTIONS, FROM_ROUTES
+from schemas.bodies.approved_health import FROM_CROSS_SECTIONS, FROM_ROUTES, VERDICT_FIELDS
 from schemas.bodies.base import Body
 from schemas.bodies.formats import doc
 
@@ -212,9 +212,10 @@ class Alarm(EventData, kw_only=True, frozen=True):
     expectation_basis: Annotated[
         str,
         doc(
-            "Where the expected level comes from: literature (the haircut of McLean and Pontiff) or catalogue "
-            "(calibrated on the other approved alphas: the charts' figures are withheld from a key that does not "
-            "read every alpha)."
+            "Where the expected level (/analytics/expectation's expected live information ratio) comes from: "
+            "literature (its own backtest, not shrunk, cut by the haircut of McLean and Pontiff) or catalogue (shrunk "
+            "toward other alphas, or calibrated on the other approved alphas: the charts' figures are withheld from a "
+            "key that does not read every alpha)."
         ),
     ]
     charts: Annotated[
@@ -233,7 +234,7 @@ class Health(EventData, kw_only=True, frozen=True):
         "false_discovery_probability",
         "mmc_mean",
         "correlation_to_combined_mean",
-        "expected_live",
+        "expected_live_information_ratio",
         "predictive_lower",
         "predictive_upper",
         "percentile",
@@ -242,7 +243,13 @@ class Health(EventData, kw_only=True, frozen=True):
     alphas, the approved alphas combined, the family the expectation is shrunk toward): null for a
     key that does not read every alpha, whose own /v1/analytics/approved_health computes them over
     the alphas it may read."""
-    calibrated: ClassVar[tuple[str, ...]] = ("cusum_state", "ic_cusum_state", "cusum_statistic", "last_alarm")
+    calibrated: ClassVar[tuple[str, ...]] = (
+        "cusum_state",
+        "ic_cusum_state",
+        "cusum_statistic",
+        "last_alarm",
+        *VERDICT_FIELDS,
+    )
     """The figures of `health` that follow the CUSUM's expected level: over other alphas when it was
     calibrated on the catalogue (`expectation_basis`), withheld then as `over_catalogue`."""
     from_routes: ClassVar[dict[str, tuple[str, ...]]] = FROM_ROUTES

@@ -15,7 +15,7 @@ from schemas.bodies.live import SplitDate, SplitFrom
 
 MonitoredSeries = Literal["book_return", "ic"]
 ChartState = Literal["in_control", "alarm", "not_measurable"]
-ExpectedLevelBasis = Literal["decay", "backtest"]
+ExpectedLevelBasis = Literal["expectation"]
 WEEK_RULE = (
     "a week is a calendar week (Monday to Sunday) of the book's sessions, dated by its last session; the live "
     "weeks are those whose sessions all follow the split"
@@ -97,9 +97,17 @@ class Monitoring(Body, kw_only=True, frozen=True):
     expected_level_basis: Annotated[
         ExpectedLevelBasis | None,
         figure(
-            "Where the charts' expected levels come from: decay (/analytics/decay's expected live information ratio "
-            "and its retention); backtest (the backtest's information ratio is not positive, so decay calibrates no "
-            "haircut: its own level, kept whole, the IC's backtest mean likewise); null when there is none"
+            "Where the charts' expected levels come from: expectation (/analytics/expectation's expected_live of "
+            "each series at the same split: the one expected live information ratio and mean weekly IC, shrunk "
+            "toward the alpha's group then cut by /analytics/decay's retention; issue 81, item 4); null when neither "
+            "is measurable (a book other than long_short has none)"
+        ),
+    ]
+    expected_live_information_ratio: Annotated[
+        float | None,
+        figure(
+            "The expected live information ratio the book_return chart's level is made from (/analytics/expectation's "
+            "information_ratio expected_live at the same split); null when not measurable (the chart says why)"
         ),
     ]
     week_rule: Annotated[str, figure("What a week is")] = WEEK_RULE

@@ -201,7 +201,7 @@ _SCOPES: dict[str, tuple[str, str]] = {
         "the backtest: the book's sessions on or before split_date (decay takes no from/to)",
         "overall",
     ),
-    "decay.expected_live_information_ratio": (
+    "decay.haircut_information_ratio": (
         "the backtest (sessions on or before split_date) times the calibration's retention",
         "overall",
     ),

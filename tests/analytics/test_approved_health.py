@@ -89,7 +89,7 @@ def test_each_row_is_its_alpha_s_own_answers(api: Api) -> None:
         live_ir = live["out_of_sample"]["information_ratio"]["value"] if sessions >= 63 else None
         assert close(row["live_information_ratio"], live_ir)
         [ratio] = [s for s in expectation["series"] if s["series"] == "information_ratio"]
-        assert close(row["expected_live"], ratio["expected_live"])
+        assert close(row["expected_live_information_ratio"], ratio["expected_live"])
         last = ratio["weeks"][-1]
         for name in ("live_to_date", "predictive_lower", "predictive_upper", "percentile"):
             assert close(row[name], last[name]), name
@@ -115,7 +115,7 @@ def test_each_row_is_its_alpha_s_own_answers(api: Api) -> None:
         )
     # value_composite_legacy decays: its live ratio sits in the low tail of what was expected.
     legacy = next(row for row in data["alphas"] if row["alpha"] == "value_composite_legacy")
-    assert legacy["live_information_ratio"] < 0 < legacy["expected_live"]
+    assert legacy["live_information_ratio"] < 0 < legacy["expected_live_information_ratio"]
     assert legacy["percentile"] < 20  # 11.5: below the median, inside the 90% interval after 24 weeks
 
 
@@ -170,5 +170,5 @@ def test_a_row_shows_nothing_its_routes_would_not(demo_lake: Path) -> None:
         assert row["cusum_state"] == row["ic_cusum_state"] == "not_measurable"
         assert row["cusum_statistic"] is None and row["last_alarm"] is None and row["live_weeks"] is None
         assert "analytics.mmc" in row["withheld_reason"] and "analytics.monitoring" in row["withheld_reason"]
-        for kept in ("live_information_ratio", "expected_live", "percentile"):
+        for kept in ("live_information_ratio", "expected_live_information_ratio", "percentile"):
             assert close(row[kept], full[alpha][kept]), kept

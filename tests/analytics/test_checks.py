@@ -158,6 +158,7 @@ LOOSE = {
 }
 RECENT_SESSIONS = 504
 MIN_YEAR_SESSIONS = 20
+SESSIONS_A_YEAR = 252
 
 
 def toml_of(policy: dict[str, dict[str, float]]) -> str:
@@ -214,7 +215,12 @@ def yearly(ledger: pd.DataFrame) -> float | None:
     counted = [g for _, g in frame.groupby("year") if len(g) >= MIN_YEAR_SESSIONS]
     if not counted:
         return None
-    return sum(float(np.prod(1.0 + g["r"].to_numpy())) > 1.0 for g in counted) / len(counted)
+    # Issue 81, item 9: a partial year weighs its share of a year (its sessions over 252), never a whole one.
+    weights = [min(1.0, len(g) / SESSIONS_A_YEAR) for g in counted]
+    made = sum(
+        w for w, g in zip(weights, counted, strict=True) if float(np.prod(1.0 + g["r"].to_numpy())) > 1.0
+    )
+    return made / sum(weights)
 
 
 def largest_held(lake: ref.Lake, alpha: str, book: str, window: Window) -> tuple[float, str, str] | None:
@@ -901,10 +907,16 @@ def test_recent_and_yearly_figures_on_a_long_synthetic_history() -> None:
     assert tail.size == RECENT_SESSIONS and np.array_equal(tail, r[-RECENT_SESSIONS:])
     frame = pd.DataFrame({"r": r}, index=days)
     years = [g["r"] for _, g in frame.groupby(frame.index.year) if len(g) >= MIN_YEAR_SESSIONS]
-    expected = sum(float(np.prod(1.0 + y)) > 1.0 for y in years), len(years)
+    weights = [min(1.0, len(y) / SESSIONS_A_YEAR) for y in years]
+    expected = (
+        sum(w for w, y in zip(weights, years, strict=True) if float(np.prod(1.0 + y)) > 1.0),
+        sum(weights),
+    )
     day_numbers = ((days - pd.Timestamp("1970-01-01")).days).to_numpy(np.int32)
-    assert positive_years(day_numbers, r) == expected
-    assert expected[1] == 5  # 2019 .. 2023, the last with 29 sessions
+    assert positive_years(day_numbers, r) == pytest.approx(expected, rel=1e-12)
+    # 2019 .. 2023: 2019 from March (218 sessions) and 2023's 30 sessions weigh their share of a
+    # year, never a whole one (issue 81, item 9): 3 whole years and two partial ones.
+    assert len(years) == 5 and expected[1] == pytest.approx(3 + 218 / 252 + 30 / 252)
     stressed = stressed_returns(starting, ending, cost)
     assert np.allclose(stressed, ending / starting - 1.0 + cost / starting, rtol=1e-12, atol=0)
 

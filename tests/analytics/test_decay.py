@@ -398,10 +398,10 @@ def check_haircut(world: World, alpha: str, token: str, readable: list[str]) -> 
     assert (data["split_date"], data["split_origin"]) == (live["split_date"], live["split_origin"])
     backtest = live["in_sample"]["information_ratio"]["value"]
     assert data["backtest_information_ratio"]["value"] == backtest
-    expected = data["expected_live_information_ratio"]["value"]
+    expected = data["haircut_information_ratio"]["value"]
     assert close(expected, None if backtest is None or not backtest > 0 else backtest * want["retention"])
     if backtest is not None and not backtest > 0:
-        assert "not positive" in data["expected_live_information_ratio"]["withheld_reason"]
+        assert "not positive" in data["haircut_information_ratio"]["withheld_reason"]
     return str(want["calibration"])
 
 
@@ -497,7 +497,7 @@ def test_without_the_ledger_the_haircut_is_withheld(world: World) -> None:
         assert data["live_haircut"][name]["value"] is None
         assert data["live_haircut"][name]["withheld_reason"].startswith("access_limited")
     assert (data["live_haircut"]["calibration"], data["live_haircut"]["calibration_alphas"]) == (None, 0)
-    assert data["expected_live_information_ratio"]["value"] is None
+    assert data["haircut_information_ratio"]["value"] is None
     assert data["backtest_information_ratio"]["value"] is None
     assert (
         data["ic_decay"]["decay_rate"]["value"]
@@ -514,7 +514,7 @@ def test_without_the_cross_sections_the_ic_decay_is_withheld(world: World) -> No
     assert all(p["mean_ic"] is None for p in data["ic_decay"]["term_structure"])
     full = decay(world, "momentum_12_1")["data"]
     assert data["live_haircut"] == full["live_haircut"]
-    assert data["expected_live_information_ratio"] == full["expected_live_information_ratio"]
+    assert data["haircut_information_ratio"] == full["haircut_information_ratio"]
 
 
 def test_a_split_what_if_moves_the_backtest(world: World) -> None:

@@ -115,6 +115,10 @@ def expected(lake: Lake, alpha: str, book: str, split: str) -> dict[str, Any]:
     if ledger is not None:
         parts = [ledger[ledger["date"] <= split], ledger[ledger["date"] > split]]
     ins, oos = part_of(parts[0], ics[0]), part_of(parts[1], ics[1])
+    if ledger is not None and oos["sessions"] < MIN_OOS:
+        # One rule for the live information ratio (issue 81, item 9): a quarter of sessions, as the
+        # decay ratio, the consistency test and the live check.
+        oos["information_ratio"] = None
     decay = consistency = None
     if ledger is not None and oos["sessions"] >= MIN_OOS:
         if ins["information_ratio"] and ins["information_ratio"] > 0 and oos["information_ratio"] is not None:
@@ -188,8 +192,11 @@ def test_a_short_live_part_is_not_measurable_and_says_why(api: Api, lake: Lake) 
     )
     assert data["consistency"]["verdict"] == "not_measurable"
     assert data["consistency"]["test"] == "probabilistic_sharpe_ratio"
-    # The part's own figures are still shown: ten sessions have an information ratio.
-    assert data["out_of_sample"]["information_ratio"]["status"] == "available"
+    # The live information ratio follows the same rule (issue 81, item 9: the live check's, the
+    # health page's); the part's other figures are still shown.
+    ir = data["out_of_sample"]["information_ratio"]
+    assert (ir["status"], ir["withheld_reason"]) == ("not_measurable", data["decay_ratio"]["withheld_reason"])
+    assert data["out_of_sample"]["max_drawdown_pct"]["status"] == "available"
 
 
 def first_publication_split(lake: Path, alpha: str) -> str:

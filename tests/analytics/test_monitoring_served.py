@@ -4,8 +4,9 @@ recomputed from the lake's Parquet files with pandas and a plain loop, against t
 - the book's weekly returns: the daily returns compounded by calendar week (pandas' `W-SUN`
   resample), the weeks after the split (the served `split_date`, which is /analytics/live's);
 - the IC's live weeks: those whose forward return is realised after the split (the next IC's date);
-- the expected levels: /analytics/decay's expected live information ratio over sqrt(52) times the
-  backtest's weekly standard deviation, and the backtest's mean IC times the same retention;
+- the expected levels (issue 81, item 4: the one expected live level): /analytics/expectation's
+  expected live information ratio over sqrt(52) times the backtest's weekly standard deviation, and
+  its expected live mean weekly IC;
 - the CUSUM, S = max(0, S - (x - mu0) / sigma - k), restarted at 0 after an alarm, a NaN skipped;
 - the chart's design from `analytics.monitoring.design()` (its run lengths are tested by simulation
   in tests/analytics/test_monitoring.py);
@@ -78,14 +79,14 @@ def test_each_chart_is_recomputed(api: Api, lake: Lake, alpha: str) -> None:
     assert answer["arl1_weeks"] == pytest.approx(chosen.arl1, rel=TOLERANCE)
     assert answer["split_date"] == decay["split_date"] and answer["split_origin"] == decay["split_origin"]
     assert answer["live"] is (answer["split_origin"] == "approval")
-    expected = decay["expected_live_information_ratio"]["value"]
-    backtest_ir = decay["backtest_information_ratio"]["value"]
-    retention = None if expected is None else expected / backtest_ir
-    basis = None if expected is None else "decay"
-    if expected is None and backtest_ir is not None and backtest_ir <= 0:
-        # No haircut on a backtest that is not positive: its own level, kept whole, is watched.
-        expected, retention, basis = backtest_ir, 1.0, "backtest"
-    assert answer["expected_level_basis"] == basis
+    # The one expected live level (issue 81, item 4): /analytics/expectation's expected_live of each series.
+    series = {s["series"]: s for s in api.ok(f"{base}/expectation")["data"]["series"]}
+    expected = series["information_ratio"]["expected_live"]
+    expected_ic = series["rebuilt_mean_ic"]["expected_live"]
+    assert answer["expected_live_information_ratio"] == expected
+    assert answer["expected_level_basis"] == (
+        None if expected is None and expected_ic is None else "expectation"
+    )
     returns, ic = chart(answer, "book_return"), chart(answer, "ic")
     if expected is None or answer["split_date"] is None:
         assert returns["state"] == "not_measurable" and returns["weeks"] == []
@@ -119,8 +120,8 @@ def test_each_chart_is_recomputed(api: Api, lake: Lake, alpha: str) -> None:
     in_sample = (realised <= pd.Timestamp(split)).to_numpy()
     values = weeks.to_numpy(float)
     ic_sd = float(np.nanstd(values[in_sample], ddof=1))
-    assert retention is not None
-    ic_mu0 = float(np.nanmean(values[in_sample])) * retention
+    assert expected_ic is not None
+    ic_mu0 = expected_ic
     assert close(ic["weekly_sd"], ic_sd) and close(ic["expected_weekly_mean"], ic_mu0)
     live_ic = values[~in_sample][: ic["live_weeks"]]
     check_path(ic, [None if math.isnan(v) else float(v) for v in live_ic], ic_mu0, ic_sd)

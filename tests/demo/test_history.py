@@ -158,3 +158,46 @@ def test_the_expected_live_information_ratio_is_calibrated_on_live_tracks_first_
     assert approved == {"momentum_12_1", "value_composite_legacy", "Test_planted_factor"}
     for row in approval_rows.to_pylist():
         assert row["live_approved_at"] is not None  # split at a recorded approval, never a date claimed
+
+
+def test_a_user_build_s_retention_keeps_the_demo_s_history(demo_records: Path, tmp_path: Path) -> None:
+    """Issue 81, item 9: the demo's events are dated on its simulated clock, years before the wall
+    clock; the first real build's retention (90 days by the wall clock: `pipeline.build_events.purge`,
+    what every build run that records events runs) deletes none of them, `alpha.decay` included,
+    while an event of a user's own older than the retention still goes."""
+    import shutil
+    import sqlite3
+
+    from pipeline.build_events import purge
+    from schemas.bodies.event_data import DECAY
+
+    copy = Path(shutil.copy(demo_records, tmp_path / "records.sqlite3"))
+
+    def listed() -> list[tuple[int, str]]:
+        with sqlite3.connect(copy) as db:
+            return [(int(i), str(t)) for i, t in db.execute("SELECT id, type FROM events ORDER BY id")]
+
+    demo = listed()
+    assert any(t == DECAY for _, t in demo), "the demo fires alpha.decay (docs/dashboard.md's walkthrough)"
+    url = f"sqlite:///{copy}"
+    now = dt.datetime.now(dt.UTC)
+    opened = open_records(url, create=False)
+    try:
+        for moment, build in ((now - dt.timedelta(days=400), "b"), (now, "c")):
+            opened.events.append("alpha.published", {"build_id": build}, alpha_id="user_alpha", now=moment)
+    finally:
+        opened.close()
+    assert purge(url, 90, now) == 1  # the user's own old event, not one of the demo's
+    assert listed()[: len(demo)] == demo
+
+
+def test_the_demo_s_lake_holds_no_garbage_after_its_play(demo_lake: Path) -> None:
+    """Issue 81, item 9: the builds the demo's runs superseded were garbage ten minutes after the
+    first serve (29 folders, 313 MB for `lake gc`); the play collects them at its end, so a gc at
+    any time after finds nothing."""
+    import time
+
+    from datasets import layout, retention
+
+    later = time.time() + layout.BUILD_RETENTION_SECONDS + 60.0
+    assert [g.path for g in retention.lake_garbage(str(demo_lake), now=later)] == []

@@ -186,13 +186,13 @@ def assert_regimes(page: Any, scope: str, regimes: dict[str, Any]) -> None:
 
 
 def assert_decay(page: Any, scope: str, decay: dict[str, Any]) -> None:
-    """Decay as served (issue 50, item 7): the expected live information ratio, the backtest's and
+    """Decay as served (issue 50, item 7): the backtest information ratio after the haircut, the backtest's and
     the haircut's figures, the calibration named as served, the fit's figures, and a bar per
     horizon with a mean IC, each the served value."""
     served = flat_entries(decay)
     haircut = entry_values(page, f"{scope} table.decay-haircut")
     assert set(haircut) == {
-        "expected_live_information_ratio",
+        "haircut_information_ratio",
         "backtest_information_ratio",
         "live_haircut.retention",
         "live_haircut.haircut",

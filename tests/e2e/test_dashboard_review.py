@@ -189,3 +189,151 @@ def test_the_alpha_page_and_the_tear_sheet_say_whether_it_still_works(
     page.locator("#page-decay").screenshot(path=str(shot))
     keep_artefact(shot)
     check_clean(site, visit)
+
+
+# -- issue 81: one answer per question, on every page ------------------------------------------------
+
+EXPECTED_MARKS = """
+() => [...document.querySelectorAll('[data-term="expected_live_information_ratio"][data-key]')].map((e) => ({
+    alpha: (e.closest('[data-alpha]') || {dataset: {}}).dataset.alpha || null,
+    value: e.dataset.value,
+}))
+"""
+LABELS = """
+() => [...document.querySelectorAll('[data-term="haircut_information_ratio"][data-label-of]')].map((e) => e.textContent)
+"""
+
+
+def expected_live_ir(site: Site, alpha: str) -> float | None:
+    series = site.api(f"/v1/alphas/{alpha}/analytics/expectation", site.keys.full).json()["data"]["series"]
+    value: float | None = next(s for s in series if s["series"] == "information_ratio")["expected_live"]
+    return value
+
+
+def test_one_expected_live_information_ratio_per_alpha_on_every_page(site: Site, tab: Any) -> None:
+    """Issue 81, item 4: every figure an alpha's page, its tear sheet and the health page mark as the
+    expected live information ratio is one number per alpha, /analytics/expectation's; decay's
+    backtest-times-retention is drawn under its own name."""
+    from tests.e2e.test_dashboard_vocabulary import settled_alpha_page
+
+    health = site.api("/v1/analytics/approved_health", site.keys.full).json()["data"]["alphas"]
+    approved = [row["alpha"] for row in health]
+    assert approved, "the demo's history approves alphas"
+    shown: dict[str, set[str]] = {}
+    for alpha in approved:
+        for fragment, settle in (
+            (f"#/alphas/{alpha}", settled_alpha_page),
+            (
+                f"#/alphas/{alpha}/tearsheet",
+                lambda p: p.wait_for_selector("#tearsheet .page-footer .page-number"),
+            ),
+        ):
+            visit = open_dashboard(site, tab, site.keys.full, fragment)
+            settle(visit.page)
+            visit.page.wait_for_selector("#monitoring-line")
+            marks = visit.page.evaluate(EXPECTED_MARKS)
+            assert marks, f"{fragment}: no expected live information ratio drawn"
+            shown.setdefault(alpha, set()).update(m["value"] for m in marks)
+            labels = visit.page.evaluate(LABELS)
+            assert labels and all("Expected live" not in label for label in labels), labels
+            check_clean(site, visit, allowed_statuses=(404, 422))
+            visit.page.close()
+    visit = open_dashboard(site, tab, site.keys.full, "#/")
+    shown_health(visit.page)
+    for mark in visit.page.evaluate(EXPECTED_MARKS):
+        assert mark["alpha"] in approved
+        shown[mark["alpha"]].add(mark["value"])
+    check_clean(site, visit)
+    for alpha in approved:
+        one = expected_live_ir(site, alpha)
+        assert one is not None
+        assert shown[alpha] == {str(one)} or {float(v) for v in shown[alpha]} == {one}, (
+            alpha,
+            shown[alpha],
+            one,
+        )
+
+
+def test_the_health_page_gives_one_verdict_from_every_signal(site: Site, tab: Any, tmp_path: Path) -> None:
+    """Issue 81, item 5: value_composite_legacy, whose live checks fail, is failing on the health page,
+    never "in control"; each row's verdict and signals are the route's; the detection delay is said."""
+    data = site.api("/v1/analytics/approved_health", site.keys.full).json()["data"]
+    visit = open_dashboard(site, tab, site.keys.full, "#/")
+    shown = shown_health(visit.page)
+    verdicts = visit.page.eval_on_selector_all(
+        "tr.health-alpha", "trs => trs.map(tr => [tr.dataset.alpha, tr.dataset.verdict])"
+    )
+    assert verdicts == [[row["alpha"], row["verdict"]] for row in data["alphas"]]
+    legacy = dict(verdicts)["value_composite_legacy"]
+    assert legacy == "failing"
+    cell = visit.page.inner_text("tr[data-alpha='value_composite_legacy'] td.health-verdict")
+    assert cell.startswith("FAILING") and "in control" not in cell.split("\n")[0]
+    signals = visit.page.eval_on_selector_all(
+        "tr[data-alpha='value_composite_legacy'] li[data-signal]",
+        "lis => lis.map(li => [li.dataset.signal, li.dataset.state])",
+    )
+    row = next(r for r in data["alphas"] if r["alpha"] == "value_composite_legacy")
+    assert signals == [[s["signal"], s["state"]] for s in row["signals"]]
+    assert ["live_information_ratio", "fail"] in signals
+    assert f"it takes {data['arl1_weeks']:.0f} weeks on average to see that fall" in shown["text"]
+    assert f"{data['failing_count']} failing" in shown["status"]
+    keep_screenshot(visit.page, tmp_path, "health-verdict.png")
+    check_clean(site, visit)
+
+
+def test_a_retired_alpha_keeps_its_decision_history(site: Site, tab: Any, tmp_path: Path) -> None:
+    """Issue 81, item 6: a retired alpha's page and its tear sheet's first page show every decision,
+    oldest first: the approval with its date, when it was recorded and its override, then the
+    retirement, which ends the live part (what was published between the two)."""
+    alpha = "Test_planted_factor"  # approved, then retired in the demo's history
+    data = site.api(f"/v1/alphas/{alpha}/promotions", site.keys.full).json()["data"]
+    decisions = data["decisions"]
+    assert data["standing"] == "retired" and [d["action"] for d in decisions][-2:] == ["approved", "retired"]
+    approval, retirement = decisions[-2], decisions[-1]
+    for fragment, where in (
+        (f"#/alphas/{alpha}", "#live-standing-line"),
+        (f"#/alphas/{alpha}/tearsheet", "#decision-summary tr[data-summary='standing']"),
+    ):
+        visit = open_dashboard(site, tab, site.keys.full, fragment)
+        visit.page.wait_for_selector(f"{where} .decision-history")
+        entries = visit.page.eval_on_selector_all(
+            f"{where} .decision-entry", "es => es.map(e => [e.dataset.action, e.dataset.asOf, e.textContent])"
+        )
+        assert [(a, d) for a, d, _ in entries] == [(d["action"], d["as_of"]) for d in decisions]
+        approved_text, retired_text = entries[-2][2], entries[-1][2]
+        assert f"Approved on {approval['as_of']} by {approval['decided_by']}" in approved_text
+        assert (
+            f"Recorded {approval['recorded_at']} (the live part starts with what was published after)."
+            in (approved_text)
+        )
+        override = approval["snapshot"].get("override")
+        if override:
+            assert f"the override given: “{override}”" in approved_text
+        assert f"Retired on {retirement['as_of']} by {retirement['decided_by']}" in retired_text
+        assert "the live part starts" not in retired_text
+        assert (
+            f"Recorded {retirement['recorded_at']}: the live part ends here (it is what was published after "
+            f"the approval was recorded, {approval['recorded_at']}, up to this retirement)."
+        ) in retired_text
+        keep_screenshot(
+            visit.page, tmp_path, f"retired-history-{'sheet' if 'tearsheet' in fragment else 'page'}.png"
+        )
+        check_clean(site, visit, allowed_statuses=(404, 422))
+        visit.page.close()
+
+
+def test_a_never_approved_alpha_s_cusum_counts_weeks_after_its_split_not_live_weeks(
+    site: Site, tab: Any
+) -> None:
+    """Issue 81, item 9: the CUSUM panel of an alpha never approved says "weeks after the split"."""
+    data = site.api(f"/v1/alphas/{NOMINATED}/analytics/monitoring", site.keys.full, book="long_short").json()[
+        "data"
+    ]
+    assert data["live"] is False
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{NOMINATED}")
+    visit.page.wait_for_selector("#monitoring #monitoring-line", timeout=60_000)
+    line = visit.page.inner_text("#monitoring #monitoring-line")
+    assert "live weeks" not in line
+    if any(c["state"] != "not_measurable" for c in data["charts"]):
+        assert "weeks after the split" in line
+    check_clean(site, visit, allowed_statuses=(404, 422))

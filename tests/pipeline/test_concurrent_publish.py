@@ -14,6 +14,8 @@ from multiprocessing.synchronize import Event
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
 from pipeline.publish import content_id_for, publish_seal
@@ -231,3 +233,49 @@ def test_unnamed_build_folders_are_collected_unless_a_live_lease_covers_them(
     assert "killed_publish" not in names and "lease_expired" not in names
     assert "being_written" in names
     assert sorted(p.name for p in leases.iterdir()) == ["being_written.json"]
+
+
+def test_a_retry_after_a_killed_publish_on_this_host_is_not_told_it_is_running(tmp_path: Path) -> None:
+    """Issue 81, item 9: within its lease (30 s), a killed publish's lock named a dead build as
+    "running". The holder's liveness is checked (its pid, on this host): a dead holder's lock is
+    broken at once; a live one is "running" with its pid; one on another host "possibly dead"."""
+    import socket
+
+    from datasets import publish_lock
+
+    root = str(tmp_path / "lake")
+    storage = Storage(root)
+    ended = subprocess.Popen(["true"])  # a process that ran and ended: its pid no longer runs
+    ended.wait()
+
+    def left(host: str, pid: int) -> None:
+        intent = {
+            "alpha_id": "a1",
+            "build_id": "killed-build",
+            "token": "t",
+            "state": "writing",
+            "started_at": "2026-01-01T00:00:00+00:00",
+            "expires_at": time.time() + 30,
+            "host": host,
+            "pid": pid,
+        }
+        (tmp_path / "lake" / "publishing").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "lake" / "publishing" / "a1.json").write_text(json.dumps(intent))
+
+    left(socket.gethostname(), ended.pid)
+    assert [i.build_id for i in publish_lock.interrupted(storage, root)] == ["killed-build"]
+    with publish_lock.hold(storage, root, "a1", "retry-build") as held:
+        assert held.intent.build_id == "retry-build" and held.intent.pid == os.getpid()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        left(socket.gethostname(), sleeper.pid)
+        with pytest.raises(publish_lock.PublishBusy, match=f"is running .*pid {sleeper.pid} on this host"):
+            with publish_lock.hold(storage, root, "a1", "retry-build"):
+                pass
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    left("another-host.example", 12345)
+    with pytest.raises(publish_lock.PublishBusy, match="possibly dead.*expires within"):
+        with publish_lock.hold(storage, root, "a1", "retry-build"):
+            pass

@@ -232,3 +232,34 @@ def test_a_week_of_scores_changed_by_a_rerun_is_restated_with_the_names_that_mov
     assert outcome.restated and scores.height > 0
     assert (scores["names_changed"] > 0).all() and scores["symbol"].is_not_null().all()
     assert layout.ALPHA_ID_PATTERN.fullmatch(SCORED)
+
+
+def test_lake_gc_s_dry_run_lists_the_interrupted_publish_apply_finishes(
+    republished: Path, runs: Runs, tmp_path: Path
+) -> None:
+    """Issue 81, item 9: `lake gc` without `--apply` names the interrupted publish `--apply` would
+    finish (and finishes nothing)."""
+    lake = tmp_path / "lake"
+    subprocess.run(["cp", "-r", str(republished), str(lake)], check=True)
+    switched = publish_seal(str(runs.seal(ALPHA, 3, "killed")), str(lake), indexed=False)
+    assert switched.build_id is not None
+    intent = {
+        "alpha_id": ALPHA,
+        "build_id": switched.build_id,
+        "token": "killed",
+        "state": "switched",
+        "started_at": T0.isoformat(),
+        "expires_at": 0.0,
+    }
+    (lake / "publishing").mkdir(exist_ok=True)
+    (lake / "publishing" / f"{ALPHA}.json").write_text(json.dumps(intent))
+    served = served_build(lake, ALPHA)
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "lake", "gc", "--lake", str(lake)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        f"interrupted  the publish of {ALPHA} (build {switched.build_id}, started {T0.isoformat()}): "
+        "--apply finishes it: the catalogue then serves its pointer's build"
+    ) in done.stdout
+    assert (lake / "publishing" / f"{ALPHA}.json").exists() and served_build(lake, ALPHA) == served

@@ -1,5 +1,6 @@
-// Decay and the expected live haircut (GET /v1/alphas/{alpha}/analytics/decay): the book's expected
-// live information ratio, its backtest one and the haircut between them with where it was calibrated
+// Decay and the live haircut (GET /v1/alphas/{alpha}/analytics/decay): the book's backtest
+// information ratio, what the haircut alone leaves of it (not the expected live information ratio,
+// which is the decision summary's: /analytics/expectation, shrunk then cut) and the haircut between them with where it was calibrated
 // (the catalogue's approved alphas, or the literature's prior) and its error; the IC's half-life by
 // forecast horizon, the term structure measured and fitted. Every number drawn is a served figure.
 
@@ -11,7 +12,7 @@ import { entryTable, figureCell, namedEntries, notMeasurable } from "./stat_entr
 import { barChartSvg, signKey } from "./svg.js";
 
 const HAIRCUT_FIGURES = [
-  "expected_live_information_ratio",
+  "haircut_information_ratio",
   "backtest_information_ratio",
   "live_haircut.retention",
   "live_haircut.haircut",
@@ -31,13 +32,13 @@ function calibrationText(data) {
   return `The literature's prior (McLean and Pontiff 2016: 26% lower out of sample), ${kept}: ${int(cut.calibration_alphas)} approved alphas with ${int(cut.min_live_sessions)} sessions live, fewer than the ${int(cut.min_alphas)} the catalogue's own calibration needs; ${split}.`;
 }
 
-/** The expected live information ratio and the haircut (a tear-sheet page and the panel). */
+/** The backtest after the haircut and the haircut (a tear-sheet page and the panel). */
 export function haircutBlock(answer) {
   const data = answer.data;
   return [
     h("p", { class: "summary", id: "decay-calibration", "data-calibration": data.live_haircut.calibration }, calibrationText(data)),
     entryTable(namedEntries(data, HAIRCUT_FIGURES), { className: "data entries decay-haircut" }),
-    note("Expected live = backtest × retention. The calibration error is the leave-one-out RMSE of the prediction over the calibration alphas (the prior's error over them under the literature).", "caption"),
+    note("After the haircut = backtest × retention, the backtest not shrunk toward its group. The expected live information ratio is /analytics/expectation's (the decision summary's): the backtest shrunk toward its group, then × retention. The calibration error is the leave-one-out RMSE of the prediction over the calibration alphas (the prior's error over them under the literature).", "caption"),
   ];
 }
 
@@ -77,6 +78,6 @@ export function icDecayBlock(answer) {
 }
 
 export const loadDecay = panelLoader("/analytics/decay", "The decay could not be read", (body, answer) =>
-  fill(body, warningList(answer.meta.warnings), titledBlocks(answer, [["Expected live information ratio", haircutBlock], ["The IC's half-life by horizon", icDecayBlock]])),
+  fill(body, warningList(answer.meta.warnings), titledBlocks(answer, [["The live haircut", haircutBlock], ["The IC's half-life by horizon", icDecayBlock]])),
   { book: "long_short" },
 );

@@ -394,9 +394,11 @@ export function decisionSummary(alpha, got) {
       overfittingSentence(answer.data),
     ]),
     row("expectation", "Expected live information ratio", got.expectation, (answer) => {
+      // The one expected live information ratio (analytics.expectation.expected_levels): the IR series' expected_live.
       const series = expectedIr(answer.data);
       const value = series ? series.expected_live : null;
-      return [figureCell(value == null ? "not measurable" : bare("expected_live", value), value, {}, "expected_live"), expectationSentence(answer.data, series)];
+      const shown = value == null ? "not measurable" : bare("expected_live_information_ratio", value, { servedAs: "series[series=information_ratio].expected_live" });
+      return [figureCell(shown, value, {}, "expected_live_information_ratio"), expectationSentence(answer.data, series)];
     }),
     row("regimes", "Weakest regime", got.regimes, (answer) => {
       const weak = (answer.data.by_regime || []).find((r) => r.regime === answer.data.weakest_regime);

@@ -32,7 +32,7 @@ function chartLine(data, chart, brief) {
     threshold,
     ...(brief
       ? [", ", own("live_weeks"), ` weeks${last ? `, last alarm ${last}` : ""}).`]
-      : [" after ", own("live_weeks"), " live weeks", alarms.length ? `; alarms ${alarms.join(", ")}` : "", ")."]),
+      : [" after ", own("live_weeks"), data.live ? " live weeks" : " weeks after the split (not live: no approval)", alarms.length ? `; alarms ${alarms.join(", ")}` : "", ")."]),
   ];
 }
 
@@ -60,7 +60,10 @@ export function monitoringLine(answer, { brief = false } = {}) {
           rate("one"),
           " On average ",
           figure("arl1_weeks"),
-          ` weeks to an alarm once it has fallen. Expected level: ${data.expected_level_basis === "backtest" ? "the backtest's own (not positive: no haircut)" : data.expected_level_basis === "decay" ? "/analytics/decay's expected live information ratio" : "none"}.`,
+          " weeks to an alarm once it has fallen. Expected level: ",
+          data.expected_live_information_ratio == null
+            ? "none (not measurable)."
+            : [figureSpan("expected_live_information_ratio", data.expected_live_information_ratio), " (/analytics/expectation's, as the decision summary shows it)."],
         ),
   );
 }

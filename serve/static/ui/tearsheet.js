@@ -215,7 +215,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("live", live && split ? outOfSample(origin).title : "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
     sheetPage(
       "decay",
-      "Expected live information ratio",
+      "The live haircut and the CUSUM",
       block("decay", null, got.decay, (body, answer) => add(body, haircutBlock(answer))),
       block("monitoring", "Is it still working? (CUSUM)", got.monitoring, (body, answer) => add(body, monitoringLine(answer))),
     ),
