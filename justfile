@@ -47,6 +47,17 @@ fmt:
     ruff format .
     ruff check --fix .
 
+# Regenerate every generated file in one command, no server needed: the reference (docs/reference.md, llms.txt, the endpoint tables, docs/schemas/), the client's generated modules from the in-process app's OpenAPI document, then the equality recording's changed answers (`--write`: review what it prints, and add a row to docs/history.md when an answer changed on purpose). `just regen --no-equality` skips the last step.
+regen *ARGS:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    alpha-results reference
+    document=$(mktemp --suffix=.json)
+    trap 'rm -f "$document"' EXIT
+    python -c 'import json, sys; from serve.app import openapi_document; json.dump(openapi_document(), open(sys.argv[1], "w"))' "$document"
+    python client/scripts/generate.py --openapi "$document"
+    if [[ " {{ARGS}} " != *" --no-equality "* ]]; then python -m tests.equality.update --write; fi
+
 # Regenerate docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the route declarations and the OpenAPI document, and the seal's JSON Schemas in docs/schemas/ from sealkit/src/alpha_results_seal/manifest.py and sealkit/src/alpha_results_seal/description.py (a test fails when one is stale).
 reference:
     alpha-results reference
