@@ -245,3 +245,7 @@ bench-publish *ARGS:
 # Issue 51, item 4: `lake index` locally and on a Dask LocalCluster of --workers (default 1 2 4) over bench-catalogue's --n real alphas (default 200), each phase and task timed, and a model of more machines from the tasks measured on one; --netns: the clusters of real `dask scheduler` / `dask worker` processes in Linux network namespaces, --per-machine (default 2) workers each, removed on exit (root; issue 63 item 4).
 bench-index-dask *ARGS:
     python -m tests.bench.dask_index_bench {{ARGS}}
+
+# A bystander's /v1/health and week page p50 and p95, quiet and while one key sends a new as_of moment 25 times a second, over the demo lake (played once into var/bench-as-of/, or --lake) [--seconds N] [--no-budget] [--out FILE] (issue 81, item 3).
+bench-as-of *ARGS:
+    python -m tests.bench.as_of_bench {{ARGS}}

@@ -507,6 +507,17 @@ HAIRCUT_METHOD = (
 )
 
 
+def first_use(seen: Seen) -> None:
+    """What the significance answer computes once per worker, whatever the alpha and its numbers:
+    the haircut's simulated panel for the M tests `seen` counts (only an alpha with a positive
+    Sharpe ratio asks it) and the bootstrap's kept streams in full (an alpha with a longer history
+    than another grows them). A server worker's warm-up asks it (serve/warm.py), so the first
+    request after a start does not pay them (issue 81, item 10)."""
+    haircut.prepare(seen.sharpe_variance_alphas)
+    for stream in uncertainty.STREAM_IDS:
+        bootstrap.fill_kept(bootstrap.SEED, stream)
+
+
 def _sharpe_haircut(
     m: Moments | None, reason: str, seen: Seen, per_year: int, access: Access
 ) -> SharpeHaircut:

@@ -324,6 +324,22 @@ SETTINGS: tuple[Setting, ...] = (
         "would pass it is refused before a byte is sent. 0: no budget. Administrators' keys have none.",
     ),
     Setting(
+        "as_of_per_second",
+        4,
+        _non_negative_int,
+        "Distinct as_of moments one key may ask a worker to resolve in a second (each a past catalogue "
+        "generation looked up, read once and kept); past it 429 as_of_budget_exceeded with Retry-After. "
+        "A moment the key asked within the minute is not counted again. 0: no budget. Administrators' keys "
+        "have none.",
+    ),
+    Setting(
+        "as_of_per_minute",
+        60,
+        _non_negative_int,
+        "Distinct as_of moments one key may ask a worker to resolve in a minute; past it 429 "
+        "as_of_budget_exceeded with Retry-After. 0: no budget.",
+    ),
+    Setting(
         "checks_policy_file",
         "",
         str,
@@ -418,6 +434,8 @@ class Settings:
     max_streams_per_account: int = 32
     egress_rows_per_day: int = 1_000_000
     egress_bytes_per_day: int = 1 << 30
+    as_of_per_second: int = 4
+    as_of_per_minute: int = 60
     checks_policy_file: str = ""
     events_retention_days: int = 90
     events_poll_seconds: float = 0.5

@@ -144,6 +144,13 @@ def _resident_mib() -> int:
     return int(line.split()[1]) // 1024
 
 
+PAST_CATALOGUES = 8
+"""Past catalogues (`LakeReader.at`) a worker keeps, by generation number, least recently asked
+dropped first: a dashboard reading a decision's `as_of` asks one generation again and again, and
+a key sending distinct moments across many generations is bounded by its `as_of` budget
+(serve/limits/as_of.py) rather than by this cache."""
+
+
 class LakeReader:
     def __init__(
         self,
@@ -175,6 +182,8 @@ class LakeReader:
         self._scrubbed: list[str] = []  # keys of open views not yet size-checked in this round
         self._resource_failure: tuple[float, str] | None = None  # (monotonic time, what ran out)
         self._generation: catalogue_index.Generation | None = None  # of the catalogue index read
+        self._generations: dict[int, catalogue_index.Generation] = {}  # read by `at`: never rewritten
+        self._past: OrderedDict[int, Catalogue] = OrderedDict()  # past catalogues `at` read, LRU first
         self._warned_unindexed = False
         self._failed: dict[str, tuple[str, BuildDamaged]] = {}  # key -> (build_id, why it did not open)
         self._recheck: dict[str, tuple[float, float]] = {}  # failed key -> (first failed, next check)
@@ -303,24 +312,46 @@ class LakeReader:
         generation committed last by then, with its builds (this reader when that is the current
         one). Raises `HistoryGone` when the lake no longer keeps it: no generation kept is that old,
         or `moment` is older than the history retention (`layout.history_seconds`) and no record
-        pinned that generation (`datasets.pins`)."""
+        pinned that generation (`datasets.pins`).
+
+        Blocking (a listing, a few generation files, the pins, a past index): a server asks it in a
+        worker thread (`serve.routes.base.context_of`). A moment since the current generation was
+        committed costs nothing; a past generation's catalogue is read once and kept
+        (`PAST_CATALOGUES`, by generation number), so distinct moments within one past generation
+        cost a listing and a binary search over the generations' files, which are kept too
+        (a generation file is never rewritten)."""
         current = self.catalogue()
-        generation = catalogue_index.generation_at(self._storage, self.root, moment)
+        served = current.generation
+        known = None if served is None else served.known
+        if served is not None and known is not None and known <= moment:
+            return self
+        generation = catalogue_index.generation_at(self._storage, self.root, moment, self._generations)
         if generation is None:
             raise HistoryGone(f"the lake keeps no catalogue generation from {moment.isoformat()} or earlier")
-        if current.generation is not None and generation.number == current.generation.number:
+        if served is not None and generation.number == served.number:
             return self
         retained = clock.now().timestamp() - layout.history_seconds()
-        pinned = generation.number in pins.pinned(self._storage, self.root).generations
-        if moment.timestamp() < retained and not pinned:
+        if (
+            moment.timestamp() < retained
+            and generation.number not in pins.pinned(self._storage, self.root).generations
+        ):
             raise HistoryGone(
                 f"{moment.isoformat()} is older than the history this lake keeps "
                 f"({layout.history_seconds() / 86_400:g} days) and no decision pinned what was served then"
             )
-        try:
-            catalogue = self._catalogue_of(generation, current.alphas)
-        except (FileNotFoundError, LakeUnavailable) as exc:
-            raise HistoryGone(f"the catalogue served at {moment.isoformat()} is no longer kept") from exc
+        with self._lock:
+            catalogue = self._past.get(generation.number)
+            if catalogue is not None:
+                self._past.move_to_end(generation.number)
+        if catalogue is None:
+            try:
+                catalogue = self._catalogue_of(generation, current.alphas)
+            except (FileNotFoundError, LakeUnavailable) as exc:
+                raise HistoryGone(f"the catalogue served at {moment.isoformat()} is no longer kept") from exc
+            with self._lock:
+                self._past[generation.number] = catalogue
+                while len(self._past) > PAST_CATALOGUES:
+                    self._past.popitem(last=False)
         return PastReader(self, catalogue)
 
     def builds(self) -> list[dict[str, Any]]:

@@ -69,6 +69,7 @@ class Services:
     checks_policy: Policy = field(default_factory=default_policy)  # /analytics/checks' thresholds
     records: Any | None = None  # serve.records.RecordsSource: promotions and events; None: none kept
     metrics: Any | None = None  # serve.prometheus.ServerMetrics when ALPHA_RESULTS_PROMETHEUS is on
+    as_of_budget: Any | None = None  # serve.limits.as_of.AsOfBudget; None: no budget
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:
