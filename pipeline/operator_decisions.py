@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -60,6 +60,7 @@ from schemas.bodies.promotions import (
     CheckChange,
     CheckSeen,
     DecisionRead,
+    OtherAlpha,
     PolicySeen,
     PromotionPreview,
     Snapshot,
@@ -180,26 +181,34 @@ class Preview:
         before = ", ".join(found.approved_before) or "none (the default set is empty)"
         after = ", ".join(found.approved_after) or "none (the default set is empty)"
         out.append(f"the approved set every other alpha's reference set is drawn from: {before} -> {after}")
-        book = [other for other in found.others if other.live_book]
-        rest = [other for other in found.others if not other.live_book]
-        if not book:
-            out.append("  no other alpha of the live book to compare")
-        for other in book:
-            if not other.changes:
-                out.append(f"  {other.alpha_id}: its checks do not move")
-            out += [_change_line(other.alpha_id, change) for change in other.changes]
-        if rest:
-            out.append("other alphas whose checks flip (each gets an alpha.checks_changed event):")
-            for other in rest:
-                out += [_change_line(other.alpha_id, change) for change in other.changes]
-        else:
-            out.append("no other alpha's check flips")
+        out += _others_lines(found.others)
         if found.others_unchecked:
             out.append(
                 f"  {found.others_unchecked} further alphas were not checked (a preview checks the first "
                 "500 outside the live book)"
             )
         return out
+
+
+def _others_lines(others: Sequence[OtherAlpha]) -> list[str]:
+    """What a decision changes for the other alphas: those of the live book each, then the others
+    whose checks flip."""
+    out: list[str] = []
+    book = [other for other in others if other.live_book]
+    rest = [other for other in others if not other.live_book]
+    if not book:
+        out.append("  no other alpha of the live book to compare")
+    for other in book:
+        if not other.changes:
+            out.append(f"  {other.alpha_id}: its checks do not move")
+        out += [_change_line(other.alpha_id, change) for change in other.changes]
+    if rest:
+        out.append("other alphas whose checks flip (each gets an alpha.checks_changed event):")
+        for other in rest:
+            out += [_change_line(other.alpha_id, change) for change in other.changes]
+    else:
+        out.append("no other alpha's check flips")
+    return out
 
 
 def _change_line(alpha: str, change: CheckChange) -> str:
