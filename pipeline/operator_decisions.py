@@ -23,14 +23,15 @@ alpha whose verdict it flips (with `cause`) are written in one transaction
 
 After the decision, the alpha's catalogue index row is recorded again with its tenure
 (`pipeline.index_rows.record(..., approvals=...)`), so the screener's live columns split at it
-without a rebuild.
+without a rebuild: a catalogue follow-up recorded with the decision (`records.followups`), done
+then, or retried until it is (`catch_up`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -43,13 +44,13 @@ from analytics.errors import BadParameters
 from analytics.figures import Figures
 from analytics.policy import BY_ID, Policy, PolicyError, load_policy
 from analytics.standings import Standings
-from analytics.tenure import Tenure
 from datasets import catalogue_index as index_files
 from datasets import clock, pins
 from datasets.faults import LakeUnavailable
 from pipeline import index_rows
 from records.answers import decision_of
 from records.events import Event
+from records.followups import FollowUp
 from records.nominations import Nomination
 from records.promotions import Action, Promotion, PromotionRefused, dated_refusal
 from records.sql import Statement, Unavailable
@@ -366,16 +367,14 @@ def record_decision(
         found.build_id,
         found.snapshot,
         override=decision.override if found.verdict == "fail" else None,
-        consequences=_consequences(found, records),
+        # The index follows the decision: recorded with it, so the records say when it has not yet.
+        consequences=[
+            *_consequences(found, records),
+            records.followups.statement(decision.alpha_id, f"alpha.{decision.action}"),
+        ],
     )
-    try:
-        after = standings_of(records)
-        in_force: frozenset[str] | None = frozenset(after.approved)
-        held = after.tenure(decision.alpha_id)
-    except Unavailable:
-        in_force, held = None, None  # the decision is recorded; the index keeps what it had
     pin_read(lake, decided[0], found.read)
-    index_follows(lake, decision.alpha_id, held, in_force)
+    catch_up(records, lake)
     return decided
 
 
@@ -403,27 +402,89 @@ def pin_read(lake: str, decision: Promotion, read: DecisionRead) -> None:
         )
 
 
-def index_follows(lake: str, alpha: str, held: Tenure | None, in_force: frozenset[str] | None = None) -> None:
-    """The alpha's catalogue index row, its live columns split at its tenure `held` (the
-    screener's), and the approved alphas `in_force` after the decision, the default reference set of
-    every row's residual columns. The decision stands whatever happens here: a lake without an index
-    has no row to follow, and a row that cannot be written is said on stderr (the screener keeps its
-    previous split and residual figures until the alpha's next decision; `lake index` keeps the
-    tenure of the rows it replaces and the approved set the index records)."""
-    if held is None and in_force is None:
-        return
+@dataclass(frozen=True)
+class CaughtUp:
+    """What one `catch_up` did: the follow-ups it found pending and, when they stay pending, why."""
+
+    tried: list[FollowUp]
+    error: str | None = None
+
+    def lines(self) -> list[str]:
+        if not self.tried:
+            return ["catalogue follow-ups: none pending"]
+        if self.error is None:
+            return [f"catalogue follow-ups: {len(self.tried)} done", *(f.line() for f in self.tried)]
+        return [
+            f"catalogue follow-ups: {len(self.tried)} still pending ({self.error})",
+            *(f.line() for f in self.tried),
+        ]
+
+
+def catch_up(records: Records, lake: str) -> CaughtUp:
+    """Runs every pending catalogue follow-up (`records.followups`): the catalogue index recorded
+    against the standings in force, the live columns of the alphas the follow-ups name split at
+    their tenure and every row's residual reference set the approved alphas (with the score
+    neighbours and trial links the index keeps with them). A lake without an index has no row to
+    follow: done. The decisions stand whatever happens here: a failure is recorded on the
+    follow-ups (their attempts and error), which stay pending for the next build run or `alpha-results
+    lake follow-ups`, and said on stderr."""
     try:
-        if index_files.newest(Storage(lake), lake) is None:
-            return
-        index_rows.record(lake, approvals={alpha: held}, in_force=in_force)
+        pending = records.followups.pending()
+    except Unavailable as exc:
+        LOG.warning("the catalogue follow-ups cannot be read (%s): they are retried by the next run", exc)
+        return CaughtUp([], f"the records cannot be read: {exc}")
+    if not pending:
+        return CaughtUp([])
+    ids = [f.id for f in pending]
+    alphas = list(dict.fromkeys(f.alpha_id for f in pending))
+    try:
+        after = standings_of(records)
+        if index_files.newest(Storage(lake), lake) is not None:
+            index_rows.record(
+                lake, approvals={a: after.tenure(a) for a in alphas}, in_force=frozenset(after.approved)
+            )
     except Exception as exc:  # the decision is recorded: a failure here must not hide it
+        error = f"{type(exc).__name__}: {exc}"
         LOG.warning(
-            "%s: the decision is recorded, but not the alpha's catalogue index row (%s: %s): the screener's "
-            "live columns keep their previous split, and its residual figures their set, until the next decision",
-            alpha,
-            type(exc).__name__,
-            exc,
+            "%s: the decision is recorded, but not the alpha's catalogue index row (%s): the screener's "
+            "live columns keep their previous split, and its residual figures their set, until the "
+            "follow-up is retried (the next build run, or alpha-results lake follow-ups)",
+            ", ".join(alphas),
+            error,
         )
+        _mark(records.followups.failed, ids, error)
+        return CaughtUp(pending, error)
+    _mark(records.followups.done, ids)
+    return CaughtUp(pending)
+
+
+def _mark(mark: Callable[..., None], ids: list[int], *args: Any) -> None:
+    """Records an attempt's outcome; a records database that fails now leaves the follow-ups
+    pending (retried, and counted, as before)."""
+    try:
+        mark(ids, *args)
+    except Unavailable as exc:
+        LOG.warning("the catalogue follow-ups %s: their outcome cannot be recorded (%s)", ids, exc)
+
+
+def follow_ups(lake: str, records_url: str) -> CaughtUp:
+    """`alpha-results lake follow-ups`: `catch_up` over the deployment's records."""
+    with _records(records_url) as records:
+        return catch_up(records, lake)
+
+
+def pending_follow_ups(records_url: str) -> list[FollowUp] | None:
+    """The pending follow-ups (`alpha-results lake show`); None without a records database."""
+    try:
+        records = open_records(records_url, create=False)
+    except Unavailable:
+        return None
+    try:
+        return records.followups.pending()
+    except Unavailable:
+        return None
+    finally:
+        records.close()
 
 
 def nominate(lake: str, records_url: str, alpha: str, by: str, note: str) -> Nomination:
