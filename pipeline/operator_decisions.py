@@ -82,7 +82,10 @@ class DecisionRefused(Exception):
 
 
 @dataclass(frozen=True)
-class Decision:
+class DecisionRequest:
+    """What an operator asks to record (`alpha-results promote`, `retire`, the build run's policy
+    approvals), before it is checked and recorded as a `records.promotions.Promotion`."""
+
     alpha_id: str
     action: Action
     decided_by: str
@@ -110,7 +113,7 @@ class Preview:
     `/analytics/promotion_preview` serves, read by the pipeline with the scope that reads everything,
     and what it read (`read`)."""
 
-    decision: Decision
+    decision: DecisionRequest
     found: PromotionPreview
     read: DecisionRead
     others_builds: dict[str, str]
@@ -221,14 +224,14 @@ def _number(value: float | None) -> str:
     return "null" if value is None else f"{value:.4g}"
 
 
-def preview(lake: str, records_url: str, policy_file: str, decision: Decision) -> Preview:
+def preview(lake: str, records_url: str, policy_file: str, decision: DecisionRequest) -> Preview:
     """What `decision` would record and change (nothing is written); `DecisionRefused` says why it
     cannot be measured."""
     with _records(records_url) as records:
         return _preview(records, lake, policy_file, decision)
 
 
-def _dated(decision: Decision, today: dt.date) -> dt.date:
+def _dated(decision: DecisionRequest, today: dt.date) -> dt.date:
     """The day the decision takes effect, or `DecisionRefused` (the clock's rule)."""
     if decision.imported_from is not None and decision.as_of is None:
         raise DecisionRefused("an import names the day the decision was taken elsewhere: --as-of YYYY-MM-DD")
@@ -241,7 +244,7 @@ def _dated(decision: Decision, today: dt.date) -> dt.date:
     return as_of
 
 
-def _preview(records: Records, lake: str, policy_file: str, decision: Decision) -> Preview:
+def _preview(records: Records, lake: str, policy_file: str, decision: DecisionRequest) -> Preview:
     alpha = decision.alpha_id
     as_of = _dated(decision, clock.now().date())
     try:
@@ -341,7 +344,9 @@ def _seen(check: str, value: float | None, verdict: str) -> dict[str, Any]:
     return {"value": value, "unit": BY_ID[check].unit, "verdict": verdict}
 
 
-def decide(lake: str, records_url: str, policy_file: str, decision: Decision) -> tuple[Promotion, Event]:
+def decide(
+    lake: str, records_url: str, policy_file: str, decision: DecisionRequest
+) -> tuple[Promotion, Event]:
     """Record `decision` with its snapshot, its event and the events of what it flips;
     `DecisionRefused` says why not (an approval of a failing alpha without an override among the
     reasons)."""
@@ -350,7 +355,7 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
 
 
 def record_decision(
-    records: Records, lake: str, policy_file: str, decision: Decision
+    records: Records, lake: str, policy_file: str, decision: DecisionRequest
 ) -> tuple[Promotion, Event]:
     """`decide` with records already open (the build run's policy approvals); `PromotionRefused`
     and `Unavailable` are the caller's to say."""
@@ -555,7 +560,7 @@ def approve_by_policy(records: Records, lake_root: str, policy_file: str, policy
         return []
     events = []
     for alpha in sorted(standings_of(records).nominated):
-        decision = Decision(alpha, "approved", POLICY_DECIDER, POLICY_NOTE)
+        decision = DecisionRequest(alpha, "approved", POLICY_DECIDER, POLICY_NOTE)
         try:
             if _preview(records, lake_root, policy_file, decision).verdict != "pass":
                 continue  # a check fails or cannot be measured: it waits for an operator

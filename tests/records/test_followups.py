@@ -32,7 +32,12 @@ def test_a_followup_is_written_with_its_decision_or_not_at_all(records: Records)
     decide_with_followup(records, "a")
     [pending] = records.followups.pending()
     assert (pending.alpha_id, pending.cause, pending.recorded_at) == ("a", "alpha.approved", NOON)
-    assert (pending.attempts, pending.last_attempt_at, pending.error, pending.done_at) == (0, None, None, None)
+    assert (pending.attempts, pending.last_attempt_at, pending.error, pending.done_at) == (
+        0,
+        None,
+        None,
+        None,
+    )
     assert records.followups.pending_count() == 1
     with pytest.raises(PromotionRefused):  # already approved: neither the decision nor its follow-up
         decide_with_followup(records, "a")
