@@ -46,7 +46,7 @@ from datasets.reader import BuildView
 from pipeline.build import SealResult
 from pipeline.catalogue_steps import StepReport
 from pipeline.operator_decisions import approve_by_policy, catch_up, standings_of
-from records.events import Event, EventLog, event_of, in_id_order
+from records.event_log import Event, EventLog, event_of, in_id_order
 from records.sql import Statement, Unavailable
 from records.store import Records, open_records
 from schemas.bodies.event_data import ALARM, AUDIT_TRAIL, HEALTH, RESTATED, RESTATED_SHOWN, recorded

@@ -49,7 +49,7 @@ from datasets import clock, pins
 from datasets.faults import LakeUnavailable
 from pipeline import index_rows
 from records.answers import decision_of
-from records.events import Event
+from records.event_log import Event
 from records.followups import FollowUp
 from records.nominations import Nomination
 from records.promotions import Action, Promotion, PromotionRefused, dated_refusal

@@ -47,7 +47,7 @@ from analytics.series import (
     equity_row_bytes,
 )
 from datasets import catalog, clock, layout, publish_lock, retention
-from datasets.exports import write_alpha_exports, write_benchmark_exports
+from datasets.export_files import write_alpha_exports, write_benchmark_exports
 from datasets.layout import history_seconds as history_seconds  # the build command checks the setting
 from datasets.publish_lock import PublishBusy
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving

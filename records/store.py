@@ -11,7 +11,7 @@ from typing import Any
 from datasets import clock
 from records.cursors import Cursors, deployment_secret
 from records.databases import open_database
-from records.events import Event, EventLog, event_of, in_id_order
+from records.event_log import Event, EventLog, event_of, in_id_order
 from records.followups import FollowUps
 from records.nominations import Nomination, Nominations, nomination_of
 from records.promotions import Action, Promotion, Promotions, promotion_of

@@ -42,7 +42,7 @@ def records_schema(dialect: Dialect) -> tuple[str, ...]:
         )
         """,
         "CREATE INDEX IF NOT EXISTS nominations_by_alpha ON nominations (alpha_id, id)",
-        # What happened (records.events): about one alpha (`alpha_id`), for administrators only
+        # What happened (records.event_log): about one alpha (`alpha_id`), for administrators only
         # (`audience` admin: a refused build), or for one key only (`key_id`: its webhook).
         f"""
         CREATE TABLE IF NOT EXISTS events (
