@@ -101,7 +101,22 @@ def register(subparsers: Any) -> None:
     lake_sub = lake.add_subparsers(dest="lake_command", required=True, metavar="ACTION")
     show = lake_sub.add_parser("show", help="print the published alphas and benchmarks")
     show.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
+    show.add_argument(
+        "--keystore",
+        default=None,
+        metavar="URL",
+        help="the records whose pending catalogue follow-ups are listed (default: the server's key store, "
+        "when it exists)",
+    )
     show.set_defaults(handler=run_show)
+    follow = lake_sub.add_parser(
+        "follow-ups",
+        help="retry the catalogue follow-ups a decision left pending (the index rows, residual sets, "
+        "score neighbours and trial links it moves); exits 1 while any stays pending",
+    )
+    follow.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
+    follow.add_argument("--keystore", default=None, metavar="URL", help="the records (default: the server's)")
+    follow.set_defaults(handler=run_follow_ups)
     gc = lake_sub.add_parser(
         "gc",
         help="list the build folders no pointer names and no publish lease covers (--apply deletes them)",
@@ -408,8 +423,30 @@ def run_family(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from core.settings import Settings
     from pipeline.lake_upkeep import listing
+    from pipeline.operator_decisions import pending_follow_ups
 
     for line in listing(args.lake or default_lake()):
         print(line)
+    pending = pending_follow_ups(args.keystore or Settings.from_env().keystore_url)
+    if pending is not None:
+        print(
+            f"{len(pending)} catalogue follow-ups pending"
+            + (" (alpha-results lake follow-ups retries them)" if pending else "")
+        )
+        print_lines(f.line() for f in pending)
     return 0
+
+
+def run_follow_ups(args: argparse.Namespace) -> int:
+    from core.settings import Settings
+    from pipeline.operator_decisions import DecisionRefused, follow_ups
+
+    try:
+        caught = follow_ups(args.lake or default_lake(), args.keystore or Settings.from_env().keystore_url)
+    except DecisionRefused as exc:
+        print_lines([f"alpha-results lake follow-ups: {exc}"], sys.stderr)
+        return 2
+    print_lines(caught.lines())
+    return 0 if caught.error is None else 1

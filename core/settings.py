@@ -50,13 +50,6 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def _non_negative_float(text: str) -> float:
-    value = float(text)
-    if value < 0:
-        raise ValueError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
 DOWNLOAD_FETCH_LIMIT_MAX = 100
 
 

@@ -154,7 +154,7 @@ def week(build: BuildView, args: WeekQuery, raw: bool) -> RunPage:
         "n_symbols": found.n_symbols,
     }
     weight_column = choices.WEIGHT_BOOKS[args.book]
-    query = queries.WeekQuery(
+    query = queries.WeekFilter(
         symbols=args.symbol,
         direction=choices.DIRECTIONS[args.direction] if args.direction is not None else None,
         min_abs_weight=args.min_abs_weight,

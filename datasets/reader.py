@@ -668,13 +668,7 @@ class LakeReader:
         newly opened builds, the sizes of `scrub_builds_per_pass` open builds); re-opens repaired
         builds."""
         current = _Served(catalogue)  # no dict of the whole catalogue per pass (issue 51)
-        with self._lock:
-            for key in list(self._views):
-                if key not in current or current[key].build_id != self._views[key].build_id:
-                    del self._views[key]  # requests still holding it finish on it
-        for key in list(self._failed):
-            if key not in current or current[key].build_id != self._failed[key][0]:
-                del self._failed[key]
+        self._drop_replaced(current)
         views = list(self._views.items())
         if not self._scrubbed:
             self._scrubbed = [key for key, _ in views]
@@ -694,6 +688,11 @@ class LakeReader:
                 view.release_pages()
                 if self._cache is not None:
                     self._cache.touch(view.folder)
+        self._reopen_repaired(current)
+
+    def _reopen_repaired(self, current: _Served) -> None:
+        """Re-opens the failed builds whose recheck is due and that are whole again; a build still
+        damaged is rechecked later, after a wait that grows with its age."""
         now = time.monotonic()
         for key in list(self._recheck):
             if key not in self._failed:
@@ -711,6 +710,16 @@ class LakeReader:
                 continue
             self._remember_verified(key, repaired)
             log.info("build %s of %s is whole again and served", build_id, key)
+
+    def _drop_replaced(self, current: _Served) -> None:
+        """Forgets the views and failures of builds no longer current."""
+        with self._lock:
+            for key in list(self._views):
+                if key not in current or current[key].build_id != self._views[key].build_id:
+                    del self._views[key]  # requests still holding it finish on it
+        for key in list(self._failed):
+            if key not in current or current[key].build_id != self._failed[key][0]:
+                del self._failed[key]
 
     def _verify_opened(self) -> None:
         """The SHA-256 of open builds not verified yet (newly opened, or with files written since

@@ -2,7 +2,7 @@
 and a webhook (docs/events.md, "What a key sees"), and a promotion's snapshot on
 `/v1/alphas/{alpha}/promotions` (docs/events.md, "Promotions").
 
-Whether a key sees an event at all is decided in SQL (`records.events.Reader`), a decision by the
+Whether a key sees an event at all is decided in SQL (`records.event_log.Reader`), a decision by the
 alpha's allow-lists; this decides what of the figures it sees. A record carries figures computed
 once by the pipeline, which reads everything (`schemas.bodies.events.FIGURE_BLOCKS`: the headline
 figures the screener serves and the checks `/analytics/checks` serves). A key sees them only as
@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from analytics.access import Access
-from records.events import Event as Recorded
-from records.events import EventScope, Reader
+from records.event_log import Event as Recorded
+from records.event_log import EventScope, Reader
 from records.times import stored_time
 from schemas.bodies.event_data import Alarm, Health
 from schemas.bodies.events import FIGURE_BLOCKS, Event

@@ -45,8 +45,8 @@ from datasets import clock
 from datasets.reader import BuildView
 from pipeline.build import SealResult
 from pipeline.catalogue_steps import StepReport
-from pipeline.operator_decisions import approve_by_policy, standings_of
-from records.events import Event, EventLog, event_of, in_id_order
+from pipeline.operator_decisions import approve_by_policy, catch_up, standings_of
+from records.event_log import Event, EventLog, event_of, in_id_order
 from records.sql import Statement, Unavailable
 from records.store import Records, open_records
 from schemas.bodies.event_data import ALARM, AUDIT_TRAIL, HEALTH, RESTATED, RESTATED_SHOWN, recorded
@@ -520,14 +520,19 @@ def events_step(
         return StepReport("events", [f"events     not recorded: no records database at {records_url}"])
     try:
         recorded = record_run_events(records, lake_root, alphas, results, policy_file, retention_days)
+        # The catalogue follow-ups earlier decisions left pending, retried by every run.
+        caught = catch_up(records, lake_root)
     except Unavailable as exc:
         return StepReport("events", error=f"the records database cannot be used: {exc}")
     finally:
         records.close()
+    lines = [*recorded.lines(), *(caught.lines() if caught.tried else [])]
     if recorded.failed:
         why = "; ".join(f"{alpha}: {error}" for alpha, error in recorded.failed.items())
-        return StepReport("events", recorded.lines(), error=f"events not computed for {why}")
-    return StepReport("events", recorded.lines())
+        return StepReport("events", lines, error=f"events not computed for {why}")
+    if caught.error is not None:
+        return StepReport("events", lines, error=f"catalogue follow-ups still pending: {caught.error}")
+    return StepReport("events", lines)
 
 
 class RecordsUnavailable(Exception):

@@ -47,7 +47,7 @@ from analytics.series import (
     equity_row_bytes,
 )
 from datasets import catalog, clock, layout, publish_lock, retention
-from datasets.exports import write_alpha_exports, write_benchmark_exports
+from datasets.export_files import write_alpha_exports, write_benchmark_exports
 from datasets.layout import history_seconds as history_seconds  # the build command checks the setting
 from datasets.publish_lock import PublishBusy
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
@@ -356,13 +356,6 @@ def alpha_entry(
     required = [k for k in seal_schema.ALL_KINDS if k in manifest["required_kinds"]]
     missing = [k for k in required if k not in kinds_present]
     books = {kind: sorted(frames) for kind, frames in derived.books.items()}
-    rebalance_dates = (
-        derived.single["rebalances"]["date"]
-        if "rebalances" in derived.single
-        else (derived.decisions["date"] if derived.decisions is not None else None)
-    )
-    ledgers = derived.books.get("portfolio", {})
-    session_dates = pl.concat([f["date"] for f in ledgers.values()]) if ledgers else None
     return {
         "alpha_id": manifest["alpha_id"],
         "source_alpha_id": manifest["source_alpha_id"],
@@ -382,10 +375,7 @@ def alpha_entry(
         "complete": not missing,
         "books": books,
         "universe_size": manifest["universe_size"],
-        "first_rebalance": _iso(rebalance_dates.min()) if rebalance_dates is not None else None,
-        "last_rebalance": _iso(rebalance_dates.max()) if rebalance_dates is not None else None,
-        "first_session": _iso(session_dates.min()) if session_dates is not None else None,
-        "last_session": _iso(session_dates.max()) if session_dates is not None else None,
+        **_date_span(derived),
         "has_description": seal.description is not None,
         # The date the research stopped looking (optional): where its out-of-sample part starts
         # unless an approval says otherwise (analytics.live).
@@ -405,6 +395,24 @@ def alpha_entry(
         "metric_conventions": manifest["metric_conventions"],
         "tables": writer.table_totals(),
         "build_bytes": sum(f.bytes for f in writer.written),
+    }
+
+
+def _date_span(derived: DerivedAlpha) -> dict[str, str | None]:
+    """The first and last rebalance (the rebalance index's, else the decisions') and session (the
+    portfolio books' ledgers) of a build."""
+    rebalance_dates = (
+        derived.single["rebalances"]["date"]
+        if "rebalances" in derived.single
+        else (derived.decisions["date"] if derived.decisions is not None else None)
+    )
+    ledgers = derived.books.get("portfolio", {})
+    session_dates = pl.concat([f["date"] for f in ledgers.values()]) if ledgers else None
+    return {
+        "first_rebalance": _iso(rebalance_dates.min()) if rebalance_dates is not None else None,
+        "last_rebalance": _iso(rebalance_dates.max()) if rebalance_dates is not None else None,
+        "first_session": _iso(session_dates.min()) if session_dates is not None else None,
+        "last_session": _iso(session_dates.max()) if session_dates is not None else None,
     }
 
 

@@ -2,7 +2,7 @@
 
 An export is one dataset of a build as one Parquet file, row for row and column for column what
 the JSON route named by `endpoint` returns when paged from start to end without filters (with
-`fields=all` on `/scores`). The pipeline writes every file of a build once (`datasets.exports`);
+`fields=all` on `/scores`). The pipeline writes every file of a build once (`datasets.export_files`);
 the `exports` routes sign a URL to the one that matches the caller's field policy.
 
 Audiences (the field policy, `field_policy.expose_raw_book`):

@@ -8,7 +8,7 @@ document and docs/reference.md read the same fields through `params_of`.
 
 A parameter's place in the Struct is its place in the 400's "accepts" list and in the documents.
 A Struct inherits its base's fields first (a field it declares again keeps the base's place), so
-the bases hold only leading groups: `Window` (`from`, `to`) and `BookWindow` (`book`, `from`,
+the bases hold only leading groups: `WindowParams` (`from`, `to`) and `BookWindow` (`book`, `from`,
 `to`); the trailing page (`limit`, `offset`, `format`, `as_of`) is listed by each Struct, since a
 base holding it would put it first.
 
@@ -291,7 +291,7 @@ class FamiliesQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class Window(Query, frozen=True):
+class WindowParams(Query, frozen=True):
     """The leading `from` and `to` of a window's Structs."""
 
     start: From = START
@@ -315,7 +315,7 @@ class BookWindowPageQuery(BookWindow, frozen=True):
     as_of: AsOf = None
 
 
-class WindowPageQuery(Window, frozen=True):
+class WindowPageQuery(WindowParams, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
@@ -378,7 +378,7 @@ class WeekQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class ScoresQuery(Window, frozen=True):
+class ScoresQuery(WindowParams, frozen=True):
     symbol: Symbols = None
     fields: Annotated[
         str, Meta(description="Column set: core or all.", extra={"enum": choices.SCORE_FIELDS_CHOICES})
@@ -422,7 +422,7 @@ class SeriesQuery(BookWindowPageQuery, frozen=True):
     limit: Limit = SERIES_DEFAULT_LIMIT
 
 
-class MetricsQuery(Window, frozen=True):
+class MetricsQuery(WindowParams, frozen=True):
     granularity: Annotated[
         str, Meta(description="overall, or yearly/monthly to add periods.", extra={"enum": GRANULARITIES})
     ] = "overall"
@@ -457,7 +457,7 @@ class ExportQuery(Query, frozen=True):
     ) = None
 
 
-class SignificanceQuery(Window, frozen=True):
+class SignificanceQuery(WindowParams, frozen=True):
     sr_benchmark: Annotated[
         float,
         Meta(
@@ -708,7 +708,7 @@ class BookWindowQuery(BookWindow, frozen=True):
     as_of: AsOf = None
 
 
-class WindowQuery(Window, frozen=True):
+class WindowQuery(WindowParams, frozen=True):
     """A window of weeks (`/analytics/mmc`, `/analytics/crowding`: over the approved alphas' long_short books)."""
 
     as_of: AsOf = None

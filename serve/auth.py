@@ -2,7 +2,8 @@
 
 The one-pass layer (serve/front.py `Front.admit`) runs them on a matched route, in order, before
 the route's handler:
-1. the method: any other than GET is 404 `method_not_allowed` before a key is read (`only_get`);
+1. the method: any other than GET (or a route's `OTHER_METHODS`) is 404 `method_not_allowed` before
+   a key is read;
 2. a key in the query string is refused (401 `missing_api_key`), then the bearer key becomes a
    `Caller` (`identify_presented`: access), then the endpoint allow-list by registry id
    (403 `endpoint_not_allowed`);
@@ -169,12 +170,6 @@ def is_public(handler: BaseRouteHandler) -> bool:
 OTHER_METHODS = "other_methods"
 """A handler's `opt` key naming the methods besides GET it answers (the Delta Sharing protocol's
 POST `query` and HEAD table version, serve/routes/sharing.py); every API route answers GET only."""
-
-
-def only_get(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
-    method = connection.scope.get("method")
-    if method != "GET" and method not in handler.opt.get(OTHER_METHODS, ()):
-        raise errors.MethodNotAllowed(details={"method": connection.scope.get("method"), "allowed": ["GET"]})
 
 
 IDENTIFIED_KEY_REFUSALS = (

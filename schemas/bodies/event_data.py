@@ -1,7 +1,7 @@
 """What each event says: one Struct per event type, its `data` (issue 46, item 5).
 
 Every event the log records is checked against its type's Struct when it is written
-(`records.events.EventLog.statement`): no producer (a build run, `alpha-results promote`, the
+(`records.event_log.EventLog.statement`): no producer (a build run, `alpha-results promote`, the
 delivery worker) can record a key its type does not declare, or leave one out. The event types
 (`EVENT_TYPES`), the keys that hold figures and the route each comes from (`FIGURE_BLOCKS`:
 what a key that may not call that route gets withheld, docs/events.md "What a key sees") and the

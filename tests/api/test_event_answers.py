@@ -90,7 +90,7 @@ def test_a_webhook_body_withholds_what_the_feed_does() -> None:
     import json
 
     from delivery.webhooks import event_body
-    from records.events import Event as Recorded
+    from records.event_log import Event as Recorded
 
     data = {
         "build_id": "b1",

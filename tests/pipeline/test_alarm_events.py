@@ -17,7 +17,7 @@ from analytics.policy import load_policy
 from delivery.event_answers import EVERYTHING, Viewer, shown_data
 from pipeline.build_events import ALARM, alarm_event
 from pipeline.operator_decisions import standings_of
-from records.events import Event
+from records.event_log import Event
 from records.store import open_records
 from schemas.bodies.monitoring import CusumChart, Monitoring
 from schemas.query import LiveQuery

@@ -26,7 +26,7 @@ from pipeline.build_events import (
     build_events,
 )
 from pipeline.operator_decisions import standings_of
-from records.events import Event, EventScope, Reader, Wanted
+from records.event_log import Event, EventScope, Reader, Wanted
 from records.store import open_records
 from tests.knowledge import approval_recorded_at, known_split
 from tests.pipeline.conftest import copy_seal
