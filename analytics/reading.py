@@ -35,6 +35,7 @@ from analytics import (
     decay,
     drawdown_odds,
     family_tests,
+    inputs,
     live,
     mmc,
     monitoring,
@@ -64,6 +65,7 @@ from analytics.inputs import require_built
 from analytics.policy import Policy, default_policy
 from analytics.regimes import MarketRegimes, market_regimes
 from analytics.series import BenchmarkSeries, benchmark_series
+from analytics.significance import Moments
 from analytics.standings import NO_DECISIONS, Standings
 from analytics.tenure import Tenure
 from datasets import answers, clock, screener
@@ -1108,12 +1110,20 @@ class Reading(BuildAnswers):
             false_discovery_probability=None
             if seen is None
             else approved_health.false_discovery_probability(
-                seen.in_sample.information_ratio.value, seen.in_sample.sessions or 0, per_year, prior
+                self._backtest_moments(view, q.book, held), per_year, prior
             ),
             mmc_mean=mmc_mean,
             correlation_to_combined_mean=crowded,
             withheld_reason="; ".join(reasons) or None,
         )
+
+    def _backtest_moments(self, view: BuildView, book: str, held: Tenure) -> Moments | None:
+        """The moments of `book`'s in-sample daily returns at the alpha's split (live's in-sample
+        part), as the significance route measures them; None when the key may not read ledgers."""
+        ledger = inputs.ledger(view, book) if self.scope.access.ledger else None
+        if ledger is None:
+            return None
+        return significance.moments(ledger.split(live.split_of(view, held).date)[0].returns)
 
     def combine(self, q: CombineQuery) -> Answer[Combined]:
         window: Window = (q.start, q.end)

@@ -147,6 +147,25 @@ def power(m: Moments, benchmark: float, alternative: float, confidence: float = 
     )
 
 
+def ofdr(m: Moments, null: float, true: float, prior_true: float) -> float:
+    """The observed false discovery rate of López de Prado, Lipton and Zoonekynd (2025) of an
+    estimate m.sharpe (`false_discovery.posterior_null`): P(H0: SR = `null` | SR_hat >= m.sharpe)
+    against H1: SR = `true` (per session), a share `prior_true` of the candidates true, each tail
+    normal with the one variance this route's figures use (sample moments, AR(1), T = m.n, at its
+    hypothesis's Sharpe ratio). NaN where that variance is not measurable."""
+    from analytics.false_discovery import posterior_null
+
+    sd0, sd1 = (
+        math.sqrt(
+            float(sharpe_inference.sharpe_variance(x, m.n, m.skewness, m.kurtosis, m.serial_correlation))
+        )
+        for x in (null, true)
+    )
+    if not (math.isfinite(sd0) and math.isfinite(sd1)):
+        return math.nan
+    return posterior_null(m.sharpe, null, true, sd0, sd1, prior_true)
+
+
 def dsr(m: Moments, trials: int, sharpe_variance: float) -> float:
     """PSR against the expected maximum Sharpe ratio of `trials` unskilled trials, its variance the
     variance of the maximum of `trials` Sharpe ratios (`sharpe_inference.dsr`)."""
