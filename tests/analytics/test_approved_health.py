@@ -9,9 +9,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import numpy as np
+import pytest
 from scipy import stats
 
 from analytics import approved_health as health
