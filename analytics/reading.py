@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import pyarrow as pa
 
 from analytics import (
     approved_health,
@@ -63,13 +64,14 @@ from analytics.entries import Warnings, conventions
 from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable
 from analytics.inputs import require_built
 from analytics.policy import Policy, default_policy
+from analytics.rademacher import Scoped
 from analytics.regimes import MarketRegimes, market_regimes
 from analytics.series import BenchmarkSeries, benchmark_series
 from analytics.significance import Moments
 from analytics.standings import NO_DECISIONS, Standings
 from analytics.tenure import Tenure
 from datasets import answers, clock, screener
-from datasets.catalogue_snapshot import CatalogueSnapshot
+from datasets.catalogue_snapshot import CatalogueSnapshot, Matrix
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, Window
 from datasets.reader import BuildView, LakeReader
@@ -268,24 +270,44 @@ class Reading(BuildAnswers):
         over_catalogue=True,
     )
     def catalogue_bound(self, view: BuildView, q: NoQuery) -> Answer[CatalogueBound]:
-        """The Rademacher anti-serum of `view`'s alpha: the complexities its catalogue generation
-        records (pipeline/catalogue_bound.py), the alpha's own rows of the generation's matrices."""
+        """The Rademacher anti-serum of `view`'s alpha over the alphas the key may read: each side's
+        complexity in the key's scope (`rademacher.in_scope`, kept per generation and scope on its
+        matrix's memo), the alpha's own rows of the generation's matrices."""
         self.whole_catalogue()
         snapshot = self.snapshot
-        generation = snapshot.catalogue.generation
-        ras = None if generation is None or generation.trials is None else generation.trials.get("ras")
+        catalogue = snapshot.catalogue
+        mask = self.readable()
+        listing = catalogue.listing
+        assert listing is not None
+        readable = [str(a) for a in listing.ids.filter(pa.array(mask)).to_pylist()]
+        access = self.scope.access
+        returns, ic = snapshot.matrix("returns"), snapshot.matrix("ic")
+        key = "ras:" + hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
+
+        def scoped(
+            matrix: Matrix, allowed: bool, transform: Callable[[np.ndarray], np.ndarray]
+        ) -> Scoped | None:
+            if not allowed:
+                return None
+            found = matrix.memo.get(key)
+            if not isinstance(found, Scoped):
+                found = rademacher.in_scope(matrix, readable, transform)
+                matrix.memo[key] = found
+            return found
+
         warnings = Warnings()
         data = rademacher.catalogue_bound_payload(
             view.alpha_id,
-            0 if generation is None else generation.number,
-            ras,
-            snapshot.matrix("returns"),
-            snapshot.matrix("ic"),
-            self.scope.access,
+            scoped(returns, access.ledger, rademacher.unit_variance),
+            scoped(ic, access.cross_sections, rademacher.clipped),
+            returns,
+            ic,
+            access,
             warnings,
         )
-        # Over every published alpha: the catalogue's generation, whatever the key may read.
-        return Answer(data, warnings.entries, f"{view.build_id}+{snapshot.version}")
+        # Over the alphas the key may read: their builds and the key's data access, nothing else
+        version = catalogue_tag(catalogue, mask, "catalogue_bound", view.build_id, repr(access))
+        return Answer(data, warnings.entries, version)
 
     @served(
         "Correlation with every other alpha the key may read",
