@@ -99,9 +99,45 @@ def sessions(lake: Lake, alpha: str) -> list[str]:
 
 
 def test_routes_are_found(api: Api) -> None:
+    """Every declared answer of one alpha (the registry, `analytics.answer.SERVED`) is walked, and
+    the answers over a set (crowding, combine) below."""
+    from analytics.reading import SERVED
+
     found = dict(routes(api))
-    assert {"significance", "checks", "uncertainty", "monitoring", "catalogue_bound"} <= found.keys()
-    assert len(found) >= 25
+    assert set(SERVED) <= found.keys()
+    assert {"checks", "compare", "contribution", "promotion_preview"} <= found.keys()
+
+
+SET_ROUTES: dict[str, dict[str, Any]] = {
+    "/v1/analytics/crowding": {},
+    "/v1/analytics/combine": {"alphas": "momentum_12_1,value_composite_legacy"},
+}
+"""The analytics routes over a set of alphas that take a window (approved_health and screen take
+none: their figures are each alpha's whole history)."""
+
+
+def test_no_set_figure_is_available_on_a_window_its_formula_cannot_support(api: Api, lake: Lake) -> None:
+    days = sessions(lake, "momentum_12_1")
+    start = days.index("2021-02-12")
+    wrong: list[str] = []
+    for path, extra in SET_ROUTES.items():
+        for length in LENGTHS:
+            window = ("2021-02-13", "2021-02-14") if length == 0 else (days[start], days[start + length - 1])
+            params = {**extra, "from": window[0], "to": window[1]}
+            response = api.get(path, **params)
+            assert response.status_code < 500, (path, params, response.text[:500])
+            if response.status_code != 200:
+                continue
+            for where, name, entry in figures(response.json()["data"]):
+                need = NEEDS.get(name)
+                available = (
+                    entry["status"] == "available" if "status" in entry else entry["value"] is not None
+                )
+                if available and need is not None and length < need:
+                    wrong.append(
+                        f"{path} {params}: {where} = {entry['value']} on {length} sessions (needs {need})"
+                    )
+    assert not wrong, "\n".join(wrong[:40])
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
