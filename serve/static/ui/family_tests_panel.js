@@ -127,7 +127,7 @@ export function familyTestsBlock(answer, { part = "all" } = {}) {
           " (lower), ",
           figureSpan("spa_p_value_upper_monte_carlo_error", data.spa_p_value_upper_monte_carlo_error),
           " (upper).",
-          data.spa_within_monte_carlo_error === true ? " The consistent p-value is within 2 of them of the test size: its verdict is at the cut-off." : "",
+          data.spa_within_monte_carlo_error === true ? " The consistent p-value is within two of them of the test size: its verdict is at the cut-off." : "",
         )
       : null,
     sets,
