@@ -259,13 +259,13 @@ class Reading(BuildAnswers):
         return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}+{clusters_tag}")
 
     @served(
-        "A lower bound on the alpha's Sharpe ratio and IC over the whole catalogue (Rademacher anti-serum)",
-        "The Rademacher anti-serum (Paleologo 2024, section 8.3): with probability 0.95, for every published "
-        "alpha at once, its per-session Sharpe ratio and mean weekly IC are at least the observed values less "
-        "twice the catalogue's empirical Rademacher complexity and an estimation term. The complexity is "
-        "computed once per catalogue generation over every published alpha, the same for every key (it only "
-        "grows with the set: conservative for the alphas a key reads); the alpha's own values from its rows of "
-        "the catalogue's matrices. Whole catalogue window: from/to do not apply. The Sharpe side needs "
+        "A lower bound on the alpha's Sharpe ratio and IC over the alphas the key may read (Rademacher anti-serum)",
+        "The Rademacher anti-serum (Paleologo 2024, section 8.3): with probability 0.95, for every alpha the key "
+        "may read at once, its per-session Sharpe ratio and mean weekly IC are at least the observed values less "
+        "twice the empirical Rademacher complexity of those alphas and an estimation term. The complexity is "
+        "computed exactly over the rows of the alphas the key may read, once per catalogue generation and scope "
+        "(nothing another team publishes moves it); the alpha's own values from its rows of the catalogue's "
+        "matrices, on the dates one of those alphas has a value. from/to do not apply. The Sharpe side needs "
         "portfolio.ledger, the IC side signals.rebalances.get or signals.scores",
         over_catalogue=True,
     )
