@@ -35,3 +35,8 @@ def test_the_posterior_interval_covers_what_the_docs_state() -> None:
     assert coverage < 0.88, "the 90% interval covers less than 90% at this size: the docs say so"
     doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "analytics.md").read_text().split())
     assert f"covers the true figure **{round(STATED * 100)} %** of the time" in doc
+    # and the served term of the interval's level says it
+    from schemas.vocabulary import TERMS
+
+    [term] = [t for t in TERMS if t.name == "credible_level"]
+    assert f"covers {round(STATED * 100)}%" in term.definition
