@@ -38,7 +38,7 @@ from analytics.access import Access, withheld
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
 from analytics.live import Split
-from analytics.monitoring import _weeks_of
+from analytics.monitoring import _weeks_of, live_weeks
 from analytics.variance import measurable_std
 from datasets.reader import BuildView
 from schemas.bodies.decay import Decay
@@ -211,8 +211,8 @@ def drawdown_odds_payload(
             if split.end is not None:
                 after = after.window((None, split.end))
             _, backtest_weeks = _weeks_of(backtest.days, backtest.returns)
-            live_days, live_weeks = _weeks_of(after.days, after.returns)
-            return simulated(backtest_weeks, live_days, live_weeks, level, horizon)
+            live_days, live_growth = live_weeks(last, after.days, after.returns)
+            return simulated(backtest_weeks, live_days, live_growth, level, horizon)
 
         if split.origin == "request":
             made = compute()
