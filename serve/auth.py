@@ -221,6 +221,9 @@ async def identify_presented(services: Services, exchange: Exchange, presented: 
             "Send exactly one Authorization header.", details={"authorization_headers": len(presented)}
         )
     authorization = presented[0] if presented else None
+    if exchange.vouched is not None:  # a tool call of an access token's `/mcp` request
+        exchange.caller, exchange.key_id = exchange.vouched, exchange.vouched.key_id
+        return exchange.vouched
     try:
         caller = await authenticated(services, authorization, ip, datetime.now(UTC))
     except IDENTIFIED_KEY_REFUSALS:
