@@ -95,8 +95,21 @@ class Usage(Body, kw_only=True, frozen=True):
     ]
 
 
+Credential = Literal["key", "oauth"]
+
+
 class Me(Body, kw_only=True, frozen=True):
     """`GET /v1/me` `data`: the calling key, its owner and what the key may do now."""
+
+    credential: Annotated[
+        Credential,
+        TEXT,
+        doc(
+            "What this request presented: `key` (an API key) or `oauth` (an access token of the "
+            "OAuth authorization server, `/mcp` only; then `key_id` is the token credential's id, "
+            "`tok` and 13 hex digits, one per account and issuer, and `key_name` `oauth:<client_id>`)."
+        ),
+    ]
 
     key_id: Annotated[KeyId, KEY_ID]
     key_name: Annotated[str, KEY_NAME]

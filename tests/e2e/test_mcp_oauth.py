@@ -37,7 +37,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from access import Grants, open_store
-from access.oauth import ADMIN_SCOPE, READ_SCOPE
+from access.oauth import ADMIN_SCOPE, READ_SCOPE, token_credential_id
 from core.context import AllowList
 from tests.e2e.test_serve_stack import serving
 from tests.e2e.test_server import free_port
@@ -351,8 +351,33 @@ def test_the_sdk_client_connects_by_oauth_and_its_calls_are_the_accounts(oauth_s
     # The same tools as the account's own key of every grant (the read scope of a member account).
     assert tools == listed_with_key(oauth_server, person)
     # Metered to the account: the call's access line names the account's token credential.
+    credential = token_credential_id(oauth_server.url, person.user_id)
     lines = oauth_server.output[mark:]
-    assert any(f"_{person.user_id}" in line and "oauth_" in line for line in lines), lines[-5:]
+    assert any(credential in line and "/v1/alphas" in line for line in lines), lines[-5:]
+
+
+def test_me_says_which_credential_a_request_used(oauth_server: OAuthServer) -> None:
+    person = oauth_server.key()
+    by_token = mcp_post(oauth_server, oauth_server.token(person.user_id), tool_call("meta.me", {}))
+    assert by_token.status_code == 200, by_token.text
+    me = json.loads(by_token.json()["result"]["content"][0]["text"])
+    assert me["data"]["credential"] == "oauth" and me["data"]["user_id"] == person.user_id
+    assert (
+        me["data"]["key_id"] == me["meta"]["key_id"] == token_credential_id(oauth_server.url, person.user_id)
+    )
+    assert me["data"]["usage"]["day"] >= 1
+    by_key = mcp_post(oauth_server, person.token, tool_call("meta.me", {}))
+    me = json.loads(by_key.json()["result"]["content"][0]["text"])
+    assert me["data"]["credential"] == "key" and me["data"]["key_id"] == person.key_id
+    over_http = httpx.get(oauth_server.url + "/v1/me", headers=person.headers, timeout=30).json()
+    assert over_http["data"]["credential"] == "key"
+    # An access token is for `/mcp` alone: the API's routes over HTTP take keys.
+    refused = httpx.get(
+        oauth_server.url + "/v1/me",
+        headers={"authorization": f"Bearer {oauth_server.token(person.user_id)}"},
+        timeout=30,
+    )
+    assert refused.status_code == 401
 
 
 def test_a_token_never_reads_more_than_its_account(oauth_server: OAuthServer) -> None:
