@@ -236,6 +236,30 @@ SETTINGS: tuple[Setting, ...] = (
         "sign-in (off: they are refused until an operator creates it).",
     ),
     Setting(
+        "oidc_issuer",
+        "",
+        str,
+        "Issuer URL of the OpenID provider people sign in to the dashboard with (its discovery at "
+        "/.well-known/openid-configuration); empty: the dashboard takes a pasted key only.",
+    ),
+    Setting("oidc_client_id", "", str, "The dashboard's client id at the OpenID provider."),
+    Setting(
+        "oidc_client_secret", "", str, "The dashboard's client secret at the OpenID provider (never logged)."
+    ),
+    Setting(
+        "oidc_session_seconds",
+        28800,
+        _positive_int,
+        "Lifetime of a dashboard session after signing in (seconds); then the person signs in again.",
+    ),
+    Setting(
+        "oidc_session_key_file",
+        "",
+        str,
+        "File of the secret (32 bytes or more) that seals dashboard session cookies, the same for "
+        "every worker; empty: one made at start (a one-worker server; a restart signs everyone out).",
+    ),
+    Setting(
         "signing_key_file",
         "var/signing.key",
         str,
@@ -457,6 +481,11 @@ class Settings:
     oauth_client_metadata_documents: bool = False
     oauth_client_metadata_allow_private: bool = False
     oauth_create_accounts: bool = False
+    oidc_issuer: str = ""
+    oidc_client_id: str = ""
+    oidc_client_secret: str = ""
+    oidc_session_seconds: int = 28800
+    oidc_session_key_file: str = ""
     signing_key_file: str = "var/signing.key"
     download_fetch_limit: int = 10
     max_request_target_bytes: int = 8 << 10

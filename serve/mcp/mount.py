@@ -37,7 +37,7 @@ from serve.mcp.origins import Allowed
 from serve.mcp.server import mcp_server
 from serve.mcp.tools import route_tools
 from serve.oauth.mount import mounted as oauth_mounted
-from serve.oauth.mount import oauth_of
+from serve.oauth.mount import oauth_of, sign_in_of
 from serve.oauth.resource import ProtectedResource, is_api_key
 from serve.pages import MCP_PATH
 from serve.routes.meta import build_version
@@ -260,7 +260,7 @@ def mounted(app: ASGIApp, litestar: Litestar) -> ASGIApp:
     and, where `/mcp` is an OAuth protected resource, the OAuth paths (serve/oauth/mount.py)."""
     settings = litestar.state["services"].settings
     resource, provider = oauth_of(litestar)
-    app = oauth_mounted(app, resource, provider)
+    app = oauth_mounted(app, resource, provider, sign_in_of(litestar))
     endpoint = McpEndpoint(settings.max_request_target_bytes, Allowed.of(settings), resource)
     litestar.on_startup.append(endpoint.start)
     litestar.on_shutdown.insert(0, endpoint.stop)

@@ -11,6 +11,8 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from serve.access_log import ROUTE_NAME
 from serve.oauth.builtin import AS_PATHS, BuiltinProvider, signing_key
+from serve.oauth.dashboard import PATHS as SIGN_IN_PATHS
+from serve.oauth.dashboard import SessionSignIn
 from serve.oauth.resource import BUILTIN, METADATA_PATH, ProtectedResource
 
 RESOURCE_PATHS = frozenset({METADATA_PATH, METADATA_PATH + "/mcp"})
@@ -27,16 +29,29 @@ def oauth_of(litestar: Litestar) -> tuple[ProtectedResource | None, BuiltinProvi
     return resource, provider
 
 
-def mounted(app: ASGIApp, resource: ProtectedResource | None, provider: BuiltinProvider | None) -> ASGIApp:
-    """`app` with the OAuth paths answered first (nothing changes without `oauth_issuer`)."""
-    if resource is None:
-        return app
+def sign_in_of(litestar: Litestar) -> SessionSignIn:
+    """The app's dashboard sign-in, kept on its services for the request path (`serve.auth`)."""
+    services = litestar.state["services"]
+    services.sessions = SessionSignIn(services.settings, services.store)
+    sessions: SessionSignIn = services.sessions
+    return sessions
+
+
+def mounted(
+    app: ASGIApp, resource: ProtectedResource | None, provider: BuiltinProvider | None, sign_in: SessionSignIn
+) -> ASGIApp:
+    """`app` with the OAuth paths answered first: the dashboard's sign-in paths always (without a
+    provider `/ui/session` says so), the resource's and the built-in server's with `oauth_issuer`."""
     server: Any = provider.app() if provider is not None else None
-    metadata = resource.metadata()
+    metadata = resource.metadata() if resource is not None else b""
+    people: Any = sign_in.app()
 
     async def route(scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
-        if path in RESOURCE_PATHS and scope.get("method") in ("GET", "HEAD"):
+        if path in SIGN_IN_PATHS:
+            scope[ROUTE_NAME] = "ui.sign_in"  # type: ignore[literal-required]
+            await people(scope, receive, send)
+        elif resource is not None and path in RESOURCE_PATHS and scope.get("method") in ("GET", "HEAD"):
             scope[ROUTE_NAME] = "oauth.resource"  # type: ignore[literal-required]
             head = [
                 (b"content-type", b"application/json"),

@@ -39,16 +39,22 @@ PEOPLE = {
 
 
 @contextmanager
-def oidc_provider(people: dict[str, str]) -> Iterator[str]:
+def oidc_provider(people: dict[str, str], dashboard_redirect: str | None = None) -> Iterator[str]:
     """`node provider.mjs` on a free port (its packages installed by `npm ci` when absent); yields
-    its issuer URL."""
+    its issuer URL. `dashboard_redirect`: the dashboard's callback, for its sign-in client."""
     if shutil.which("node") is None:
         pytest.fail("node is not installed (.ci/run installs it): the OpenID provider cannot run")
     if not (PROVIDER_DIR / "node_modules" / "oidc-provider").is_dir():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PROVIDER_DIR, check=True, timeout=600)
     port = free_port()
     process = subprocess.Popen(
-        ["node", "provider.mjs", str(port), json.dumps(people)],
+        [
+            "node",
+            "provider.mjs",
+            str(port),
+            json.dumps(people),
+            *([dashboard_redirect] if dashboard_redirect else []),
+        ],
         cwd=PROVIDER_DIR,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
