@@ -82,23 +82,7 @@ def verify_token(token: str, keys: jwt.PyJWKSet, rules: TokenRules, now: datetim
     algorithm = header.get("alg")
     if algorithm not in ALGORITHMS:
         raise refused("signature", f"its algorithm must be one of {', '.join(ALGORITHMS)}.")
-    key = _key_of(keys, header.get("kid"))
-    try:
-        claims = jwt.decode(
-            token,
-            key=key.key,
-            algorithms=[algorithm],
-            options={"require": ["exp", "iss", "aud", "sub"], "verify_aud": False, "verify_iss": False},
-            leeway=LEEWAY_SECONDS,
-        )
-    except jwt.ExpiredSignatureError:
-        raise refused("expiry", "it has expired.") from None
-    except jwt.InvalidSignatureError:
-        raise refused("signature", "its signature does not verify.") from None
-    except jwt.MissingRequiredClaimError as missing:
-        raise refused("shape", f"it lacks the {missing.claim!r} claim.") from None
-    except jwt.PyJWTError:
-        raise refused("shape", "it is not a valid JWT.") from None
+    claims = _decoded(token, _keys_of(keys, header.get("kid")), algorithm)
     # Compared after the signature: an unsigned claim is never believed.
     if claims.get("iss") != rules.issuer:
         raise refused("issuer", "it was not issued by this server's authorization server.")
@@ -124,11 +108,35 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _key_of(keys: jwt.PyJWKSet, kid: Any) -> jwt.PyJWK:
+def _keys_of(keys: jwt.PyJWKSet, kid: Any) -> list[jwt.PyJWK]:
+    """The issuer's keys the token may be signed with: the one its `kid` names, else each."""
     candidates = [k for k in keys.keys if kid is None or k.key_id == kid]
     if not candidates:
         raise refused("signature", "it is signed by a key its issuer does not publish.")
-    return candidates[0]
+    return candidates
+
+
+def _decoded(token: str, candidates: list[jwt.PyJWK], algorithm: str) -> dict[str, Any]:
+    """The token's claims, its signature verified by one of `candidates` (before any claim is read)."""
+    for key in candidates:
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                key=key.key,
+                algorithms=[algorithm],
+                options={"require": ["exp", "iss", "aud", "sub"], "verify_aud": False, "verify_iss": False},
+                leeway=LEEWAY_SECONDS,
+            )
+            return claims
+        except jwt.InvalidSignatureError:
+            continue
+        except jwt.ExpiredSignatureError:
+            raise refused("expiry", "it has expired.") from None
+        except jwt.MissingRequiredClaimError as missing:
+            raise refused("shape", f"it lacks the {missing.claim!r} claim.") from None
+        except jwt.PyJWTError:
+            raise refused("shape", "it is not a valid JWT.") from None
+    raise refused("signature", "its signature does not verify.")
 
 
 def account_of(store: KeyStore, claims: TokenClaims, rules: TokenRules) -> AccountRecord:
