@@ -122,3 +122,14 @@ def test_a_session_unseals_only_whole_unexpired_and_with_its_key() -> None:
     assert csrf_matches(session, session.csrf) and not csrf_matches(session, "guess")
     assert not csrf_matches(session, None)
     assert len(session_credential_id("u_1")) == 16
+
+
+def test_what_one_worker_keeps_refuses_to_start_with_several() -> None:
+    from core.settings import Settings
+    from serve.startup import StartRefused, prepare
+
+    # Refused before `prepare` writes anything to the environment.
+    with pytest.raises(StartRefused, match="--workers 1"):
+        prepare(Settings(workers=2, oauth_issuer="builtin"))
+    with pytest.raises(StartRefused, match="OIDC_SESSION_KEY_FILE"):
+        prepare(Settings(workers=2, oidc_issuer="https://sso.example.org", oidc_client_id="c"))
