@@ -71,6 +71,7 @@ class Services:
     records: Any | None = None  # serve.records.RecordsSource: promotions and events; None: none kept
     metrics: Any | None = None  # serve.prometheus.ServerMetrics when ALPHA_RESULTS_PROMETHEUS is on
     as_of_budget: Any | None = None  # serve.limits.as_of.AsOfBudget; None: no budget
+    sessions: Any | None = None  # serve.oauth.dashboard.SessionSignIn: people signed in to the dashboard
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:
@@ -204,19 +205,37 @@ async def identify(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
     services = services_of(connection)
     ip = client_ip(connection, services.settings.trusted_proxy_hops)
     presented = connection.headers.getall("authorization", [])
-    return await identify_presented(services, exchange_of(connection.scope), presented, ip)
+    cookies = connection.headers.getall("cookie", [])
+    csrf = connection.headers.get("x-csrf-token")
+    return await identify_presented(services, exchange_of(connection.scope), presented, ip, cookies, csrf)
 
 
-async def identify_presented(services: Services, exchange: Exchange, presented: list[str], ip: str) -> Caller:
+async def identify_presented(
+    services: Services,
+    exchange: Exchange,
+    presented: list[str],
+    ip: str,
+    cookies: list[str] | None = None,
+    csrf: str | None = None,
+) -> Caller:
     """The caller of the `Authorization` header lines `presented` from address `ip`, kept on the
     request's exchange (the one-pass layer, serve/front.py, reads the lines with the rest of the
-    head; `identify` reads them from a Litestar connection)."""
+    head; `identify` reads them from a Litestar connection). Without an `Authorization` header,
+    a dashboard session (its cookie with its CSRF token, `X-CSRF-Token`) is the credential."""
     if len(presented) > 1:
         # Which one a proxy, a cache or this server would pick differs: refuse rather than guess.
         raise errors.MalformedApiKey(
             "Send exactly one Authorization header.", details={"authorization_headers": len(presented)}
         )
     authorization = presented[0] if presented else None
+    if authorization is None and cookies and services.sessions is not None:
+        signed_in = await services.sessions.caller(cookies, csrf, ip)
+        if signed_in is not None:
+            exchange.caller, exchange.key_id = signed_in, signed_in.key_id
+            return signed_in
+    if exchange.vouched is not None:  # a tool call of an access token's `/mcp` request
+        exchange.caller, exchange.key_id = exchange.vouched, exchange.vouched.key_id
+        return exchange.vouched
     try:
         caller = await authenticated(services, authorization, ip, datetime.now(UTC))
     except IDENTIFIED_KEY_REFUSALS:

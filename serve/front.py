@@ -301,11 +301,17 @@ class Front:
         authorization: list[str] = []
         forwarded: list[str] = []
         accept_encoding: list[bytes] = []
+        cookies: list[str] = []
+        csrf: str | None = None
         host: bytes | None = None
         for name, value in scope["headers"]:
             lowered = name.lower()
             if lowered == b"authorization":
                 authorization.append(value.decode("latin-1"))
+            elif lowered == b"cookie":  # a dashboard session (serve/oauth/dashboard.py)
+                cookies.append(value.decode("latin-1"))
+            elif lowered == b"x-csrf-token":
+                csrf = value.decode("latin-1")
             elif lowered == b"x-forwarded-for":
                 forwarded.append(value.decode("latin-1"))
             elif lowered == b"accept-encoding":
@@ -327,7 +333,7 @@ class Front:
         scope["route_handler"] = handler
         scope["path_template"] = template
         try:
-            caller = await self.admit(scope, exchange, facts, authorization, forwarded)
+            caller = await self.admit(scope, exchange, facts, authorization, forwarded, cookies, csrf)
             if facts.me and caller is not None and not scope["query_string"]:
                 body = json_bytes(
                     await meta.me_answer(
@@ -484,6 +490,8 @@ class Front:
         facts: RouteFacts,
         authorization: list[str],
         forwarded: list[str],
+        cookies: list[str] | None = None,
+        csrf: str | None = None,
     ) -> Any:
         """The guard steps in their order (docs/limits.md "Which requests count"): the method
         (another than GET is 404 `method_not_allowed` before a key is read), then on a keyed route
@@ -500,7 +508,7 @@ class Front:
         client = scope.get("client")
         peer = client[0] if client else "0.0.0.0"
         ip = address_of(peer, forwarded, self.hops) if self.hops > 0 else peer
-        caller = await identify_presented(self.services, exchange, authorization, ip)
+        caller = await identify_presented(self.services, exchange, authorization, ip, cookies, csrf)
         # Counted before the allow-list is read (issue 60, finding 4): a call outside the key's
         # grant costs its key a request as any other, on every surface (a route, an MCP tool's
         # call, Delta Sharing), so a key cannot probe or flood with calls it may not make for free.

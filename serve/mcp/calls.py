@@ -246,6 +246,9 @@ async def call_route(
         "server": outer.get("server"),
         "state": {},
     }
+    outer_caller = exchange_of(outer).caller
+    if outer_caller is not None and outer_caller.credential != "key":
+        exchange_of(scope).vouched = outer_caller  # the token was verified by the mount (serve/mcp/mount.py)
     status = 500
     headers: dict[str, str] = {}
     chunks: list[bytes] = []
