@@ -15,6 +15,7 @@ at the expected level, and the live path's percentile in the forward cone.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from pathlib import Path
 from typing import Any
@@ -367,6 +368,7 @@ def test_concurrent_asks_simulate_one_at_a_time_and_each_question_once(
     from analytics import drawdown_odds
     from analytics.figures import Figures
 
+    what_if_split = dt.date(2022, 6, 30)  # a what-if split: simulated for its request, no per-build memo
     running, most, made = 0, 0, []
     lock = threading.Lock()
     overlapped = threading.Event()
@@ -398,13 +400,13 @@ def test_concurrent_asks_simulate_one_at_a_time_and_each_question_once(
     # asked (`/analytics/decay`), so that the askers reach the simulation together.
     readers = [Figures.open(str(demo_lake)) for _ in asks]
     for figures in readers:
-        figures.decay("momentum_12_1", split="2022-06-30")
+        figures.decay("momentum_12_1", split=what_if_split)
     together = threading.Barrier(len(asks))
 
     def ask(figures: Figures, horizon: int) -> None:
         try:
             together.wait(60)
-            answers.append(figures.drawdown_odds("momentum_12_1", horizon_weeks=horizon, split="2022-06-30"))
+            answers.append(figures.drawdown_odds("momentum_12_1", horizon_weeks=horizon, split=what_if_split))
         except BaseException as failure:  # reported below
             failures.append(failure)
 
