@@ -231,7 +231,7 @@ def test_a_stream_asked_for_with_a_stalled_body_is_refused_with_408(deadline: Se
     peer = Peer(deadline.port)
     head = stream_request(key).replace(b"\r\n\r\n", b"\r\nContent-Length: 100\r\n\r\n", 1)
     peer.send(head + b"{")
-    answer = peer.answer()
+    answer = stream_answer(peer)  # before: a 200 stream at once, its body held open
     assert answer.status == 408 and answer.headers["connection"] == "close", answer
     error = json.loads(answer.body)["error"]
     assert error["code"] == "request_body_timeout" and error["details"]["received_bytes"] == 1, error
