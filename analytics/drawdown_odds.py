@@ -224,10 +224,10 @@ def drawdown_odds_payload(
         question = f"analytics:drawdown_odds:{book}:{last}:{split.end}:{horizon}:{level!r}"
         once = (view.build_id, split.origin == "request", question)
 
-        def simulated_once() -> Simulated | str:
-            return _flights.run(once, lambda: heavy(compute))
-
-        made = simulated_once() if split.origin == "request" else view.memo(question, simulated_once)
+        if split.origin == "request":
+            made = _flights.run(once, lambda: heavy(compute))
+        else:  # the memo inside the flight: what it records as read is the computing thread's
+            made = _flights.run(once, lambda: view.memo(question, lambda: heavy(compute)))
     s = made if isinstance(made, Simulated) else None
     expected, error, p05, p25, p50, p75, p95 = _max_drawdown(s)
     return DrawdownOdds(
