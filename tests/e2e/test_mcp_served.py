@@ -677,8 +677,9 @@ def test_a_tool_call_whose_id_is_not_a_string_or_integer_is_metered_and_refused(
     metered (3,158 messages in 10 s from a 5/s key, usage 1). Each is one request of the key now,
     answered JSON-RPC's Invalid Request (id null: MCP's ids are strings or integers, never null),
     and at the limit the window's 429."""
-    from serve.mcp.metering import INVALID_REQUEST, REFUSED
+    from serve.mcp.metering import REFUSED
 
+    invalid_request = -32600  # JSON-RPC 2.0's Invalid Request
     key = new_key(world, NARROW, per_day(3))
     call = {"name": "catalog.alphas.list", "arguments": {}}
     answers = [
@@ -689,7 +690,7 @@ def test_a_tool_call_whose_id_is_not_a_string_or_integer_is_metered_and_refused(
     assert [a.headers["x-ratelimit-used"] for a in answers] == ["1", "2", "3"]
     for answer in answers:
         reply = answer.json()
-        assert (reply["id"], reply["error"]["code"]) == (None, INVALID_REQUEST), reply
+        assert (reply["id"], reply["error"]["code"]) == (None, invalid_request), reply
         assert "result" not in reply
     over = post_message(world, key, {"jsonrpc": "2.0", "id": False, "method": "tools/call", "params": call})
     assert over.status_code == 429 and over.json()["error"]["code"] == REFUSED
