@@ -71,7 +71,8 @@ def register(subparsers: Any) -> None:
         "--team",
         default=None,
         metavar="TEAM",
-        help="the team this run publishes for (default: $ALPHA_RESULTS_TEAM, else `default`): the first "
+        help="the team this run publishes for (default: $ALPHA_RESULTS_TEAM, else none: a seal naming a "
+        "family is then refused): the first "
         "team to publish into a trial family owns it, and a seal naming another team's family is refused "
         '(docs/seal.md "Trial families")',
     )
@@ -196,10 +197,12 @@ def run_build(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print_lines([f"alpha-results build: {exc}"], sys.stderr)
         return 2
-    from alpha_results_seal.families import DEFAULT_TEAM, team_checked
+    from alpha_results_seal.families import team_checked
 
     try:
-        team = team_checked(args.team or os.environ.get(TEAM_ENV) or DEFAULT_TEAM)
+        # Neither given: no team, whose family seals are refused (docs/seal.md "Trial families").
+        declared = args.team or os.environ.get(TEAM_ENV)
+        team = None if declared is None else team_checked(declared)
     except ValueError as exc:
         print_lines([f"alpha-results build: --team: {exc}"], sys.stderr)
         return 2

@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 from alpha_results_seal.printable import bounded
 from analytics.figures import Figures
 from analytics.policy import Policy, load_policy
-from analytics.restatements import restated_of
+from analytics.restatements import restated_of, visible
 from datasets import clock
 from datasets.reader import BuildView
 from pipeline.build import SealResult
@@ -305,13 +305,29 @@ def digest(lake_root: str, records_url: str, policy_file: str) -> list[Event]:
 def restated_event(view: BuildView, last: Event | None) -> tuple[str, dict[str, Any]] | None:
     """`alpha.restated` of the values the served build changed of what was published (the rows its
     `restatements` table adds), or None. A build whose event is already recorded is never compared
-    again (`record_alpha_events`), so a restatement is announced once."""
+    again (`record_alpha_events`), so a restatement is announced once. The rows of raw books and
+    fields are kept apart in `raw_books` (`analytics.restatements.visible`): a key without raw-book
+    access is served the event without them, its count and dates those of the rest."""
     if last is None:
         return None  # a first publish restates nothing
     rows = restated_of(view).by_build(view.build_id)
     if not rows:
         return None
     rows.sort(key=lambda row: (row["date"], row["dataset"], row.get("book") or ""))
+    plain = [row for row in rows if visible(row, raw=False)]
+    raw = [row for row in rows if not visible(row, raw=False)]
+    data = {
+        "build_id": view.build_id,
+        "previous_build_id": rows[0].get("previous_build_id"),
+        **_restated(plain),
+    }
+    if raw:
+        data["raw_books"] = _restated(raw)
+    return RESTATED, data
+
+
+def _restated(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How many of `rows` (in date order), their first and last dates, the first RESTATED_SHOWN."""
     shown = [
         {
             "dataset": row["dataset"],
@@ -326,17 +342,12 @@ def restated_event(view: BuildView, last: Event | None) -> tuple[str, dict[str, 
         }
         for row in rows[:RESTATED_SHOWN]
     ]
-    return (
-        RESTATED,
-        {
-            "build_id": view.build_id,
-            "previous_build_id": rows[0].get("previous_build_id"),
-            "count": len(rows),
-            "first_date": str(rows[0]["date"]),
-            "last_date": str(rows[-1]["date"]),
-            "restated": shown,
-        },
-    )
+    return {
+        "count": len(rows),
+        "first_date": str(rows[0]["date"]) if rows else None,
+        "last_date": str(rows[-1]["date"]) if rows else None,
+        "restated": shown,
+    }
 
 
 def _finite(value: Any) -> float | None:

@@ -118,7 +118,7 @@ def publish_seal(
     lake_root: str,
     indexed: bool = True,
     limits: SealLimits | None = None,
-    team: str = DEFAULT_TEAM,
+    team: str | None = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> Outcome:
     """Builds one seal into the lake, then commits its row of the catalogue index unless

@@ -58,9 +58,9 @@ BENCHMARK_DATASET = "benchmark"
 def audience_of(fields: tuple[str, ...], book: str | None, raw_variant: bool) -> str:
     """Who may read a file of a dataset with `fields` (its raw variant, or the plain one without
     the raw-only fields) of `book`."""
-    if book is not None and wire.is_raw_book(book):
+    if not wire.book_visible(book, expose_raw_book=False):
         return "raw"
-    if not any(wire.is_raw_field(f) for f in fields):
+    if all(wire.field_visible(f, expose_raw_book=False) for f in fields):
         return "all"
     return "raw" if raw_variant else "plain"
 

@@ -267,7 +267,9 @@ async def call_route(
             chunks.append(message.get("body", b""))
 
     await app(scope, receive, send)  # type: ignore[arg-type]
-    return result_of(tool, arguments, status, headers, b"".join(chunks), raw)
+    body = b"".join(chunks)
+    exchange_of(outer).egress_counted += len(body)  # counted as the route's request: not again
+    return result_of(tool, arguments, status, headers, body, raw)
 
 
 def result_of(

@@ -142,6 +142,10 @@ class McpEndpoint:
                 answer = metering.refusal(limited, message.id, request_id_of(scope))
                 await send_json(send, limited.status, answer, request_id_of(scope), raw_headers(limited))
                 return
+            if message.bad_id:  # counted, then refused as the spec says, the SDK never reached
+                answer = metering.invalid_request(request_id_of(scope))
+                await send_json(send, 400, answer, request_id_of(scope), [])
+                return
         await self.manager.handle_request(scope, replayed(body, receive), send)  # type: ignore[arg-type]
 
     async def identify(self, request: Request[Any, Any, Any]) -> None:

@@ -288,7 +288,7 @@ class Context(Generic[Q]):
         """The `meta` of an answer about one run: its identity, and `source` the build's `table`
         (unless `extra` names another)."""
         source_alpha_id = build.entry.get("source_alpha_id")
-        restated = restated_warning(build, self.parsed, self.access)
+        restated = restated_warning(build, self.parsed, self.access, self.raw)
         return self.meta(
             run=build.alpha_id,
             alpha_id=build.alpha_id,

@@ -162,6 +162,7 @@ def next_link(ctx: Context[Any], cursor: str) -> str:
     "/v1/events/stream",
     "Events as they are recorded (Server-Sent Events)",
     skip_compression=True,  # each event must leave when it is sent, not when a compressor's block fills
+    holds_open=True,  # a body it is sent is read first, under the body deadline (HOLDS_OPEN)
 )
 async def stream_events(ctx: Ctx[EventStreamQuery]) -> Response[StreamedEvent]:
     # An empty Last-Event-ID is none (the HTML standard: an EventSource that saw no id sends none).
