@@ -234,3 +234,7 @@ bench-publish *ARGS:
 # Issue 51, item 4: `lake index` locally and on a Dask LocalCluster of --workers (default 1 2 4) over bench-catalogue's --n real alphas (default 200), each phase and task timed, and a model of more machines from the tasks measured on one; --netns: the clusters of real `dask scheduler` / `dask worker` processes in Linux network namespaces, --per-machine (default 2) workers each, removed on exit (root; issue 63 item 4).
 bench-index-dask *ARGS:
     python -m tests.bench.dask_index_bench {{ARGS}}
+
+# What momentum_12_1's weekly run writes into the open tables (issue 78): bytes by kind, rows per table's commit.
+bench-lake-weekly *ARGS:
+    python -m tests.bench.lake_weekly_bench {{ARGS}}

@@ -27,6 +27,10 @@ from pipeline.derive import DerivedAlpha
 from schemas import lake
 
 WRITER = WriterProperties(compression="ZSTD")
+FILE_BYTES = 256_000
+"""Files roll at about this size, so rows sorted by date lie in files of a few weeks each: a later
+run that changes its last weeks (the forward returns a new week completes) rewrites those files,
+not a file of the alpha's whole year (measured in docs/benchmarks.md, "Issue 78")."""
 GONE = "_gone"
 
 Step = Callable[[str], None]
@@ -168,6 +172,7 @@ def publish_target(
             mode="append",
             partition_by=partitions(table),
             configuration=tables.CONFIGURATION,
+            target_file_size=FILE_BYTES,
             writer_properties=WRITER,
             commit_properties=commit,
             storage_options=options,
@@ -190,6 +195,7 @@ def publish_target(
             new.to_arrow(),
             mode="overwrite",
             predicate=f"{tables.partition_column(table)} = {_quote(target)}",
+            target_file_size=FILE_BYTES,
             writer_properties=WRITER,
             commit_properties=commit,
             storage_options=options,
