@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import polars as pl
+from deltalake import DeltaTable
+from deltalake.exceptions import TableNotFoundError
 
 from alpha_results_seal.identifiers import join
 
@@ -98,19 +100,18 @@ def generations(root: str) -> pl.DataFrame:
     `build_id`, `table`, `version` (null: the target has no rows in that table)."""
     path = generations_path(root)
     try:
-        return pl.read_delta(path, storage_options=storage_options(root))
-    except Exception as exc:  # no generation yet: an empty lake
-        if "no files in log segment" in str(exc).lower() or "not a delta table" in str(exc).lower():
-            return pl.DataFrame(
-                schema={
-                    "committed_at": pl.Datetime("us", "UTC"),
-                    "target": pl.String,
-                    "build_id": pl.String,
-                    "table": pl.String,
-                    "version": pl.Int64,
-                }
-            )
-        raise
+        found = DeltaTable(path, storage_options=storage_options(root))
+    except TableNotFoundError:  # no generation yet: a lake published before the open tables
+        return pl.DataFrame(
+            schema={
+                "committed_at": pl.Datetime("us", "UTC"),
+                "target": pl.String,
+                "build_id": pl.String,
+                "table": pl.String,
+                "version": pl.Int64,
+            }
+        )
+    return pl.read_delta(found)
 
 
 def versions(root: str, as_of: dt.datetime | None = None, table: str | None = None) -> pl.DataFrame:
@@ -162,9 +163,10 @@ def scan(
 def _empty(root: str, table: str) -> pl.LazyFrame:
     """No target named: the table's columns with no rows (none at all when it was never written)."""
     try:
-        return pl.scan_delta(table_path(root, table), storage_options=storage_options(root)).head(0)
-    except Exception:
+        found = DeltaTable(table_path(root, table), storage_options=storage_options(root))
+    except TableNotFoundError:
         return pl.LazyFrame()
+    return pl.scan_delta(found).head(0)
 
 
 def ledger(root: str, book: str = "long_short", as_of: dt.datetime | None = None) -> pl.DataFrame:

@@ -22,7 +22,7 @@ import pyarrow.dataset as pads
 from deltalake import CommitProperties, DeltaTable, WriterProperties, write_deltalake
 from deltalake.exceptions import TableNotFoundError
 
-from datasets import tables
+from datasets import clock, tables
 from pipeline.derive import DerivedAlpha
 from schemas import lake
 
@@ -125,6 +125,11 @@ def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def _name(column: str) -> str:
+    """A column in a predicate, quoted: some are SQL words (`timestamp`, `date`, `part`)."""
+    return '"' + column.replace('"', '""') + '"'
+
+
 def _unique(frame: pl.DataFrame, keys: list[str]) -> bool:
     return frame.height == 0 or frame.select(keys).is_unique().all()
 
@@ -225,11 +230,14 @@ def publish_target(
             ]
         )
         nullable = {k for k in keys if source[k].null_count() or old[k].null_count()}
-        matches = [f"t.{tables.partition_column(table)} = {_quote(target)}"]
+        matches = [f"t.{_name(tables.partition_column(table))} = {_quote(target)}"]
         if table in tables.YEAR_TABLES:
-            matches.append(f"t.{tables.YEAR_COLUMN} = s.{tables.YEAR_COLUMN}")
-        matches += [f"t.{k} IS NOT DISTINCT FROM s.{k}" if k in nullable else f"t.{k} = s.{k}" for k in keys]
-        columns = {c: f"s.{c}" for c in new.columns}
+            matches.append(f"t.{_name(tables.YEAR_COLUMN)} = s.{_name(tables.YEAR_COLUMN)}")
+        matches += [
+            f"(t.{_name(k)} IS NOT DISTINCT FROM s.{_name(k)})" if k in nullable else f"t.{_name(k)} = s.{_name(k)}"
+            for k in keys
+        ]
+        columns = {_name(c): f"s.{_name(c)}" for c in new.columns}
         (
             delta.merge(
                 source.to_arrow(),
@@ -303,3 +311,19 @@ def commit_generation(root: str, target: str, build_id: str, written: Written, n
         commit_properties=CommitProperties(custom_metadata={"target": target, "build_id": build_id}),
         storage_options=tables.storage_options(root),
     )
+
+
+def finish_generation(root: str, alpha_id: str, build_id: str) -> bool:
+    """The generation of a publish killed after its pointer switch and before its generation
+    (`pipeline.publish.finish_interrupted`): every table's current version holds the alpha's rows of
+    that build (its commits came before the switch, and its intent kept any other publish of the
+    alpha away since). Returns whether one was committed (none when the newest names the build)."""
+    named = tables.versions(root).filter(pl.col("target") == alpha_id)
+    if named.height and set(named["build_id"].to_list()) == {build_id}:
+        return False
+    written = Written()
+    for spec in lake.TABLES:
+        delta = _open(tables.table_path(root, spec.name), root)
+        written.versions[spec.name] = None if delta is None else int(delta.version())
+    commit_generation(root, alpha_id, build_id, written, clock.now())
+    return True

@@ -245,6 +245,8 @@ def finish_interrupted(lake_root: str, indexed: bool = True) -> list[str]:
         pointer = catalog.read_json(storage, layout.alpha_pointer(lake_root, intent.alpha_id))
         if pointer is not None and pointer.get("build_id") == intent.build_id:
             alphas.append(intent.alpha_id)  # switched: committed by the caller's record
+            # Its table commits all came before the switch: the generation names them now.
+            lake_tables.finish_generation(lake_root, intent.alpha_id, intent.build_id)
         publish_lock.clear(storage, lake_root, intent)
     return alphas
 

@@ -786,7 +786,7 @@ ROW_KEYS: dict[str, tuple[str, ...]] = {
     "analytics_quantiles": ("score", "quantiles", "date", "quantile"),
     "analytics_sector_ic": ("score", "date", "sector"),
     "analytics_sub_universe": ("date", "part"),
-    "daily": ("date",),
+    "benchmark_daily": ("date",),
 }
 """The columns that name one row of each table (the benchmark's `daily` too): what an incremental
 publish of the open tables (`datasets.tables`, docs/lake.md "Open tables") matches a new build's
