@@ -172,7 +172,12 @@ def _empty(root: str, table: str) -> pl.LazyFrame:
 def ledger(root: str, book: str = "long_short", as_of: dt.datetime | None = None) -> pl.DataFrame:
     """Every alpha's ledger of `book` (`portfolio` rows) as served at `as_of` (None: now), sorted by
     alpha and date: what `/v1/alphas/{alpha}/portfolio?book=...` serves each alpha."""
-    return scan(root, "portfolio", as_of).filter(pl.col(BOOK_COLUMN) == book).sort(ALPHA_COLUMN, "date").collect()
+    return (
+        scan(root, "portfolio", as_of)
+        .filter(pl.col(BOOK_COLUMN) == book)
+        .sort(ALPHA_COLUMN, "date")
+        .collect()
+    )
 
 
 def describe(root: str) -> dict[str, Any]:
@@ -183,7 +188,11 @@ def describe(root: str) -> dict[str, Any]:
         for name in files:
             size = os.path.getsize(os.path.join(folder, name))
             kind = (
-                "log_bytes" if "_delta_log" in folder else "change_bytes" if "_change_data" in folder else "data_bytes"
+                "log_bytes"
+                if "_delta_log" in folder
+                else "change_bytes"
+                if "_change_data" in folder
+                else "data_bytes"
             )
             totals[kind] += size
             totals["files"] += 1

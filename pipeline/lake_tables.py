@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.dataset as pads
 from deltalake import CommitProperties, DeltaTable, WriterProperties, write_deltalake
-from deltalake.exceptions import TableNotFoundError
+from deltalake.exceptions import CommitFailedError, TableNotFoundError
 
 from datasets import clock, tables
 from pipeline.derive import DerivedAlpha
@@ -134,7 +134,9 @@ def _unique(frame: pl.DataFrame, keys: list[str]) -> bool:
     return frame.height == 0 or frame.select(keys).is_unique().all()
 
 
-def diff(old: pl.DataFrame, new: pl.DataFrame, keys: list[str]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def diff(
+    old: pl.DataFrame, new: pl.DataFrame, keys: list[str]
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(inserted, changed, gone): the new rows no old row has the key of, the new rows whose old
     row's values differ (exactly, nulls and NaNs equal to themselves), the old rows no new row has
     the key of."""
@@ -157,10 +159,27 @@ def diff(old: pl.DataFrame, new: pl.DataFrame, keys: list[str]) -> tuple[pl.Data
     return inserted, changed, gone
 
 
+COMMIT_ATTEMPTS = 5
+
+
 def publish_target(
     root: str, table: str, target: str, build_id: str, frame: pl.DataFrame | None, written: Written
 ) -> None:
-    """One table's commit for one target (alpha id or benchmark symbol), recorded in `written`."""
+    """One table's commit for one target (alpha id or benchmark symbol), recorded in `written`.
+    A commit refused because another publish committed to the table meanwhile (another alpha's:
+    the alpha's own publishes are serialised by its lock) is made again over the new version."""
+    for attempt in range(COMMIT_ATTEMPTS):
+        try:
+            _publish_target(root, table, target, build_id, frame, written)
+            return
+        except CommitFailedError:
+            if attempt == COMMIT_ATTEMPTS - 1:
+                raise
+
+
+def _publish_target(
+    root: str, table: str, target: str, build_id: str, frame: pl.DataFrame | None, written: Written
+) -> None:
     path = tables.table_path(root, table)
     options = tables.storage_options(root)
     commit = CommitProperties(custom_metadata={"target": target, "build_id": build_id})
@@ -191,7 +210,9 @@ def publish_target(
     keys = [k for k in lake.ROW_KEYS[table]]
     if not (_unique(new, keys) and _unique(old, keys)):
         values = [c for c in new.columns if c != tables.BUILD_COLUMN]
-        if old.height == new.height and old.select(values).sort(values).equals(new.select(values).sort(values)):
+        if old.height == new.height and old.select(values).sort(values).equals(
+            new.select(values).sort(values)
+        ):
             written.versions[table] = delta.version()
             return
         before_commit(table)
@@ -234,7 +255,9 @@ def publish_target(
         if table in tables.YEAR_TABLES:
             matches.append(f"t.{_name(tables.YEAR_COLUMN)} = s.{_name(tables.YEAR_COLUMN)}")
         matches += [
-            f"(t.{_name(k)} IS NOT DISTINCT FROM s.{_name(k)})" if k in nullable else f"t.{_name(k)} = s.{_name(k)}"
+            f"(t.{_name(k)} IS NOT DISTINCT FROM s.{_name(k)})"
+            if k in nullable
+            else f"t.{_name(k)} = s.{_name(k)}"
             for k in keys
         ]
         columns = {_name(c): f"s.{_name(c)}" for c in new.columns}

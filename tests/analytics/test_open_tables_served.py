@@ -82,20 +82,21 @@ def test_the_docs_open_tables_block_reads_what_the_api_serves_now_and_as_of_a_de
     if as_of.tzinfo is None:
         as_of = as_of.replace(tzinfo=dt.UTC)
     scope = run_blocks(demo_lake, as_of)
-    now, then = scope["now"], scope["then"]
+    now, then = scope["ledger_now"], scope["ledger_then"]
     assert isinstance(now, pl.DataFrame) and isinstance(then, pl.DataFrame)
 
     assert assert_equal_ledgers(api, now) >= 3
     assert assert_equal_ledgers(api, then, as_of=as_of.isoformat().replace("+00:00", "Z")) >= 1
     # Weekly runs were published after the decision: the two differ.
-    assert now.filter(pl.col("alpha") == "momentum_12_1").height > then.filter(
-        pl.col("alpha") == "momentum_12_1"
-    ).height
+    assert (
+        now.filter(pl.col("alpha") == "momentum_12_1").height
+        > then.filter(pl.col("alpha") == "momentum_12_1").height
+    )
 
     # pandas, DuckDB and the plain-polars recipe read the same rows.
-    assert scope["then_pandas"]["ending_equity"].tolist() == then["ending_equity"].to_list()
-    assert scope["then_duckdb"] == list(then.select("alpha", "date", "ending_equity").iter_rows())
-    plain = scope["ledger"].sort("alpha", "date")
+    assert scope["pandas_then"]["ending_equity"].tolist() == then["ending_equity"].to_list()
+    assert scope["duckdb_then"] == list(then.select("alpha", "date", "ending_equity").iter_rows())
+    plain = scope["plain_then"].sort("alpha", "date")
     assert plain.select(then.columns).equals(then)
 
 

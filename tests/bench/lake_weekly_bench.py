@@ -77,18 +77,26 @@ def main() -> None:
         lake = root / "lake"
         with clock.simulated(spy.at):
             publish.publish_seal(
-                str(write_benchmark_seal(benchmark_sealed(spy, market, plan.correction), root / BENCHMARK_SEAL)),
+                str(
+                    write_benchmark_seal(
+                        benchmark_sealed(spy, market, plan.correction), root / BENCHMARK_SEAL
+                    )
+                ),
                 str(lake),
             )
         with clock.simulated(before.at):
-            seal = write_seal(sealed(before, market, args.size, args.seed, plan.correction), root / "a" / args.alpha)
+            seal = write_seal(
+                sealed(before, market, args.size, args.seed, plan.correction), root / "a" / args.alpha
+            )
             started = time.perf_counter()
             publish.publish_seal(str(seal), str(lake))
             first_seconds = time.perf_counter() - started
         first = tree_bytes(lake)
         changes.clear()
         with clock.simulated(weekly.at):
-            seal = write_seal(sealed(weekly, market, args.size, args.seed, plan.correction), root / "b" / args.alpha)
+            seal = write_seal(
+                sealed(weekly, market, args.size, args.seed, plan.correction), root / "b" / args.alpha
+            )
             started = time.perf_counter()
             cpu = time.process_time()
             outcome = publish.publish_seal(str(seal), str(lake))
@@ -109,7 +117,9 @@ def main() -> None:
                     "weekly_cpu_seconds": round(cpu, 1),
                     "weekly_tables_step_seconds": round(spent["seconds"], 2),
                     "weekly_added_bytes": added,
-                    "weekly_tables_bytes": added["tables_data"] + added["tables_change_data"] + added["tables_log"],
+                    "weekly_tables_bytes": added["tables_data"]
+                    + added["tables_change_data"]
+                    + added["tables_log"],
                     "weekly_rows": changes,
                 },
                 indent=1,

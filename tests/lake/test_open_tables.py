@@ -72,7 +72,9 @@ def assert_same(found: dict[str, pl.DataFrame], expected: dict[str, pl.DataFrame
 
 
 @pytest.fixture(scope="module")
-def second(seals: tuple[Path, Path], first: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+def second(
+    seals: tuple[Path, Path], first: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, list[str]]:
     """The second run published over a copy of `first`, and the commits it made, in order."""
     lake = shutil.copytree(first, tmp_path_factory.mktemp("second") / "lake")
     steps: list[str] = []
@@ -99,17 +101,25 @@ def test_a_weekly_run_writes_what_changed_and_its_before_and_after_values(
     assert steps[-1] == "generation" and len(steps) == len(set(steps))
     # Equal to the build folder's rows (the per-build layout, read apart), every book.
     for table in ("portfolio", "positions", "pnl"):
-        mine = tables.scan(str(lake), table, targets=[ALPHA]).collect().drop("alpha", "year", "build_id", strict=False)
+        mine = (
+            tables.scan(str(lake), table, targets=[ALPHA])
+            .collect()
+            .drop("alpha", "year", "build_id", strict=False)
+        )
         files = build_parquet(lake, table).select(mine.columns)
         assert mine.sort(mine.columns).equals(files.sort(files.columns)), table
     # Decisions: forward returns of the past weeks moved; the feed holds both values, and the
     # second generation's rows hold the "after", the first's the "before".
     path = tables.table_path(str(lake), "decisions")
     named = tables.versions(str(lake), table="decisions").filter(pl.col("target") == ALPHA)["version"][0]
-    before_version = tables.versions(str(first), table="decisions").filter(pl.col("target") == ALPHA)["version"][0]
+    before_version = tables.versions(str(first), table="decisions").filter(pl.col("target") == ALPHA)[
+        "version"
+    ][0]
     assert named > before_version
     feed = pl.from_arrow(
-        pa.table(DeltaTable(path).load_cdf(starting_version=before_version + 1, ending_version=named).read_all())
+        pa.table(
+            DeltaTable(path).load_cdf(starting_version=before_version + 1, ending_version=named).read_all()
+        )
     )
     assert isinstance(feed, pl.DataFrame)
     kinds = set(feed["_change_type"])
@@ -124,7 +134,7 @@ def test_a_weekly_run_writes_what_changed_and_its_before_and_after_values(
     assert post.select(new.columns).equals(new.join(post.select(keys), on=keys, how="semi").sort(keys))
     # Only what changed was written: inserted rows are the new week's, the rest untouched.
     inserted = feed.filter(pl.col("_change_type") == "insert")
-    assert inserted["date"].min() > old["date"].max()
+    assert inserted["date"].min() > old["date"].max()  # type: ignore[operator]
     untouched = new.join(feed.select(keys), on=keys, how="anti")
     assert set(untouched["build_id"]) == set(old["build_id"])
 
