@@ -51,9 +51,15 @@ SYMBOL_COLUMN = "symbol"
 YEAR_COLUMN = "year"
 BUILD_COLUMN = "build_id"
 
-CONFIGURATION = {"delta.enableChangeDataFeed": "true"}
+CONFIGURATION = {
+    "delta.enableChangeDataFeed": "true",
+    "delta.logRetentionDuration": "interval 36500 days",
+}
 """Every table records the before and after values of the rows a commit changes (Delta's change
-data feed): what a run changed of what was published comes from the commit itself."""
+data feed): what a run changed of what was published comes from the commit itself. Its log is kept
+(Delta's default drops commits older than 30 days at a checkpoint, which would end time travel and
+`as_of` there): what is removed of the history is the operator's retention's business, not the
+format's default."""
 
 
 def tables_root(root: str) -> str:

@@ -13,6 +13,7 @@ unique in a build has the alpha's rows replaced whole (a predicate overwrite).
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -23,6 +24,8 @@ from deltalake import CommitProperties, DeltaTable, WriterProperties, write_delt
 from deltalake.exceptions import CommitFailedError, TableNotFoundError
 
 from datasets import clock, tables
+from datasets.layout import BUILD_RETENTION_SECONDS
+from datasets.pins import Pinned
 from pipeline.derive import DerivedAlpha
 from schemas import lake
 
@@ -350,3 +353,40 @@ def finish_generation(root: str, alpha_id: str, build_id: str) -> bool:
         written.versions[spec.name] = None if delta is None else int(delta.version())
     commit_generation(root, alpha_id, build_id, written, clock.now())
     return True
+
+
+def vacuum(
+    root: str,
+    history_seconds: float,
+    pinned: Pinned,
+    delete: bool,
+    now: dt.datetime | None = None,
+    floor_seconds: float = BUILD_RETENTION_SECONDS,
+) -> list[str]:
+    """The open tables' retention: Delta's own `VACUUM` of every table (and `_generations`), which
+    deletes the files no version younger than the retention reads. The retention is the operator's
+    history (`ALPHA_RESULTS_BUILD_HISTORY_DAYS`), never under what a worker may still serve, and
+    stretched back to the oldest generation that names a pinned build: a pin is a version kept, so a
+    decision's `as_of` reads what it read, whatever its age. Returns the files deleted (or, with
+    `delete` false, those it would delete)."""
+    now = now or clock.now()
+    found = tables.generations(root)
+    pairs = [(alpha, build) for alpha, builds in pinned.alphas.items() for build in builds]
+    pairs += [
+        (f"benchmark:{symbol}", build) for symbol, builds in pinned.benchmarks.items() for build in builds
+    ]
+    keep = max(history_seconds, floor_seconds)
+    if pairs and found.height:
+        wanted = pl.DataFrame(pairs, schema=["target", "build_id"], orient="row")
+        oldest = found.join(wanted, on=["target", "build_id"], how="semi")["committed_at"].min()
+        if isinstance(oldest, dt.datetime):
+            keep = max(keep, (now - oldest).total_seconds())
+    hours = math.ceil(keep / 3600) if keep > 0 else 0
+    removed: list[str] = []
+    names = [spec.name for spec in lake.TABLES] + [tables.BENCHMARK_DAILY, tables.GENERATIONS]
+    for name in names:
+        delta = _open(tables.table_path(root, name), root)
+        if delta is None:
+            continue
+        removed += delta.vacuum(retention_hours=hours, enforce_retention_duration=False, dry_run=not delete)
+    return removed

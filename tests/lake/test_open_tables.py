@@ -13,6 +13,7 @@ import json
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
@@ -20,6 +21,7 @@ import pytest
 from deltalake import DeltaTable
 
 from datasets import publish_lock, tables
+from datasets.pins import Pinned
 from pipeline import lake_tables
 from pipeline.publish import finish_interrupted_publishes, publish_seal
 from schemas import lake
@@ -172,3 +174,36 @@ def test_a_publish_killed_before_any_commit_did_not_happen_and_the_next_one_does
         else:
             assert publish_seal(str(seals[1]), str(lake)).status == "published"
         assert_same(content(lake, keep_moving=False), after)
+
+
+def test_vacuum_deletes_what_no_kept_version_reads_and_a_pin_keeps_its_version(
+    first: Path, second: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    before = content(first)
+    then = tables.generations(str(second[0])).filter(pl.col("target") == ALPHA)["committed_at"].min()
+    first_build = json.loads((first / "alphas" / ALPHA / "_current.json").read_text())["build_id"]
+
+    # Pinned: the first build's versions stay readable, nothing they read is deleted.
+    lake = shutil.copytree(second[0], tmp_path / "pinned")
+    pin = Pinned(alphas={ALPHA: frozenset({first_build})})
+    assert lake_tables.vacuum(str(lake), 0.0, pin, delete=True, floor_seconds=0.0) == []
+    assert_same(content_as_of(lake, then), before)
+
+    # Not pinned, no history kept: the files only the first build's versions read are deleted (a
+    # dry run lists them first), the current rows are whole.
+    lake = shutil.copytree(second[0], tmp_path / "unpinned")
+    listed = lake_tables.vacuum(str(lake), 0.0, Pinned(), delete=False, floor_seconds=0.0)
+    assert listed
+    deleted = lake_tables.vacuum(str(lake), 0.0, Pinned(), delete=True, floor_seconds=0.0)
+    assert sorted(deleted) == sorted(listed)
+    assert_same(content(lake), content(second[0]))
+    with pytest.raises(Exception):  # noqa: B017 - delta-rs raises its own I/O error for a vacuumed file
+        content_as_of(lake, then)
+
+
+def content_as_of(lake: Path, moment: Any) -> dict[str, pl.DataFrame]:
+    out = {}
+    for name in NAMES:
+        frame = tables.scan(str(lake), name, as_of=moment, targets=[ALPHA]).collect()
+        out[name] = frame.sort(frame.columns) if frame.width else frame
+    return out
