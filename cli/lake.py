@@ -315,8 +315,6 @@ def print_steps(reports: Sequence[StepReport]) -> int:
 
 
 def run_gc(args: argparse.Namespace) -> int:
-    from alpha_results_seal.storage import Storage
-    from datasets import layout, pins
     from pipeline import lake_tables
     from pipeline.lake_upkeep import garbage
     from pipeline.publish import finish_interrupted_publishes
@@ -330,9 +328,7 @@ def run_gc(args: argparse.Namespace) -> int:
     for path in found:
         print(f"{verb}  {path}")
     # The open tables: Delta's own vacuum with the operator's history, pins kept (docs/lake.md).
-    files = lake_tables.vacuum(
-        lake_root, layout.history_seconds(), pins.pinned(Storage(lake_root), lake_root), delete=args.apply
-    )
+    files = lake_tables.vacuum_lake(lake_root, delete=args.apply)
     if files:
         print(f"{len(files)} open-table files {verb}  (the tables' vacuum, the history retention's)")
     if args.apply:

@@ -23,9 +23,10 @@ import pyarrow.dataset as pads
 from deltalake import CommitProperties, DeltaTable, WriterProperties, write_deltalake
 from deltalake.exceptions import CommitFailedError, TableNotFoundError
 
+from alpha_results_seal.storage import Storage
 from datasets import clock, tables
-from datasets.layout import BUILD_RETENTION_SECONDS
-from datasets.pins import Pinned
+from datasets.layout import BUILD_RETENTION_SECONDS, history_seconds
+from datasets.pins import Pinned, pinned
 from pipeline.derive import DerivedAlpha
 from schemas import lake
 
@@ -390,3 +391,8 @@ def vacuum(
             continue
         removed += delta.vacuum(retention_hours=hours, enforce_retention_duration=False, dry_run=not delete)
     return removed
+
+
+def vacuum_lake(root: str, delete: bool) -> list[str]:
+    """`alpha-results lake gc`'s vacuum: the operator's history retention, the lake's pins."""
+    return vacuum(root, history_seconds(), pinned(Storage(root), root), delete)
