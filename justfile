@@ -249,3 +249,7 @@ bench-index-dask *ARGS:
 # A bystander's /v1/health and week page p50 and p95, quiet and while one key sends a new as_of moment 25 times a second, over the demo lake (played once into var/bench-as-of/, or --lake) [--seconds N] [--no-budget] [--out FILE] (issue 81, item 3).
 bench-as-of *ARGS:
     python -m tests.bench.as_of_bench {{ARGS}}
+
+# What momentum_12_1's weekly run writes into the open tables (issue 78): bytes by kind, rows per table's commit.
+bench-lake-weekly *ARGS:
+    python -m tests.bench.lake_weekly_bench {{ARGS}}

@@ -333,6 +333,7 @@ def print_steps(reports: Sequence[StepReport]) -> int:
 
 
 def run_gc(args: argparse.Namespace) -> int:
+    from pipeline import lake_tables
     from pipeline.lake_upkeep import garbage
     from pipeline.publish import finish_interrupted_publishes
 
@@ -344,6 +345,10 @@ def run_gc(args: argparse.Namespace) -> int:
     verb = "deleted" if args.apply else "garbage"
     for path in found:
         print(f"{verb}  {path}")
+    # The open tables: Delta's own vacuum with the operator's history, pins kept (docs/lake.md).
+    files = lake_tables.vacuum_lake(lake_root, delete=args.apply)
+    if files:
+        print(f"{len(files)} open-table files {verb}  (the tables' vacuum, the history retention's)")
     if args.apply:
         print(f"{len(found)} build folders deleted  (lake {lake_root})")
     else:

@@ -52,7 +52,7 @@ from datasets.layout import history_seconds as history_seconds  # the build comm
 from datasets.publish_lock import PublishBusy
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
 from datasets.writer import BuildWriter, dumps
-from pipeline import PIPELINE_VERSION, index_rows, knowledge
+from pipeline import PIPELINE_VERSION, index_rows, knowledge, lake_tables
 from pipeline.derive import DerivedAlpha, derive
 from pipeline.families import join_family
 from schemas import lake
@@ -196,10 +196,14 @@ def publish_seal(
                 entry["first_published_at"] = first_published(pointer, now)
                 entry["files"] = writer.manifest(build_dir)
                 writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
+                # The open tables: what changed, one commit per table; read by no one until the
+                # generation below names their versions.
+                opened = lake_tables.publish_alpha(lake_root, alpha_id, build_id, derived)
 
                 document = {"alpha_id": alpha_id, "build_id": build_id, "content_id": content_id}
                 switch_pointer(lake_storage, pointer_path, document, now)
                 held.switched()
+                lake_tables.commit_generation(lake_root, alpha_id, build_id, opened, clock.now())
             # Readers see the build from this generation on; publishes a killed run left half
             # committed are finished in the same commit.
             record(lake_root, [alpha_id, *finish_interrupted(lake_root, indexed)])
@@ -241,6 +245,8 @@ def finish_interrupted(lake_root: str, indexed: bool = True) -> list[str]:
         pointer = catalog.read_json(storage, layout.alpha_pointer(lake_root, intent.alpha_id))
         if pointer is not None and pointer.get("build_id") == intent.build_id:
             alphas.append(intent.alpha_id)  # switched: committed by the caller's record
+            # Its table commits all came before the switch: the generation names them now.
+            lake_tables.finish_generation(lake_root, intent.alpha_id, intent.build_id)
         publish_lock.clear(storage, lake_root, intent)
     return alphas
 
@@ -501,12 +507,14 @@ def publish_benchmark(
             "files": writer.manifest(build_dir),
         }
         writer.write_json(layout.join(build_dir, layout.BENCHMARK_JSON), info)
+        opened = lake_tables.publish_benchmark(lake_root, symbol, build_id, daily)
         document = {"symbol": symbol, "build_id": build_id, "content_id": content_id}
         before, after = switch_pointer(lake_storage, pointer_path, document)
         if after is None:  # another publish of this seal switched first: its build is served
             retention.delete_build(lake_storage, build_dir)  # the folder this publish created
             record(lake_root, benchmarks=[symbol])
             return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, before)
+        lake_tables.commit_generation(lake_root, f"benchmark:{symbol}", build_id, opened, clock.now())
     record(lake_root, benchmarks=[symbol])
     retention.collect(lake_storage, builds_dir, pointer_path)
     return Outcome(
