@@ -47,6 +47,17 @@ fmt:
     ruff format .
     ruff check --fix .
 
+# Regenerate every generated file in one command, no server needed: the reference (docs/reference.md, llms.txt, the endpoint tables, docs/schemas/), the client's generated modules from the in-process app's OpenAPI document, then the equality recording's changed answers (`--write`: review what it prints, and add a row to docs/history.md when an answer changed on purpose). `just regen --no-equality` skips the last step.
+regen *ARGS:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    alpha-results reference
+    document=$(mktemp --suffix=.json)
+    trap 'rm -f "$document"' EXIT
+    python -c 'import json, sys; from serve.app import openapi_document; json.dump(openapi_document(), open(sys.argv[1], "w"))' "$document"
+    python client/scripts/generate.py --openapi "$document"
+    if [[ " {{ARGS}} " != *" --no-equality "* ]]; then python -m tests.equality.update --write; fi
+
 # Regenerate docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the route declarations and the OpenAPI document, and the seal's JSON Schemas in docs/schemas/ from sealkit/src/alpha_results_seal/manifest.py and sealkit/src/alpha_results_seal/description.py (a test fails when one is stale).
 reference:
     alpha-results reference
@@ -63,9 +74,9 @@ fuzz *ARGS:
 demo size="full":
     alpha-results demo --size {{size}} --out {{seals}}
 
-# Validate and publish every seal in var/seals into the lake.
+# Validate and publish every seal in var/seals into the lake, for the team `default` (the demo's trial families need a team: docs/seal.md).
 build:
-    alpha-results build {{seals}}/*
+    alpha-results build --team default {{seals}}/*
 
 # Print what the lake holds.
 lake:
@@ -234,3 +245,11 @@ bench-publish *ARGS:
 # Issue 51, item 4: `lake index` locally and on a Dask LocalCluster of --workers (default 1 2 4) over bench-catalogue's --n real alphas (default 200), each phase and task timed, and a model of more machines from the tasks measured on one; --netns: the clusters of real `dask scheduler` / `dask worker` processes in Linux network namespaces, --per-machine (default 2) workers each, removed on exit (root; issue 63 item 4).
 bench-index-dask *ARGS:
     python -m tests.bench.dask_index_bench {{ARGS}}
+
+# A bystander's /v1/health and week page p50 and p95, quiet and while one key sends a new as_of moment 25 times a second, over the demo lake (played once into var/bench-as-of/, or --lake) [--seconds N] [--no-budget] [--out FILE] (issue 81, item 3).
+bench-as-of *ARGS:
+    python -m tests.bench.as_of_bench {{ARGS}}
+
+# What momentum_12_1's weekly run writes into the open tables (issue 78): bytes by kind, rows per table's commit.
+bench-lake-weekly *ARGS:
+    python -m tests.bench.lake_weekly_bench {{ARGS}}

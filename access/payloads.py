@@ -18,7 +18,7 @@ from access.records import AccountRecord, KeyRecord, RateLimit, iso
 from access.tokens import display_prefix
 from core.context import AllowList, Caller
 from schemas.bodies.admin import KeyUsage
-from schemas.bodies.identity import Allow, FieldPolicy, KeyInventoryRow, Me, Usage
+from schemas.bodies.identity import Allow, Credential, FieldPolicy, KeyInventoryRow, Me, Usage
 from schemas.bodies.identity import RateLimit as RateLimitBody
 
 USAGE_FIELDS = (
@@ -87,13 +87,18 @@ def _sorted_endpoints(endpoints: frozenset[str]) -> tuple[str, ...]:
 
 def me_payload(
     caller: Caller,
-    key_record: KeyRecord,
+    key_record: KeyRecord | None,
     usage: Mapping[str, int | None],
     rate_limit: Mapping[str, int | None] | None,
     registry_version: str,
 ) -> Me:
-    """`GET /v1/me` `data`. `rate_limit` is the envelope the limiter enforces (the key's when None)."""
+    """`GET /v1/me` `data`. `rate_limit` is the envelope the limiter enforces (the key's when None;
+    an access token's caller has no key record, and is always given it)."""
+    if rate_limit is None:
+        assert key_record is not None
+        rate_limit = key_record.rate_limit.to_wire()
     return Me(
+        credential=cast(Credential, caller.credential),
         key_id=caller.key_id,
         key_name=caller.key_name,
         user_id=caller.user_id,
@@ -102,9 +107,7 @@ def me_payload(
         is_admin=caller.is_admin,
         allow=_allow_of(caller.endpoint_allow, caller.alphas, caller.runs),
         field_policy=FieldPolicy(expose_raw_book=caller.expose_raw_book),
-        rate_limit=_rate_limit_of(
-            tuple((rate_limit if rate_limit is not None else key_record.rate_limit.to_wire()).items())
-        ),
+        rate_limit=_rate_limit_of(tuple(rate_limit.items())),
         usage=_usage(usage),
         callable_endpoints=list(_sorted_endpoints(caller.endpoints)),
         registry_version=registry_version,

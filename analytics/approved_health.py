@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics import false_discovery
+from analytics import sharpe_inference, significance
 from schemas.bodies.approved_health import (
     FalseDiscoveryPrior,
     HealthSignal,
@@ -76,8 +76,11 @@ def prior_of(outcomes: list[Outcome], candidates: int) -> FalseDiscoveryPrior:
     true_ir = float(np.mean(live[live > 0])) if np.any(live > 0) else 0.0
     sessions = int(np.median([o.backtest_sessions for o in outcomes]))
     per_year = float(np.median([o.sessions_per_year for o in outcomes]))
+    # The significance route's power (`sharpe_inference.power`: T sessions), of a typical test of
+    # the deployment: no one alpha's returns, so normal ones (skewness 0, kurtosis 3, no serial
+    # correlation)
     power = (
-        false_discovery.sharpe_power(0.0, true_ir / math.sqrt(per_year), sessions, alpha=TEST_LEVEL)
+        float(sharpe_inference.power(0.0, true_ir / math.sqrt(per_year), sessions, 0.0, 3.0, 0.0, TEST_LEVEL))
         if true_ir > 0 and sessions > 1
         else 1.0
     )
@@ -93,30 +96,20 @@ def prior_of(outcomes: list[Outcome], candidates: int) -> FalseDiscoveryPrior:
 
 
 def false_discovery_probability(
-    backtest_information_ratio: float | None,
-    backtest_sessions: int,
-    sessions_per_year: int,
-    prior: FalseDiscoveryPrior,
+    backtest: significance.Moments | None, sessions_per_year: int, prior: FalseDiscoveryPrior
 ) -> float | None:
-    """The paper's oFDR of an approval whose backtest showed `backtest_information_ratio`
-    (annualised) over `backtest_sessions` daily returns: per-session ratios, H0 no skill, H1 the
-    prior's true ratio."""
-    if (
-        backtest_information_ratio is None
-        or not math.isfinite(backtest_information_ratio)
-        or backtest_sessions < 2
-    ):
+    """The paper's oFDR of an approval whose backtest's daily returns have the moments `backtest`
+    (`significance.moments` of the in-sample part): asked of the significance route's formula
+    (`significance.ofdr`: its sample moments, T and AR(1)), per-session ratios, H0 no skill, H1 the
+    prior's true ratio; None where that route's Sharpe inference is not measurable."""
+    if backtest is None or sharpe_inference.inference_reason(backtest.n) is not None:
         return None
     if not prior.true_information_ratio > 0:
         return None
-    root = math.sqrt(sessions_per_year)
-    return false_discovery.ofdr(
-        backtest_information_ratio / root,
-        0.0,
-        prior.true_information_ratio / root,
-        backtest_sessions,
-        prior.prior_true_share,
+    found = significance.ofdr(
+        backtest, 0.0, prior.true_information_ratio / math.sqrt(sessions_per_year), prior.prior_true_share
     )
+    return found if math.isfinite(found) else None
 
 
 # -- is it still working? The one verdict (issue 81, item 5) -----------------------------------------

@@ -119,6 +119,13 @@ class KeptStream:
         return self.random_and_logs(size)[0]
 
 
+def fill_kept(seed: int, stream: int) -> None:
+    """Stream `stream` of `seed`'s whole kept prefix (KEPT_UNIFORMS uniforms and their logs, 32
+    MiB) drawn now: a server worker's warm-up (serve/warm.py) pays what the first request over a
+    long history would, which grows the prefix to this bound anyway."""
+    _prefix(seed, stream).take(0, KEPT_UNIFORMS)
+
+
 def kept_stream(seed: int, stream: int) -> KeptStream:
     """`generator(seed, stream)`'s uniforms, from the kept prefix (`KeptStream`)."""
     return KeptStream(seed, stream)

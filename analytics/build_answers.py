@@ -240,7 +240,7 @@ class BuildAnswers:
         """The values later runs changed of what the lake had published (`analytics.restatements`),
         dated inside the window, newest restatement first, each with both values unless the key may
         not read what they are built from."""
-        rows = restatement_rows(view, (q.start, q.end), self.scope.access)
+        rows = restatement_rows(view, (q.start, q.end), self.scope.access, self.scope.raw)
         return self._answer(page_of(rows, q.limit, q.offset), Warnings(), view.build_id)
 
     @served(

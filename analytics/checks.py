@@ -26,6 +26,7 @@ from analytics import (
     live,
     residual,
     sets,
+    sharpe_inference,
     significance,
     sub_universe,
     uncertainty,
@@ -604,6 +605,9 @@ def _deflated_sharpe(
     m = significance.moments(ledger.window(window).returns)
     if m is None:
         return Figure(None, "fewer than 3 daily returns with variance in the window", "long_short", WINDOW)
+    short = sharpe_inference.inference_reason(m.n)
+    if short is not None:
+        return Figure(None, short, "long_short", WINDOW)
     if family is not None and family.count >= MIN_FAMILY_TRIALS:
         value = significance.dsr(m, family.count, family.sharpe_variance)
         context = {"trials": family.count, "basis": f"of its trial family {family.family}"}
@@ -636,6 +640,10 @@ def _sharpe_t_statistic(book: str, part: inputs.Ledger | None, access: Access, w
     m = significance.moments(part.returns)
     if m is None:
         return Figure(None, "fewer than 3 daily returns with variance in the window", book, WINDOW)
+    # SR over its standard error: Sharpe inference, from the count its variance needs
+    short = sharpe_inference.inference_reason(m.n)
+    if short is not None:
+        return Figure(None, short, book, WINDOW)
     return Figure(haircut.t_statistic(m.sharpe, m.n), "", book, WINDOW, context={"sessions": m.n})
 
 

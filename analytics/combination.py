@@ -22,7 +22,7 @@ import numpy as np
 
 from analytics.compounding import drawdown_pct, equity_from_one
 from analytics.returns import mean_over_std
-from analytics.variance import ROUNDING, measurable_std, variance_floor
+from analytics.variance import measurable_std
 from schemas.query import MIN_SET_SESSIONS
 
 MIN_SESSIONS = MIN_SET_SESSIONS
@@ -147,21 +147,6 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     if not (math.isfinite(measurable_std(x)) and math.isfinite(measurable_std(y))):
         return math.nan
     return float(np.corrcoef(x, y)[0, 1])
-
-
-def pearson_with_columns(x: np.ndarray, columns: np.ndarray) -> np.ndarray:
-    """`pearson(x, column)` for every column of `columns` (sessions x alphas) at once, two-pass as
-    `np.corrcoef`; NaN where x or the column has no measurable variance (`analytics.variance`)."""
-    if x.size < 2:
-        return np.full(columns.shape[1], math.nan)
-    dx = x - x.mean()
-    d = columns - columns.mean(axis=0)
-    sxx, syy = float(dx @ dx), np.sum(d * d, axis=0)
-    floor_y = ROUNDING * columns.shape[0] * np.mean(columns * columns, axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        found = (dx @ d) / np.sqrt(sxx * syy)
-    measurable = (syy > floor_y) & (sxx > variance_floor(x))
-    return np.where(measurable, np.clip(found, -1.0, 1.0), math.nan)
 
 
 def diversification_ratio(returns: np.ndarray, weights: np.ndarray, combined: np.ndarray) -> float:

@@ -68,16 +68,12 @@ class Pairing:
         return Correlation(math.nan, float(np.mean(x)), int(x.size), float(np.mean(y)))
 
 
-def weekly_score_spearman(a: pl.DataFrame, b: pl.DataFrame) -> Pairing:
-    """`a` and `b`: (date, symbol, score) of each alpha. A week counts when its rank correlation
-    exists (`analytics.ranks`: at least 3 names scored on both sides, neither side constant)."""
-    return weekly_score_spearman_against(a, [b])[0]
-
-
 def weekly_score_spearman_against(a: pl.DataFrame, others: list[pl.DataFrame]) -> list[Pairing]:
-    """The pairing of `a` with each of `others` (as `weekly_score_spearman`), in one grouped pass:
-    the pipeline pairs a newly published alpha with many candidates at once. Each (other, week)
-    group is ranked and correlated on its own, exactly as a pair alone."""
+    """The pairing of `a` with each of `others`, each (date, symbol, score) of an alpha, in one
+    grouped pass: the pipeline pairs a newly published alpha with many candidates at once. Each
+    (other, week) group is ranked and correlated on its own, exactly as a pair alone: a week counts
+    when its rank correlation exists (`analytics.ranks`: at least 3 names scored on both sides,
+    neither side constant)."""
     if not others:
         return []
     stacked = pl.concat(

@@ -180,7 +180,7 @@ def _ic_decay(view: BuildView, reason: str) -> IcDecay:
 
 
 @dataclass(frozen=True)
-class Records:
+class CalibrationSet:
     """The calibration alphas' backtest (b) and live (l) information ratios, in index order."""
 
     alphas: list[str]
@@ -188,12 +188,12 @@ class Records:
     live: np.ndarray
 
 
-def calibration_records(index: pa.Table | None, readable: set[str] | None, alpha: str) -> Records:
+def calibration_records(index: pa.Table | None, readable: set[str] | None, alpha: str) -> CalibrationSet:
     """The index rows the calibration is over: approved (their live split an approval, in force or
     retired since), `readable` (None: every alpha), not `alpha`, at least CALIBRATION_MIN_SESSIONS
     sessions after the approval, both information ratios measured and the backtest one positive."""
     if index is None or "live_split_origin" not in index.column_names:
-        return Records([], np.empty(0), np.empty(0))
+        return CalibrationSet([], np.empty(0), np.empty(0))
     rows = index.select(list(INDEX_COLUMNS)).filter(
         pc.fill_null(pc.equal(index.column("live_split_origin"), "approval"), False)
     )
@@ -212,7 +212,7 @@ def calibration_records(index: pa.Table | None, readable: set[str] | None, alpha
         and math.isfinite(l_[i])
         and b[i] > 0
     ]
-    return Records([ids[i] for i in keep], b[keep], l_[keep])
+    return CalibrationSet([ids[i] for i in keep], b[keep], l_[keep])
 
 
 @dataclass(frozen=True)
@@ -223,7 +223,7 @@ class Calibrated:
     rmse: float | None
 
 
-def calibrate(records: Records) -> Calibrated:
+def calibrate(records: CalibrationSet) -> Calibrated:
     """The retention, its standard error and the out-of-sample RMSE (module docstring)."""
     b, l_ = records.backtest, records.live
     n = b.size
@@ -240,7 +240,9 @@ def calibrate(records: Records) -> Calibrated:
     return Calibrated("catalogue", retention, standard_error, rmse)
 
 
-def haircut(records: Records | None, withheld_reason: str | None) -> tuple[LiveHaircut, float | None, str]:
+def haircut(
+    records: CalibrationSet | None, withheld_reason: str | None
+) -> tuple[LiveHaircut, float | None, str]:
     """The haircut object, the retention and why it is not measurable ("" when it is);
     `withheld_reason`: why the ledgers are withheld from the reader (None: they are not)."""
     if records is None or withheld_reason is not None:
@@ -286,7 +288,7 @@ def decay_payload(
     view: BuildView,
     book: str,
     split: live.Split,
-    records: Records | None,
+    records: CalibrationSet | None,
     access: Access,
     warnings: Warnings,
 ) -> Decay:

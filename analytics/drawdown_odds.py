@@ -38,8 +38,9 @@ from analytics.access import Access, withheld
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
 from analytics.expectation import Levels
+from analytics.flight import SingleFlight, heavy
 from analytics.live import Split
-from analytics.monitoring import _weeks_of
+from analytics.monitoring import _weeks_of, live_weeks
 from analytics.variance import measurable_std
 from datasets.reader import BuildView
 from schemas.bodies.drawdown_odds import (
@@ -177,6 +178,9 @@ def simulated(
 # -- the served answer (`/analytics/drawdown_odds`, `Reading.drawdown_odds`) ---------------------------
 
 
+_flights: SingleFlight[Simulated | str] = SingleFlight()
+
+
 def drawdown_odds_payload(
     view: BuildView,
     book: str,
@@ -191,7 +195,8 @@ def drawdown_odds_payload(
     live path at the level the alpha is expected to show live (`levels`:
     `analytics.expectation.expected_levels` at the same split, the one expected live information ratio). The
     simulation is made once per build for the alpha's own split (`view.memo`: a second request
-    only counts its depths); a what-if split is simulated for its request."""
+    only counts its depths); a what-if split is simulated for its request. Either is single-flight
+    and heavy (`analytics.flight`)."""
     asked = depths_of(depths)
     expected_ir = levels.information_ratio
     made: Simulated | str
@@ -211,15 +216,18 @@ def drawdown_odds_payload(
             if split.end is not None:
                 after = after.window((None, split.end))
             _, backtest_weeks = _weeks_of(backtest.days, backtest.returns)
-            live_days, live_weeks = _weeks_of(after.days, after.returns)
-            return simulated(backtest_weeks, live_days, live_weeks, level, horizon)
+            live_days, live_growth = live_weeks(last, after.days, after.returns)
+            return simulated(backtest_weeks, live_days, live_growth, level, horizon)
+
+        # Heavy (10,000 paths): one computation per question at a time in a worker, and one heavy
+        # computation at once (`analytics.flight`), so that concurrent asks cannot take the loop.
+        question = f"analytics:drawdown_odds:{book}:{last}:{split.end}:{horizon}:{level!r}"
+        once = (view.build_id, split.origin == "request", question)
 
         if split.origin == "request":
-            made = compute()
-        else:
-            made = view.memo(
-                f"analytics:drawdown_odds:{book}:{last}:{split.end}:{horizon}:{level!r}", compute
-            )
+            made = _flights.run(once, lambda: heavy(compute))
+        else:  # the memo inside the flight: what it records as read is the computing thread's
+            made = _flights.run(once, lambda: view.memo(question, lambda: heavy(compute)))
     s = made if isinstance(made, Simulated) else None
     expected, error, p05, p25, p50, p75, p95 = _max_drawdown(s)
     return DrawdownOdds(

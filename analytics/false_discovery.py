@@ -174,7 +174,6 @@ def ofdr(
     p0 (1 - p) / (p0 (1 - p) + p1 p), p0 = P(SR_hat >= SR_obs | H0), p1 = P(SR_hat >= SR_obs | H1),
     each normal with its hypothesis's standard error. Computed from the tails' logarithms, so an
     observation far in both tails still has an answer."""
-    from scipy.special import log_ndtr  # when used: scipy imports slowly (docs/development.md)
 
     observed_sharpe = _finite("observed_sharpe", observed_sharpe)
     null_sharpe, true_sharpe = _finite("null_sharpe", null_sharpe), _finite("true_sharpe", true_sharpe)
@@ -183,6 +182,18 @@ def ofdr(
     p = _probability("prior_true", prior_true)
     sd0 = sharpe_ratio_sd(null_sharpe, observations, skewness=skewness, kurtosis=kurtosis, ddof=ddof)
     sd1 = sharpe_ratio_sd(true_sharpe, observations, skewness=skewness, kurtosis=kurtosis, ddof=ddof)
+    return posterior_null(observed_sharpe, null_sharpe, true_sharpe, sd0, sd1, p)
+
+
+def posterior_null(
+    observed_sharpe: float, null_sharpe: float, true_sharpe: float, sd0: float, sd1: float, p: float
+) -> float:
+    """oFDR's posterior of H0 given SR_hat >= `observed_sharpe`, each hypothesis's estimate normal
+    with its standard error (`sd0` under H0, `sd1` under H1), `p` the prior share of true
+    strategies: whoever measures the standard errors (`ofdr` as Mertens; `analytics.significance.ofdr`
+    as the significance route's one variance) shares this arithmetic."""
+    from scipy.special import log_ndtr  # when used: scipy imports slowly (docs/development.md)
+
     if p == 0.0:
         return 1.0
     if p == 1.0:

@@ -176,15 +176,68 @@ def spa(d: np.ndarray, means: np.ndarray, block: float, studentize: bool = True)
     return Spa(found[0], found[1], found[2], statistics, (means - np.where(valid, mean, 0.0)) * scale)
 
 
-def stepm(statistics: np.ndarray, simulated: np.ndarray, size: float = SIZE) -> list[int]:
+MONTE_CARLO_ERRORS = 2.0
+"""Monte Carlo standard errors of a simulated p-value within which its verdict at the cut-off
+(test_size) is marked as within Monte Carlo error: another draw of the resamples could turn it."""
+
+
+MCS_ERROR_BATCHES = 10
+"""Batches of the resamples (every 10th of the 1,000, 100 each) over which the model confidence set's
+p-values' Monte Carlo error is measured: the MCS standardises by variances estimated from the same
+resamples and keeps the largest elimination p-value, so its p-values vary between draws more than a
+binomial share does (1.5 times its error on a synthetic family: tests/analytics/test_family_tests.py).
+Batch means cost one more MCS; 16 independent draws cost 16 (4 s on a family of 24)."""
+
+
+def monte_carlo_error(p: float, resamples: int = RESAMPLES) -> float:
+    """The Monte Carlo standard error of a p-value estimated as the share of `resamples` resamples
+    drawn independently given the data, whose statistic and re-centring the resamples do not move
+    (SPA's and StepM's): the binomial sqrt(p (1 - p) / B). What another seed moves the p-value by
+    (tests/analytics/test_family_tests.py measures it over 40 streams); 0 at p = 0 or 1."""
+    return math.sqrt(max(p * (1.0 - p), 0.0) / resamples)
+
+
+def mcs_monte_carlo_errors(losses_mean: np.ndarray, resampled_losses: np.ndarray) -> np.ndarray:
+    """(k): each member's MCS p-value's Monte Carlo standard error, measured by batch means: the
+    standard deviation (ddof 1) of its p-value over MCS_ERROR_BATCHES batches of the resamples (the
+    resamples' means `resampled_losses` as `mcs` takes them), over the square root of their count.
+    Within about 20% of the spread over independent draws (the tests: 0.8 to 1.04 of it)."""
+    g = MCS_ERROR_BATCHES
+    batches = np.array([mcs(losses_mean, resampled_losses[b::g]) for b in range(g)])
+    return np.asarray(np.std(batches, axis=0, ddof=1) / math.sqrt(g))
+
+
+def within_monte_carlo_error(p: float, error: float, cut: float = SIZE) -> bool:
+    """Whether the p-value `p` lies within MONTE_CARLO_ERRORS of its Monte Carlo standard error
+    `error` of the cut-off `cut`: its verdict (below the cut or not) is not settled by the
+    resamples drawn."""
+    return abs(p - cut) <= MONTE_CARLO_ERRORS * error
+
+
+@dataclass(frozen=True)
+class StepM:
+    """StepM's verdicts and each member's p-value at its last step."""
+
+    superior: list[int]  # the members found superior (column indices, ascending)
+    p_values: np.ndarray  # (k): the share of the resampled maxima of the step that decided the
+    # member (found superior, or the last step it was compared at) above its statistic
+
+
+def stepm(statistics: np.ndarray, simulated: np.ndarray, size: float = SIZE) -> StepM:
     """Romano and Wolf's StepM over the consistent re-centred resamples (`Spa.simulated`, and
     `Spa.statistics`): the members (column indices, ascending) whose statistic exceeds the
     (1 - size) quantile (linear interpolation) of the resampled maximum over the members not yet
-    found, step after step (arch's StepM when not studentized)."""
+    found, step after step (arch's StepM when not studentized); and each member's p-value against
+    the resampled maximum of the step that decided it (below `size` as it is found superior, up to
+    the quantile's interpolation: Monte Carlo error)."""
     k = statistics.size
+    p_values = np.full(k, np.nan)
 
     def better(selected: np.ndarray) -> list[int]:
-        critical = float(np.percentile(np.max(simulated[:, selected], axis=1), 100.0 * (1.0 - size)))
+        maxima = np.max(simulated[:, selected], axis=1)
+        critical = float(np.percentile(maxima, 100.0 * (1.0 - size)))
+        at = np.flatnonzero(selected)
+        p_values[at] = np.mean(maxima[:, None] > statistics[at][None, :], axis=0)
         return [int(i) for i in np.flatnonzero((statistics > critical) & selected)]
 
     found = better(np.ones(k, dtype=bool))
@@ -194,7 +247,7 @@ def stepm(statistics: np.ndarray, simulated: np.ndarray, size: float = SIZE) -> 
         selected[every] = False
         found = better(selected)
         every.extend(found)
-    return sorted(every)
+    return StepM(sorted(every), p_values)
 
 
 def mcs(losses_mean: np.ndarray, resampled_losses: np.ndarray) -> np.ndarray:
@@ -236,6 +289,8 @@ class Tests:
     superior: list[int]
     mcs_pvalues: np.ndarray | None
     sharpe: np.ndarray
+    stepm_pvalues: np.ndarray | None = None
+    mcs_errors: np.ndarray | None = None  # (k): `mcs_monte_carlo_errors`
 
 
 def family_tests(returns: np.ndarray) -> Tests:
@@ -249,9 +304,10 @@ def family_tests(returns: np.ndarray) -> Tests:
     # r_k - mean(r) and a resample's mean of d_k is its mean of r_k less its mean of the members'.
     d = returns - returns.mean(axis=1, keepdims=True)
     found = spa(d, drawn.means - drawn.means.mean(axis=1, keepdims=True), drawn.block)
-    superior = stepm(found.statistics, found.simulated)
+    stepped = stepm(found.statistics, found.simulated)
     pvalues = mcs(-returns.mean(axis=0), -drawn.means)
-    return Tests(t, drawn.block, found, superior, pvalues, sharpe)
+    errors = mcs_monte_carlo_errors(-returns.mean(axis=0), -drawn.means)
+    return Tests(t, drawn.block, found, stepped.superior, pvalues, sharpe, stepped.p_values, errors)
 
 
 def sharpe_ratios(returns: np.ndarray) -> np.ndarray:
@@ -402,6 +458,19 @@ def family_tests_payload(
 
     pvalues = found.mcs_pvalues if found is not None and found.spa is not None else None
     superior = set(found.superior) if found is not None else set()
+    stepped = found.stepm_pvalues if pvalues is not None and found is not None else None
+    mcs_errors = found.mcs_errors if pvalues is not None and found is not None else None
+
+    def error(p: float | None) -> float | None:
+        return None if p is None else monte_carlo_error(p)
+
+    def within(p: float | None, measured: float | None = None) -> bool | None:
+        if p is None:
+            return None
+        return within_monte_carlo_error(p, monte_carlo_error(p) if measured is None else measured)
+
+    def mcs_error(i: int) -> float | None:
+        return None if mcs_errors is None else float(mcs_errors[i])
 
     def sharpe_of(i: int) -> float | None:
         if computed is None or withheld_reason is not None:
@@ -415,8 +484,13 @@ def family_tests_payload(
             parameters=parameters,
             family_sharpe=sharpe_of(i),
             stepm_superior=None if pvalues is None else i in superior,
+            stepm_p_value=None if stepped is None else float(stepped[i]),
+            stepm_p_value_monte_carlo_error=error(None if stepped is None else float(stepped[i])),
+            stepm_within_monte_carlo_error=within(None if stepped is None else float(stepped[i])),
             mcs_p_value=None if pvalues is None else float(pvalues[i]),
+            mcs_p_value_monte_carlo_error=mcs_error(i),
             in_confidence_set=None if pvalues is None else bool(pvalues[i] > SIZE),
+            mcs_within_monte_carlo_error=within(None if pvalues is None else float(pvalues[i]), mcs_error(i)),
         )
         for i, (alpha, parameters) in enumerate(members)
     ]
@@ -434,6 +508,10 @@ def family_tests_payload(
         spa_p_value=stat("spa_p_value", None if spa_found is None else spa_found.consistent),
         spa_p_value_lower=stat("spa_p_value_lower", None if spa_found is None else spa_found.lower),
         spa_p_value_upper=stat("spa_p_value_upper", None if spa_found is None else spa_found.upper),
+        spa_p_value_monte_carlo_error=error(None if spa_found is None else spa_found.consistent),
+        spa_p_value_lower_monte_carlo_error=error(None if spa_found is None else spa_found.lower),
+        spa_p_value_upper_monte_carlo_error=error(None if spa_found is None else spa_found.upper),
+        spa_within_monte_carlo_error=within(None if spa_found is None else spa_found.consistent),
         members=rows,
         parameters=stability,
     )

@@ -49,6 +49,7 @@ import msgspec
 
 from analytics import (
     comparison,
+    significance,
 )
 from analytics.access import EVERYTHING
 from analytics.answer import Answer
@@ -380,6 +381,12 @@ class Figures:
         answer = self.reading().screen(q, lambda alpha: self._published(alpha).alpha_id)
         _collect(warnings, answer.warnings)
         return answer.data.page
+
+    def significance_first_use(self, alpha: str) -> None:
+        """What `/analytics/significance` computes once per process whatever the alpha
+        (`significance.first_use`), for the trials as a reader of everything sees them beside
+        `alpha`: a server worker's warm-up (serve/warm.py)."""
+        significance.first_use(self.reading().seen(alpha))
 
     def reading(self, policy: Policy | None = None) -> Reading:
         """The lake as a reader of everything reads it now, with these standings (`analytics.reading`):

@@ -190,6 +190,15 @@ def simulated_adjustments(
     return float(np.median(holm)), float(np.median(bhy))
 
 
+def prepare(tests: int, rho: float = DEFAULT_CORRELATION, seed: int = SEED) -> None:
+    """The simulated panel of M = `tests` other tests made now (kept, `PANELS`): what the first
+    haircut among them would pay, whatever the alpha's Sharpe ratio (a server worker's warm-up,
+    serve/warm.py, for its catalogue's M). Nothing above MAX_SIMULATED_TESTS (none is simulated)."""
+    sims = simulations_for(tests)
+    if tests >= 1 and sims > 0:
+        _panel(tests, float(rho), sims, seed)
+
+
 @dataclass(frozen=True)
 class Haircut:
     annual_sharpe: float  # SR after Lo's adjustment, annualised

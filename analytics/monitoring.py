@@ -359,6 +359,18 @@ def _weeks_of(days: np.ndarray, returns: np.ndarray) -> tuple[np.ndarray, np.nda
     return days[ends], growth
 
 
+def live_weeks(split: dt.date, days: np.ndarray, returns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The live weeks of the sessions after `split` (`days`, `returns`): compounded by calendar week
+    (`_weeks_of`), the weeks whose sessions all follow the split. When the split falls mid-week, the
+    sessions after it in the split's own week are a part of a week that began before the split: not
+    a live week (issue 81, item 7: they were counted as live week 1). The one rule: monitoring and
+    drawdown_odds ask it."""
+    week_days, growth = _weeks_of(days, returns)
+    split_week = ((split - dt.date(1970, 1, 1)).days + 3) // 7
+    keep = (week_days.astype(np.int64) + 3) // 7 > split_week
+    return week_days[keep], growth[keep]
+
+
 def _returns_chart(
     view: BuildView,
     book: str,
@@ -380,12 +392,12 @@ def _returns_chart(
     if split.end is not None:
         after = after.window((None, split.end))
     _, backtest_weeks = _weeks_of(backtest.days, backtest.returns)
-    live_days, live_weeks = _weeks_of(after.days, after.returns)
+    live_days, live_growth = live_weeks(split.date, after.days, after.returns)
     sd = _sd(backtest_weeks)
     if sd is None:
         return _unmeasured("book_return", "fewer than 2 backtest weeks with a return, or no spread")
     return _charted(
-        "book_return", expected_ir / math.sqrt(WEEKS_PER_YEAR) * sd, sd, live_days, live_weeks, chart
+        "book_return", expected_ir / math.sqrt(WEEKS_PER_YEAR) * sd, sd, live_days, live_growth, chart
     )
 
 

@@ -38,6 +38,7 @@ import pyarrow.compute as pc
 
 from analytics.entries import declared_stat
 from analytics.errors import BadParameters
+from analytics.flight import SingleFlight, heavy
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.overfitting import (
     MEASURE,
@@ -148,19 +149,8 @@ def cscv(returns: np.ndarray, blocks: int) -> Cscv:
     )
 
 
-class _InFlight:
-    """A CSCV being computed: the threads asking for the same one wait for its answer."""
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-        self.waiting = 0
-        self.found: tuple[Cscv | None, int] | None = None
-        self.error: BaseException | None = None
-
-
 _kept: OrderedDict[tuple[str, tuple[str, ...], int], tuple[Cscv | None, int]] = OrderedDict()
-_in_flight: dict[tuple[str, tuple[str, ...], int], _InFlight] = {}
-_kept_lock = threading.Lock()
+_flights: SingleFlight[tuple[Cscv | None, int]] = SingleFlight()
 
 
 def kept_cscv(
@@ -171,42 +161,28 @@ def kept_cscv(
     dropped), with the common sessions' count; None when they are fewer than S blocks of
     MIN_BLOCK_SESSIONS. The members are the reader's, so an entry never serves another scope.
 
-    Single flight: while one thread computes an entry, the others asking for it wait for its answer
-    instead of computing it too (issue 60: four first asks of one family all computed, 1 GB at 500
-    members)."""
+    Single flight, and heavy (`analytics.flight`): while one thread computes an entry, the others
+    asking for it wait for its answer instead of computing it too (issue 60: four first asks of one
+    family all computed, 1 GB at 500 members), and it waits for the worker's place for heavy work."""
     key = (version, members, blocks)
-    with _kept_lock:
+
+    def kept() -> tuple[Cscv | None, int] | None:
         if key in _kept:
             _kept.move_to_end(key)
             return _kept[key]
-        flight = _in_flight.get(key)
-        computes = flight is None
-        if flight is None:
-            flight = _in_flight[key] = _InFlight()
-        else:
-            flight.waiting += 1
-    if not computes:
-        flight.done.wait()
-        if flight.error is not None:
-            raise flight.error
-        assert flight.found is not None
-        return flight.found
-    try:
+        return None
+
+    def keep(found: tuple[Cscv | None, int]) -> None:
+        _kept[key] = found
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
+
+    def compute() -> tuple[Cscv | None, int]:
         returns = common_sessions(values())
         found = cscv(returns, blocks) if returns.shape[0] >= blocks * MIN_BLOCK_SESSIONS else None
-        flight.found = (found, returns.shape[0])
-    except BaseException as error:
-        flight.error = error
-        raise
-    finally:
-        with _kept_lock:
-            del _in_flight[key]
-            if flight.found is not None:
-                _kept[key] = flight.found
-                while len(_kept) > KEPT:
-                    _kept.popitem(last=False)
-        flight.done.set()
-    return flight.found
+        return found, returns.shape[0]
+
+    return _flights.run(key, lambda: heavy(compute), kept, keep)
 
 
 def _sharpe(total: np.ndarray, total_sq: np.ndarray, count: int) -> np.ndarray:

@@ -29,9 +29,11 @@ of the matrix's dates (the catalogue's window). So theta_hat_n is the column's s
 its own dates: an alpha with half the window's dates has its mean halved, as the bound requires (the
 sup and the mean are over the same x).
 
-The complexity only grows with the set (a sup over more columns), so R_hat over the whole catalogue
-bounds every subset's from above: the bound served to a key over the catalogue holds for the alphas
-it may read (docs/security.md).
+Served over the alphas the key may read (issue 81, item 7): R_hat over their rows alone, T the dates
+one of them has a value on, N their count, so the bound holds for every alpha the key reads at once
+and nothing another team publishes moves it (`in_scope`). The generation's stored sums
+(pipeline/catalogue_bound.py) are over every published alpha, and on a delta generation an upper
+bound (+48 % to +64 % on the demo): the route no longer serves them.
 """
 
 from __future__ import annotations
@@ -39,14 +41,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, declared_stat
 from datasets.catalogue_snapshot import Matrix
-from datasets.faults import CatalogueIncomplete
 from schemas.bodies.catalogue_bound import CatalogueBound
 
 DRAWS = 256
@@ -156,79 +156,91 @@ def ic_bound(theta_hat: float, r_hat: float, dates: int, delta: float = DELTA) -
     return theta_hat - 2.0 * r_hat - bounded_error(dates, delta)
 
 
-def _stored(document: dict[str, Any], dates: int) -> tuple[float, float, int]:
-    """(R_hat, its standard error, N) of one basis of a generation's `ras` document at T `dates`:
-    S_base + S_delta over T (pipeline/catalogue_bound.py)."""
-    parts = [document.get(part) or [0.0, 0.0, 0] for part in ("base", "delta")]
-    total = sum(float(p[0]) for p in parts)
-    error = math.sqrt(sum(float(p[1]) ** 2 for p in parts))
-    columns = sum(int(p[2]) for p in parts)
-    if dates <= 0:
-        return math.nan, math.nan, columns
-    return total / dates, error / dates, columns
+@dataclass(frozen=True)
+class Scoped:
+    """R_hat of one basis over the alphas one key may read: the complexity over their rows, on the
+    dates (`dates`, a mask of the matrix's columns) on which one of them has a value: T."""
+
+    complexity: Complexity
+    dates: np.ndarray  # bool, one per column of the matrix
+
+
+def in_scope(matrix: Matrix, readable: list[str], transform: Callable[[np.ndarray], np.ndarray]) -> Scoped:
+    """The exact R_hat over the rows of the alphas `readable` (issue 81, item 7: the generation's
+    stored sum over its base and its delta is an upper bound, 48 % to 64 % above the exact value,
+    and it moved with every alpha a key may not read): O(draws x T x N) over those rows alone, so
+    nothing another alpha publishes moves it, T included (the dates one of them has a value on)."""
+    rows = np.sort(np.array([matrix.rows[a] for a in readable if a in matrix.rows], dtype=np.int64))
+    values = (
+        np.asarray(matrix.values[rows], dtype=np.float64) if rows.size else np.zeros((0, matrix.days.size))
+    )
+    dates = np.asarray(np.isfinite(values).any(axis=0))
+    return Scoped(complexity(values[:, dates], transform=transform), dates)
+
+
+def clipped(rows: np.ndarray) -> np.ndarray:
+    """The IC within [-1, 1] (an IC is a correlation: |IC| <= 1 is the bounded form's assumption)."""
+    return np.clip(rows, -1.0, 1.0)
 
 
 def catalogue_bound_payload(
     alpha: str,
-    generation: int,
-    ras: dict[str, Any] | None,
+    sharpe: Scoped | None,
+    ic: Scoped | None,
     returns: Matrix,
-    ic: Matrix,
+    ic_matrix: Matrix,
     access: Access,
     warnings: Warnings,
 ) -> CatalogueBound:
-    """`/analytics/catalogue_bound` of `alpha`: the complexities the generation records (`ras`,
-    computed once per generation by the pipeline: `CatalogueIncomplete`, 503, when it records none),
-    T and N of its matrices, and the alpha's own observed values and bounds from its rows, O(T)."""
-    if not ras:
-        raise CatalogueIncomplete(
-            "The catalogue generation records no Rademacher complexity (written before it); the next whole "
-            "generation records it, which an operator writes with `alpha-results lake index`."
-        )
-    sessions, weeks = int(returns.days.size), int(ic.days.size)
-    r_sharpe, e_sharpe, n_sharpe = _stored(ras.get("returns") or {}, sessions)
-    r_ic, e_ic, n_ic = _stored(ras.get("ic") or {}, weeks)
+    """`/analytics/catalogue_bound` of `alpha`: the complexities over the alphas the key may read
+    (`in_scope`; None: the key may not read that side's data), and the alpha's own observed values
+    and bounds from its rows on the same dates, O(T)."""
     sharpe_hat = sharpe_low = ic_hat = ic_low = None
     sharpe_reason = ic_reason = ""
-    if not access.ledger:
+    sessions = 0 if sharpe is None else sharpe.complexity.dates
+    weeks = 0 if ic is None else ic.complexity.dates
+    if not access.ledger or sharpe is None:
         sharpe_reason = withheld("ledger", "catalogue_bound", warnings)
     elif (row := returns.rows.get(alpha)) is None:
         sharpe_reason = "the alpha has no row in the catalogue's returns matrix"
     else:
-        scaled = unit_variance(np.asarray(returns.values[row])[None, :])[0]
+        scaled = unit_variance(np.asarray(returns.values[row])[None, :])[0][sharpe.dates]
         if np.isfinite(scaled).any() and sessions:
             sharpe_hat = observed(scaled, sessions)
-            sharpe_low = sharpe_bound(sharpe_hat, r_sharpe, sessions, n_sharpe)
+            sharpe_low = sharpe_bound(
+                sharpe_hat, sharpe.complexity.value, sessions, sharpe.complexity.columns
+            )
         else:
             sharpe_reason = "fewer than 3 daily returns with variance in the catalogue's returns matrix"
-    if not access.cross_sections:
+    if not access.cross_sections or ic is None:
         ic_reason = withheld("cross_sections", "catalogue_bound", warnings)
-    elif (row := ic.rows.get(alpha)) is None:
+    elif (row := ic_matrix.rows.get(alpha)) is None:
         ic_reason = "the alpha has no row in the catalogue's IC matrix"
     else:
-        values = np.clip(np.asarray(ic.values[row], dtype=np.float64), -1.0, 1.0)
+        values = clipped(np.asarray(ic_matrix.values[row], dtype=np.float64))[ic.dates]
         if np.isfinite(values).any() and weeks:
             ic_hat = observed(values, weeks)
-            ic_low = ic_bound(ic_hat, r_ic, weeks)
+            ic_low = ic_bound(ic_hat, ic.complexity.value, weeks)
         else:
             ic_reason = "the alpha has no weekly IC in the catalogue's IC matrix"
+    side = sharpe.complexity if sharpe is not None and access.ledger else None
+    other = ic.complexity if ic is not None and access.cross_sections else None
     return CatalogueBound(
         alpha=alpha,
-        ras_generation=generation,
         ras_confidence=1.0 - DELTA,
-        ras_draws=int(ras.get("draws") or DRAWS),
+        ras_draws=DRAWS,
         ras_sharpe_observed=declared_stat(CatalogueBound, "ras_sharpe_observed", sharpe_hat, sharpe_reason),
         ras_sharpe_lower_bound=declared_stat(
             CatalogueBound, "ras_sharpe_lower_bound", sharpe_low, sharpe_reason
         ),
-        ras_sharpe_complexity=r_sharpe if access.ledger else None,
-        ras_sharpe_complexity_error=e_sharpe if access.ledger else None,
-        ras_sessions=sessions if access.ledger else None,
-        ras_sharpe_alphas=n_sharpe if access.ledger else None,
+        ras_sharpe_complexity=None if side is None else side.value,
+        ras_sharpe_complexity_error=None if side is None else side.standard_error,
+        ras_sessions=None if side is None else sessions,
+        ras_sharpe_alphas=None if side is None else side.columns,
         ras_ic_observed=declared_stat(CatalogueBound, "ras_ic_observed", ic_hat, ic_reason),
         ras_ic_lower_bound=declared_stat(CatalogueBound, "ras_ic_lower_bound", ic_low, ic_reason),
-        ras_ic_complexity=r_ic if access.cross_sections else None,
-        ras_ic_complexity_error=e_ic if access.cross_sections else None,
-        ras_weeks=weeks if access.cross_sections else None,
-        ras_ic_alphas=n_ic if access.cross_sections else None,
+        ras_ic_complexity=None if other is None else other.value,
+        ras_ic_complexity_error=None if other is None else other.standard_error,
+        ras_weeks=None if other is None else weeks,
+        ras_ic_alphas=None if other is None else other.columns,
     )

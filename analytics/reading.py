@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import pyarrow as pa
 
 from analytics import (
     approved_health,
@@ -35,6 +36,7 @@ from analytics import (
     decay,
     drawdown_odds,
     family_tests,
+    inputs,
     live,
     mmc,
     monitoring,
@@ -62,12 +64,14 @@ from analytics.entries import Warnings, conventions
 from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable
 from analytics.inputs import require_built
 from analytics.policy import Policy, default_policy
+from analytics.rademacher import Scoped
 from analytics.regimes import MarketRegimes, market_regimes
 from analytics.series import BenchmarkSeries, benchmark_series
+from analytics.significance import Moments
 from analytics.standings import NO_DECISIONS, Standings
 from analytics.tenure import Tenure
 from datasets import answers, clock, screener
-from datasets.catalogue_snapshot import CatalogueSnapshot
+from datasets.catalogue_snapshot import CatalogueSnapshot, Matrix
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, Window
 from datasets.reader import BuildView, LakeReader
@@ -257,35 +261,55 @@ class Reading(BuildAnswers):
         return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}+{family_tag}+{clusters_tag}")
 
     @served(
-        "A lower bound on the alpha's Sharpe ratio and IC over the whole catalogue (Rademacher anti-serum)",
-        "The Rademacher anti-serum (Paleologo 2024, section 8.3): with probability 0.95, for every published "
-        "alpha at once, its per-session Sharpe ratio and mean weekly IC are at least the observed values less "
-        "twice the catalogue's empirical Rademacher complexity and an estimation term. The complexity is "
-        "computed once per catalogue generation over every published alpha, the same for every key (it only "
-        "grows with the set: conservative for the alphas a key reads); the alpha's own values from its rows of "
-        "the catalogue's matrices. Whole catalogue window: from/to do not apply. The Sharpe side needs "
+        "A lower bound on the alpha's Sharpe ratio and IC over the alphas the key may read (Rademacher anti-serum)",
+        "The Rademacher anti-serum (Paleologo 2024, section 8.3): with probability 0.95, for every alpha the key "
+        "may read at once, its per-session Sharpe ratio and mean weekly IC are at least the observed values less "
+        "twice the empirical Rademacher complexity of those alphas and an estimation term. The complexity is "
+        "computed exactly over the rows of the alphas the key may read, once per catalogue generation and scope "
+        "(nothing another team publishes moves it); the alpha's own values from its rows of the catalogue's "
+        "matrices, on the dates one of those alphas has a value. from/to do not apply. The Sharpe side needs "
         "portfolio.ledger, the IC side signals.rebalances.get or signals.scores",
         over_catalogue=True,
     )
     def catalogue_bound(self, view: BuildView, q: NoQuery) -> Answer[CatalogueBound]:
-        """The Rademacher anti-serum of `view`'s alpha: the complexities its catalogue generation
-        records (pipeline/catalogue_bound.py), the alpha's own rows of the generation's matrices."""
+        """The Rademacher anti-serum of `view`'s alpha over the alphas the key may read: each side's
+        complexity in the key's scope (`rademacher.in_scope`, kept per generation and scope on its
+        matrix's memo), the alpha's own rows of the generation's matrices."""
         self.whole_catalogue()
         snapshot = self.snapshot
-        generation = snapshot.catalogue.generation
-        ras = None if generation is None or generation.trials is None else generation.trials.get("ras")
+        catalogue = snapshot.catalogue
+        mask = self.readable()
+        listing = catalogue.listing
+        assert listing is not None
+        readable = [str(a) for a in listing.ids.filter(pa.array(mask)).to_pylist()]
+        access = self.scope.access
+        returns, ic = snapshot.matrix("returns"), snapshot.matrix("ic")
+        key = "ras:" + hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
+
+        def scoped(
+            matrix: Matrix, allowed: bool, transform: Callable[[np.ndarray], np.ndarray]
+        ) -> Scoped | None:
+            if not allowed:
+                return None
+            found = matrix.memo.get(key)
+            if not isinstance(found, Scoped):
+                found = rademacher.in_scope(matrix, readable, transform)
+                matrix.memo[key] = found
+            return found
+
         warnings = Warnings()
         data = rademacher.catalogue_bound_payload(
             view.alpha_id,
-            0 if generation is None else generation.number,
-            ras,
-            snapshot.matrix("returns"),
-            snapshot.matrix("ic"),
-            self.scope.access,
+            scoped(returns, access.ledger, rademacher.unit_variance),
+            scoped(ic, access.cross_sections, rademacher.clipped),
+            returns,
+            ic,
+            access,
             warnings,
         )
-        # Over every published alpha: the catalogue's generation, whatever the key may read.
-        return Answer(data, warnings.entries, f"{view.build_id}+{snapshot.version}")
+        # Over the alphas the key may read: their builds and the key's data access, nothing else
+        version = catalogue_tag(catalogue, mask, "catalogue_bound", view.build_id, repr(access))
+        return Answer(data, warnings.entries, version)
 
     @served(
         "Correlation with every other alpha the key may read",
@@ -1146,7 +1170,7 @@ class Reading(BuildAnswers):
             false_discovery_probability=None
             if seen is None
             else approved_health.false_discovery_probability(
-                seen.in_sample.information_ratio.value, seen.in_sample.sessions or 0, per_year, prior
+                self._backtest_moments(view, q.book, held), per_year, prior
             ),
             mmc_mean=mmc_mean,
             correlation_to_combined_mean=crowded,
@@ -1188,6 +1212,14 @@ class Reading(BuildAnswers):
         else:
             signals += [approved_health.chart_signal(c) for c in watched.charts]
         return signals
+
+    def _backtest_moments(self, view: BuildView, book: str, held: Tenure) -> Moments | None:
+        """The moments of `book`'s in-sample daily returns at the alpha's split (live's in-sample
+        part), as the significance route measures them; None when the key may not read ledgers."""
+        ledger = inputs.ledger(view, book) if self.scope.access.ledger else None
+        if ledger is None:
+            return None
+        return significance.moments(ledger.split(live.split_of(view, held).date)[0].returns)
 
     def combine(self, q: CombineQuery) -> Answer[Combined]:
         window: Window = (q.start, q.end)

@@ -19,6 +19,7 @@ import pyarrow as pa
 from analytics.access import DATA_LABELS, FULL_ACCESS, Access
 from datasets.reader import BuildView
 from datasets.rows import date_at
+from schemas import wire
 from schemas.bodies.restatements import RestatementRow
 from schemas.bodies.service import Warning
 
@@ -36,6 +37,7 @@ class Restated:
     table: pa.Table | None
     days: np.ndarray  # the restated dates (days since 1970), sorted ascending (for windows)
     data: np.ndarray  # what each of `days` is built from (`DATASET_DATA`), in the same order
+    raw: np.ndarray  # whether each of `days` is of a raw book or field (`visible`), in the same order
     names: frozenset[str] = frozenset()  # the distinct values of `data`: a key's access asked once each
 
     @property
@@ -50,6 +52,14 @@ class Restated:
         return [row for row in self.rows() if row.get("build_id") == build_id]
 
 
+def visible(row: dict[str, Any], raw: bool) -> bool:
+    """Whether a key with raw-book access `raw` sees the restatement `row` at all: the raw-book
+    scope's rule (`schemas.wire.book_visible`, `field_visible`), as every other surface asks it. A
+    restatement of a raw book does not exist for a key without raw-book access: not its row, not its
+    date in a `restated` warning's count, not its values in an `alpha.restated` event."""
+    return wire.book_visible(row.get("book"), raw) and wire.field_visible(str(row["field"]), raw)
+
+
 def restated_of(view: BuildView) -> Restated:
     return view.memo(TABLE, lambda: _read(view))
 
@@ -57,13 +67,18 @@ def restated_of(view: BuildView) -> Restated:
 def _read(view: BuildView) -> Restated:
     table = view.table(TABLE)
     if table is None or table.num_rows == 0:
-        return Restated(table, np.empty(0, dtype=np.int64), np.empty(0, dtype=object))
+        return Restated(
+            table, np.empty(0, dtype=np.int64), np.empty(0, dtype=object), np.empty(0, dtype=bool)
+        )
     days = np.asarray(table.column("date").cast(pa.int32()).to_numpy(zero_copy_only=False), dtype=np.int64)
     data = np.array(
         [DATASET_DATA.get(d, "ledger") for d in table.column("dataset").to_pylist()], dtype=object
     )
+    raw = np.array(
+        [not visible(row, False) for row in table.select(["book", "field"]).to_pylist()], dtype=bool
+    )
     order = np.argsort(days, kind="stable")
-    return Restated(table, days[order], data[order], frozenset(str(name) for name in data))
+    return Restated(table, days[order], data[order], raw[order], frozenset(str(name) for name in data))
 
 
 @dataclass(frozen=True)
@@ -76,14 +91,24 @@ class InWindow:
 
 
 def restated_in(
-    view: BuildView, start: dt.date | None, end: dt.date | None, access: Access = FULL_ACCESS
+    view: BuildView,
+    start: dt.date | None,
+    end: dt.date | None,
+    access: Access = FULL_ACCESS,
+    raw: bool = True,
 ) -> InWindow:
-    """The restatements dated inside [start, end] (None: open) of data `access` may read, for the
-    `restated` warning of an answer over that window."""
+    """The restatements dated inside [start, end] (None: open) of data `access` may read, and of
+    raw books and fields only with raw-book access `raw` (`visible`), for the `restated` warning of
+    an answer over that window."""
     found = restated_of(view)
     # Every answer over a window asks this: the access is asked once per kind of data, not per row.
     unreadable = [name for name in found.names if not access.may_read(name)]
-    days = found.days[~np.isin(found.data, unreadable)] if unreadable else found.days
+    keep = np.ones(found.days.size, dtype=bool)
+    if unreadable:
+        keep &= ~np.isin(found.data, unreadable)
+    if not raw:
+        keep &= ~found.raw
+    days = found.days if keep.all() else found.days[keep]
     if days.size == 0:
         return InWindow(0, None, None)
     lo = 0 if start is None else int(np.searchsorted(days, (start - dt.date(1970, 1, 1)).days, "left"))
@@ -95,16 +120,16 @@ def restated_in(
 
 
 def restatement_rows(
-    view: BuildView, window: tuple[dt.date | None, dt.date | None], access: Access
+    view: BuildView, window: tuple[dt.date | None, dt.date | None], access: Access, raw: bool
 ) -> list[RestatementRow]:
-    """The build's restatements dated inside `window`, newest restatement first (then dataset,
-    book, date), each with both values unless the key may not read the data they are built from
-    (`DATASET_DATA`), then with `withheld_reason`."""
+    """The build's restatements dated inside `window` that a key with raw-book access `raw` sees
+    (`visible`), newest restatement first (then dataset, book, date), each with both values unless
+    the key may not read the data they are built from (`DATASET_DATA`), then with `withheld_reason`."""
     start, end = window
     rows = []
     for row in reversed(restated_of(view).rows()):
         day = row["date"]
-        if (start is not None and day < start) or (end is not None and day > end):
+        if (start is not None and day < start) or (end is not None and day > end) or not visible(row, raw):
             continue
         data = DATASET_DATA.get(str(row["dataset"]), "ledger")
         readable = access.may_read(data)
@@ -142,19 +167,26 @@ def _finite(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
 
 
-def restated_warning(view: BuildView, query: object, access: Access = FULL_ACCESS) -> Warning | None:
+def restated_warning(
+    view: BuildView, query: object, access: Access = FULL_ACCESS, raw: bool = True
+) -> Warning | None:
     """The `restated` warning of an answer about `view` over the window `query` asks (its `start`
     and `end`, `from` and `to` on the wire; a week's `date`; the whole history without them): how
     many values a later run changed after the lake had first published them, in that window. Every
     surface adds it alike: the routes' `meta.warnings` first (`serve.routes.base.Context.run_meta`),
-    `Figures`' warnings first. Only restatements of data `access` may read are counted."""
+    `Figures`' warnings first. Only restatements of data `access` may read, and of raw books and fields
+    only with raw-book access `raw`, are counted."""
     start = getattr(query, "start", None)
     end = getattr(query, "end", None)
     week = getattr(query, "date", None)
     if isinstance(week, dt.date):
         start = end = week
     found = restated_in(
-        view, start if isinstance(start, dt.date) else None, end if isinstance(end, dt.date) else None, access
+        view,
+        start if isinstance(start, dt.date) else None,
+        end if isinstance(end, dt.date) else None,
+        access,
+        raw,
     )
     if not found.count:
         return None

@@ -47,12 +47,41 @@ _SIMPSON *= (_GRID[1] - _GRID[0]) / 3.0
 """Composite Simpson weights on `_GRID` (an even number of steps): 1, 4, 2, ..., 2, 4, 1 times h / 3."""
 
 
+SERIAL_CORRELATION_FROM = 4
+"""Returns from which the lag-1 correlation is measured: over T returns it is over T - 1 pairs, and
+two pairs lie on a line, so over 3 returns it is +-1 by construction whatever they are (issue 81:
+-0.9999999999999999 passed the |rho| < 1 guard and served a PSR of 1.0). A count, compared before
+anything is computed: no rounding passes it."""
+KURTOSIS_FROM = 4
+"""Returns from which the sample kurtosis is measured: of 3 returns it is 1.5 whatever they are
+(their standardised values have one degree of freedom left), of 2 it is 1."""
+SKEWNESS_FROM = 3
+"""Returns from which the sample skewness is measured: of 2 returns it is 0 whatever they are."""
+INFERENCE_FROM = max(SERIAL_CORRELATION_FROM, KURTOSIS_FROM)
+"""Returns from which the Sharpe ratio's variance is measured, and with it every figure of Sharpe
+inference resting on it (its standard error, the PSR, the minimum track record, the critical
+Sharpe ratio, the power, the DSRs, the t-statistic SR sqrt(T)): the variance factor is a function
+of the lag-1 correlation and the kurtosis, each determined by construction below its count. The one
+rule those figures ask (`inference_reason`)."""
+
+
+def inference_reason(observations: int) -> str | None:
+    """Why a window of `observations` returns supports no Sharpe inference (None: it does)."""
+    if observations >= INFERENCE_FROM:
+        return None
+    return (
+        f"the window holds {observations} daily return(s): the Sharpe ratio's variance needs {INFERENCE_FROM} "
+        f"(below, its lag-1 correlation and kurtosis are fixed by construction, not measured)"
+    )
+
+
 def serial_correlation(returns: ArrayLike) -> float:
     """rho: the lag-1 Pearson correlation of the finite returns, np.corrcoef(x[1:], x[:-1]) as the
-    reference's `autocorrelation` (one series); NaN below 3 values or without variance."""
+    reference's `autocorrelation` (one series); NaN below SERIAL_CORRELATION_FROM values or without
+    variance."""
     x = np.asarray(returns, dtype=np.float64)
     x = x[np.isfinite(x)]
-    if x.size < 3:
+    if x.size < SERIAL_CORRELATION_FROM:
         return math.nan
     a, b = x[1:], x[:-1]
     da, db = a - a.mean(), b - b.mean()

@@ -91,11 +91,14 @@ def moments(returns: np.ndarray) -> Moments | None:
     sd = measurable_std(x)
     if not math.isfinite(sd):
         return None
+    # Each moment from its own count (`sharpe_inference`): below it, it is fixed by construction
     return Moments(
         n=int(x.size),
         sharpe=float(np.mean(x)) / sd,
-        skewness=float(stats.skew(x, bias=True)),
-        kurtosis=float(stats.kurtosis(x, fisher=False, bias=True)),
+        skewness=float(stats.skew(x, bias=True)) if x.size >= sharpe_inference.SKEWNESS_FROM else math.nan,
+        kurtosis=float(stats.kurtosis(x, fisher=False, bias=True))
+        if x.size >= sharpe_inference.KURTOSIS_FROM
+        else math.nan,
         serial_correlation=sharpe_inference.serial_correlation(x),
     )
 
@@ -142,6 +145,25 @@ def power(m: Moments, benchmark: float, alternative: float, confidence: float = 
             benchmark, alternative, m.n, m.skewness, m.kurtosis, m.serial_correlation, alpha=1.0 - confidence
         )
     )
+
+
+def ofdr(m: Moments, null: float, true: float, prior_true: float) -> float:
+    """The observed false discovery rate of López de Prado, Lipton and Zoonekynd (2025) of an
+    estimate m.sharpe (`false_discovery.posterior_null`): P(H0: SR = `null` | SR_hat >= m.sharpe)
+    against H1: SR = `true` (per session), a share `prior_true` of the candidates true, each tail
+    normal with the one variance this route's figures use (sample moments, AR(1), T = m.n, at its
+    hypothesis's Sharpe ratio). NaN where that variance is not measurable."""
+    from analytics.false_discovery import posterior_null
+
+    sd0, sd1 = (
+        math.sqrt(
+            float(sharpe_inference.sharpe_variance(x, m.n, m.skewness, m.kurtosis, m.serial_correlation))
+        )
+        for x in (null, true)
+    )
+    if not (math.isfinite(sd0) and math.isfinite(sd1)):
+        return math.nan
+    return posterior_null(m.sharpe, null, true, sd0, sd1, prior_true)
 
 
 def dsr(m: Moments, trials: int, sharpe_variance: float) -> float:
@@ -376,7 +398,8 @@ def significance_payload(
         "the Sharpe ratio's variance is not measurable: the serial correlation of the daily returns is not "
         "within (-1, 1) or its variance factor is not positive"
     )
-    variance_reason = reason if m is None else no_variance
+    short = None if m is None else sharpe_inference.inference_reason(m.n)
+    variance_reason = reason if m is None else short or no_variance
     dsr_reason = variance_reason
     effective = seen.effective if access.ledger else None
     effective_reason = variance_reason
@@ -393,6 +416,8 @@ def significance_payload(
             "trials' Sharpe ratios is unknown"
         )
         effective_reason = dsr_reason
+    if short is not None:  # the window's count comes first: nothing below is measured on it
+        dsr_reason = effective_reason = short
     return Significance(
         alpha=view.alpha_id,
         source_alpha_id=str(view.entry.get("source_alpha_id") or view.alpha_id),
@@ -408,12 +433,25 @@ def significance_payload(
             periods_per_year=per_year,
         ),
         skewness=declared_stat(Significance, "skewness", None if m is None else m.skewness, reason),
-        kurtosis=declared_stat(Significance, "kurtosis", None if m is None else m.kurtosis, reason),
+        kurtosis=declared_stat(
+            Significance,
+            "kurtosis",
+            None if m is None else m.kurtosis,
+            reason
+            if m is None
+            else f"the window holds {m.n} daily returns: their kurtosis needs {sharpe_inference.KURTOSIS_FROM} "
+            "(below, it is fixed by construction)",
+        ),
         serial_correlation=declared_stat(
             Significance,
             "serial_correlation",
             None if m is None else m.serial_correlation,
-            reason if m is None else "the lag-1 correlation of the daily returns is not measurable",
+            reason
+            if m is None
+            else f"the window holds {m.n} daily returns: their lag-1 correlation needs "
+            f"{sharpe_inference.SERIAL_CORRELATION_FROM} (over 2 pairs it is +-1 by construction)"
+            if m.n < sharpe_inference.SERIAL_CORRELATION_FROM
+            else "the lag-1 correlation of the daily returns is not measurable",
         ),
         sharpe_standard_error=declared_stat(
             Significance,
@@ -507,6 +545,17 @@ HAIRCUT_METHOD = (
 )
 
 
+def first_use(seen: Seen) -> None:
+    """What the significance answer computes once per worker, whatever the alpha and its numbers:
+    the haircut's simulated panel for the M tests `seen` counts (only an alpha with a positive
+    Sharpe ratio asks it) and the bootstrap's kept streams in full (an alpha with a longer history
+    than another grows them). A server worker's warm-up asks it (serve/warm.py), so the first
+    request after a start does not pay them (issue 81, item 10)."""
+    haircut.prepare(seen.sharpe_variance_alphas)
+    for stream in uncertainty.STREAM_IDS:
+        bootstrap.fill_kept(bootstrap.SEED, stream)
+
+
 def _sharpe_haircut(
     m: Moments | None, reason: str, seen: Seen, per_year: int, access: Access
 ) -> SharpeHaircut:
@@ -582,7 +631,10 @@ def _clustered_dsr(
     count = 0 if clusters is None or not access.ledger else clusters.count
     variance = math.nan if clusters is None or not access.ledger else clusters.sharpe_variance
     expected = sharpe_inference.expected_max_sharpe(count, variance)
-    if m is not None and clusters is None:
+    short = None if m is None else sharpe_inference.inference_reason(m.n)
+    if short is not None:
+        reason = short
+    elif m is not None and clusters is None:
         reason = (
             "the catalogue generation records no correlation links of its trials (written before them, "
             "or too large to link at a publish); an operator writes them with `alpha-results lake index`"
@@ -624,7 +676,10 @@ def _dsr_family(
     count = 0 if family is None else family.count
     variance = math.nan if family is None else family.sharpe_variance
     expected = sharpe_inference.expected_max_sharpe(count, variance)
-    if m is not None and family is None:
+    short = None if m is None else sharpe_inference.inference_reason(m.n)
+    if short is not None:
+        reason = short
+    elif m is not None and family is None:
         reason = NOT_IN_A_FAMILY.format(alpha=alpha)
     elif m is not None and family is not None and count < MIN_FAMILY_TRIALS:
         reason = (

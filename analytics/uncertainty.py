@@ -39,6 +39,7 @@ from schemas.bodies.base import Body
 from schemas.bodies.uncertainty import BLOCK_LENGTH_RULE, SESSION_FIGURES, WEEK_FIGURES, Uncertainty
 
 SESSION_STREAM, WEEK_STREAM = 0, 1
+STREAM_IDS = (SESSION_STREAM, WEEK_STREAM)  # every kept stream the intervals read
 METHOD = "stationary block bootstrap (Politis and Romano 1994), percentile intervals"
 STREAMS = (
     "stream 0: the sessions (information_ratio, excess_sharpe, max_drawdown_pct and turnover, resampled "

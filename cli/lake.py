@@ -71,7 +71,8 @@ def register(subparsers: Any) -> None:
         "--team",
         default=None,
         metavar="TEAM",
-        help="the team this run publishes for (default: $ALPHA_RESULTS_TEAM, else `default`): the first "
+        help="the team this run publishes for (default: $ALPHA_RESULTS_TEAM, else none: a seal naming a "
+        "family is then refused): the first "
         "team to publish into a trial family owns it, and a seal naming another team's family is refused "
         '(docs/seal.md "Trial families")',
     )
@@ -101,7 +102,22 @@ def register(subparsers: Any) -> None:
     lake_sub = lake.add_subparsers(dest="lake_command", required=True, metavar="ACTION")
     show = lake_sub.add_parser("show", help="print the published alphas and benchmarks")
     show.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
+    show.add_argument(
+        "--keystore",
+        default=None,
+        metavar="URL",
+        help="the records whose pending catalogue follow-ups are listed (default: the server's key store, "
+        "when it exists)",
+    )
     show.set_defaults(handler=run_show)
+    follow = lake_sub.add_parser(
+        "follow-ups",
+        help="retry the catalogue follow-ups a decision left pending (the index rows, residual sets, "
+        "score neighbours and trial links it moves); exits 1 while any stays pending",
+    )
+    follow.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
+    follow.add_argument("--keystore", default=None, metavar="URL", help="the records (default: the server's)")
+    follow.set_defaults(handler=run_follow_ups)
     gc = lake_sub.add_parser(
         "gc",
         help="list the build folders no pointer names and no publish lease covers (--apply deletes them)",
@@ -181,10 +197,12 @@ def run_build(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print_lines([f"alpha-results build: {exc}"], sys.stderr)
         return 2
-    from alpha_results_seal.families import DEFAULT_TEAM, team_checked
+    from alpha_results_seal.families import team_checked
 
     try:
-        team = team_checked(args.team or os.environ.get(TEAM_ENV) or DEFAULT_TEAM)
+        # Neither given: no team, whose family seals are refused (docs/seal.md "Trial families").
+        declared = args.team or os.environ.get(TEAM_ENV)
+        team = None if declared is None else team_checked(declared)
     except ValueError as exc:
         print_lines([f"alpha-results build: --team: {exc}"], sys.stderr)
         return 2
@@ -315,6 +333,7 @@ def print_steps(reports: Sequence[StepReport]) -> int:
 
 
 def run_gc(args: argparse.Namespace) -> int:
+    from pipeline import lake_tables
     from pipeline.lake_upkeep import garbage
     from pipeline.publish import finish_interrupted_publishes, interrupted_publishes
 
@@ -337,6 +356,10 @@ def run_gc(args: argparse.Namespace) -> int:
     verb = "deleted" if args.apply else "garbage"
     for path in found:
         print(f"{verb}  {path}")
+    # The open tables: Delta's own vacuum with the operator's history, pins kept (docs/lake.md).
+    files = lake_tables.vacuum_lake(lake_root, delete=args.apply)
+    if files:
+        print(f"{len(files)} open-table files {verb}  (the tables' vacuum, the history retention's)")
     if args.apply:
         print(f"{len(found)} build folders deleted  (lake {lake_root})")
     else:
@@ -419,8 +442,30 @@ def run_family(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from core.settings import Settings
     from pipeline.lake_upkeep import listing
+    from pipeline.operator_decisions import pending_follow_ups
 
     for line in listing(args.lake or default_lake()):
         print(line)
+    pending = pending_follow_ups(args.keystore or Settings.from_env().keystore_url)
+    if pending is not None:
+        print(
+            f"{len(pending)} catalogue follow-ups pending"
+            + (" (alpha-results lake follow-ups retries them)" if pending else "")
+        )
+        print_lines(f.line() for f in pending)
     return 0
+
+
+def run_follow_ups(args: argparse.Namespace) -> int:
+    from core.settings import Settings
+    from pipeline.operator_decisions import DecisionRefused, follow_ups
+
+    try:
+        caught = follow_ups(args.lake or default_lake(), args.keystore or Settings.from_env().keystore_url)
+    except DecisionRefused as exc:
+        print_lines([f"alpha-results lake follow-ups: {exc}"], sys.stderr)
+        return 2
+    print_lines(caught.lines())
+    return 0 if caught.error is None else 1

@@ -130,7 +130,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _decide(args: argparse.Namespace) -> int:
     from alpha_results_seal.printable import print_lines
-    from pipeline.operator_decisions import Decision, DecisionRefused, as_json, decide, preview
+    from pipeline.operator_decisions import DecisionRefused, DecisionRequest, as_json, decide, preview
 
     settings = Settings.from_env()
     override = getattr(args, "override", None)
@@ -140,7 +140,7 @@ def _decide(args: argparse.Namespace) -> int:
     if not args.dry_run and (args.by is None or args.note is None):
         print("error: say who decided and why: --by and --note (a --dry-run needs neither)", file=sys.stderr)
         return 2
-    decision = Decision(
+    decision = DecisionRequest(
         args.alpha,
         args.action,
         args.by or "(dry run)",

@@ -112,6 +112,10 @@ class Caller:
     expose_raw_book: bool
     ip: str
     rate_limit: dict[str, int | None] = field(default_factory=dict)
+    credential: str = "key"  # what the request presented: "key", "oauth" (an access token) or "session"
+    step_up: frozenset[str] = frozenset()
+    """Endpoints the account may call that this credential's scopes leave out (an access token's):
+    asking one is 403 `insufficient_scope`, naming the scope that would open it."""
 
     @cached_property
     def field_policy(self) -> str:

@@ -210,6 +210,14 @@ class EgressBudgetExceeded(ApiError):
     default_message = "This key has taken today's budget of rows or bytes; retry after 00:00 UTC."
 
 
+class AsOfBudgetExceeded(ApiError):
+    code = "as_of_budget_exceeded"
+    status = 429
+    default_message = (
+        "This key has asked for as many distinct as_of moments as it may for now; retry after Retry-After."
+    )
+
+
 class TooManyRequestBodies(ApiError):
     code = "too_many_request_bodies"
     status = 429

@@ -50,13 +50,6 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def _non_negative_float(text: str) -> float:
-    value = float(text)
-    if value < 0:
-        raise ValueError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
 DOWNLOAD_FETCH_LIMIT_MAX = 100
 
 
@@ -184,6 +177,80 @@ SETTINGS: tuple[Setting, ...] = (
         "Origin header values /mcp answers besides the server's own origins, comma-separated "
         "scheme://host[:port]; a request with any other Origin is 403 (one without an Origin is not a "
         "browser's, and is judged by its Host alone).",
+    ),
+    Setting(
+        "oauth_issuer",
+        "",
+        str,
+        "The authorization server whose access tokens /mcp accepts besides keys: empty (keys only), "
+        "`builtin` (this server's own, at the public base URL) or the issuer URL of the organisation's "
+        "provider (its signing keys read from its discovery document).",
+    ),
+    Setting(
+        "oauth_resource_url",
+        "",
+        str,
+        "This server's MCP resource URL (RFC 8707/9728: the audience a token must name); empty: the "
+        "public base URL followed by /mcp.",
+    ),
+    Setting(
+        "oauth_token_seconds",
+        900,
+        _positive_int,
+        "Lifetime of the built-in authorization server's access tokens (seconds): a person removed or "
+        "deactivated keeps a token no longer than this.",
+    ),
+    Setting(
+        "oauth_signing_key_file",
+        "",
+        str,
+        "PEM file of the built-in authorization server's RSA signing key (shared by every worker); "
+        "empty: a key made at start, which only a one-worker server can use.",
+    ),
+    Setting(
+        "oauth_client_metadata_documents",
+        False,
+        _bool,
+        "Whether the built-in authorization server accepts a client_id that is an https URL of a "
+        "Client ID Metadata Document, which it then fetches.",
+    ),
+    Setting(
+        "oauth_client_metadata_allow_private",
+        False,
+        _bool,
+        "Whether a Client ID Metadata Document may be fetched from a loopback or private address "
+        "(and over http from loopback): for tests and closed networks only.",
+    ),
+    Setting(
+        "oauth_create_accounts",
+        False,
+        _bool,
+        "Whether a person whose verified e-mail names no account gets a member account at their first "
+        "sign-in (off: they are refused until an operator creates it).",
+    ),
+    Setting(
+        "oidc_issuer",
+        "",
+        str,
+        "Issuer URL of the OpenID provider people sign in to the dashboard with (its discovery at "
+        "/.well-known/openid-configuration); empty: the dashboard takes a pasted key only.",
+    ),
+    Setting("oidc_client_id", "", str, "The dashboard's client id at the OpenID provider."),
+    Setting(
+        "oidc_client_secret", "", str, "The dashboard's client secret at the OpenID provider (never logged)."
+    ),
+    Setting(
+        "oidc_session_seconds",
+        28800,
+        _positive_int,
+        "Lifetime of a dashboard session after signing in (seconds); then the person signs in again.",
+    ),
+    Setting(
+        "oidc_session_key_file",
+        "",
+        str,
+        "File of the secret (32 bytes or more) that seals dashboard session cookies, the same for "
+        "every worker; empty: one made at start (a one-worker server; a restart signs everyone out).",
     ),
     Setting(
         "signing_key_file",
@@ -324,6 +391,22 @@ SETTINGS: tuple[Setting, ...] = (
         "would pass it is refused before a byte is sent. 0: no budget. Administrators' keys have none.",
     ),
     Setting(
+        "as_of_per_second",
+        4,
+        _non_negative_int,
+        "Distinct as_of moments one key may ask a worker to resolve in a second (each a past catalogue "
+        "generation looked up, read once and kept); past it 429 as_of_budget_exceeded with Retry-After. "
+        "A moment the key asked within the minute is not counted again. 0: no budget. Administrators' keys "
+        "have none.",
+    ),
+    Setting(
+        "as_of_per_minute",
+        60,
+        _non_negative_int,
+        "Distinct as_of moments one key may ask a worker to resolve in a minute; past it 429 "
+        "as_of_budget_exceeded with Retry-After. 0: no budget.",
+    ),
+    Setting(
         "checks_policy_file",
         "",
         str,
@@ -400,6 +483,18 @@ class Settings:
     public_base_url: str = "http://127.0.0.1:8000"
     mcp_allowed_hosts: str = ""
     mcp_allowed_origins: str = ""
+    oauth_issuer: str = ""
+    oauth_resource_url: str = ""
+    oauth_token_seconds: int = 900
+    oauth_signing_key_file: str = ""
+    oauth_client_metadata_documents: bool = False
+    oauth_client_metadata_allow_private: bool = False
+    oauth_create_accounts: bool = False
+    oidc_issuer: str = ""
+    oidc_client_id: str = ""
+    oidc_client_secret: str = ""
+    oidc_session_seconds: int = 28800
+    oidc_session_key_file: str = ""
     signing_key_file: str = "var/signing.key"
     download_fetch_limit: int = 10
     max_request_target_bytes: int = 8 << 10
@@ -418,6 +513,8 @@ class Settings:
     max_streams_per_account: int = 32
     egress_rows_per_day: int = 1_000_000
     egress_bytes_per_day: int = 1 << 30
+    as_of_per_second: int = 4
+    as_of_per_minute: int = 60
     checks_policy_file: str = ""
     events_retention_days: int = 90
     events_poll_seconds: float = 0.5
@@ -440,6 +537,11 @@ class Settings:
                     raise ValueError(f"{setting.env}: {exc}") from exc
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+    @property
+    def mcp_resource_url(self) -> str:
+        """The resource URL of `/mcp` (`oauth_resource_url`, else the public base URL's `/mcp`)."""
+        return self.oauth_resource_url or self.public_base_url.rstrip("/") + "/mcp"
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)

@@ -154,7 +154,7 @@ def week(build: BuildView, args: WeekQuery, raw: bool) -> RunPage:
         "n_symbols": found.n_symbols,
     }
     weight_column = choices.WEIGHT_BOOKS[args.book]
-    query = queries.WeekQuery(
+    query = queries.WeekFilter(
         symbols=args.symbol,
         direction=choices.DIRECTIONS[args.direction] if args.direction is not None else None,
         min_abs_weight=args.min_abs_weight,
@@ -203,7 +203,7 @@ def readable_books(build: BuildView, kind: str, raw: bool) -> list[str]:
     if kind not in build.kinds_present:
         simulated = {b for k in wire.BOOK_KINDS for b in build.books_of(k)}
         books = [b for b in simulated if kind == "trades" or b in wire.BASE_BOOKS] or list(wire.BASE_BOOKS)
-    return wire.books_in_order([b for b in books if raw or not wire.is_raw_book(b)])
+    return wire.books_in_order([b for b in books if wire.book_visible(b, raw)])
 
 
 def checked_book(build: BuildView, kind: str, book: str, raw: bool) -> str:
@@ -217,7 +217,7 @@ def checked_book(build: BuildView, kind: str, book: str, raw: bool) -> str:
 def books(build: BuildView, args: PageQuery, raw: bool) -> RunPage:
     """The run's books and the kinds each has, base books first; a warning per kind never sealed."""
     rows = queries.all_rows(build, "books", wire.BOOK_FIELDS) or []
-    visible = [r for r in rows if raw or not wire.is_raw_book(r["book"])]
+    visible = [r for r in rows if wire.book_visible(r["book"], raw)]
     visible.sort(key=lambda r: (wire.book_order_key(r["book"]), wire.kind_rank(r["kind"])))
     warnings = missing_kinds(build, wire.BOOK_KINDS)
     return RunPage(

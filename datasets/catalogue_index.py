@@ -1052,16 +1052,29 @@ def _known() -> str:
     return clock.now().astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def generation_at(storage: Storage, root: str, moment: datetime) -> Generation | None:
+def generation_at(
+    storage: Storage, root: str, moment: datetime, read: dict[int, Generation] | None = None
+) -> Generation | None:
     """The generation the API served at `moment`: the newest kept one committed by then (by
     `known_at`), found by a binary search over the kept generations (one listing and about
-    log2(kept) reads). None when the oldest one kept was committed after `moment`."""
+    log2(kept) reads). None when the oldest one kept was committed after `moment`. `read`: the
+    generations already read (a generation file is never rewritten), filled with those read here
+    and rid of those no longer listed (collected)."""
     listed = [number for number, _ in _listed(storage, root, "generations")]
+    kept = {} if read is None else read
+    if read is not None:  # forget those collected since: `read` holds kept generations only
+        still = set(listed)
+        for number in [n for n in list(read) if n not in still]:
+            read.pop(number, None)
     found: Generation | None = None
     low, high = 0, len(listed) - 1
     while low <= high:
         middle = (low + high) // 2
-        generation = read_generation(storage, root, listed[middle])
+        generation = kept.get(listed[middle])
+        if generation is None:
+            generation = read_generation(storage, root, listed[middle])
+            if generation is not None:
+                kept[listed[middle]] = generation
         known = None if generation is None else generation.known
         if generation is not None and known is not None and known <= moment:
             found, low = generation, middle + 1

@@ -447,7 +447,10 @@ def find_week(view: BuildView, day: date) -> Week | None:
 
 
 @dataclass(frozen=True)
-class WeekQuery:
+class WeekFilter:
+    """The filters and order of one rebalance week's rows (`week_page`), made from the served
+    query (`schemas.query.WeekQuery`) by `datasets.answers.week`."""
+
     symbols: Sequence[str] | None
     direction: int | None
     min_abs_weight: float | None
@@ -456,7 +459,7 @@ class WeekQuery:
     order: str  # asc | desc
 
 
-def _mask(block: pa.Table, query: WeekQuery) -> np.ndarray | None:
+def _mask(block: pa.Table, query: WeekFilter) -> np.ndarray | None:
     conditions = []
     if query.symbols is not None:
         conditions.append(
@@ -478,7 +481,7 @@ def _mask(block: pa.Table, query: WeekQuery) -> np.ndarray | None:
 def week_page(
     view: BuildView,
     week: Week,
-    query: WeekQuery,
+    query: WeekFilter,
     fields: tuple[str, ...],
     omit: frozenset[str],
     limit: int,

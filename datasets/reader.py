@@ -144,6 +144,13 @@ def _resident_mib() -> int:
     return int(line.split()[1]) // 1024
 
 
+PAST_CATALOGUES = 8
+"""Past catalogues (`LakeReader.at`) a worker keeps, by generation number, least recently asked
+dropped first: a dashboard reading a decision's `as_of` asks one generation again and again, and
+a key sending distinct moments across many generations is bounded by its `as_of` budget
+(serve/limits/as_of.py) rather than by this cache."""
+
+
 class LakeReader:
     def __init__(
         self,
@@ -175,6 +182,8 @@ class LakeReader:
         self._scrubbed: list[str] = []  # keys of open views not yet size-checked in this round
         self._resource_failure: tuple[float, str] | None = None  # (monotonic time, what ran out)
         self._generation: catalogue_index.Generation | None = None  # of the catalogue index read
+        self._generations: dict[int, catalogue_index.Generation] = {}  # read by `at`: never rewritten
+        self._past: OrderedDict[int, Catalogue] = OrderedDict()  # past catalogues `at` read, LRU first
         self._warned_unindexed = False
         self._failed: dict[str, tuple[str, BuildDamaged]] = {}  # key -> (build_id, why it did not open)
         self._recheck: dict[str, tuple[float, float]] = {}  # failed key -> (first failed, next check)
@@ -303,24 +312,46 @@ class LakeReader:
         generation committed last by then, with its builds (this reader when that is the current
         one). Raises `HistoryGone` when the lake no longer keeps it: no generation kept is that old,
         or `moment` is older than the history retention (`layout.history_seconds`) and no record
-        pinned that generation (`datasets.pins`)."""
+        pinned that generation (`datasets.pins`).
+
+        Blocking (a listing, a few generation files, the pins, a past index): a server asks it in a
+        worker thread (`serve.routes.base.context_of`). A moment since the current generation was
+        committed costs nothing; a past generation's catalogue is read once and kept
+        (`PAST_CATALOGUES`, by generation number), so distinct moments within one past generation
+        cost a listing and a binary search over the generations' files, which are kept too
+        (a generation file is never rewritten)."""
         current = self.catalogue()
-        generation = catalogue_index.generation_at(self._storage, self.root, moment)
+        served = current.generation
+        known = None if served is None else served.known
+        if served is not None and known is not None and known <= moment:
+            return self
+        generation = catalogue_index.generation_at(self._storage, self.root, moment, self._generations)
         if generation is None:
             raise HistoryGone(f"the lake keeps no catalogue generation from {moment.isoformat()} or earlier")
-        if current.generation is not None and generation.number == current.generation.number:
+        if served is not None and generation.number == served.number:
             return self
         retained = clock.now().timestamp() - layout.history_seconds()
-        pinned = generation.number in pins.pinned(self._storage, self.root).generations
-        if moment.timestamp() < retained and not pinned:
+        if (
+            moment.timestamp() < retained
+            and generation.number not in pins.pinned(self._storage, self.root).generations
+        ):
             raise HistoryGone(
                 f"{moment.isoformat()} is older than the history this lake keeps "
                 f"({layout.history_seconds() / 86_400:g} days) and no decision pinned what was served then"
             )
-        try:
-            catalogue = self._catalogue_of(generation, current.alphas)
-        except (FileNotFoundError, LakeUnavailable) as exc:
-            raise HistoryGone(f"the catalogue served at {moment.isoformat()} is no longer kept") from exc
+        with self._lock:
+            catalogue = self._past.get(generation.number)
+            if catalogue is not None:
+                self._past.move_to_end(generation.number)
+        if catalogue is None:
+            try:
+                catalogue = self._catalogue_of(generation, current.alphas)
+            except (FileNotFoundError, LakeUnavailable) as exc:
+                raise HistoryGone(f"the catalogue served at {moment.isoformat()} is no longer kept") from exc
+            with self._lock:
+                self._past[generation.number] = catalogue
+                while len(self._past) > PAST_CATALOGUES:
+                    self._past.popitem(last=False)
         return PastReader(self, catalogue)
 
     def builds(self) -> list[dict[str, Any]]:
@@ -637,13 +668,7 @@ class LakeReader:
         newly opened builds, the sizes of `scrub_builds_per_pass` open builds); re-opens repaired
         builds."""
         current = _Served(catalogue)  # no dict of the whole catalogue per pass (issue 51)
-        with self._lock:
-            for key in list(self._views):
-                if key not in current or current[key].build_id != self._views[key].build_id:
-                    del self._views[key]  # requests still holding it finish on it
-        for key in list(self._failed):
-            if key not in current or current[key].build_id != self._failed[key][0]:
-                del self._failed[key]
+        self._drop_replaced(current)
         views = list(self._views.items())
         if not self._scrubbed:
             self._scrubbed = [key for key, _ in views]
@@ -663,6 +688,11 @@ class LakeReader:
                 view.release_pages()
                 if self._cache is not None:
                     self._cache.touch(view.folder)
+        self._reopen_repaired(current)
+
+    def _reopen_repaired(self, current: _Served) -> None:
+        """Re-opens the failed builds whose recheck is due and that are whole again; a build still
+        damaged is rechecked later, after a wait that grows with its age."""
         now = time.monotonic()
         for key in list(self._recheck):
             if key not in self._failed:
@@ -680,6 +710,16 @@ class LakeReader:
                 continue
             self._remember_verified(key, repaired)
             log.info("build %s of %s is whole again and served", build_id, key)
+
+    def _drop_replaced(self, current: _Served) -> None:
+        """Forgets the views and failures of builds no longer current."""
+        with self._lock:
+            for key in list(self._views):
+                if key not in current or current[key].build_id != self._views[key].build_id:
+                    del self._views[key]  # requests still holding it finish on it
+        for key in list(self._failed):
+            if key not in current or current[key].build_id != self._failed[key][0]:
+                del self._failed[key]
 
     def _verify_opened(self) -> None:
         """The SHA-256 of open builds not verified yet (newly opened, or with files written since

@@ -145,7 +145,7 @@ def write_alpha_serving(
     each `computed` file (by name) of a table the build has.
 
     Returns the decision, rebalance and book tables as written (by name) and each book table's
-    row ranges, from which the exports are written (`datasets.exports`)."""
+    row ranges, from which the exports are written (`datasets.export_files`)."""
     index: dict[str, Any] = {"format": layout.SERVING_FORMAT, "tables": {}}
     written: dict[str, pa.Table] = {}
     book_ranges: dict[str, dict[str, list[int]]] = {}

@@ -19,7 +19,7 @@ An operator's replay (`records.webhooks.Replay`) sends a range of events again, 
 
 **Only to a key that may see it.** Before each attempt the worker reads the key (`delivery.webhooks.
 key_access`) and asks whether `GET /v1/events` would show it the event (`delivery.event_answers.reader_of`,
-`records.events.visible_sql`); an event it may not see then is skipped for that webhook (recorded as
+`records.event_log.visible_sql`); an event it may not see then is skipped for that webhook (recorded as
 a `skipped` attempt) and never sent later.
 
 **No event passed over.** PostgreSQL numbers an event when it is inserted, not when its transaction
@@ -65,7 +65,7 @@ from delivery.webhooks import (
     resolve,
     signature_headers,
 )
-from records.events import Event
+from records.event_log import Event
 from records.sql import Unavailable
 from records.store import Records
 from records.times import stored_time

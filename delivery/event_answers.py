@@ -2,7 +2,7 @@
 and a webhook (docs/events.md, "What a key sees"), and a promotion's snapshot on
 `/v1/alphas/{alpha}/promotions` (docs/events.md, "Promotions").
 
-Whether a key sees an event at all is decided in SQL (`records.events.Reader`), a decision by the
+Whether a key sees an event at all is decided in SQL (`records.event_log.Reader`), a decision by the
 alpha's allow-lists; this decides what of the figures it sees. A record carries figures computed
 once by the pipeline, which reads everything (`schemas.bodies.events.FIGURE_BLOCKS`: the headline
 figures the screener serves and the checks `/analytics/checks` serves). A key sees them only as
@@ -31,15 +31,15 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from analytics.access import Access
-from records.events import Event as Recorded
-from records.events import EventScope, Reader
+from records.event_log import Event as Recorded
+from records.event_log import EventScope, Reader
 from records.times import stored_time
 from schemas.bodies.event_data import Alarm, Health
 from schemas.bodies.events import FIGURE_BLOCKS, Event
 from schemas.bodies.promotions import CheckSeen, Snapshot
 from schemas.checks import BY_ID as CHECKS
 from schemas.checks import RENAMED as RENAMED_CHECKS
-from schemas.wire import SCREEN_WITHHELD_FIELDS
+from schemas.wire import SCREEN_WITHHELD_FIELDS, book_visible, field_visible
 
 if TYPE_CHECKING:
     from core.context import AllowList, Caller
@@ -53,25 +53,31 @@ OVER_CATALOGUE = (
 
 @dataclass(frozen=True)
 class Viewer:
-    """What a key may see of a stored figure: the routes it may call, and whether it reads every
-    alpha (both its alpha and its run allow-lists are `all`)."""
+    """What a key may see of a stored figure: the routes it may call, whether it reads every
+    alpha (both its alpha and its run allow-lists are `all`), and whether it has raw-book access
+    (`schemas.wire.book_visible`: a key without it is served no raw book's figure)."""
 
     may_call: Callable[[str], bool]
     every_alpha: bool
+    raw: bool
 
     @classmethod
     def of(cls, caller: Caller) -> Viewer:
-        return cls(caller.may_call, caller.alphas.mode == "all" and caller.runs.mode == "all")
+        return cls(
+            caller.may_call, caller.alphas.mode == "all" and caller.runs.mode == "all", caller.expose_raw_book
+        )
 
     def tag(self) -> str:
         """What of the stored figures this viewer sees, as a short string (part of an ETag): one
-        letter per check and one for the checks route."""
-        return ("c" if self.may_call(CHECKS_ENDPOINT) else "-") + "".join(
-            "-" if withheld_check(check_id, self) else "c" for check_id in CHECKS
+        letter per check and one for the checks route, then its raw-book access."""
+        return (
+            ("c" if self.may_call(CHECKS_ENDPOINT) else "-")
+            + "".join("-" if withheld_check(check_id, self) else "c" for check_id in CHECKS)
+            + ("r" if self.raw else "-")
         )
 
 
-EVERYTHING = Viewer(lambda _: True, every_alpha=True)
+EVERYTHING = Viewer(lambda _: True, every_alpha=True, raw=True)
 """A viewer that sees every stored figure as recorded (the command line's, an operator's)."""
 
 
@@ -106,6 +112,8 @@ def shown_data(data: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     """`data` as `viewer` sees it."""
     may_call = viewer.may_call
     shown, withheld = dict(data), {}
+    if not viewer.raw:
+        _without_raw(shown)
     for block, endpoint in FIGURE_BLOCKS.items():
         if block in shown and not may_call(endpoint):
             shown[block] = None
@@ -142,6 +150,30 @@ def shown_data(data: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     if withheld:
         shown["withheld"] = withheld
     return shown
+
+
+def _without_raw(shown: dict[str, Any]) -> None:
+    """An event as a key without raw-book access sees it: no raw book's or raw-only field's value
+    (the raw-book scope, `schemas.wire.book_visible` and `field_visible`). An `alpha.restated`
+    keeps them apart in `raw_books`, dropped here; one recorded before they were kept apart lists
+    them among the others: those rows are dropped, and its count and dates are those of the rows
+    it keeps (`restatements` lists them all)."""
+    shown.pop("raw_books", None)
+    rows = shown.get("restated")
+    if not isinstance(rows, list):
+        return
+    kept = [
+        row
+        for row in rows
+        if isinstance(row, dict)
+        and book_visible(row.get("book"), False)
+        and field_visible(str(row.get("field")), False)
+    ]
+    if len(kept) != len(rows):
+        shown["restated"] = kept
+        shown["count"] = len(kept)
+        shown["first_date"] = kept[0].get("date") if kept else None
+        shown["last_date"] = kept[-1].get("date") if kept else None
 
 
 def _alarm_charts(shown: dict[str, Any], withheld: dict[str, str], viewer: Viewer) -> None:

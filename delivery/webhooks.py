@@ -46,7 +46,7 @@ from access.store import KeyStoreUnavailable, SqlKeyStore
 from core.context import Caller
 from delivery.event_answers import Viewer, event_answer
 from records.cursors import CursorInvalid, Cursors
-from records.events import Event
+from records.event_log import Event
 from records.sql import Unavailable
 from records.store import Records, open_records
 from records.times import stored_time

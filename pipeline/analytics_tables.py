@@ -300,6 +300,26 @@ def sector_ic_frame(decisions: pl.DataFrame, exposures: pl.DataFrame) -> pl.Data
     return pl.concat(parts).filter(pl.col("names") > 0).sort("score", "date", "sector")
 
 
+def _decision_tables(decisions: pl.DataFrame, exposures: pl.DataFrame | None) -> dict[str, pl.DataFrame]:
+    """The tables drawn from the decisions: turnover (of the books whose target weights they hold),
+    quantiles, and with exposures the sector IC and sub-universes."""
+    out: dict[str, pl.DataFrame] = {}
+    books = wire.books_in_order([b for b, column in TARGET_WEIGHTS.items() if column in decisions.columns])
+    if books:
+        buckets = {
+            score: decile_members(decisions, score).select("date", "symbol", "bucket")
+            for score in ("score", "raw_score")
+        }
+        out["analytics_turnover"] = pl.concat(
+            [turnover_frame(book, decisions, buckets[wire.traded_score(book)]) for book in books]
+        )
+    out["analytics_quantiles"] = quantiles_frame(decisions)
+    if exposures is not None:
+        out["analytics_sector_ic"] = sector_ic_frame(decisions, exposures)
+        out["analytics_sub_universe"] = sub_universe.sub_universe_frame(decisions, exposures)
+    return out
+
+
 def analytics_tables(
     ledgers: dict[str, pl.DataFrame],
     decisions: pl.DataFrame | None,
@@ -334,21 +354,7 @@ def analytics_tables(
     if rolled:
         out["analytics_rolling"] = pl.concat(rolled)
     if decisions is not None:
-        books = wire.books_in_order(
-            [b for b, column in TARGET_WEIGHTS.items() if column in decisions.columns]
-        )
-        if books:
-            buckets = {
-                score: decile_members(decisions, score).select("date", "symbol", "bucket")
-                for score in ("score", "raw_score")
-            }
-            out["analytics_turnover"] = pl.concat(
-                [turnover_frame(book, decisions, buckets[wire.traded_score(book)]) for book in books]
-            )
-        out["analytics_quantiles"] = quantiles_frame(decisions)
-        if exposures is not None:
-            out["analytics_sector_ic"] = sector_ic_frame(decisions, exposures)
-            out["analytics_sub_universe"] = sub_universe.sub_universe_frame(decisions, exposures)
+        out |= _decision_tables(decisions, exposures)
     attribution = attribution_table(ledgers, positions or {}, pnl or {}, exposures, rebalance_dates)
     if attribution is not None:
         out["analytics_attribution"] = attribution

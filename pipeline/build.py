@@ -50,7 +50,7 @@ def build_one(
     lake_root: str,
     indexed: bool = True,
     limits: SealLimits | None = None,
-    team: str = DEFAULT_TEAM,
+    team: str | None = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> Outcome:
     """Never raises for a broken seal: the refusal travels back as the outcome's report. `indexed`:
@@ -68,7 +68,7 @@ def build_chain(
     lake_root: str,
     indexed: bool = True,
     limits: SealLimits | None = None,
-    team: str = DEFAULT_TEAM,
+    team: str | None = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> list[SealResult]:
     """The local executor's seals of one target, in turn. A build that raises is that seal's
@@ -105,7 +105,7 @@ def build_many(
     jobs: int | None = None,
     indexed: bool = True,
     limits: SealLimits | None = None,
-    team: str = DEFAULT_TEAM,
+    team: str | None = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> list[SealResult]:
     """Results in the order of `seal_paths`, one per seal whatever happens to the others; `team`:

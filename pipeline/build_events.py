@@ -41,13 +41,13 @@ from alpha_results_seal.printable import bounded
 from analytics.figures import Figures
 from analytics.policy import Policy, load_policy
 from analytics.reading import Reading
-from analytics.restatements import restated_of
+from analytics.restatements import restated_of, visible
 from datasets import clock
 from datasets.reader import BuildView
 from pipeline.build import SealResult
 from pipeline.catalogue_steps import StepReport
-from pipeline.operator_decisions import approve_by_policy, standings_of
-from records.events import Event, EventLog, event_of, in_id_order
+from pipeline.operator_decisions import approve_by_policy, catch_up, standings_of
+from records.event_log import Event, EventLog, event_of, in_id_order
 from records.sql import Statement, Unavailable
 from records.store import Records, open_records
 from schemas.bodies.event_data import ALARM, AUDIT_TRAIL, HEALTH, RESTATED, RESTATED_SHOWN, recorded
@@ -315,13 +315,29 @@ def digest(lake_root: str, records_url: str, policy_file: str) -> list[Event]:
 def restated_event(view: BuildView, last: Event | None) -> tuple[str, dict[str, Any]] | None:
     """`alpha.restated` of the values the served build changed of what was published (the rows its
     `restatements` table adds), or None. A build whose event is already recorded is never compared
-    again (`record_alpha_events`), so a restatement is announced once."""
+    again (`record_alpha_events`), so a restatement is announced once. The rows of raw books and
+    fields are kept apart in `raw_books` (`analytics.restatements.visible`): a key without raw-book
+    access is served the event without them, its count and dates those of the rest."""
     if last is None:
         return None  # a first publish restates nothing
     rows = restated_of(view).by_build(view.build_id)
     if not rows:
         return None
     rows.sort(key=lambda row: (row["date"], row["dataset"], row.get("book") or ""))
+    plain = [row for row in rows if visible(row, raw=False)]
+    raw = [row for row in rows if not visible(row, raw=False)]
+    data = {
+        "build_id": view.build_id,
+        "previous_build_id": rows[0].get("previous_build_id"),
+        **_restated(plain),
+    }
+    if raw:
+        data["raw_books"] = _restated(raw)
+    return RESTATED, data
+
+
+def _restated(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How many of `rows` (in date order), their first and last dates, the first RESTATED_SHOWN."""
     shown = [
         {
             "dataset": row["dataset"],
@@ -336,17 +352,12 @@ def restated_event(view: BuildView, last: Event | None) -> tuple[str, dict[str, 
         }
         for row in rows[:RESTATED_SHOWN]
     ]
-    return (
-        RESTATED,
-        {
-            "build_id": view.build_id,
-            "previous_build_id": rows[0].get("previous_build_id"),
-            "count": len(rows),
-            "first_date": str(rows[0]["date"]),
-            "last_date": str(rows[-1]["date"]),
-            "restated": shown,
-        },
-    )
+    return {
+        "count": len(rows),
+        "first_date": str(rows[0]["date"]) if rows else None,
+        "last_date": str(rows[-1]["date"]) if rows else None,
+        "restated": shown,
+    }
 
 
 def _finite(value: Any) -> float | None:
@@ -530,14 +541,19 @@ def events_step(
         return StepReport("events", [f"events     not recorded: no records database at {records_url}"])
     try:
         recorded = record_run_events(records, lake_root, alphas, results, policy_file, retention_days)
+        # The catalogue follow-ups earlier decisions left pending, retried by every run.
+        caught = catch_up(records, lake_root)
     except Unavailable as exc:
         return StepReport("events", error=f"the records database cannot be used: {exc}")
     finally:
         records.close()
+    lines = [*recorded.lines(), *(caught.lines() if caught.tried else [])]
     if recorded.failed:
         why = "; ".join(f"{alpha}: {error}" for alpha, error in recorded.failed.items())
-        return StepReport("events", recorded.lines(), error=f"events not computed for {why}")
-    return StepReport("events", recorded.lines())
+        return StepReport("events", lines, error=f"events not computed for {why}")
+    if caught.error is not None:
+        return StepReport("events", lines, error=f"catalogue follow-ups still pending: {caught.error}")
+    return StepReport("events", lines)
 
 
 class RecordsUnavailable(Exception):

@@ -28,12 +28,7 @@ from analytics import rademacher
 BASES = ("returns", "ic")
 
 
-def _clipped(rows: np.ndarray) -> np.ndarray:
-    """The IC within [-1, 1] (an IC is a correlation: |IC| <= 1 is the bounded form's assumption)."""
-    return np.clip(rows, -1.0, 1.0)
-
-
-TRANSFORMS = {"returns": rademacher.unit_variance, "ic": _clipped}
+TRANSFORMS = {"returns": rademacher.unit_variance, "ic": rademacher.clipped}
 """How the bound reads each basis's rows: returns at unit variance, the IC within [-1, 1]."""
 
 

@@ -29,7 +29,7 @@ import math
 import uuid
 from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -252,6 +252,108 @@ Resolve = Callable[[Collection[str]], list[tuple[str, str, str]]]
 """alphas -> (alpha, its build, its list's path) of those the index holds with a list."""
 
 
+@dataclass
+class _Known:
+    """The rows a lists update knows: each alpha's position in `rows`, its build, its list's path
+    before the update and whether it may be a candidate (`eligible`), grown as the lists it reads
+    name alphas `rows` lacks (`resolve`, each asked once)."""
+
+    rows: list[dict[str, Any]]
+    before: dict[str, str | None]
+    position: dict[str, int]
+    builds: dict[str, str]
+    eligible: np.ndarray
+    resolve: Resolve | None
+    asked: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(
+        cls,
+        rows: list[dict[str, Any]],
+        fresh: Mapping[str, pl.DataFrame | None],
+        before: Mapping[str, str | None],
+        resolve: Resolve | None,
+    ) -> _Known:
+        eligible = np.array(
+            [
+                fresh[a] is not None if a in fresh else before.get(a) is not None
+                for a in (row["alpha_id"] for row in rows)
+            ],
+            dtype=bool,
+        )
+        return cls(
+            list(rows),
+            dict(before),
+            {row["alpha_id"]: n for n, row in enumerate(rows)},
+            {row["alpha_id"]: row["build_id"] for row in rows if row.get("build_id") is not None},
+            eligible,
+            resolve,
+        )
+
+    def learn(self, lists: Iterable[list[Neighbour]]) -> None:
+        """The alphas named in `lists` that `rows` lacks, resolved (each asked once)."""
+        unknown = {e.alpha_id for entries in lists for e in entries} - self.position.keys() - self.asked
+        if self.resolve is None or not unknown:
+            return
+        self.asked.update(unknown)
+        found = self.resolve(unknown)
+        for alpha, build, path in found:
+            self.position[alpha] = len(self.rows)
+            self.rows.append({"alpha_id": alpha, "build_id": build})
+            self.builds[alpha] = build
+            self.before[alpha] = path
+        self.eligible = np.concatenate([self.eligible, np.ones(len(found), dtype=bool)])
+
+
+def _hop(
+    alpha: str,
+    found: list[Neighbour],
+    fresh: Mapping[str, Any],
+    changed: Mapping[str, list[Neighbour] | None],
+    held_lists: Mapping[str, list[Neighbour]],
+    known: _Known,
+) -> list[str]:
+    """The second hop of `alpha`'s pairing: the eligible alphas on the lists of its nearest
+    HOP_FROM (not fresh) that it was not paired with."""
+    near = [e for e in nearest(found, HOP_FROM) if e.alpha_id not in fresh]
+    paired_ids = {alpha, *(e.alpha_id for e in found)}
+    return sorted(
+        {
+            e.alpha_id
+            for n in near
+            for e in current(
+                changed.get(n.alpha_id) or held_lists.get(known.before.get(n.alpha_id) or "", []),
+                known.builds,
+            )
+            if e.alpha_id not in paired_ids and known.eligible[known.position[e.alpha_id]]
+        }
+    )
+
+
+def _mirrored(
+    alpha: str,
+    found: list[Neighbour],
+    fresh: Mapping[str, Any],
+    changed: dict[str, list[Neighbour] | None],
+    held_lists: Mapping[str, list[Neighbour]],
+    known: _Known,
+    neighbours: int,
+) -> None:
+    """Each paired alpha (not fresh) whose list `alpha` now enters gets its list changed."""
+    for entry in found:
+        if entry.alpha_id in fresh:
+            continue  # a fresh alpha's list is made from its own candidates
+        theirs = changed.get(entry.alpha_id)
+        if theirs is None:
+            held = known.before.get(entry.alpha_id)
+            theirs = [] if held is None else held_lists[held]
+        # Spearman and the common names are symmetric: the pairing reads the same both ways.
+        mirror = Neighbour(alpha, known.builds[alpha], entry.whole, entry.pairing)
+        following = admitted(theirs, mirror, known.builds, neighbours)
+        if following is not None:
+            changed[entry.alpha_id] = following
+
+
 def update(
     rows: list[dict[str, Any]],
     matrices: Mapping[str, np.ndarray],
@@ -271,39 +373,12 @@ def update(
     matrices are then not read). With `resolve`, `rows` and `before` need hold only the fresh alphas
     and their chosen candidates: the other alphas the lists read name are resolved as they are met
     (their build and list; an alpha it does not return has no list in the index)."""
-    rows = list(rows)
-    before = dict(before)
-    position = {row["alpha_id"]: n for n, row in enumerate(rows)}
-    builds: dict[str, str] = {
-        row["alpha_id"]: row["build_id"] for row in rows if row.get("build_id") is not None
+    known = _Known.of(rows, fresh, before, resolve)
+    changed: dict[str, list[Neighbour] | None] = {
+        alpha: None for alpha in known.before if alpha not in known.position
     }
-    eligible = np.array(
-        [
-            fresh[a] is not None if a in fresh else before.get(a) is not None
-            for a in (row["alpha_id"] for row in rows)
-        ],
-        dtype=bool,
-    )
-    asked: set[str] = set()
-
-    def learn(lists: Iterable[list[Neighbour]]) -> None:
-        """The alphas named in `lists` that `rows` lacks, resolved (each asked once)."""
-        nonlocal eligible
-        unknown = {e.alpha_id for entries in lists for e in entries} - position.keys() - asked
-        if resolve is None or not unknown:
-            return
-        asked.update(unknown)
-        found = resolve(unknown)
-        for alpha, build, path in found:
-            position[alpha] = len(rows)
-            rows.append({"alpha_id": alpha, "build_id": build})
-            builds[alpha] = build
-            before[alpha] = path
-        eligible = np.concatenate([eligible, np.ones(len(found), dtype=bool)])
-
-    changed: dict[str, list[Neighbour] | None] = {alpha: None for alpha in before if alpha not in position}
     for alpha, scores in fresh.items():
-        if alpha not in position:
+        if alpha not in known.position:
             continue
         if scores is None:
             changed[alpha] = None
@@ -311,41 +386,23 @@ def update(
         picked = (
             chosen[alpha]
             if chosen is not None
-            else candidates(matrices, position[alpha], eligible, candidate_count)
+            else candidates(matrices, known.position[alpha], known.eligible, candidate_count)
         )
-        found = paired(scores, [(rows[n]["alpha_id"], rows[n]["build_id"]) for n in picked], read_scores)
-        held_lists = _read_lists(found, fresh, changed, before, read_list)
-        learn([*held_lists.values(), *(changed[e.alpha_id] or [] for e in found if e.alpha_id in changed)])
-        near = [e for e in nearest(found, HOP_FROM) if e.alpha_id not in fresh]
-        paired_ids = {alpha, *(e.alpha_id for e in found)}
-        hop = sorted(
-            {
-                e.alpha_id
-                for n in near
-                for e in current(
-                    changed.get(n.alpha_id) or held_lists.get(before.get(n.alpha_id) or "", []), builds
-                )
-                if e.alpha_id not in paired_ids and eligible[position[e.alpha_id]]
-            }
+        found = paired(
+            scores, [(known.rows[n]["alpha_id"], known.rows[n]["build_id"]) for n in picked], read_scores
         )
-        second = paired(scores, [(a, builds[a]) for a in hop], read_scores)
-        held_lists.update(_read_lists(second, fresh, changed, before, read_list))
-        learn(held_lists.values())
+        held_lists = _read_lists(found, fresh, changed, known.before, read_list)
+        known.learn(
+            [*held_lists.values(), *(changed[e.alpha_id] or [] for e in found if e.alpha_id in changed)]
+        )
+        hop = _hop(alpha, found, fresh, changed, held_lists, known)
+        second = paired(scores, [(a, known.builds[a]) for a in hop], read_scores)
+        held_lists.update(_read_lists(second, fresh, changed, known.before, read_list))
+        known.learn(held_lists.values())
         found += second
         changed[alpha] = nearest(found, neighbours)
-        for entry in found:
-            if entry.alpha_id in fresh:
-                continue  # a fresh alpha's list is made from its own candidates
-            theirs = changed.get(entry.alpha_id)
-            if theirs is None:
-                held = before.get(entry.alpha_id)
-                theirs = [] if held is None else held_lists[held]
-            # Spearman and the common names are symmetric: the pairing reads the same both ways.
-            mirror = Neighbour(alpha, builds[alpha], entry.whole, entry.pairing)
-            following = admitted(theirs, mirror, builds, neighbours)
-            if following is not None:
-                changed[entry.alpha_id] = following
-    return written(changed, before)
+        _mirrored(alpha, found, fresh, changed, held_lists, known, neighbours)
+    return written(changed, known.before)
 
 
 def _read_lists(

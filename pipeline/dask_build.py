@@ -178,7 +178,7 @@ def build_seal_task(
     topic: str,
     indexed: bool,
     limits: SealLimits | None = None,
-    team: str = DEFAULT_TEAM,
+    team: str | None = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> SealResult:
     """One seal, on a worker: announced, checked against the client's pipeline version, built."""
@@ -243,7 +243,7 @@ def build_on_dask(
     retries: int = TASK_RETRIES,
     indexed: bool = True,
     limits: SealLimits | None = None,
-    team: str = DEFAULT_TEAM,
+    team: str | None = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> DaskBuild:
     """Builds every seal as a task on the cluster at `scheduler` (a Dask address), then runs the

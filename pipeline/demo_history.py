@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from alpha_results_seal.demo.corpus import BENCHMARK_SEAL, write_benchmark_seal, write_seal
-from alpha_results_seal.demo.history import Decision, History, Run, benchmark_sealed, history, sealed
+from alpha_results_seal.demo.history import DemoDecision, History, Run, benchmark_sealed, history, sealed
 from alpha_results_seal.demo.market import Market, simulate_market
 from alpha_results_seal.rules import SealRejected
 from datasets import clock, layout, retention
@@ -108,9 +108,11 @@ def _publish(
     return publish_seal(str(seal), lake)
 
 
-def _decide(step: Decision, records: Records, lake: str, policy_file: str) -> str:
+def _decide(step: DemoDecision, records: Records, lake: str, policy_file: str) -> str:
     action: Action = "approved" if step.action == "approved" else "retired"
-    decision = operator_decisions.Decision(step.alpha_id, action, step.by, step.note, override=step.override)
+    decision = operator_decisions.DecisionRequest(
+        step.alpha_id, action, step.by, step.note, override=step.override
+    )
     promotion, _ = operator_decisions.record_decision(records, lake, policy_file, decision)
     return (
         f"decision   {promotion.alpha_id} {promotion.action} by {promotion.decided_by} "

@@ -21,7 +21,9 @@ ATTEMPTS = 1_000
 """Writers a change may lose to before giving up: far more than a lake's concurrent publishes."""
 
 
-def join_family(lake_root: str, family: str, alpha_id: str, team: str, max_members: int) -> FamilyRecord:
+def join_family(
+    lake_root: str, family: str, alpha_id: str, team: str | None, max_members: int
+) -> FamilyRecord:
     """`alpha_id` a member of `family`, published by `team`: the family claimed for the team when no
     seal named it yet. Raises the seal's refusal (`family.owner`, `family.members`)."""
     storage = Storage(lake_root)
@@ -33,6 +35,7 @@ def join_family(lake_root: str, family: str, alpha_id: str, team: str, max_membe
         if record is not None and alpha_id in record.members:
             return record
         if record is None:
+            assert team is not None  # a build without a team was refused (`family_refusal`)
             now = datetime.now(UTC).isoformat(timespec="seconds")
             changed = FamilyRecord(family, team, (alpha_id,), 1, now)
         else:

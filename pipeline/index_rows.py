@@ -24,6 +24,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from functools import partial
 from typing import Any
@@ -122,13 +123,36 @@ def _day(value: Any) -> date | None:
     return date.fromisoformat(str(value)[:10])
 
 
+def _listing_columns(view: BuildView) -> dict[str, Any]:
+    """The columns of a row the catalogue lists, from the build's alpha.json and description."""
+    entry = view.entry
+    description = view.json(layout.DESCRIPTION_JSON) or {}
+    classification = description.get("classification") or {}
+    tags = classification.get("tags")
+    return {
+        "alpha_id": view.alpha_id,
+        "build_id": view.build_id,
+        "name": entry.get("name") or view.alpha_id,
+        "tldr": entry.get("tldr"),
+        "started_at": _instant(entry.get("started_at")),
+        "complete": bool(entry.get("complete", False)),
+        "structure": _text(classification.get("structure")),
+        "method": _text(classification.get("method")),
+        "tags": [str(t) for t in tags] if isinstance(tags, list) else None,
+        "family": _text(entry.get("family")),
+        "parameters": None
+        if entry.get("parameters") is None
+        else json.dumps(entry["parameters"], sort_keys=True),
+        "pipeline_version": entry.get("pipeline_version"),
+        "built_at": _instant(entry.get("built_at")),
+    }
+
+
 def build_row(view: BuildView, scores: bool = True, approved: Tenure | None = None) -> dict[str, Any]:
     """The index row of one opened build (with its scores, for a publish to pair, when `scores`);
     `approved`: the alpha's tenure, its live columns' split (None: the seal's research_cutoff, else
     the first publication)."""
     entry = view.entry
-    description = view.json(layout.DESCRIPTION_JSON) or {}
-    classification = description.get("classification") or {}
     inputs = metrics_inputs(view)
     overall = None if inputs.stored is None else inputs.stored.get("overall", {}).get("")
     core = core_stats(overall, inputs.conventions, overall)
@@ -152,23 +176,8 @@ def build_row(view: BuildView, scores: bool = True, approved: Tenure | None = No
     weeks = 0 if rebalances is None else int(rebalances["date"].size)
     if first is None and weeks and rebalances is not None:
         first, last = str(rebalances["date"][0]), str(rebalances["date"][-1])
-    tags = classification.get("tags")
     return {
-        "alpha_id": view.alpha_id,
-        "build_id": view.build_id,
-        "name": entry.get("name") or view.alpha_id,
-        "tldr": entry.get("tldr"),
-        "started_at": _instant(entry.get("started_at")),
-        "complete": bool(entry.get("complete", False)),
-        "structure": _text(classification.get("structure")),
-        "method": _text(classification.get("method")),
-        "tags": [str(t) for t in tags] if isinstance(tags, list) else None,
-        "family": _text(entry.get("family")),
-        "parameters": None
-        if entry.get("parameters") is None
-        else json.dumps(entry["parameters"], sort_keys=True),
-        "pipeline_version": entry.get("pipeline_version"),
-        "built_at": _instant(entry.get("built_at")),
+        **_listing_columns(view),
         "indexed_at": datetime.now(UTC),
         "information_ratio": _value(core.information_ratio),
         "excess_sharpe": _value(core.excess_sharpe),
@@ -438,6 +447,57 @@ def live_refreshed(
         return live.index_columns(view, approved)
 
 
+def _indexed_builds(
+    storage: Storage, root: str, newest: catalogue_index.Generation | None, alphas: list[str]
+) -> dict[str, str | None]:
+    """The build the newest generation's row of each of `alphas` names (those it holds)."""
+    if newest is None:
+        return {}
+    index = catalogue_index.read_index(storage, root, newest, ["alpha_id", "build_id"])
+    index = index.filter(pc.is_in(index.column("alpha_id"), value_set=pa.array(alphas, pa.string())))
+    return dict(zip(*(index.column(n).to_pylist() for n in ("alpha_id", "build_id")), strict=True))
+
+
+def _approved_before(
+    storage: Storage, root: str, newest: catalogue_index.Generation | None, in_force: frozenset[str] | None
+) -> frozenset[str]:
+    """The approved alphas the newest generation records, read only when a decision names the
+    alphas in force (`record`'s `in_force`); empty otherwise."""
+    if newest is None or in_force is None:
+        return frozenset()
+    return catalogue_residual.approved_in(
+        catalogue_index.read_index(storage, root, newest, ["alpha_id", "approved"])
+    )
+
+
+def _moved_benchmarks(
+    storage: Storage, root: str, newest: catalogue_index.Generation | None, benchmarks: Sequence[str]
+) -> list[str]:
+    """The `benchmarks` whose current build is not the one the newest generation names."""
+    return [
+        s
+        for s in benchmarks
+        if newest is None or newest.benchmarks.get(s) != _benchmark_build(storage, root, s)
+    ]
+
+
+def _live_refreshed(
+    storage: Storage,
+    root: str,
+    approvals: Mapping[str, Tenure | None],
+    todo: Collection[str],
+    indexed: Mapping[str, str | None],
+    approved: Mapping[str, Tenure | None],
+) -> dict[str, tuple[str, dict[str, Any]]]:
+    """An approval of an alpha whose row names its current build (not in `todo`): its live columns
+    only, alpha -> (the build its row names, its live columns at its tenure)."""
+    return {
+        alpha: (build, live_refreshed(storage, root, alpha, build, approved[alpha]))
+        for alpha in approvals
+        if alpha not in todo and (build := indexed.get(alpha)) is not None
+    }
+
+
 def record(
     root: str,
     alpha_ids: Sequence[str] = (),
@@ -458,32 +518,14 @@ def record(
     (`pipeline.catalogue_residual`); None keeps the set the index records."""
     storage = Storage(root)
     newest = catalogue_index.newest(storage, root)
-    indexed: dict[str, str | None] = {}
-    named_first = [*alpha_ids, *(approvals or {})]
-    if newest is not None:
-        index = catalogue_index.read_index(storage, root, newest, ["alpha_id", "build_id"])
-        index = index.filter(pc.is_in(index.column("alpha_id"), value_set=pa.array(named_first, pa.string())))
-        indexed = dict(zip(*(index.column(n).to_pylist() for n in ("alpha_id", "build_id")), strict=True))
+    indexed = _indexed_builds(storage, root, newest, [*alpha_ids, *(approvals or {})])
     in_force = None if in_force is None else frozenset(in_force)
-    approved_before: frozenset[str] = frozenset()
-    if newest is not None and in_force is not None:
-        approved_before = catalogue_residual.approved_in(
-            catalogue_index.read_index(storage, root, newest, ["alpha_id", "approved"])
-        )
+    approved_before = _approved_before(storage, root, newest, in_force)
     approved: dict[str, Tenure | None] = {**_approvals_of(storage, root, newest), **(approvals or {})}
     named = [*alpha_ids, *(a for a in approvals or {} if a not in alpha_ids)]
     todo = [a for a in named if a not in indexed or indexed[a] != _pointed(storage, root, a)]
-    moved = [
-        s
-        for s in benchmarks
-        if newest is None or newest.benchmarks.get(s) != _benchmark_build(storage, root, s)
-    ]
-    # An approval of an alpha whose row names its current build: its live columns only.
-    refreshed = {
-        alpha: (build, live_refreshed(storage, root, alpha, build, approved[alpha]))
-        for alpha in approvals or {}
-        if alpha not in todo and (build := indexed.get(alpha)) is not None
-    }
+    moved = _moved_benchmarks(storage, root, newest, benchmarks)
+    refreshed = _live_refreshed(storage, root, approvals or {}, todo, indexed, approved)
     if (
         newest is not None
         and not todo
@@ -494,97 +536,119 @@ def record(
         return newest.number  # the index already names every current build and approved set
     rows = {alpha: alpha_row(storage, root, alpha, approved=approved.get(alpha)) for alpha in todo}
 
-    def update(current: catalogue_index.Generation | None, index: pa.Table | None) -> catalogue_index.Next:
-        # Columnar: the other alphas' rows are never turned into Python objects (at 10,000 alphas
-        # that alone took longer than the whole step's target).
-        known = {} if current is None else dict(current.benchmarks)
-        kept = _conformed(index)
-        listed_before = _lists_of(kept)
-        previous = _rows_of(kept, [*rows, *refreshed])
-        committed: dict[str, dict[str, Any]] = {}
-        changes: list[dict[str, Any]] = []
-        for alpha, (same, columns) in refreshed.items():
-            before_row = previous.get(alpha)
-            if before_row is None or before_row.get("build_id") != same:
-                continue  # republished meanwhile: that publish committed its own row
-            committed[alpha] = before_row | columns | {"indexed_at": datetime.now(UTC)}
-            changes.append(
-                {
-                    "alpha_id": alpha,
-                    "build_id": same,
-                    "previous": same,
-                    "live_split": None if columns["live_split"] is None else str(columns["live_split"]),
-                }
-            )
-        replacing, _, replaced = _still_current(storage, root, rows, previous)
-        committed |= replacing
-        changes += replaced
-        for symbol in moved:
-            build = _benchmark_build(storage, root, symbol)
-            if build is not None:
-                known[symbol] = build
-        leaving = pa.array([change["alpha_id"] for change in changes], pa.string())
-        kept = kept.filter(pc.invert(pc.is_in(kept.column("alpha_id"), value_set=leaving)))
-        table = _in_catalogue_order(pa.concat_tables([kept, _table(list(committed.values()))]))
-        ordered = [
-            {"alpha_id": alpha, "build_id": build}
-            for alpha, build in zip(
-                *(table.column(n).to_pylist() for n in ("alpha_id", "build_id")), strict=True
-            )
-        ]
-        fresh = {a: r for a, r in rows.items() if committed.get(a) is r}
-        matrices = _matrices(storage, root, [row["alpha_id"] for row in ordered], fresh, current, index)
-        table = catalogue_residual.with_residuals(
-            storage,
-            root,
-            table,
-            matrices,
-            catalogue_residual.current_market(known),
-            index,
-            catalogue_residual.current_market(None if current is None else current.benchmarks),
-            fresh,
-            in_force,
-        )
-        lists = catalogue_neighbours.update(
-            ordered,
-            matrices,
-            {alpha: row.get(SCORES) for alpha, row in fresh.items() if row is not None},
-            listed_before,
-            partial(_read_list, storage, root),
-            _score_reader(storage, root, ordered),
-            catalogue_neighbours.NEIGHBOURS,
-            catalogue_neighbours.CANDIDATES,
-        )
-        table = _with_list_paths(table, lists)
-        links = _links_of_whole(
-            storage,
-            root,
-            current,
-            ordered,
-            matrices,
-            {a: r for a, r in fresh.items() if r is not None},
-            {c["alpha_id"] for c in changes if c.get("build_id") != c.get("previous")},
-        )
-        return catalogue_index.Next(
-            table,
-            known,
-            changes,
-            matrices,
-            lists.files | links.files,
-            lists.retired + links.retired,
-            catalogue_bound.with_bound(
-                trial_links.document(
-                    _sums_of(table), links, lambda: (table.column("alpha_id"), trial_links.sharpes_of(table))
-                ),
-                catalogue_bound.whole(matrices),
-            ),
-        )
-
+    update = partial(_whole_update, storage, root, rows, refreshed, moved, in_force)
     if approvals or moved or in_force is not None:
         # A decision (every row's residual set or live split may move) or SPY's new build: whole.
         return catalogue_index.commit(storage, root, update).number
     delta = partial(_delta_update, storage, root, rows)
     return catalogue_index.commit_delta(storage, root, delta, update).number
+
+
+def _live_refreshed_rows(
+    refreshed: Mapping[str, tuple[str, dict[str, Any]]], previous: Mapping[str, dict[str, Any]]
+) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """The rows of the `refreshed` alphas (alpha -> (the build its row named, its live columns)) with
+    their new live columns, and their changes; an alpha republished meanwhile is left out (that
+    publish committed its own row)."""
+    committed: dict[str, dict[str, Any]] = {}
+    changes: list[dict[str, Any]] = []
+    for alpha, (same, columns) in refreshed.items():
+        before_row = previous.get(alpha)
+        if before_row is None or before_row.get("build_id") != same:
+            continue  # republished meanwhile: that publish committed its own row
+        committed[alpha] = before_row | columns | {"indexed_at": datetime.now(UTC)}
+        changes.append(
+            {
+                "alpha_id": alpha,
+                "build_id": same,
+                "previous": same,
+                "live_split": None if columns["live_split"] is None else str(columns["live_split"]),
+            }
+        )
+    return committed, changes
+
+
+def _whole_update(
+    storage: Storage,
+    root: str,
+    rows: Mapping[str, dict[str, Any] | None],
+    refreshed: Mapping[str, tuple[str, dict[str, Any]]],
+    moved: Sequence[str],
+    in_force: frozenset[str] | None,
+    current: catalogue_index.Generation | None,
+    index: pa.Table | None,
+) -> catalogue_index.Next:
+    """The whole generation over `current` (its table `index`) that commits `rows`, the live columns
+    of the `refreshed` alphas (alpha -> (the build its row names, its live columns)) and the current
+    builds of the `moved` benchmarks, the residual columns against `in_force` (`record`)."""
+    # Columnar: the other alphas' rows are never turned into Python objects (at 10,000 alphas
+    # that alone took longer than the whole step's target).
+    known = {} if current is None else dict(current.benchmarks)
+    kept = _conformed(index)
+    listed_before = _lists_of(kept)
+    previous = _rows_of(kept, [*rows, *refreshed])
+    committed, changes = _live_refreshed_rows(refreshed, previous)
+    replacing, _, replaced = _still_current(storage, root, rows, previous)
+    committed |= replacing
+    changes += replaced
+    for symbol in moved:
+        build = _benchmark_build(storage, root, symbol)
+        if build is not None:
+            known[symbol] = build
+    leaving = pa.array([change["alpha_id"] for change in changes], pa.string())
+    kept = kept.filter(pc.invert(pc.is_in(kept.column("alpha_id"), value_set=leaving)))
+    table = _in_catalogue_order(pa.concat_tables([kept, _table(list(committed.values()))]))
+    ordered = [
+        {"alpha_id": alpha, "build_id": build}
+        for alpha, build in zip(*(table.column(n).to_pylist() for n in ("alpha_id", "build_id")), strict=True)
+    ]
+    fresh = {a: r for a, r in rows.items() if committed.get(a) is r}
+    matrices = _matrices(storage, root, [row["alpha_id"] for row in ordered], fresh, current, index)
+    table = catalogue_residual.with_residuals(
+        storage,
+        root,
+        table,
+        matrices,
+        catalogue_residual.current_market(known),
+        index,
+        catalogue_residual.current_market(None if current is None else current.benchmarks),
+        fresh,
+        in_force,
+    )
+    lists = catalogue_neighbours.update(
+        ordered,
+        matrices,
+        {alpha: row.get(SCORES) for alpha, row in fresh.items() if row is not None},
+        listed_before,
+        partial(_read_list, storage, root),
+        _score_reader(storage, root, ordered),
+        catalogue_neighbours.NEIGHBOURS,
+        catalogue_neighbours.CANDIDATES,
+    )
+    table = _with_list_paths(table, lists)
+    links = _links_of_whole(
+        storage,
+        root,
+        current,
+        ordered,
+        matrices,
+        {a: r for a, r in fresh.items() if r is not None},
+        {c["alpha_id"] for c in changes if c.get("build_id") != c.get("previous")},
+    )
+    return catalogue_index.Next(
+        table,
+        known,
+        changes,
+        matrices,
+        lists.files | links.files,
+        lists.retired + links.retired,
+        catalogue_bound.with_bound(
+            trial_links.document(
+                _sums_of(table), links, lambda: (table.column("alpha_id"), trial_links.sharpes_of(table))
+            ),
+            catalogue_bound.whole(matrices),
+        ),
+    )
 
 
 def rebuild(
@@ -1152,17 +1216,28 @@ class _ListedRows:
         return _listed_of(self.slim, rows)
 
 
-def _delta_update(
-    storage: Storage,
-    root: str,
-    rows: Mapping[str, dict[str, Any] | None],
-    current: catalogue_index.Generation,
-) -> catalogue_index.NextDelta | None:
-    """The delta generation over `current` that commits `rows` (alpha -> its row, None: no longer
-    published), or None when a whole generation is due: no matrices or correlation index to keep,
-    a residual set that moved (every row), or a delta past COMPACT_ROWS. Reads a few columns of
-    every alpha (`catalogue_index.PUBLISH_COLUMNS`), the rows and matrix rows it changes, those of the approved alphas and of the
-    alphas with score neighbour lists (the candidates), never the whole index or matrices."""
+@dataclass(frozen=True)
+class _Subset:
+    """The rows a delta publish turns into Python objects (`_turned`) and the rows it commits, in
+    merged catalogue order: the only rows its residuals and score neighbours read."""
+
+    order: list[str]
+    """The alphas, in merged catalogue order."""
+    rows: list[dict[str, Any]]
+    """{alpha_id, build_id} of each of `order`, in that order."""
+    position: dict[str, int]
+    """Each turned alpha's row in the index's publish columns."""
+    listed_of: dict[str, str | None]
+    """Each turned alpha's score neighbours list (its path, None without)."""
+    approved: set[str]
+    """The turned alphas that are approved (the residual set)."""
+
+
+def _delta_columns(storage: Storage, root: str, current: catalogue_index.Generation) -> pa.Table | None:
+    """The index's publish columns (`catalogue_index.PUBLISH_COLUMNS`) when a delta over `current`
+    may be written; None when a whole generation is due: no matrices or correlation index to keep,
+    an empty index or one without approvals, or no links yet over few enough alphas to link every
+    pair."""
     wanted_names = {*MATRIX_BASES, *(f"{b}_days" for b in MATRIX_BASES)}
     wanted_names |= {f"{b}{k}" for b in nearest.INDEXED_BASES for k in nearest.INDEX_SUFFIXES}
     if not wanted_names <= set(current.matrices):
@@ -1172,45 +1247,25 @@ def _delta_update(
         return None
     if not (current.trials or {}).get("links") and slim.num_rows <= trial_links.FROM_SCRATCH_UP_TO:
         return None  # no links yet, and few enough alphas to link every pair: a whole generation
-    delta = current.delta
-    base_ids = catalogue_index.base_columns(storage, root, current, ["alpha_id", "started_at"])
-    prior = (
-        CATALOGUE_INDEX.empty_table().append_column(catalogue_index.POSITION, pa.array([], pa.int64()))
-        if delta is None
-        else catalogue_index._read_parquet(storage, root, delta.index, None)
-    )
-    previous = _rows_of(slim, list(rows))
-    committed, removed, changes = _still_current(storage, root, rows, previous)
-    if not changes:
-        return None
-    # The residual set: the approved alphas; a republished approved alpha moves every row's.
-    # Only the rows of the approved alphas and of the alphas with lists (the candidates) are turned
-    # into Python objects (vectorised over the N others).
-    leaving = set(committed) | set(removed)
-    approved_mask = np.asarray(
-        pc.fill_null(slim.column("approved"), False).to_numpy(zero_copy_only=False), bool
-    )
-    has_list = np.asarray(pc.is_valid(slim.column("score_neighbours")).to_numpy(zero_copy_only=False), bool)
-    gone = np.asarray(
-        pc.fill_null(
-            pc.is_in(slim.column("alpha_id"), value_set=pa.array(list(leaving), pa.string())), False
-        ).to_numpy(zero_copy_only=False),
-        bool,
-    )
-    if (approved_mask & gone).any():
-        return None
-    # For the score neighbours, the rows the correlation index leaves open among each committed
-    # alpha's candidates (or, where it cannot decide, every alpha's with a list).
-    scored = {a: r.get(SERIES, {}) for a, r in committed.items() if r.get(SCORES) is not None}
-    listed = has_list & ~gone
-    base_gaps: dict[str, np.ndarray] = {}  # the base's gap lists, where this pass made them
-    open_rows = _open_rows(storage, root, current, slim.column("alpha_id"), listed, scored, base_gaps)
-    # The rows turned into Python objects: the approved alphas (the residual set) and the alphas
-    # with a list, or, where the index decided, only the open candidates: the alphas the lists
-    # read name are looked up as they are read (`_listed_rows`), never every listed row (issue 63,
-    # item 3: 3.9 s of CPU at 10^6 alphas with lists).
-    turned = _turned(slim, approved_mask, has_list, open_rows)
-    chosen = np.flatnonzero(turned & ~gone)
+    return slim
+
+
+def _prior_delta(storage: Storage, root: str, current: catalogue_index.Generation) -> pa.Table:
+    """The rows of `current`'s delta (with their positions in its base), empty without one."""
+    if current.delta is None:
+        return CATALOGUE_INDEX.empty_table().append_column(catalogue_index.POSITION, pa.array([], pa.int64()))
+    return catalogue_index._read_parquet(storage, root, current.delta.index, None)
+
+
+def _flags(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    return np.asarray(values.to_numpy(zero_copy_only=False), bool)
+
+
+def _subset(
+    slim: pa.Table, chosen: np.ndarray, approved_mask: np.ndarray, committed: Mapping[str, dict[str, Any]]
+) -> _Subset:
+    """The turned rows `chosen` (positions in `slim`) and the `committed` rows, each committed row
+    placed among the others by a binary search on the catalogue's order keys."""
     picked = slim.take(pa.array(chosen))
     chosen_ids = picked.column("alpha_id").to_pylist()
     position = dict(zip(chosen_ids, chosen.tolist(), strict=True))
@@ -1226,18 +1281,23 @@ def _delta_update(
         subset.append((bisect.bisect_left(merged_keys, key) - 0.5, alpha))
     subset.sort(key=lambda item: (item[0], keys.get(item[1], (False, 0.0, ""))))
     order = [alpha for _, alpha in subset]
-    sub_rows = [
+    rows = [
         {"alpha_id": a, "build_id": committed[a]["build_id"] if a in committed else build_of[a]}
         for a in order
     ]
-    # Matrix rows read: the committed ones' from their series; the approved alphas' (the residual
-    # set); the open candidates' (or every alpha's with a list).
-    read = (
-        set(order)
-        if open_rows is None
-        else {*committed, *approved_ids, *(a for s in open_rows.values() for a in s)}
-    )
-    matrix_order = [a for a in order if a in read]
+    return _Subset(order, rows, position, listed_of, approved_ids)
+
+
+def _sub_matrices(
+    storage: Storage,
+    root: str,
+    current: catalogue_index.Generation,
+    matrix_order: list[str],
+    committed: Mapping[str, dict[str, Any]],
+    position: Mapping[str, int],
+) -> dict[str, np.ndarray] | None:
+    """The returns and IC matrices over `matrix_order`: the committed rows' from their series, the
+    others' read from the generation's (None when it has none)."""
     sub_matrices: dict[str, np.ndarray] = {}
     other_positions = np.array([position[a] for a in matrix_order if a not in committed], dtype=np.int64)
     other_ids = [a for a in matrix_order if a not in committed]
@@ -1249,8 +1309,20 @@ def _delta_update(
         sub_matrices[f"{basis}_days"], sub_matrices[basis] = aligned(
             matrix_order, fresh, (other_ids, *gathered)
         )
-    # Residuals of the committed rows against the approved alphas: `catalogue_residual`'s figures
-    # over the rows of the approved alphas (the only ones a residual set reads) and its own.
+    return sub_matrices
+
+
+def _with_residuals(
+    storage: Storage,
+    root: str,
+    current: catalogue_index.Generation,
+    committed: dict[str, dict[str, Any]],
+    matrix_order: list[str],
+    sub_matrices: Mapping[str, np.ndarray],
+    approved_ids: Collection[str],
+) -> None:
+    """Sets the committed rows' residual columns and approval: `catalogue_residual`'s figures over
+    the rows of the approved alphas (the only ones a residual set reads) and each row's own."""
     at = {alpha: row for row, alpha in enumerate(matrix_order)}
     if committed:
         matrix = Matrix(
@@ -1273,14 +1345,44 @@ def _delta_update(
                 committed[alpha][name] = value
     for alpha in committed:
         committed[alpha]["approved"] = alpha in approved_ids
-    # Score neighbours over the alphas with lists (the candidates) and the committed ones.
-    eligible_order = [a for a in order if a in committed or listed_of[a] is not None]
-    row_of = {alpha: row for row, alpha in enumerate(order)}
-    before = {a: listed_of[a] for a in eligible_order if a not in committed}
+
+
+def _lists_before(
+    subset: _Subset,
+    eligible_order: list[str],
+    committed: Mapping[str, dict[str, Any]],
+    removed: Collection[str],
+    previous: Mapping[str, dict[str, Any]],
+) -> dict[str, str | None]:
+    """Each list's path before the delta: the turned alphas' as the index holds them, the committed
+    and removed alphas' as their previous rows named them."""
+    before = {a: subset.listed_of[a] for a in eligible_order if a not in committed}
     before.update({a: previous[a]["score_neighbours"] for a in committed if a in previous})
     before.update({a: previous[a]["score_neighbours"] for a in removed if a in previous})
+    return before
+
+
+def _delta_lists(
+    storage: Storage,
+    root: str,
+    slim: pa.Table,
+    listed: np.ndarray,
+    subset: _Subset,
+    committed: dict[str, dict[str, Any]],
+    removed: Collection[str],
+    previous: Mapping[str, dict[str, Any]],
+    open_rows: Mapping[str, set[str]] | None,
+    scored: Mapping[str, Any],
+    sub_matrices: Mapping[str, np.ndarray],
+    at: Mapping[str, int],
+) -> catalogue_neighbours.Lists:
+    """The score neighbours over the alphas with lists (the candidates) and the committed ones; each
+    committed row names its new list."""
+    eligible_order = [a for a in subset.order if a in committed or subset.listed_of[a] is not None]
+    row_of = {alpha: row for row, alpha in enumerate(subset.order)}
+    before = _lists_before(subset, eligible_order, committed, removed, previous)
     picked = None if open_rows is None else _chosen(eligible_order, open_rows, scored, at, sub_matrices)
-    list_rows = [sub_rows[row_of[a]] for a in eligible_order]
+    list_rows = [subset.rows[row_of[a]] for a in eligible_order]
     known_builds = {row["alpha_id"]: row["build_id"] for row in list_rows if row.get("build_id")}
 
     listed_rows = _ListedRows(slim, listed)
@@ -1307,11 +1409,31 @@ def _delta_update(
     for alpha, path in lists.paths.items():
         if alpha in committed:
             committed[alpha]["score_neighbours"] = path
+    return lists
+
+
+def _overridden(
+    delta: catalogue_index.Delta | None, leaving: Collection[str], lists: catalogue_neighbours.Lists
+) -> dict[str, str | None]:
+    """The lists the delta overrides: the earlier delta's, those of the alphas leaving dropped, the
+    lists this update wrote."""
     overridden = {} if delta is None else dict(delta.lists)
     for alpha in leaving:
         overridden.pop(alpha, None)
     overridden.update({a: p for a, p in lists.paths.items() if a not in leaving})
-    # The delta's rows: the earlier delta's, those replaced or removed now gone, the committed ones.
+    return overridden
+
+
+def _delta_rows(
+    delta: catalogue_index.Delta | None,
+    prior: pa.Table,
+    base_ids: pa.Table,
+    committed: Mapping[str, dict[str, Any]],
+    removed: list[str],
+    leaving: Collection[str],
+) -> tuple[pa.Table, list[str]]:
+    """The delta's rows (the earlier delta's, those replaced or removed now gone, the committed
+    ones, each with its position in the base) and the base's rows it removes."""
     kept = prior.filter(
         pc.invert(pc.is_in(prior.column("alpha_id"), value_set=pa.array(list(leaving), pa.string())))
     )
@@ -1335,9 +1457,18 @@ def _delta_update(
         {*(delta.removed if delta else []), *(a for a, there in zip(removed, in_base, strict=True) if there)}
         - set(committed)
     )
-    if every.num_rows > COMPACT_ROWS or len(overridden) > COMPACT_ROWS:
-        return None
-    # The delta's matrices: its rows' series, on the dates they hold, and their correlation index.
+    return every, base_removed
+
+
+def _delta_matrices(
+    storage: Storage,
+    root: str,
+    delta: catalogue_index.Delta | None,
+    prior: pa.Table,
+    every: pa.Table,
+    committed: Mapping[str, dict[str, Any]],
+) -> dict[str, np.ndarray]:
+    """The delta's matrices: its rows' series, on the dates they hold, and their correlation index."""
     matrices: dict[str, np.ndarray] = {}
     delta_ids = every.column("alpha_id").to_pylist()
     for basis in MATRIX_BASES:
@@ -1351,7 +1482,17 @@ def _delta_update(
         matrices[f"{basis}_days"], matrices[basis] = aligned(delta_ids, fresh, earlier)
         if basis in nearest.INDEXED_BASES:  # each row's own (analytics/nearest.py)
             matrices.update(nearest.index_matrices(basis, matrices[basis], matrices[f"{basis}_days"]))
-    # The trials' sums: the replaced Sharpe ratios out, the new ones in (exact).
+    return matrices
+
+
+def _delta_sums(
+    current: catalogue_index.Generation,
+    slim: pa.Table,
+    previous: Mapping[str, dict[str, Any]],
+    leaving: Collection[str],
+    committed: Mapping[str, dict[str, Any]],
+) -> trial_sums.TrialSums:
+    """The trials' sums: the replaced Sharpe ratios out, the new ones in (exact)."""
     sums = trial_sums.TrialSums.parse(current.trials)
     if sums is None:
         sums = trial_sums.of_column(
@@ -1362,7 +1503,87 @@ def _delta_update(
             )
         )
     sums = sums.minus(previous[a].get("sharpe_per_session") for a in leaving if a in previous)
-    sums = sums.plus(committed[a].get("sharpe_per_session") for a in committed)
+    return sums.plus(committed[a].get("sharpe_per_session") for a in committed)
+
+
+def _trials_after(
+    slim: pa.Table, gone: np.ndarray, committed: Mapping[str, dict[str, Any]]
+) -> tuple[pa.Array, np.ndarray]:
+    """The trials after a delta's change, (ids, Sharpe per session) (a pass over N)."""
+    ids = pa.concat_arrays(
+        [
+            pc.filter(slim.column("alpha_id"), pa.array(~gone)).combine_chunks(),
+            pa.array(list(committed), pa.string()),
+        ]
+    )
+    own = [math.nan if (v := committed[a].get("sharpe_per_session")) is None else float(v) for a in committed]
+    return ids, np.concatenate([trial_links.sharpes_of(slim)[~gone], np.array(own, dtype=np.float64)])
+
+
+def _delta_update(
+    storage: Storage,
+    root: str,
+    rows: Mapping[str, dict[str, Any] | None],
+    current: catalogue_index.Generation,
+) -> catalogue_index.NextDelta | None:
+    """The delta generation over `current` that commits `rows` (alpha -> its row, None: no longer
+    published), or None when a whole generation is due: no matrices or correlation index to keep,
+    a residual set that moved (every row), or a delta past COMPACT_ROWS. Reads a few columns of
+    every alpha (`catalogue_index.PUBLISH_COLUMNS`), the rows and matrix rows it changes, those of the approved alphas and of the
+    alphas with score neighbour lists (the candidates), never the whole index or matrices."""
+    slim = _delta_columns(storage, root, current)
+    if slim is None:
+        return None
+    delta = current.delta
+    base_ids = catalogue_index.base_columns(storage, root, current, ["alpha_id", "started_at"])
+    prior = _prior_delta(storage, root, current)
+    previous = _rows_of(slim, list(rows))
+    committed, removed, changes = _still_current(storage, root, rows, previous)
+    if not changes:
+        return None
+    # The residual set: the approved alphas; a republished approved alpha moves every row's.
+    # Only the rows of the approved alphas and of the alphas with lists (the candidates) are turned
+    # into Python objects (vectorised over the N others).
+    leaving = set(committed) | set(removed)
+    approved_mask = _flags(pc.fill_null(slim.column("approved"), False))
+    has_list = _flags(pc.is_valid(slim.column("score_neighbours")))
+    gone = _is_in(slim.column("alpha_id"), pa.array(list(leaving), pa.string()))
+    if (approved_mask & gone).any():
+        return None
+    # For the score neighbours, the rows the correlation index leaves open among each committed
+    # alpha's candidates (or, where it cannot decide, every alpha's with a list).
+    scored = {a: r.get(SERIES, {}) for a, r in committed.items() if r.get(SCORES) is not None}
+    listed = has_list & ~gone
+    base_gaps: dict[str, np.ndarray] = {}  # the base's gap lists, where this pass made them
+    open_rows = _open_rows(storage, root, current, slim.column("alpha_id"), listed, scored, base_gaps)
+    # The rows turned into Python objects: the approved alphas (the residual set) and the alphas
+    # with a list, or, where the index decided, only the open candidates: the alphas the lists
+    # read name are looked up as they are read (`_listed_rows`), never every listed row (issue 63,
+    # item 3: 3.9 s of CPU at 10^6 alphas with lists).
+    turned = _turned(slim, approved_mask, has_list, open_rows)
+    subset = _subset(slim, np.flatnonzero(turned & ~gone), approved_mask, committed)
+    # Matrix rows read: the committed ones' from their series; the approved alphas' (the residual
+    # set); the open candidates' (or every alpha's with a list).
+    read = (
+        set(subset.order)
+        if open_rows is None
+        else {*committed, *subset.approved, *(a for s in open_rows.values() for a in s)}
+    )
+    matrix_order = [a for a in subset.order if a in read]
+    sub_matrices = _sub_matrices(storage, root, current, matrix_order, committed, subset.position)
+    if sub_matrices is None:
+        return None
+    _with_residuals(storage, root, current, committed, matrix_order, sub_matrices, subset.approved)
+    at = {alpha: row for row, alpha in enumerate(matrix_order)}
+    lists = _delta_lists(
+        storage, root, slim, listed, subset, committed, removed, previous, open_rows, scored, sub_matrices, at
+    )
+    overridden = _overridden(delta, leaving, lists)
+    every, base_removed = _delta_rows(delta, prior, base_ids, committed, removed, leaving)
+    if every.num_rows > COMPACT_ROWS or len(overridden) > COMPACT_ROWS:
+        return None
+    matrices = _delta_matrices(storage, root, delta, prior, every, committed)
+    sums = _delta_sums(current, slim, previous, leaving, committed)
     # The trials' links and clusters (pipeline/trial_links.py): the changed alphas' dropped, the
     # committed ones' added; the clusters counted over the trials after this change.
     links = _links_of_delta(
@@ -1374,19 +1595,6 @@ def _delta_update(
         leaving,
         committed,
     )
-
-    def after() -> tuple[pa.Array, np.ndarray]:  # the trials after this change (a pass over N)
-        ids = pa.concat_arrays(
-            [
-                pc.filter(slim.column("alpha_id"), pa.array(~gone)).combine_chunks(),
-                pa.array(list(committed), pa.string()),
-            ]
-        )
-        own = [
-            math.nan if (v := committed[a].get("sharpe_per_session")) is None else float(v) for a in committed
-        ]
-        return ids, np.concatenate([trial_links.sharpes_of(slim)[~gone], np.array(own, dtype=np.float64)])
-
     return catalogue_index.NextDelta(
         current,
         every,
@@ -1398,7 +1606,7 @@ def _delta_update(
         lists.files | links.files,
         lists.retired + links.retired,
         catalogue_bound.with_bound(
-            trial_links.document(sums.document(), links, after),
+            trial_links.document(sums.document(), links, partial(_trials_after, slim, gone, committed)),
             catalogue_bound.delta((current.trials or {}).get("ras"), matrices),
         ),
         base_gaps,

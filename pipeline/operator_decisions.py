@@ -23,14 +23,15 @@ alpha whose verdict it flips (with `cause`) are written in one transaction
 
 After the decision, the alpha's catalogue index row is recorded again with its tenure
 (`pipeline.index_rows.record(..., approvals=...)`), so the screener's live columns split at it
-without a rebuild.
+without a rebuild: a catalogue follow-up recorded with the decision (`records.followups`), done
+then, or retried until it is (`catch_up`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -43,13 +44,13 @@ from analytics.errors import BadParameters
 from analytics.figures import Figures
 from analytics.policy import BY_ID, Policy, PolicyError, load_policy
 from analytics.standings import Standings
-from analytics.tenure import Tenure
 from datasets import catalogue_index as index_files
 from datasets import clock, pins
 from datasets.faults import LakeUnavailable
 from pipeline import index_rows
 from records.answers import decision_of
-from records.events import Event
+from records.event_log import Event
+from records.followups import FollowUp
 from records.nominations import Nomination
 from records.promotions import Action, Promotion, PromotionRefused, dated_refusal
 from records.sql import Statement, Unavailable
@@ -60,6 +61,7 @@ from schemas.bodies.promotions import (
     CheckChange,
     CheckSeen,
     DecisionRead,
+    OtherAlpha,
     PolicySeen,
     PromotionPreview,
     Snapshot,
@@ -80,7 +82,10 @@ class DecisionRefused(Exception):
 
 
 @dataclass(frozen=True)
-class Decision:
+class DecisionRequest:
+    """What an operator asks to record (`alpha-results promote`, `retire`, the build run's policy
+    approvals), before it is checked and recorded as a `records.promotions.Promotion`."""
+
     alpha_id: str
     action: Action
     decided_by: str
@@ -108,7 +113,7 @@ class Preview:
     `/analytics/promotion_preview` serves, read by the pipeline with the scope that reads everything,
     and what it read (`read`)."""
 
-    decision: Decision
+    decision: DecisionRequest
     found: PromotionPreview
     read: DecisionRead
     others_builds: dict[str, str]
@@ -180,26 +185,34 @@ class Preview:
         before = ", ".join(found.approved_before) or "none (the default set is empty)"
         after = ", ".join(found.approved_after) or "none (the default set is empty)"
         out.append(f"the approved set every other alpha's reference set is drawn from: {before} -> {after}")
-        book = [other for other in found.others if other.live_book]
-        rest = [other for other in found.others if not other.live_book]
-        if not book:
-            out.append("  no other alpha of the live book to compare")
-        for other in book:
-            if not other.changes:
-                out.append(f"  {other.alpha_id}: its checks do not move")
-            out += [_change_line(other.alpha_id, change) for change in other.changes]
-        if rest:
-            out.append("other alphas whose checks flip (each gets an alpha.checks_changed event):")
-            for other in rest:
-                out += [_change_line(other.alpha_id, change) for change in other.changes]
-        else:
-            out.append("no other alpha's check flips")
+        out += _others_lines(found.others)
         if found.others_unchecked:
             out.append(
                 f"  {found.others_unchecked} further alphas were not checked (a preview checks the first "
                 "500 outside the live book)"
             )
         return out
+
+
+def _others_lines(others: Sequence[OtherAlpha]) -> list[str]:
+    """What a decision changes for the other alphas: those of the live book each, then the others
+    whose checks flip."""
+    out: list[str] = []
+    book = [other for other in others if other.live_book]
+    rest = [other for other in others if not other.live_book]
+    if not book:
+        out.append("  no other alpha of the live book to compare")
+    for other in book:
+        if not other.changes:
+            out.append(f"  {other.alpha_id}: its checks do not move")
+        out += [_change_line(other.alpha_id, change) for change in other.changes]
+    if rest:
+        out.append("other alphas whose checks flip (each gets an alpha.checks_changed event):")
+        for other in rest:
+            out += [_change_line(other.alpha_id, change) for change in other.changes]
+    else:
+        out.append("no other alpha's check flips")
+    return out
 
 
 def _change_line(alpha: str, change: CheckChange) -> str:
@@ -211,14 +224,14 @@ def _number(value: float | None) -> str:
     return "null" if value is None else f"{value:.4g}"
 
 
-def preview(lake: str, records_url: str, policy_file: str, decision: Decision) -> Preview:
+def preview(lake: str, records_url: str, policy_file: str, decision: DecisionRequest) -> Preview:
     """What `decision` would record and change (nothing is written); `DecisionRefused` says why it
     cannot be measured."""
     with _records(records_url) as records:
         return _preview(records, lake, policy_file, decision)
 
 
-def _dated(decision: Decision, today: dt.date) -> dt.date:
+def _dated(decision: DecisionRequest, today: dt.date) -> dt.date:
     """The day the decision takes effect, or `DecisionRefused` (the clock's rule)."""
     if decision.imported_from is not None and decision.as_of is None:
         raise DecisionRefused("an import names the day the decision was taken elsewhere: --as-of YYYY-MM-DD")
@@ -231,7 +244,7 @@ def _dated(decision: Decision, today: dt.date) -> dt.date:
     return as_of
 
 
-def _preview(records: Records, lake: str, policy_file: str, decision: Decision) -> Preview:
+def _preview(records: Records, lake: str, policy_file: str, decision: DecisionRequest) -> Preview:
     alpha = decision.alpha_id
     as_of = _dated(decision, clock.now().date())
     try:
@@ -331,7 +344,9 @@ def _seen(check: str, value: float | None, verdict: str) -> dict[str, Any]:
     return {"value": value, "unit": BY_ID[check].unit, "verdict": verdict}
 
 
-def decide(lake: str, records_url: str, policy_file: str, decision: Decision) -> tuple[Promotion, Event]:
+def decide(
+    lake: str, records_url: str, policy_file: str, decision: DecisionRequest
+) -> tuple[Promotion, Event]:
     """Record `decision` with its snapshot, its event and the events of what it flips;
     `DecisionRefused` says why not (an approval of a failing alpha without an override among the
     reasons)."""
@@ -340,7 +355,7 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
 
 
 def record_decision(
-    records: Records, lake: str, policy_file: str, decision: Decision
+    records: Records, lake: str, policy_file: str, decision: DecisionRequest
 ) -> tuple[Promotion, Event]:
     """`decide` with records already open (the build run's policy approvals); `PromotionRefused`
     and `Unavailable` are the caller's to say."""
@@ -357,16 +372,14 @@ def record_decision(
         found.build_id,
         found.snapshot,
         override=decision.override if found.verdict == "fail" else None,
-        consequences=_consequences(found, records),
+        # The index follows the decision: recorded with it, so the records say when it has not yet.
+        consequences=[
+            *_consequences(found, records),
+            records.followups.statement(decision.alpha_id, f"alpha.{decision.action}"),
+        ],
     )
-    try:
-        after = standings_of(records)
-        in_force: frozenset[str] | None = frozenset(after.approved)
-        held = after.tenure(decision.alpha_id)
-    except Unavailable:
-        in_force, held = None, None  # the decision is recorded; the index keeps what it had
     pin_read(lake, decided[0], found.read)
-    index_follows(lake, decision.alpha_id, held, in_force)
+    catch_up(records, lake)
     return decided
 
 
@@ -394,27 +407,89 @@ def pin_read(lake: str, decision: Promotion, read: DecisionRead) -> None:
         )
 
 
-def index_follows(lake: str, alpha: str, held: Tenure | None, in_force: frozenset[str] | None = None) -> None:
-    """The alpha's catalogue index row, its live columns split at its tenure `held` (the
-    screener's), and the approved alphas `in_force` after the decision, the default reference set of
-    every row's residual columns. The decision stands whatever happens here: a lake without an index
-    has no row to follow, and a row that cannot be written is said on stderr (the screener keeps its
-    previous split and residual figures until the alpha's next decision; `lake index` keeps the
-    tenure of the rows it replaces and the approved set the index records)."""
-    if held is None and in_force is None:
-        return
+@dataclass(frozen=True)
+class CaughtUp:
+    """What one `catch_up` did: the follow-ups it found pending and, when they stay pending, why."""
+
+    tried: list[FollowUp]
+    error: str | None = None
+
+    def lines(self) -> list[str]:
+        if not self.tried:
+            return ["catalogue follow-ups: none pending"]
+        if self.error is None:
+            return [f"catalogue follow-ups: {len(self.tried)} done", *(f.line() for f in self.tried)]
+        return [
+            f"catalogue follow-ups: {len(self.tried)} still pending ({self.error})",
+            *(f.line() for f in self.tried),
+        ]
+
+
+def catch_up(records: Records, lake: str) -> CaughtUp:
+    """Runs every pending catalogue follow-up (`records.followups`): the catalogue index recorded
+    against the standings in force, the live columns of the alphas the follow-ups name split at
+    their tenure and every row's residual reference set the approved alphas (with the score
+    neighbours and trial links the index keeps with them). A lake without an index has no row to
+    follow: done. The decisions stand whatever happens here: a failure is recorded on the
+    follow-ups (their attempts and error), which stay pending for the next build run or `alpha-results
+    lake follow-ups`, and said on stderr."""
     try:
-        if index_files.newest(Storage(lake), lake) is None:
-            return
-        index_rows.record(lake, approvals={alpha: held}, in_force=in_force)
+        pending = records.followups.pending()
+    except Unavailable as exc:
+        LOG.warning("the catalogue follow-ups cannot be read (%s): they are retried by the next run", exc)
+        return CaughtUp([], f"the records cannot be read: {exc}")
+    if not pending:
+        return CaughtUp([])
+    ids = [f.id for f in pending]
+    alphas = list(dict.fromkeys(f.alpha_id for f in pending))
+    try:
+        after = standings_of(records)
+        if index_files.newest(Storage(lake), lake) is not None:
+            index_rows.record(
+                lake, approvals={a: after.tenure(a) for a in alphas}, in_force=frozenset(after.approved)
+            )
     except Exception as exc:  # the decision is recorded: a failure here must not hide it
+        error = f"{type(exc).__name__}: {exc}"
         LOG.warning(
-            "%s: the decision is recorded, but not the alpha's catalogue index row (%s: %s): the screener's "
-            "live columns keep their previous split, and its residual figures their set, until the next decision",
-            alpha,
-            type(exc).__name__,
-            exc,
+            "%s: the decision is recorded, but not the alpha's catalogue index row (%s): the screener's "
+            "live columns keep their previous split, and its residual figures their set, until the "
+            "follow-up is retried (the next build run, or alpha-results lake follow-ups)",
+            ", ".join(alphas),
+            error,
         )
+        _mark(records.followups.failed, ids, error)
+        return CaughtUp(pending, error)
+    _mark(records.followups.done, ids)
+    return CaughtUp(pending)
+
+
+def _mark(mark: Callable[..., None], ids: list[int], *args: Any) -> None:
+    """Records an attempt's outcome; a records database that fails now leaves the follow-ups
+    pending (retried, and counted, as before)."""
+    try:
+        mark(ids, *args)
+    except Unavailable as exc:
+        LOG.warning("the catalogue follow-ups %s: their outcome cannot be recorded (%s)", ids, exc)
+
+
+def follow_ups(lake: str, records_url: str) -> CaughtUp:
+    """`alpha-results lake follow-ups`: `catch_up` over the deployment's records."""
+    with _records(records_url) as records:
+        return catch_up(records, lake)
+
+
+def pending_follow_ups(records_url: str) -> list[FollowUp] | None:
+    """The pending follow-ups (`alpha-results lake show`); None without a records database."""
+    try:
+        records = open_records(records_url, create=False)
+    except Unavailable:
+        return None
+    try:
+        return records.followups.pending()
+    except Unavailable:
+        return None
+    finally:
+        records.close()
 
 
 def nominate(lake: str, records_url: str, alpha: str, by: str, note: str) -> Nomination:
@@ -485,7 +560,7 @@ def approve_by_policy(records: Records, lake_root: str, policy_file: str, policy
         return []
     events = []
     for alpha in sorted(standings_of(records).nominated):
-        decision = Decision(alpha, "approved", POLICY_DECIDER, POLICY_NOTE)
+        decision = DecisionRequest(alpha, "approved", POLICY_DECIDER, POLICY_NOTE)
         try:
             if _preview(records, lake_root, policy_file, decision).verdict != "pass":
                 continue  # a check fails or cannot be measured: it waits for an operator

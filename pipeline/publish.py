@@ -47,12 +47,12 @@ from analytics.series import (
     equity_row_bytes,
 )
 from datasets import catalog, clock, layout, publish_lock, retention
-from datasets.exports import write_alpha_exports, write_benchmark_exports
+from datasets.export_files import write_alpha_exports, write_benchmark_exports
 from datasets.layout import history_seconds as history_seconds  # the build command checks the setting
 from datasets.publish_lock import PublishBusy
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
 from datasets.writer import BuildWriter, dumps
-from pipeline import PIPELINE_VERSION, index_rows, knowledge
+from pipeline import PIPELINE_VERSION, index_rows, knowledge, lake_tables
 from pipeline.derive import DerivedAlpha, derive
 from pipeline.families import join_family
 from schemas import lake
@@ -118,7 +118,7 @@ def publish_seal(
     lake_root: str,
     indexed: bool = True,
     limits: SealLimits | None = None,
-    team: str = DEFAULT_TEAM,
+    team: str | None = DEFAULT_TEAM,
     allow_rollback: bool = False,
 ) -> Outcome:
     """Builds one seal into the lake, then commits its row of the catalogue index unless
@@ -196,10 +196,14 @@ def publish_seal(
                 entry["first_published_at"] = first_published(pointer, now)
                 entry["files"] = writer.manifest(build_dir)
                 writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
+                # The open tables: what changed, one commit per table; read by no one until the
+                # generation below names their versions.
+                opened = lake_tables.publish_alpha(lake_root, alpha_id, build_id, derived)
 
                 document = {"alpha_id": alpha_id, "build_id": build_id, "content_id": content_id}
                 switch_pointer(lake_storage, pointer_path, document, now)
                 held.switched()
+                lake_tables.commit_generation(lake_root, alpha_id, build_id, opened, clock.now())
             # Readers see the build from this generation on; publishes a killed run left half
             # committed are finished in the same commit.
             record(lake_root, [alpha_id, *finish_interrupted(lake_root, indexed)])
@@ -240,6 +244,8 @@ def finish_interrupted(lake_root: str, indexed: bool = True) -> list[str]:
     for intent, switched in interrupted_publishes(lake_root):
         if switched:
             alphas.append(intent.alpha_id)  # committed by the caller's record
+            # Its table commits all came before the switch: the generation names them now.
+            lake_tables.finish_generation(lake_root, intent.alpha_id, intent.build_id)
         publish_lock.clear(storage, lake_root, intent)
     return alphas
 
@@ -368,13 +374,6 @@ def alpha_entry(
     required = [k for k in seal_schema.ALL_KINDS if k in manifest["required_kinds"]]
     missing = [k for k in required if k not in kinds_present]
     books = {kind: sorted(frames) for kind, frames in derived.books.items()}
-    rebalance_dates = (
-        derived.single["rebalances"]["date"]
-        if "rebalances" in derived.single
-        else (derived.decisions["date"] if derived.decisions is not None else None)
-    )
-    ledgers = derived.books.get("portfolio", {})
-    session_dates = pl.concat([f["date"] for f in ledgers.values()]) if ledgers else None
     return {
         "alpha_id": manifest["alpha_id"],
         "source_alpha_id": manifest["source_alpha_id"],
@@ -394,10 +393,7 @@ def alpha_entry(
         "complete": not missing,
         "books": books,
         "universe_size": manifest["universe_size"],
-        "first_rebalance": _iso(rebalance_dates.min()) if rebalance_dates is not None else None,
-        "last_rebalance": _iso(rebalance_dates.max()) if rebalance_dates is not None else None,
-        "first_session": _iso(session_dates.min()) if session_dates is not None else None,
-        "last_session": _iso(session_dates.max()) if session_dates is not None else None,
+        **_date_span(derived),
         "has_description": seal.description is not None,
         # The date the research stopped looking (optional): where its out-of-sample part starts
         # unless an approval says otherwise (analytics.live).
@@ -417,6 +413,24 @@ def alpha_entry(
         "metric_conventions": manifest["metric_conventions"],
         "tables": writer.table_totals(),
         "build_bytes": sum(f.bytes for f in writer.written),
+    }
+
+
+def _date_span(derived: DerivedAlpha) -> dict[str, str | None]:
+    """The first and last rebalance (the rebalance index's, else the decisions') and session (the
+    portfolio books' ledgers) of a build."""
+    rebalance_dates = (
+        derived.single["rebalances"]["date"]
+        if "rebalances" in derived.single
+        else (derived.decisions["date"] if derived.decisions is not None else None)
+    )
+    ledgers = derived.books.get("portfolio", {})
+    session_dates = pl.concat([f["date"] for f in ledgers.values()]) if ledgers else None
+    return {
+        "first_rebalance": _iso(rebalance_dates.min()) if rebalance_dates is not None else None,
+        "last_rebalance": _iso(rebalance_dates.max()) if rebalance_dates is not None else None,
+        "first_session": _iso(session_dates.min()) if session_dates is not None else None,
+        "last_session": _iso(session_dates.max()) if session_dates is not None else None,
     }
 
 
@@ -505,12 +519,14 @@ def publish_benchmark(
             "files": writer.manifest(build_dir),
         }
         writer.write_json(layout.join(build_dir, layout.BENCHMARK_JSON), info)
+        opened = lake_tables.publish_benchmark(lake_root, symbol, build_id, daily)
         document = {"symbol": symbol, "build_id": build_id, "content_id": content_id}
         before, after = switch_pointer(lake_storage, pointer_path, document)
         if after is None:  # another publish of this seal switched first: its build is served
             retention.delete_build(lake_storage, build_dir)  # the folder this publish created
             record(lake_root, benchmarks=[symbol])
             return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, before)
+        lake_tables.commit_generation(lake_root, f"benchmark:{symbol}", build_id, opened, clock.now())
     record(lake_root, benchmarks=[symbol])
     retention.collect(lake_storage, builds_dir, pointer_path)
     return Outcome(

@@ -68,7 +68,7 @@ class Database(ABC):
     write_order: Statement | None = None
     """A statement that, run first in a transaction, holds back every other transaction that runs
     it until this one ends (None: the database already runs one writer at a time, as SQLite). A
-    transaction that inserts events runs it (`records.events.in_id_order`), so an event's id is
+    transaction that inserts events runs it (`records.event_log.in_id_order`), so an event's id is
     numbered only after every earlier insert committed: a reader after a cursor never passes an
     event that commits later with a smaller id."""
 

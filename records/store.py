@@ -1,4 +1,4 @@
-"""`open_records`: the promotions, the events, the cursors and the webhooks over the database a
+"""`open_records`: the promotions, the events, the cursors, the webhooks and the catalogue follow-ups over the database a
 URL names (the key store's, `keystore_url`), their tables created if absent."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from typing import Any
 from datasets import clock
 from records.cursors import Cursors, deployment_secret
 from records.databases import open_database
-from records.events import Event, EventLog, event_of, in_id_order
+from records.event_log import Event, EventLog, event_of, in_id_order
+from records.followups import FollowUps
 from records.nominations import Nomination, Nominations, nomination_of
 from records.promotions import Action, Promotion, Promotions, promotion_of
 from records.sql import Database, Statement
@@ -29,6 +30,7 @@ class Records:
     events: EventLog
     cursors: Cursors
     webhooks: Webhooks
+    followups: FollowUps
 
     def decide(
         self,
@@ -129,4 +131,5 @@ def open_records(url: str, create: bool = True) -> Records:
         events=EventLog(database),
         cursors=Cursors(deployment_secret(database, "event_cursors")),
         webhooks=Webhooks(database),
+        followups=FollowUps(database),
     )

@@ -2,7 +2,7 @@
 
 The histories are append-only: a promotion, an event or a webhook's delivery attempt is inserted
 and never updated, and only the retention deletes (the oldest first). A webhook's registration and
-its delivery progress are the rows that change. Every `id` is numbered by the database and only
+its delivery progress, and a catalogue follow-up's progress, are the rows that change. Every `id` is numbered by the database and only
 grows, which is what makes it a cursor. Times are fixed-width UTC text, as the key store's.
 """
 
@@ -42,7 +42,7 @@ def records_schema(dialect: Dialect) -> tuple[str, ...]:
         )
         """,
         "CREATE INDEX IF NOT EXISTS nominations_by_alpha ON nominations (alpha_id, id)",
-        # What happened (records.events): about one alpha (`alpha_id`), for administrators only
+        # What happened (records.event_log): about one alpha (`alpha_id`), for administrators only
         # (`audience` admin: a refused build), or for one key only (`key_id`: its webhook).
         f"""
         CREATE TABLE IF NOT EXISTS events (
@@ -155,6 +155,22 @@ def records_schema(dialect: Dialect) -> tuple[str, ...]:
             asked_at TEXT NOT NULL
         )
         """,
+        # The catalogue index's work a decision leaves to do (records.followups): inserted with the
+        # decision, `done_at` set once the index follows the records; a failed attempt counts in
+        # `attempts` with its `error`, and the row stays pending until a retry succeeds.
+        f"""
+        CREATE TABLE IF NOT EXISTS catalogue_followups (
+            id {dialect.serial},
+            alpha_id TEXT NOT NULL,
+            cause TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            last_attempt_at TEXT,
+            error TEXT,
+            done_at TEXT
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS catalogue_followups_pending ON catalogue_followups (done_at, id)",
         # Who delivers (records.webhooks.Lease): one row per lease, taken atomically by one worker
         # and renewed by it; another takes it only once it has expired.
         """

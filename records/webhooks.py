@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from records.events import Event, EventLog, Reader, event_of, in_id_order, visible_sql
+from records.event_log import Event, EventLog, Reader, event_of, in_id_order, visible_sql
 from records.sql import Database, Statement
 from records.times import read_time, stored_time
 
@@ -553,7 +553,7 @@ class Webhooks:
 
     def visible(self, reader: Reader, event_id: int) -> bool:
         """Whether `reader` may see the event `event_id`: the rule of every read of the log
-        (`records.events.visible_sql`, as `GET /v1/events` applies it), on one event."""
+        (`records.event_log.visible_sql`, as `GET /v1/events` applies it), on one event."""
         condition, params = visible_sql(reader)
         rows, _ = self._database.execute(
             "SELECT 1 FROM events WHERE id = ? AND " + condition,  # noqa: S608 (markers and fixed words)
@@ -570,7 +570,7 @@ class Webhooks:
             "UPDATE webhook_leases SET expires_at = ? WHERE name = ? AND holder = ?",
             (stored_time(until), lease.name, lease.holder),
         )
-        if events:  # it inserts an event: in the order the ids say (records.events.in_id_order)
+        if events:  # it inserts an event: in the order the ids say (records.event_log.in_id_order)
             return in_id_order(self._database, [renew, *statements])[1:]
         return self._database.transaction([renew, *statements])[1:]
 
@@ -670,7 +670,7 @@ class Webhooks:
         columns = "INSERT INTO events (type, alpha_id, audience, key_id, data, created_at) VALUES"
         # The event log's own insert (its checks and its JSON), made conditional: inserted only when
         # the UPDATE before it disabled the webhook (its `change_id` is this transaction's).
-        assert event_sql.startswith(columns), "records.events.EventLog.statement changed its columns"
+        assert event_sql.startswith(columns), "records.event_log.EventLog.statement changed its columns"
         attempt, progress, disabled, event = self._fenced(
             lease,
             [

@@ -2,7 +2,7 @@
 
 An export is one dataset of a build as one Parquet file, row for row and column for column what
 the JSON route named by `endpoint` returns when paged from start to end without filters (with
-`fields=all` on `/scores`). The pipeline writes every file of a build once (`datasets.exports`);
+`fields=all` on `/scores`). The pipeline writes every file of a build once (`datasets.export_files`);
 the `exports` routes sign a URL to the one that matches the caller's field policy.
 
 Audiences (the field policy, `field_policy.expose_raw_book`):
@@ -58,9 +58,9 @@ BENCHMARK_DATASET = "benchmark"
 def audience_of(fields: tuple[str, ...], book: str | None, raw_variant: bool) -> str:
     """Who may read a file of a dataset with `fields` (its raw variant, or the plain one without
     the raw-only fields) of `book`."""
-    if book is not None and wire.is_raw_book(book):
+    if not wire.book_visible(book, expose_raw_book=False):
         return "raw"
-    if not any(wire.is_raw_field(f) for f in fields):
+    if all(wire.field_visible(f, expose_raw_book=False) for f in fields):
         return "all"
     return "raw" if raw_variant else "plain"
 

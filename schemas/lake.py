@@ -756,3 +756,41 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {t.name: t.schema for t in TABLES}
 def tables_laid(layout: Layout) -> tuple[str, ...]:
     """The names of the tables of one Parquet layout, in `TABLES` order."""
     return tuple(t.name for t in TABLES if t.layout == layout)
+
+
+ROW_KEYS: dict[str, tuple[str, ...]] = {
+    "rebalances": ("date",),
+    "decisions": ("date", "symbol"),
+    "books": ("book", "kind"),
+    "portfolio": ("book", "date"),
+    "positions": ("book", "date", "symbol"),
+    "pnl": ("book", "date", "symbol"),
+    "trades": ("book", "timestamp", "symbol", "phase"),
+    "metrics_stored": ("scope", "period", "metric"),
+    "known_sessions": ("dataset", "book", "date"),
+    "restatements": ("restated_at", "build_id", "dataset", "book", "date", "field", "period", "symbol"),
+    "exposures": ("date", "symbol"),
+    "weekly_signal": ("date",),
+    "weekly_deciles": ("date", "bucket"),
+    "weekly_term": ("date", "horizon_weeks"),
+    "weekly_autocorr": ("date", "lag_weeks"),
+    "analytics_drawdowns": ("book", "peak_date"),
+    "analytics_rolling": ("book", "window_weeks", "date"),
+    "analytics_turnover": ("book", "date", "bucket"),
+    "analytics_attribution": ("book", "date", "symbol"),
+    "analytics_capacity": ("book", "date", "decision_at", "symbol"),
+    "analytics_factor_weeks": ("date",),
+    "analytics_factor_returns": ("date", "factor_type", "factor"),
+    "analytics_factor_exposures": ("book", "date", "factor_type", "factor"),
+    "analytics_factor_attribution": ("book", "date"),
+    "analytics_quantiles": ("score", "quantiles", "date", "quantile"),
+    "analytics_sector_ic": ("score", "date", "sector"),
+    "analytics_sub_universe": ("date", "part"),
+    "benchmark_daily": ("date",),
+}
+"""The columns that name one row of each table (the benchmark's `daily` too): what an incremental
+publish of the open tables (`datasets.tables`, docs/lake.md "Open tables") matches a new build's
+rows to the published ones by, so a row whose values moved is replaced (its before and after values
+in the table's change data feed) rather than deleted and added. A book-partitioned table's `book`
+is a column of its open table. Where a key turns out not unique in a build (two fills of one name at
+one time and phase), the publish replaces the alpha's rows of that table whole instead."""

@@ -8,7 +8,7 @@ document and docs/reference.md read the same fields through `params_of`.
 
 A parameter's place in the Struct is its place in the 400's "accepts" list and in the documents.
 A Struct inherits its base's fields first (a field it declares again keeps the base's place), so
-the bases hold only leading groups: `Window` (`from`, `to`) and `BookWindow` (`book`, `from`,
+the bases hold only leading groups: `WindowParams` (`from`, `to`) and `BookWindow` (`book`, `from`,
 `to`); the trailing page (`limit`, `offset`, `format`, `as_of`) is listed by each Struct, since a
 base holding it would put it first.
 
@@ -18,7 +18,8 @@ What a Struct's types cannot say is in `Meta.extra`:
   string with `max_length` is free text checked against it), `numbers` for a comma-separated list
   of plain decimals; each is a string on the wire (its `pattern` and `max_length` are the text's)
   and a tuple in the Struct (`tuple[str, ...]`, `tuple[float, ...]`): the parser checks the text
-  and splits it once, so no handler splits a parameter;
+  and splits it once, so no handler splits a parameter. `moment` (`as_of`): a string on the wire
+  and in the Struct, checked by `as_of_moment` (a real moment, not only its form);
 - `repeat`: the parameter may be given more than once; its values are joined by commas (a `list`);
 - `note`: a remark added to the `enum` rule's message;
 - `missing`: the rule a missing required parameter breaks, when "is required" is not enough;
@@ -148,16 +149,72 @@ Format = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at
     ],
     None,
 ]
+AS_OF_PATTERN = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})$"
+)
+"""An `as_of` value's form: RFC 3339's date-time with ASCII digits only (`\\d` would take every
+Unicode digit, "١"), seconds required, at most microseconds, the offset `Z` or `+HH:MM`."""
+AS_OF_MAX_OFFSET = dt.timedelta(hours=18)
+"""The largest offset an `as_of` may carry: ISO 8601's and every time zone's range (-12:00 to
++14:00 in use), as java.time and PostgreSQL bound it; RFC 3339's grammar alone would take +23:59."""
+_AS_OF = re.compile(
+    r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})T(?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})"
+    r"(?:\.(?P<fraction>[0-9]{1,6}))?(?:(?P<utc>Z)|(?P<sign>[+-])(?P<oh>[0-9]{2}):(?P<om>[0-9]{2}))"
+)
+
+
+def as_of_moment(text: str) -> dt.datetime:
+    """An `as_of` value as the real moment it names, in UTC: the one rule of the parameter on every
+    route and MCP tool (`serve.params`, `serve.routes.base.context_of`). ValueError naming the
+    broken rule when the text is not one: not the form (`AS_OF_PATTERN`), no calendar date
+    (2021-11-31, month 13, year 0000), no time of day (hour 24, second 60), an offset beyond
+    +-18:00 or minutes past 59, or a moment whose UTC time falls outside years 0001-9999."""
+    found = _AS_OF.fullmatch(text)
+    if found is None:
+        raise ValueError(
+            "must be a moment YYYY-MM-DDTHH:MM:SS[.ffffff] with its offset (Z or +HH:MM), ASCII digits; "
+            f"got {text!r}"
+        )
+    try:
+        day = dt.date.fromisoformat(found["date"])
+    except ValueError:
+        raise ValueError(f"names no calendar date: {found['date']}") from None
+    hour, minute, second = int(found["hour"]), int(found["minute"]), int(found["second"])
+    if hour > 23 or minute > 59 or second > 59:
+        raise ValueError(
+            f"names no time of day: {found['hour']}:{found['minute']}:{found['second']} "
+            "(hours 00-23, minutes and seconds 00-59)"
+        )
+    offset = dt.timedelta(0)
+    if found["utc"] is None:
+        offset_hours, offset_minutes = int(found["oh"]), int(found["om"])
+        offset = dt.timedelta(hours=offset_hours, minutes=offset_minutes)
+        if offset_minutes > 59 or offset > AS_OF_MAX_OFFSET:
+            raise ValueError(
+                f"has offset {found['sign']}{found['oh']}:{found['om']}: offsets run from -18:00 to +18:00"
+            )
+        offset = -offset if found["sign"] == "-" else offset
+    local = dt.datetime.combine(
+        day, dt.time(hour, minute, second, int((found["fraction"] or "0").ljust(6, "0")))
+    )
+    try:
+        return (local - offset).replace(tzinfo=dt.UTC)
+    except OverflowError:
+        raise ValueError(f"falls outside years 0001-9999 once converted to UTC: {text}") from None
+
+
 AsOf = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at runtime)
     Annotated[
         str,
         Meta(
             max_length=40,
-            pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$",
-            description="Answer as of this moment (ISO 8601 with its offset, e.g. 2026-11-27T16:00:00.123456Z): the "
-            "catalogue generation and builds the API served then and the decisions recorded by then, so an answer "
-            "seen then (a decision's snapshot: its read.at) is given again. Absent: now. 410 as_of_gone past the "
-            "history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.",
+            pattern=AS_OF_PATTERN,
+            description="Answer as of this moment (RFC 3339 with its offset, e.g. 2026-11-27T16:00:00.123456Z; a real "
+            "calendar date and time, ASCII digits, offset within +-18:00): the catalogue generation and builds the API "
+            "served then and the decisions recorded by then, so an answer seen then (a decision's snapshot: its "
+            "read.at) is given again. Absent: now. 410 as_of_gone past the history the lake keeps "
+            "(ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.",
+            extra={"read": "moment"},
         ),
     ],
     None,
@@ -234,7 +291,7 @@ class FamiliesQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class Window(Query, frozen=True):
+class WindowParams(Query, frozen=True):
     """The leading `from` and `to` of a window's Structs."""
 
     start: From = START
@@ -258,7 +315,7 @@ class BookWindowPageQuery(BookWindow, frozen=True):
     as_of: AsOf = None
 
 
-class WindowPageQuery(Window, frozen=True):
+class WindowPageQuery(WindowParams, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
     format: Format = None
@@ -321,7 +378,7 @@ class WeekQuery(Query, frozen=True):
     as_of: AsOf = None
 
 
-class ScoresQuery(Window, frozen=True):
+class ScoresQuery(WindowParams, frozen=True):
     symbol: Symbols = None
     fields: Annotated[
         str, Meta(description="Column set: core or all.", extra={"enum": choices.SCORE_FIELDS_CHOICES})
@@ -365,7 +422,7 @@ class SeriesQuery(BookWindowPageQuery, frozen=True):
     limit: Limit = SERIES_DEFAULT_LIMIT
 
 
-class MetricsQuery(Window, frozen=True):
+class MetricsQuery(WindowParams, frozen=True):
     granularity: Annotated[
         str, Meta(description="overall, or yearly/monthly to add periods.", extra={"enum": GRANULARITIES})
     ] = "overall"
@@ -400,7 +457,7 @@ class ExportQuery(Query, frozen=True):
     ) = None
 
 
-class SignificanceQuery(Window, frozen=True):
+class SignificanceQuery(WindowParams, frozen=True):
     sr_benchmark: Annotated[
         float,
         Meta(
@@ -651,7 +708,7 @@ class BookWindowQuery(BookWindow, frozen=True):
     as_of: AsOf = None
 
 
-class WindowQuery(Window, frozen=True):
+class WindowQuery(WindowParams, frozen=True):
     """A window of weeks (`/analytics/mmc`, `/analytics/crowding`: over the approved alphas' long_short books)."""
 
     as_of: AsOf = None
@@ -1173,7 +1230,7 @@ class Param:
     required: bool = False
     pattern: str | None = None  # the whole value matches it (anchored)
     max_length: int | None = None
-    read: str | None = None  # tickers or list (see the module's docstring)
+    read: str | None = None  # tickers, list, numbers or moment (see the module's docstring)
     note: str | None = None
     missing: str | None = None
     repeat: bool = False  # may be given more than once (see the module's docstring)

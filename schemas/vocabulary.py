@@ -79,7 +79,7 @@ EXPECTED_WHOLE = "the backtests up to each alpha's split (from/to do not apply)"
 EXPECTED_LIVE = "the live observations after the split up to the week (from/to do not apply)"
 """What the live weeks of /analytics/expectation cover."""
 
-RAS_WINDOW = "the catalogue's whole window (every date of its matrix; from/to do not narrow it)"
+RAS_WINDOW = "the dates of the catalogue's matrix on which an alpha the key may read has a value (from/to do not narrow them)"
 """What the figures of /analytics/catalogue_bound cover."""
 
 TERMS: tuple[Term, ...] = (
@@ -801,6 +801,54 @@ TERMS: tuple[Term, ...] = (
         null="when the tests are not measurable",
     ),
     Term(
+        "stepm_p_value",
+        "StepM p-value",
+        "A member's StepM p-value (Romano and Wolf 2005): the share of the resampled maxima of the step that decided it (found superior, else the last step) above its studentized statistic; below the test size as StepM finds it superior, up to the quantile's interpolation",
+        "probability",
+        window=FAMILY_COMMON,
+        null="when the tests are not measurable",
+    ),
+    Term(
+        "stepm_p_value_monte_carlo_error",
+        "StepM p-value Monte Carlo error",
+        "The Monte Carlo standard error of a member's StepM p-value: the binomial sqrt(p (1 - p) / B) over the B = 1,000 comparison_resamples (given the data): how far another draw of the resamples moves the p-value",
+        "probability",
+        window=FAMILY_COMMON,
+        null="when the tests are not measurable",
+    ),
+    Term(
+        "mcs_p_value_monte_carlo_error",
+        "Model confidence set p-value Monte Carlo error",
+        "The Monte Carlo standard error of a member's model confidence set p-value, measured by batch means: the standard deviation of its p-value over 10 batches of 100 of the 1,000 comparison_resamples over sqrt(10) (the MCS standardises by variances of the same resamples, so its p-values vary between draws more than a binomial share)",
+        "probability",
+        window=FAMILY_COMMON,
+        null="when the tests are not measurable",
+    ),
+    Term(
+        "spa_p_value_monte_carlo_error",
+        "SPA p-value (consistent) Monte Carlo error",
+        "The Monte Carlo standard error of the SPA consistent p-value: the binomial sqrt(p (1 - p) / B) over the B = 1,000 comparison_resamples (given the data): how far another draw of the resamples moves the p-value",
+        "probability",
+        window=FAMILY_COMMON,
+        null="when the SPA p-value is not measurable",
+    ),
+    Term(
+        "spa_p_value_lower_monte_carlo_error",
+        "SPA p-value (lower) Monte Carlo error",
+        "The Monte Carlo standard error of the SPA lower p-value: the binomial sqrt(p (1 - p) / B) over the B = 1,000 comparison_resamples (given the data): how far another draw of the resamples moves the p-value",
+        "probability",
+        window=FAMILY_COMMON,
+        null="when the SPA p-value is not measurable",
+    ),
+    Term(
+        "spa_p_value_upper_monte_carlo_error",
+        "SPA p-value (upper) Monte Carlo error",
+        "The Monte Carlo standard error of the SPA upper p-value (the reality check): the binomial sqrt(p (1 - p) / B) over the B = 1,000 comparison_resamples (given the data): how far another draw of the resamples moves the p-value",
+        "probability",
+        window=FAMILY_COMMON,
+        null="when the SPA p-value is not measurable",
+    ),
+    Term(
         "members_with_parameter",
         "Members with the parameter",
         "The family members with a numeric value of the parameter and a Sharpe ratio",
@@ -974,12 +1022,6 @@ TERMS: tuple[Term, ...] = (
         null=NOT_MEASURABLE,
     ),
     Term(
-        "ras_generation",
-        "Bound's catalogue generation",
-        "The catalogue generation whose matrices the Rademacher anti-serum is computed over",
-        "generation",
-    ),
-    Term(
         "ras_confidence",
         "Bound's confidence",
         "1 - delta: the probability with which every alpha's Rademacher anti-serum bound holds at once",
@@ -994,7 +1036,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "ras_sharpe_observed",
         "Sharpe ratio (bound's reading)",
-        "The alpha's per-session Sharpe ratio over the catalogue's whole returns window, a date without a value flat: (1/T) sum_t r_t / sd(r)",
+        "The alpha's per-session Sharpe ratio over the dates on which an alpha the key may read has a return, a date without a value flat: (1/T) sum_t r_t / sd(r)",
         "ratio",
         basis="per session",
         annualisation="per_period",
@@ -1004,7 +1046,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "ras_sharpe_lower_bound",
         "Sharpe ratio lower bound (RAS)",
-        "Rademacher anti-serum lower bound on the alpha's true per-session Sharpe ratio, holding for every alpha of the catalogue at once with probability ras_confidence (Paleologo 2024, sub-Gaussian form)",
+        "Rademacher anti-serum lower bound on the alpha's true per-session Sharpe ratio, holding for every alpha the key may read at once with probability ras_confidence (Paleologo 2024, sub-Gaussian form)",
         "ratio",
         basis="per session",
         annualisation="per_period",
@@ -1014,7 +1056,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "ras_sharpe_complexity",
         "Rademacher complexity (returns)",
-        "Empirical Rademacher complexity of the catalogue's daily returns, each alpha at unit variance (a delta generation's: its base's plus its rows', an upper bound)",
+        "Empirical Rademacher complexity of the daily returns of the alphas the key may read, each at unit variance: exact (computed over their rows, not a generation's stored upper bound)",
         "ratio",
         basis="per session",
         window=RAS_WINDOW,
@@ -1030,20 +1072,20 @@ TERMS: tuple[Term, ...] = (
     Term(
         "ras_sessions",
         "Bound's sessions (T)",
-        "The dates of the catalogue's returns matrix",
+        "The dates of the catalogue's returns matrix on which an alpha the key may read has a return",
         units.SESSIONS,
         window=RAS_WINDOW,
     ),
     Term(
         "ras_sharpe_alphas",
         "Bound's alphas (N, returns)",
-        "The alphas with a returns series the complexity is over (a delta generation's: an upper bound)",
+        "The alphas the key may read with a returns series (3 or more sessions with variance) the complexity is over",
         "alphas",
     ),
     Term(
         "ras_ic_observed",
         "Mean IC (bound's reading)",
-        "The alpha's mean weekly conditioned IC over the catalogue's whole IC window, a week without a value 0: (1/T) sum_t ic_t",
+        "The alpha's mean weekly conditioned IC over the weeks on which an alpha the key may read has an IC, a week without a value 0: (1/T) sum_t ic_t",
         "ratio",
         basis="per week",
         annualisation="per_period",
@@ -1053,7 +1095,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "ras_ic_lower_bound",
         "Mean IC lower bound (RAS)",
-        "Rademacher anti-serum lower bound on the alpha's true mean weekly IC, holding for every alpha of the catalogue at once with probability ras_confidence (Paleologo 2024, bounded form, |IC| <= 1)",
+        "Rademacher anti-serum lower bound on the alpha's true mean weekly IC, holding for every alpha the key may read at once with probability ras_confidence (Paleologo 2024, bounded form, |IC| <= 1)",
         "ratio",
         basis="per week",
         annualisation="per_period",
@@ -1063,7 +1105,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "ras_ic_complexity",
         "Rademacher complexity (IC)",
-        "Empirical Rademacher complexity of the catalogue's weekly IC (a delta generation's: its base's plus its rows', an upper bound)",
+        "Empirical Rademacher complexity of the weekly IC of the alphas the key may read: exact (computed over their rows)",
         "ratio",
         basis="per week",
         window=RAS_WINDOW,
@@ -1079,14 +1121,14 @@ TERMS: tuple[Term, ...] = (
     Term(
         "ras_weeks",
         "Bound's weeks (T)",
-        "The dates (weeks) of the catalogue's IC matrix",
+        "The weeks of the catalogue's IC matrix on which an alpha the key may read has an IC",
         units.WEEKS,
         window=RAS_WINDOW,
     ),
     Term(
         "ras_ic_alphas",
         "Bound's alphas (N, IC)",
-        "The alphas with a weekly IC the complexity is over (a delta generation's: an upper bound)",
+        "The alphas the key may read with a weekly IC the complexity is over",
         "alphas",
     ),
     Term("net_pnl", "Net P&L", "Net P&L, every flow included", "equity", null=NOT_MEASURABLE),
@@ -3015,7 +3057,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "credible_level",
         "Credible level",
-        "/analytics/expectation: the probability mass of every interval served (normal, equal tails)",
+        "/analytics/expectation: the nominal probability mass of every interval served (normal, equal tails); measured by simulation under the model itself at the small demo's size (a group of 7), the posterior interval covers 84% (m and tau^2 are estimated, not known: docs/analytics.md, Measured coverage)",
         "probability",
     ),
     Term(

@@ -195,7 +195,7 @@ def is_raw_field(name: str) -> bool:
 
 
 def visible_fields(fields: tuple[str, ...], expose_raw_book: bool) -> tuple[str, ...]:
-    return fields if expose_raw_book else tuple(f for f in fields if not is_raw_field(f))
+    return tuple(f for f in fields if field_visible(f, expose_raw_book))
 
 
 # -- books ---------------------------------------------------------------------------------------
@@ -207,6 +207,25 @@ BOOK_KINDS = ("portfolio", "positions", "pnl", "trades")
 
 def is_raw_book(book: str) -> bool:
     return book.startswith("raw_")
+
+
+# -- the raw-book scope: declared here once, asked by every surface --------------------------------
+# A key without raw-book access (`field_policy.expose_raw_book` off) is served no raw book (the
+# `raw_` twins: for it they do not exist, a 400 unknown_book like a missing book) and no raw-only
+# field (stripped). Every surface asks these two: the routes (`datasets.answers`), a build's
+# restatements, their warning and their `alpha.restated` event (`analytics.restatements`,
+# `pipeline.build_events`), the event feed, stream and webhooks (`delivery.event_answers`), the
+# exports, signed downloads and Delta Sharing (`schemas.exports`), MCP and the dashboard (the routes').
+
+
+def book_visible(book: str | None, expose_raw_book: bool) -> bool:
+    """Whether a key with this raw-book flag may see `book` (None: a row of no book)."""
+    return expose_raw_book or book is None or not is_raw_book(book)
+
+
+def field_visible(name: str, expose_raw_book: bool) -> bool:
+    """Whether a key with this raw-book flag may see the field `name`."""
+    return expose_raw_book or not is_raw_field(name)
 
 
 def traded_score(book: str) -> str:

@@ -24,7 +24,6 @@ import logging
 import os
 import threading
 import time
-import weakref
 from datetime import UTC, datetime
 from typing import Any
 
@@ -110,14 +109,13 @@ class AccessQueue:
     batch holds every request answered in one pass over the ready connections; otherwise (one
     request at a time, or an app driven in process by a test) the line is written as its request
     ends. The fields are `access_record`'s, the time being the request's end. What waits is written
-    at shutdown too, and `flush_access_logs` writes it at once."""
+    at shutdown too (the app's `on_shutdown` runs `flush`)."""
 
     def __init__(self) -> None:
         self._waiting: list[tuple[Scope, int, float, float]] = []
-        self._lock = threading.Lock()  # `flush_access_logs` may run on another thread
+        self._lock = threading.Lock()  # `put` and `flush`, whichever thread runs them
         self._scheduled = False
         self._connections = worker_connections()
-        _QUEUES.add(self)
 
     def put(self, scope: Scope, status: int, seconds: float) -> None:
         with self._lock:
@@ -143,16 +141,6 @@ class AccessQueue:
                 for scope, status, seconds, at in waiting
             )
         )
-
-
-_QUEUES: weakref.WeakSet[AccessQueue] = weakref.WeakSet()
-
-
-def flush_access_logs() -> None:
-    """Write every app's waiting access lines now (a test reading `serve.access` in process calls
-    it after its requests: a line is otherwise written once the app's event loop comes round)."""
-    for queue in list(_QUEUES):
-        queue.flush()
 
 
 CLIENT_CLOSED_REQUEST = 499

@@ -49,6 +49,7 @@ from serve.envelope import (
 from serve.front import Front
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.limits import Limiter, open_limiter
+from serve.limits.as_of import AsOfBudget
 from serve.mcp.mount import mounted as mcp_mounted
 from serve.mcp.tools import tool_hashes
 from serve.openapi import DeclaredAnswers, openapi_config, served
@@ -218,6 +219,7 @@ def create_app(
         checks_policy=load_policy(settings.checks_policy_file),
         records=records,
         metrics=ServerMetrics.for_process() if settings.prometheus else None,
+        as_of_budget=AsOfBudget.of(settings),
     )
 
     imports = ImportWatch()

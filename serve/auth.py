@@ -2,7 +2,8 @@
 
 The one-pass layer (serve/front.py `Front.admit`) runs them on a matched route, in order, before
 the route's handler:
-1. the method: any other than GET is 404 `method_not_allowed` before a key is read (`only_get`);
+1. the method: any other than GET (or a route's `OTHER_METHODS`) is 404 `method_not_allowed` before
+   a key is read;
 2. a key in the query string is refused (401 `missing_api_key`), then the bearer key becomes a
    `Caller` (`identify_presented`: access), then the endpoint allow-list by registry id
    (403 `endpoint_not_allowed`);
@@ -69,6 +70,8 @@ class Services:
     checks_policy: Policy = field(default_factory=default_policy)  # /analytics/checks' thresholds
     records: Any | None = None  # serve.records.RecordsSource: promotions and events; None: none kept
     metrics: Any | None = None  # serve.prometheus.ServerMetrics when ALPHA_RESULTS_PROMETHEUS is on
+    as_of_budget: Any | None = None  # serve.limits.as_of.AsOfBudget; None: no budget
+    sessions: Any | None = None  # serve.oauth.dashboard.SessionSignIn: people signed in to the dashboard
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:
@@ -170,12 +173,6 @@ OTHER_METHODS = "other_methods"
 POST `query` and HEAD table version, serve/routes/sharing.py); every API route answers GET only."""
 
 
-def only_get(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
-    method = connection.scope.get("method")
-    if method != "GET" and method not in handler.opt.get(OTHER_METHODS, ()):
-        raise errors.MethodNotAllowed(details={"method": connection.scope.get("method"), "allowed": ["GET"]})
-
-
 IDENTIFIED_KEY_REFUSALS = (
     errors.KeyRevoked,
     errors.KeySuspended,
@@ -208,19 +205,37 @@ async def identify(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
     services = services_of(connection)
     ip = client_ip(connection, services.settings.trusted_proxy_hops)
     presented = connection.headers.getall("authorization", [])
-    return await identify_presented(services, exchange_of(connection.scope), presented, ip)
+    cookies = connection.headers.getall("cookie", [])
+    csrf = connection.headers.get("x-csrf-token")
+    return await identify_presented(services, exchange_of(connection.scope), presented, ip, cookies, csrf)
 
 
-async def identify_presented(services: Services, exchange: Exchange, presented: list[str], ip: str) -> Caller:
+async def identify_presented(
+    services: Services,
+    exchange: Exchange,
+    presented: list[str],
+    ip: str,
+    cookies: list[str] | None = None,
+    csrf: str | None = None,
+) -> Caller:
     """The caller of the `Authorization` header lines `presented` from address `ip`, kept on the
     request's exchange (the one-pass layer, serve/front.py, reads the lines with the rest of the
-    head; `identify` reads them from a Litestar connection)."""
+    head; `identify` reads them from a Litestar connection). Without an `Authorization` header,
+    a dashboard session (its cookie with its CSRF token, `X-CSRF-Token`) is the credential."""
     if len(presented) > 1:
         # Which one a proxy, a cache or this server would pick differs: refuse rather than guess.
         raise errors.MalformedApiKey(
             "Send exactly one Authorization header.", details={"authorization_headers": len(presented)}
         )
     authorization = presented[0] if presented else None
+    if authorization is None and cookies and services.sessions is not None:
+        signed_in = await services.sessions.caller(cookies, csrf, ip)
+        if signed_in is not None:
+            exchange.caller, exchange.key_id = signed_in, signed_in.key_id
+            return signed_in
+    if exchange.vouched is not None:  # a tool call of an access token's `/mcp` request
+        exchange.caller, exchange.key_id = exchange.vouched, exchange.vouched.key_id
+        return exchange.vouched
     try:
         caller = await authenticated(services, authorization, ip, datetime.now(UTC))
     except IDENTIFIED_KEY_REFUSALS:

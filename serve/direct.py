@@ -54,7 +54,7 @@ class Direct:
 
     async def answer(self, scope: Any) -> tuple[Message, bytes]:
         """The route's status line and body for this routed, admitted request."""
-        ctx = context_of(scope)
+        ctx = await context_of(scope)
         params = scope["path_params"]
         response = self.fn(ctx, **{name: params[name] for name in self.path_names})
         return self.encoded(response if self.sync else await response)

@@ -65,11 +65,12 @@ from serve.dependencies import KeyBackends
 from serve.direct import Direct, direct_of
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, now_iso
 from serve.exchange import Exchange, exchange_of
+from serve.http_protocol import announces_body
 from serve.limits import egress
 from serve.pages import MCP_PATH
 from serve.routes import meta, sharing
 from serve.sharing import protocol as sharing_protocol
-from serve.slow_clients import BODIES, BodyLimits, body_timeout
+from serve.slow_clients import BODIES, HOLDS_OPEN, BodyLimits, body_timeout
 from serve.slow_clients import log as body_log
 from serve.warm import ImportWatch
 
@@ -184,6 +185,17 @@ class Cycle:
         return message
 
 
+async def drained(cycle: Cycle) -> None:
+    """Read the request's body, if one is announced, and drop it: through `Cycle.receive`, under the
+    body deadline and in the body's place among its key's (`serve.slow_clients`)."""
+    if not announces_body(cycle.scope["headers"]):
+        return
+    while True:
+        message = await cycle.receive()
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            return
+
+
 @dataclass(frozen=True, slots=True)
 class RouteFacts:
     """What the layer reads of one route handler, read once (`Front.learn`)."""
@@ -193,6 +205,7 @@ class RouteFacts:
     keyed: str | None  # its registry id when a key is needed
     me: bool  # `/v1/me`, answered by the layer when it has no query string
     direct: ASGIApp | None  # the route as the layer answers it itself (serve/direct.py), if it may
+    holds_open: bool  # its answer never ends: a body is read whole first (serve/slow_clients.py)
 
 
 class Front:
@@ -268,16 +281,20 @@ class Front:
             self.access.put(scope, cycle.status, seconds)
 
     async def spend(self, scope: Any, exchange: Exchange) -> None:
-        """Add the answer's rows and bytes to its key's day (serve/limits/egress.py). Not `/mcp`'s
-        own answer: its tool results are route answers, each counted as that request."""
+        """Add the answer's rows and bytes to its key's day (serve/limits/egress.py). Of `/mcp`'s
+        own answer, the bytes besides the route answers its tool results hold, each counted as that
+        request (`Exchange.egress_counted`): every byte sent is counted once (issue 81, item 8)."""
         limiter, caller = self.services.limiter, exchange.caller
-        if limiter is None or caller is None or scope["path"] == MCP_PATH:
+        if limiter is None or caller is None:
+            return
+        sent = exchange.egress_bytes
+        if scope["path"] == MCP_PATH:
+            sent = max(0, sent - exchange.egress_counted)
+        if not (sent or exchange.egress_rows):
             return
         now = datetime.now(UTC)
         try:
-            await limiter.egress_add(
-                caller.key_id, egress.day_start(now), exchange.egress_rows, exchange.egress_bytes
-            )
+            await limiter.egress_add(caller.key_id, egress.day_start(now), exchange.egress_rows, sent)
         except Exception:  # the answer is sent; a count that cannot be kept is logged, not raised
             log.exception("the egress of key %s could not be counted", caller.key_id)
 
@@ -301,11 +318,17 @@ class Front:
         authorization: list[str] = []
         forwarded: list[str] = []
         accept_encoding: list[bytes] = []
+        cookies: list[str] = []
+        csrf: str | None = None
         host: bytes | None = None
         for name, value in scope["headers"]:
             lowered = name.lower()
             if lowered == b"authorization":
                 authorization.append(value.decode("latin-1"))
+            elif lowered == b"cookie":  # a dashboard session (serve/oauth/dashboard.py)
+                cookies.append(value.decode("latin-1"))
+            elif lowered == b"x-csrf-token":
+                csrf = value.decode("latin-1")
             elif lowered == b"x-forwarded-for":
                 forwarded.append(value.decode("latin-1"))
             elif lowered == b"accept-encoding":
@@ -327,7 +350,9 @@ class Front:
         scope["route_handler"] = handler
         scope["path_template"] = template
         try:
-            caller = await self.admit(scope, exchange, facts, authorization, forwarded)
+            caller = await self.admit(scope, exchange, facts, authorization, forwarded, cookies, csrf)
+            if facts.holds_open and caller is not None:
+                await drained(cycle)  # 408 request_body_timeout when it does not arrive in time
             if facts.me and caller is not None and not scope["query_string"]:
                 body = json_bytes(
                     await meta.me_answer(
@@ -455,6 +480,7 @@ class Front:
             keyed=None if endpoint is None or BY_ID[endpoint].public else endpoint,
             me=endpoint == _ME,
             direct=None if direct is None else partial(self.answer_direct, direct),
+            holds_open=bool(handler.opt.get(HOLDS_OPEN)),
         )
         self.facts[id(handler)] = facts
         return facts
@@ -484,6 +510,8 @@ class Front:
         facts: RouteFacts,
         authorization: list[str],
         forwarded: list[str],
+        cookies: list[str] | None = None,
+        csrf: str | None = None,
     ) -> Any:
         """The guard steps in their order (docs/limits.md "Which requests count"): the method
         (another than GET is 404 `method_not_allowed` before a key is read), then on a keyed route
@@ -500,7 +528,7 @@ class Front:
         client = scope.get("client")
         peer = client[0] if client else "0.0.0.0"
         ip = address_of(peer, forwarded, self.hops) if self.hops > 0 else peer
-        caller = await identify_presented(self.services, exchange, authorization, ip)
+        caller = await identify_presented(self.services, exchange, authorization, ip, cookies, csrf)
         # Counted before the allow-list is read (issue 60, finding 4): a call outside the key's
         # grant costs its key a request as any other, on every surface (a route, an MCP tool's
         # call, Delta Sharing), so a key cannot probe or flood with calls it may not make for free.

@@ -88,6 +88,7 @@ import socket
 import struct
 import termios
 from collections import Counter, OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -446,7 +447,7 @@ def head_size(method: bytes, target: bytes, headers: list[tuple[bytes, bytes]]) 
     return len(method) + len(target) + 12 + sum(len(name) + len(value) + 4 for name, value in headers) + 2
 
 
-def announces_body(headers: list[tuple[bytes, bytes]]) -> bool:
+def announces_body(headers: Iterable[tuple[bytes, bytes]]) -> bool:
     return any(
         name == b"transfer-encoding" or (name == b"content-length" and value.strip() != b"0")
         for name, value in headers

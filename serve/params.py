@@ -147,6 +147,8 @@ class QueryParams:
             return self.items(param.name, param.max_length)
         if param.read == "numbers":
             return self.numbers(param.name, param.max_length)
+        if param.read == "moment":
+            return self.moment(param.name, param.max_length)
         if param.max_length is not None and self.text(param.name, param.max_length) is None:
             return param.default
         value = self.values[param.name]
@@ -272,6 +274,20 @@ class QueryParams:
             self.fail(name, "comma-separated plain decimals (no nan, inf or empty item)")
             return None
         return declared.numbers(text)
+
+    def moment(self, name: str, max_length: int | None) -> str | None:
+        """A moment (`as_of`), checked by its one rule (`schemas.query.as_of_moment`): a real
+        moment, not only its form. Kept as its text; `context_of` reads the same rule."""
+        text = self.values[name]
+        if max_length is not None and len(text) > max_length:
+            self.fail(name, f"must be at most {max_length} characters")
+            return None
+        try:
+            declared.as_of_moment(text)
+        except ValueError as exc:
+            self.fail(name, str(exc))
+            return None
+        return text
 
     def text(self, name: str, max_length: int) -> str | None:
         value = self.values[name]

@@ -8,7 +8,8 @@ Each figure is recorded where it costs least:
   `HealthState`): the gauges (lake, key store and limiter up, builds open, damaged builds, degraded
   alphas), and the counters the lake reader and the limiter keep themselves
   (`datasets.reader.READER_COUNTS`, `Limiter.outages`), turned into increments;
-- **per scrape**, what the shared records database holds (events appended, the webhooks' backlog),
+- **per scrape**, what the shared records database holds (events appended, the webhooks' backlog,
+  the catalogue follow-ups pending),
   read once by the worker that answers: it is the same for every worker (`backlog_families`).
 
 Under `alpha-results serve` with `ALPHA_RESULTS_PROMETHEUS` on, the workers share a folder
@@ -253,9 +254,12 @@ class Sampler:
             self._seen[name] = value
 
 
-def backlog_families(last_event_id: int, backlog: Any, now: dt.datetime) -> Iterator[Metric]:
-    """The records' figures of one scrape: events appended and the webhooks' backlog
-    (`records.webhooks.Backlog`), read from the shared database by the worker that answers."""
+def backlog_families(
+    last_event_id: int, backlog: Any, now: dt.datetime, followups_pending: int = 0
+) -> Iterator[Metric]:
+    """The records' figures of one scrape: events appended, the webhooks' backlog
+    (`records.webhooks.Backlog`) and the catalogue follow-ups pending (`records.followups`), read
+    from the shared database by the worker that answers."""
     appended = CounterMetricFamily(
         PREFIX + "events_appended",
         "Events appended to the event log since it began (the newest event's id: ids are never reused).",
@@ -285,6 +289,12 @@ def backlog_families(last_event_id: int, backlog: Any, now: dt.datetime) -> Iter
         "Age of the oldest event an active webhook still waits for (0: none waits): the delivery lag.",
         value=0.0 if oldest is None else max(0.0, (now - oldest).total_seconds()),
     )
+    yield GaugeMetricFamily(
+        PREFIX + "catalogue_followups_pending",
+        "Catalogue follow-ups of recorded decisions not done yet (the index does not follow the records "
+        "until they are: alpha-results lake follow-ups retries them).",
+        value=followups_pending,
+    )
 
 
 ATTEMPTS_WINDOW = dt.timedelta(hours=1)
@@ -293,10 +303,12 @@ attempts table is purged after the events' retention (a count of it would go dow
 Prometheus reads as a counter's reset)."""
 
 
-def read_events_backlog(records: Any) -> tuple[int, Any]:
-    """(the newest event id, the webhooks' backlog up to it), in one read of the records."""
+def read_events_backlog(records: Any) -> tuple[int, Any, int]:
+    """(the newest event id, the webhooks' backlog up to it, the catalogue follow-ups pending), in
+    one read of the records."""
     last = records.events.last_id()
-    return last, records.webhooks.backlog(last, dt.datetime.now(dt.UTC) - ATTEMPTS_WINDOW)
+    backlog = records.webhooks.backlog(last, dt.datetime.now(dt.UTC) - ATTEMPTS_WINDOW)
+    return last, backlog, records.followups.pending_count()
 
 
 _LIVE_GAUGE_FILE = re.compile(r"gauge_live[a-z]+_(\d+)\.db$")

@@ -22,7 +22,7 @@ from anyio import to_thread
 
 from analytics.standings import Standings
 from core.errors import UpstreamUnavailable
-from records.events import Event, Reader, Wanted
+from records.event_log import Event, Reader, Wanted
 from records.sql import Unavailable
 from records.store import Records, open_records
 from serve import stopping

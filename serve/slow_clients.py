@@ -13,8 +13,10 @@ may hold of a worker, beyond the connection limits of `serve.http_protocol` (doc
   protocol closes every connection whose request announced a body once it is answered). Before, a
   body that stopped (`Content-Length: 100` and one byte) held its connection for ever, and 4 x 128
   of them from four addresses filled a worker's 512 places: `/v1/health` answered 503 to everyone.
-  The deadline applies until the answer begins: a body still arriving after that (a stream asked
-  for with one) can no longer be refused, and is bounded by the answer.
+  The deadline applies until the answer begins: a body still arriving after that can no longer be
+  refused, and is bounded by the answer. A route whose answer never ends (the event stream,
+  `HOLDS_OPEN`) reads any body it was sent whole before it answers, under the same deadline: a
+  trickled one is 408 like the others'.
 - **Bodies still arriving, per key and per account.** Both surfaces read a body only once the key
   is known, so a worker reads at most `max_request_bodies_per_key` bodies of one key at once, and
   `max_request_bodies_per_account` of one account's keys; the next is 429
@@ -53,6 +55,12 @@ from core.settings import Settings
 from serve.exchange import exchange_of
 
 log = logging.getLogger("serve.http")
+
+HOLDS_OPEN = "holds_open"
+"""A route option: its answer stays open as long as the client keeps it (the event stream). Such a
+route has any body it was sent read whole first, under the body deadline (`Front.dispatch`): a body
+still arriving once its answer began would never be cut, since the answer never ends (issue 81,
+item 8: a stream asked for with a trickled body held its connection with no 408)."""
 
 RETRY_AFTER_SECONDS = 10
 """`Retry-After` of the two 429s: a place frees when one of the key's own requests ends, which the

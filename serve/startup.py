@@ -34,7 +34,19 @@ def prepare(settings: Settings) -> None:
       unavailable store, not a new empty one (`--init-demo` and the `accounts`/`keys` commands
       create it).
     - The metrics' token file, when named, is read here first for the same reason as the policy.
+    - What one worker keeps in its memory cannot serve several (docs/access.md): the built-in
+      authorization server, and dashboard sessions sealed by a key made at start.
     """
+    if settings.workers > 1 and settings.oauth_issuer == "builtin":
+        raise StartRefused(
+            "ALPHA_RESULTS_OAUTH_ISSUER=builtin keeps its clients, codes and refresh tokens in one "
+            "worker's memory: serve it with --workers 1, or name your identity provider's issuer"
+        )
+    if settings.workers > 1 and settings.oidc_issuer and not settings.oidc_session_key_file:
+        raise StartRefused(
+            "dashboard sign-in with several workers needs ALPHA_RESULTS_OIDC_SESSION_KEY_FILE (the "
+            "secret every worker seals and reads sessions with)"
+        )
     try:
         load_policy(settings.checks_policy_file)
     except PolicyError as exc:

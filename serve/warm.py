@@ -12,7 +12,11 @@ What is warmed:
 - the lazily imported modules (`analytics.LAZY_MODULES`, where the functions importing them live);
 - one alpha's figures through `analytics.figures.Figures`, the routes' own computation over the
   worker's own reader: every first-use cost (numpy's and polars' kernels, the catalogue snapshot's
-  trials and matrices, the screener's DuckDB tables, the market benchmark's series) is paid here.
+  trials and matrices, the screener's DuckDB tables, the market benchmark's series) is paid here;
+- what the significance answer computes once per worker whatever the alpha, which the chosen
+  alpha's own answer may skip (`Figures.significance_first_use`: the Harvey-Liu haircut's panel
+  for the catalogue's M, asked only for a positive Sharpe ratio, and the bootstrap's kept streams
+  in full, grown by a longer history than the chosen alpha's; issue 81, item 10).
 
 A figure that cannot be computed for the chosen alpha (a lake without a benchmark, an alpha without
 analytics tables) is skipped with a debug line: warming never stops a start, and an empty lake
@@ -97,6 +101,7 @@ def figures_of(figures: Figures, alpha: str) -> dict[str, Callable[[], Any]]:
         if isinstance(vars(Figures)[name], Asked)
     }
     return asked | {
+        "significance_first_use": lambda: figures.significance_first_use(alpha),
         "live": lambda: figures.live(alpha),
         "checks": lambda: figures.checks(alpha),
         "residual": lambda: figures.residual(alpha),

@@ -11,22 +11,20 @@ from schemas.bodies.figures import figure
 
 RAS = "Paleologo (2024), The Elements of Quantitative Investing, section 8.3, Procedures 8.1 and 8.2"
 RAS_WINDOW = (
-    "the catalogue's whole window (every date of its matrix; from/to do not narrow it), a date the alpha has "
-    "no value on counted as flat (0)"
+    "the dates on which an alpha the key may read has a value in the catalogue's matrix (from/to do not narrow "
+    "them), a date the alpha has no value on counted as flat (0)"
 )
 
 
 class CatalogueBound(Body, kw_only=True, frozen=True):
-    """`/analytics/catalogue_bound`: the Rademacher anti-serum over the whole catalogue
-    (docs/analytics.md, "A bound over the whole catalogue"): a lower bound on every published alpha's
-    Sharpe ratio and mean IC at once, with probability ras_confidence. The same figures for every key:
-    computed over every published alpha, which only makes it conservative for the alphas a key may read
-    (docs/security.md). The returns side (ras_sharpe_*, ras_sessions) is null for a key that may not
-    read the ledger, the IC side (ras_ic_*, ras_weeks) for one that may not read the cross-sections:
-    built from every alpha's, as the DSR's trial variance is."""
+    """`/analytics/catalogue_bound`: the Rademacher anti-serum over the alphas the key may read
+    (docs/analytics.md, "A bound over the whole catalogue"): a lower bound on each such alpha's
+    Sharpe ratio and mean IC at once, with probability ras_confidence. The complexity is computed
+    exactly over their rows (issue 81, item 7: nothing another team publishes moves it). The returns
+    side (ras_sharpe_*, ras_sessions) is null for a key that may not read the ledger, the IC side
+    (ras_ic_*, ras_weeks) for one that may not read the cross-sections."""
 
     alpha: Annotated[str, figure("The alpha served (meta.run)")]
-    ras_generation: Annotated[int, figure("The catalogue generation whose matrices the bound is over")]
     ras_confidence: Annotated[
         float, figure("1 - delta: the probability that every bound holds at once (0.95)")
     ]
@@ -47,7 +45,7 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Lower bound on the alpha's true per-session Sharpe ratio (as ras_sharpe_observed reads it), holding "
-            "for every alpha of the catalogue at once with probability ras_confidence: the sub-Gaussian form of "
+            "for every alpha the key may read at once with probability ras_confidence: the sub-Gaussian form of "
             "the Rademacher anti-serum, " + RAS,
             "theta_hat - 2 R_hat - 3 sqrt(2 ln(2/delta) / T) - sqrt(2 ln(2N/delta) / T), R_hat "
             "ras_sharpe_complexity, T ras_sessions, N ras_sharpe_alphas",
@@ -57,8 +55,8 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
     ras_sharpe_complexity: Annotated[
         float | None,
         figure(
-            "Empirical Rademacher complexity of the catalogue's daily returns, each alpha at unit variance: at a "
-            "publish (a delta generation) its base generation's plus the delta's rows' (an upper bound)",
+            "Empirical Rademacher complexity of the daily returns of the alphas the key may read, each at unit "
+            "variance, computed exactly over their rows",
             "R_hat = E_eps[max_n |(1/T) sum_t eps_t x_(t,n)|], eps_t independent signs, by Monte Carlo",
         ),
     ]
@@ -68,12 +66,17 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
             "Monte Carlo standard error of ras_sharpe_complexity", "sd of the draws' maxima / sqrt(draws)"
         ),
     ]
-    ras_sessions: Annotated[int | None, figure("T: the dates (sessions) of the catalogue's returns matrix")]
+    ras_sessions: Annotated[
+        int | None,
+        figure(
+            "T: the dates (sessions) of the catalogue's returns matrix on which an alpha the key may read has one"
+        ),
+    ]
     ras_sharpe_alphas: Annotated[
         int | None,
         figure(
-            "N: the alphas with a returns series (3 or more sessions with variance) the complexity is over; at a "
-            "delta generation the base's plus the delta's rows (an upper bound)"
+            "N: the alphas the key may read with a returns series (3 or more sessions with variance) the complexity "
+            "is over"
         ),
     ]
     ras_ic_observed: Annotated[
@@ -89,7 +92,7 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Lower bound on the alpha's true mean weekly IC (as ras_ic_observed reads it), holding for every "
-            "alpha of the catalogue at once with probability ras_confidence: the bounded form (|IC| <= 1) of "
+            "alpha the key may read at once with probability ras_confidence: the bounded form (|IC| <= 1) of "
             "the Rademacher anti-serum, " + RAS,
             "theta_hat - 2 R_hat - 3 sqrt(2 ln(2/delta) / T), R_hat ras_ic_complexity, T ras_weeks",
             source="catalogue",
@@ -98,8 +101,8 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
     ras_ic_complexity: Annotated[
         float | None,
         figure(
-            "Empirical Rademacher complexity of the catalogue's weekly IC: at a delta generation its base "
-            "generation's plus the delta's rows' (an upper bound)",
+            "Empirical Rademacher complexity of the weekly IC of the alphas the key may read, computed exactly over "
+            "their rows",
             "R_hat = E_eps[max_n |(1/T) sum_t eps_t ic_(t,n)|], by Monte Carlo",
         ),
     ]
@@ -107,11 +110,13 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
         float | None,
         figure("Monte Carlo standard error of ras_ic_complexity", "sd of the draws' maxima / sqrt(draws)"),
     ]
-    ras_weeks: Annotated[int | None, figure("T: the dates (weeks) of the catalogue's IC matrix")]
-    ras_ic_alphas: Annotated[
+    ras_weeks: Annotated[
         int | None,
         figure(
-            "N: the alphas with a weekly IC the complexity is over; at a delta generation the base's plus the "
-            "delta's rows (an upper bound)"
+            "T: the dates (weeks) of the catalogue's IC matrix on which an alpha the key may read has one"
         ),
+    ]
+    ras_ic_alphas: Annotated[
+        int | None,
+        figure("N: the alphas the key may read with a weekly IC the complexity is over"),
     ]

@@ -1,7 +1,7 @@
 """What each event says: one Struct per event type, its `data` (issue 46, item 5).
 
 Every event the log records is checked against its type's Struct when it is written
-(`records.events.EventLog.statement`): no producer (a build run, `alpha-results promote`, the
+(`records.event_log.EventLog.statement`): no producer (a build run, `alpha-results promote`, the
 delivery worker) can record a key its type does not declare, or leave one out. The event types
 (`EVENT_TYPES`), the keys that hold figures and the route each comes from (`FIGURE_BLOCKS`:
 what a key that may not call that route gets withheld, docs/events.md "What a key sees") and the
@@ -329,20 +329,48 @@ class RestatedValue(Body, kw_only=True, frozen=True):
     names_changed: Annotated[int | None, doc("scores: the names whose score changed, came or went.")]
 
 
+class RestatedRawBooks(Body, kw_only=True, frozen=True):
+    """The restatements of raw books and raw-only fields, apart (served only with raw-book access)."""
+
+    count: Annotated[int, doc("How many values of raw books and fields it restated.")]
+    first_date: Annotated[str, doc("The earliest of them (ISO 8601).")]
+    last_date: Annotated[str, doc("The latest of them (ISO 8601).")]
+    restated: Annotated[
+        list[RestatedValue], doc(f"The first {RESTATED_SHOWN} of them, in date order, each with both values.")
+    ]
+
+
 class Restated(EventData, kw_only=True, frozen=True):
-    """A build that changed values already published (docs/lake.md, "Restatements")."""
+    """A build that changed values already published (docs/lake.md, "Restatements"). Its raw books'
+    and raw-only fields' values are counted and listed apart, in `raw_books`, which only a key with
+    raw-book access is served (docs/events.md, "What a key sees")."""
 
     type: ClassVar[str] = RESTATED
-    figures_from: ClassVar[dict[str, str]] = {"restated": RESTATEMENTS}
+    figures_from: ClassVar[dict[str, str]] = {"restated": RESTATEMENTS, "raw_books": RESTATEMENTS}
     build_id: Annotated[str, doc("The build that restated them (now served).")]
     previous_build_id: Annotated[str | None, doc("The build that had published them.")]
-    count: Annotated[int, doc("How many values it restated.")]
-    first_date: Annotated[str, doc("The earliest date restated (ISO 8601).")]
-    last_date: Annotated[str, doc("The latest date restated (ISO 8601).")]
+    count: Annotated[int, doc("How many values it restated, raw books' and fields' aside (in `raw_books`).")]
+    first_date: Annotated[
+        str | None, doc("The earliest date restated (ISO 8601); null when only raw books' values were.")
+    ]
+    last_date: Annotated[
+        str | None, doc("The latest date restated (ISO 8601); null when only raw books' values were.")
+    ]
     restated: Annotated[
         list[RestatedValue] | None,
         doc(f"The first {RESTATED_SHOWN} restated values, in date order, each with both values."),
     ]
+    raw_books: (
+        Annotated[
+            RestatedRawBooks | None,
+            doc(
+                "The restated values of raw books (`raw_long_short`, `raw_long_only`) and raw-only fields; "
+                "absent when there are none, and always for a key without raw-book access (null, named in "
+                "`withheld`, for a key that may not call the restatements route)."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class BuildRefused(EventData, kw_only=True, frozen=True):

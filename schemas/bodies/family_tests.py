@@ -39,6 +39,29 @@ class FamilyTestMember(Body, kw_only=True, frozen=True):
             "is at most the family's equal-weighted mean return; null when the tests are not measurable"
         ),
     ]
+    stepm_p_value: Annotated[
+        float | None,
+        figure(
+            "The member's StepM p-value: the share of the resampled maxima of the step that decided it (the step "
+            "it was found superior at, else the last) above its statistic; below test_size as it is found superior "
+            "(up to the quantile's interpolation, inside its Monte Carlo error); null when not measurable",
+            "P*(max_{j not yet found} t*_j > t_k) at the member's deciding step",
+        ),
+    ]
+    stepm_p_value_monte_carlo_error: Annotated[
+        float | None,
+        figure(
+            "The Monte Carlo standard error of stepm_p_value; null when not measurable",
+            "sqrt(p (1 - p) / B), B = comparison_resamples",
+        ),
+    ]
+    stepm_within_monte_carlo_error: Annotated[
+        bool | None,
+        figure(
+            "Whether stepm_p_value lies within 2 Monte Carlo standard errors of test_size: stepm_superior is "
+            "not settled by the resamples drawn (another seed could turn it); null when not measurable"
+        ),
+    ]
     mcs_p_value: Annotated[
         float | None,
         figure(
@@ -52,6 +75,21 @@ class FamilyTestMember(Body, kw_only=True, frozen=True):
         figure(
             "Whether the member is in the model confidence set at test_size (mcs_p_value > test_size): "
             "indistinguishable from the best; null when not measurable"
+        ),
+    ]
+    mcs_p_value_monte_carlo_error: Annotated[
+        float | None,
+        figure(
+            "The Monte Carlo standard error of mcs_p_value, measured by batch means of the resamples; null when "
+            "not measurable",
+            "std(the MCS p-value of each of 10 batches of the resamples, ddof 1) / sqrt(10)",
+        ),
+    ]
+    mcs_within_monte_carlo_error: Annotated[
+        bool | None,
+        figure(
+            "Whether mcs_p_value lies within 2 Monte Carlo standard errors of test_size: in_confidence_set is not "
+            "settled by the resamples drawn (another seed could turn it); null when not measurable"
         ),
     ]
 
@@ -141,6 +179,34 @@ class FamilyTests(Body, kw_only=True, frozen=True):
             "SPA's upper p-value (White's reality check, studentized): every member re-centred at its mean",
             "as spa_p_value with mu_k = mean(d_k)",
             source=FAMILY_RETURNS,
+        ),
+    ]
+    spa_p_value_monte_carlo_error: Annotated[
+        float | None,
+        figure(
+            "The Monte Carlo standard error of spa_p_value; null when it is not measurable",
+            "sqrt(p (1 - p) / B), B = comparison_resamples",
+        ),
+    ]
+    spa_p_value_lower_monte_carlo_error: Annotated[
+        float | None,
+        figure(
+            "The Monte Carlo standard error of spa_p_value_lower; null when it is not measurable",
+            "sqrt(p (1 - p) / B), B = comparison_resamples",
+        ),
+    ]
+    spa_p_value_upper_monte_carlo_error: Annotated[
+        float | None,
+        figure(
+            "The Monte Carlo standard error of spa_p_value_upper; null when it is not measurable",
+            "sqrt(p (1 - p) / B), B = comparison_resamples",
+        ),
+    ]
+    spa_within_monte_carlo_error: Annotated[
+        bool | None,
+        figure(
+            "Whether spa_p_value lies within 2 Monte Carlo standard errors of test_size: whether it is below the "
+            "cut-off is not settled by the resamples drawn (another seed could turn it); null when not measurable"
         ),
     ]
     members: Annotated[

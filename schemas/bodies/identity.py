@@ -95,8 +95,23 @@ class Usage(Body, kw_only=True, frozen=True):
     ]
 
 
+Credential = Literal["key", "oauth", "session"]
+
+
 class Me(Body, kw_only=True, frozen=True):
     """`GET /v1/me` `data`: the calling key, its owner and what the key may do now."""
+
+    credential: Annotated[
+        Credential,
+        TEXT,
+        doc(
+            "What this request presented: `key` (an API key), `oauth` (an access token of the OAuth "
+            "authorization server, `/mcp` only; then `key_id` is the token credential's id, `tok` and "
+            "13 hex digits, one per account and issuer, and `key_name` `oauth:<client_id>`) or "
+            "`session` (a person signed in to the dashboard; `key_id` `ses` and 13 hex digits, one "
+            "per account, and `key_name` `session`)."
+        ),
+    ]
 
     key_id: Annotated[KeyId, KEY_ID]
     key_name: Annotated[str, KEY_NAME]

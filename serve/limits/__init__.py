@@ -14,7 +14,7 @@ from serve.limits.memory import MemoryLimiter
 from serve.limits.model import (
     ERROR_CODES,
     SELF_SERVICE_LIMITS,
-    Decision,
+    Admission,
     Limiter,
     LimiterUnavailable,
     Limits,
@@ -26,7 +26,7 @@ __all__ = [
     "ERROR_CODES",
     "SELF_SERVICE_LIMITS",
     "WINDOW_NAMES",
-    "Decision",
+    "Admission",
     "Limiter",
     "LimiterUnavailable",
     "Limits",

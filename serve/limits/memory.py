@@ -14,7 +14,7 @@ from datetime import datetime
 
 from serve.limits.ledger import UsageLedger
 from serve.limits.model import Counts, Limiter, Limits, first_exceeded
-from serve.limits.windows import Window, as_utc
+from serve.limits.windows import LimitWindow, as_utc
 
 SWEEP_EVERY_SECONDS = 60
 
@@ -30,18 +30,18 @@ class WindowCounters:
     def get(self, key_id: str, name: str, start_epoch: int) -> int:
         return self._counters.get((key_id, name, start_epoch), (0,))[0]
 
-    def counts(self, key_id: str, windows: Iterable[Window]) -> list[int]:
+    def counts(self, key_id: str, windows: Iterable[LimitWindow]) -> list[int]:
         return [self.get(key_id, w.name, w.start_epoch) for w in windows]
 
-    def add(self, key_id: str, windows: Iterable[Window]) -> None:
+    def add(self, key_id: str, windows: Iterable[LimitWindow]) -> None:
         for window in windows:
             self.slot(key_id, window)[0] += 1
 
-    def raise_to(self, key_id: str, window: Window, count: int) -> None:
+    def raise_to(self, key_id: str, window: LimitWindow, count: int) -> None:
         slot = self.slot(key_id, window)
         slot[0] = max(slot[0], count)
 
-    def slot(self, key_id: str, window: Window) -> list[int]:
+    def slot(self, key_id: str, window: LimitWindow) -> list[int]:
         """The window's `[count, reset epoch]`, created at zero; the owner may change the count."""
         return self._counters.setdefault((key_id, window.name, window.start_epoch), [0, window.reset_epoch])
 
@@ -70,13 +70,13 @@ class MemoryLimiter(Limiter):
         return None
 
     async def _admit(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
     ) -> tuple[Counts, int | None]:
         # The floors may be read from a key store over the network: then in a worker thread.
         return await self._with_ledger(self._count, key_id, limits, windows, now)
 
     def _count(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
     ) -> tuple[Counts, int | None]:
         floors = self.floor_of(key_id, windows)
         with self._lock:
@@ -90,14 +90,14 @@ class MemoryLimiter(Limiter):
                 slot[0] += 1
             return (second + 1, minute + 1, day + 1, month + 1), None
 
-    def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
+    def _read(self, key_id: str, windows: tuple[LimitWindow, ...]) -> Counts:
         floors = self.floor_of(key_id, windows)
         with self._lock:
             second, minute, day, month = (slot[0] for slot in self._slots_locked(key_id, windows, floors))
             return (second, minute, day, month)
 
     def _slots_locked(
-        self, key_id: str, windows: tuple[Window, ...], floors: tuple[int, int]
+        self, key_id: str, windows: tuple[LimitWindow, ...], floors: tuple[int, int]
     ) -> list[list[int]]:
         """The four counters, day and month raised to the ledger's counts."""
         slots = [self._counters.slot(key_id, window) for window in windows]

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from anyio import to_thread
 
 from serve.limits.ledger import SYNC_SECONDS, MemoryLedger, UsageFloors, UsageLedger
-from serve.limits.windows import WINDOW_NAMES, Window, WindowName, current_windows
+from serve.limits.windows import WINDOW_NAMES, LimitWindow, WindowName, current_windows
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,10 @@ SELF_SERVICE_LIMITS = Limits(per_second=5, per_minute=60, per_day=5000, monthly_
 
 
 @dataclass(frozen=True)
-class Decision:
+class Admission:
+    """The limiter's answer to one request: allowed, or refused with the window it exceeded, and
+    the rate-limit headers either way."""
+
     allowed: bool
     exceeded: WindowName | None
     retry_after: int  # 0 when allowed
@@ -89,8 +92,8 @@ def _remaining(count: int, limit: int) -> int:
 
 
 def build_decision(
-    windows: tuple[Window, ...], limits: Limits, counts: Counts, exceeded: int | None, now: datetime
-) -> Decision:
+    windows: tuple[LimitWindow, ...], limits: Limits, counts: Counts, exceeded: int | None, now: datetime
+) -> Admission:
     """The answer for one request, given the counts after it was (or was not) counted."""
     # Binding window: least remaining; on a tie the shorter window, so a refusal names the
     # same window in the headers as in the error code. (One pass, no key function: every metered
@@ -122,7 +125,7 @@ def build_decision(
             if limit is not None and counts[i] >= limit
         )
         headers["Retry-After"] = str(retry_after)
-    return Decision(
+    return Admission(
         allowed=exceeded is None,
         exceeded=WINDOW_NAMES[exceeded] if exceeded is not None else None,
         retry_after=retry_after,
@@ -131,7 +134,7 @@ def build_decision(
     )
 
 
-def rate_limit_policy(windows: tuple[Window, ...], limits: Limits) -> str:
+def rate_limit_policy(windows: tuple[LimitWindow, ...], limits: Limits) -> str:
     """The IETF draft's `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-10): one policy per
     window the key is limited in, named after it, with its quota `q` and length `w` in seconds (the
     month's is the current calendar month's)."""
@@ -207,7 +210,7 @@ class Limiter(ABC):
         with self._egress_lock:
             self._egress[key_id] = (day_start, rows, size)
 
-    async def hit(self, key_id: str, limits: Limits, now: datetime) -> Decision:
+    async def hit(self, key_id: str, limits: Limits, now: datetime) -> Admission:
         """Admit or refuse one request of `key_id` at `now`, counting it only if admitted. On the
         event loop, never blocking it on a socket: the one way a request is counted (the server's
         guard, and the tests, which run it on a loop of their own)."""
@@ -219,11 +222,11 @@ class Limiter(ABC):
         self,
         key_id: str,
         limits: Limits,
-        windows: tuple[Window, ...],
+        windows: tuple[LimitWindow, ...],
         now: datetime,
         counts: Counts,
         exceeded: int | None,
-    ) -> Decision:
+    ) -> Admission:
         if exceeded is None:
             self.floors.touch(key_id, windows[2].start_epoch, windows[3].start_epoch)
         return build_decision(windows, limits, counts, exceeded, now)
@@ -242,7 +245,7 @@ class Limiter(ABC):
         """Requests counted in the windows containing `now`, and what is left of each."""
         return build_usage(limits, self._read(key_id, current_windows(now)))
 
-    def floor_of(self, key_id: str, windows: tuple[Window, ...]) -> tuple[int, int]:
+    def floor_of(self, key_id: str, windows: tuple[LimitWindow, ...]) -> tuple[int, int]:
         """The ledger's day and month counts of `key_id` for these windows."""
         return self.floors.get(key_id, windows[2].start_epoch, windows[3].start_epoch)
 
@@ -295,7 +298,7 @@ class Limiter(ABC):
 
     @abstractmethod
     async def _admit(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
     ) -> tuple[Counts, int | None]:
         """Atomically check every window and count the request only if all admit it; never
         blocks the event loop on a socket.
@@ -306,7 +309,7 @@ class Limiter(ABC):
         """
 
     @abstractmethod
-    def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
+    def _read(self, key_id: str, windows: tuple[LimitWindow, ...]) -> Counts:
         """Current counts of the four windows (day and month at least the floor), counting nothing."""
 
     @abstractmethod

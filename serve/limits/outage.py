@@ -15,7 +15,7 @@ from datetime import datetime
 from serve.limits.ledger import UsageFloors
 from serve.limits.memory import WindowCounters
 from serve.limits.model import Counts, Limits
-from serve.limits.windows import Window, as_utc
+from serve.limits.windows import LimitWindow, as_utc
 
 
 class OutageLimits:
@@ -25,7 +25,7 @@ class OutageLimits:
         self._counters = WindowCounters()
 
     def admit(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
     ) -> tuple[Counts, int | None]:
         short, (day_window, month_window) = windows[:2], windows[2:]
         with self._lock:
@@ -50,13 +50,13 @@ class OutageLimits:
             self._counters.add(key_id, short)
             return (second + 1, minute + 1, day, month), None
 
-    def start_from(self, key_id: str, windows: tuple[Window, ...], counts: Counts) -> None:
+    def start_from(self, key_id: str, windows: tuple[LimitWindow, ...], counts: Counts) -> None:
         """Count on from Redis's last answer (its windows may have ended: then nothing changes)."""
         with self._lock:
             for window, count in zip(windows[:2], counts[:2], strict=True):
                 self._counters.raise_to(key_id, window, count)
 
-    def read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
+    def read(self, key_id: str, windows: tuple[LimitWindow, ...]) -> Counts:
         with self._lock:
             second, minute = self._counters.counts(key_id, windows[:2])
         day, month = self._floors.ledger.read(key_id, windows[2].start_epoch, windows[3].start_epoch)

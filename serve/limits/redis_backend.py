@@ -39,7 +39,7 @@ from redis.retry import Retry
 from serve.limits.ledger import UsageLedger
 from serve.limits.model import Counts, Limiter, LimiterUnavailable, Limits
 from serve.limits.outage import OutageLimits
-from serve.limits.windows import Window, as_utc
+from serve.limits.windows import LimitWindow, as_utc
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ class RedisLimiter(Limiter):
         self._trip_lock = threading.Lock()
         # key_id -> the windows and counts of the last answer Redis gave this worker for the key:
         # what the sync writes to the ledger, and where local counting starts when Redis fails.
-        self._seen: dict[str, tuple[tuple[Window, ...], Counts]] = {}
+        self._seen: dict[str, tuple[tuple[LimitWindow, ...], Counts]] = {}
         # The event loop's client waits longer: see LOOP_TIMEOUT_SECONDS.
         self._url, self._loop_timeout = url, max(timeout_seconds, LOOP_TIMEOUT_SECONDS)
         # No retries: a retried script after a read timeout could count one request twice, and
@@ -133,7 +133,7 @@ class RedisLimiter(Limiter):
         # Named without the password so the address can appear in errors and logs.
         self._where = f"redis {kwargs.get('host', kwargs.get('path', '?'))}:{kwargs.get('port', '')}"
 
-    def key_name(self, key_id: str, window: Window) -> str:
+    def key_name(self, key_id: str, window: LimitWindow) -> str:
         return self._name(key_id, window.name, window.start_epoch)
 
     def _name(self, key_id: str, window_name: str, start_epoch: int) -> str:
@@ -174,7 +174,7 @@ class RedisLimiter(Limiter):
         return self._async_client
 
     async def _admit(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
     ) -> tuple[Counts, int | None]:
         if self._redis_usable():
             try:
@@ -187,7 +187,7 @@ class RedisLimiter(Limiter):
         return await self._with_ledger(self._outage.admit, key_id, limits, windows, now)
 
     async def _admit_in_redis(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
     ) -> tuple[Counts, int | None]:
         """The script, one round trip on the event loop."""
         keys, args = self._script_arguments(key_id, limits, windows, now)
@@ -204,7 +204,7 @@ class RedisLimiter(Limiter):
         return self._counted(key_id, windows, reply)
 
     def _script_arguments(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
     ) -> tuple[list[str], list[int]]:
         """The script's KEYS, and its ARGV up to the floors (the limits, then the expiries)."""
         keys = [self.key_name(key_id, w) for w in windows]
@@ -213,7 +213,9 @@ class RedisLimiter(Limiter):
         expiries = [math.ceil(w.reset_epoch - epoch) + EXPIRY_GRACE_SECONDS for w in windows]
         return keys, [*limit_args, *expiries]
 
-    def _counted(self, key_id: str, windows: tuple[Window, ...], reply: Any) -> tuple[Counts, int | None]:
+    def _counted(
+        self, key_id: str, windows: tuple[LimitWindow, ...], reply: Any
+    ) -> tuple[Counts, int | None]:
         exceeded_position, second, minute, day, month = (int(value) for value in reply)
         self._seen[key_id] = (windows, (second, minute, day, month))
         return (second, minute, day, month), (exceeded_position - 1 if exceeded_position else None)
@@ -265,7 +267,7 @@ class RedisLimiter(Limiter):
         pipe.hincrby(name, "bytes", size)
         pipe.expire(name, 86_400 + EXPIRY_GRACE_SECONDS)
 
-    def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
+    def _read(self, key_id: str, windows: tuple[LimitWindow, ...]) -> Counts:
         if self._redis_usable():
             try:
                 values = self._call(self._client.mget, [self.key_name(key_id, w) for w in windows])

@@ -21,7 +21,7 @@ WINDOW_NAMES: tuple[WindowName, ...] = ("second", "minute", "day", "month")
 
 
 @dataclass(frozen=True)
-class Window:
+class LimitWindow:
     """One window as epoch seconds (what counters are keyed by and `X-RateLimit-Reset` carries)."""
 
     name: WindowName
@@ -68,7 +68,7 @@ def month_bounds(year: int, month: int) -> tuple[int, int]:
     return int(start.timestamp()), int(first_of_next_month(start).timestamp())
 
 
-def current_windows(now: datetime) -> tuple[Window, Window, Window, Window]:
+def current_windows(now: datetime) -> tuple[LimitWindow, LimitWindow, LimitWindow, LimitWindow]:
     """The second, minute, day and month windows that contain `now`, in check order.
 
     Integer arithmetic on epoch seconds (exact: timedelta floor division), so this costs a few
@@ -79,14 +79,16 @@ def current_windows(now: datetime) -> tuple[Window, Window, Window, Window]:
 
 
 @lru_cache(maxsize=8)
-def _windows_at(second: int, year: int, month: int) -> tuple[Window, Window, Window, Window]:
+def _windows_at(
+    second: int, year: int, month: int
+) -> tuple[LimitWindow, LimitWindow, LimitWindow, LimitWindow]:
     """The windows of one second (made once per second: every request in it asks the same)."""
     minute = second - second % 60
     day = second - second % 86_400
     month_start, month_reset = month_bounds(year, month)
     return (
-        Window("second", second, second + 1),
-        Window("minute", minute, minute + 60),
-        Window("day", day, day + 86_400),
-        Window("month", month_start, month_reset),
+        LimitWindow("second", second, second + 1),
+        LimitWindow("minute", minute, minute + 60),
+        LimitWindow("day", day, day + 86_400),
+        LimitWindow("month", month_start, month_reset),
     )

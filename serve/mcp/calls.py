@@ -246,6 +246,9 @@ async def call_route(
         "server": outer.get("server"),
         "state": {},
     }
+    outer_caller = exchange_of(outer).caller
+    if outer_caller is not None and outer_caller.credential != "key":
+        exchange_of(scope).vouched = outer_caller  # the token was verified by the mount (serve/mcp/mount.py)
     status = 500
     headers: dict[str, str] = {}
     chunks: list[bytes] = []
@@ -264,7 +267,9 @@ async def call_route(
             chunks.append(message.get("body", b""))
 
     await app(scope, receive, send)  # type: ignore[arg-type]
-    return result_of(tool, arguments, status, headers, b"".join(chunks), raw)
+    body = b"".join(chunks)
+    exchange_of(outer).egress_counted += len(body)  # counted as the route's request: not again
+    return result_of(tool, arguments, status, headers, body, raw)
 
 
 def result_of(

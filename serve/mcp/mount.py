@@ -19,21 +19,26 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from litestar import Litestar, Request
 from litestar.types import ASGIApp, Receive, Scope, Send
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from access.authenticate import reject_key_in_query
+from access.authenticate import bearer_token, reject_key_in_query
 from core import errors
 from serve.access_log import ROUTE_NAME
-from serve.auth import identify
+from serve.auth import client_ip, identify, services_of
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
 from serve.mcp import calls, metering
 from serve.mcp.origins import Allowed
 from serve.mcp.server import mcp_server
+from serve.mcp.tools import route_tools
+from serve.oauth.mount import mounted as oauth_mounted
+from serve.oauth.mount import oauth_of, sign_in_of
+from serve.oauth.resource import ProtectedResource, is_api_key
 from serve.pages import MCP_PATH
 from serve.routes.meta import build_version
 
@@ -47,8 +52,11 @@ for one."""
 class McpEndpoint:
     """The session manager of one app, started and stopped with it."""
 
-    def __init__(self, target_limit: int, allowed: Allowed) -> None:
+    def __init__(
+        self, target_limit: int, allowed: Allowed, resource: ProtectedResource | None = None
+    ) -> None:
         self.allowed = allowed
+        self.resource = resource  # None: keys alone (`oauth_issuer` empty)
         self.target_limit = target_limit
         self.manager = StreamableHTTPSessionManager(
             app=mcp_server(build_version(), target_limit),
@@ -86,8 +94,10 @@ class McpEndpoint:
         request: Request[Any, Any, Any] = Request(scope, receive)
         try:
             reject_key_in_query(exchange_of(scope).query)
-            await identify(request)
+            await self.identify(request)
         except errors.ApiError as refused:
+            if self.resource is not None:  # the challenge names the resource's metadata (RFC 9728 5.1)
+                refused = self.resource.with_challenge(refused)
             await refuse(send, refused, request_id_of(scope))
             return
         if scope.get("method") == "GET":
@@ -110,6 +120,16 @@ class McpEndpoint:
             await send_json(send, 413, TOO_LARGE, request_id_of(scope), [(b"connection", b"close")])
             return
         message = metering.read(body)
+        step_up = self.step_up(scope, message)
+        if step_up is not None:
+            await send_json(
+                send,
+                403,
+                metering.refusal(step_up, message.id, request_id_of(scope)),
+                request_id_of(scope),
+                raw_headers(step_up),
+            )
+            return
         if message.calls_a_tool:
             call = calls.direct_call(scope, message.parsed)
             if call is not None:  # the route's request and its bytes, without the SDK's transport
@@ -122,7 +142,39 @@ class McpEndpoint:
                 answer = metering.refusal(limited, message.id, request_id_of(scope))
                 await send_json(send, limited.status, answer, request_id_of(scope), raw_headers(limited))
                 return
+            if message.bad_id:  # counted, then refused as the spec says, the SDK never reached
+                answer = metering.invalid_request(request_id_of(scope))
+                await send_json(send, 400, answer, request_id_of(scope), [])
+                return
         await self.manager.handle_request(scope, replayed(body, receive), send)  # type: ignore[arg-type]
+
+    async def identify(self, request: Request[Any, Any, Any]) -> None:
+        """The request's caller, kept on its exchange: an API key by the guards' own steps, or,
+        where `/mcp` is a protected resource, an access token (`serve.oauth.resource`)."""
+        presented = request.headers.getall("authorization", [])
+        if self.resource is None or len(presented) != 1:
+            await identify(request)
+            return
+        token = bearer_token(presented[0])
+        if is_api_key(token):
+            await identify(request)
+            return
+        services = services_of(request)
+        exchange = exchange_of(request.scope)
+        ip = client_ip(request, services.settings.trusted_proxy_hops)
+        caller = await self.resource.caller(services.store, token, ip, datetime.now(UTC))
+        exchange.caller = caller
+        exchange.key_id = caller.key_id
+
+    def step_up(self, scope: Scope, message: metering.Message) -> errors.ApiError | None:
+        """403 `insufficient_scope` for a tool call the token's account may make but its scopes
+        do not open (the client may ask the person for more, RFC 6750 3.1)."""
+        caller = exchange_of(scope).caller
+        if self.resource is None or caller is None or not caller.step_up or not message.calls_a_tool:
+            return None
+        name = message.parsed["params"]["name"]
+        endpoint = route_tools()[name].endpoint.id
+        return self.resource.step_up(endpoint) if endpoint in caller.step_up else None
 
 
 class Gone:
@@ -208,9 +260,12 @@ async def send_json(
 
 
 def mounted(app: ASGIApp, litestar: Litestar) -> ASGIApp:
-    """`app` with `/mcp` answered by the MCP endpoint, whose sessions start and stop with `litestar`."""
+    """`app` with `/mcp` answered by the MCP endpoint, whose sessions start and stop with `litestar`,
+    and, where `/mcp` is an OAuth protected resource, the OAuth paths (serve/oauth/mount.py)."""
     settings = litestar.state["services"].settings
-    endpoint = McpEndpoint(settings.max_request_target_bytes, Allowed.of(settings))
+    resource, provider = oauth_of(litestar)
+    app = oauth_mounted(app, resource, provider, sign_in_of(litestar))
+    endpoint = McpEndpoint(settings.max_request_target_bytes, Allowed.of(settings), resource)
     litestar.on_startup.append(endpoint.start)
     litestar.on_shutdown.insert(0, endpoint.stop)
 

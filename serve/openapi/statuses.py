@@ -22,7 +22,8 @@ ERROR_STATUSES = {
     "406": "A collection route was asked (Accept) for no representation it offers (not_acceptable; "
     "error.details.offered lists them)",
     "429": "Rate limit or monthly quota exceeded, the key's day of rows or bytes taken "
-    "(egress_budget_exceeded, with Retry-After), or (the event stream) as many of the key's streams open "
+    "(egress_budget_exceeded, with Retry-After), as many distinct as_of moments as the key may ask "
+    "(as_of_budget_exceeded, with Retry-After), or (the event stream) as many of the key's streams open "
     "as it may (too_many_streams, with Retry-After)",
     "431": "The request head is larger than the server reads (request_head_too_large, 64 KiB by default); "
     "the connection is closed",

@@ -36,7 +36,7 @@ from records.nominations import Nomination
 from records.promotions import Promotion
 from schemas import wire
 from schemas.bodies.envelope import EnvelopeMeta
-from schemas.query import NoQuery, Query, params_of
+from schemas.query import NoQuery, Query, as_of_moment, params_of
 from serve import params as p
 from serve import representation
 from serve.auth import Services
@@ -288,7 +288,7 @@ class Context(Generic[Q]):
         """The `meta` of an answer about one run: its identity, and `source` the build's `table`
         (unless `extra` names another)."""
         source_alpha_id = build.entry.get("source_alpha_id")
-        restated = restated_warning(build, self.parsed, self.access)
+        restated = restated_warning(build, self.parsed, self.access, self.raw)
         return self.meta(
             run=build.alpha_id,
             alpha_id=build.alpha_id,
@@ -327,16 +327,21 @@ def header_of(scope: Any, name: bytes) -> str | None:
     return None
 
 
-def injected_context(request: Request[Any, Any, Any]) -> Context[Any]:
+async def injected_context(request: Request[Any, Any, Any]) -> Context[Any]:
     """The `ctx` Litestar injects into a handler it answers (`context_of` of its scope)."""
-    return context_of(request.scope)
+    return await context_of(request.scope)
 
 
-def context_of(scope: Any) -> Context[Any]:
+async def context_of(scope: Any) -> Context[Any]:
     """The one way a request's `ctx` is made, from its scope once routed and the caller
     authenticated (serve/front.py): injected by Litestar (`injected_context`), or made by the
     one-pass layer for a route it answers itself (serve/direct.py). The public /v1/health takes no
-    `ctx`."""
+    `ctx`.
+
+    An `as_of` is read by its one rule (`schemas.query.as_of_moment`; a value that is not a real
+    moment is the endpoint's one 400, naming every problem of its query), counted by the key's
+    `as_of` budget (serve/limits/as_of.py), and resolved into the lake as served then in a worker
+    thread (`LakeReader.at` reads files): never on the event loop."""
     declared = _handled(scope).query
     params = params_of(declared)
     accepted = [param.name for param in params]
@@ -344,18 +349,26 @@ def context_of(scope: Any) -> Context[Any]:
     services: Services = scope["app"].state["services"]
     exchange = exchange_of(scope)
     query = p.QueryParams(exchange.query, accepted, declared.refused, repeatable)
-    as_of = _moment(query.values.get("as_of")) if "as_of" in accepted else None
-    reader: Any = services.reader
-    if as_of is not None:
-        if as_of > clock.now() + AS_OF_SLACK:
-            raise errors.bad_parameters({"as_of": "is in the future: the lake knows nothing after now"})
-        try:
-            reader = reader.at(as_of)
-        except HistoryGone as exc:
-            raise errors.AsOfGone(details={"as_of": _wire_moment(as_of), "reason": str(exc)}) from None
     caller = exchange.caller
     if caller is None:  # a keyed route is always admitted first (serve/front.py)
         raise errors.MissingApiKey(headers=dict(CHALLENGE))
+    text = query.values.get("as_of") if "as_of" in accepted else None
+    reader: Any = services.reader
+    as_of = None
+    if text is not None:
+        try:
+            as_of = as_of_moment(text)
+        except ValueError:
+            query.parse(declared, path=scope["path_params"])  # the 400, with as_of's rule among its problems
+            raise
+        if as_of > clock.now() + AS_OF_SLACK:
+            raise errors.bad_parameters({"as_of": "is in the future: the lake knows nothing after now"})
+        if services.as_of_budget is not None:
+            services.as_of_budget.admit(caller, as_of)
+        try:
+            reader = await to_thread.run_sync(reader.at, as_of)
+        except HistoryGone as exc:
+            raise errors.AsOfGone(details={"as_of": _wire_moment(as_of), "reason": str(exc)}) from None
     return Context(
         scope=scope,
         caller=caller,
@@ -373,18 +386,6 @@ def context_of(scope: Any) -> Context[Any]:
 
 AS_OF_SLACK = dt.timedelta(seconds=5)
 """How far past the server's clock an `as_of` may be (two clocks' drift) before it is a 400."""
-
-
-def _moment(text: str | None) -> dt.datetime | None:
-    """An `as_of` value as an aware time; None when absent or not a timestamp (the declared pattern
-    then answers the 400 when the handler reads its parameters)."""
-    if not text:
-        return None
-    try:
-        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return None if moment.tzinfo is None else moment.astimezone(dt.UTC)
 
 
 def _wire_moment(moment: dt.datetime) -> str:

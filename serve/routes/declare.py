@@ -55,7 +55,7 @@ def route(
             operation_id=endpoint_id,
             summary=summary,
             tags=[entry.group],
-            dependencies={"ctx": Provide(injected_context, sync_to_thread=False), **DEPENDENCIES},
+            dependencies={"ctx": Provide(injected_context), **DEPENDENCIES},
             **options,
         )(handler)
 

@@ -2,7 +2,7 @@
 `/v1/events/stream` (the same events as Server-Sent Events while they are recorded): docs/events.md,
 "The feed" and "The stream".
 
-What a key sees is decided by the records in SQL (`records.events.Reader`, made from the caller by
+What a key sees is decided by the records in SQL (`records.event_log.Reader`, made from the caller by
 `delivery.event_answers.reader_of`): the page, `has_more` and every cursor are made of the events it may
 see, so nothing tells it of another alpha's, not even a count or a gap. A stream re-authenticates
 its key while it is open (at least once per heartbeat interval and before it sends events): a
@@ -27,7 +27,7 @@ from core import errors
 from datasets.queries import Page
 from delivery.event_answers import Viewer, event_answer, reader_of
 from records.cursors import CURSOR, CursorInvalid
-from records.events import Reader, Wanted
+from records.event_log import Reader, Wanted
 from schemas.bodies.envelope import Collection
 from schemas.bodies.events import EVENT_TYPES, STREAM_MEDIA_TYPE, Event, StreamedEvent
 from schemas.query import EventsQuery, EventStreamQuery, items
@@ -162,6 +162,7 @@ def next_link(ctx: Context[Any], cursor: str) -> str:
     "/v1/events/stream",
     "Events as they are recorded (Server-Sent Events)",
     skip_compression=True,  # each event must leave when it is sent, not when a compressor's block fills
+    holds_open=True,  # a body it is sent is read first, under the body deadline (HOLDS_OPEN)
 )
 async def stream_events(ctx: Ctx[EventStreamQuery]) -> Response[StreamedEvent]:
     # An empty Last-Event-ID is none (the HTML standard: an EventSource that saw no id sends none).

@@ -109,10 +109,10 @@ async def me_answer(
     """`/v1/me`'s answer: the handler's, and the one-pass layer's for a request without a query
     string (serve/front.py), the same body. `key_record`: the key as this request's authentication
     read it (the layer's), else it is read."""
-    if key_record is None:
+    if key_record is None and caller.credential == "key":
         key_record = await keys.key_record(caller.key_id)
-    if key_record is None:  # deleted between authentication and now; answer as for any unknown key
-        raise errors.InvalidApiKey()
+        if key_record is None:  # deleted between authentication and now; answer as for any unknown key
+            raise errors.InvalidApiKey()
     limits = caller_limits(caller)
     if counted is not None:  # the limiter's answer to this request's own hit
         usage = build_usage(limits, (counted["second"], counted["minute"], counted["day"], counted["month"]))

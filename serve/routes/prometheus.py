@@ -67,10 +67,10 @@ async def records_figures(records: Any | None) -> list[Any]:
     if records is None:
         return []
     try:
-        last, backlog = await records.read(read_events_backlog)
+        last, backlog, followups = await records.read(read_events_backlog)
     except errors.UpstreamUnavailable:
         return []
     except Exception:  # a bug here must not take every worker's figures out of the scrape
         log.exception("metrics: the records' figures could not be read")
         return []
-    return list(backlog_families(last, backlog, dt.datetime.now(dt.UTC)))
+    return list(backlog_families(last, backlog, dt.datetime.now(dt.UTC), followups))

@@ -83,8 +83,8 @@ def is_sharing_path(path: str) -> bool:
 
 def _answered_methods(request: Request[Any, Any, Any], exc: Exception) -> str:
     """The methods the refused path answers: the router's own list (which names OPTIONS, refused
-    by the `only_get` guard as on every route), or, when the guard refused a method the route
-    holds a handler for (OPTIONS), the route's."""
+    by the method step of `serve.front.Front.admit` as on every route), or, when that step refused a
+    method the route holds a handler for (OPTIONS), the route's."""
     if isinstance(exc, MethodNotAllowedException):
         methods = (exc.headers or {}).get("allow", "").split(", ")
     else:

@@ -1,6 +1,6 @@
 """Parquet exports on the wire: which files a key may export, and a signed URL to one of them.
 
-The pipeline writes every export of a build (`datasets.exports`); here a key's view of them is
+The pipeline writes every export of a build (`datasets.export_files`); here a key's view of them is
 chosen and signed, with the signers of the source archives (`serve.signing.archives`): an HMAC-signed URL
 on this server's `/downloads/...` route for a local lake, a presigned S3 GET URL for an `s3://`
 one. What a key may export:
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from core import errors
 from core.context import Caller
 from datasets import layout
-from datasets.exports import INDEX_PATH, index_entries
+from datasets.export_files import INDEX_PATH, index_entries
 from datasets.reader import BuildView
 from schemas import exports, wire
 from schemas.bodies.downloads import ExportDownload, ExportRow

@@ -9,12 +9,16 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from scipy import stats
 
 from analytics import approved_health as health
-from analytics.false_discovery import ofdr, sharpe_power
+from analytics import significance
 from analytics.monitoring import design
+from tests.analytics import reference, sharpe_reference
 from tests.analytics.conftest import PRODUCTION, Api
+from tests.analytics.reference import Lake
 
 PATH = "/v1/analytics/approved_health"
 
@@ -23,6 +27,18 @@ def close(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def paper_ofdr(m: reference.Moments, true_sharpe: float, prior_true: float) -> float:
+    """The paper's oFDR by its reference code's variance (tests/analytics/sharpe_reference.py:
+    sample moments, AR(1), T = n), H0 SR = 0 against H1 SR = `true_sharpe`, per session: the tails'
+    probabilities by scipy.stats, not the logarithms the served figure uses."""
+    sd0, sd1 = (
+        math.sqrt(sharpe_reference.sharpe_ratio_variance(x, m.n, **m.moments)) for x in (0.0, true_sharpe)
+    )
+    p0 = stats.norm.sf(m.sr, loc=0.0, scale=sd0)
+    p1 = stats.norm.sf(m.sr, loc=true_sharpe, scale=sd1)
+    return float(p0 * (1 - prior_true) / (p0 * (1 - prior_true) + p1 * prior_true))
 
 
 # -- what is computed here: the prior ------------------------------------------------
@@ -42,31 +58,45 @@ def test_the_deployment_s_prior_from_its_live_outcomes() -> None:
     assert prior.basis == "deployment" and prior.decided_alphas == 16
     assert close(prior.true_information_ratio, 1.2)
     true_discoveries = 16 * (2 * 12 / 16 - 1)  # half of the nulls are positive by chance
-    power = sharpe_power(0.0, 1.2 / math.sqrt(252), 1260)
+    # The significance route's power (T, not T - 1), of normal returns: the paper's code
+    power = sharpe_reference.sharpe_ratio_power(0.0, 1.2 / math.sqrt(252), 1260)
     assert close(prior.prior_true_share, true_discoveries / power / 60)
     # No positive live track: no true strategy found, the floor of one candidate.
     assert health.prior_of([health.Outcome(-0.2, 1260)] * 10, candidates=50).prior_true_share == 1 / 50
 
 
-def test_the_false_discovery_probability_is_the_paper_s_ofdr_per_session() -> None:
+def test_the_false_discovery_probability_is_the_significance_route_s_ofdr() -> None:
+    """Issue 81, item 7 (d): the oFDR rests on the significance route's one variance (sample
+    moments, T, AR(1)), not on normal moments over T - 1."""
+    rng = np.random.default_rng(81)
+    x = rng.standard_t(4, 750) * 0.01 + 0.0008
+    x[1:] += 0.3 * x[:-1]  # serially correlated, fat-tailed
     prior = health.prior_of([], candidates=10)
-    found = health.false_discovery_probability(1.5, 750, 252, prior)
-    daily = math.sqrt(252)
-    assert close(found, ofdr(1.5 / daily, 0.0, prior.true_information_ratio / daily, 750, 0.05))
-    assert health.false_discovery_probability(None, 750, 252, prior) is None
+    m, expected = significance.moments(x), reference.moments(x)
+    assert m is not None and expected is not None
+    found = health.false_discovery_probability(m, 252, prior)
+    assert found is not None
+    assert math.isclose(
+        found, paper_ofdr(expected, prior.true_information_ratio / math.sqrt(252), 0.05), rel_tol=1e-7
+    )
+    assert health.false_discovery_probability(None, 252, prior) is None
+    # Below the count Sharpe inference needs, nothing (tests/analytics/test_short_windows.py)
+    assert health.false_discovery_probability(significance.moments(x[:3]), 252, prior) is None
     # A stronger backtest is less likely a false discovery.
-    assert health.false_discovery_probability(3.0, 750, 252, prior) < found  # type: ignore[operator]
+    stronger = significance.moments(x + 0.001)
+    assert stronger is not None and health.false_discovery_probability(stronger, 252, prior) < found  # type: ignore[operator]
     # Another calendar (365 sessions a year): the per-session ratios are its own.
-    other = health.false_discovery_probability(1.5, 750, 365, prior)
-    assert close(
-        other, ofdr(1.5 / math.sqrt(365), 0.0, prior.true_information_ratio / math.sqrt(365), 750, 0.05)
+    other = health.false_discovery_probability(m, 365, prior)
+    assert other is not None
+    assert math.isclose(
+        other, paper_ofdr(expected, prior.true_information_ratio / math.sqrt(365), 0.05), rel_tol=1e-7
     )
 
 
 # -- the route: its rows are the routes' answers, in the key's scope ----------------------------------
 
 
-def test_each_row_is_its_alpha_s_own_answers(api: Api) -> None:
+def test_each_row_is_its_alpha_s_own_answers(api: Api, lake: Lake) -> None:
     body = api.ok(PATH)
     data = body["data"]
     chart = design()
@@ -101,17 +131,18 @@ def test_each_row_is_its_alpha_s_own_answers(api: Api) -> None:
         assert row["last_alarm"] == (max(alarms) if alarms else None)
         assert close(row["mmc_mean"], mmc["mmc_mean"]["value"])
         assert close(row["correlation_to_combined_mean"], mmc["correlation_to_combined_mean"]["value"])
-        backtest = live["in_sample"]
-        daily = math.sqrt(252)
-        assert close(
+        # The in-sample part's daily returns, read from the lake: the paper's oFDR over them
+        ledger = lake.ledger(row["alpha"], "long_short")
+        assert ledger is not None
+        days = ledger["date"].astype(str).str[:10]
+        backtest = ledger[days <= row["split_date"]]
+        assert len(backtest) == live["in_sample"]["sessions"]
+        m = reference.moments((backtest["ending_equity"] / backtest["starting_equity"] - 1).to_numpy())
+        assert m is not None
+        assert math.isclose(
             row["false_discovery_probability"],
-            ofdr(
-                backtest["information_ratio"]["value"] / daily,
-                0.0,
-                0.5 * math.sqrt(12) / daily,
-                backtest["sessions"],
-                0.05,
-            ),
+            paper_ofdr(m, 0.5 * math.sqrt(12) / math.sqrt(252), 0.05),
+            rel_tol=1e-7,
         )
     # value_composite_legacy decays: its live ratio sits in the low tail of what was expected.
     legacy = next(row for row in data["alphas"] if row["alpha"] == "value_composite_legacy")

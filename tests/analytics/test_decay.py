@@ -408,20 +408,20 @@ def check_haircut(world: World, alpha: str, token: str, readable: list[str]) -> 
 def test_calibration_known_answers() -> None:
     """Alphas that kept exactly half their backtest: retention 0.5, no error; one fewer than K: the
     prior, its error over them; none: no error to measure."""
-    from analytics.decay import Records, calibrate
+    from analytics.decay import CalibrationSet, calibrate
 
     b = np.array([0.4, 0.8, 1.2, 1.6, 2.0])
-    exact = calibrate(Records(list("abcde"), b, 0.5 * b))
+    exact = calibrate(CalibrationSet(list("abcde"), b, 0.5 * b))
     assert (exact.calibration, exact.retention) == ("catalogue", 0.5)
     assert exact.standard_error == 0.0 and exact.rmse == 0.0
-    noisy = calibrate(Records(list("abcdef"), np.append(b, 1.0), np.append(0.5 * b, 1.1)))
+    noisy = calibrate(CalibrationSet(list("abcdef"), np.append(b, 1.0), np.append(0.5 * b, 1.1)))
     want = expected_haircut(np.append(b, 1.0), np.append(0.5 * b, 1.1))
     assert close(noisy.retention, want["retention"]) and noisy.retention > 0.5
     assert close(noisy.standard_error, want["se"]) and close(noisy.rmse, want["rmse"])
-    few = calibrate(Records(list("abcd"), b[:4], 0.5 * b[:4]))
+    few = calibrate(CalibrationSet(list("abcd"), b[:4], 0.5 * b[:4]))
     assert (few.calibration, few.retention, few.standard_error) == ("literature", PRIOR, None)
     assert close(few.rmse, float(np.sqrt(np.mean((0.5 * b[:4] - PRIOR * b[:4]) ** 2))))
-    none = calibrate(Records([], np.empty(0), np.empty(0)))
+    none = calibrate(CalibrationSet([], np.empty(0), np.empty(0)))
     assert (none.calibration, none.rmse) == ("literature", None)
 
 

@@ -15,7 +15,10 @@ at the expected level, and the live path's percentile in the forward cone.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -352,3 +355,70 @@ def test_unknown_or_forbidden_is_refused_as_on_every_route(api: Api) -> None:
     assert api.get(PATH.format("momentum_12_1"), "testonly").status_code == 403
     assert api.get(PATH.format("Test_nope"), "testonly").status_code == 404
     assert api.get(PATH.format("momentum_12_1"), "raw", book="nope").status_code == 400
+
+
+def test_concurrent_asks_simulate_one_at_a_time_and_each_question_once(
+    demo_lake: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 81, item 8 (d): six concurrent drawdown_odds at the largest parameters each simulated
+    10,000 paths at once, and a bystander's /v1/health took 515 ms. The simulation is single-flight
+    (askers of one question wait for its answer) and heavy (`analytics.flight`: one heavy
+    computation at once in a worker), the families' CSCV's mechanism. Counted here in the worker:
+    how many simulations run at once, and how many are made."""
+    import threading
+
+    from analytics import drawdown_odds
+    from analytics.figures import Figures
+
+    what_if_split = dt.date(2022, 6, 30)  # a what-if split: simulated for its request, no per-build memo
+    running, most, made = 0, 0, []
+    lock = threading.Lock()
+    overlapped = threading.Event()
+    plain = drawdown_odds.simulated
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+            made.append(args[-1])  # the horizon
+            if running > 1:
+                overlapped.set()
+        try:
+            # Leave another asker the time to start a simulation of its own, if it may: found at
+            # once before the fix; after it, none may, and this is the longest the test waits.
+            overlapped.wait(1.0)
+            return plain(*args, **kwargs)
+        finally:
+            with lock:
+                running -= 1
+
+    monkeypatch.setattr(drawdown_odds, "simulated", counted)
+    asks = [HORIZON_MAX_WEEKS] * 4 + [HORIZON_MAX_WEEKS - 1, HORIZON_MAX_WEEKS - 2]
+    answers: list[Any] = []
+    failures: list[BaseException] = []
+
+    # A reader per asker, as requests of one worker, each with the level it simulates at already
+    # asked (`/analytics/decay`), so that the askers reach the simulation together.
+    readers = [Figures.open(str(demo_lake)) for _ in asks]
+    for figures in readers:
+        figures.decay("momentum_12_1", split=what_if_split)
+    together = threading.Barrier(len(asks))
+
+    def ask(figures: Figures, horizon: int) -> None:
+        try:
+            together.wait(60)
+            answers.append(figures.drawdown_odds("momentum_12_1", horizon_weeks=horizon, split=what_if_split))
+        except BaseException as failure:  # reported below
+            failures.append(failure)
+
+    askers = [threading.Thread(target=ask, args=(f, h)) for f, h in zip(readers, asks, strict=True)]
+    for asker in askers:
+        asker.start()
+    for asker in askers:
+        asker.join(600)
+    assert not failures, failures
+    assert len(answers) == len(asks) and all(a.state == "measured" for a in answers)
+    assert most == 1, f"{most} simulations ran at once"
+    # The four asks of one question were one simulation (one what-if split: no per-build memo).
+    assert sorted(made) == sorted(set(asks)), made

@@ -482,7 +482,7 @@ def test_one_family_is_computed_once_however_many_ask_at_once() -> None:
     for asker in askers:
         asker.start()
     wait_until(
-        lambda: key in overfitting._in_flight and overfitting._in_flight[key].waiting == 3,
+        lambda: key in overfitting._flights.flying and overfitting._flights.flying[key].waiting == 3,
         "three askers waiting",
     )
     release.set()
@@ -490,7 +490,7 @@ def test_one_family_is_computed_once_however_many_ask_at_once() -> None:
         asker.join(60)
     assert len(reads) == 1
     assert len(answers) == 4 and all(answer is answers[0] for answer in answers)
-    assert answers[0][0] is not None and key not in overfitting._in_flight
+    assert answers[0][0] is not None and key not in overfitting._flights.flying
 
 
 # -- the deflated Sharpe ratio over the family's trials (issue 65, item 2) ----------------------------------

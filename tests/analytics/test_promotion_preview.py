@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from datasets import clock
-from pipeline.operator_decisions import Decision, Preview, preview
+from pipeline.operator_decisions import DecisionRequest, Preview, preview
 from schemas.bodies.promotions import PromotionPreview
 from tests.analytics.conftest import Api
 from tests.analytics.test_promotions import OVERRIDE, approve, demo_promotions, run
@@ -31,7 +31,7 @@ def served(api: Api, path: str, token: str = "raw", **params: str) -> PromotionP
 
 
 def same_preview(
-    api: Api, path: str, lake: Path, url: str, decision: Decision, **params: str
+    api: Api, path: str, lake: Path, url: str, decision: DecisionRequest, **params: str
 ) -> PromotionPreview:
     """The route's answer (a key that reads everything), asserted byte for byte the preview the
     command line computes for `decision`."""
@@ -55,10 +55,10 @@ def test_the_route_answers_what_the_dry_run_prints(
     today = clock.now().date()
     code, out, err = run(capsys, "promote", ASKED, *where, "--dry-run")
     assert code == 0 and out == "", err
-    now = same_preview(api, PATH, lake, url, Decision(ASKED, "approved", "ops", "why"))
+    now = same_preview(api, PATH, lake, url, DecisionRequest(ASKED, "approved", "ops", "why"))
     assert (now.as_of, now.imported) == (today, False)
     printed = err.splitlines()
-    cli = preview(str(lake), url, "", Decision(ASKED, "approved", "ops", "why"))
+    cli = preview(str(lake), url, "", DecisionRequest(ASKED, "approved", "ops", "why"))
     assert Preview(cli.decision, now, cli.read, cli.others_builds).lines() == printed[:-1]
     assert printed[-1].startswith("dry run")
     assert now.command.startswith(f"alpha-results promote {ASKED} --by ")
@@ -67,7 +67,7 @@ def test_the_route_answers_what_the_dry_run_prints(
     imported = ("--as-of", effective, "--import", "committee minutes")
     code, out, err = run(capsys, "promote", ASKED, *imported, *where, "--dry-run")
     assert code == 0 and out == "", err
-    decision = Decision(
+    decision = DecisionRequest(
         ASKED, "approved", "ops", "why", as_of=dt.date(2021, 12, 31), imported_from="committee minutes"
     )
     found = same_preview(api, PATH, lake, url, decision, effective=effective)
@@ -89,7 +89,7 @@ def test_the_route_answers_what_the_dry_run_prints(
     # The alpha already approved: its next decision is a retirement, as `retire --dry-run` says it,
     # with the approval in force and when it was recorded (its live part starts then).
     path = f"/v1/alphas/{ALPHA}/analytics/promotion_preview"
-    retiring = same_preview(api, path, lake, url, Decision(ALPHA, "retired", "ops", "why"))
+    retiring = same_preview(api, path, lake, url, DecisionRequest(ALPHA, "retired", "ops", "why"))
     assert retiring.action == "retired" and retiring.approval_before == dt.date(2021, 6, 30)
     assert (retiring.approval_recorded_at or "").startswith("2021-06-30T12:00:")
     assert (retiring.as_of, retiring.imported) == (today, False)

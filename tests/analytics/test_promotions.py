@@ -14,7 +14,7 @@ import pytest
 from cli.main import main
 from datasets import clock
 from pipeline.build_events import record_run_events
-from records.events import EventScope, Reader, Wanted
+from records.event_log import EventScope, Reader, Wanted
 from records.store import open_records
 from schemas.checks import LIVE_CHECKS
 from tests.analytics.conftest import ALPHAS, Api

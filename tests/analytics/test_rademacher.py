@@ -194,64 +194,88 @@ def test_the_generation_records_the_complexity_of_its_rows(demo_lake: Path) -> N
                 assert close(got, want, 1e-5), (basis, "delta")
 
 
-def test_the_served_bound_is_the_formula_over_the_generation(api: Api, demo_lake: Path) -> None:
-    document = newest_generation(demo_lake)
-    ras = document["trials"]["ras"]
-    storage_root = str(demo_lake)
+def readable_matrices(demo_lake: Path) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The newest generation's alpha ids (index order) and its returns and IC matrices."""
     from alpha_results_seal.storage import Storage
 
-    generation = catalogue_index.newest(Storage(storage_root), storage_root)
-    assert generation is not None and generation.number == document["generation"]
-    index = catalogue_index.read_index(Storage(storage_root), storage_root, generation)
+    root = str(demo_lake)
+    generation = catalogue_index.newest(Storage(root), root)
+    assert generation is not None
+    index = catalogue_index.read_index(Storage(root), root, generation)
     ids = index.column("alpha_id").to_pylist()
     matrices = {
-        name: catalogue_index.read_matrix(Storage(storage_root), storage_root, generation, name)
-        for name in ("returns", "returns_days", "ic", "ic_days")
+        name: np.asarray(catalogue_index.read_matrix(Storage(root), root, generation, name), dtype=np.float64)
+        for name in ("returns", "ic")
     }
-    sessions, weeks = matrices["returns_days"].size, matrices["ic_days"].size
-    seen = 0
+    return ids, matrices
+
+
+def expected_block(
+    ids: list[str], matrices: dict[str, np.ndarray], readable: list[str], alpha: str
+) -> dict[str, Any]:
+    """The anti-serum over the `readable` alphas' rows, by the plain loop: R, its error and N over
+    the dates one of them has a value on (T), and `alpha`'s observed value and bound there."""
+    out: dict[str, Any] = {}
+    for basis, name, side in (("returns", "sharpe", "ras_sessions"), ("ic", "ic", "ras_weeks")):
+        rows = matrices[basis][[ids.index(a) for a in readable]]
+        dates = np.isfinite(rows).any(axis=0)
+        t = int(dates.sum())
+        s, error, n = stored_part(basis, rows[:, dates])
+        out[side] = t
+        out[f"ras_{name}_complexity"], out[f"ras_{name}_complexity_error"] = s / t, error / t
+        out[f"ras_{name}_alphas"] = n
+        row = matrices[basis][ids.index(alpha)][dates]
+        finite = row[np.isfinite(row)]
+        if basis == "returns":
+            if finite.size < 3 or np.std(finite, ddof=1) == 0:
+                out["ras_sharpe_observed"] = out["ras_sharpe_lower_bound"] = None
+                continue
+            theta = float(np.sum(finite / np.std(finite, ddof=1)) / t)
+            low = (
+                theta - 2 * s / t - 3 * math.sqrt(2 * math.log(40) / t) - math.sqrt(2 * math.log(40 * n) / t)
+            )
+        else:
+            if finite.size == 0:
+                out["ras_ic_observed"] = out["ras_ic_lower_bound"] = None
+                continue
+            theta = float(np.sum(np.clip(finite, -1, 1)) / t)
+            low = theta - 2 * s / t - 3 * math.sqrt(2 * math.log(40) / t)
+        out[f"ras_{name}_observed"], out[f"ras_{name}_lower_bound"] = theta, low
+    return out
+
+
+def check_block(block: dict[str, Any], expected: dict[str, Any]) -> None:
+    for key, want in expected.items():
+        got = block[key]["value"] if isinstance(block[key], dict) else block[key]
+        if want is None or isinstance(want, int):
+            assert got == want, (key, got, want)
+        else:
+            assert close(got, want, 1e-9), (key, got, want)
+
+
+def test_the_served_bound_is_the_formula_over_the_readable_alphas(api: Api, demo_lake: Path) -> None:
+    """Issue 81, item 7 (a): the complexity is computed exactly over the rows of the alphas the key
+    may read (not a delta generation's stored upper bound over every published alpha)."""
+    ids, matrices = readable_matrices(demo_lake)
     for alpha in ids:
         block = api.ok(PATH.format(alpha=alpha), "raw")["data"]
-        assert block["alpha"] == alpha
-        assert block["ras_generation"] == generation.number
+        assert block["alpha"] == alpha and "ras_generation" not in block
         assert block["ras_confidence"] == 0.95 and block["ras_draws"] == rademacher.DRAWS
-        assert block["ras_sessions"] == sessions and block["ras_weeks"] == weeks
-        for basis, name, dates in (("returns", "sharpe", sessions), ("ic", "ic", weeks)):
-            s = ras[basis]["base"][0] + ras[basis]["delta"][0]
-            n = ras[basis]["base"][2] + ras[basis]["delta"][2]
-            assert close(block[f"ras_{name}_complexity"], s / dates, 1e-12)
-            assert block[f"ras_{name}_alphas"] == n
-            row = np.asarray(matrices[basis][ids.index(alpha)], dtype=np.float64)
-            finite = row[np.isfinite(row)]
-            if basis == "returns":
-                if finite.size < 3 or np.std(finite, ddof=1) == 0:
-                    assert block["ras_sharpe_observed"]["value"] is None
-                    continue
-                theta = float(np.sum(finite / np.std(finite, ddof=1)) / dates)
-                low = (
-                    theta
-                    - 2 * s / dates
-                    - 3 * math.sqrt(2 * math.log(40) / dates)
-                    - math.sqrt(2 * math.log(40 * n) / dates)
-                )
-            else:
-                if finite.size == 0:
-                    assert block["ras_ic_observed"]["value"] is None
-                    continue
-                theta = float(np.sum(np.clip(finite, -1, 1)) / dates)
-                low = theta - 2 * s / dates - 3 * math.sqrt(2 * math.log(40) / dates)
-            assert close(block[f"ras_{name}_observed"]["value"], theta, 1e-12), (alpha, name)
-            assert close(block[f"ras_{name}_lower_bound"]["value"], low, 1e-12), (alpha, name)
-            seen += 1
-    assert seen >= 2 * len(ids) - 2
+        check_block(block, expected_block(ids, matrices, ids, alpha))
 
 
-def test_the_catalogue_figures_are_the_same_for_every_key(api: Api) -> None:
-    """Over every published alpha whatever the key may read (docs/security.md): R, T and N alike."""
+def test_the_complexity_is_over_the_alphas_the_key_may_read(api: Api, demo_lake: Path) -> None:
+    """A key of the Test_ alphas is answered the complexity of their rows, T their dates, N their
+    count: nothing of an alpha it may not read (issue 81, item 7: it moved with their publishes)."""
+    ids, matrices = readable_matrices(demo_lake)
+    tests = [a for a in ids if a.startswith("Test_")]
     path = PATH.format(alpha="Test_planted_factor")
-    raw = api.ok(path, "raw")["data"]
-    testonly = api.ok(path, "testonly")["data"]
-    assert raw == testonly
+    raw, testonly = api.ok(path, "raw")["data"], api.ok(path, "testonly")["data"]
+    assert raw["ras_sharpe_alphas"] > testonly["ras_sharpe_alphas"]
+    check_block(testonly, expected_block(ids, matrices, tests, "Test_planted_factor"))
+    one = api.ok(PATH.format(alpha="momentum_12_1"), "momentum_only")["data"]
+    check_block(one, expected_block(ids, matrices, ["momentum_12_1"], "momentum_12_1"))
+    assert one["ras_sharpe_alphas"] == 1
 
 
 @pytest.mark.parametrize(

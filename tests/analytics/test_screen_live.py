@@ -384,6 +384,58 @@ def test_a_row_that_cannot_be_written_leaves_the_decision_recorded(
     assert "OSError: No space left on device" in warning.message
 
 
+def test_a_failed_catalogue_follow_up_is_recorded_shown_and_completed_by_the_retry(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decision whose index row cannot be written leaves a pending follow-up in the records (with
+    its attempts and error), which `lake show` lists and `lake follow-ups` retries until the index
+    follows the decision (issue 79, item 5)."""
+    import pipeline.index_rows
+    from records.store import open_records
+
+    def refused(*args: Any, **kwargs: Any) -> int:
+        raise OSError("No space left on device")
+
+    lake = linked_copy(world.lake, tmp_path / "lake")
+    records_url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    monkeypatch.setattr(pipeline.index_rows, "record", refused)
+    alpha = "Test_ledger_only"
+    where = ("--lake", str(lake), "--keystore", records_url)
+    before = index_rows(lake)
+    run_cli("promote", alpha, *where, "--policy", "", "--by", "ops", "--note", "n", "--override", "a test")
+
+    def pending() -> list[Any]:
+        records = open_records(records_url, create=False)
+        try:
+            return records.followups.pending()
+        finally:
+            records.close()
+
+    [followup] = pending()
+    assert (followup.alpha_id, followup.cause, followup.attempts) == (alpha, "alpha.approved", 1)
+    assert followup.error == "OSError: No space left on device"
+    shown = run_cli("lake", "show", *where)
+    assert "1 catalogue follow-ups pending" in shown
+    assert f"#{followup.id} {alpha}  after alpha.approved" in shown
+    assert "1 attempt(s)" in shown and "OSError: No space left on device" in shown
+    # A retry that fails again counts its attempt; the index is untouched.
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli(["lake", "follow-ups", *where]) == 1
+    assert "1 still pending (OSError: No space left on device)" in out.getvalue()
+    assert [f.attempts for f in pending()] == [2]
+    assert index_rows(lake) == before
+    assert before[alpha]["live_split_origin"] != "approval" and not before[alpha]["approved"]
+    # The disk has room again: the retry records the row and the follow-up is done.
+    monkeypatch.undo()
+    assert "catalogue follow-ups: 1 done" in run_cli("lake", "follow-ups", *where)
+    assert pending() == []
+    after = index_rows(lake)
+    assert after[alpha]["live_split_origin"] == "approval" and after[alpha]["approved"]
+    assert "0 catalogue follow-ups pending" in run_cli("lake", "show", *where)
+    assert "catalogue follow-ups: none pending" in run_cli("lake", "follow-ups", *where)
+
+
 def test_a_republished_approved_alpha_keeps_its_approval_split(tmp_path: Path) -> None:
     """A new build of an approved alpha is published by the pipeline, which reads no records: its
     row keeps the approval split of the row it replaces, with the new build's figures there."""

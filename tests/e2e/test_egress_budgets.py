@@ -159,3 +159,31 @@ def test_mcp_tool_calls_stop_at_the_budget(budgeted: Budgeted) -> None:
     else:
         raise AssertionError(f"20 tool pages of {PAGE} passed a budget of {ROWS} rows")
     assert ROWS <= taken < ROWS + PAGE
+
+
+def test_every_byte_an_mcp_answer_sends_counts_once(budgeted: Budgeted) -> None:
+    """Issue 81, item 8 (b): an MCP answer holds the route's JSON twice (`structuredContent` and the
+    text copy the spec asks for), about 2.4 times the route's bytes, and only the route's were
+    counted: a key took 2.4 times its bytes budget through MCP. Each byte sent counts now, once.
+    A tool answering no rows (`performance.metrics`), so that the bytes budget is the one reached."""
+    key = budgeted.key()
+    headers = {**key.headers, **MCP_HEADERS, "Content-Type": "application/json"}
+    sent, sizes = 0, []
+    call = {"name": "performance.metrics", "arguments": {"alpha": ALPHA, "doc": True, "panel": True}}
+    for n in range(200):
+        message = {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}
+        answer = httpx.post(f"{budgeted.base}/mcp", json=message, headers=headers, timeout=60)
+        assert answer.status_code == 200, answer.text
+        result = answer.json()["result"]
+        if result.get("isError"):
+            assert_budget_refusal(result["structuredContent"], "bytes")
+            break
+        route = len(json.dumps(result["structuredContent"], separators=(",", ":")))
+        assert len(answer.content) > 2 * route  # the JSON twice, as the spec asks: no more copies
+        assert len(answer.content) < 3 * route
+        sent += len(answer.content)
+        sizes.append(len(answer.content))
+    else:
+        raise AssertionError(f"200 MCP answers passed a budget of {BYTES} bytes")
+    # What was sent before the refusal fits the budget, but for the one answer that passed it.
+    assert BYTES <= sent <= BYTES + max(sizes), (sent, sizes[:3])

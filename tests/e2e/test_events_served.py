@@ -32,7 +32,7 @@ import pytest
 from access import Grants, RateLimit, open_store
 from core.context import AllowList
 from records.cursors import Cursors
-from records.events import Event as Recorded
+from records.event_log import Event as Recorded
 from records.store import Records, open_records
 from schemas.bodies.events import StreamedEvent
 from serve.endpoints import endpoints

@@ -672,6 +672,33 @@ def test_a_tool_call_outside_the_grant_is_metered(world: World) -> None:
     assert used == [1, 0, 0, 0]
 
 
+def test_a_tool_call_whose_id_is_not_a_string_or_integer_is_metered_and_refused(world: World) -> None:
+    """Issue 81, item 8 (a): a `tools/call` whose id was null, a float or a boolean was never
+    metered (3,158 messages in 10 s from a 5/s key, usage 1). Each is one request of the key now,
+    answered JSON-RPC's Invalid Request (id null: MCP's ids are strings or integers, never null),
+    and at the limit the window's 429."""
+    from serve.mcp.metering import REFUSED
+
+    invalid_request = -32600  # JSON-RPC 2.0's Invalid Request
+    key = new_key(world, NARROW, per_day(3))
+    call = {"name": "catalog.alphas.list", "arguments": {}}
+    answers = [
+        post_message(world, key, {"jsonrpc": "2.0", "id": bad, "method": "tools/call", "params": call})
+        for bad in (None, 1.5, True)
+    ]
+    assert [a.status_code for a in answers] == [400, 400, 400], [a.text for a in answers]
+    assert [a.headers["x-ratelimit-used"] for a in answers] == ["1", "2", "3"]
+    for answer in answers:
+        reply = answer.json()
+        assert (reply["id"], reply["error"]["code"]) == (None, invalid_request), reply
+        assert "result" not in reply
+    over = post_message(world, key, {"jsonrpc": "2.0", "id": False, "method": "tools/call", "params": call})
+    assert over.status_code == 429 and over.json()["error"]["code"] == REFUSED
+    # A valid id after them: the window is spent, the call is the route's 429.
+    valid = post_message(world, key, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call})
+    assert valid.json()["result"]["structuredContent"]["error"]["code"] == "rate_limit_day"
+
+
 def leaves(group: BaseExceptionGroup[MCPError]) -> list[MCPError]:
     return [
         leaf

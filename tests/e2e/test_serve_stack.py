@@ -25,15 +25,16 @@ pytestmark = pytest.mark.e2e
 
 @contextmanager
 def serving(
-    lake: Path, keystore_url: str, workers: int, env: dict[str, str] | None = None
+    lake: Path, keystore_url: str, workers: int, env: dict[str, str] | None = None, port: int | None = None
 ) -> Iterator[tuple[int, list[str]]]:
     """`alpha-results serve --workers N` on a free port; yields (port, its output lines).
 
     The output is read as it is written: the server writes an access line per request, and a pipe
     nobody reads fills at 64 KiB (about 300 requests), after which the server blocks on its next
-    line and answers nothing. `env` adds settings (`ALPHA_RESULTS_*`) to the server's environment.
+    line and answers nothing. `env` adds settings (`ALPHA_RESULTS_*`) to the server's environment;
+    `port`, one chosen beforehand (`free_port`: for settings that name the server's own URL).
     """
-    port = free_port()
+    port = port or free_port()
     settings = {"ALPHA_RESULTS_KEYSTORE_URL": keystore_url, "ALPHA_RESULTS_ENVIRONMENT": "e2e", **(env or {})}
     command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--lake", str(lake)]
     command += ["--workers", str(workers)]

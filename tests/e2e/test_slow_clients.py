@@ -223,6 +223,26 @@ def test_a_stalled_body_is_refused_with_408_in_the_shape_of_its_surface(deadline
     wait_until(lambda: refused_routes() >= {"mcp", "exports.download"}, "the two 408 access lines")
 
 
+def test_a_stream_asked_for_with_a_stalled_body_is_refused_with_408(deadline: Served) -> None:
+    """Issue 81, item 8 (c): the event stream answered a request whose body had not arrived and
+    streamed on, so its trickled body was never cut (no 408, the connection held as long as the
+    client liked). It reads the body first now, under the same deadline: 408, in the API's envelope."""
+    key = deadline.key()
+    peer = Peer(deadline.port)
+    head = stream_request(key).replace(b"\r\n\r\n", b"\r\nContent-Length: 100\r\n\r\n", 1)
+    peer.send(head + b"{")
+    answer = stream_answer(peer)  # before: a 200 stream at once, its body held open
+    assert answer.status == 408 and answer.headers["connection"] == "close", answer
+    error = json.loads(answer.body)["error"]
+    assert error["code"] == "request_body_timeout" and error["details"]["received_bytes"] == 1, error
+    assert peer.closed_within()
+    # A body that arrives whole is read and the stream answers as without one.
+    whole = Peer(deadline.port)
+    whole.send(stream_request(key).replace(b"\r\n\r\n", b"\r\nContent-Length: 2\r\n\r\n", 1) + b"{}")
+    assert stream_answer(whole).status == 200
+    whole.close()
+
+
 def test_a_body_above_the_byte_rate_floor_is_read_whatever_it_takes(deadline: Served) -> None:
     """The deadline grows by 1 s for every 1,024 bytes received: a 30 KB message sent in pieces
     over longer than the deadline is read whole and answered; one trickled at 10 bytes a second is

@@ -140,9 +140,10 @@ def test_me_payload_has_every_documented_field(store: SqlKeyStore) -> None:
     usage = {**zero_usage(key.rate_limit), "minute": 3, "remaining_minute": 57}
     payload = msgspec.to_builtins(me_payload(caller, key, usage, None, registry_version()))  # as served
     assert set(payload) == {
-        "key_id", "key_name", "user_id", "email", "role", "is_admin", "allow", "field_policy",
+        "credential", "key_id", "key_name", "user_id", "email", "role", "is_admin", "allow", "field_policy",
         "rate_limit", "usage", "callable_endpoints", "registry_version", "ip",
     }  # fmt: skip
+    assert payload["credential"] == "key"
     assert payload["key_id"] == key.key_id and len(payload["key_id"]) == 16
     assert payload["key_name"] == "notebook" and payload["email"] == "me@example.com"
     assert payload["allow"] == {

@@ -170,21 +170,9 @@ def test_a_delta_generation_serves_what_a_rebuild_serves(
     )
     assert sums == of_column(np.where(np.isnan(column), np.nan, column))
     after = served(root, alphas)
-    # The Rademacher anti-serum is the one figure a delta serves otherwise: its complexity there is
-    # its base's plus the delta rows' (pipeline/catalogue_bound.py), an upper bound of the rebuild's
-    # exact one, so its bounds are no higher; the alpha's own observed values, T equal.
-    bounds = [path for path in before if path.endswith("/catalogue_bound")]
-    assert bounds and all(before[path][0] == after[path][0] == 200 for path in bounds)
-    for path in bounds:
-        kept, exact = before.pop(path)[1]["data"], after.pop(path)[1]["data"]
-        assert kept["ras_generation"] < exact["ras_generation"]
-        assert (kept["ras_sessions"], kept["ras_weeks"]) == (exact["ras_sessions"], exact["ras_weeks"])
-        for side in ("sharpe", "ic"):
-            assert kept[f"ras_{side}_complexity"] >= exact[f"ras_{side}_complexity"], (path, side)
-            assert kept[f"ras_{side}_alphas"] >= exact[f"ras_{side}_alphas"]
-            assert kept[f"ras_{side}_observed"] == exact[f"ras_{side}_observed"]
-            if exact[f"ras_{side}_lower_bound"]["value"] is not None:
-                assert kept[f"ras_{side}_lower_bound"]["value"] <= exact[f"ras_{side}_lower_bound"]["value"]
+    # The Rademacher anti-serum too (issue 81, item 7): its complexity is computed over the readable
+    # rows when asked, not the delta generation's stored upper bound, so the delta serves it exactly
+    assert [path for path in before if path.endswith("/catalogue_bound")]
     differing = [path for path in before if before[path] != after[path]]
     if differing:
         import difflib

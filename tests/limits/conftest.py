@@ -14,7 +14,7 @@ import pytest
 import redis
 import redis.asyncio
 
-from serve.limits import Decision, Limiter, Limits, open_limiter
+from serve.limits import Admission, Limiter, Limits, open_limiter
 from tests.conftest import backend_unavailable
 
 REDIS_TEST_URL = os.environ.get("ALPHA_RESULTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
@@ -25,12 +25,12 @@ busy machine a Redis that is only waiting for the CPU can take longer, and the l
 count locally (as designed, but not what these tests count)."""
 
 
-def hits_at_once(limiter: Limiter, key_id: str, limits: Limits, now: datetime, count: int) -> list[Decision]:
+def hits_at_once(limiter: Limiter, key_id: str, limits: Limits, now: datetime, count: int) -> list[Admission]:
     """`count` requests counted as the server counts them (`Limiter.hit`, on an event loop), all in
     flight at once as a worker serves them, on a loop of their own; the connections the limiter
     opened on that loop are released after."""
 
-    async def counted() -> list[Decision]:
+    async def counted() -> list[Admission]:
         try:
             return list(await asyncio.gather(*(limiter.hit(key_id, limits, now) for _ in range(count))))
         finally:
@@ -39,7 +39,7 @@ def hits_at_once(limiter: Limiter, key_id: str, limits: Limits, now: datetime, c
     return asyncio.run(counted())
 
 
-def hit(limiter: Limiter, key_id: str, limits: Limits, now: datetime) -> Decision:
+def hit(limiter: Limiter, key_id: str, limits: Limits, now: datetime) -> Admission:
     """One request counted as the server counts it (`hits_at_once`)."""
     return hits_at_once(limiter, key_id, limits, now, 1)[0]
 

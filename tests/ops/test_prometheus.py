@@ -240,6 +240,21 @@ def test_the_webhooks_backlog_is_read_from_the_records(server: Server) -> None:
     assert sample(samples, "alpha_results_webhook_oldest_undelivered_age_seconds") >= 600
 
 
+def test_the_pending_catalogue_follow_ups_are_counted(server: Server) -> None:
+    """A decision's catalogue follow-up not done yet (records.followups) is counted per scrape, and
+    no longer once done."""
+    assert sample(scrape(server), "alpha_results_catalogue_followups_pending") == 0
+    records = open_records(server.keystore_url, create=False)
+    try:
+        records.database.transaction([records.followups.statement("momentum_12_1", "alpha.approved")])
+        [pending] = records.followups.pending()
+        assert sample(scrape(server), "alpha_results_catalogue_followups_pending") == 1
+        records.followups.done([pending.id])
+    finally:
+        records.close()
+    assert sample(scrape(server), "alpha_results_catalogue_followups_pending") == 0
+
+
 def test_a_redis_outage_flips_the_limiter_gauge(server: Server) -> None:
     assert sample(scrape(server), "alpha_results_limiter_outages_total") == 0
     server.redis.kill()

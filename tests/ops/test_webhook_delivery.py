@@ -33,7 +33,7 @@ from access.store import SqlKeyStore
 from cli.main import main as cli
 from core.context import AllowList
 from delivery.webhooks import new_secret
-from records.events import Event
+from records.event_log import Event
 from records.store import Records, open_records
 from tests.identity.conftest import postgres_schema_url, store_url
 from tests.lake.conftest import soak_rounds

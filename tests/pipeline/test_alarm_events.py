@@ -17,7 +17,7 @@ from analytics.policy import load_policy
 from delivery.event_answers import EVERYTHING, Viewer, shown_data
 from pipeline.build_events import ALARM, alarm_event
 from pipeline.operator_decisions import standings_of
-from records.events import Event
+from records.event_log import Event
 from records.store import open_records
 from schemas.bodies.monitoring import CusumChart, Monitoring
 from schemas.query import LiveQuery
@@ -103,14 +103,19 @@ def test_an_alarm_already_announced_is_not_announced_again() -> None:
 def test_charts_calibrated_on_other_alphas_are_withheld_from_a_key_that_does_not_read_them() -> None:
     _, data = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "catalogue", [])  # type: ignore[misc]
     assert shown_data(data, EVERYTHING)["charts"] == data["charts"]
-    some = shown_data(data, Viewer(lambda _: True, every_alpha=False))
+    some = shown_data(data, Viewer(lambda _: True, every_alpha=False, raw=True))
     assert some["charts"] is None and some["withheld"]["charts"].startswith("access_limited")
-    no_route = shown_data(data, Viewer(lambda endpoint: endpoint != "analytics.monitoring", every_alpha=True))
+    no_route = shown_data(
+        data, Viewer(lambda endpoint: endpoint != "analytics.monitoring", every_alpha=True, raw=True)
+    )
     assert no_route["charts"] is None and "analytics.monitoring" in no_route["withheld"]["charts"]
     _, literature = alarm_event(
         watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", []
     )  # type: ignore[misc]
-    assert shown_data(literature, Viewer(lambda _: True, every_alpha=False))["charts"] == literature["charts"]
+    assert (
+        shown_data(literature, Viewer(lambda _: True, every_alpha=False, raw=True))["charts"]
+        == literature["charts"]
+    )
 
 
 def test_a_build_run_announces_the_alarm_monitoring_serves(tmp_path: Path) -> None:
@@ -187,7 +192,7 @@ def test_the_weekly_digest_is_each_approved_alpha_s_health_once_a_week(
         again = health_digest(records, figures, default_policy(), monday + dt.timedelta(days=7))
         assert [e.data["week"] for e in again] == ["2026-W49", "2026-W49"]
         data = made[0].data
-        some = shown_data(data, Viewer(lambda _: True, every_alpha=False))
+        some = shown_data(data, Viewer(lambda _: True, every_alpha=False, raw=True))
         hidden = Health.over_catalogue + (
             Health.calibrated if data["expectation_basis"] == "catalogue" else ()
         )
@@ -238,7 +243,7 @@ def test_an_event_shows_a_key_only_what_its_routes_would() -> None:
     from schemas.bodies.event_data import Health
 
     _, alarm = alarm_event(watched(chart("book_return", [WEEK]), chart("ic", [])), "b1", "literature", [])  # type: ignore[misc]
-    no_ledger = Viewer(lambda endpoint: not endpoint.startswith("portfolio."), every_alpha=True)
+    no_ledger = Viewer(lambda endpoint: not endpoint.startswith("portfolio."), every_alpha=True, raw=True)
     shown = shown_data(alarm, no_ledger)
     returns, ic = shown["charts"]
     assert returns["state"] == "not_measurable" and returns["alarms"] is None and returns["weekly_sd"] is None
@@ -256,11 +261,13 @@ def test_an_event_shows_a_key_only_what_its_routes_would() -> None:
         "health": row,
     }
     assert shown_data(digest, no_ledger)["health"] is None
-    no_mmc = shown_data(digest, Viewer(lambda endpoint: endpoint != "analytics.mmc", every_alpha=True))
+    no_mmc = shown_data(
+        digest, Viewer(lambda endpoint: endpoint != "analytics.mmc", every_alpha=True, raw=True)
+    )
     assert no_mmc["health"]["mmc_mean"] is None and no_mmc["health"]["live_information_ratio"] == 1.0
     assert "analytics.mmc" in no_mmc["withheld"]["health.mmc_mean"]
     scoped = shown_data(
-        {**digest, "expectation_basis": "catalogue"}, Viewer(lambda _: True, every_alpha=False)
+        {**digest, "expectation_basis": "catalogue"}, Viewer(lambda _: True, every_alpha=False, raw=True)
     )
     assert all(scoped["health"][name] is None for name in (*Health.over_catalogue, *Health.calibrated))
     assert scoped["false_discovery_basis"] is None and scoped["health"]["sessions_since_approval"] == 1.0

@@ -15,7 +15,7 @@ from alpha_results_seal.storage import Storage
 from cli.main import main
 from datasets import clock, pins
 from pipeline.build_events import record_run_events
-from pipeline.operator_decisions import Decision, decide, preview, standings_of
+from pipeline.operator_decisions import DecisionRequest, decide, preview, standings_of
 from records.store import open_records
 from schemas.checks import CHECKS
 from tests.conftest import linked_copy
@@ -106,7 +106,7 @@ def test_a_decision_announces_every_check_it_flips_and_records_an_event_for_each
 ) -> None:
     """Retiring the approved alphas one by one empties the reference set: every other alpha's
     production correlation goes not measurable, listed before and recorded after with its cause."""
-    decision = Decision("momentum_12_1", "retired", "head of research", "a test")
+    decision = DecisionRequest("momentum_12_1", "retired", "head of research", "a test")
     found = preview(deployment.lake, deployment.keystore, "", decision)
     flipped = {alpha for alpha, _ in found.flips()}
     listed = [other.alpha_id for other in found.found.others]
@@ -126,7 +126,9 @@ def test_a_decision_announces_every_check_it_flips_and_records_an_event_for_each
 
 
 def test_a_snapshot_names_what_it_read_and_pins_it(deployment: Deployment) -> None:
-    decision = Decision("Test_ledger_only", "approved", "head of research", "a test", override="a test")
+    decision = DecisionRequest(
+        "Test_ledger_only", "approved", "head of research", "a test", override="a test"
+    )
     promotion, _ = decide(deployment.lake, deployment.keystore, "", decision)
     read = promotion.snapshot["read"]
     assert read["build_id"] == promotion.build_id and read["generation"] is not None
@@ -160,11 +162,11 @@ def test_a_snapshot_is_reproduced_from_its_request_as_of_its_read_time(
     from tests.callers import authenticator_for
 
     alpha = "Test_ledger_only"
-    decision = Decision(alpha, "approved", "head of research", "a test", override="a test")
+    decision = DecisionRequest(alpha, "approved", "head of research", "a test", override="a test")
     promotion, _ = decide(deployment.lake, deployment.keystore, "", decision)
     read = promotion.snapshot["read"]
     # The world moves on: another approval, and a new run of the alpha itself.
-    other = Decision("Test_small_universe", "approved", "head of research", "later", override="later")
+    other = DecisionRequest("Test_small_universe", "approved", "head of research", "later", override="later")
     decide(deployment.lake, deployment.keystore, "", other)
     assert publish_seal(str(runs_after), deployment.lake).status == "published"
 

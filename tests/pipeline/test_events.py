@@ -26,7 +26,7 @@ from pipeline.build_events import (
     build_events,
 )
 from pipeline.operator_decisions import standings_of
-from records.events import Event, EventScope, Reader, Wanted
+from records.event_log import Event, EventScope, Reader, Wanted
 from records.store import open_records
 from tests.knowledge import approval_recorded_at, known_split
 from tests.pipeline.conftest import copy_seal
@@ -401,6 +401,7 @@ def test_each_event_type_is_one_struct_and_a_producer_cannot_stray_from_it() -> 
         "changed": "analytics.checks",
         "failed": "analytics.checks",
         "restated": "catalog.alphas.restatements",  # an alpha.restated's values: its restatements route
+        "raw_books": "catalog.alphas.restatements",  # and its raw books' (issue 81: raw-book access only)
         "charts": "analytics.monitoring",  # an alpha.alarm's charts
         "health": "analytics.approved_health",  # an alpha.health's row
     }
@@ -440,6 +441,10 @@ def test_each_event_type_is_one_struct_and_a_producer_cannot_stray_from_it() -> 
         "restated": [value],
     }
     assert recorded("alpha.restated", restated) == restated
+    # The raw books' values apart (issue 81, item 1), and no date when only theirs were restated.
+    raw = {**restated, "count": 0, "first_date": None, "last_date": None, "restated": []}
+    raw["raw_books"] = {**{k: restated[k] for k in ("count", "first_date", "last_date", "restated")}}
+    assert recorded("alpha.restated", raw) == raw
     with pytest.raises(msgspec.ValidationError, match="unknown field `approved`"):
         recorded("alpha.restated", {**restated, "approved": True})
     flips = {"build_id": "b1", "previous_build_id": "b1", "changed": None}

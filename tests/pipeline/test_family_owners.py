@@ -86,6 +86,40 @@ def test_a_seal_naming_another_teams_family_is_refused_until_it_is_handed_over(
     assert f"{FAMILY}  owner research_b  3 member(s)" in capsys.readouterr().out
 
 
+def test_a_build_that_declares_no_team_claims_no_family_and_joins_none(
+    tmp_path: Path, factory_seal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 81, item 8 (e): a seal built without `--team` joined any family the team `default`
+    owned, so every team that forgot `--team` shared one. A build run declaring no team (neither
+    `--team` nor ALPHA_RESULTS_TEAM) is no team now: its family seals are refused by `family.owner`,
+    a new family's as another's, and `seal check` without `--team` says the same."""
+    monkeypatch.delenv("ALPHA_RESULTS_TEAM", raising=False)
+    lake = tmp_path / "lake"
+    # A family the team `default` owns (a programmatic publish, as the demo's).
+    owner = variant(factory_seal, tmp_path, "Test_default_a", lookback=1)
+    assert publish_seal(str(owner), str(lake)).status == "published"
+    before = snapshot(lake)
+    stranger = variant(factory_seal, tmp_path, "Test_teamless", lookback=2)
+    assert main(["build", str(stranger), "--lake", str(lake), "--jobs", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "family.owner" in out and "declares no team" in out, out
+    assert snapshot(lake) == before
+    record = read_family(Storage(str(lake)), str(lake), FAMILY)
+    assert record is not None and record.members == ("Test_default_a",)
+    # Nor does it claim a new family.
+    fresh = variant(factory_seal, tmp_path, "Test_teamless_new", family="fresh_search")
+    assert main(["build", str(fresh), "--lake", str(lake), "--jobs", "1"]) == 1
+    assert read_family(Storage(str(lake)), str(lake), "fresh_search") is None
+    capsys.readouterr()
+    # `seal check --lake` without --team checks it as such a build.
+    assert main(["seal", "check", str(stranger), "--lake", str(lake)]) == 1
+    assert "refused by rule family.owner" in capsys.readouterr().out
+    # A team named, `default` included, is a team: the owner's name joins its family.
+    assert main(["build", str(stranger), "--lake", str(lake), "--team", "default", "--jobs", "1"]) == 0
+    record = read_family(Storage(str(lake)), str(lake), FAMILY)
+    assert record is not None and record.members == ("Test_default_a", "Test_teamless")
+
+
 def test_a_family_holds_at_most_its_cap_of_members(tmp_path: Path, factory_seal: Path) -> None:
     lake = tmp_path / "lake"
     limits = SealLimits(family_members=2)

@@ -26,7 +26,7 @@ from cli.main import main as server_main
 from pipeline.build_events import SEAL_TEXT_MAX_CHARS, refused_events
 from pipeline.dask_build import PrintedProgress
 from pipeline.publish import Outcome
-from records.events import EventScope, Reader, Wanted
+from records.event_log import EventScope, Reader, Wanted
 from records.store import open_records
 from tests.pipeline.conftest import CLI, copy_seal
 from tests.pipeline.test_refusals import edit_manifest

@@ -69,7 +69,7 @@ def test_every_instant_of_the_lake_is_a_utc_microsecond_timestamp() -> None:
     the catalogue index's included, is `timestamp[us, tz=UTC]`; none of the index's times is text
     (`started_at` and `built_at` were, beside timestamp columns); the exports write the same unit;
     and the "Time columns" table says so for the tables and the index, naming each column."""
-    from datasets.exports import EXPORT_TIMESTAMP
+    from datasets.export_files import EXPORT_TIMESTAMP
 
     assert lake.UTC_TS == pa.timestamp("us", tz="UTC") == EXPORT_TIMESTAMP
     text = DOC.read_text(encoding="utf-8")

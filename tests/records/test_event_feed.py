@@ -14,7 +14,7 @@ import pytest
 from core.context import AllowList
 from delivery.event_answers import reader_of
 from records.cursors import CursorInvalid, Cursors
-from records.events import Wanted
+from records.event_log import Wanted
 from records.store import Records, open_records
 from serve.records import SETTLE, EventsPage, RecordsSource
 from tests.callers import make_caller

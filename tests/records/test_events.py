@@ -8,7 +8,7 @@ import threading
 import psycopg
 import pytest
 
-from records.events import Event, EventScope, Reader, Wanted
+from records.event_log import Event, EventScope, Reader, Wanted
 from records.postgres import PostgresDatabase
 from records.store import Records, open_records
 from tests.health_wait import wait_until

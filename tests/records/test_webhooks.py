@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from records.events import EventScope, Reader, Wanted
+from records.event_log import EventScope, Reader, Wanted
 from records.store import Records
 from records.webhooks import Lease, Tried, Webhook
 

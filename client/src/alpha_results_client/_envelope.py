@@ -495,6 +495,15 @@ class RequestTargetTooLongError(ApiError):
     status = 414
 
 
+class AsOfBudgetExceededError(RateLimitedError):
+    """429 `as_of_budget_exceeded`: This key has asked for as many distinct as_of moments as it may for
+    now; retry after Retry-After.
+    """
+
+    code = "as_of_budget_exceeded"
+    status = 429
+
+
 class EgressBudgetExceededError(RateLimitedError):
     """429 `egress_budget_exceeded`: This key has taken today's budget of rows or bytes; retry after
     00:00 UTC.
@@ -677,6 +686,7 @@ ERROR_CLASSES: dict[str, type[ApiError]] = {
     "request_head_timeout": RequestHeadTimeoutError,
     "as_of_gone": AsOfGoneError,
     "request_target_too_long": RequestTargetTooLongError,
+    "as_of_budget_exceeded": AsOfBudgetExceededError,
     "egress_budget_exceeded": EgressBudgetExceededError,
     "quota_exceeded": QuotaExceededError,
     "rate_limit_day": RateLimitDayError,

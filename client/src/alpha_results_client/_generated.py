@@ -22,6 +22,7 @@ from alpha_results_client._envelope import (
     AlphaNotAllowedError,
     AlphaNotFoundError,
     AnalyticsNotBuiltError,
+    AsOfBudgetExceededError,
     AsOfGoneError,
     BadRequestError,
     BenchmarkNotConfiguredError,
@@ -220,6 +221,14 @@ class Usage(ApiStruct, kw_only=True, frozen=True):
 
 class Me(ApiStruct, kw_only=True, frozen=True):
     """`GET /v1/me` `data`: the calling key, its owner and what the key may do now."""
+
+    credential: str
+    """What this request presented: `key` (an API key), `oauth` (an access token of the OAuth
+    authorization server, `/mcp` only; then `key_id` is the token credential's id, `tok` and 13 hex
+    digits, one per account and issuer, and `key_name` `oauth:<client_id>`) or `session` (a person
+    signed in to the dashboard; `key_id` `ses` and 13 hex digits, one per account, and `key_name`
+    `session`).
+    """
 
     key_id: str
     """16-character key id: the part of the token between the second underscore and the dot."""
@@ -4621,20 +4630,16 @@ class SignificanceResponse(ApiStruct, kw_only=True, frozen=True):
 
 
 class CatalogueBound(ApiStruct, kw_only=True, frozen=True):
-    """`/analytics/catalogue_bound`: the Rademacher anti-serum over the whole catalogue
-    (docs/analytics.md, "A bound over the whole catalogue"): a lower bound on every published
-    alpha's Sharpe ratio and mean IC at once, with probability ras_confidence. The same figures for
-    every key: computed over every published alpha, which only makes it conservative for the alphas
-    a key may read (docs/security.md). The returns side (ras_sharpe_*, ras_sessions) is null for a
-    key that may not read the ledger, the IC side (ras_ic_*, ras_weeks) for one that may not read
-    the cross-sections: built from every alpha's, as the DSR's trial variance is.
+    """`/analytics/catalogue_bound`: the Rademacher anti-serum over the alphas the key may read
+    (docs/analytics.md, "A bound over the whole catalogue"): a lower bound on each such alpha's
+    Sharpe ratio and mean IC at once, with probability ras_confidence. The complexity is computed
+    exactly over their rows (issue 81, item 7: nothing another team publishes moves it). The returns
+    side (ras_sharpe_*, ras_sessions) is null for a key that may not read the ledger, the IC side
+    (ras_ic_*, ras_weeks) for one that may not read the cross-sections.
     """
 
     alpha: str
     """The alpha served (meta.run)"""
-
-    ras_generation: int
-    """The catalogue generation whose matrices the bound is over"""
 
     ras_confidence: float
     """1 - delta: the probability that every bound holds at once (0.95)"""
@@ -4644,62 +4649,63 @@ class CatalogueBound(ApiStruct, kw_only=True, frozen=True):
 
     ras_sharpe_observed: AnalyticsStat
     """The alpha's per-session Sharpe ratio as the bound reads it: its daily long_short returns (the
-    catalogue's returns matrix) divided by their standard deviation (ddof 1), summed over the
-    catalogue's whole window (every date of its matrix; from/to do not narrow it), a date the alpha
-    has no value on counted as flat (0)
+    catalogue's returns matrix) divided by their standard deviation (ddof 1), summed over the dates
+    on which an alpha the key may read has a value in the catalogue's matrix (from/to do not narrow
+    them), a date the alpha has no value on counted as flat (0)
     """
 
     ras_sharpe_lower_bound: AnalyticsStat
     """Lower bound on the alpha's true per-session Sharpe ratio (as ras_sharpe_observed reads it),
-    holding for every alpha of the catalogue at once with probability ras_confidence: the
+    holding for every alpha the key may read at once with probability ras_confidence: the
     sub-Gaussian form of the Rademacher anti-serum, Paleologo (2024), The Elements of Quantitative
     Investing, section 8.3, Procedures 8.1 and 8.2
     """
 
     ras_sharpe_complexity: float | None
-    """Empirical Rademacher complexity of the catalogue's daily returns, each alpha at unit variance:
-    at a publish (a delta generation) its base generation's plus the delta's rows' (an upper bound)
+    """Empirical Rademacher complexity of the daily returns of the alphas the key may read, each at
+    unit variance, computed exactly over their rows
     """
 
     ras_sharpe_complexity_error: float | None
     """Monte Carlo standard error of ras_sharpe_complexity"""
 
     ras_sessions: int | None
-    """T: the dates (sessions) of the catalogue's returns matrix"""
+    """T: the dates (sessions) of the catalogue's returns matrix on which an alpha the key may read has
+    one
+    """
 
     ras_sharpe_alphas: int | None
-    """N: the alphas with a returns series (3 or more sessions with variance) the complexity is over;
-    at a delta generation the base's plus the delta's rows (an upper bound)
+    """N: the alphas the key may read with a returns series (3 or more sessions with variance) the
+    complexity is over
     """
 
     ras_ic_observed: AnalyticsStat
     """The alpha's mean weekly conditioned IC as the bound reads it (the catalogue's IC matrix, each
-    value within [-1, 1]), summed over the catalogue's whole window (every date of its matrix;
-    from/to do not narrow it), a date the alpha has no value on counted as flat (0)
+    value within [-1, 1]), summed over the dates on which an alpha the key may read has a value in
+    the catalogue's matrix (from/to do not narrow them), a date the alpha has no value on counted as
+    flat (0)
     """
 
     ras_ic_lower_bound: AnalyticsStat
     """Lower bound on the alpha's true mean weekly IC (as ras_ic_observed reads it), holding for every
-    alpha of the catalogue at once with probability ras_confidence: the bounded form (|IC| <= 1) of
+    alpha the key may read at once with probability ras_confidence: the bounded form (|IC| <= 1) of
     the Rademacher anti-serum, Paleologo (2024), The Elements of Quantitative Investing, section
     8.3, Procedures 8.1 and 8.2
     """
 
     ras_ic_complexity: float | None
-    """Empirical Rademacher complexity of the catalogue's weekly IC: at a delta generation its base
-    generation's plus the delta's rows' (an upper bound)
+    """Empirical Rademacher complexity of the weekly IC of the alphas the key may read, computed
+    exactly over their rows
     """
 
     ras_ic_complexity_error: float | None
     """Monte Carlo standard error of ras_ic_complexity"""
 
     ras_weeks: int | None
-    """T: the dates (weeks) of the catalogue's IC matrix"""
+    """T: the dates (weeks) of the catalogue's IC matrix on which an alpha the key may read has one"""
 
     ras_ic_alphas: int | None
-    """N: the alphas with a weekly IC the complexity is over; at a delta generation the base's plus the
-    delta's rows (an upper bound)
-    """
+    """N: the alphas the key may read with a weekly IC the complexity is over"""
 
 
 class CatalogueBoundResponse(ApiStruct, kw_only=True, frozen=True):
@@ -4878,6 +4884,21 @@ class FamilyTestMember(ApiStruct, kw_only=True, frozen=True):
     measurable
     """
 
+    stepm_p_value: float | None
+    """The member's StepM p-value: the share of the resampled maxima of the step that decided it (the
+    step it was found superior at, else the last) above its statistic; below test_size as it is
+    found superior (up to the quantile's interpolation, inside its Monte Carlo error); null when not
+    measurable
+    """
+
+    stepm_p_value_monte_carlo_error: float | None
+    """The Monte Carlo standard error of stepm_p_value; null when not measurable"""
+
+    stepm_within_monte_carlo_error: bool | None
+    """Whether stepm_p_value lies within 2 Monte Carlo standard errors of test_size: stepm_superior is
+    not settled by the resamples drawn (another seed could turn it); null when not measurable
+    """
+
     mcs_p_value: float | None
     """The member's model confidence set p-value (Hansen, Lunde and Nason, T_R, loss = -daily return):
     the largest elimination p-value up to its own elimination, 1 for the last member; null when not
@@ -4887,6 +4908,16 @@ class FamilyTestMember(ApiStruct, kw_only=True, frozen=True):
     in_confidence_set: bool | None
     """Whether the member is in the model confidence set at test_size (mcs_p_value > test_size):
     indistinguishable from the best; null when not measurable
+    """
+
+    mcs_p_value_monte_carlo_error: float | None
+    """The Monte Carlo standard error of mcs_p_value, measured by batch means of the resamples; null
+    when not measurable
+    """
+
+    mcs_within_monte_carlo_error: bool | None
+    """Whether mcs_p_value lies within 2 Monte Carlo standard errors of test_size: in_confidence_set is
+    not settled by the resamples drawn (another seed could turn it); null when not measurable
     """
 
 
@@ -4959,6 +4990,21 @@ class FamilyTests(ApiStruct, kw_only=True, frozen=True):
 
     spa_p_value_upper: AnalyticsStat
     """SPA's upper p-value (White's reality check, studentized): every member re-centred at its mean"""
+
+    spa_p_value_monte_carlo_error: float | None
+    """The Monte Carlo standard error of spa_p_value; null when it is not measurable"""
+
+    spa_p_value_lower_monte_carlo_error: float | None
+    """The Monte Carlo standard error of spa_p_value_lower; null when it is not measurable"""
+
+    spa_p_value_upper_monte_carlo_error: float | None
+    """The Monte Carlo standard error of spa_p_value_upper; null when it is not measurable"""
+
+    spa_within_monte_carlo_error: bool | None
+    """Whether spa_p_value lies within 2 Monte Carlo standard errors of test_size: whether it is below
+    the cut-off is not settled by the resamples drawn (another seed could turn it); null when not
+    measurable
+    """
 
     members: list[FamilyTestMember]
     """The family's members the key may read, in catalogue order, with their tests' figures."""
@@ -9114,11 +9160,12 @@ class GeneratedMethods:
 
         `complete_only`: Omit alphas still missing required kinds.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "catalog.alphas.list", {}, {"search": search, "complete_only": complete_only, "as_of": as_of}
@@ -9131,11 +9178,12 @@ class GeneratedMethods:
 
         `family`: Only this trial family's members (its slug).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("catalog.families.list", {}, {"family": family, "as_of": as_of})
 
@@ -9144,11 +9192,12 @@ class GeneratedMethods:
 
         `GET /v1/alphas/{alpha}` (`catalog.alphas.get`).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("catalog.alphas.get", {"alpha": alpha}, {"as_of": as_of})
 
@@ -9157,11 +9206,12 @@ class GeneratedMethods:
 
         `GET /v1/alphas/{alpha}/promotions` (`catalog.alphas.promotions`).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("catalog.alphas.promotions", {"alpha": alpha}, {"as_of": as_of})
 
@@ -9181,11 +9231,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "catalog.alphas.restatements", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of}
@@ -9196,11 +9247,12 @@ class GeneratedMethods:
 
         `GET /v1/review` (`catalog.review`).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("catalog.review", {}, {"as_of": as_of})
 
@@ -9220,11 +9272,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "signals.rebalances.list", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of}
@@ -9262,11 +9315,12 @@ class GeneratedMethods:
 
         `order`: desc for score and weight, asc for rank and symbol; ticker tiebreak.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "signals.rebalances.get",
@@ -9304,11 +9358,12 @@ class GeneratedMethods:
 
         `fields`: Column set: core or all.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "signals.scores",
@@ -9321,11 +9376,12 @@ class GeneratedMethods:
 
         `GET /v1/alphas/{alpha}/books` (`portfolio.books`).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("portfolio.books", {"alpha": alpha}, {"as_of": as_of})
 
@@ -9348,11 +9404,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "portfolio.ledger", {"alpha": alpha}, {"book": book, "start": start, "end": end, "as_of": as_of}
@@ -9380,11 +9437,12 @@ class GeneratedMethods:
 
         `symbol`: One ticker or a comma-separated list (matched upper-cased).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "portfolio.positions",
@@ -9414,11 +9472,12 @@ class GeneratedMethods:
 
         `symbol`: One ticker or a comma-separated list (matched upper-cased).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "portfolio.pnl",
@@ -9448,11 +9507,12 @@ class GeneratedMethods:
 
         `symbol`: One ticker or a comma-separated list (matched upper-cased).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "portfolio.trades",
@@ -9479,11 +9539,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "portfolio.equity_curve",
@@ -9516,11 +9577,12 @@ class GeneratedMethods:
 
         `panel`: Add the weekly panel block (data.panel).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "performance.metrics",
@@ -9577,11 +9639,12 @@ class GeneratedMethods:
         `regime`: Keep only the sessions (and weekly ICs) of one regime of SPY, dimension:label
         (docs/analytics.md "Regimes"); absent: every session.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.costs",
@@ -9624,11 +9687,12 @@ class GeneratedMethods:
         `regime`: Keep only the sessions (and weekly ICs) of one regime of SPY, dimension:label
         (docs/analytics.md "Regimes"); absent: every session.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.regimes",
@@ -9655,11 +9719,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.uncertainty",
@@ -9686,11 +9751,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.drawdowns",
@@ -9720,11 +9786,12 @@ class GeneratedMethods:
 
         `window`: Trailing window in weeks.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.rolling",
@@ -9751,11 +9818,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.risk", {"alpha": alpha}, {"book": book, "start": start, "end": end, "as_of": as_of}
@@ -9780,11 +9848,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.returns", {"alpha": alpha}, {"book": book, "start": start, "end": end, "as_of": as_of}
@@ -9809,11 +9878,12 @@ class GeneratedMethods:
         research_cutoff, else the date the catalogue first published it (the answer's split_origin
         says which).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.live", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
@@ -9845,11 +9915,12 @@ class GeneratedMethods:
         `drop`: N of the fragility figures: the information ratio without the N best days and
         without the N best names.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.attribution",
@@ -9885,11 +9956,12 @@ class GeneratedMethods:
         `grid`: The capitals to show the book at: comma-separated decimals (1e9 is accepted), at
         most 25, each in [1, 1e+15]. Default: 1e6 to 1e10 in half-decades.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.capacity",
@@ -9916,11 +9988,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.factors", {"alpha": alpha}, {"book": book, "start": start, "end": end, "as_of": as_of}
@@ -9950,11 +10023,12 @@ class GeneratedMethods:
 
         `quantiles`: Number of score quantiles per week (2..10; alphalens' default 5).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.quantiles",
@@ -9979,11 +10053,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.sub_universe", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of}
@@ -10014,11 +10089,12 @@ class GeneratedMethods:
         `trials`: Number of trials for the Deflated Sharpe Ratio; default: the published
         catalogue's.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.significance",
@@ -10027,8 +10103,8 @@ class GeneratedMethods:
         )
 
     def catalogue_bound(self, alpha: str) -> CatalogueBoundResponse:
-        """A lower bound on the alpha's Sharpe ratio and IC over the whole catalogue (Rademacher
-        anti-serum).
+        """A lower bound on the alpha's Sharpe ratio and IC over the alphas the key may read
+        (Rademacher anti-serum).
 
         `GET /v1/alphas/{alpha}/analytics/catalogue_bound` (`analytics.catalogue_bound`).
         """
@@ -10053,11 +10129,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.correlation",
@@ -10073,11 +10150,12 @@ class GeneratedMethods:
         `splits`: S: the blocks (even, 4 to 16) the family's common sessions are cut into; C(S, S/2)
         cross-validations (12,870 at 16).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("analytics.overfitting", {"alpha": alpha}, {"splits": splits, "as_of": as_of})
 
@@ -10087,11 +10165,12 @@ class GeneratedMethods:
 
         `GET /v1/alphas/{alpha}/analytics/family_tests` (`analytics.family_tests`).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("analytics.family_tests", {"alpha": alpha}, {"as_of": as_of})
 
@@ -10114,11 +10193,12 @@ class GeneratedMethods:
         research_cutoff, else the date the catalogue first published it (the answer's split_origin
         says which).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.decay", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
@@ -10144,11 +10224,12 @@ class GeneratedMethods:
         research_cutoff, else the date the catalogue first published it (the answer's split_origin
         says which).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.monitoring", {"alpha": alpha}, {"book": book, "split": split, "as_of": as_of}
@@ -10181,11 +10262,12 @@ class GeneratedMethods:
         comma-separated decimals, at most 12, each in (0, 1) (0.1: a fall of 10%). Default:
         0.05,0.1,0.2,0.3.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.drawdown_odds",
@@ -10204,11 +10286,12 @@ class GeneratedMethods:
         `split`: The last backtest date (YYYY-MM-DD), a what-if: the alpha's backtest ends there and
         its live weeks follow. Absent: the alpha's own split, as /analytics/live's.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("analytics.expectation", {"alpha": alpha}, {"split": split, "as_of": as_of})
 
@@ -10237,11 +10320,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.residual",
@@ -10266,11 +10350,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("analytics.mmc", {"alpha": alpha}, {"start": start, "end": end, "as_of": as_of})
 
@@ -10410,11 +10495,12 @@ class GeneratedMethods:
         `sort`: Sort column, - first for descending; nulls last, ties by alpha_id; default:
         catalogue order.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
 
         `min_information_ratio`: Keep alphas whose information_ratio is at least this (ratio,
         annualised, inclusive); a null information_ratio fails it.
@@ -10582,11 +10668,12 @@ class GeneratedMethods:
         lie in the window (on or after `from`, before `to`). Absent: the weights are fitted on the
         sessions they are judged on (in-sample, warned as `in_sample_weights`).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.combine",
@@ -10652,11 +10739,12 @@ class GeneratedMethods:
         absent: the weight that maximises the information ratio after, or with weighting=given and
         `reference` naming the alpha its entry of `weights` (then not with it).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.contribution",
@@ -10689,11 +10777,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("analytics.crowding", {}, {"start": start, "end": end, "as_of": as_of})
 
@@ -10707,11 +10796,12 @@ class GeneratedMethods:
 
         `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("analytics.approved_health", {}, {"book": book, "as_of": as_of})
 
@@ -10752,11 +10842,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
 
         `min_information_ratio`: Tighten the `information_ratio` check: pass only at least this
         (ratio); it may not be looser than the operator's policy (400).
@@ -10884,11 +10975,12 @@ class GeneratedMethods:
         `window`: Trailing sessions of the rolling return correlation (the weekly IC's is the same
         span in weeks: 21 -> 4, 63 -> 13, 126 -> 26, 252 -> 52).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "analytics.compare",
@@ -10914,11 +11006,12 @@ class GeneratedMethods:
 
         `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer(
             "benchmarks.daily", {"symbol": symbol}, {"start": start, "end": end, "as_of": as_of}
@@ -10936,11 +11029,12 @@ class GeneratedMethods:
 
         `GET /v1/alphas/{alpha}/exports` (`exports.list`).
 
-        `as_of`: Answer as of this moment (ISO 8601 with its offset, e.g.
-        2026-11-27T16:00:00.123456Z): the catalogue generation and builds the API served then and
-        the decisions recorded by then, so an answer seen then (a decision's snapshot: its read.at)
-        is given again. Absent: now. 410 as_of_gone past the history the lake keeps
-        (ALPHA_RESULTS_BUILD_HISTORY_DAYS) unless a decision pinned it.
+        `as_of`: Answer as of this moment (RFC 3339 with its offset, e.g.
+        2026-11-27T16:00:00.123456Z; a real calendar date and time, ASCII digits, offset within
+        +-18:00): the catalogue generation and builds the API served then and the decisions recorded
+        by then, so an answer seen then (a decision's snapshot: its read.at) is given again. Absent:
+        now. 410 as_of_gone past the history the lake keeps (ALPHA_RESULTS_BUILD_HISTORY_DAYS)
+        unless a decision pinned it.
         """
         return self._answer("exports.list", {"alpha": alpha}, {"as_of": as_of})
 
@@ -11054,6 +11148,7 @@ __all__ = [
     "ApprovedHealth",
     "ApprovedHealthResponse",
     "ApprovedSet",
+    "AsOfBudgetExceededError",
     "AsOfGoneError",
     "Attribution",
     "AttributionResponse",

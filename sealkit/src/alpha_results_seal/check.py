@@ -45,7 +45,7 @@ class SealCheck:
         else:
             check_alpha(self.seal, self.found, self.broken_fields)
 
-    def family(self, families: FamilyLookup | None, team: str) -> None:
+    def family(self, families: FamilyLookup | None, team: str | None) -> None:
         """`family.owner` and `family.members` against the lake's registers (`families`), as they
         are now; not checked without them (a publish checks them as it joins the family)."""
         family = self.seal.manifest.get("family")
@@ -120,7 +120,7 @@ def check_seal(
     path: str,
     limits: SealLimits | None = None,
     families: FamilyLookup | None = None,
-    team: str = DEFAULT_TEAM,
+    team: str | None = DEFAULT_TEAM,
 ) -> SealReport:
     """Every rule over the seal at `path`, nothing written; the family rules against `families`
     (a lake's registers, for a build publishing as `team`), not checked without them."""

@@ -36,7 +36,8 @@ def add_check_arguments(check: argparse.ArgumentParser) -> None:
         "--team",
         default=None,
         metavar="TEAM",
-        help="the team the seals would be published for (alpha-results build --team; default: default)",
+        help="the team the seals would be published for (alpha-results build --team; default: none, and a "
+        "seal naming a family is then refused by family.owner)",
     )
 
 
@@ -75,10 +76,11 @@ def run_check(args: argparse.Namespace, prog: str = "alpha-results-seal check") 
     except ValueError as exc:
         print_lines([f"{prog}: {exc}"], sys.stderr)
         return 2
-    from alpha_results_seal.families import DEFAULT_TEAM, lake_families, team_checked
+    from alpha_results_seal.families import lake_families, team_checked
 
     try:
-        team = team_checked(args.team or DEFAULT_TEAM)
+        # No --team: checked as a build that declares none (its family seals are refused).
+        team = None if args.team is None else team_checked(args.team)
     except ValueError as exc:
         print_lines([f"{prog}: --team: {exc}"], sys.stderr)
         return 2

@@ -14,7 +14,12 @@ not checked there, and the report says so. An operator hands a family to another
 (`alpha-results lake family FAMILY --hand-over-to TEAM`): a new version of the register.
 
 Teams are names declared by the build run (`alpha-results build --team`), not accounts of the key
-store: the pipeline knows no keys. A build that declares none publishes for `DEFAULT_TEAM`.
+store: the pipeline knows no keys. A build run that declares none (`alpha-results build` without
+`--team` or `ALPHA_RESULTS_TEAM`) publishes for no team (`team=None`): its seals that name a family
+are refused by `family.owner`, whether the family is new or not. Two runs that both left the team
+out are not taken for one team (issue 81, item 8: a seal built without `--team` joined any family
+the team `default` owned, every other team that forgot `--team` included). A programmatic caller
+(`pipeline.publish.publish_seal`: the demo, the tests) publishes for `DEFAULT_TEAM` unless told.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from alpha_results_seal.storage import Storage
 FAMILIES_DIR = "_families"
 """The folder, under the lake's root, of every family's register."""
 DEFAULT_TEAM = "default"
-"""The team of a build that declares none (a single-team lake)."""
+"""The team of a programmatic publish that names none (the demo's, a notebook's: a single-team
+lake). A build run on the command line declares its team or has none."""
 TEAM = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 """A team's name: a slug, as a family's."""
 VERSION = re.compile(r"[0-9]{8}\.json")
@@ -105,10 +111,25 @@ def lake_families(lake_root: str) -> FamilyLookup:
 
 
 def family_refusal(
-    record: FamilyRecord | None, family: str, alpha_id: str, team: str, max_members: int
+    record: FamilyRecord | None, family: str, alpha_id: str, team: str | None, max_members: int
 ) -> SealRejected | None:
-    """Why a seal of `alpha_id` naming `family`, published by `team`, may not join it; None when it
-    may (a family no seal named yet is the team's to claim)."""
+    """Why a seal of `alpha_id` naming `family`, published by `team` (None: a build that declared
+    none), may not join it; None when it may (a family no seal named yet is the team's to claim)."""
+    if team is None:
+        return SealRejected(
+            "family.owner",
+            "manifest",
+            f"this seal names family {family}, and this build declares no team (alpha-results build --team "
+            "TEAM, or ALPHA_RESULTS_TEAM): a trial family belongs to the team that publishes into it, and "
+            "builds that declare none are not taken for one team, so they claim no family and join none. "
+            + (
+                f"Family {family} belongs to team {record.owner}"
+                if record is not None
+                else f"Family {family} is new"
+            )
+            + ": publish with your team's name",
+            samples=[{"family": family, "owner": None if record is None else record.owner, "team": None}],
+        )
     if record is None:
         return None
     if record.owner != team:

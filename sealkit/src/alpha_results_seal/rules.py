@@ -63,7 +63,7 @@ RULES: dict[str, str] = {
     "description.exactly_one_seed": "source_papers, when any, have known roles and exactly one `seed`",
     "description.tldr_matches_manifest": "a tldr in description.json equals the manifest's tldr",
     "source.sha256_matches": "a delivered source.zip has the recorded size and SHA-256",
-    "family.owner": "a seal naming a trial family is published by the team that owns it (the first to publish into it), checked at publish and by seal check --lake",
+    "family.owner": "a seal naming a trial family is published by the team that owns it (the first to publish into it), never by a build that declares no team, checked at publish and by seal check --lake",
     "family.members": "a trial family holds at most ALPHA_RESULTS_SEAL_FAMILY_MEMBERS members (1,000), checked at publish and by seal check --lake",
     "benchmark.dates_ascending_positive_close": "benchmark dates strictly ascending, close > 0",
 }

@@ -1,4 +1,4 @@
-// Calls to this server's /v1 API with the tab's key as `Authorization: Bearer`.
+// Calls to this server's /v1 API with the tab's credential (session.js): its key as `Authorization: Bearer`, or the signed-in person's session cookie with its CSRF token.
 //
 // Every failure becomes an ApiError carrying the error envelope's code, message and request_id.
 // Requests are paced by the key's own limits: at most MAX_IN_FLIGHT run at a time, and when the
@@ -7,7 +7,7 @@
 // alpha's page asks for about ten things at once). A 429 for the per-second or per-minute window
 // that slips through is retried after its Retry-After.
 
-import { readKey } from "./session.js";
+import { credentialHeaders } from "./session.js";
 
 const MAX_IN_FLIGHT = 3;
 const MAX_RETRIES = 5;
@@ -107,7 +107,7 @@ function announceWait(seconds, code) {
 
 /** GET `path` (a /v1 path) and return the parsed body; throws ApiError on any failure. */
 export async function apiGet(path, params = {}, { signal, token } = {}) {
-  const key = token ?? readKey();
+  const credentials = credentialHeaders(token);
   const target = urlOf(path, params);
   for (let attempt = 0; ; attempt += 1) {
     await acquire();
@@ -117,7 +117,7 @@ export async function apiGet(path, params = {}, { signal, token } = {}) {
       await takeFromWindow(signal);
       const sentAt = performance.now();
       response = await fetch(target, {
-        headers: { Authorization: `Bearer ${key}`, Accept: "application/json" },
+        headers: { ...credentials, Accept: "application/json" },
         signal,
       });
       learnWindow(response, sentAt);

@@ -12,7 +12,7 @@ import { renderHealth } from "./health_page.js";
 import { renderReport } from "./report_page.js";
 import { renderReview } from "./review_page.js";
 import { add, fill, h } from "./dom.js";
-import { forgetKey, readKey } from "./session.js";
+import { endSession, forgetKey, hasCredential, readKey, readSession } from "./session.js";
 import { checkKey, renderSignIn } from "./sign_in.js";
 import { renderTearsheet } from "./tearsheet.js";
 
@@ -20,15 +20,18 @@ const main = document.getElementById("main");
 const identity = document.getElementById("identity");
 const signOut = document.getElementById("sign-out");
 let current = null; // the AbortController of the view on screen
+let provider = false; // whether the server offers "Sign in with your organisation"
 
 function showIdentity(me) {
   fill(identity);
   if (!me) return;
   add(
     identity,
-    me.key_id
-      ? h("span", {}, me.email ? `${me.email} · ` : "", "key ", h("code", { id: "key-id" }, me.key_id))
-      : h("span", {}, "signed in (this key may not call /v1/me)"),
+    me.credential === "session"
+      ? h("span", { id: "signed-in-person" }, me.email, " · signed in")
+      : me.key_id
+        ? h("span", {}, me.email ? `${me.email} · ` : "", "key ", h("code", { id: "key-id" }, me.key_id))
+        : h("span", {}, "signed in (this key may not call /v1/me)"),
   );
   signOut.hidden = false;
 }
@@ -53,13 +56,17 @@ function route() {
   current = new AbortController();
   const context = { signal: current.signal };
   window.scrollTo(0, 0);
-  if (!readKey()) {
+  if (!hasCredential()) {
     signOut.hidden = true;
     fill(identity);
-    renderSignIn(main, (me) => {
-      showIdentity(me);
-      route();
-    });
+    renderSignIn(
+      main,
+      (me) => {
+        showIdentity(me);
+        route();
+      },
+      provider,
+    );
     return;
   }
   const hash = location.hash;
@@ -76,8 +83,9 @@ function route() {
   else renderCatalogue(main, context);
 }
 
-signOut.addEventListener("click", () => {
+signOut.addEventListener("click", async () => {
   forgetKey();
+  await endSession();
   route();
 });
 
@@ -92,16 +100,24 @@ window.addEventListener("api-wait", (event) => {
 
 window.addEventListener("hashchange", route);
 
-// A key kept from earlier in this tab: show whose it is (a refused key is forgotten).
-const kept = readKey();
-if (kept) {
-  checkKey(kept)
-    .then(showIdentity)
-    .catch((error) => {
-      if (error.status === 401) {
-        forgetKey();
-        route();
-      }
-    });
-}
-route();
+// The person's session, if any (the server's cookie), then a key kept from earlier in this tab:
+// show whose it is (a refused key is forgotten).
+readSession().then((state) => {
+  provider = state.provider;
+  if (state.signed_in) {
+    showIdentity({ credential: "session", email: state.email });
+  } else {
+    const kept = readKey();
+    if (kept) {
+      checkKey(kept)
+        .then(showIdentity)
+        .catch((error) => {
+          if (error.status === 401) {
+            forgetKey();
+            route();
+          }
+        });
+    }
+  }
+  route();
+});

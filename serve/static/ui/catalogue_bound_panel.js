@@ -35,11 +35,11 @@ export function catalogueBoundBlock(answer) {
     h(
       "p",
       { class: "summary", id: "catalogue-bound-summary" },
-      "Lower bounds holding for every published alpha of the catalogue at once with probability ",
+      "Lower bounds holding for every alpha this key may read at once with probability ",
       figureSpan("ras_confidence", data.ras_confidence),
-      ` (catalogue generation ${data.ras_generation}; `,
+      " (",
       figureSpan("ras_draws", data.ras_draws),
-      " Monte Carlo draws of the signs). Computed over every published alpha, not only those this key may read: conservative for them.",
+      " Monte Carlo draws of the signs). The complexity is computed exactly over those alphas alone.",
     ),
     SIDES.map(([title, className, keys]) => [h("h3", {}, title), table(["Figure", "Value", "Why not measured"], figureRows(data, keys), { className: `data compact ${className}` })]),
   ];

@@ -18,10 +18,19 @@ const SPA = ["spa_p_value", "spa_p_value_lower", "spa_p_value_upper"];
 
 export const loadFamilyTests = panelLoader("/analytics/family_tests", "The family tests could not be read", (body, answer) => fill(body, familyTestsBlock(answer)));
 
-/** A served yes/no (null: not measured) as a cell: its word, the served value in `data-flag`. */
-function flagCell(value, name) {
-  const text = value === true ? "yes" : value === false ? "no" : "—";
-  return h("td", { class: "flag", "data-flag": value === null || value === undefined ? "" : String(value), "data-flag-of": name }, text);
+/** A served yes/no (null: not measured) as a cell: its word, the served value in `data-flag`; a
+ * verdict the answer marks within Monte Carlo error of its cut-off (`within`) says "at cut-off", and
+ * its p-value with its served Monte Carlo standard error is the cell's title. */
+function flagCell(value, name, within, p = null, error = null) {
+  const word = value === true ? "yes" : value === false ? "no" : "—";
+  const attributes = {
+    class: "flag",
+    "data-flag": value === null || value === undefined ? "" : String(value),
+    "data-flag-of": name,
+    "data-within-monte-carlo-error": within === true ? "true" : within === false ? "false" : "",
+  };
+  if (Number.isFinite(p) && Number.isFinite(error)) attributes.title = `p-value ${num(p)}, Monte Carlo standard error ${num(error)}`;
+  return h("td", attributes, within === true ? `${word}, at cut-off` : word);
 }
 
 /** The members whose served `flag` is true, by id, or `none` in words. */
@@ -72,8 +81,8 @@ export function familyTestsBlock(answer, { part = "all" } = {}) {
       h("td", {}, text || "—"),
       figureCell(m.family_sharpe, "family_sharpe"),
       figureCell(m.mcs_p_value, "mcs_p_value"),
-      flagCell(m.stepm_superior, "stepm_superior"),
-      flagCell(m.in_confidence_set, "in_confidence_set"),
+      flagCell(m.stepm_superior, "stepm_superior", m.stepm_within_monte_carlo_error, m.stepm_p_value, m.stepm_p_value_monte_carlo_error),
+      flagCell(m.in_confidence_set, "in_confidence_set", m.mcs_within_monte_carlo_error, m.mcs_p_value, m.mcs_p_value_monte_carlo_error),
     ];
     return row;
   });
@@ -106,6 +115,21 @@ export function familyTestsBlock(answer, { part = "all" } = {}) {
     warningList(answer.meta && answer.meta.warnings),
     summary,
     entryTable(namedEntries(data, SPA), { className: "data entries family-tests-spa" }),
+    // The panel's alone: the sheet's members page is full (a line more overflows it when printed)
+    part === "all" && Number.isFinite(data.spa_p_value_monte_carlo_error)
+      ? h(
+          "p",
+          { class: "caption", id: "family-tests-monte-carlo" },
+          "Monte Carlo standard errors of the SPA p-values (another draw of the resamples moves them by this much): ",
+          figureSpan("spa_p_value_monte_carlo_error", data.spa_p_value_monte_carlo_error),
+          " (consistent), ",
+          figureSpan("spa_p_value_lower_monte_carlo_error", data.spa_p_value_lower_monte_carlo_error),
+          " (lower), ",
+          figureSpan("spa_p_value_upper_monte_carlo_error", data.spa_p_value_upper_monte_carlo_error),
+          " (upper).",
+          data.spa_within_monte_carlo_error === true ? " The consistent p-value is within two of them of the test size: its verdict is at the cut-off." : "",
+        )
+      : null,
     sets,
     memberRows.length
       ? table(

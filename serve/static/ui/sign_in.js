@@ -1,12 +1,15 @@
-// Sign-in: the user pastes an API key. It is checked against /v1/me and then kept in this tab's
-// sessionStorage only; every call of the dashboard sends it as `Authorization: Bearer`.
+// Sign-in: through the organisation's identity provider where the server has one (a link to
+// /ui/sign-in: the server signs the person in and sets its session cookie), or by pasting an API
+// key, checked against /v1/me and then kept in this tab's sessionStorage only; every call of the
+// dashboard sends it as `Authorization: Bearer`.
 
 import { ApiError, apiGet } from "./api.js";
 import { errorBox, fill, h } from "./dom.js";
 import { storeKey } from "./session.js";
 
-/** Render the sign-in form into `main`; `onSignedIn(identity)` runs once a key is accepted. */
-export function renderSignIn(main, onSignedIn) {
+/** Render the sign-in form into `main`; `onSignedIn(identity)` runs once a key is accepted;
+ * `provider`: the server offers signing in with the organisation's identity provider. */
+export function renderSignIn(main, onSignedIn, provider = false) {
   const input = h("input", {
     id: "api-key",
     name: "api-key",
@@ -50,6 +53,14 @@ export function renderSignIn(main, onSignedIn) {
       "section",
       { class: "panel narrow" },
       h("h1", {}, "Sign in"),
+      provider
+        ? h(
+            "p",
+            {},
+            h("a", { class: "button", id: "sign-in-provider", href: "/ui/sign-in" }, "Sign in with your organisation"),
+            " or paste a key below.",
+          )
+        : null,
       h(
         "p",
         {},

@@ -66,7 +66,10 @@ class Run:
 
 
 @dataclass(frozen=True)
-class Decision:
+class DemoDecision:
+    """A decision the demo's history records at `at` (`pipeline.demo_history` asks the operator's
+    command for it: `pipeline.operator_decisions.DecisionRequest`)."""
+
     alpha_id: str
     action: str  # approved | retired
     at: dt.datetime
@@ -75,7 +78,7 @@ class Decision:
     by: str = HEAD
 
 
-Step = Run | Decision
+Step = Run | DemoDecision
 
 
 @dataclass(frozen=True)
@@ -139,9 +142,9 @@ def history(market: Market, families: bool = False, only: frozenset[str] | None 
     def research(alpha: str, cut: int) -> Run:
         return Run(alpha, cut, _at(_day(market, cut), 1, 6))
 
-    def decided(alpha: str, action: str, cut: int, note: str, override: str | None = None) -> Decision:
+    def decided(alpha: str, action: str, cut: int, note: str, override: str | None = None) -> DemoDecision:
         """The committee's decision two days after the run ending on decision session `cut`."""
-        return Decision(alpha, action, _at(_day(market, cut), 3, 15), note, override=override)
+        return DemoDecision(alpha, action, _at(_day(market, cut), 3, 15), note, override=override)
 
     steps.append(research("value_composite_legacy", value_cut))
     steps.append(

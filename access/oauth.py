@@ -1,0 +1,199 @@
+"""OAuth 2.1 access tokens as a credential of an account: from a bearer JWT to a clamped `Caller`.
+
+A token is accepted only when every rule holds (the first failure wins, each named):
+signature (a key of the issuer's key set, an asymmetric algorithm) → issuer (exactly the one
+configured) → audience (this server's resource URL, RFC 8707) → expiry (`exp` required, with a
+small leeway for clocks) → the account it names exists and is active.
+
+The account: for the built-in authorization server the token's `sub` is the account's `user_id`
+(it issued the token for that account); for an organisation's provider the token's verified
+e-mail (`email` with `email_verified` true) names it, and a person without an account gets one
+only where the operator allows it (`oauth_create_accounts`).
+
+Scopes map onto the account's allow-lists: `alpha-results:read` opens every non-administrative
+endpoint, `alpha-results:admin` the administrative ones too; what the token may call is then
+clamped to the account's ceiling exactly as a key's grants are (`access.access.build_caller`), so a
+token never reads more than its account may. A token's rate envelope is the default one of a new key,
+counted under one credential id per account and issuer (`token_credential_id`).
+
+No HTTP here: the key set is handed in (serve/oauth fetches it from the issuer's discovery).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+import jwt
+
+from access.access import build_caller
+from access.records import DEFAULT_RATE_LIMIT, AccountRecord, Grants, KeyRecord
+from access.store import KeyStore
+from core import errors
+from core.context import AllowList, Caller
+from schemas.registry import ADMIN_IDS, ALL_IDS
+
+READ_SCOPE = "alpha-results:read"
+ADMIN_SCOPE = "alpha-results:admin"
+SCOPES = (READ_SCOPE, ADMIN_SCOPE)
+"""The scopes this resource understands, in the order its metadata lists them."""
+
+ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA")
+"""Signature algorithms accepted: asymmetric only (never `none`, never a shared-secret HMAC, so a
+key set published for verification cannot be used to forge)."""
+
+LEEWAY_SECONDS = 30
+"""Clock difference tolerated on `exp`, `nbf` and `iat`."""
+
+
+@dataclass(frozen=True)
+class TokenRules:
+    """What a token must say to be accepted here."""
+
+    issuer: str
+    audience: str  # this server's resource URL
+    builtin: bool  # `sub` is an account's user_id (the built-in server), else the verified e-mail names it
+    create_accounts: bool = False
+
+
+@dataclass(frozen=True)
+class TokenClaims:
+    subject: str
+    scopes: frozenset[str]
+    email: str | None
+    client_id: str | None
+    claims: Mapping[str, Any]
+
+
+def refused(rule: str, message: str) -> errors.InvalidApiKey:
+    """The 401 of a token that breaks `rule` (named in `details.token_rule`)."""
+    return errors.InvalidApiKey(f"The access token was refused: {message}", details={"token_rule": rule})
+
+
+def verify_token(token: str, keys: jwt.PyJWKSet, rules: TokenRules, now: datetime) -> TokenClaims:
+    """The claims of `token` after every rule of the module's docstring, or a `refused` 401."""
+    try:
+        header = jwt.get_unverified_header(token)
+    except jwt.PyJWTError:
+        raise refused("shape", "not a signed JWT.") from None
+    algorithm = header.get("alg")
+    if algorithm not in ALGORITHMS:
+        raise refused("signature", f"its algorithm must be one of {', '.join(ALGORITHMS)}.")
+    claims = _decoded(token, _keys_of(keys, header.get("kid")), algorithm)
+    # Compared after the signature: an unsigned claim is never believed.
+    if claims.get("iss") != rules.issuer:
+        raise refused("issuer", "it was not issued by this server's authorization server.")
+    audiences = claims.get("aud")
+    audiences = [audiences] if isinstance(audiences, str) else list(audiences or [])
+    if rules.audience not in audiences:
+        raise refused("audience", f"its audience is not this server ({rules.audience}).")
+    if isinstance(claims.get("exp"), int | float) and claims["exp"] + LEEWAY_SECONDS < now.timestamp():
+        raise refused("expiry", "it has expired.")
+    scope_text = claims.get("scope") or claims.get("scp") or ""
+    scopes = scope_text.split() if isinstance(scope_text, str) else [str(s) for s in scope_text]
+    email = claims.get("email") if claims.get("email_verified") is True else None
+    return TokenClaims(
+        subject=str(claims["sub"]),
+        scopes=frozenset(scopes),
+        email=email if isinstance(email, str) else None,
+        client_id=_text(claims.get("client_id") or claims.get("azp")),
+        claims=claims,
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _keys_of(keys: jwt.PyJWKSet, kid: Any) -> list[jwt.PyJWK]:
+    """The issuer's keys the token may be signed with: the one its `kid` names, else each."""
+    candidates = [k for k in keys.keys if kid is None or k.key_id == kid]
+    if not candidates:
+        raise refused("signature", "it is signed by a key its issuer does not publish.")
+    return candidates
+
+
+def _decoded(token: str, candidates: list[jwt.PyJWK], algorithm: str) -> dict[str, Any]:
+    """The token's claims, its signature verified by one of `candidates` (before any claim is read)."""
+    for key in candidates:
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                key=key.key,
+                algorithms=[algorithm],
+                options={"require": ["exp", "iss", "aud", "sub"], "verify_aud": False, "verify_iss": False},
+                leeway=LEEWAY_SECONDS,
+            )
+            return claims
+        except jwt.InvalidSignatureError:
+            continue
+        except jwt.ExpiredSignatureError:
+            raise refused("expiry", "it has expired.") from None
+        except jwt.MissingRequiredClaimError as missing:
+            raise refused("shape", f"it lacks the {missing.claim!r} claim.") from None
+        except jwt.PyJWTError:
+            raise refused("shape", "it is not a valid JWT.") from None
+    raise refused("signature", "its signature does not verify.")
+
+
+def account_of(store: KeyStore, claims: TokenClaims, rules: TokenRules) -> AccountRecord:
+    """The account a verified token speaks for (see the module's docstring), or a 401/403."""
+    account: AccountRecord | None
+    if rules.builtin:
+        account = store.get_account(claims.subject)
+    elif claims.email is None:
+        raise refused("account", "it carries no verified e-mail to name an account by.")
+    else:
+        account = store.find_account_by_email(claims.email)
+        if account is None and rules.create_accounts:
+            account = store.create_account(claims.email)
+    if account is None:
+        raise refused("account", "no account of this server belongs to its subject.")
+    if not account.is_active:
+        raise errors.AccountInactive()
+    return account
+
+
+def scope_grants(scopes: Iterable[str]) -> Grants:
+    """The grants the scopes ask for, before the account's ceiling clamps them."""
+    granted = set(scopes)
+    endpoints = [i for i in ALL_IDS if i not in ADMIN_IDS] if READ_SCOPE in granted else []
+    if ADMIN_SCOPE in granted:
+        endpoints = list(ALL_IDS)
+    return Grants(AllowList.of_ids(endpoints), AllowList.all(), AllowList.all(), expose_raw_book=True)
+
+
+def token_credential_id(issuer: str, user_id: str) -> str:
+    """The credential id a token's requests are counted and logged under, in the place of a key's
+    `key_id` (16 characters, as one): `tok` and 13 hex digits of the issuer and the account, so
+    one per account and issuer, whatever the token (a new token of the same person shares the
+    windows of the last). The key store is never asked for it: `/v1/me` answers a token's caller
+    from the token (`credential: oauth`)."""
+    return "tok" + hashlib.sha256(f"{issuer}\n{user_id}".encode()).hexdigest()[:13]
+
+
+def token_caller(
+    account: AccountRecord, claims: TokenClaims, issuer: str, client_ip: str, now: datetime
+) -> Caller:
+    """The clamped caller of a verified token: its scopes' grants ∩ the account's ceiling; the
+    endpoints the account may call that the scopes leave out are its `step_up` (403
+    `insufficient_scope` rather than a plain refusal)."""
+    key = KeyRecord(
+        key_id=token_credential_id(issuer, account.user_id),
+        user_id=account.user_id,
+        name=f"oauth:{claims.client_id or 'client'}",
+        env="live",
+        status="active",
+        revoked_at=None,
+        expires_at=None,
+        grants=scope_grants(claims.scopes),
+        rate_limit=DEFAULT_RATE_LIMIT,
+        ip_allow=None,
+        created_at=now,
+    )
+    caller = build_caller(key, account, client_ip)
+    whole = build_caller(replace(key, grants=scope_grants(SCOPES)), account, client_ip)
+    return replace(caller, credential="oauth", step_up=whole.endpoints - caller.endpoints)

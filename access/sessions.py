@@ -1,0 +1,119 @@
+"""Dashboard sessions: a person signed in through the organisation's OpenID provider, as the third
+credential of an account (after keys and access tokens).
+
+A session is a sealed value (HMAC-SHA256 over its JSON, keyed by the server's session key) that
+the browser keeps in an HttpOnly cookie: its id, the account, its expiry and its CSRF token. The
+server keeps nothing but the ids of sessions signed out before their expiry (`SignedOut`), so a
+copy of a signed-out cookie is refused too. A session's caller is the account's ceiling, clamped
+exactly as a key's `mode: all` grants are, counted under one credential id per account
+(`session_credential_id`).
+
+No HTTP here (serve/oauth/dashboard.py reads and writes the cookie).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from access.access import build_caller
+from access.oauth import SCOPES, scope_grants
+from access.records import DEFAULT_RATE_LIMIT, AccountRecord, KeyRecord
+from core.context import Caller
+
+
+@dataclass(frozen=True)
+class Session:
+    sid: str
+    user_id: str
+    expires_at: int  # Unix seconds
+    csrf: str
+
+
+def new_session(user_id: str, lifetime: int, now: float | None = None) -> Session:
+    return Session(
+        sid=secrets.token_urlsafe(16),
+        user_id=user_id,
+        expires_at=int((now or time.time()) + lifetime),
+        csrf=secrets.token_urlsafe(24),
+    )
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def seal(session: Session, key: bytes) -> str:
+    payload = _b64(json.dumps([session.sid, session.user_id, session.expires_at, session.csrf]).encode())
+    return payload + "." + _b64(hmac.new(key, payload.encode(), hashlib.sha256).digest())
+
+
+def unseal(text: str, key: bytes, now: float | None = None) -> Session | None:
+    """The session `text` seals, None when it is not one of this key's or has expired."""
+    payload, _, mac = text.partition(".")
+    expected = _b64(hmac.new(key, payload.encode(), hashlib.sha256).digest())
+    if not mac or not hmac.compare_digest(mac, expected):
+        return None
+    try:
+        sid, user_id, expires_at, csrf = json.loads(_unb64(payload))
+    except ValueError:
+        return None
+    if not isinstance(expires_at, int) or expires_at <= (now or time.time()):
+        return None
+    return Session(str(sid), str(user_id), expires_at, str(csrf))
+
+
+class SignedOut:
+    """Ids of sessions signed out before their expiry, each forgotten once it would have expired."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def add(self, session: Session) -> None:
+        with self._lock:
+            now = time.time()
+            self._ids = {sid: until for sid, until in self._ids.items() if until > now}
+            self._ids[session.sid] = session.expires_at
+
+    def __contains__(self, session: Session) -> bool:
+        return session.sid in self._ids
+
+
+def csrf_matches(session: Session, presented: str | None) -> bool:
+    return presented is not None and hmac.compare_digest(session.csrf.encode(), presented.encode())
+
+
+def session_credential_id(user_id: str) -> str:
+    """The credential id a session's requests are counted and logged under, in the place of a
+    key's `key_id` (16 characters): `ses` and 13 hex digits of the account."""
+    return "ses" + hashlib.sha256(f"session\n{user_id}".encode()).hexdigest()[:13]
+
+
+def session_caller(account: AccountRecord, client_ip: str, now: datetime) -> Caller:
+    """The caller of a signed-in person: the account's ceiling, as a key of `mode: all` sees it."""
+    key = KeyRecord(
+        key_id=session_credential_id(account.user_id),
+        user_id=account.user_id,
+        name="session",
+        env="live",
+        status="active",
+        revoked_at=None,
+        expires_at=None,
+        grants=scope_grants(SCOPES),
+        rate_limit=DEFAULT_RATE_LIMIT,
+        ip_allow=None,
+        created_at=now,
+    )
+    return replace(build_caller(key, account, client_ip), credential="session")

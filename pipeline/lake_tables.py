@@ -1,0 +1,398 @@
+"""Writes a publish into the open tables (issue 78; the layout and readers: `datasets.tables`).
+
+For each dataset, the new build's rows of the alpha are matched with the table's current rows of
+the alpha by the table's row key (`schemas.lake.ROW_KEYS`): new rows are appended, rows whose values
+moved are replaced and rows gone are deleted, in one commit per table that changed (an append when
+nothing else moved, else one `MERGE`), so the table's change data feed holds the before and after
+values of every replaced row. `build_id` is not compared: it names the build that last wrote the
+row. Then one commit to `_generations` names, for every table, the version that holds the alpha's
+rows of this build: the publish's atomic step (`commit_generation`). A table whose key is not
+unique in a build has the alpha's rows replaced whole (a predicate overwrite).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.dataset as pads
+from deltalake import CommitProperties, DeltaTable, WriterProperties, write_deltalake
+from deltalake.exceptions import CommitFailedError, TableNotFoundError
+
+from alpha_results_seal.storage import Storage
+from datasets import clock, tables
+from datasets.layout import BUILD_RETENTION_SECONDS, history_seconds
+from datasets.pins import Pinned, pinned
+from pipeline.derive import DerivedAlpha
+from schemas import lake
+
+WRITER = WriterProperties(compression="ZSTD")
+FILE_BYTES = 256_000
+"""Files roll at about this size, so rows sorted by date lie in files of a few weeks each: a later
+run that changes its last weeks (the forward returns a new week completes) rewrites those files,
+not a file of the alpha's whole year (measured in docs/benchmarks.md, "Issue 78")."""
+GONE = "_gone"
+
+Step = Callable[[str], None]
+"""Called before each commit with what is about to be committed (`table` or `generation`): the kill
+tests stop a publish there."""
+
+
+def _no_step(_: str) -> None:
+    return None
+
+
+before_commit: Step = _no_step
+"""The hook the kill tests replace (tests/lake/test_open_tables.py); a publish never sets it."""
+
+
+@dataclass
+class Written:
+    """What a publish did to the open tables."""
+
+    versions: dict[str, int | None] = field(default_factory=dict)
+    """Every table's version that holds the target's rows of this build (None: the table does not exist)."""
+    changed: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per table committed: rows inserted, updated, deleted."""
+
+
+def stored_schema(table: str) -> pa.Schema:
+    """The open table's columns: the partition column(s), `book` for a book-partitioned table, the
+    build's columns, and `build_id` (the build that last wrote the row)."""
+    base = lake.BENCHMARK_DAILY if table == tables.BENCHMARK_DAILY else lake.TABLE_SCHEMAS[table]
+    fields = [pa.field(tables.partition_column(table), pa.string(), nullable=False)]
+    if table in tables.YEAR_TABLES:
+        fields.append(pa.field(tables.YEAR_COLUMN, pa.int32(), nullable=False))
+    if table in lake.tables_laid("book"):
+        fields.append(pa.field(tables.BOOK_COLUMN, pa.string(), nullable=False))
+    fields += [f.with_nullable(True) for f in base]
+    if tables.BUILD_COLUMN not in base.names:  # `restatements` names the restating build already
+        fields.append(pa.field(tables.BUILD_COLUMN, pa.string(), nullable=False))
+    return pa.schema(fields)
+
+
+def partitions(table: str) -> list[str]:
+    return [tables.partition_column(table), *([tables.YEAR_COLUMN] if table in tables.YEAR_TABLES else [])]
+
+
+def alpha_frames(derived: DerivedAlpha) -> Iterator[tuple[str, pl.DataFrame | None]]:
+    """Every dataset's rows of the build (None: the build has none), books as a `book` column."""
+    for spec in lake.TABLES:
+        if spec.layout == "book":
+            by_book = derived.books.get(spec.name, {})
+            frames = [
+                f.select(spec.schema.names).with_columns(pl.lit(book).alias(tables.BOOK_COLUMN))
+                for book, f in sorted(by_book.items())
+            ]
+            yield spec.name, pl.concat(frames, how="vertical_relaxed") if frames else None
+        elif spec.name == "decisions":
+            yield spec.name, derived.decisions
+        else:
+            yield spec.name, derived.single.get(spec.name)
+
+
+def _rows(table: str, target: str, build_id: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """The build's rows as stored: with the target, year and build columns, cast to the table's types."""
+    schema = stored_schema(table)
+    extra = [pl.lit(target).alias(tables.partition_column(table))]
+    if tables.BUILD_COLUMN not in frame.columns:
+        extra.append(pl.lit(build_id).alias(tables.BUILD_COLUMN))
+    if table in tables.YEAR_TABLES:
+        extra.append(pl.col("date").dt.year().cast(pl.Int32).alias(tables.YEAR_COLUMN))
+    arrow = frame.with_columns(extra).to_arrow().select(schema.names).cast(schema)
+    out = pl.from_arrow(arrow)
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def _open(path: str, root: str) -> DeltaTable | None:
+    try:
+        return DeltaTable(path, storage_options=tables.storage_options(root))
+    except TableNotFoundError:
+        return None
+
+
+def _current(delta: DeltaTable, table: str, target: str) -> pl.DataFrame:
+    """The target's rows at the version opened (partition-pruned: only its files are read)."""
+    dataset = delta.to_pyarrow_dataset()
+    found = dataset.to_table(filter=pads.field(tables.partition_column(table)) == target)
+    out = pl.from_arrow(found.select(stored_schema(table).names).cast(stored_schema(table)))
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _name(column: str) -> str:
+    """A column in a predicate, quoted: some are SQL words (`timestamp`, `date`, `part`)."""
+    return '"' + column.replace('"', '""') + '"'
+
+
+def _unique(frame: pl.DataFrame, keys: list[str]) -> bool:
+    return frame.height == 0 or frame.select(keys).is_unique().all()
+
+
+def diff(
+    old: pl.DataFrame, new: pl.DataFrame, keys: list[str]
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(inserted, changed, gone): the new rows no old row has the key of, the new rows whose old
+    row's values differ (exactly, nulls and NaNs equal to themselves), the old rows no new row has
+    the key of."""
+    values = [c for c in new.columns if c not in keys and c != tables.BUILD_COLUMN]
+    joined = new.with_columns(pl.lit(True).alias("_new")).join(
+        old.select([*keys, *values]).with_columns(pl.lit(True).alias("_old")),
+        on=keys,
+        how="full",
+        nulls_equal=True,
+        suffix="__old",
+        coalesce=True,
+    )
+    moved = pl.lit(False)
+    for column in values:
+        moved = moved | ~pl.col(column).eq_missing(pl.col(f"{column}__old"))
+    inserted = joined.filter(pl.col("_old").is_null()).select(new.columns)
+    changed = joined.filter(pl.col("_new") & pl.col("_old") & moved).select(new.columns)
+    gone_keys = joined.filter(pl.col("_new").is_null()).select(keys)
+    gone = old.join(gone_keys, on=keys, how="semi", nulls_equal=True)
+    return inserted, changed, gone
+
+
+COMMIT_ATTEMPTS = 5
+
+
+def publish_target(
+    root: str, table: str, target: str, build_id: str, frame: pl.DataFrame | None, written: Written
+) -> None:
+    """One table's commit for one target (alpha id or benchmark symbol), recorded in `written`.
+    A commit refused because another publish committed to the table meanwhile (another alpha's:
+    the alpha's own publishes are serialised by its lock) is made again over the new version."""
+    for attempt in range(COMMIT_ATTEMPTS):
+        try:
+            _publish_target(root, table, target, build_id, frame, written)
+            return
+        except CommitFailedError:
+            if attempt == COMMIT_ATTEMPTS - 1:
+                raise
+
+
+def _publish_target(
+    root: str, table: str, target: str, build_id: str, frame: pl.DataFrame | None, written: Written
+) -> None:
+    path = tables.table_path(root, table)
+    options = tables.storage_options(root)
+    commit = CommitProperties(custom_metadata={"target": target, "build_id": build_id})
+    new = None if frame is None else _rows(table, target, build_id, frame)
+    delta = _open(path, root)
+    if delta is None:
+        if new is None or new.height == 0:
+            written.versions[table] = None
+            return
+        before_commit(table)
+        write_deltalake(
+            path,
+            new.to_arrow(),
+            mode="append",
+            partition_by=partitions(table),
+            configuration=tables.CONFIGURATION,
+            target_file_size=FILE_BYTES,
+            writer_properties=WRITER,
+            commit_properties=commit,
+            storage_options=options,
+        )
+        written.versions[table] = _version(path, root)
+        written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": 0}
+        return
+    old = _current(delta, table, target)
+    if new is None:
+        new = old.head(0)
+    keys = [k for k in lake.ROW_KEYS[table]]
+    if not (_unique(new, keys) and _unique(old, keys)):
+        values = [c for c in new.columns if c != tables.BUILD_COLUMN]
+        if old.height == new.height and old.select(values).sort(values).equals(
+            new.select(values).sort(values)
+        ):
+            written.versions[table] = delta.version()
+            return
+        before_commit(table)
+        write_deltalake(
+            path,
+            new.to_arrow(),
+            mode="overwrite",
+            predicate=f"{tables.partition_column(table)} = {_quote(target)}",
+            target_file_size=FILE_BYTES,
+            writer_properties=WRITER,
+            commit_properties=commit,
+            storage_options=options,
+        )
+        written.versions[table] = _version(path, root)
+        written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": old.height}
+        return
+    inserted, changed, gone = diff(old, new, keys)
+    if inserted.height == changed.height == gone.height == 0:
+        written.versions[table] = delta.version()
+        return
+    before_commit(table)
+    if changed.height == gone.height == 0:
+        write_deltalake(
+            delta,
+            inserted.to_arrow(),
+            mode="append",
+            writer_properties=WRITER,
+            commit_properties=commit,
+        )
+    else:
+        source = pl.concat(
+            [
+                inserted.with_columns(pl.lit(False).alias(GONE)),
+                changed.with_columns(pl.lit(False).alias(GONE)),
+                gone.with_columns(pl.lit(True).alias(GONE)),
+            ]
+        )
+        nullable = {k for k in keys if source[k].null_count() or old[k].null_count()}
+        matches = [f"t.{_name(tables.partition_column(table))} = {_quote(target)}"]
+        if table in tables.YEAR_TABLES:
+            matches.append(f"t.{_name(tables.YEAR_COLUMN)} = s.{_name(tables.YEAR_COLUMN)}")
+        matches += [
+            f"(t.{_name(k)} IS NOT DISTINCT FROM s.{_name(k)})"
+            if k in nullable
+            else f"t.{_name(k)} = s.{_name(k)}"
+            for k in keys
+        ]
+        columns = {_name(c): f"s.{_name(c)}" for c in new.columns}
+        (
+            delta.merge(
+                source.to_arrow(),
+                predicate=" AND ".join(matches),
+                source_alias="s",
+                target_alias="t",
+                writer_properties=WRITER,
+                commit_properties=commit,
+            )
+            .when_matched_delete(predicate=f"s.{GONE}")
+            .when_matched_update(updates=columns, predicate=f"NOT s.{GONE}")
+            .when_not_matched_insert(updates=columns, predicate=f"NOT s.{GONE}")
+            .execute()
+        )
+    written.versions[table] = _version(path, root)
+    written.changed[table] = {"inserted": inserted.height, "updated": changed.height, "deleted": gone.height}
+
+
+def _version(path: str, root: str) -> int:
+    """The table's version right after this publish's commit. The alpha's publish lock keeps any
+    other commit from touching its rows, so a later version (another alpha's commit) holds them too."""
+    delta = DeltaTable(path, storage_options=tables.storage_options(root))
+    return int(delta.version())
+
+
+def publish_alpha(root: str, alpha_id: str, build_id: str, derived: DerivedAlpha) -> Written:
+    """Every dataset's rows of the alpha's new build, written where they changed (no generation)."""
+    written = Written()
+    for table, frame in alpha_frames(derived):
+        publish_target(root, table, alpha_id, build_id, frame, written)
+    return written
+
+
+def publish_benchmark(root: str, symbol: str, build_id: str, daily: pl.DataFrame) -> Written:
+    written = Written()
+    publish_target(root, tables.BENCHMARK_DAILY, symbol, build_id, daily, written)
+    return written
+
+
+GENERATION_SCHEMA = pa.schema(
+    [
+        pa.field("committed_at", pa.timestamp("us", tz="UTC"), nullable=False),
+        pa.field("target", pa.string(), nullable=False),
+        pa.field("build_id", pa.string(), nullable=False),
+        pa.field("table", pa.string(), nullable=False),
+        pa.field("version", pa.int64()),
+    ]
+)
+
+
+def commit_generation(root: str, target: str, build_id: str, written: Written, now: dt.datetime) -> None:
+    """The publish's atomic step: one commit naming every table's version for `target` (an alpha
+    id, or `benchmark:<symbol>`), dated by our clock. Until it commits, readers resolving through
+    the generations read the target's previous versions."""
+    rows = pa.table(
+        {
+            "committed_at": [now] * len(written.versions),
+            "target": [target] * len(written.versions),
+            "build_id": [build_id] * len(written.versions),
+            "table": list(written.versions),
+            "version": list(written.versions.values()),
+        },
+        schema=GENERATION_SCHEMA,
+    )
+    before_commit("generation")
+    write_deltalake(
+        tables.generations_path(root),
+        rows,
+        mode="append",
+        writer_properties=WRITER,
+        commit_properties=CommitProperties(custom_metadata={"target": target, "build_id": build_id}),
+        storage_options=tables.storage_options(root),
+    )
+
+
+def finish_generation(root: str, alpha_id: str, build_id: str) -> bool:
+    """The generation of a publish killed after its pointer switch and before its generation
+    (`pipeline.publish.finish_interrupted`): every table's current version holds the alpha's rows of
+    that build (its commits came before the switch, and its intent kept any other publish of the
+    alpha away since). Returns whether one was committed (none when the newest names the build)."""
+    named = tables.versions(root).filter(pl.col("target") == alpha_id)
+    if named.height and set(named["build_id"].to_list()) == {build_id}:
+        return False
+    written = Written()
+    for spec in lake.TABLES:
+        delta = _open(tables.table_path(root, spec.name), root)
+        written.versions[spec.name] = None if delta is None else int(delta.version())
+    commit_generation(root, alpha_id, build_id, written, clock.now())
+    return True
+
+
+def vacuum(
+    root: str,
+    history_seconds: float,
+    pinned: Pinned,
+    delete: bool,
+    now: dt.datetime | None = None,
+    floor_seconds: float = BUILD_RETENTION_SECONDS,
+) -> list[str]:
+    """The open tables' retention: Delta's own `VACUUM` of every table (and `_generations`), which
+    deletes the files no version younger than the retention reads. The retention is the operator's
+    history (`ALPHA_RESULTS_BUILD_HISTORY_DAYS`), never under what a worker may still serve, and
+    stretched back to the oldest generation that names a pinned build: a pin is a version kept, so a
+    decision's `as_of` reads what it read, whatever its age. Returns the files deleted (or, with
+    `delete` false, those it would delete)."""
+    now = now or clock.now()
+    found = tables.generations(root)
+    pairs = [(alpha, build) for alpha, builds in pinned.alphas.items() for build in builds]
+    pairs += [
+        (f"benchmark:{symbol}", build) for symbol, builds in pinned.benchmarks.items() for build in builds
+    ]
+    keep = max(history_seconds, floor_seconds)
+    if pairs and found.height:
+        wanted = pl.DataFrame(pairs, schema=["target", "build_id"], orient="row")
+        oldest = found.join(wanted, on=["target", "build_id"], how="semi")["committed_at"].min()
+        if isinstance(oldest, dt.datetime):
+            keep = max(keep, (now - oldest).total_seconds())
+    hours = math.ceil(keep / 3600) if keep > 0 else 0
+    removed: list[str] = []
+    names = [spec.name for spec in lake.TABLES] + [tables.BENCHMARK_DAILY, tables.GENERATIONS]
+    for name in names:
+        delta = _open(tables.table_path(root, name), root)
+        if delta is None:
+            continue
+        removed += delta.vacuum(retention_hours=hours, enforce_retention_duration=False, dry_run=not delete)
+    return removed
+
+
+def vacuum_lake(root: str, delete: bool) -> list[str]:
+    """`alpha-results lake gc`'s vacuum: the operator's history retention, the lake's pins."""
+    return vacuum(root, history_seconds(), pinned(Storage(root), root), delete)

@@ -1,0 +1,260 @@
+"""People sign in to the dashboard with the organisation's OpenID provider (`ALPHA_RESULTS_OIDC_*`).
+
+- `GET /ui/sign-in`: to the provider's authorization endpoint (authorization code, PKCE S256,
+  `state` and `nonce`), the three kept in a sealed, HttpOnly cookie for the callback alone.
+- `GET /ui/callback`: the state compared, the code exchanged (client secret, PKCE verifier), the
+  ID token checked (signature by the provider's keys, issuer, audience the client id, expiry,
+  nonce), the person mapped to an account by verified e-mail (`access.oauth.account_of`), then
+  the session cookie set (`access.sessions`): HttpOnly, SameSite=Lax, Secure over https, Path=/.
+- `GET /ui/session`: whether a provider is configured and who is signed in, with the session's
+  CSRF token (read by the page's script only: the answer is same-origin JSON).
+- `POST /ui/sign-out`: with the CSRF token (`X-CSRF-Token` header or `csrf_token` form field),
+  else 403; the session is ended here (its id kept as signed out until it would have expired)
+  and its cookie cleared.
+
+A session authenticates the API's requests (`SessionSignIn.caller`) only when they carry its CSRF
+token in `X-CSRF-Token`, which a page of another origin cannot send: a cross-site request with
+the cookie alone is no session's.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import secrets
+import time
+from dataclasses import replace
+from datetime import UTC, datetime
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx2 as httpx
+import jwt
+from anyio import to_thread
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from access.oauth import TokenRules, account_of, verify_token
+from access.sessions import Session, SignedOut, csrf_matches, new_session, seal, session_caller, unseal
+from core import errors
+from core.context import Caller
+from core.settings import Settings
+from serve.oauth.builtin import page
+from serve.oauth.resource import discover
+
+log = logging.getLogger("serve.oauth")
+
+SESSION_COOKIE = "ar_session"
+FLOW_COOKIE = "ar_sign_in"
+FLOW_SECONDS = 600
+PATHS = frozenset({"/ui/sign-in", "/ui/callback", "/ui/session", "/ui/sign-out"})
+
+
+class SessionSignIn:
+    def __init__(self, settings: Settings, store: Any) -> None:
+        self.settings = settings
+        self.store = store
+        self.configured = bool(settings.oidc_issuer and settings.oidc_client_id)
+        key_file = settings.oidc_session_key_file
+        self.key = Path(key_file).read_bytes() if key_file else secrets.token_bytes(32)
+        self.flow_key = hashlib.sha256(b"sign-in flow\n" + self.key).digest()
+        self.signed_out = SignedOut()
+        self.base = settings.public_base_url.rstrip("/")
+        self.secure = self.base.startswith("https://")
+        self.rules = TokenRules(
+            issuer=settings.oidc_issuer,
+            audience=settings.oidc_client_id,
+            builtin=False,
+            create_accounts=settings.oauth_create_accounts,
+        )
+        self._discovery: dict[str, Any] | None = None
+        self._keys: jwt.PyJWKSet | None = None
+
+    # the request path's side
+
+    def session_of(self, cookie_lines: list[str]) -> Session | None:
+        for line in cookie_lines:
+            morsel = SimpleCookie()
+            try:
+                morsel.load(line)
+            except Exception:  # a malformed Cookie header is no session
+                continue
+            if SESSION_COOKIE in morsel:
+                session = unseal(morsel[SESSION_COOKIE].value, self.key)
+                if session is not None and session not in self.signed_out:
+                    return session
+        return None
+
+    async def caller(self, cookie_lines: list[str], csrf: str | None, ip: str) -> Caller | None:
+        """The signed-in person's caller, None when the request carries no live session with its
+        CSRF token (then it is judged as any request without credentials)."""
+        session = self.session_of(cookie_lines)
+        if session is None or not csrf_matches(session, csrf):
+            return None
+        account = await to_thread.run_sync(self.store.get_account, session.user_id)
+        if account is None or not account.is_active:
+            raise errors.AccountInactive()
+        return session_caller(account, ip, datetime.now(UTC))
+
+    # the pages
+
+    async def provider(self) -> dict[str, Any]:
+        if self._discovery is None:
+            async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
+                self._discovery = await discover(http, self.settings.oidc_issuer)
+        return self._discovery
+
+    async def key_set(self) -> jwt.PyJWKSet:
+        if self._keys is None:
+            async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
+                answer = await http.get((await self.provider())["jwks_uri"])
+                answer.raise_for_status()
+                self._keys = jwt.PyJWKSet.from_dict(answer.json())
+        return self._keys
+
+    def cookie(self, response: Response, name: str, value: str, max_age: int, path: str) -> None:
+        response.set_cookie(
+            name, value, max_age=max_age, path=path, secure=self.secure, httponly=True, samesite="lax"
+        )
+
+    async def sign_in(self, request: Request) -> Response:
+        if not self.configured:
+            return page(404, "No identity provider is configured: sign in with an API key.")
+        state, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+        provider = await self.provider()
+        query = urlencode(
+            {
+                "response_type": "code",
+                "client_id": self.settings.oidc_client_id,
+                "redirect_uri": self.base + "/ui/callback",
+                "scope": "openid email",
+                "state": state,
+                "nonce": nonce,
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+            }
+        )
+        response = RedirectResponse(f"{provider['authorization_endpoint']}?{query}", 302)
+        flow = Session(sid=state, user_id=nonce, expires_at=int(time.time()) + FLOW_SECONDS, csrf=verifier)
+        self.cookie(response, FLOW_COOKIE, seal(flow, self.flow_key), FLOW_SECONDS, "/ui/callback")
+        response.headers["cache-control"] = "no-store"
+        return response
+
+    async def callback(self, request: Request) -> Response:
+        if not self.configured:
+            return page(404, "No identity provider is configured.")
+        flow = unseal(request.cookies.get(FLOW_COOKIE, ""), self.flow_key)
+        state = request.query_params.get("state", "")
+        if flow is None or not secrets.compare_digest(flow.sid.encode(), state.encode()):
+            return page(400, "This sign-in is unknown or has expired. <a href=/ui/sign-in>Sign in again</a>.")
+        if "error" in request.query_params or "code" not in request.query_params:
+            return page(403, "The identity provider did not sign you in. <a href=/ui>Back</a>.")
+        try:
+            claims = await self.id_token_claims(request.query_params["code"], flow)
+            account = await to_thread.run_sync(account_of, self.store, claims, self.rules)
+        except errors.ApiError as refused:
+            log.info("dashboard sign-in refused: %s %s", refused.code, refused.details)
+            return page(
+                403,
+                "You are signed in at the identity provider, but this server has no active account for you.",
+            )
+        except (httpx.HTTPError, ValueError, KeyError) as failed:
+            log.warning("dashboard sign-in failed at the provider: %s", failed)
+            return page(502, "The identity provider could not complete the sign-in; try again.")
+        session = new_session(account.user_id, self.settings.oidc_session_seconds)
+        response = RedirectResponse("/ui", 303)
+        self.cookie(
+            response, SESSION_COOKIE, seal(session, self.key), self.settings.oidc_session_seconds, "/"
+        )
+        response.delete_cookie(
+            FLOW_COOKIE, path="/ui/callback", secure=self.secure, httponly=True, samesite="lax"
+        )
+        log.info("dashboard session started user_id=%s", account.user_id)
+        return response
+
+    async def id_token_claims(self, code: str, flow: Session) -> Any:
+        provider = await self.provider()
+        async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
+            answer = await http.post(
+                provider["token_endpoint"],
+                auth=(self.settings.oidc_client_id, self.settings.oidc_client_secret),
+                data={
+                    "grant_type": "authorization_code",
+                    "code": code,
+                    "redirect_uri": self.base + "/ui/callback",
+                    "code_verifier": flow.csrf,
+                },
+            )
+        if answer.status_code != 200:
+            raise ValueError(f"the token endpoint answered {answer.status_code}")
+        claims = verify_token(answer.json()["id_token"], await self.key_set(), self.rules, datetime.now(UTC))
+        if claims.claims.get("nonce") != flow.user_id:
+            raise errors.InvalidApiKey(
+                "The ID token's nonce is not this sign-in's.", details={"token_rule": "nonce"}
+            )
+        if claims.email is None and "userinfo_endpoint" in provider:
+            # A provider may keep the e-mail out of the ID token (OpenID Connect Core 5.4): its
+            # UserInfo answers it, and only for the same subject (5.3.2).
+            async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
+                info = await http.get(
+                    provider["userinfo_endpoint"],
+                    headers={"authorization": f"Bearer {answer.json()['access_token']}"},
+                )
+            person = info.json() if info.status_code == 200 else {}
+            if person.get("sub") == claims.subject and person.get("email_verified") is True:
+                email = person.get("email")
+                claims = replace(claims, email=email if isinstance(email, str) else None)
+        return claims
+
+    async def session_info(self, request: Request) -> Response:
+        session = self.session_of(request.headers.getlist("cookie"))
+        body: dict[str, Any] = {"provider": self.configured, "signed_in": False}
+        if session is not None:
+            account = await to_thread.run_sync(self.store.get_account, session.user_id)
+            if account is not None and account.is_active:
+                body.update(
+                    signed_in=True,
+                    email=account.email,
+                    csrf_token=session.csrf,
+                    expires_at=session.expires_at,
+                )
+        return JSONResponse(body, headers={"cache-control": "no-store"})
+
+    async def sign_out(self, request: Request) -> Response:
+        session = self.session_of(request.headers.getlist("cookie"))
+        presented = request.headers.get("x-csrf-token")
+        if presented is None and request.headers.get("content-type", "").startswith("application/x-www-form"):
+            presented = str((await request.form()).get("csrf_token", ""))
+        if session is not None and not csrf_matches(session, presented):
+            return JSONResponse(
+                {
+                    "error": {
+                        "code": "csrf_token_invalid",
+                        "message": "Sign out from the dashboard's own page.",
+                    }
+                },
+                status_code=403,
+            )
+        response = JSONResponse({"signed_in": False}, headers={"cache-control": "no-store"})
+        if session is not None:
+            self.signed_out.add(session)
+            log.info("dashboard session ended user_id=%s", session.user_id)
+        response.delete_cookie(SESSION_COOKIE, path="/", secure=self.secure, httponly=True, samesite="lax")
+        return response
+
+    def app(self) -> Starlette:
+        return Starlette(
+            routes=[
+                Route("/ui/sign-in", self.sign_in, methods=["GET"]),
+                Route("/ui/callback", self.callback, methods=["GET"]),
+                Route("/ui/session", self.session_info, methods=["GET"]),
+                Route("/ui/sign-out", self.sign_out, methods=["POST"]),
+            ]
+        )

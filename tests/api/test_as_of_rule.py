@@ -1,0 +1,136 @@
+"""`as_of`'s one rule (issue 81, item 3; `schemas.query.as_of_moment`, read by the query parser and
+by `context_of`): a value is a real moment or a 400 naming the broken rule. Before, a value of the
+right form that was no real moment (30 February, hour 24, year 0000, offset +25:00, Arabic-Indic
+digits) was answered as "now", and one whose conversion to UTC left years 0001-9999 was a 500.
+
+Checked against an independent reading (`strptime`, then `astimezone`) over generated values, and
+through the parser that answers every route (the routes and MCP through the real server:
+tests/e2e/test_as_of_served.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core import errors
+from schemas.query import AsOfQuery, as_of_moment
+from serve.params import QueryParams
+
+REPORTED = {  # audit 7's examples: each was 200 as "now" or a 500
+    "2021-11-31T15:00:00Z": "names no calendar date",
+    "2021-13-01T15:00:00Z": "names no calendar date",
+    "2021-02-30T15:00:00Z": "names no calendar date",
+    "2021-06-01T24:00:00Z": "names no time of day",
+    "0000-06-01T15:00:00Z": "names no calendar date",
+    "2021-06-01T15:00:00+25:00": "offsets run from -18:00 to +18:00",
+    "٢٠٢١-٠٦-٠١T15:00:00Z": "ASCII digits",
+    "0001-01-01T00:00:00+01:00": "outside years 0001-9999",
+    "9999-12-31T23:59:59-01:00": "outside years 0001-9999",
+}
+MORE = {
+    "2021-06-01T15:60:00Z": "names no time of day",
+    "2021-06-01T15:00:60Z": "names no time of day",
+    "2021-06-01T15:00:00+18:01": "offsets run from -18:00 to +18:00",
+    "2021-06-01T15:00:00+05:60": "offsets run from -18:00 to +18:00",
+    "2021-06-01T15:00:00": "with its offset",
+    "2021-06-01 15:00:00Z": "with its offset",
+    "2021-06-01T15:00:00.1234567Z": "with its offset",
+    "2021-06-01T15:00:00z": "with its offset",
+    "2021-06-01T15:00:00Z ": "with its offset",
+    "2021-06-01T1５:00:00Z": "ASCII digits",  # a full-width digit
+}
+
+
+@pytest.mark.parametrize(("text", "rule"), [*REPORTED.items(), *MORE.items()])
+def test_a_value_that_is_no_real_moment_is_refused_naming_the_rule(text: str, rule: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(rule)):
+        as_of_moment(text)
+    with pytest.raises(errors.ApiError) as refused:
+        QueryParams([("as_of", text)], ["as_of"]).parse(AsOfQuery)
+    assert refused.value.status == 400
+    [problem] = refused.value.details["parameters"]
+    assert problem["name"] == "as_of" and rule in problem["rule"]
+
+
+@pytest.mark.parametrize(
+    ("text", "utc"),
+    [
+        ("2021-06-01T15:00:00Z", dt.datetime(2021, 6, 1, 15, tzinfo=dt.UTC)),
+        ("2021-06-01T15:00:00.5+02:00", dt.datetime(2021, 6, 1, 13, 0, 0, 500_000, tzinfo=dt.UTC)),
+        ("2020-02-29T23:59:59.999999-18:00", dt.datetime(2020, 3, 1, 17, 59, 59, 999_999, tzinfo=dt.UTC)),
+        ("0001-01-01T00:00:00Z", dt.datetime(1, 1, 1, tzinfo=dt.UTC)),
+        ("0001-01-01T01:00:00+01:00", dt.datetime(1, 1, 1, tzinfo=dt.UTC)),
+        ("9999-12-31T23:59:59Z", dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.UTC)),
+        ("2021-06-01T15:00:00-00:00", dt.datetime(2021, 6, 1, 15, tzinfo=dt.UTC)),
+    ],
+)
+def test_a_real_moment_is_read_in_utc(text: str, utc: dt.datetime) -> None:
+    assert as_of_moment(text) == utc
+    assert QueryParams([("as_of", text)], ["as_of"]).parse(AsOfQuery).as_of == text
+
+
+def independent(text: str) -> dt.datetime | None:
+    """The moment `text` names, read without the rule: ASCII, strptime's calendar, the +-18:00 bound
+    and Python's own conversion to UTC (None for anything that is not one)."""
+    if not text.isascii() or not text[:4].isdigit():
+        return None
+    form = "%Y-%m-%dT%H:%M:%S.%f%z" if "." in text else "%Y-%m-%dT%H:%M:%S%z"
+    try:
+        local = dt.datetime.strptime(text, form)
+    except ValueError:
+        return None
+    offset = local.utcoffset()
+    assert offset is not None
+    if abs(offset) > dt.timedelta(hours=18):
+        return None
+    try:
+        return local.astimezone(dt.UTC)
+    except OverflowError:
+        return None
+
+
+DIGIT = st.sampled_from("0123456789")
+ANY_DIGIT = st.one_of(DIGIT, DIGIT, DIGIT, st.sampled_from("٠١٢٣٤٥٦٧٨٩０１２９۵"))
+
+
+def digits(count: int) -> st.SearchStrategy[str]:
+    return st.lists(ANY_DIGIT, min_size=count, max_size=count).map("".join)
+
+
+def near(low: int, high: int, width: int) -> st.SearchStrategy[str]:
+    """A field mostly in its range, sometimes just past it, sometimes any digits."""
+    return st.one_of(
+        st.integers(low, high).map(lambda n: str(n).zfill(width)),
+        st.integers(max(0, low - 1), high + 2).map(lambda n: str(n).zfill(width)),
+        digits(width),
+    )
+
+
+MOMENTS = st.builds(
+    lambda y, mo, d, h, mi, s, frac, off: f"{y}-{mo}-{d}T{h}:{mi}:{s}{frac}{off}",
+    st.one_of(near(1, 9999, 4), st.sampled_from(["0000", "0001", "9999"])),
+    near(1, 12, 2),
+    near(1, 31, 2),
+    near(0, 23, 2),
+    near(0, 59, 2),
+    near(0, 59, 2),
+    st.one_of(st.just(""), st.integers(1, 7).flatmap(digits).map(lambda f: "." + f)),
+    st.one_of(
+        st.just("Z"),
+        st.builds(lambda sign, h, m: f"{sign}{h}:{m}", st.sampled_from("+-"), near(0, 18, 2), near(0, 59, 2)),
+    ),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(MOMENTS)
+def test_the_rule_agrees_with_an_independent_reading(text: str) -> None:
+    try:
+        found: dt.datetime | None = as_of_moment(text)
+    except ValueError:
+        found = None
+    assert found == independent(text), text

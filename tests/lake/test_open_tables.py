@@ -1,0 +1,209 @@
+"""The open tables (issue 78): a publish writes only what changed, records the before and after
+values of every replaced row in the same commit, and happens or does not: killed before any of
+its commits (each table's, then the generation's), readers resolving through the generations read
+the previous build's rows, every table of it; the next publish (or, killed after the pointer switch,
+the finishing of its intent) makes them the new build's.
+
+The factory seal of 10 weeks, then the same seed's 11 weeks (a weekly run: new sessions, and the
+factory's simulation moves some past values, so the second publish appends, replaces and deletes)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable
+
+from datasets import publish_lock, tables
+from datasets.pins import Pinned
+from pipeline import lake_tables
+from pipeline.publish import finish_interrupted_publishes, publish_seal
+from schemas import lake
+from tests.pipeline.factory import write_factory_seal
+
+ALPHA = "Test_factory"
+NAMES = [t.name for t in lake.TABLES]
+MOVING = ("build_id", "first_build_id", "previous_build_id", "first_published_at", "restated_at")
+"""What differs between two publishes of one seal: the build ids and the times of our clock."""
+
+
+class Killed(Exception):
+    pass
+
+
+@pytest.fixture(scope="module")
+def seals(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("seals")
+    return (
+        write_factory_seal(root / "v1", alpha_id=ALPHA, weeks=10),
+        write_factory_seal(root / "v2", alpha_id=ALPHA, weeks=11),
+    )
+
+
+@pytest.fixture(scope="module")
+def first(seals: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A lake holding the first run."""
+    lake = tmp_path_factory.mktemp("first") / "lake"
+    assert publish_seal(str(seals[0]), str(lake)).status == "published"
+    return lake
+
+
+def content(lake: Path, keep_moving: bool = True) -> dict[str, pl.DataFrame]:
+    """Every table's rows of the alpha as readers resolve them now, sorted."""
+    out = {}
+    for name in NAMES:
+        frame = tables.scan(str(lake), name, targets=[ALPHA]).collect()
+        if not keep_moving:
+            frame = frame.drop([c for c in MOVING if c in frame.columns])
+        out[name] = frame.sort(frame.columns) if frame.width else frame
+    return out
+
+
+def assert_same(found: dict[str, pl.DataFrame], expected: dict[str, pl.DataFrame]) -> None:
+    for name in NAMES:
+        if expected[name].height == 0:  # no rows: the table may exist by then, or not
+            assert found[name].height == 0, name
+            continue
+        assert found[name].equals(expected[name]), name
+
+
+@pytest.fixture(scope="module")
+def second(
+    seals: tuple[Path, Path], first: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, list[str]]:
+    """The second run published over a copy of `first`, and the commits it made, in order."""
+    lake = shutil.copytree(first, tmp_path_factory.mktemp("second") / "lake")
+    steps: list[str] = []
+    lake_tables.before_commit = steps.append
+    try:
+        assert publish_seal(str(seals[1]), str(lake)).status == "published"
+    finally:
+        lake_tables.before_commit = lake_tables._no_step
+    return lake, steps
+
+
+def build_parquet(lake: Path, table: str) -> pl.DataFrame:
+    """The current build folder's rows of a book-partitioned table (the per-build layout)."""
+    build = json.loads((lake / "alphas" / ALPHA / "_current.json").read_text())["build_id"]
+    return pl.read_parquet(
+        lake / "alphas" / ALPHA / "builds" / build / table / "*" / "part-0.parquet", hive_partitioning=True
+    )
+
+
+def test_a_weekly_run_writes_what_changed_and_its_before_and_after_values(
+    first: Path, second: tuple[Path, list[str]]
+) -> None:
+    lake, steps = second
+    assert steps[-1] == "generation" and len(steps) == len(set(steps))
+    # Equal to the build folder's rows (the per-build layout, read apart), every book.
+    for table in ("portfolio", "positions", "pnl"):
+        mine = (
+            tables.scan(str(lake), table, targets=[ALPHA])
+            .collect()
+            .drop("alpha", "year", "build_id", strict=False)
+        )
+        files = build_parquet(lake, table).select(mine.columns)
+        assert mine.sort(mine.columns).equals(files.sort(files.columns)), table
+    # Decisions: forward returns of the past weeks moved; the feed holds both values, and the
+    # second generation's rows hold the "after", the first's the "before".
+    path = tables.table_path(str(lake), "decisions")
+    named = tables.versions(str(lake), table="decisions").filter(pl.col("target") == ALPHA)["version"][0]
+    before_version = tables.versions(str(first), table="decisions").filter(pl.col("target") == ALPHA)[
+        "version"
+    ][0]
+    assert named > before_version
+    feed = pl.from_arrow(
+        pa.table(
+            DeltaTable(path).load_cdf(starting_version=before_version + 1, ending_version=named).read_all()
+        )
+    )
+    assert isinstance(feed, pl.DataFrame)
+    kinds = set(feed["_change_type"])
+    assert {"insert", "update_preimage", "update_postimage"} <= kinds
+    pre = feed.filter(pl.col("_change_type") == "update_preimage").sort("date", "symbol")
+    post = feed.filter(pl.col("_change_type") == "update_postimage").sort("date", "symbol")
+    assert pre.height == post.height > 0
+    old = tables.scan(str(first), "decisions", targets=[ALPHA]).collect()
+    new = tables.scan(str(lake), "decisions", targets=[ALPHA]).collect()
+    keys = ["date", "symbol"]
+    assert pre.select(old.columns).equals(old.join(pre.select(keys), on=keys, how="semi").sort(keys))
+    assert post.select(new.columns).equals(new.join(post.select(keys), on=keys, how="semi").sort(keys))
+    # Only what changed was written: inserted rows are the new week's, the rest untouched.
+    inserted = feed.filter(pl.col("_change_type") == "insert")
+    assert inserted["date"].min() > old["date"].max()  # type: ignore[operator]
+    untouched = new.join(feed.select(keys), on=keys, how="anti")
+    assert set(untouched["build_id"]) == set(old["build_id"])
+
+
+@pytest.mark.slow
+def test_a_publish_killed_before_any_commit_did_not_happen_and_the_next_one_does(
+    seals: tuple[Path, Path], first: Path, second: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    before = content(first)
+    after = content(second[0], keep_moving=False)
+    steps = second[1]
+    for kill_at in range(len(steps)):
+        lake = shutil.copytree(first, tmp_path / f"k{kill_at}")
+        calls: list[str] = []
+
+        def step(name: str, calls: list[str] = calls, kill_at: int = kill_at) -> None:
+            if len(calls) == kill_at:
+                raise Killed(name)
+            calls.append(name)
+
+        lake_tables.before_commit = step
+        try:
+            with pytest.raises(Killed):
+                publish_seal(str(seals[1]), str(lake))
+        finally:
+            lake_tables.before_commit = lake_tables._no_step
+        # Readers through the generations: the first build's rows, every table, byte for byte.
+        assert_same(content(lake), before)
+        if steps[kill_at] == "generation":
+            # Killed after its pointer switch: the intent is finished once it expired.
+            intent = publish_lock.intent_path(str(lake), ALPHA)
+            document = json.loads(Path(intent).read_text())
+            Path(intent).write_text(json.dumps({**document, "expires_at": time.time() - 1}))
+            assert finish_interrupted_publishes(str(lake)) == [ALPHA]
+        else:
+            assert publish_seal(str(seals[1]), str(lake)).status == "published"
+        assert_same(content(lake, keep_moving=False), after)
+
+
+def test_vacuum_deletes_what_no_kept_version_reads_and_a_pin_keeps_its_version(
+    first: Path, second: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    before = content(first)
+    then = tables.generations(str(second[0])).filter(pl.col("target") == ALPHA)["committed_at"].min()
+    first_build = json.loads((first / "alphas" / ALPHA / "_current.json").read_text())["build_id"]
+
+    # Pinned: the first build's versions stay readable, nothing they read is deleted.
+    lake = shutil.copytree(second[0], tmp_path / "pinned")
+    pin = Pinned(alphas={ALPHA: frozenset({first_build})})
+    assert lake_tables.vacuum(str(lake), 0.0, pin, delete=True, floor_seconds=0.0) == []
+    assert_same(content_as_of(lake, then), before)
+
+    # Not pinned, no history kept: the files only the first build's versions read are deleted (a
+    # dry run lists them first), the current rows are whole.
+    lake = shutil.copytree(second[0], tmp_path / "unpinned")
+    listed = lake_tables.vacuum(str(lake), 0.0, Pinned(), delete=False, floor_seconds=0.0)
+    assert listed
+    deleted = lake_tables.vacuum(str(lake), 0.0, Pinned(), delete=True, floor_seconds=0.0)
+    assert sorted(deleted) == sorted(listed)
+    assert_same(content(lake), content(second[0]))
+    with pytest.raises(Exception):  # noqa: B017 - delta-rs raises its own I/O error for a vacuumed file
+        content_as_of(lake, then)
+
+
+def content_as_of(lake: Path, moment: Any) -> dict[str, pl.DataFrame]:
+    out = {}
+    for name in NAMES:
+        frame = tables.scan(str(lake), name, as_of=moment, targets=[ALPHA]).collect()
+        out[name] = frame.sort(frame.columns) if frame.width else frame
+    return out
