@@ -40,16 +40,23 @@ class BuildWriter:
         data = data.select(schema.names).cast(schema)
         sink = pa.BufferOutputStream()
         pq.write_table(data, sink, compression=COMPRESSION, row_group_size=ROW_GROUP_SIZE)
-        return self._write(path, table, data.num_rows, sink.getvalue().to_pybytes())
+        return self._write(path, table, data.num_rows, sink.getvalue())
 
     def write_arrow(self, path: str, data: pa.Table) -> WrittenFile:
         """An uncompressed Arrow IPC file of one record batch: what a reader memory-maps."""
         data = data.combine_chunks()
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_file(sink, data.schema) as ipc:
-            for batch in data.to_batches(max_chunksize=max(1, data.num_rows)):
+        batches = data.to_batches(max_chunksize=max(1, data.num_rows))
+        # Serialised into a buffer of its exact size (measured first): a growing buffer reallocates
+        # to twice what it holds, and a copy to Python bytes doubles it again (issue 78, item 5).
+        measured = pa.MockOutputStream()
+        with pa.ipc.new_file(measured, data.schema) as ipc:
+            for batch in batches:
                 ipc.write_batch(batch)
-        return self._write(path, None, data.num_rows, sink.getvalue().to_pybytes())
+        payload = pa.allocate_buffer(measured.size())
+        with pa.ipc.new_file(pa.FixedSizeBufferWriter(payload), data.schema) as ipc:
+            for batch in batches:
+                ipc.write_batch(batch)
+        return self._write(path, None, data.num_rows, payload)
 
     def write_bytes(self, path: str, payload: bytes) -> WrittenFile:
         """A file serialised by the caller (an export's Parquet): in the manifest, not in the
@@ -59,8 +66,10 @@ class BuildWriter:
     def write_json(self, path: str, document: Any) -> WrittenFile:
         return self._write(path, None, 0, dumps(document))
 
-    def _write(self, path: str, table: str | None, rows: int, payload: bytes) -> WrittenFile:
+    def _write(self, path: str, table: str | None, rows: int, payload: bytes | pa.Buffer) -> WrittenFile:
         digest = hashlib.sha256(payload).hexdigest()
+        if not isinstance(payload, bytes) and not self.storage.is_local:
+            payload = payload.to_pybytes()  # an object store's client takes bytes
         written = WrittenFile(path, table, rows, self.storage.write_bytes(path, payload), digest)
         self.written.append(written)
         return written
