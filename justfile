@@ -87,6 +87,10 @@ bench-seal-kit:
 realistic-seals *ARGS:
     python -m tests.bench.realistic_seals {{ARGS}}
 
+# Publish each realistic seal into an empty lake, then its next week: CPU, wall, peak RSS, lake bytes, bytes written [--names 1000 --years 20 --kill-gib 12] (issue 78).
+bench-realistic *ARGS:
+    python -m tests.bench.realistic_bench {{ARGS}}
+
 # Wall time, peak memory and lake bytes to generate and build the full-size alpha.
 bench-pipeline:
     python -m tests.bench.pipeline_bench

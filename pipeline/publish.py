@@ -47,10 +47,10 @@ from analytics.series import (
     equity_row_bytes,
 )
 from datasets import catalog, clock, layout, publish_lock, retention
-from datasets.exports import write_alpha_exports, write_benchmark_exports
+from datasets.exports import AlphaExports, write_benchmark_exports
 from datasets.layout import history_seconds as history_seconds  # the build command checks the setting
 from datasets.publish_lock import PublishBusy
-from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
+from datasets.serving_layout import AlphaServing, write_benchmark_serving
 from datasets.writer import BuildWriter, dumps
 from pipeline import PIPELINE_VERSION, index_rows, knowledge
 from pipeline.derive import DerivedAlpha, derive
@@ -279,17 +279,33 @@ def lake_table(frame: pl.DataFrame, table: str) -> pa.Table:
 
 def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kinds_sealed: list[str]) -> None:
     """The analysts' Parquet, then the serving files from the same tables, then the Parquet
-    exports from the serving files (so they hold what the API serves)."""
+    exports from the serving files (so they hold what the API serves). A book table at a time
+    (issue 78, item 5): its Parquet, serving files and exports are written and its Arrow copies
+    dropped before the next table's are made."""
     single = {name: lake_table(frame, name) for name, frame in derived.single.items()}
-    decisions = None if derived.decisions is None else lake_table(derived.decisions, "decisions")
-    books = {
-        table: {book: lake_table(frame, table) for book, frame in by_book.items()}
-        for table, by_book in derived.books.items()
-    }
     for name, table in single.items():
         writer.write_parquet(layout.table_path(build_dir, name), table, lake.TABLE_SCHEMAS[name], name)
-    if derived.decisions is not None:
-        by_year = derived.decisions.with_columns(_year=pl.col("date").dt.year())
+    serving = AlphaServing(writer, build_dir, single, {EQUITY_ROW_BYTES: ("portfolio", equity_row_bytes)})
+    exporting = AlphaExports(writer, build_dir, kinds_sealed, {"equity-curve": equity_curve_table})
+    _write_decisions(writer, build_dir, derived.decisions, serving, exporting)
+    for table, frames in derived.books.items():
+        _write_book_table(writer, build_dir, table, frames, serving, exporting)
+    serving.finish()
+    exporting.finish()
+
+
+def _write_decisions(
+    writer: BuildWriter,
+    build_dir: str,
+    derived: pl.DataFrame | None,
+    serving: AlphaServing,
+    exporting: AlphaExports,
+) -> None:
+    """The decisions' Parquet (a file per year), then the decision and rebalance serving files and
+    exports; their Arrow copies live until this returns."""
+    decisions = None
+    if derived is not None:
+        by_year = derived.with_columns(_year=pl.col("date").dt.year())
         for (year,), part in by_year.partition_by("_year", as_dict=True, maintain_order=True).items():
             writer.write_parquet(
                 layout.year_partition_path(build_dir, "decisions", int(str(year))),
@@ -297,17 +313,28 @@ def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kin
                 lake.DECISIONS,
                 "decisions",
             )
-    for table, by_book in books.items():
-        for book, data in sorted(by_book.items()):
-            writer.write_parquet(
-                layout.book_partition_path(build_dir, table, book), data, lake.TABLE_SCHEMAS[table], table
-            )
-    served, book_ranges = write_alpha_serving(
-        writer, build_dir, single, decisions, books, {EQUITY_ROW_BYTES: ("portfolio", equity_row_bytes)}
-    )
-    write_alpha_exports(
-        writer, build_dir, kinds_sealed, served, book_ranges, {"equity-curve": equity_curve_table}
-    )
+        decisions = lake_table(derived, "decisions")
+    for kind, served in serving.decisions(decisions).items():
+        exporting.add(kind, served)
+
+
+def _write_book_table(
+    writer: BuildWriter,
+    build_dir: str,
+    table: str,
+    frames: dict[str, pl.DataFrame],
+    serving: AlphaServing,
+    exporting: AlphaExports,
+) -> None:
+    """One book table's Parquet (a file per book), serving files and exports; its Arrow copies
+    live until this returns."""
+    books = {book: lake_table(frame, table) for book, frame in frames.items()}
+    for book, data in sorted(books.items()):
+        writer.write_parquet(
+            layout.book_partition_path(build_dir, table, book), data, lake.TABLE_SCHEMAS[table], table
+        )
+    served, ranges = serving.books(table, books)
+    exporting.add(table, served, ranges)
 
 
 def write_source(

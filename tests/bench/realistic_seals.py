@@ -121,7 +121,9 @@ def main() -> int:
                 seal = write(names, years, extra, args.out / folder, args.seed)
                 seconds = time.perf_counter() - started
                 rows = names * (years * WEEKS_PER_YEAR + extra) * SESSIONS_PER_WEEK
-                print(f"{seal}  prices {rows:,} rows  {seconds:.1f} s  {folder_bytes(seal):,} bytes", flush=True)
+                print(
+                    f"{seal}  prices {rows:,} rows  {seconds:.1f} s  {folder_bytes(seal):,} bytes", flush=True
+                )
     return 0
 
 
