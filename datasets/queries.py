@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from datasets import spool
 from datasets.build_view import BuildView
 from datasets.rows import date_at, day_number, floats, shape_of
 from schemas import wire
@@ -163,11 +164,14 @@ Struct, its bytes) live for one chunk, not for the whole table (issue 78, item 5
 
 
 def _by_chunk(table: pa.Table, made: Callable[[pa.Table], pa.Array]) -> pa.Array:
-    """`made` of each `ROW_BYTES_CHUNK` rows of `table`, in order, as one array."""
+    """`made` of each `ROW_BYTES_CHUNK` rows of `table`, in order, as one array: spooled to a
+    temporary file when there is more than one chunk (`datasets.spool`), so the column is never
+    held in memory whole."""
     if table.num_rows <= ROW_BYTES_CHUNK:
         return made(table)
-    parts = [made(table.slice(start, ROW_BYTES_CHUNK)) for start in range(0, table.num_rows, ROW_BYTES_CHUNK)]
-    return pa.concat_arrays(parts)
+    return spool.spooled(
+        made(table.slice(start, ROW_BYTES_CHUNK)) for start in range(0, table.num_rows, ROW_BYTES_CHUNK)
+    )
 
 
 def row_bytes_column(view: BuildView, file: str, column: str) -> pa.Array | None:

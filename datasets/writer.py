@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from alpha_results_seal.storage import Storage
+from datasets import spool
 
 # Small row groups keep date-window reads pruning well; zstd is read by every Parquet reader.
 ROW_GROUP_SIZE = 64_000
@@ -121,11 +122,15 @@ class _HashingFile:
         self.handle, self.digest, self.size, self.closed = handle, hashlib.sha256(), 0, False
 
     def write(self, data: Any) -> int:
-        view = memoryview(data).cast("B")
+        before = self.size
+        if not spool.copy_spooled(data, self._write):
+            self._write(memoryview(data).cast("B"))
+        return self.size - before
+
+    def _write(self, view: memoryview) -> None:
         self.digest.update(view)
         self.handle.write(view)
         self.size += view.nbytes
-        return view.nbytes
 
     def tell(self) -> int:
         return self.size
