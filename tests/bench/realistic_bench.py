@@ -43,21 +43,22 @@ def build(seal: Path, lake: Path, kill_bytes: int) -> dict[str, Any]:
     command = [sys.executable, "-m", "cli.main", "build", str(seal), "--lake", str(lake), "--jobs", "1"]
     started = time.perf_counter()
     child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    killed = threading.Event()
+    killed, done = threading.Event(), threading.Event()
 
-    def watch() -> None:
-        while child.poll() is None:
+    def watch() -> None:  # never reaps the child: wait4 below does, with its usage
+        while not done.wait(0.05):
             if _rss(child.pid) > kill_bytes:
                 killed.set()
                 child.kill()
                 return
-            time.sleep(0.05)
 
     threading.Thread(target=watch, daemon=True).start()
     output = child.stdout.read().decode() if child.stdout else ""
     _, status, usage = os.wait4(child.pid, 0)
+    done.set()
+    child.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - started
-    code = os.waitstatus_to_exitcode(status)
+    code = child.returncode
     if code != 0 and not killed.is_set():
         raise SystemExit(f"build of {seal} failed ({code}):\n{output}")
     return {
