@@ -152,6 +152,7 @@ def publish_seal(
         join_family(lake_root, family, alpha_id, team, (limits or SealLimits()).family_members)
     pointer_path = layout.alpha_pointer(lake_root, alpha_id)
     derived = derive(seal)
+    seal.tables.clear()  # what is published is derived: the decoded seal is not read again (issue 78)
 
     build_id = new_build_id(content_id)
     builds_dir = layout.alpha_builds_dir(lake_root, alpha_id)
