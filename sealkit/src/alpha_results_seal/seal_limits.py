@@ -37,8 +37,8 @@ class KindLimit:
 
 # Kind `benchmark` is a benchmark seal's `daily.parquet`.
 # The large kinds admit an alpha of 3,000 names x 20 years of weeks (issue 78, item 5: 3.1 million
-# decisions, 12.5 million positions, 13.1 million P&L rows, 3.3 million trades, 0.3-0.5 GiB decoded
-# each) with about twice that to spare; a seal at every limit decodes to at most 5.2 GiB.
+# decisions, 12.5 million positions, 13.1 million P&L rows, 2.7 million trades, 0.3-0.5 GiB decoded
+# each) with about twice that to spare; a seal at every limit decodes to at most 5.1 GiB.
 DEFAULT_KIND_LIMITS: dict[str, KindLimit] = {
     "rebalances": KindLimit(100_000, 16 * MIB),
     "decisions": KindLimit(6_000_000, 1024 * MIB),
