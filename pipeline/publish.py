@@ -282,17 +282,27 @@ def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kin
     """The analysts' Parquet, then the serving files from the same tables, then the Parquet
     exports from the serving files (so they hold what the API serves). A book table at a time
     (issue 78, item 5): its Parquet, serving files and exports are written and its Arrow copies
-    dropped before the next table's are made."""
+    dropped before the next table's are made; the frames of `derived.books` but the ledgers are
+    emptied once written (the build's entry reads their books' names)."""
     single = {name: lake_table(frame, name) for name, frame in derived.single.items()}
     for name, table in single.items():
         writer.write_parquet(layout.table_path(build_dir, name), table, lake.TABLE_SCHEMAS[name], name)
     serving = AlphaServing(writer, build_dir, single, {EQUITY_ROW_BYTES: ("portfolio", equity_row_bytes)})
     exporting = AlphaExports(writer, build_dir, kinds_sealed, {"equity-curve": equity_curve_table})
+    # The smallest book table first, each emptied once written (but the ledgers, which the build's
+    # entry reads), then the decisions: the derived frames still held shrink as the tables'
+    # serving copies are made (issue 78, item 5).
+    for table in sorted(derived.books, key=lambda name: _frames_size(derived.books[name])):
+        _write_book_table(writer, build_dir, table, derived.books[table], serving, exporting)
+        if table != "portfolio":
+            derived.books[table] = {book: frame.clear() for book, frame in derived.books[table].items()}
     _write_decisions(writer, build_dir, derived.decisions, serving, exporting)
-    for table, frames in derived.books.items():
-        _write_book_table(writer, build_dir, table, frames, serving, exporting)
     serving.finish()
     exporting.finish()
+
+
+def _frames_size(frames: dict[str, pl.DataFrame]) -> int:
+    return sum(frame.estimated_size() for frame in frames.values())
 
 
 def _write_decisions(
