@@ -302,7 +302,7 @@ def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kin
 
 
 def _frames_size(frames: dict[str, pl.DataFrame]) -> int:
-    return sum(frame.estimated_size() for frame in frames.values())
+    return sum(int(frame.estimated_size()) for frame in frames.values())
 
 
 def _write_decisions(
