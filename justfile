@@ -94,6 +94,14 @@ bench-seal-check *ARGS:
 bench-seal-kit:
     python -m tests.bench.seal_kit_bench
 
+# Seals of 1,000 and 3,000 names x 1, 5 and 20 years from seal_from_factor, deterministic from the seed, in var/realistic-seals/base (and next: one week later) [--names 1000 --years 20 --next-week] (issue 78).
+realistic-seals *ARGS:
+    python -m tests.bench.realistic_seals {{ARGS}}
+
+# Publish each realistic seal into an empty lake, then its next week: CPU, wall, peak RSS, lake bytes, bytes written [--names 1000 --years 20 --kill-gib 12] (issue 78).
+bench-realistic *ARGS:
+    python -m tests.bench.realistic_bench {{ARGS}}
+
 # Wall time, peak memory and lake bytes to generate and build the full-size alpha.
 bench-pipeline:
     python -m tests.bench.pipeline_bench

@@ -93,36 +93,47 @@ def _write(
     return entries
 
 
-def write_alpha_exports(
-    writer: BuildWriter,
-    build_dir: str,
-    kinds_present: Iterable[str],
-    served: dict[str, pa.Table],
-    book_ranges: dict[str, dict[str, list[int]]],
-    computed: Mapping[str, Callable[[pa.Table], pa.Table]],
-) -> None:
-    """Writes `exports/` of one alpha build from its serving tables (`served`, by table name, with
-    each book table's row ranges in `book_ranges`). A dataset named in `computed` is its function
-    of one book's serving rows (the equity curve: `analytics.series.equity_curve_table`). Only
-    datasets of kinds the run sealed are written: the JSON routes answer an empty page with
-    `kind_missing` for the others."""
-    present = frozenset(kinds_present)
-    entries: list[dict[str, Any]] = []
-    for dataset in exports.DATASETS:
-        if dataset.kind is None or dataset.kind not in present or dataset.kind not in served:
-            continue
-        table = served[dataset.kind]
-        if not dataset.books:
-            entries += _write(writer, build_dir, dataset, table, None)
-            continue
-        ranges = book_ranges.get(dataset.kind) or {}
-        for book in wire.books_in_order(list(ranges)):
-            start, stop = ranges[book]
-            rows = table.slice(start, stop - start)
-            if dataset.name in computed:
-                rows = computed[dataset.name](rows)
-            entries += _write(writer, build_dir, dataset, rows, book)
-    write_index(writer, build_dir, entries)
+class AlphaExports:
+    """Writes `exports/` of one alpha build from its serving tables a table at a time (issue 78,
+    item 5): `add` each serving table (by its kind, with a book table's row ranges) as it is
+    written, then `finish` (the index, its files in `schemas.exports.DATASETS` order whatever the
+    order of the tables). A dataset named in `computed` is its function of one book's serving rows
+    (the equity curve: `analytics.series.equity_curve_table`). Only datasets of kinds the run sealed
+    are written: the JSON routes answer an empty page with `kind_missing` for the others."""
+
+    def __init__(
+        self,
+        writer: BuildWriter,
+        build_dir: str,
+        kinds_present: Iterable[str],
+        computed: Mapping[str, Callable[[pa.Table], pa.Table]],
+    ) -> None:
+        self.writer, self.build_dir = writer, build_dir
+        self.present, self.computed = frozenset(kinds_present), computed
+        self.entries: dict[str, list[dict[str, Any]]] = {}
+
+    def add(self, kind: str, table: pa.Table, ranges: dict[str, list[int]] | None = None) -> None:
+        for dataset in exports.DATASETS:
+            if dataset.kind != kind or kind not in self.present:
+                continue
+            entries = self.entries.setdefault(dataset.name, [])
+            if not dataset.books:
+                entries += _write(self.writer, self.build_dir, dataset, table, None)
+                continue
+            ranges = ranges or {}
+            for book in wire.books_in_order(list(ranges)):
+                start, stop = ranges[book]
+                rows = table.slice(start, stop - start)
+                if dataset.name in self.computed:
+                    rows = self.computed[dataset.name](rows)
+                entries += _write(self.writer, self.build_dir, dataset, rows, book)
+
+    def finish(self) -> None:
+        write_index(
+            self.writer,
+            self.build_dir,
+            [entry for dataset in exports.DATASETS for entry in self.entries.get(dataset.name, [])],
+        )
 
 
 def write_benchmark_exports(writer: BuildWriter, build_dir: str, series: pa.Table) -> None:

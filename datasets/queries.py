@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from datasets import spool
 from datasets.build_view import BuildView
 from datasets.rows import date_at, day_number, floats, shape_of
 from schemas import wire
@@ -136,17 +137,41 @@ def row_json(table: pa.Table, fields: tuple[str, ...], omit: frozenset[str]) -> 
     """Each row of `table` as the JSON a page of `fields` writes of it, followed by `ROW_END`:
     made by the same rows and encoder as a page asked of the server (the pipeline writes them)."""
     encode = msgspec.json.Encoder().encode
-    made = [encode(row) + ROW_END for row in shape_of(fields, omit).rows(table)]
-    # 64-bit offsets: a build of 10^4 names over twenty years of weeks holds more than 2 GiB of them.
-    return pa.array(made, pa.large_binary())
+    shape = shape_of(fields, omit)
+
+    def made(part: pa.Table) -> pa.Array:
+        # 64-bit offsets: a build of 10^4 names over twenty years of weeks holds more than 2 GiB of them.
+        return pa.array([encode(row) + ROW_END for row in shape.rows(part)], pa.large_binary())
+
+    return _by_chunk(table, made)
 
 
 def row_parts(table: pa.Table, fields: tuple[str, ...]) -> pa.Array:
     """Each row of `table` as its members of `fields` (`ROW_PARTS`): the JSON a page writes of the
     row without its braces, a comma before it, by the same rows and encoder as `row_json`."""
     encode = msgspec.json.Encoder().encode
-    made = [b"," + encode(row)[1:-1] for row in shape_of(fields).rows(table)]
-    return pa.array(made, pa.large_binary())
+    shape = shape_of(fields)
+
+    def made(part: pa.Table) -> pa.Array:
+        return pa.array([b"," + encode(row)[1:-1] for row in shape.rows(part)], pa.large_binary())
+
+    return _by_chunk(table, made)
+
+
+ROW_BYTES_CHUNK = 65_536
+"""Rows made at a time by `row_json` and `row_parts`: the Python objects of a row (its values, its
+Struct, its bytes) live for one chunk, not for the whole table (issue 78, item 5)."""
+
+
+def _by_chunk(table: pa.Table, made: Callable[[pa.Table], pa.Array]) -> pa.Array:
+    """`made` of each `ROW_BYTES_CHUNK` rows of `table`, in order, as one array: spooled to a
+    temporary file when there is more than one chunk (`datasets.spool`), so the column is never
+    held in memory whole."""
+    if table.num_rows <= ROW_BYTES_CHUNK:
+        return made(table)
+    return spool.spooled(
+        made(table.slice(start, ROW_BYTES_CHUNK)) for start in range(0, table.num_rows, ROW_BYTES_CHUNK)
+    )
 
 
 def row_bytes_column(view: BuildView, file: str, column: str) -> pa.Array | None:

@@ -133,51 +133,63 @@ its rows and book ranges that makes the file (the equity rows' bytes:
 `analytics.series.equity_row_bytes` of `portfolio`)."""
 
 
-def write_alpha_serving(
-    writer: BuildWriter,
-    build_dir: str,
-    single: dict[str, pa.Table],
-    decisions: pa.Table | None,
-    books: dict[str, dict[str, pa.Table]],
-    computed: Mapping[str, ComputedServing] | None = None,
-) -> tuple[dict[str, pa.Table], dict[str, dict[str, list[int]]]]:
-    """Writes `serving/` of one alpha build from its published tables (cast to `schemas.lake`), and
-    each `computed` file (by name) of a table the build has.
+class AlphaServing:
+    """Writes `serving/` of one alpha build a table at a time (issue 78, item 5: a table's served
+    rows and row bytes are made, written and dropped before the next table's are made), from its
+    published tables (cast to `schemas.lake`): `decisions` (with `rebalances`, whose index needs
+    the decisions' rows), then each book table (`books`), then `finish` (the small tables and
+    `index.json`). Each of `decisions` and `books` returns the tables it wrote (by name) and each
+    book table's row ranges, from which the exports are written (`datasets.export_files.AlphaExports`);
+    `computed` names each file made from a table the build has."""
 
-    Returns the decision, rebalance and book tables as written (by name) and each book table's
-    row ranges, from which the exports are written (`datasets.export_files`)."""
-    index: dict[str, Any] = {"format": layout.SERVING_FORMAT, "tables": {}}
-    written: dict[str, pa.Table] = {}
-    book_ranges: dict[str, dict[str, list[int]]] = {}
-    if decisions is not None:
-        served = written["decisions"] = decisions_serving(decisions)
-        writer.write_arrow(layout.serving_path(build_dir, "decisions"), served)
-        index["tables"]["decisions"] = {"rows": served.num_rows}
-    if "rebalances" in single:
-        served = written["rebalances"] = rebalances_serving(single["rebalances"], decisions)
-        writer.write_arrow(layout.serving_path(build_dir, "rebalances"), served)
-        index["tables"]["rebalances"] = {"rows": served.num_rows}
-    for table, by_book in books.items():
-        served, ranges = book_table_serving(table, by_book)
-        written[table], book_ranges[table] = served, ranges
-        writer.write_arrow(layout.serving_path(build_dir, table), served)
-        index["tables"][table] = {"rows": served.num_rows, "books": ranges}
-    for table, served in written.items():
+    def __init__(
+        self,
+        writer: BuildWriter,
+        build_dir: str,
+        single: dict[str, pa.Table],
+        computed: Mapping[str, ComputedServing] | None = None,
+    ) -> None:
+        self.writer, self.build_dir, self.single = writer, build_dir, single
+        self.computed = dict(computed or {})
+        self.index: dict[str, Any] = {"format": layout.SERVING_FORMAT, "tables": {}}
+
+    def _write(self, name: str, table: pa.Table) -> None:
+        self.writer.write_arrow(layout.serving_path(self.build_dir, name), table)
+        self.index["tables"][name] = {"rows": table.num_rows}
+
+    def _served(self, table: str, served: pa.Table, ranges: dict[str, list[int]] | None = None) -> None:
+        """`table`'s serving file as written, its row bytes and the files computed from it."""
+        self._write(table, served)
+        if ranges is not None:
+            self.index["tables"][table]["books"] = ranges
         if table in queries.ROW_JSON:
-            made = row_json_serving(table, served)
-            writer.write_arrow(layout.serving_path(build_dir, queries.row_json_table(table)), made)
-            index["tables"][queries.row_json_table(table)] = {"rows": made.num_rows}
-    for name, (source, make) in (computed or {}).items():
-        if source in written:
-            made = make(written[source], book_ranges.get(source, {}))
-            writer.write_arrow(layout.serving_path(build_dir, name), made)
-            index["tables"][name] = {"rows": made.num_rows}
-    for name in SMALL_TABLES:
-        if name in single:
-            writer.write_arrow(layout.serving_path(build_dir, name), single[name])
-            index["tables"][name] = {"rows": single[name].num_rows}
-    writer.write_json(layout.serving_path(build_dir, layout.SERVING_INDEX), index)
-    return written, book_ranges
+            self._write(queries.row_json_table(table), row_json_serving(table, served))
+        for name, (source, make) in self.computed.items():
+            if source == table:
+                self._write(name, make(served, ranges or {}))
+
+    def decisions(self, decisions: pa.Table | None) -> dict[str, pa.Table]:
+        """`decisions.arrow` (when the build has decisions) and `rebalances.arrow`."""
+        written: dict[str, pa.Table] = {}
+        if decisions is not None:
+            written["decisions"] = decisions_serving(decisions)
+        if "rebalances" in self.single:
+            written["rebalances"] = rebalances_serving(self.single["rebalances"], decisions)
+        for table, served in written.items():
+            self._served(table, served)
+        return written
+
+    def books(self, table: str, by_book: dict[str, pa.Table]) -> tuple[pa.Table, dict[str, list[int]]]:
+        """One book table's file (every book) and what is made of it."""
+        served, ranges = book_table_serving(table, by_book)
+        self._served(table, served, ranges)
+        return served, ranges
+
+    def finish(self) -> None:
+        for name in SMALL_TABLES:
+            if name in self.single:
+                self._write(name, self.single[name])
+        self.writer.write_json(layout.serving_path(self.build_dir, layout.SERVING_INDEX), self.index)
 
 
 def write_benchmark_serving(

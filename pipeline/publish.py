@@ -47,10 +47,10 @@ from analytics.series import (
     equity_row_bytes,
 )
 from datasets import catalog, clock, layout, publish_lock, retention
-from datasets.export_files import write_alpha_exports, write_benchmark_exports
+from datasets.export_files import AlphaExports, write_benchmark_exports
 from datasets.layout import history_seconds as history_seconds  # the build command checks the setting
 from datasets.publish_lock import PublishBusy
-from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
+from datasets.serving_layout import AlphaServing, write_benchmark_serving
 from datasets.writer import BuildWriter, dumps
 from pipeline import PIPELINE_VERSION, index_rows, knowledge, lake_tables
 from pipeline.derive import DerivedAlpha, derive
@@ -152,6 +152,7 @@ def publish_seal(
         join_family(lake_root, family, alpha_id, team, (limits or SealLimits()).family_members)
     pointer_path = layout.alpha_pointer(lake_root, alpha_id)
     derived = derive(seal)
+    seal.tables.clear()  # what is published is derived: the decoded seal is not read again (issue 78)
 
     build_id = new_build_id(content_id)
     builds_dir = layout.alpha_builds_dir(lake_root, alpha_id)
@@ -185,6 +186,10 @@ def publish_seal(
                 )
             )
             with retention.publish_lease(lake_storage, builds_dir, build_id):
+                # The open tables first: what changed, one commit per table, read by no one until
+                # the generation below names their versions. Before `write_tables`, which empties
+                # the derived book frames as it writes them (issue 78, item 5).
+                opened = lake_tables.publish_alpha(lake_root, alpha_id, build_id, derived)
                 write_tables(writer, build_dir, derived, seal.manifest["kinds_sealed"])
                 source = write_source(lake_storage, lake_root, seal, writer, build_dir)
                 if seal.description is not None:
@@ -196,10 +201,6 @@ def publish_seal(
                 entry["first_published_at"] = first_published(pointer, now)
                 entry["files"] = writer.manifest(build_dir)
                 writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
-                # The open tables: what changed, one commit per table; read by no one until the
-                # generation below names their versions.
-                opened = lake_tables.publish_alpha(lake_root, alpha_id, build_id, derived)
-
                 document = {"alpha_id": alpha_id, "build_id": build_id, "content_id": content_id}
                 switch_pointer(lake_storage, pointer_path, document, now)
                 held.switched()
@@ -297,17 +298,43 @@ def lake_table(frame: pl.DataFrame, table: str) -> pa.Table:
 
 def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kinds_sealed: list[str]) -> None:
     """The analysts' Parquet, then the serving files from the same tables, then the Parquet
-    exports from the serving files (so they hold what the API serves)."""
+    exports from the serving files (so they hold what the API serves). A book table at a time
+    (issue 78, item 5): its Parquet, serving files and exports are written and its Arrow copies
+    dropped before the next table's are made; the frames of `derived.books` but the ledgers are
+    emptied once written (the build's entry reads their books' names)."""
     single = {name: lake_table(frame, name) for name, frame in derived.single.items()}
-    decisions = None if derived.decisions is None else lake_table(derived.decisions, "decisions")
-    books = {
-        table: {book: lake_table(frame, table) for book, frame in by_book.items()}
-        for table, by_book in derived.books.items()
-    }
     for name, table in single.items():
         writer.write_parquet(layout.table_path(build_dir, name), table, lake.TABLE_SCHEMAS[name], name)
-    if derived.decisions is not None:
-        by_year = derived.decisions.with_columns(_year=pl.col("date").dt.year())
+    serving = AlphaServing(writer, build_dir, single, {EQUITY_ROW_BYTES: ("portfolio", equity_row_bytes)})
+    exporting = AlphaExports(writer, build_dir, kinds_sealed, {"equity-curve": equity_curve_table})
+    # The smallest book table first, each emptied once written (but the ledgers, which the build's
+    # entry reads), then the decisions: the derived frames still held shrink as the tables'
+    # serving copies are made (issue 78, item 5).
+    for table in sorted(derived.books, key=lambda name: _frames_size(derived.books[name])):
+        _write_book_table(writer, build_dir, table, derived.books[table], serving, exporting)
+        if table != "portfolio":
+            derived.books[table] = {book: frame.clear() for book, frame in derived.books[table].items()}
+    _write_decisions(writer, build_dir, derived.decisions, serving, exporting)
+    serving.finish()
+    exporting.finish()
+
+
+def _frames_size(frames: dict[str, pl.DataFrame]) -> int:
+    return sum(int(frame.estimated_size()) for frame in frames.values())
+
+
+def _write_decisions(
+    writer: BuildWriter,
+    build_dir: str,
+    derived: pl.DataFrame | None,
+    serving: AlphaServing,
+    exporting: AlphaExports,
+) -> None:
+    """The decisions' Parquet (a file per year), then the decision and rebalance serving files and
+    exports; their Arrow copies live until this returns."""
+    decisions = None
+    if derived is not None:
+        by_year = derived.with_columns(_year=pl.col("date").dt.year())
         for (year,), part in by_year.partition_by("_year", as_dict=True, maintain_order=True).items():
             writer.write_parquet(
                 layout.year_partition_path(build_dir, "decisions", int(str(year))),
@@ -315,17 +342,28 @@ def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kin
                 lake.DECISIONS,
                 "decisions",
             )
-    for table, by_book in books.items():
-        for book, data in sorted(by_book.items()):
-            writer.write_parquet(
-                layout.book_partition_path(build_dir, table, book), data, lake.TABLE_SCHEMAS[table], table
-            )
-    served, book_ranges = write_alpha_serving(
-        writer, build_dir, single, decisions, books, {EQUITY_ROW_BYTES: ("portfolio", equity_row_bytes)}
-    )
-    write_alpha_exports(
-        writer, build_dir, kinds_sealed, served, book_ranges, {"equity-curve": equity_curve_table}
-    )
+        decisions = lake_table(derived, "decisions")
+    for kind, served in serving.decisions(decisions).items():
+        exporting.add(kind, served)
+
+
+def _write_book_table(
+    writer: BuildWriter,
+    build_dir: str,
+    table: str,
+    frames: dict[str, pl.DataFrame],
+    serving: AlphaServing,
+    exporting: AlphaExports,
+) -> None:
+    """One book table's Parquet (a file per book), serving files and exports; its Arrow copies
+    live until this returns."""
+    books = {book: lake_table(frame, table) for book, frame in frames.items()}
+    for book, data in sorted(books.items()):
+        writer.write_parquet(
+            layout.book_partition_path(build_dir, table, book), data, lake.TABLE_SCHEMAS[table], table
+        )
+    served, ranges = serving.books(table, books)
+    exporting.add(table, served, ranges)
 
 
 def write_source(

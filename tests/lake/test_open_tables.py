@@ -102,7 +102,7 @@ def test_a_weekly_run_writes_what_changed_and_its_before_and_after_values(
     lake, steps = second
     assert steps[-1] == "generation" and len(steps) == len(set(steps))
     # Equal to the build folder's rows (the per-build layout, read apart), every book.
-    for table in ("portfolio", "positions", "pnl"):
+    for table in ("portfolio", "positions", "pnl", "trades"):
         mine = (
             tables.scan(str(lake), table, targets=[ALPHA])
             .collect()

@@ -30,7 +30,7 @@ from pipeline.publish import publish_seal
 from tests.pipeline.conftest import build_command, copy_seal
 
 ROOT = Path(__file__).resolve().parents[2]
-BOMB_ROWS = 3_000_000  # twice the default limit of kind decisions
+BOMB_ROWS = 2 * DEFAULT_KIND_LIMITS["decisions"].rows  # twice the default limit of kind decisions
 BLOCK_ROWS = 100_000
 
 
@@ -81,7 +81,7 @@ def test_many_identical_rows_are_refused_from_the_footer_without_decoding(
     error = refusal(bomb, tmp_path / "lake")
     assert error.kind == "decisions"
     assert error.message == (
-        "decisions.parquet: 3,000,000 rows; the limit of kind decisions is 1,500,000 "
+        "decisions.parquet: 12,000,000 rows; the limit of kind decisions is 6,000,000 "
         "(ALPHA_RESULTS_SEAL_MAX_ROWS_DECISIONS)"
     )
 
@@ -107,7 +107,7 @@ def test_the_build_refuses_a_decompression_bomb_without_its_memory_growing(
     code, stdout, stderr, bomb_peak = run_build(bomb, tmp_path / "bomb_lake")
     assert code == 1, stderr
     assert "refused    Test_factory" in stdout
-    assert "refused by rule seal.size_limits (kind decisions): decisions.parquet: 3,000,000 rows" in stdout
+    assert "refused by rule seal.size_limits (kind decisions): decisions.parquet: 12,000,000 rows" in stdout
     assert "1 seals: 0 built, 1 refused" in stdout
     # The same command on the 240-decision seal it was made from: the bomb costs nothing more.
     code, _, stderr, small_peak = run_build(factory_seal, tmp_path / "small_lake")
@@ -132,7 +132,7 @@ def test_one_long_string_repeated_is_refused_before_it_is_expanded(
         raise AssertionError("a string column was expanded")
 
     monkeypatch.setattr(bounded_read, "_expanded", expanded)
-    limits = SealLimits({**DEFAULT_KIND_LIMITS, "decisions": KindLimit(1_500_000, 16 << 20)})
+    limits = SealLimits({**DEFAULT_KIND_LIMITS, "decisions": KindLimit(6_000_000, 16 << 20)})
     error = refusal(seal, tmp_path / "lake", limits)
     assert error.kind == "decisions"
     decoded = re.match(r"decisions.parquet: ([\d,]+) bytes decoded;", error.message)
@@ -222,6 +222,27 @@ def test_the_full_size_demo_alpha_is_a_tenth_of_every_limit(full_demo_seals: Pat
     for name, tables in (("momentum_12_1", 28), ("benchmark_SPY", 1)):
         seal = load_contents(open_seal(str(full_demo_seals / name), limits=tenth), limits=tenth)
         assert len(seal.tables) == tables
+
+
+def test_the_defaults_admit_3000_names_x_20_years_with_room(tmp_path: Path) -> None:
+    """Issue 78, item 5: the realistic alpha of 3,000 names x 20 years of weeks (`just
+    realistic-seals`) loads within two thirds of every default. Its rows and decoded bytes are those
+    of the 1,000-name, one-year seal of the same recipe times 60: every large kind has a row per
+    name held (or scored) per session (or week), so it grows with names x years."""
+    from tests.bench.realistic_seals import write
+
+    seal = write(1_000, 1, 0, tmp_path, seed=78)
+    scale = 3 * 20
+    loaded = load_contents(open_seal(str(seal)))
+    for kind in ("decisions", "positions", "pnl", "trades"):
+        tables = [table for (found, _), table in loaded.tables.items() if found == kind]
+        rows = scale * sum(table.num_rows for table in tables)
+        decoded = scale * sum(bounded_read.decoded_bytes(table) for table in tables)
+        limit = DEFAULT_KIND_LIMITS[kind]
+        assert rows <= limit.rows * 2 // 3, (kind, rows, limit)
+        assert decoded <= limit.bytes * 2 // 3, (kind, decoded, limit)
+    # Without the raise of issue 78 the alpha was refused (decisions: 3.1 million rows over 1.5).
+    assert scale * loaded.tables[("decisions", None)].num_rows > 1_500_000
 
 
 # -- raw file sizes (review of issue 22, finding 2) ----------------------------------------------

@@ -8,8 +8,8 @@ Parquet footer) before the file is decoded (`alpha_results_seal.bounded_read`), 
 refused by rule `seal.size_limits`, the report naming the kind, the figure and the limit.
 
 The defaults are at least ten times the full-size demo alpha `momentum_12_1` (500 names, 293
-weekly rebalances, 4 books), rounded up; docs/settings.md "Seal size limits" gives the measured
-figures. Every file of a seal is also measured before a byte of it is read, `source.zip` and
+weekly rebalances, 4 books), rounded up, and admit an alpha of 3,000 names x 20 years with room
+(issue 78); docs/settings.md "Seal size limits" gives the measured figures. Every file of a seal is also measured before a byte of it is read, `source.zip` and
 files the build would refuse included (`alpha_results_seal.seal_files`): a multi-gigabyte file otherwise
 filled the host's memory while the seal was hashed. Kinds that are small in any seal (rebalances, metrics, ledgers, benchmarks) get a floor
 that costs little memory instead. `alpha-results build` reads the settings once
@@ -36,15 +36,18 @@ class KindLimit:
 
 
 # Kind `benchmark` is a benchmark seal's `daily.parquet`.
+# The large kinds admit an alpha of 3,000 names x 20 years of weeks (issue 78, item 5: 3.1 million
+# decisions, 12.5 million positions, 13.1 million P&L rows, 2.7 million trades, 0.3-0.5 GiB decoded
+# each) with about twice that to spare; a seal at every limit decodes to at most 5.1 GiB.
 DEFAULT_KIND_LIMITS: dict[str, KindLimit] = {
     "rebalances": KindLimit(100_000, 16 * MIB),
-    "decisions": KindLimit(1_500_000, 256 * MIB),
+    "decisions": KindLimit(6_000_000, 1024 * MIB),
     "metrics": KindLimit(100_000, 16 * MIB),
-    "exposures": KindLimit(1_500_000, 256 * MIB),  # one row per name per week, as decisions
+    "exposures": KindLimit(6_000_000, 1024 * MIB),  # one row per name per week, as decisions
     "portfolio": KindLimit(100_000, 32 * MIB),
-    "positions": KindLimit(6_000_000, 256 * MIB),
-    "pnl": KindLimit(6_000_000, 256 * MIB),
-    "trades": KindLimit(1_500_000, 256 * MIB),
+    "positions": KindLimit(25_000_000, 1024 * MIB),
+    "pnl": KindLimit(25_000_000, 1024 * MIB),
+    "trades": KindLimit(8_000_000, 1024 * MIB),
     "benchmark": KindLimit(100_000, 16 * MIB),
 }
 DEFAULT_JSON_BYTES = 1 * MIB
