@@ -108,7 +108,9 @@ def test_a_weekly_run_writes_what_changed_and_its_before_and_after_values(
             .collect()
             .drop("alpha", "year", "build_id", strict=False)
         )
-        files = build_parquet(lake, table).select(mine.columns)
+        files = build_parquet(lake, table)
+        assert mine.height == files.height > 0, table  # a table missing from either is no match
+        files = files.select(mine.columns)
         assert mine.sort(mine.columns).equals(files.sort(files.columns)), table
     # Decisions: forward returns of the past weeks moved; the feed holds both values, and the
     # second generation's rows hold the "after", the first's the "before".
