@@ -5148,10 +5148,12 @@ class Decay(ApiStruct, kw_only=True, frozen=True):
     in_sample.information_ratio at the same split
     """
 
-    expected_live_information_ratio: AnalyticsStat
-    """Ex-ante expected information ratio of the book live: its backtest information ratio less the
-    haircut (calibration says from where); not measurable with either, or when the backtest
-    information ratio is not positive (the haircut is calibrated on positive backtests)
+    haircut_information_ratio: AnalyticsStat
+    """The book's backtest information ratio less the haircut, not shrunk toward its group: what the
+    haircut alone leaves (calibration says from where); not the expected live information ratio,
+    which is /analytics/expectation's (shrunk, then cut: issue 81, item 4). Not measurable with
+    either, or when the backtest information ratio is not positive (the haircut is calibrated on
+    positive backtests)
     """
 
 
@@ -5236,10 +5238,16 @@ class Monitoring(ApiStruct, kw_only=True, frozen=True):
     """
 
     expected_level_basis: str | None
-    """Where the charts' expected levels come from: decay (/analytics/decay's expected live information
-    ratio and its retention); backtest (the backtest's information ratio is not positive, so decay
-    calibrates no haircut: its own level, kept whole, the IC's backtest mean likewise); null when
-    there is none
+    """Where the charts' expected levels come from: expectation (/analytics/expectation's expected_live
+    of each series at the same split: the one expected live information ratio and mean weekly IC,
+    shrunk toward the alpha's group then cut by /analytics/decay's retention; issue 81, item 4);
+    null when neither is measurable (a book other than long_short has none)
+    """
+
+    expected_live_information_ratio: float | None
+    """The expected live information ratio the book_return chart's level is made from
+    (/analytics/expectation's information_ratio expected_live at the same split); null when not
+    measurable (the chart says why)
     """
 
     week_rule: str
@@ -5377,7 +5385,9 @@ class DrawdownOdds(ApiStruct, kw_only=True, frozen=True):
     """h: the weeks after the split the odds and the cone cover"""
 
     expected_live_information_ratio: float | None
-    """/analytics/decay's expected live information ratio at the same split: the level simulated"""
+    """The expected live information ratio at the same split (/analytics/expectation's
+    information_ratio expected_live): the level simulated
+    """
 
     expected_weekly_return: float | None
     """mu0: the weekly mean of the re-centred backtest returns the paths are drawn from"""
@@ -6648,6 +6658,29 @@ class FalseDiscoveryPrior(ApiStruct, kw_only=True, frozen=True):
     """
 
 
+class HealthSignal(ApiStruct, kw_only=True, frozen=True):
+    """One signal of "is it still working?", as the route that serves it answers."""
+
+    signal: str
+    """live_information_ratio, decay_ratio: the live checks of /analytics/checks (the book at its
+    approval); consistency: /analytics/live's consistency test; book_return_cusum, ic_cusum:
+    /analytics/monitoring's charts
+    """
+
+    state: str
+    """pass or fail (a check's verdict; consistent or inconsistent; in control or in alarm),
+    not_measurable with its reason
+    """
+
+    value: float | None
+    """The check's value, the consistency test's PSR, or the chart's CUSUM statistic after its last
+    live week; null when not measurable
+    """
+
+    reason: str | None
+    """Why it fails or is not measurable (the route's words); null when it passes"""
+
+
 class AlphaHealth(ApiStruct, kw_only=True, frozen=True):
     """One approved alpha."""
 
@@ -6671,7 +6704,7 @@ class AlphaHealth(ApiStruct, kw_only=True, frozen=True):
     live_information_ratio: float | None
     """/analytics/live out_of_sample.information_ratio at the approval; null below 63 sessions"""
 
-    expected_live: float | None
+    expected_live_information_ratio: float | None
     """/analytics/expectation's expected live information ratio: its backtest's shrunk toward its
     family's (empirical Bayes) times decay's retention; null for a book other than long_short
     """
@@ -6716,6 +6749,23 @@ class AlphaHealth(ApiStruct, kw_only=True, frozen=True):
     others'
     """
 
+    signals: list[HealthSignal] | None
+    """Every signal the verdict is made of, in the order of SignalName; null for an event's reader that
+    may not read one of them
+    """
+
+    verdict: str | None
+    """Is it still working? The one verdict: failing when any signal the tear sheet reads fails: a live
+    check of /analytics/checks (live_information_ratio, decay_ratio) fails the policy, the live part
+    is inconsistent with the backtest (/analytics/live consistency: its PSR below its level), or a
+    CUSUM chart of /analytics/monitoring (book return, IC) is in alarm; in_control when none fails
+    and at least one is measured (a CUSUM in control sees a fall only after arl1_weeks on average);
+    not_measurable when none is measured
+    """
+
+    verdict_reason: str | None
+    """The verdict in words: the signals that fail, or what in_control rests on"""
+
     withheld_reason: str | None
     """Why some of its figures are null for this key (a route or a kind it may not read)"""
 
@@ -6732,11 +6782,22 @@ class ApprovedHealth(ApiStruct, kw_only=True, frozen=True):
     alarm_count: int
     """Of those, how many have a chart in alarm"""
 
+    failing_count: int
+    """Of those, how many the verdict calls failing (verdict_rule)"""
+
+    verdict_rule: str
+    """The one rule each row's verdict follows"""
+
     ir_fall_detected: float
     """The fall the charts are designed to detect (the operator's policy)"""
 
     arl0_weeks: float
     """The charts' in-control average run length (the operator's policy)"""
+
+    arl1_weeks: float
+    """The detection delay: the expected weeks a chart takes to alarm once the information ratio has
+    fallen by ir_fall_detected (Siegmund's approximation, as /analytics/monitoring arl1_weeks)
+    """
 
     false_alarm_probability_per_year: float
     """The probability that one unchanged alpha's chart alarms within a year"""
@@ -6750,7 +6811,7 @@ class ApprovedHealth(ApiStruct, kw_only=True, frozen=True):
     """What the false-discovery probabilities are computed with"""
 
     alphas: list[AlphaHealth]
-    """Every approved alpha in force the key may read, alarms first, then by id"""
+    """Every approved alpha in force the key may read, failing first, then in alarm, then by id"""
 
 
 class ApprovedHealthResponse(ApiStruct, kw_only=True, frozen=True):
@@ -6852,7 +6913,9 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     target weights, which the book drifts from between rebalances); symbol and date name the
     position; recent_information_ratio: information_ratio over the window's last 504 sessions (all
     of them when fewer); yearly_consistency: share of the window's calendar years whose compounded
-    return prod(1 + r) - 1 is above 0, over the years with at least 20 sessions of the book;
+    return prod(1 + r) - 1 is above 0, each year weighed by how much of a year it holds (its
+    sessions over the sessions a year of the run's calendar, at most 1: a partial year never counts
+    as a full one), over the years with at least 20 sessions of the book;
     stressed_net_information_ratio: information ratio of the daily returns paying 2 times the
     modelled execution cost: r - k, k = -execution_cost / starting_equity (r is already net of it
     once; /analytics/costs' cost rate); production_correlation: largest |Pearson| of the alpha's
@@ -10182,7 +10245,8 @@ class GeneratedMethods:
         split: dt.date | str | None = None,
         as_of: str | None = None,
     ) -> DecayResponse:
-        """The IC's half-life by forecast horizon and the book's expected live information ratio.
+        """The IC's half-life by forecast horizon and the book's backtest information ratio after the
+        live haircut.
 
         `GET /v1/alphas/{alpha}/analytics/decay` (`analytics.decay`).
 
@@ -11284,6 +11348,7 @@ __all__ = [
     "HaircutMethod",
     "Health",
     "HealthLake",
+    "HealthSignal",
     "IcBySector",
     "IcDecay",
     "IcDeciles",
