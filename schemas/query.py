@@ -149,7 +149,7 @@ Format = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at
     ],
     None,
 ]
-AS_OF_PATTERN = (
+AS_OF_FORM = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})$"
 )
 """An `as_of` value's form: RFC 3339's date-time with ASCII digits only (`\\d` would take every
@@ -166,7 +166,7 @@ _AS_OF = re.compile(
 def as_of_moment(text: str) -> dt.datetime:
     """An `as_of` value as the real moment it names, in UTC: the one rule of the parameter on every
     route and MCP tool (`serve.params`, `serve.routes.base.context_of`). ValueError naming the
-    broken rule when the text is not one: not the form (`AS_OF_PATTERN`), no calendar date
+    broken rule when the text is not one: not the form (`AS_OF_FORM`), no calendar date
     (2021-11-31, month 13, year 0000), no time of day (hour 24, second 60), an offset beyond
     +-18:00 or minutes past 59, or a moment whose UTC time falls outside years 0001-9999."""
     found = _AS_OF.fullmatch(text)
@@ -208,7 +208,7 @@ AsOf = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at r
         str,
         Meta(
             max_length=40,
-            pattern=AS_OF_PATTERN,
+            pattern=AS_OF_FORM,
             description="Answer as of this moment (RFC 3339 with its offset, e.g. 2026-11-27T16:00:00.123456Z; a real "
             "calendar date and time, ASCII digits, offset within +-18:00): the catalogue generation and builds the API "
             "served then and the decisions recorded by then, so an answer seen then (a decision's snapshot: its "

@@ -15,7 +15,7 @@ from tests.representation_rows import rows_of
 
 ME_FIELDS = {
     "key_id", "key_name", "user_id", "email", "role", "is_admin", "allow", "field_policy",
-    "rate_limit", "usage", "callable_endpoints", "registry_version", "ip",
+    "rate_limit", "usage", "callable_endpoints", "registry_version", "ip", "credential",
 }  # fmt: skip
 ROW_FIELDS = {
     "key_id", "display_prefix", "name", "status", "allow", "field_policy", "rate_limit", "usage",
@@ -32,6 +32,7 @@ def test_me_has_every_field_and_nothing_secret(world: World) -> None:
     data = body["data"]
     assert set(data) == ME_FIELDS
     assert set(data["usage"]) == USAGE_FIELDS
+    assert data["credential"] == "key"  # a key's request (issue 80: key, oauth or session)
     assert set(data["rate_limit"]) == {"per_second", "per_minute", "per_day", "monthly_requests"}
     assert data["key_name"] == "full_raw" and data["email"] == "member@example.com"
     assert data["user_id"] == world.users["member"] and data["role"] == "member"

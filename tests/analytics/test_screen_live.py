@@ -161,6 +161,8 @@ def recomputed(api: Api, alpha: str, split: str | None, end: str | None = None) 
     inside = dates <= split
     live, backtest = information_ratio(r[~inside]), information_ratio(r[inside])
     sessions = int(np.count_nonzero(~inside))
+    if sessions < MIN_OOS:  # the live information ratio's one rule, as on every page (issue 81, item 9)
+        live = None
     decay = None
     if sessions >= MIN_OOS and live is not None and backtest is not None and backtest > 0:
         decay = live / backtest

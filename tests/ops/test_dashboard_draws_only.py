@@ -36,6 +36,9 @@ DISPLAY_MODULES = {
 """Modules that only lay out or format: every arithmetic in them is display."""
 
 DISPLAY = {
+    ("decision_record.js", 'if (decisions[i].action === "approved") return decisions[i];'): (
+        "finds which served approval a retirement ended, to name its recorded time: a lookup, no figure"
+    ),
     ("catalogue.js", "go(Math.max(0, offset - pageSize))"): "the previous page's offset",
     ("combine_page.js", "Math.min(1, Math.abs(value)) * 0.55"): "a correlation cell's tint",
     ("downloads.js", "Math.round(signed.expires_in / 60)"): "a link's validity in whole minutes",

@@ -37,6 +37,7 @@ from core import errors
 from datasets import layout
 from pipeline.publish import publish_seal
 from records import cursors
+from schemas import query
 from serve import params, scrape_token, weights
 from serve.sharing import protocol as sharing_protocol
 from serve.signing import archives, byte_ranges
@@ -86,6 +87,9 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     "event cursor": (cursors.CURSOR, "0123456789abcdef" * 2, "0"),
     # An operator's duration on the command line (webhooks replay --since 90m).
     "cli duration": (cli_webhooks._DURATION, "1.5h", "x"),
+    # A read route's `as_of` (issue 81, item 3; `schemas.query.AS_OF_FORM` is its anchored text
+    # for the OpenAPI document, whose regex dialect has no named groups).
+    "as_of": (query._AS_OF, "2021-11-30T15:00:00.5+01:00", "x"),
 }
 SEARCHING = {
     "delivery.deliveries._PRINTABLE": "finds unprintable runs in a webhook receiver's answer, to quote it in an attempt",
