@@ -66,7 +66,7 @@ from serve.mcp.tools import NEXT_PAGE, UNSERVED
 from tests.conftest import linked_copy
 from tests.e2e.browser import chromium_or_skip
 from tests.e2e.test_serve_stack import serving
-from tests.ops.keys import ROOMY, IssuedKey, issue_key
+from tests.ops.keys import ROOMY, IssuedKey, KeyedSite, issue_key
 
 pytestmark = pytest.mark.e2e
 
@@ -131,28 +131,11 @@ class Scan:
 
 
 @dataclass
-class World:
-    base: str
+class World(KeyedSite):
     folder: Path
     admin: IssuedKey
     one: IssuedKey
     foreign: Foreign = field(init=False)
-
-    def get(self, key: IssuedKey, path: str, params: Any = None) -> httpx.Response:
-        return httpx.get(self.base + path, params=params, headers=key.headers, timeout=120)
-
-    def ok(self, key: IssuedKey, path: str, params: Any = None) -> Any:
-        response = self.get(key, path, params)
-        assert response.status_code == 200, (path, params, response.text[:500])
-        return response.json()
-
-    def rows(self, key: IssuedKey, path: str, **params: Any) -> list[dict[str, Any]]:
-        rows: list[dict[str, Any]] = []
-        while True:
-            body = self.ok(key, path, {**params, "limit": LIMIT_MAX, "offset": len(rows)})
-            rows += body["data"]
-            if not body["pagination"]["has_more"]:
-                return rows
 
 
 def one_alpha_grants() -> Grants:

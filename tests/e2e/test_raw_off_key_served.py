@@ -57,7 +57,7 @@ from serve.mcp.tools import NEXT_PAGE
 from tests.conftest import linked_copy
 from tests.e2e.test_one_alpha_key_served import Call, expand, path_arguments
 from tests.e2e.test_serve_stack import serving
-from tests.ops.keys import ROOMY, IssuedKey, issue_key
+from tests.ops.keys import ROOMY, IssuedKey, KeyedSite, issue_key
 
 pytestmark = pytest.mark.e2e
 
@@ -67,27 +67,10 @@ NOT_SWEPT = {"events.stream": "read below, until it has sent every event"}
 
 
 @dataclass
-class World:
-    base: str
+class World(KeyedSite):
     folder: Path
     plain: IssuedKey  # raw books off: the issue's key
     raw: IssuedKey  # the same grants with raw books on: the control
-
-    def get(self, key: IssuedKey, path: str, params: Any = None) -> httpx.Response:
-        return httpx.get(self.base + path, params=params, headers=key.headers, timeout=120)
-
-    def ok(self, key: IssuedKey, path: str, params: Any = None) -> Any:
-        response = self.get(key, path, params)
-        assert response.status_code == 200, (path, params, response.text[:500])
-        return response.json()
-
-    def rows(self, key: IssuedKey, path: str, **params: Any) -> list[dict[str, Any]]:
-        rows: list[dict[str, Any]] = []
-        while True:
-            body = self.ok(key, path, {**params, "limit": LIMIT_MAX, "offset": len(rows)})
-            rows += body["data"]
-            if not body["pagination"]["has_more"]:
-                return rows
 
 
 def grants(raw: bool) -> Grants:

@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+
 from access import ADMIN_CEILING, Grants, RateLimit
 from core.context import AllowList
+from schemas.query import LIMIT_MAX
 
 DATA_GRANTS = Grants(AllowList.all(), AllowList.all(), AllowList.all(), expose_raw_book=False)
 ROOMY = RateLimit(per_second=1000, per_minute=100_000, per_day=1_000_000, monthly_requests=None)
@@ -40,3 +43,27 @@ def issue_key(
     chosen = grants or (ADMIN_CEILING if role == "admin" else DATA_GRANTS)
     key, token = store.create_key(account.user_id, "ops test key", grants=chosen, rate_limit=rate_limit)
     return IssuedKey(key.key_id, token, account.user_id)
+
+
+@dataclass
+class KeyedSite:
+    """A real server's base URL asked with one key or another: a response, a 200's body, every row
+    of a collection (the surface walks of tests/e2e)."""
+
+    base: str
+
+    def get(self, key: IssuedKey, path: str, params: Any = None) -> httpx.Response:
+        return httpx.get(self.base + path, params=params, headers=key.headers, timeout=120)
+
+    def ok(self, key: IssuedKey, path: str, params: Any = None) -> Any:
+        response = self.get(key, path, params)
+        assert response.status_code == 200, (path, params, response.text[:500])
+        return response.json()
+
+    def rows(self, key: IssuedKey, path: str, **params: Any) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        while True:
+            body = self.ok(key, path, {**params, "limit": LIMIT_MAX, "offset": len(rows)})
+            rows += body["data"]
+            if not body["pagination"]["has_more"]:
+                return rows
