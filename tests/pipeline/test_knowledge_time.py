@@ -185,20 +185,13 @@ def served_build(lake: Path, alpha: str) -> str:
     ]
 
 
-@pytest.mark.parametrize("command", [("lake", "gc", "--apply"), ("lake", "index")])
-def test_a_publish_killed_after_its_switch_is_finished_by_gc_and_index(
-    republished: Path, runs: Runs, tmp_path: Path, command: tuple[str, ...]
-) -> None:
-    """Finding 9: a publish killed between its pointer switch and the catalogue commit left the
-    pointer naming a build the API did not serve. Its intent (expired, `switched`) is finished by
-    `lake gc --apply` and by `lake index`: the catalogue then serves the pointer's build."""
-    lake = tmp_path / "lake"
+def killed_after_switch(republished: Path, runs: Runs, lake: Path) -> str:
+    """A copy of `republished` at `lake` in which a publish of ALPHA was killed between its pointer
+    switch and its catalogue commit (a deferred index, then the expired intent such a kill leaves):
+    the switched build's id."""
     subprocess.run(["cp", "-r", str(republished), str(lake)], check=True)
-    before = served_build(lake, ALPHA)
-    # The switch without the commit (a deferred index), then the intent a killed publish leaves.
     switched = publish_seal(str(runs.seal(ALPHA, 3, "killed")), str(lake), indexed=False)
     assert switched.status == "published" and switched.build_id is not None
-    assert _current(lake, ALPHA).name == switched.build_id != served_build(lake, ALPHA) == before
     intent = {
         "alpha_id": ALPHA,
         "build_id": switched.build_id,
@@ -209,11 +202,25 @@ def test_a_publish_killed_after_its_switch_is_finished_by_gc_and_index(
     }
     (lake / "publishing").mkdir(exist_ok=True)
     (lake / "publishing" / f"{ALPHA}.json").write_text(json.dumps(intent))
+    return switched.build_id
+
+
+@pytest.mark.parametrize("command", [("lake", "gc", "--apply"), ("lake", "index")])
+def test_a_publish_killed_after_its_switch_is_finished_by_gc_and_index(
+    republished: Path, runs: Runs, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Finding 9: a publish killed between its pointer switch and the catalogue commit left the
+    pointer naming a build the API did not serve. Its intent (expired, `switched`) is finished by
+    `lake gc --apply` and by `lake index`: the catalogue then serves the pointer's build."""
+    lake = tmp_path / "lake"
+    before = served_build(republished, ALPHA)
+    switched = killed_after_switch(republished, runs, lake)
+    assert _current(lake, ALPHA).name == switched != served_build(lake, ALPHA) == before
     done = subprocess.run(
         [sys.executable, "-m", "cli.main", *command, "--lake", str(lake)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert served_build(lake, ALPHA) == _current(lake, ALPHA).name == switched.build_id
+    assert served_build(lake, ALPHA) == _current(lake, ALPHA).name == switched
     assert not (lake / "publishing" / f"{ALPHA}.json").exists()
 
 
@@ -240,26 +247,14 @@ def test_lake_gc_s_dry_run_lists_the_interrupted_publish_apply_finishes(
     """Issue 81, item 9: `lake gc` without `--apply` names the interrupted publish `--apply` would
     finish (and finishes nothing)."""
     lake = tmp_path / "lake"
-    subprocess.run(["cp", "-r", str(republished), str(lake)], check=True)
-    switched = publish_seal(str(runs.seal(ALPHA, 3, "killed")), str(lake), indexed=False)
-    assert switched.build_id is not None
-    intent = {
-        "alpha_id": ALPHA,
-        "build_id": switched.build_id,
-        "token": "killed",
-        "state": "switched",
-        "started_at": T0.isoformat(),
-        "expires_at": 0.0,
-    }
-    (lake / "publishing").mkdir(exist_ok=True)
-    (lake / "publishing" / f"{ALPHA}.json").write_text(json.dumps(intent))
+    switched = killed_after_switch(republished, runs, lake)
     served = served_build(lake, ALPHA)
     done = subprocess.run(
         [sys.executable, "-m", "cli.main", "lake", "gc", "--lake", str(lake)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert (
-        f"interrupted  the publish of {ALPHA} (build {switched.build_id}, started {T0.isoformat()}): "
+        f"interrupted  the publish of {ALPHA} (build {switched}, started {T0.isoformat()}): "
         "--apply finishes it: the catalogue then serves its pointer's build"
     ) in done.stdout
     assert (lake / "publishing" / f"{ALPHA}.json").exists() and served_build(lake, ALPHA) == served
