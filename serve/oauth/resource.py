@@ -123,7 +123,7 @@ class ProtectedResource:
                 raise
             claims = verify_token(token, fresh, self.rules, now)
         account = await to_thread.run_sync(account_of, store, claims, self.rules)
-        return token_caller(account, claims, self.issuer, client_ip, now)
+        return token_caller(account, claims, client_ip, now)
 
     async def key_set(self, refresh: bool) -> jwt.PyJWKSet:
         """The issuer's keys: the built-in server's, else the provider's as last read."""

@@ -37,7 +37,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from access import Grants, open_store
-from access.oauth import ADMIN_SCOPE, READ_SCOPE, token_credential_id
+from access.oauth import ADMIN_SCOPE, READ_SCOPE, account_credential_id
 from core.context import AllowList
 from tests.e2e.test_serve_stack import serving
 from tests.e2e.test_server import free_port
@@ -357,7 +357,7 @@ def test_the_sdk_client_connects_by_oauth_and_its_calls_are_the_accounts(oauth_s
     # The same tools as the account's own key of every grant (the read scope of a member account).
     assert tools == listed_with_key(oauth_server, person)
     # Metered to the account: the call's access line names the account's token credential.
-    credential = token_credential_id(oauth_server.url, person.user_id)
+    credential = account_credential_id(person.user_id)
     lines = oauth_server.output[mark:]
     assert any(credential in line and "/v1/alphas" in line for line in lines), lines[-5:]
 
@@ -368,9 +368,7 @@ def test_me_says_which_credential_a_request_used(oauth_server: OAuthServer) -> N
     assert by_token.status_code == 200, by_token.text
     me = json.loads(by_token.json()["result"]["content"][0]["text"])
     assert me["data"]["credential"] == "oauth" and me["data"]["user_id"] == person.user_id
-    assert (
-        me["data"]["key_id"] == me["meta"]["key_id"] == token_credential_id(oauth_server.url, person.user_id)
-    )
+    assert me["data"]["key_id"] == me["meta"]["key_id"] == account_credential_id(person.user_id)
     assert me["data"]["usage"]["day"] >= 1
     by_key = mcp_post(oauth_server, person.token, tool_call("meta.me", {}))
     me = json.loads(by_key.json()["result"]["content"][0]["text"])
