@@ -118,9 +118,16 @@ class SessionSignIn:
         return self._keys
 
     def cookie(self, response: Response, name: str, value: str, max_age: int, path: str) -> None:
-        response.set_cookie(
-            name, value, max_age=max_age, path=path, secure=self.secure, httponly=True, samesite="lax"
-        )
+        """Sets a cookie of the sign-in by its one rule: HttpOnly, SameSite=Lax, Secure over https."""
+        response.set_cookie(name, value, max_age=max_age, path=path, **self.cookie_rule)
+
+    def forget(self, response: Response, name: str, path: str) -> None:
+        """Clears a cookie `cookie` set, by the same rule (a browser matches name, path and flags)."""
+        response.delete_cookie(name, path=path, **self.cookie_rule)
+
+    @property
+    def cookie_rule(self) -> dict[str, Any]:
+        return {"secure": self.secure, "httponly": True, "samesite": "lax"}
 
     async def sign_in(self, request: Request) -> Response:
         if not self.configured:
@@ -173,9 +180,7 @@ class SessionSignIn:
         self.cookie(
             response, SESSION_COOKIE, seal(session, self.key), self.settings.oidc_session_seconds, "/"
         )
-        response.delete_cookie(
-            FLOW_COOKIE, path="/ui/callback", secure=self.secure, httponly=True, samesite="lax"
-        )
+        self.forget(response, FLOW_COOKIE, "/ui/callback")
         log.info("dashboard session started user_id=%s", account.user_id)
         return response
 
@@ -246,7 +251,7 @@ class SessionSignIn:
         if session is not None:
             self.signed_out.add(session)
             log.info("dashboard session ended user_id=%s", session.user_id)
-        response.delete_cookie(SESSION_COOKIE, path="/", secure=self.secure, httponly=True, samesite="lax")
+        self.forget(response, SESSION_COOKIE, "/")
         return response
 
     def app(self) -> Starlette:
