@@ -182,3 +182,15 @@ def test_what_one_worker_keeps_refuses_to_start_with_several() -> None:
         prepare(Settings(workers=2, oauth_issuer="builtin"))
     with pytest.raises(StartRefused, match="OIDC_SESSION_KEY_FILE"):
         prepare(Settings(workers=2, oidc_issuer="https://sso.example.org", oidc_client_id="c"))
+
+
+def test_the_client_secret_is_not_in_the_settings_text() -> None:
+    """The settings object reaches log lines and tracebacks (a refused start names it): the
+    provider's client secret is never in its text."""
+    from core.settings import Settings
+
+    settings = Settings(
+        oidc_issuer="https://sso.example.org", oidc_client_id="c", oidc_client_secret="s3cr3t-v4lue"
+    )
+    assert settings.oidc_client_secret == "s3cr3t-v4lue"
+    assert "s3cr3t-v4lue" not in repr(settings) and "s3cr3t-v4lue" not in str(settings)
