@@ -14,7 +14,8 @@ Scopes map onto the account's allow-lists: `alpha-results:read` opens every non-
 endpoint, `alpha-results:admin` the administrative ones too; what the token may call is then
 clamped to the account's ceiling exactly as a key's grants are (`access.access.build_caller`), so a
 token never reads more than its account may. A token's rate envelope is the default one of a new key,
-counted under one credential id per account and issuer (`token_credential_id`).
+counted under the account's one credential id, shared with its dashboard sessions
+(`account_credential_id`).
 
 No HTTP here: the key set is handed in (serve/oauth fetches it from the issuer's discovery).
 """
@@ -166,23 +167,23 @@ def scope_grants(scopes: Iterable[str]) -> Grants:
     return Grants(AllowList.of_ids(endpoints), AllowList.all(), AllowList.all(), expose_raw_book=True)
 
 
-def token_credential_id(issuer: str, user_id: str) -> str:
-    """The credential id a token's requests are counted and logged under, in the place of a key's
-    `key_id` (16 characters, as one): `tok` and 13 hex digits of the issuer and the account, so
-    one per account and issuer, whatever the token (a new token of the same person shares the
-    windows of the last). The key store is never asked for it: `/v1/me` answers a token's caller
-    from the token (`credential: oauth`)."""
-    return "tok" + hashlib.sha256(f"{issuer}\n{user_id}".encode()).hexdigest()[:13]
+def account_credential_id(user_id: str) -> str:
+    """The credential id an account's access tokens and dashboard sessions are counted and logged
+    under, in the place of a key's `key_id` (16 characters, as one): `acc` and 13 hex digits of the
+    account. One per account, whatever the token, its issuer or the session, so the rate windows,
+    the monthly quota and the egress budgets a person spends through an agent's connector and
+    through the dashboard are one (issue 80: the account's, whatever the credential). The key
+    store is never asked for it: `/v1/me` answers such a caller from the credential (`credential:
+    oauth` or `session`)."""
+    return "acc" + hashlib.sha256(f"account\n{user_id}".encode()).hexdigest()[:13]
 
 
-def token_caller(
-    account: AccountRecord, claims: TokenClaims, issuer: str, client_ip: str, now: datetime
-) -> Caller:
+def token_caller(account: AccountRecord, claims: TokenClaims, client_ip: str, now: datetime) -> Caller:
     """The clamped caller of a verified token: its scopes' grants ∩ the account's ceiling; the
     endpoints the account may call that the scopes leave out are its `step_up` (403
     `insufficient_scope` rather than a plain refusal)."""
     key = KeyRecord(
-        key_id=token_credential_id(issuer, account.user_id),
+        key_id=account_credential_id(account.user_id),
         user_id=account.user_id,
         name=f"oauth:{claims.client_id or 'client'}",
         env="live",

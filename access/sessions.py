@@ -5,8 +5,8 @@ A session is a sealed value (HMAC-SHA256 over its JSON, keyed by the server's se
 the browser keeps in an HttpOnly cookie: its id, the account, its expiry and its CSRF token. The
 server keeps nothing but the ids of sessions signed out before their expiry (`SignedOut`), so a
 copy of a signed-out cookie is refused too. A session's caller is the account's ceiling, clamped
-exactly as a key's `mode: all` grants are, counted under one credential id per account
-(`session_credential_id`).
+exactly as a key's `mode: all` grants are, counted under the account's one credential id, shared
+with its access tokens (`access.oauth.account_credential_id`).
 
 No HTTP here (serve/oauth/dashboard.py reads and writes the cookie).
 """
@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from access.access import build_caller
-from access.oauth import SCOPES, scope_grants
+from access.oauth import SCOPES, account_credential_id, scope_grants
 from access.records import DEFAULT_RATE_LIMIT, AccountRecord, KeyRecord
 from core.context import Caller
 
@@ -95,16 +95,10 @@ def csrf_matches(session: Session, presented: str | None) -> bool:
     return presented is not None and hmac.compare_digest(session.csrf.encode(), presented.encode())
 
 
-def session_credential_id(user_id: str) -> str:
-    """The credential id a session's requests are counted and logged under, in the place of a
-    key's `key_id` (16 characters): `ses` and 13 hex digits of the account."""
-    return "ses" + hashlib.sha256(f"session\n{user_id}".encode()).hexdigest()[:13]
-
-
 def session_caller(account: AccountRecord, client_ip: str, now: datetime) -> Caller:
     """The caller of a signed-in person: the account's ceiling, as a key of `mode: all` sees it."""
     key = KeyRecord(
-        key_id=session_credential_id(account.user_id),
+        key_id=account_credential_id(account.user_id),
         user_id=account.user_id,
         name="session",
         env="live",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 ENV_PREFIX = "ALPHA_RESULTS_"
@@ -492,7 +492,7 @@ class Settings:
     oauth_create_accounts: bool = False
     oidc_issuer: str = ""
     oidc_client_id: str = ""
-    oidc_client_secret: str = ""
+    oidc_client_secret: str = field(default="", repr=False)  # never in a log line or a traceback
     oidc_session_seconds: int = 28800
     oidc_session_key_file: str = ""
     signing_key_file: str = "var/signing.key"

@@ -62,6 +62,7 @@ class QueryParams:
         self.values: dict[str, str] = {}
         self.problems: dict[str, str] = {}
         self.available: list[str] | None = None  # the values a bad path parameter may take
+        self._moments: dict[str, dt.datetime | str] = {}  # `moment_of`: each moment's, or its broken rule
         for name, value in query:
             if name not in self.accepted:
                 listed = ", ".join(self.accepted) if self.accepted else "none"
@@ -276,18 +277,32 @@ class QueryParams:
         return declared.numbers(text)
 
     def moment(self, name: str, max_length: int | None) -> str | None:
-        """A moment (`as_of`), checked by its one rule (`schemas.query.as_of_moment`): a real
-        moment, not only its form. Kept as its text; `context_of` reads the same rule."""
+        """A moment (`as_of`), checked by its one rule (`moment_of`): a real moment, not only its
+        form. Kept as its text in the Struct; `context_of` takes the moment itself."""
         text = self.values[name]
         if max_length is not None and len(text) > max_length:
             self.fail(name, f"must be at most {max_length} characters")
             return None
         try:
-            declared.as_of_moment(text)
+            self.moment_of(name)
         except ValueError as exc:
             self.fail(name, str(exc))
             return None
         return text
+
+    def moment_of(self, name: str) -> dt.datetime:
+        """The moment the value of `name` names, in UTC, by the parameter's one rule
+        (`schemas.query.as_of_moment`), read once per request: `context_of` asks it before the
+        route's parse (`moment`) does. ValueError naming the broken rule."""
+        if name not in self._moments:
+            try:
+                self._moments[name] = declared.as_of_moment(self.values[name])
+            except ValueError as exc:
+                self._moments[name] = str(exc)
+        found = self._moments[name]
+        if isinstance(found, str):
+            raise ValueError(found)
+        return found
 
     def text(self, name: str, max_length: int) -> str | None:
         value = self.values[name]

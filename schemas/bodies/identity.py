@@ -106,10 +106,10 @@ class Me(Body, kw_only=True, frozen=True):
         TEXT,
         doc(
             "What this request presented: `key` (an API key), `oauth` (an access token of the OAuth "
-            "authorization server, `/mcp` only; then `key_id` is the token credential's id, `tok` and "
-            "13 hex digits, one per account and issuer, and `key_name` `oauth:<client_id>`) or "
-            "`session` (a person signed in to the dashboard; `key_id` `ses` and 13 hex digits, one "
-            "per account, and `key_name` `session`)."
+            "authorization server, `/mcp` only; `key_name` `oauth:<client_id>`) or `session` (a person "
+            "signed in to the dashboard; `key_name` `session`). A token's and a session's `key_id` is "
+            "the account's one credential id, `acc` and 13 hex digits: the account's tokens and "
+            "sessions share its windows, quota and egress budgets."
         ),
     ]
 

@@ -32,20 +32,19 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx2 as httpx
-import jwt
 from anyio import to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from access.oauth import TokenRules, account_of, verify_token
+from access.oauth import TokenRules, account_of
 from access.sessions import Session, SignedOut, csrf_matches, new_session, seal, session_caller, unseal
 from core import errors
 from core.context import Caller
 from core.settings import Settings
 from serve.oauth.builtin import page
-from serve.oauth.resource import discover
+from serve.oauth.resource import IssuerKeys
 
 log = logging.getLogger("serve.oauth")
 
@@ -72,8 +71,7 @@ class SessionSignIn:
             builtin=False,
             create_accounts=settings.oauth_create_accounts,
         )
-        self._discovery: dict[str, Any] | None = None
-        self._keys: jwt.PyJWKSet | None = None
+        self.issuer_keys = IssuerKeys(settings.oidc_issuer)
 
     # the request path's side
 
@@ -103,24 +101,17 @@ class SessionSignIn:
 
     # the pages
 
-    async def provider(self) -> dict[str, Any]:
-        if self._discovery is None:
-            async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
-                self._discovery = await discover(http, self.settings.oidc_issuer)
-        return self._discovery
-
-    async def key_set(self) -> jwt.PyJWKSet:
-        if self._keys is None:
-            async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
-                answer = await http.get((await self.provider())["jwks_uri"])
-                answer.raise_for_status()
-                self._keys = jwt.PyJWKSet.from_dict(answer.json())
-        return self._keys
-
     def cookie(self, response: Response, name: str, value: str, max_age: int, path: str) -> None:
-        response.set_cookie(
-            name, value, max_age=max_age, path=path, secure=self.secure, httponly=True, samesite="lax"
-        )
+        """Sets a cookie of the sign-in by its one rule: HttpOnly, SameSite=Lax, Secure over https."""
+        response.set_cookie(name, value, max_age=max_age, path=path, **self.cookie_rule)
+
+    def forget(self, response: Response, name: str, path: str) -> None:
+        """Clears a cookie `cookie` set, by the same rule (a browser matches name, path and flags)."""
+        response.delete_cookie(name, path=path, **self.cookie_rule)
+
+    @property
+    def cookie_rule(self) -> dict[str, Any]:
+        return {"secure": self.secure, "httponly": True, "samesite": "lax"}
 
     async def sign_in(self, request: Request) -> Response:
         if not self.configured:
@@ -128,7 +119,7 @@ class SessionSignIn:
         state, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
         verifier = secrets.token_urlsafe(48)
         challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
-        provider = await self.provider()
+        provider = await self.issuer_keys.document()
         query = urlencode(
             {
                 "response_type": "code",
@@ -159,6 +150,8 @@ class SessionSignIn:
         try:
             claims = await self.id_token_claims(request.query_params["code"], flow)
             account = await to_thread.run_sync(account_of, self.store, claims, self.rules)
+        except errors.UpstreamUnavailable:  # the provider's keys could not be read (logged there)
+            return page(502, "The identity provider could not complete the sign-in; try again.")
         except errors.ApiError as refused:
             log.info("dashboard sign-in refused: %s %s", refused.code, refused.details)
             return page(
@@ -173,14 +166,12 @@ class SessionSignIn:
         self.cookie(
             response, SESSION_COOKIE, seal(session, self.key), self.settings.oidc_session_seconds, "/"
         )
-        response.delete_cookie(
-            FLOW_COOKIE, path="/ui/callback", secure=self.secure, httponly=True, samesite="lax"
-        )
+        self.forget(response, FLOW_COOKIE, "/ui/callback")
         log.info("dashboard session started user_id=%s", account.user_id)
         return response
 
     async def id_token_claims(self, code: str, flow: Session) -> Any:
-        provider = await self.provider()
+        provider = await self.issuer_keys.document()
         async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
             answer = await http.post(
                 provider["token_endpoint"],
@@ -194,7 +185,7 @@ class SessionSignIn:
             )
         if answer.status_code != 200:
             raise ValueError(f"the token endpoint answered {answer.status_code}")
-        claims = verify_token(answer.json()["id_token"], await self.key_set(), self.rules, datetime.now(UTC))
+        claims = await self.issuer_keys.verified(answer.json()["id_token"], self.rules, datetime.now(UTC))
         if claims.claims.get("nonce") != flow.user_id:
             raise errors.InvalidApiKey(
                 "The ID token's nonce is not this sign-in's.", details={"token_rule": "nonce"}
@@ -246,7 +237,7 @@ class SessionSignIn:
         if session is not None:
             self.signed_out.add(session)
             log.info("dashboard session ended user_id=%s", session.user_id)
-        response.delete_cookie(SESSION_COOKIE, path="/", secure=self.secure, httponly=True, samesite="lax")
+        self.forget(response, SESSION_COOKIE, "/")
         return response
 
     def app(self) -> Starlette:

@@ -25,7 +25,16 @@ import httpx2 as httpx
 import jwt
 from anyio import to_thread
 
-from access.oauth import ADMIN_SCOPE, READ_SCOPE, SCOPES, TokenRules, account_of, token_caller, verify_token
+from access.oauth import (
+    ADMIN_SCOPE,
+    READ_SCOPE,
+    SCOPES,
+    TokenClaims,
+    TokenRules,
+    account_of,
+    token_caller,
+    verify_token,
+)
 from access.tokens import TOKEN_PREFIX
 from core import errors
 from core.context import Caller
@@ -46,12 +55,67 @@ def is_api_key(token: str) -> bool:
 
 
 @dataclass
+class IssuerKeys:
+    """An issuer's signing keys and the verification of its tokens by them: the built-in server's
+    (`fixed`, never read again), else those the issuer publishes (its discovery document's
+    `jwks_uri`), read at the first token and again when a token names a key not held, at most once
+    every `KEYS_REFRESH_SECONDS` (the provider rotated its keys). One holder for `/mcp`'s access
+    tokens and for the dashboard's ID tokens (serve/oauth/dashboard.py)."""
+
+    issuer: str
+    keys: jwt.PyJWKSet | None = None  # the built-in server's, or the issuer's last read
+    fixed: bool = False
+    read_at: float = 0.0
+    discovery: dict[str, Any] | None = None  # the issuer's discovery document, read once
+
+    async def verified(self, token: str, rules: TokenRules, now: datetime) -> TokenClaims:
+        """`verify_token` by the keys held; a signature no key held verifies is checked once more
+        against the issuer's keys read again (rotation)."""
+        keys = await self.key_set(refresh=False)
+        try:
+            return verify_token(token, keys, rules, now)
+        except errors.InvalidApiKey as refused:
+            if refused.details.get("token_rule") != "signature" or self.fixed:
+                raise
+            fresh = await self.key_set(refresh=True)
+            if fresh is keys:
+                raise
+            return verify_token(token, fresh, rules, now)
+
+    async def document(self) -> dict[str, Any]:
+        """The issuer's discovery document (`discover`), read once."""
+        if self.discovery is None:
+            async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
+                self.discovery = await discover(http, self.issuer)
+        return self.discovery
+
+    async def key_set(self, refresh: bool) -> jwt.PyJWKSet:
+        """The issuer's keys: the built-in server's, else the issuer's as last read."""
+        stale = time.monotonic() - self.read_at > KEYS_REFRESH_SECONDS
+        if self.keys is not None and (self.fixed or not (refresh and stale)):
+            return self.keys
+        try:
+            jwks_uri = (await self.document())["jwks_uri"]
+            async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
+                answer = await http.get(jwks_uri)
+                answer.raise_for_status()
+                self.keys = jwt.PyJWKSet.from_dict(answer.json())
+        except (httpx.HTTPError, KeyError, ValueError, jwt.PyJWTError) as failed:
+            log.warning("the key set of %s could not be read: %s", self.issuer, failed)
+            if self.keys is None:
+                raise errors.UpstreamUnavailable(
+                    "The identity provider's signing keys could not be read.", details={"issuer": self.issuer}
+                ) from None
+        self.read_at = time.monotonic()
+        return self.keys
+
+
+@dataclass
 class ProtectedResource:
     settings: Settings
     issuer: str
     rules: TokenRules
-    keys: jwt.PyJWKSet | None = None  # the built-in server's, or the provider's last read
-    keys_read_at: float = 0.0
+    keys: IssuerKeys
 
     @classmethod
     def of(cls, settings: Settings, builtin_keys: jwt.PyJWKSet | None) -> ProtectedResource | None:
@@ -66,7 +130,7 @@ class ProtectedResource:
             builtin=builtin,
             create_accounts=settings.oauth_create_accounts,
         )
-        return cls(settings, issuer, rules, keys=builtin_keys)
+        return cls(settings, issuer, rules, IssuerKeys(issuer, builtin_keys, fixed=builtin))
 
     @property
     def metadata_url(self) -> str:
@@ -111,39 +175,9 @@ class ProtectedResource:
 
     async def caller(self, store: Any, token: str, client_ip: str, now: datetime) -> Caller:
         """The caller of an access token, or the 401/403 of the rule it breaks."""
-        keys = await self.key_set(refresh=False)
-        try:
-            claims = verify_token(token, keys, self.rules, now)
-        except errors.InvalidApiKey as refused:
-            if refused.details.get("token_rule") != "signature" or self.rules.builtin:
-                raise
-            # A key the provider added since the last read (rotation): read its set again, once.
-            fresh = await self.key_set(refresh=True)
-            if fresh is keys:
-                raise
-            claims = verify_token(token, fresh, self.rules, now)
+        claims = await self.keys.verified(token, self.rules, now)
         account = await to_thread.run_sync(account_of, store, claims, self.rules)
-        return token_caller(account, claims, self.issuer, client_ip, now)
-
-    async def key_set(self, refresh: bool) -> jwt.PyJWKSet:
-        """The issuer's keys: the built-in server's, else the provider's as last read."""
-        stale = time.monotonic() - self.keys_read_at > KEYS_REFRESH_SECONDS
-        if self.keys is not None and (self.rules.builtin or not (refresh and stale)):
-            return self.keys
-        try:
-            async with httpx.AsyncClient(timeout=10, follow_redirects=False) as http:
-                discovery = await discover(http, self.issuer)
-                answer = await http.get(discovery["jwks_uri"])
-                answer.raise_for_status()
-                self.keys = jwt.PyJWKSet.from_dict(answer.json())
-        except (httpx.HTTPError, KeyError, ValueError, jwt.PyJWTError) as failed:
-            log.warning("the key set of %s could not be read: %s", self.issuer, failed)
-            if self.keys is None:
-                raise errors.UpstreamUnavailable(
-                    "The identity provider's signing keys could not be read.", details={"issuer": self.issuer}
-                ) from None
-        self.keys_read_at = time.monotonic()
-        return self.keys
+        return token_caller(account, claims, client_ip, now)
 
 
 async def discover(http: httpx.AsyncClient, issuer: str) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from records.nominations import Nomination
 from records.promotions import Promotion
 from schemas import wire
 from schemas.bodies.envelope import EnvelopeMeta
-from schemas.query import NoQuery, Query, as_of_moment, params_of
+from schemas.query import NoQuery, Query, params_of
 from serve import params as p
 from serve import representation
 from serve.auth import Services
@@ -338,7 +338,7 @@ async def context_of(scope: Any) -> Context[Any]:
     one-pass layer for a route it answers itself (serve/direct.py). The public /v1/health takes no
     `ctx`.
 
-    An `as_of` is read by its one rule (`schemas.query.as_of_moment`; a value that is not a real
+    An `as_of` is read once, by its one rule (`QueryParams.moment_of`; a value that is not a real
     moment is the endpoint's one 400, naming every problem of its query), counted by the key's
     `as_of` budget (serve/limits/as_of.py), and resolved into the lake as served then in a worker
     thread (`LakeReader.at` reads files): never on the event loop."""
@@ -357,7 +357,7 @@ async def context_of(scope: Any) -> Context[Any]:
     as_of = None
     if text is not None:
         try:
-            as_of = as_of_moment(text)
+            as_of = query.moment_of("as_of")
         except ValueError:
             query.parse(declared, path=scope["path_params"])  # the 400, with as_of's rule among its problems
             raise

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import errors
+from schemas import query as query_module
 from schemas.query import AsOfQuery, as_of_moment
 from serve.params import QueryParams
 
@@ -71,6 +72,32 @@ def test_a_value_that_is_no_real_moment_is_refused_naming_the_rule(text: str, ru
 def test_a_real_moment_is_read_in_utc(text: str, utc: dt.datetime) -> None:
     assert as_of_moment(text) == utc
     assert QueryParams([("as_of", text)], ["as_of"]).parse(AsOfQuery).as_of == text
+
+
+@pytest.mark.parametrize("text", ["2021-06-01T15:00:00.5+02:00", "2021-02-30T15:00:00Z"])
+def test_one_request_reads_its_as_of_once(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`context_of` takes the moment (`QueryParams.moment_of`) before the route parses its query:
+    the rule runs once per request, and both answer alike (the moment, or the same broken rule)."""
+    calls: list[str] = []
+
+    def counted(value: str) -> dt.datetime:
+        calls.append(value)
+        return as_of_moment(value)
+
+    monkeypatch.setattr(query_module, "as_of_moment", counted)
+    query = QueryParams([("as_of", text)], ["as_of"])
+    try:
+        moment: dt.datetime | str = query.moment_of("as_of")
+    except ValueError as broken:
+        moment = str(broken)
+    if isinstance(moment, dt.datetime):
+        assert moment == as_of_moment(text)
+        assert query.parse(AsOfQuery).as_of == text
+    else:
+        with pytest.raises(errors.ApiError) as refused:
+            query.parse(AsOfQuery)
+        assert refused.value.details["parameters"][0]["rule"] == moment
+    assert calls == [text]
 
 
 def independent(text: str) -> dt.datetime | None:

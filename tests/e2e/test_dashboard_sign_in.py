@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from access import Grants, open_store
+from access.oauth import account_credential_id
 from core.context import AllowList
 from tests.e2e.browser import chromium_or_skip
 from tests.e2e.test_mcp_oauth_provider import oidc_provider
@@ -128,6 +129,8 @@ def test_a_person_signs_in_sees_their_accounts_alphas_and_signs_out(site: Site) 
             "data"
         ]
         assert me["credential"] == "session" and me["email"] == PERSON
+        # Counted under the account's one credential id, the one its access tokens share (issue 80).
+        assert me["key_id"] == account_credential_id(me["user_id"])
         assert me["allow"]["alphas"] == {"mode": "list", "ids": [site.allowed_alpha]}
         assert httpx.get(site.base + "/v1/me", cookies=jar, timeout=30).status_code == 401
         # A sign-out without the CSRF token (another site's form) is refused, and ends nothing.

@@ -37,7 +37,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from access import Grants, open_store
-from access.oauth import ADMIN_SCOPE, READ_SCOPE, token_credential_id
+from access.oauth import ADMIN_SCOPE, READ_SCOPE, account_credential_id
 from core.context import AllowList
 from tests.e2e.test_serve_stack import serving
 from tests.e2e.test_server import free_port
@@ -150,6 +150,21 @@ def authorize(server: OAuthServer, params: dict[str, str]) -> httpx.Response:
     return httpx.get(server.url + "/authorize", params=params, timeout=30)
 
 
+def authorization_params(client_id: str, challenge: str, **changes: str | None) -> dict[str, str]:
+    """An authorization request's parameters: a code with an S256 PKCE challenge to `REDIRECT`,
+    state `s`; `changes` replace or add parameters (None leaves one out)."""
+    params: dict[str, str | None] = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "state": "s",
+        **changes,
+    }
+    return {name: value for name, value in params.items() if value is not None}
+
+
 def consent(server: OAuthServer, consent_url: str, key: IssuedKey, decision: str = "allow") -> httpx.Response:
     """The person's answer on the consent page: the page read, its form sent with their key."""
     page = httpx.get(consent_url, timeout=30)
@@ -169,16 +184,7 @@ def code_for(
 ) -> str:
     answer = authorize(
         server,
-        {
-            "response_type": "code",
-            "client_id": client["client_id"],
-            "redirect_uri": REDIRECT,
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "state": "s1",
-            "resource": server.resource,
-            **extra,
-        },
+        authorization_params(client["client_id"], challenge, state="s1", resource=server.resource, **extra),
     )
     assert answer.status_code == 302, answer.text
     allowed = consent(server, answer.headers["location"], key)
@@ -351,7 +357,7 @@ def test_the_sdk_client_connects_by_oauth_and_its_calls_are_the_accounts(oauth_s
     # The same tools as the account's own key of every grant (the read scope of a member account).
     assert tools == listed_with_key(oauth_server, person)
     # Metered to the account: the call's access line names the account's token credential.
-    credential = token_credential_id(oauth_server.url, person.user_id)
+    credential = account_credential_id(person.user_id)
     lines = oauth_server.output[mark:]
     assert any(credential in line and "/v1/alphas" in line for line in lines), lines[-5:]
 
@@ -362,9 +368,7 @@ def test_me_says_which_credential_a_request_used(oauth_server: OAuthServer) -> N
     assert by_token.status_code == 200, by_token.text
     me = json.loads(by_token.json()["result"]["content"][0]["text"])
     assert me["data"]["credential"] == "oauth" and me["data"]["user_id"] == person.user_id
-    assert (
-        me["data"]["key_id"] == me["meta"]["key_id"] == token_credential_id(oauth_server.url, person.user_id)
-    )
+    assert me["data"]["key_id"] == me["meta"]["key_id"] == account_credential_id(person.user_id)
     assert me["data"]["usage"]["day"] >= 1
     by_key = mcp_post(oauth_server, person.token, tool_call("meta.me", {}))
     me = json.loads(by_key.json()["result"]["content"][0]["text"])
@@ -510,14 +514,9 @@ def test_a_redirect_uri_not_registered_is_refused(oauth_server: OAuthServer) -> 
     _, challenge = pkce()
     answer = authorize(
         oauth_server,
-        {
-            "response_type": "code",
-            "client_id": client["client_id"],
-            "redirect_uri": "https://attacker.example/callback",
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "state": "s",
-        },
+        authorization_params(
+            client["client_id"], challenge, redirect_uri="https://attacker.example/callback"
+        ),
     )
     # Never a redirect to the unregistered address: an error answered here.
     assert answer.status_code == 400 and "location" not in answer.headers
@@ -544,15 +543,7 @@ def test_a_token_for_another_resource_is_not_issued(oauth_server: OAuthServer) -
     _, challenge = pkce()
     answer = authorize(
         oauth_server,
-        {
-            "response_type": "code",
-            "client_id": client["client_id"],
-            "redirect_uri": REDIRECT,
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "state": "s",
-            "resource": "https://other.example/mcp",
-        },
+        authorization_params(client["client_id"], challenge, resource="https://other.example/mcp"),
     )
     assert answer.status_code == 302 and "error=invalid_target" in answer.headers["location"]
 
@@ -561,17 +552,7 @@ def test_a_denied_consent_issues_no_code(oauth_server: OAuthServer) -> None:
     person = oauth_server.key()
     client = register(oauth_server)
     _, challenge = pkce()
-    answer = authorize(
-        oauth_server,
-        {
-            "response_type": "code",
-            "client_id": client["client_id"],
-            "redirect_uri": REDIRECT,
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "state": "s",
-        },
-    )
+    answer = authorize(oauth_server, authorization_params(client["client_id"], challenge))
     denied = consent(oauth_server, answer.headers["location"], person, decision="deny")
     query = parse_qs(urlparse(denied.headers["location"]).query)
     assert query["error"] == ["access_denied"] and "code" not in query
@@ -623,15 +604,7 @@ def test_a_client_named_by_its_metadata_document_gets_a_token(
     verifier, challenge = pkce()
     answer = authorize(
         oauth_server,
-        {
-            "response_type": "code",
-            "client_id": client_document,
-            "redirect_uri": REDIRECT,
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "state": "s1",
-            "resource": oauth_server.resource,
-        },
+        authorization_params(client_document, challenge, state="s1", resource=oauth_server.resource),
     )
     assert answer.status_code == 302, answer.text
     assert "Document Client" in httpx.get(answer.headers["location"], timeout=30).text
@@ -645,12 +618,8 @@ def test_a_client_named_by_its_metadata_document_gets_a_token(
     # A document whose redirect URIs do not name the one asked: refused as any unregistered one.
     other = authorize(
         oauth_server,
-        {
-            "response_type": "code",
-            "client_id": client_document,
-            "redirect_uri": "http://127.0.0.1:9/elsewhere",
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-        },
+        authorization_params(
+            client_document, challenge, redirect_uri="http://127.0.0.1:9/elsewhere", state=None
+        ),
     )
     assert other.status_code == 400

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from access import open_store
-from access.oauth import ADMIN_SCOPE, READ_SCOPE, token_credential_id
+from access.oauth import ADMIN_SCOPE, READ_SCOPE, account_credential_id
 from tests.e2e.test_serve_stack import serving
 from tests.e2e.test_server import free_port
 from tests.health_wait import wait_until
@@ -162,7 +162,7 @@ def test_a_providers_token_reads_as_the_account_of_its_verified_email(world: Wor
     assert answer.json()["result"].get("isError") is not True, answer.text
     assert len(json.loads(answer.json()["result"]["content"][0]["text"])["data"]) == 1
     # Metered as the member's account (the access lines name its token credential).
-    credential = token_credential_id(world.issuer, world.member.user_id)
+    credential = account_credential_id(world.member.user_id)
     assert any(credential in line and "/v1/alphas" in line for line in world.output[mark:])
     key_tools = {
         t["name"]

@@ -4,6 +4,7 @@ The same refusals through the real server: tests/e2e/test_mcp_oauth.py."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import time
@@ -14,10 +15,23 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from access.oauth import ADMIN_SCOPE, READ_SCOPE, TokenRules, scope_grants, verify_token
-from access.sessions import Session, csrf_matches, new_session, seal, session_credential_id, unseal
+from access.oauth import (
+    ADMIN_SCOPE,
+    READ_SCOPE,
+    SCOPES,
+    TokenClaims,
+    TokenRules,
+    account_credential_id,
+    scope_grants,
+    token_caller,
+    verify_token,
+)
+from access.records import AccountRecord
+from access.sessions import Session, csrf_matches, new_session, seal, session_caller, unseal
 from core import errors
 from schemas.registry import ADMIN_IDS, ALL_IDS
+from serve.auth import caller_limits
+from serve.limits.memory import MemoryLimiter
 
 ISSUER, AUDIENCE = "https://sso.example.org/realms/research", "https://results.example.com/mcp"
 KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -121,7 +135,42 @@ def test_a_session_unseals_only_whole_unexpired_and_with_its_key() -> None:
     assert unseal(seal(Session("s", "u_1", int(time.time()) - 1, "c"), secret), secret) is None
     assert csrf_matches(session, session.csrf) and not csrf_matches(session, "guess")
     assert not csrf_matches(session, None)
-    assert len(session_credential_id("u_1")) == 16
+    assert len(account_credential_id("u_1")) == 16
+
+
+def test_an_accounts_tokens_and_sessions_spend_one_envelope() -> None:
+    """Issue 80: the rate windows, the quota and the egress budgets are the account's whatever the
+    credential, so a person reaching the server through an agent's connector (tokens of any
+    client) and through the dashboard (a session) spends one envelope, not one per credential."""
+    now = datetime.now(UTC)
+    person = AccountRecord("u_1", "a@example.org", "member", "active", scope_grants(SCOPES), now)
+    other = AccountRecord("u_2", "b@example.org", "member", "active", scope_grants(SCOPES), now)
+    by_connector = token_caller(
+        person, TokenClaims("u_1", frozenset({READ_SCOPE}), None, "agent", {}), "1.2.3.4", now
+    )
+    by_other_client = token_caller(
+        person, TokenClaims("u_1", frozenset(SCOPES), None, "cli", {}), "1.2.3.4", now
+    )
+    by_dashboard = session_caller(person, "1.2.3.4", now)
+    assert (
+        by_connector.key_id == by_other_client.key_id == by_dashboard.key_id == account_credential_id("u_1")
+    )
+    assert session_caller(other, "1.2.3.4", now).key_id != by_dashboard.key_id
+    assert (by_connector.credential, by_dashboard.credential) == ("oauth", "session")
+
+    async def spend() -> list[bool]:
+        # The default envelope of a new key: 5 a second. Five by the connector, then the dashboard's
+        # sixth request in the same second is refused (a clock fixed inside one second).
+        limiter = MemoryLimiter()
+        at = now.replace(microsecond=0)
+        answers = [(await limiter.hit(c.key_id, caller_limits(c), at)).allowed for c in [by_connector] * 5]
+        answers.append((await limiter.hit(by_dashboard.key_id, caller_limits(by_dashboard), at)).allowed)
+        answers.append(
+            (await limiter.hit(account_credential_id("u_2"), caller_limits(by_dashboard), at)).allowed
+        )
+        return answers
+
+    assert asyncio.run(spend()) == [True] * 5 + [False, True]
 
 
 def test_what_one_worker_keeps_refuses_to_start_with_several() -> None:
@@ -133,3 +182,15 @@ def test_what_one_worker_keeps_refuses_to_start_with_several() -> None:
         prepare(Settings(workers=2, oauth_issuer="builtin"))
     with pytest.raises(StartRefused, match="OIDC_SESSION_KEY_FILE"):
         prepare(Settings(workers=2, oidc_issuer="https://sso.example.org", oidc_client_id="c"))
+
+
+def test_the_client_secret_is_not_in_the_settings_text() -> None:
+    """The settings object reaches log lines and tracebacks (a refused start names it): the
+    provider's client secret is never in its text."""
+    from core.settings import Settings
+
+    settings = Settings(
+        oidc_issuer="https://sso.example.org", oidc_client_id="c", oidc_client_secret="s3cr3t-v4lue"
+    )
+    assert settings.oidc_client_secret == "s3cr3t-v4lue"
+    assert "s3cr3t-v4lue" not in repr(settings) and "s3cr3t-v4lue" not in str(settings)
