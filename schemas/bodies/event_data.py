@@ -351,7 +351,10 @@ class RestatedRawBooks(Body, kw_only=True, frozen=True):
     first_date: Annotated[str, doc("The earliest of them (ISO 8601).")]
     last_date: Annotated[str, doc("The latest of them (ISO 8601).")]
     restated: Annotated[
-        list[RestatedValue], doc(f"The first {RESTATED_SHOWN} of them, in date order, each with both values.")
+        list[RestatedValue],
+        doc(
+            f"The first {RESTATED_SHOWN} of them, in date order, each with both values (or withheld, as above)."
+        ),
     ]
 
 
@@ -373,7 +376,10 @@ class Restated(EventData, kw_only=True, frozen=True):
     ]
     restated: Annotated[
         list[RestatedValue] | None,
-        doc(f"The first {RESTATED_SHOWN} restated values, in date order, each with both values."),
+        doc(
+            f"The first {RESTATED_SHOWN} restated values, in date order, each with both values (null with its "
+            "withheld_reason for a key that may not read their data)."
+        ),
     ]
     raw_books: (
         Annotated[
