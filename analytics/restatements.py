@@ -27,7 +27,20 @@ TABLE = "restatements"
 
 DATASET_DATA = {"portfolio": "ledger", "decisions": "cross_sections", "metrics_stored": "ledger"}
 """The data each restated dataset's values are built from (`analytics.access.Access`): a key that
-may not read it sees the restatement's date and field, not its values."""
+may not read it sees the restatement's date and field, not its values (`withheld_reason`)."""
+
+WITHHELD_VALUES = ("symbol", "before", "after")
+"""A restatement's values, null for a key that may not read the data they are built from."""
+
+
+def withheld_reason(dataset: object, access: Access) -> str | None:
+    """Why a key with `access` is not shown a restatement's values (`WITHHELD_VALUES`) of `dataset`:
+    the data they are built from (`DATASET_DATA`) is not its to read; None when it is. The one rule
+    the `/restatements` route and the `alpha.restated` event (`delivery.event_answers`) ask."""
+    data = DATASET_DATA.get(str(dataset), "ledger")
+    if access.may_read(data):
+        return None
+    return f"access_limited: built from {DATA_LABELS[data]}, which this key may not read"
 
 
 @dataclass(frozen=True)
@@ -124,15 +137,14 @@ def restatement_rows(
 ) -> list[RestatementRow]:
     """The build's restatements dated inside `window` that a key with raw-book access `raw` sees
     (`visible`), newest restatement first (then dataset, book, date), each with both values unless
-    the key may not read the data they are built from (`DATASET_DATA`), then with `withheld_reason`."""
+    the key may not read the data they are built from, then with `withheld_reason`."""
     start, end = window
     rows = []
     for row in reversed(restated_of(view).rows()):
         day = row["date"]
         if (start is not None and day < start) or (end is not None and day > end) or not visible(row, raw):
             continue
-        data = DATASET_DATA.get(str(row["dataset"]), "ledger")
-        readable = access.may_read(data)
+        why = withheld_reason(row["dataset"], access)
         rows.append(
             RestatementRow(
                 restated_at=_wire(row["restated_at"]),
@@ -143,13 +155,11 @@ def restatement_rows(
                 date=day,
                 field=row["field"],
                 period=row.get("period"),
-                symbol=row.get("symbol") if readable else None,
-                before=_finite(row.get("before")) if readable else None,
-                after=_finite(row.get("after")) if readable else None,
+                symbol=None if why else row.get("symbol"),
+                before=None if why else _finite(row.get("before")),
+                after=None if why else _finite(row.get("after")),
                 names_changed=row.get("names_changed"),
-                withheld_reason=None
-                if readable
-                else f"access_limited: built from {DATA_LABELS[data]}, which this key may not read",
+                withheld_reason=why,
             )
         )
     return rows

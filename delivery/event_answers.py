@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from analytics.access import Access
+from analytics.restatements import WITHHELD_VALUES, withheld_reason
 from records.event_log import Event as Recorded
 from records.event_log import EventScope, Reader
 from records.times import stored_time
@@ -147,6 +148,7 @@ def shown_data(data: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
         _alarm_charts(shown, withheld, viewer)
     if isinstance(shown.get("health"), dict):
         _health_row(shown, withheld, viewer)
+    _restated_values(shown, Access.of(may_call))
     if withheld:
         shown["withheld"] = withheld
     return shown
@@ -174,6 +176,22 @@ def _without_raw(shown: dict[str, Any]) -> None:
         shown["count"] = len(kept)
         shown["first_date"] = kept[0].get("date") if kept else None
         shown["last_date"] = kept[-1].get("date") if kept else None
+
+
+def _restated_values(shown: dict[str, Any], access: Access) -> None:
+    """An `alpha.restated`'s values as `/restatements` would answer the key: a row's symbol, before
+    and after null, with its `withheld_reason`, when the key may not read the data they are built
+    from (`analytics.restatements.withheld_reason`, the route's rule)."""
+    if isinstance(shown.get("restated"), list):
+        shown["restated"] = [_restated_value(row, access) for row in shown["restated"]]
+    raw = shown.get("raw_books")
+    if isinstance(raw, dict) and isinstance(raw.get("restated"), list):
+        shown["raw_books"] = {**raw, "restated": [_restated_value(row, access) for row in raw["restated"]]}
+
+
+def _restated_value(row: Any, access: Access) -> Any:
+    why = withheld_reason(row.get("dataset"), access) if isinstance(row, dict) else None
+    return row if why is None else {**row, **dict.fromkeys(WITHHELD_VALUES), "withheld_reason": why}
 
 
 def _alarm_charts(shown: dict[str, Any], withheld: dict[str, str], viewer: Viewer) -> None:

@@ -71,6 +71,21 @@ class Wanted:
     """Newest first: the events before `after` (0: from the newest), in descending id order."""
 
 
+def chosen_sql(types: Sequence[str], alphas: Sequence[str]) -> tuple[list[str], list[Any]]:
+    """The conditions an event meets when it is of one of `types` and about one of `alphas` (each
+    empty: any), and their values: the feed's filters (`EventLog.page`) and a webhook's
+    (`records.webhooks`), made of `?` markers and fixed words only."""
+    conditions: list[str] = []
+    values: list[Any] = []
+    if types:
+        conditions.append("type IN (" + ", ".join("?" * len(types)) + ")")
+        values += list(types)
+    if alphas:
+        conditions.append("alpha_id IN (" + ", ".join("?" * len(alphas)) + ")")
+        values += list(alphas)
+    return conditions, values
+
+
 def _scope_sql(scope: EventScope) -> tuple[str, list[Any]]:
     if scope.everything:
         return "1 = 1", []
@@ -217,12 +232,9 @@ class EventLog:
         if wanted.through is not None:
             conditions.append("id <= ?")
             values.append(wanted.through)
-        if wanted.types:
-            conditions.append("type IN (" + ", ".join("?" * len(wanted.types)) + ")")
-            values += list(wanted.types)
-        if wanted.alphas:
-            conditions.append("alpha_id IN (" + ", ".join("?" * len(wanted.alphas)) + ")")
-            values += list(wanted.alphas)
+        chosen, chosen_values = chosen_sql(wanted.types, wanted.alphas)
+        conditions += chosen
+        values += chosen_values
         # Every condition is made of `?` markers and fixed words; no caller text enters the SQL.
         sql = (
             "SELECT id, type, alpha_id, audience, key_id, data, created_at FROM events WHERE "  # noqa: S608

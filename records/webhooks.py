@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from records.event_log import Event, EventLog, Reader, event_of, in_id_order, visible_sql
+from records.event_log import Event, EventLog, Reader, chosen_sql, event_of, in_id_order, visible_sql
 from records.sql import Database, Statement
 from records.times import read_time, stored_time
 
@@ -537,12 +537,9 @@ class Webhooks:
         (whether the key may see it *now* is the worker's to decide, and recorded)."""
         conditions = ["id > ?", "id <= ?", "(audience <> 'key' OR key_id = ?)"]
         params: list[Any] = [webhook.progress.delivered_through, through, webhook.key_id]
-        if webhook.types:
-            conditions.append("type IN (" + ", ".join("?" * len(webhook.types)) + ")")
-            params += list(webhook.types)
-        if webhook.alphas:
-            conditions.append("alpha_id IN (" + ", ".join("?" * len(webhook.alphas)) + ")")
-            params += list(webhook.alphas)
+        chosen, chosen_params = chosen_sql(webhook.types, webhook.alphas)
+        conditions += chosen
+        params += chosen_params
         rows, _ = self._database.execute(
             f"SELECT {EVENT_COLUMNS} FROM events WHERE "  # noqa: S608 (fixed words and markers)
             + " AND ".join(conditions)

@@ -324,9 +324,24 @@ class RestatedValue(Body, kw_only=True, frozen=True):
     field: Annotated[str, doc("return, scores, or the stored metric's name.")]
     period: Annotated[str | None, doc("A stored metric's scope:period (yearly:2022); null otherwise.")]
     symbol: Annotated[str | None, doc("scores: the name whose score moved most that week; null otherwise.")]
-    before: Annotated[float | None, doc("The value published before (null: the session was not there).")]
-    after: Annotated[float | None, doc("The value published now (null: the session is gone).")]
+    before: Annotated[
+        float | None,
+        doc("The value published before (null: the session was not there, or withheld: `withheld_reason`)."),
+    ]
+    after: Annotated[
+        float | None, doc("The value published now (null: the session is gone, or withheld as before).")
+    ]
     names_changed: Annotated[int | None, doc("scores: the names whose score changed, came or went.")]
+    withheld_reason: (
+        Annotated[
+            str,
+            doc(
+                "Why symbol, before and after are null for this key (access_limited: ...), as on "
+                "/v1/alphas/{alpha}/restatements; absent when they are shown."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class RestatedRawBooks(Body, kw_only=True, frozen=True):
@@ -336,7 +351,10 @@ class RestatedRawBooks(Body, kw_only=True, frozen=True):
     first_date: Annotated[str, doc("The earliest of them (ISO 8601).")]
     last_date: Annotated[str, doc("The latest of them (ISO 8601).")]
     restated: Annotated[
-        list[RestatedValue], doc(f"The first {RESTATED_SHOWN} of them, in date order, each with both values.")
+        list[RestatedValue],
+        doc(
+            f"The first {RESTATED_SHOWN} of them, in date order, each with both values (or withheld, as above)."
+        ),
     ]
 
 
@@ -358,7 +376,10 @@ class Restated(EventData, kw_only=True, frozen=True):
     ]
     restated: Annotated[
         list[RestatedValue] | None,
-        doc(f"The first {RESTATED_SHOWN} restated values, in date order, each with both values."),
+        doc(
+            f"The first {RESTATED_SHOWN} restated values, in date order, each with both values (null with its "
+            "withheld_reason for a key that may not read their data)."
+        ),
     ]
     raw_books: (
         Annotated[

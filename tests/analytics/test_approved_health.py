@@ -165,6 +165,18 @@ def test_a_key_sees_only_the_alphas_it_may_read(api: Api) -> None:
     # A key of the Test_ alphas reads no approved alpha in force: an empty book, no count of others.
     empty = api.ok(PATH, "testonly")["data"]
     assert empty["alphas"] == [] and empty["approved_count"] == 0 and empty["alarm_count"] == 0
+    assert empty["failing_count"] == 0
+    # The counts are of its own rows, never the catalogue's: the control, every approved alpha's
+    # counts, holds a failing alpha (value_composite_legacy decays) that this key may not read.
+    whole = api.ok(PATH)["data"]
+    assert any(row["verdict"] == "failing" and row["alpha"] != "momentum_12_1" for row in whole["alphas"])
+    for answer in (data, whole):
+        rows = answer["alphas"]
+        assert answer["failing_count"] == sum(row["verdict"] == "failing" for row in rows)
+        assert answer["alarm_count"] == sum(
+            "alarm" in (row["cusum_state"], row["ic_cusum_state"]) for row in rows
+        )
+    assert data["failing_count"] == (data["alphas"][0]["verdict"] == "failing") < whole["failing_count"]
 
 
 def test_a_key_without_the_ledger_is_refused_and_the_etag_holds(api: Api) -> None:

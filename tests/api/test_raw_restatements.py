@@ -12,7 +12,10 @@ from typing import Any
 
 from delivery.event_answers import EVERYTHING, Viewer, shown_data
 from records.store import open_records
+from schemas.query import LIMIT_MAX
+from tests.analytics.conftest import serving
 from tests.api.conftest import Api
+from tests.callers import DATA_IDS, make_caller
 from tests.conftest import records_of
 
 ALPHA = "momentum_12_1"
@@ -95,3 +98,36 @@ def test_an_event_recorded_before_raw_books_were_kept_apart_is_cut_for_a_raw_off
     assert plain["restated"] == [rows[1]]
     assert (plain["count"], plain["first_date"], plain["last_date"]) == (1, "2021-01-05", "2021-01-05")
     assert shown_data(old, EVERYTHING) == old
+
+
+def test_the_restated_event_withholds_the_values_the_restatements_route_withholds(demo_lake: Path) -> None:
+    """A key that may call the restatements route but may not read the ledger is served a portfolio
+    restatement's date and field, not its values, on the route; the `alpha.restated` event the feed
+    serves asks the same rule (`analytics.restatements.withheld_reason`), its raw books' rows too."""
+    callers = {
+        "raw": make_caller(expose_raw_book=True),
+        "noledger": make_caller(endpoints=DATA_IDS - {"portfolio.ledger"}, expose_raw_book=True),
+    }
+    with serving(demo_lake, callers) as api:
+        route = api.ok(f"/v1/alphas/{ALPHA}/restatements", "noledger", limit=LIMIT_MAX)
+        control = api.ok("/v1/events", "raw", type="alpha.restated", alpha=ALPHA, limit=100)["data"]
+        events = api.ok("/v1/events", "noledger", type="alpha.restated", alpha=ALPHA, limit=100)["data"]
+    assert not route["pagination"]["has_more"]
+    withheld = {row["withheld_reason"] for row in route["data"] if row["dataset"] == "portfolio"}
+    assert withheld == {"access_limited: built from the ledger, which this key may not read"}
+    assert all(
+        row["before"] is None and row["after"] is None for row in route["data"] if row["withheld_reason"]
+    )
+    # The control: the same event carries the values to a key that reads the ledger.
+    assert any(row["before"] is not None for e in control for row in e["data"]["restated"])
+    rows = [row for e in events for row in e["data"]["restated"] + e["data"]["raw_books"]["restated"]]
+    assert any(row["book"] in RAW_BOOKS for row in rows), "the raw books' values too"
+    reasons = {
+        (r["dataset"], r["book"], r["date"], r["field"], r["period"]): r["withheld_reason"]
+        for r in route["data"]
+    }
+    for row in rows:
+        why = reasons[(row["dataset"], row["book"], row["date"], row["field"], row["period"])]
+        assert row.get("withheld_reason") == why, row
+        if why is not None:
+            assert (row["symbol"], row["before"], row["after"]) == (None, None, None), row

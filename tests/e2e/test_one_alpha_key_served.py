@@ -517,16 +517,7 @@ def test_mcp_tools_and_prompts_answer_nothing_of_another_alpha(world: World) -> 
 
 def test_delta_sharing_lists_and_loads_nothing_of_another_alpha(world: World) -> None:
     scan = Scan(world.foreign, "delta sharing")
-    profile = world.folder / "one.share"
-    profile.write_text(
-        json.dumps(
-            {
-                "shareCredentialsVersion": 1,
-                "endpoint": f"{world.base}/delta-sharing",
-                "bearerToken": world.one.token,
-            }
-        )
-    )
+    profile = world.sharing_profile(world.one, world.folder)
     client = delta_sharing.SharingClient(str(profile))
     shares = client.list_shares()
     scan.text("shares", repr(shares))

@@ -373,16 +373,7 @@ def test_mcp_tools_name_no_raw_book(world: World) -> None:
 
 def test_delta_sharing_shares_no_raw_book(world: World) -> None:
     scan = Scan("delta sharing")
-    profile = world.folder / "plain.share"
-    profile.write_text(
-        json.dumps(
-            {
-                "shareCredentialsVersion": 1,
-                "endpoint": f"{world.base}/delta-sharing",
-                "bearerToken": world.plain.token,
-            }
-        )
-    )
+    profile = world.sharing_profile(world.plain, world.folder)
     client = delta_sharing.SharingClient(str(profile))
     tables = client.list_all_tables()
     assert tables

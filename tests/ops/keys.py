@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -59,6 +61,17 @@ class KeyedSite:
         response = self.get(key, path, params)
         assert response.status_code == 200, (path, params, response.text[:500])
         return response.json()
+
+    def sharing_profile(self, key: IssuedKey, folder: Path) -> Path:
+        """A Delta Sharing profile file (PROTOCOL.md, "Profile File Format") holding `key`, in `folder`."""
+        path = folder / f"{key.key_id}.share"
+        document = {
+            "shareCredentialsVersion": 1,
+            "endpoint": f"{self.base}/delta-sharing",
+            "bearerToken": key.token,
+        }
+        path.write_text(json.dumps(document))
+        return path
 
     def rows(self, key: IssuedKey, path: str, **params: Any) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []

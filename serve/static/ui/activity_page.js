@@ -453,7 +453,7 @@ function decision(what, data) {
   );
 }
 
-/** The restated values an alpha.restated event carries: each with both values, as text. */
+/** The restated values an alpha.restated event carries: each with both values (or why not), as text. */
 function restatedTable(values) {
   const grid = table(["Date", "Dataset", "Field", "Before", "After"], [], { className: "data compact event-restated" });
   grid.querySelector("tbody").append(
@@ -464,8 +464,9 @@ function restatedTable(values) {
         h("td", {}, plain(v.date)),
         h("td", {}, [plain(v.dataset), v.book ? ` (${plain(v.book)})` : ""]),
         h("td", {}, [plain(v.field), v.period ? ` ${plain(v.period)}` : "", v.symbol ? ` ${plain(v.symbol)}` : ""]),
-        h("td", { class: "number" }, v.before == null ? DASH : plain(v.before)),
-        h("td", { class: "number" }, v.after == null ? DASH : plain(v.after)),
+        // withheld from this key (its data is not the key's to read): the reason, as /restatements gives it
+        h("td", { class: "number", title: v.withheld_reason }, v.before == null ? DASH : plain(v.before)),
+        h("td", { class: "number", title: v.withheld_reason }, v.after == null ? DASH : plain(v.after)),
       ),
     ),
   );
