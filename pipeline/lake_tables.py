@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -368,7 +369,9 @@ def vacuum(
     deletes the files no version younger than the retention reads. The retention is the operator's
     history (`ALPHA_RESULTS_BUILD_HISTORY_DAYS`), never under what a worker may still serve, and
     stretched back to the oldest generation that names a pinned build: a pin is a version kept, so a
-    decision's `as_of` reads what it read, whatever its age. Returns the files deleted (or, with
+    decision's `as_of` reads what it read, whatever its age. A table's retention is also stretched
+    back to a commit no generation names that replaced a target's rows after the version its
+    generation names (`_unnamed_since`): what readers read now is never deleted. Returns the files deleted (or, with
     `delete` false, those it would delete)."""
     now = now or clock.now()
     found = tables.generations(root)
@@ -382,15 +385,39 @@ def vacuum(
         oldest = found.join(wanted, on=["target", "build_id"], how="semi")["committed_at"].min()
         if isinstance(oldest, dt.datetime):
             keep = max(keep, (now - oldest).total_seconds())
-    hours = math.ceil(keep / 3600) if keep > 0 else 0
+    named = tables.versions(root).filter(pl.col("version").is_not_null())
     removed: list[str] = []
     names = [spec.name for spec in lake.TABLES] + [tables.BENCHMARK_DAILY, tables.GENERATIONS]
     for name in names:
         delta = _open(tables.table_path(root, name), root)
         if delta is None:
             continue
+        stray = (
+            None
+            if name == tables.GENERATIONS
+            else _unnamed_since(delta, named.filter(pl.col("table") == name))
+        )
+        kept = keep if stray is None else max(keep, time.time() - stray)
+        hours = math.ceil(kept / 3600) if kept > 0 else 0
         removed += delta.vacuum(retention_hours=hours, enforce_retention_duration=False, dry_run=not delete)
     return removed
+
+
+def _unnamed_since(delta: DeltaTable, named: pl.DataFrame) -> float | None:
+    """When (epoch seconds, Delta's commit time) the oldest commit to the table for a target came
+    after the version the target's newest generation names: a publish that failed or was killed
+    before its generation (or one still running), whose commit replaced files that generation still
+    reads. None when there is none. The vacuum keeps what was removed since, until a publish of the
+    target names a newer version."""
+    versions = {
+        str(t).removeprefix("benchmark:"): int(v) for t, v in named.select("target", "version").iter_rows()
+    }
+    times = [
+        int(commit["timestamp"]) / 1000
+        for commit in delta.history()
+        if commit.get("target") in versions and int(commit["version"]) > versions[commit["target"]]
+    ]
+    return min(times, default=None)
 
 
 def vacuum_lake(root: str, delete: bool) -> list[str]:

@@ -209,3 +209,37 @@ def content_as_of(lake: Path, moment: Any) -> dict[str, pl.DataFrame]:
         frame = tables.scan(str(lake), name, as_of=moment, targets=[ALPHA]).collect()
         out[name] = frame.sort(frame.columns) if frame.width else frame
     return out
+
+
+def test_vacuum_keeps_what_the_generation_reads_after_a_publish_failed_before_its_switch(
+    seals: tuple[Path, Path], first: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A publish that fails (or is killed) after its table commits and before its pointer switch
+    leaves commits no generation names, which replaced files the alpha's generation still reads:
+    the vacuum keeps them, whatever the history retention, until a publish of the alpha names a
+    newer version."""
+    before = content(first)
+    lake = shutil.copytree(first, tmp_path / "lake")
+
+    def killed(*_: Any, **__: Any) -> None:
+        raise Killed("switch")
+
+    monkeypatch.setattr("pipeline.publish.switch_pointer", killed)
+    with pytest.raises(Killed):
+        publish_seal(str(seals[1]), str(lake))
+    monkeypatch.undo()
+    # The failed publish replaced rows: the decisions' head is past the version its generation names.
+    named = tables.versions(str(lake), table="decisions").filter(pl.col("target") == ALPHA)["version"][0]
+    assert DeltaTable(tables.table_path(str(lake), "decisions")).version() > named
+    lake_tables.vacuum(str(lake), 0.0, Pinned(), delete=True, floor_seconds=0.0)
+    assert_same(content(lake), before)
+    # The next publish names the newer versions: what only the failed one's commits replaced goes.
+    assert publish_seal(str(seals[1]), str(lake)).status == "published"
+    assert lake_tables.vacuum(str(lake), 0.0, Pinned(), delete=True, floor_seconds=0.0)
+    assert_same(content(lake, keep_moving=False), content(publish_second(seals, first, tmp_path), False))
+
+
+def publish_second(seals: tuple[Path, Path], first: Path, tmp_path: Path) -> Path:
+    lake = shutil.copytree(first, tmp_path / "again")
+    assert publish_seal(str(seals[1]), str(lake)).status == "published"
+    return lake
