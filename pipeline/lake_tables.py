@@ -346,14 +346,31 @@ def finish_generation(root: str, alpha_id: str, build_id: str) -> bool:
     (`pipeline.publish.finish_interrupted`): every table's current version holds the alpha's rows of
     that build (its commits came before the switch, and its intent kept any other publish of the
     alpha away since). Returns whether one was committed (none when the newest names the build)."""
-    named = tables.versions(root).filter(pl.col("target") == alpha_id)
+    return _finish(root, alpha_id, build_id, [spec.name for spec in lake.TABLES])
+
+
+def finish_benchmark_generation(root: str, symbol: str, build_id: str) -> bool:
+    """`finish_generation` of a benchmark, whose publish has no intent: called by a publish that
+    finds the benchmark's pointer already on its seal's build (`pipeline.publish.publish_benchmark`),
+    which a publish killed between its switch and its generation leaves. Only when the table holds
+    a commit of that build (a lake published before the open tables has none to name)."""
+    delta = _open(tables.table_path(root, tables.BENCHMARK_DAILY), root)
+    if delta is None or not any(
+        commit.get("target") == symbol and commit.get("build_id") == build_id for commit in delta.history()
+    ):
+        return False
+    return _finish(root, f"benchmark:{symbol}", build_id, [tables.BENCHMARK_DAILY])
+
+
+def _finish(root: str, target: str, build_id: str, names: list[str]) -> bool:
+    named = tables.versions(root).filter(pl.col("target") == target)
     if named.height and set(named["build_id"].to_list()) == {build_id}:
         return False
     written = Written()
-    for spec in lake.TABLES:
-        delta = _open(tables.table_path(root, spec.name), root)
-        written.versions[spec.name] = None if delta is None else int(delta.version())
-    commit_generation(root, alpha_id, build_id, written, clock.now())
+    for name in names:
+        delta = _open(tables.table_path(root, name), root)
+        written.versions[name] = None if delta is None else int(delta.version())
+    commit_generation(root, target, build_id, written, clock.now())
     return True
 
 

@@ -243,3 +243,39 @@ def publish_second(seals: tuple[Path, Path], first: Path, tmp_path: Path) -> Pat
     lake = shutil.copytree(first, tmp_path / "again")
     assert publish_seal(str(seals[1]), str(lake)).status == "published"
     return lake
+
+
+def test_a_benchmark_publish_killed_after_its_switch_is_finished_by_its_next_run(tmp_path: Path) -> None:
+    """A benchmark's publish has no intent to finish: killed between its pointer switch and its
+    generation, the next run of the same seal (served unchanged) commits the generation, so the
+    tables' readers and the pointer name one build."""
+    from tests.pipeline.factory import write_benchmark_seal
+
+    lake = tmp_path / "lake"
+    assert (
+        publish_seal(str(write_benchmark_seal(tmp_path / "v1", sessions=30)), str(lake)).status == "published"
+    )
+    seal = write_benchmark_seal(tmp_path / "v2", sessions=31)
+
+    def step(name: str) -> None:
+        if name == "generation":
+            raise Killed(name)
+
+    lake_tables.before_commit = step
+    try:
+        with pytest.raises(Killed):
+            publish_seal(str(seal), str(lake))
+    finally:
+        lake_tables.before_commit = lake_tables._no_step
+    pointer = json.loads((lake / "benchmarks" / "SPY" / "_current.json").read_text())["build_id"]
+    named = tables.versions(str(lake), table=tables.BENCHMARK_DAILY).filter(
+        pl.col("target") == "benchmark:SPY"
+    )
+    assert named["build_id"].to_list() != [pointer]  # killed: the generation names the first build
+    publish_seal(str(seal), str(lake))
+    named = tables.versions(str(lake), table=tables.BENCHMARK_DAILY).filter(
+        pl.col("target") == "benchmark:SPY"
+    )
+    assert named["build_id"].to_list() == [pointer]
+    daily = tables.scan(str(lake), tables.BENCHMARK_DAILY, targets=["benchmark:SPY"]).collect()
+    assert daily.height == 31
