@@ -176,6 +176,10 @@ def test_a_publish_killed_before_any_commit_did_not_happen_and_the_next_one_does
         else:
             assert publish_seal(str(seals[1]), str(lake)).status == "published"
         assert_same(content(lake, keep_moving=False), after)
+        # The pointer (what the API serves) and every table's generation name one build.
+        pointer = json.loads((lake / "alphas" / ALPHA / "_current.json").read_text())["build_id"]
+        named = tables.versions(str(lake)).filter(pl.col("target") == ALPHA)
+        assert named.height == len(NAMES) and set(named["build_id"]) == {pointer}, kill_at
 
 
 def test_vacuum_deletes_what_no_kept_version_reads_and_a_pin_keeps_its_version(
