@@ -186,54 +186,91 @@ def _publish_target(
     root: str, table: str, target: str, build_id: str, frame: pl.DataFrame | None, written: Written
 ) -> None:
     path = tables.table_path(root, table)
-    options = tables.storage_options(root)
     commit = CommitProperties(custom_metadata={"target": target, "build_id": build_id})
     new = None if frame is None else _rows(table, target, build_id, frame)
     delta = _open(path, root)
     if delta is None:
-        if new is None or new.height == 0:
-            written.versions[table] = None
-            return
-        before_commit(table)
-        write_deltalake(
-            path,
-            new.to_arrow(),
-            mode="append",
-            partition_by=partitions(table),
-            configuration=tables.CONFIGURATION,
-            target_file_size=FILE_BYTES,
-            writer_properties=WRITER,
-            commit_properties=commit,
-            storage_options=options,
-        )
-        written.versions[table] = _version(path, root)
-        written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": 0}
+        _create(root, table, new, commit, written)
         return
     old = _current(delta, table, target)
     if new is None:
         new = old.head(0)
-    keys = [k for k in lake.ROW_KEYS[table]]
-    if not (_unique(new, keys) and _unique(old, keys)):
-        values = [c for c in new.columns if c != tables.BUILD_COLUMN]
-        if old.height == new.height and old.select(values).sort(values).equals(
-            new.select(values).sort(values)
-        ):
-            written.versions[table] = delta.version()
-            return
-        before_commit(table)
-        write_deltalake(
-            path,
-            new.to_arrow(),
-            mode="overwrite",
-            predicate=f"{tables.partition_column(table)} = {_quote(target)}",
-            target_file_size=FILE_BYTES,
-            writer_properties=WRITER,
-            commit_properties=commit,
-            storage_options=options,
-        )
-        written.versions[table] = _version(path, root)
-        written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": old.height}
+    keys = list(lake.ROW_KEYS[table])
+    if _unique(new, keys) and _unique(old, keys):
+        _merge(root, delta, table, target, old, new, keys, commit, written)
+    else:
+        _replace_whole(root, delta, table, target, old, new, commit, written)
+
+
+def _create(
+    root: str, table: str, new: pl.DataFrame | None, commit: CommitProperties, written: Written
+) -> None:
+    """The table's first commit (none while the build has no rows of it)."""
+    if new is None or new.height == 0:
+        written.versions[table] = None
         return
+    path = tables.table_path(root, table)
+    before_commit(table)
+    write_deltalake(
+        path,
+        new.to_arrow(),
+        mode="append",
+        partition_by=partitions(table),
+        configuration=tables.CONFIGURATION,
+        target_file_size=FILE_BYTES,
+        writer_properties=WRITER,
+        commit_properties=commit,
+        storage_options=tables.storage_options(root),
+    )
+    written.versions[table] = _version(path, root)
+    written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": 0}
+
+
+def _replace_whole(
+    root: str,
+    delta: DeltaTable,
+    table: str,
+    target: str,
+    old: pl.DataFrame,
+    new: pl.DataFrame,
+    commit: CommitProperties,
+    written: Written,
+) -> None:
+    """A table whose key is not unique: the target's rows replaced whole (a predicate overwrite),
+    unless they are the same rows."""
+    values = [c for c in new.columns if c != tables.BUILD_COLUMN]
+    if old.height == new.height and old.select(values).sort(values).equals(new.select(values).sort(values)):
+        written.versions[table] = delta.version()
+        return
+    path = tables.table_path(root, table)
+    before_commit(table)
+    write_deltalake(
+        path,
+        new.to_arrow(),
+        mode="overwrite",
+        predicate=f"{tables.partition_column(table)} = {_quote(target)}",
+        target_file_size=FILE_BYTES,
+        writer_properties=WRITER,
+        commit_properties=commit,
+        storage_options=tables.storage_options(root),
+    )
+    written.versions[table] = _version(path, root)
+    written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": old.height}
+
+
+def _merge(
+    root: str,
+    delta: DeltaTable,
+    table: str,
+    target: str,
+    old: pl.DataFrame,
+    new: pl.DataFrame,
+    keys: list[str],
+    commit: CommitProperties,
+    written: Written,
+) -> None:
+    """The target's rows that changed, by row key: an append when rows were only added, else one
+    `MERGE` (inserted, updated and deleted rows, with the change data feed's before and after)."""
     inserted, changed, gone = diff(old, new, keys)
     if inserted.height == changed.height == gone.height == 0:
         written.versions[table] = delta.version()
@@ -255,21 +292,11 @@ def _publish_target(
                 gone.with_columns(pl.lit(True).alias(GONE)),
             ]
         )
-        nullable = {k for k in keys if source[k].null_count() or old[k].null_count()}
-        matches = [f"t.{_name(tables.partition_column(table))} = {_quote(target)}"]
-        if table in tables.YEAR_TABLES:
-            matches.append(f"t.{_name(tables.YEAR_COLUMN)} = s.{_name(tables.YEAR_COLUMN)}")
-        matches += [
-            f"(t.{_name(k)} IS NOT DISTINCT FROM s.{_name(k)})"
-            if k in nullable
-            else f"t.{_name(k)} = s.{_name(k)}"
-            for k in keys
-        ]
         columns = {_name(c): f"s.{_name(c)}" for c in new.columns}
         (
             delta.merge(
                 source.to_arrow(),
-                predicate=" AND ".join(matches),
+                predicate=_matches(table, target, keys, source, old),
                 source_alias="s",
                 target_alias="t",
                 writer_properties=WRITER,
@@ -280,8 +307,24 @@ def _publish_target(
             .when_not_matched_insert(updates=columns, predicate=f"NOT s.{GONE}")
             .execute()
         )
-    written.versions[table] = _version(path, root)
+    written.versions[table] = _version(tables.table_path(root, table), root)
     written.changed[table] = {"inserted": inserted.height, "updated": changed.height, "deleted": gone.height}
+
+
+def _matches(table: str, target: str, keys: list[str], source: pl.DataFrame, old: pl.DataFrame) -> str:
+    """The `MERGE` predicate: the target's partition (and the row's year), then the row key, null
+    keys matching nulls where either side holds one."""
+    nullable = {k for k in keys if source[k].null_count() or old[k].null_count()}
+    matches = [f"t.{_name(tables.partition_column(table))} = {_quote(target)}"]
+    if table in tables.YEAR_TABLES:
+        matches.append(f"t.{_name(tables.YEAR_COLUMN)} = s.{_name(tables.YEAR_COLUMN)}")
+    matches += [
+        f"(t.{_name(k)} IS NOT DISTINCT FROM s.{_name(k)})"
+        if k in nullable
+        else f"t.{_name(k)} = s.{_name(k)}"
+        for k in keys
+    ]
+    return " AND ".join(matches)
 
 
 def _version(path: str, root: str) -> int:
