@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -185,54 +186,91 @@ def _publish_target(
     root: str, table: str, target: str, build_id: str, frame: pl.DataFrame | None, written: Written
 ) -> None:
     path = tables.table_path(root, table)
-    options = tables.storage_options(root)
     commit = CommitProperties(custom_metadata={"target": target, "build_id": build_id})
     new = None if frame is None else _rows(table, target, build_id, frame)
     delta = _open(path, root)
     if delta is None:
-        if new is None or new.height == 0:
-            written.versions[table] = None
-            return
-        before_commit(table)
-        write_deltalake(
-            path,
-            new.to_arrow(),
-            mode="append",
-            partition_by=partitions(table),
-            configuration=tables.CONFIGURATION,
-            target_file_size=FILE_BYTES,
-            writer_properties=WRITER,
-            commit_properties=commit,
-            storage_options=options,
-        )
-        written.versions[table] = _version(path, root)
-        written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": 0}
+        _create(root, table, new, commit, written)
         return
     old = _current(delta, table, target)
     if new is None:
         new = old.head(0)
-    keys = [k for k in lake.ROW_KEYS[table]]
-    if not (_unique(new, keys) and _unique(old, keys)):
-        values = [c for c in new.columns if c != tables.BUILD_COLUMN]
-        if old.height == new.height and old.select(values).sort(values).equals(
-            new.select(values).sort(values)
-        ):
-            written.versions[table] = delta.version()
-            return
-        before_commit(table)
-        write_deltalake(
-            path,
-            new.to_arrow(),
-            mode="overwrite",
-            predicate=f"{tables.partition_column(table)} = {_quote(target)}",
-            target_file_size=FILE_BYTES,
-            writer_properties=WRITER,
-            commit_properties=commit,
-            storage_options=options,
-        )
-        written.versions[table] = _version(path, root)
-        written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": old.height}
+    keys = list(lake.ROW_KEYS[table])
+    if _unique(new, keys) and _unique(old, keys):
+        _merge(root, delta, table, target, old, new, keys, commit, written)
+    else:
+        _replace_whole(root, delta, table, target, old, new, commit, written)
+
+
+def _create(
+    root: str, table: str, new: pl.DataFrame | None, commit: CommitProperties, written: Written
+) -> None:
+    """The table's first commit (none while the build has no rows of it)."""
+    if new is None or new.height == 0:
+        written.versions[table] = None
         return
+    path = tables.table_path(root, table)
+    before_commit(table)
+    write_deltalake(
+        path,
+        new.to_arrow(),
+        mode="append",
+        partition_by=partitions(table),
+        configuration=tables.CONFIGURATION,
+        target_file_size=FILE_BYTES,
+        writer_properties=WRITER,
+        commit_properties=commit,
+        storage_options=tables.storage_options(root),
+    )
+    written.versions[table] = _version(path, root)
+    written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": 0}
+
+
+def _replace_whole(
+    root: str,
+    delta: DeltaTable,
+    table: str,
+    target: str,
+    old: pl.DataFrame,
+    new: pl.DataFrame,
+    commit: CommitProperties,
+    written: Written,
+) -> None:
+    """A table whose key is not unique: the target's rows replaced whole (a predicate overwrite),
+    unless they are the same rows."""
+    values = [c for c in new.columns if c != tables.BUILD_COLUMN]
+    if old.height == new.height and old.select(values).sort(values).equals(new.select(values).sort(values)):
+        written.versions[table] = delta.version()
+        return
+    path = tables.table_path(root, table)
+    before_commit(table)
+    write_deltalake(
+        path,
+        new.to_arrow(),
+        mode="overwrite",
+        predicate=f"{tables.partition_column(table)} = {_quote(target)}",
+        target_file_size=FILE_BYTES,
+        writer_properties=WRITER,
+        commit_properties=commit,
+        storage_options=tables.storage_options(root),
+    )
+    written.versions[table] = _version(path, root)
+    written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": old.height}
+
+
+def _merge(
+    root: str,
+    delta: DeltaTable,
+    table: str,
+    target: str,
+    old: pl.DataFrame,
+    new: pl.DataFrame,
+    keys: list[str],
+    commit: CommitProperties,
+    written: Written,
+) -> None:
+    """The target's rows that changed, by row key: an append when rows were only added, else one
+    `MERGE` (inserted, updated and deleted rows, with the change data feed's before and after)."""
     inserted, changed, gone = diff(old, new, keys)
     if inserted.height == changed.height == gone.height == 0:
         written.versions[table] = delta.version()
@@ -254,21 +292,11 @@ def _publish_target(
                 gone.with_columns(pl.lit(True).alias(GONE)),
             ]
         )
-        nullable = {k for k in keys if source[k].null_count() or old[k].null_count()}
-        matches = [f"t.{_name(tables.partition_column(table))} = {_quote(target)}"]
-        if table in tables.YEAR_TABLES:
-            matches.append(f"t.{_name(tables.YEAR_COLUMN)} = s.{_name(tables.YEAR_COLUMN)}")
-        matches += [
-            f"(t.{_name(k)} IS NOT DISTINCT FROM s.{_name(k)})"
-            if k in nullable
-            else f"t.{_name(k)} = s.{_name(k)}"
-            for k in keys
-        ]
         columns = {_name(c): f"s.{_name(c)}" for c in new.columns}
         (
             delta.merge(
                 source.to_arrow(),
-                predicate=" AND ".join(matches),
+                predicate=_matches(table, target, keys, source, old),
                 source_alias="s",
                 target_alias="t",
                 writer_properties=WRITER,
@@ -279,8 +307,24 @@ def _publish_target(
             .when_not_matched_insert(updates=columns, predicate=f"NOT s.{GONE}")
             .execute()
         )
-    written.versions[table] = _version(path, root)
+    written.versions[table] = _version(tables.table_path(root, table), root)
     written.changed[table] = {"inserted": inserted.height, "updated": changed.height, "deleted": gone.height}
+
+
+def _matches(table: str, target: str, keys: list[str], source: pl.DataFrame, old: pl.DataFrame) -> str:
+    """The `MERGE` predicate: the target's partition (and the row's year), then the row key, null
+    keys matching nulls where either side holds one."""
+    nullable = {k for k in keys if source[k].null_count() or old[k].null_count()}
+    matches = [f"t.{_name(tables.partition_column(table))} = {_quote(target)}"]
+    if table in tables.YEAR_TABLES:
+        matches.append(f"t.{_name(tables.YEAR_COLUMN)} = s.{_name(tables.YEAR_COLUMN)}")
+    matches += [
+        f"(t.{_name(k)} IS NOT DISTINCT FROM s.{_name(k)})"
+        if k in nullable
+        else f"t.{_name(k)} = s.{_name(k)}"
+        for k in keys
+    ]
+    return " AND ".join(matches)
 
 
 def _version(path: str, root: str) -> int:
@@ -345,14 +389,31 @@ def finish_generation(root: str, alpha_id: str, build_id: str) -> bool:
     (`pipeline.publish.finish_interrupted`): every table's current version holds the alpha's rows of
     that build (its commits came before the switch, and its intent kept any other publish of the
     alpha away since). Returns whether one was committed (none when the newest names the build)."""
-    named = tables.versions(root).filter(pl.col("target") == alpha_id)
+    return _finish(root, alpha_id, build_id, [spec.name for spec in lake.TABLES])
+
+
+def finish_benchmark_generation(root: str, symbol: str, build_id: str) -> bool:
+    """`finish_generation` of a benchmark, whose publish has no intent: called by a publish that
+    finds the benchmark's pointer already on its seal's build (`pipeline.publish.publish_benchmark`),
+    which a publish killed between its switch and its generation leaves. Only when the table holds
+    a commit of that build (a lake published before the open tables has none to name)."""
+    delta = _open(tables.table_path(root, tables.BENCHMARK_DAILY), root)
+    if delta is None or not any(
+        commit.get("target") == symbol and commit.get("build_id") == build_id for commit in delta.history()
+    ):
+        return False
+    return _finish(root, f"benchmark:{symbol}", build_id, [tables.BENCHMARK_DAILY])
+
+
+def _finish(root: str, target: str, build_id: str, names: list[str]) -> bool:
+    named = tables.versions(root).filter(pl.col("target") == target)
     if named.height and set(named["build_id"].to_list()) == {build_id}:
         return False
     written = Written()
-    for spec in lake.TABLES:
-        delta = _open(tables.table_path(root, spec.name), root)
-        written.versions[spec.name] = None if delta is None else int(delta.version())
-    commit_generation(root, alpha_id, build_id, written, clock.now())
+    for name in names:
+        delta = _open(tables.table_path(root, name), root)
+        written.versions[name] = None if delta is None else int(delta.version())
+    commit_generation(root, target, build_id, written, clock.now())
     return True
 
 
@@ -368,7 +429,9 @@ def vacuum(
     deletes the files no version younger than the retention reads. The retention is the operator's
     history (`ALPHA_RESULTS_BUILD_HISTORY_DAYS`), never under what a worker may still serve, and
     stretched back to the oldest generation that names a pinned build: a pin is a version kept, so a
-    decision's `as_of` reads what it read, whatever its age. Returns the files deleted (or, with
+    decision's `as_of` reads what it read, whatever its age. A table's retention is also stretched
+    back to a commit no generation names that replaced a target's rows after the version its
+    generation names (`_unnamed_since`): what readers read now is never deleted. Returns the files deleted (or, with
     `delete` false, those it would delete)."""
     now = now or clock.now()
     found = tables.generations(root)
@@ -382,15 +445,39 @@ def vacuum(
         oldest = found.join(wanted, on=["target", "build_id"], how="semi")["committed_at"].min()
         if isinstance(oldest, dt.datetime):
             keep = max(keep, (now - oldest).total_seconds())
-    hours = math.ceil(keep / 3600) if keep > 0 else 0
+    named = tables.versions(root).filter(pl.col("version").is_not_null())
     removed: list[str] = []
     names = [spec.name for spec in lake.TABLES] + [tables.BENCHMARK_DAILY, tables.GENERATIONS]
     for name in names:
         delta = _open(tables.table_path(root, name), root)
         if delta is None:
             continue
+        stray = (
+            None
+            if name == tables.GENERATIONS
+            else _unnamed_since(delta, named.filter(pl.col("table") == name))
+        )
+        kept = keep if stray is None else max(keep, time.time() - stray)
+        hours = math.ceil(kept / 3600) if kept > 0 else 0
         removed += delta.vacuum(retention_hours=hours, enforce_retention_duration=False, dry_run=not delete)
     return removed
+
+
+def _unnamed_since(delta: DeltaTable, named: pl.DataFrame) -> float | None:
+    """When (epoch seconds, Delta's commit time) the oldest commit to the table for a target came
+    after the version the target's newest generation names: a publish that failed or was killed
+    before its generation (or one still running), whose commit replaced files that generation still
+    reads. None when there is none. The vacuum keeps what was removed since, until a publish of the
+    target names a newer version."""
+    versions = {
+        str(t).removeprefix("benchmark:"): int(v) for t, v in named.select("target", "version").iter_rows()
+    }
+    times = [
+        int(commit["timestamp"]) / 1000
+        for commit in delta.history()
+        if commit.get("target") in versions and int(commit["version"]) > versions[commit["target"]]
+    ]
+    return min(times, default=None)
 
 
 def vacuum_lake(root: str, delete: bool) -> list[str]:

@@ -523,7 +523,9 @@ def publish_benchmark(
     lake_storage = Storage(lake_root)
     if check.manifest():  # the symbol names the pointer: read only once it is valid
         pointer = catalog.read_json(lake_storage, layout.benchmark_pointer(lake_root, symbol))
-        if pointed_content(pointer) == content_id:
+        if pointer is not None and pointed_content(pointer) == content_id:
+            # A publish of this seal killed between its switch and its generation: finished now.
+            lake_tables.finish_benchmark_generation(lake_root, symbol, str(pointer["build_id"]))
             record(lake_root, benchmarks=[symbol])
             return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, pointer)
     # The benchmark file is `daily.parquet` in the seal too, which load_contents keys as kind `daily`.

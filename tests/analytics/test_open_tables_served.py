@@ -57,6 +57,8 @@ def served(api: Api, alpha: str, **params: Any) -> list[dict[str, Any]] | None:
 def assert_equal_ledgers(api: Api, ledger: pl.DataFrame, **params: Any) -> int:
     """Every alpha the catalogue lists (at `as_of` when given): its rows in `ledger` are the API's."""
     alphas = [row["alpha_id"] for row in api.all_rows("/v1/alphas", **params)]
+    # No alpha the catalogue does not list (then: not yet published) reaches the ledger.
+    assert set(ledger["alpha"].unique()) <= set(alphas), sorted(set(ledger["alpha"].unique()) - set(alphas))
     compared = 0
     for alpha in alphas:
         rows = served(api, alpha, **params)

@@ -488,3 +488,45 @@ def test_a_republished_approved_alpha_keeps_its_approval_split(tmp_path: Path) -
     assert row["decay_ratio"] == live.decay_ratio.value
     assert row["live_sessions"] == live.out_of_sample.sessions > 63
     assert row["live_information_ratio"] != first["live_information_ratio"]  # the new build's figures
+
+
+def test_the_build_run_retries_a_pending_catalogue_follow_up(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build run's events step retries the follow-ups earlier decisions left pending (issue 79,
+    item 5: "retried by the next build run"), says so in its report and fails the step while one
+    stays pending."""
+    import pipeline.index_rows
+    from pipeline.build_events import events_step
+    from records.store import open_records
+
+    def refused(*args: Any, **kwargs: Any) -> int:
+        raise OSError("No space left on device")
+
+    lake = linked_copy(world.lake, tmp_path / "lake")
+    records_url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    monkeypatch.setattr(pipeline.index_rows, "record", refused)
+    alpha = "Test_ledger_only"
+    where = ("--lake", str(lake), "--keystore", records_url)
+    run_cli("promote", alpha, *where, "--policy", "", "--by", "ops", "--note", "n", "--override", "a test")
+
+    def pending() -> list[Any]:
+        records = open_records(records_url, create=False)
+        try:
+            return records.followups.pending()
+        finally:
+            records.close()
+
+    assert [f.attempts for f in pending()] == [1]
+    # A run while the disk is still full: the step fails, the follow-up counts the attempt.
+    report = events_step(records_url, True, str(lake), [], [], "", 36_500)
+    assert report.error == "catalogue follow-ups still pending: OSError: No space left on device"
+    assert [f.attempts for f in pending()] == [2]
+    # The next run, with room: the index follows the decision and the follow-up is done.
+    monkeypatch.undo()
+    report = events_step(records_url, True, str(lake), [], [], "", 36_500)
+    assert report.error is None, report
+    assert any("catalogue follow-ups: 1 done" in line for line in report.lines), report.lines
+    assert pending() == []
+    after = index_rows(lake)
+    assert after[alpha]["live_split_origin"] == "approval" and after[alpha]["approved"]

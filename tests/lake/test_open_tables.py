@@ -176,6 +176,10 @@ def test_a_publish_killed_before_any_commit_did_not_happen_and_the_next_one_does
         else:
             assert publish_seal(str(seals[1]), str(lake)).status == "published"
         assert_same(content(lake, keep_moving=False), after)
+        # The pointer (what the API serves) and every table's generation name one build.
+        pointer = json.loads((lake / "alphas" / ALPHA / "_current.json").read_text())["build_id"]
+        named = tables.versions(str(lake)).filter(pl.col("target") == ALPHA)
+        assert named.height == len(NAMES) and set(named["build_id"]) == {pointer}, kill_at
 
 
 def test_vacuum_deletes_what_no_kept_version_reads_and_a_pin_keeps_its_version(
@@ -209,3 +213,73 @@ def content_as_of(lake: Path, moment: Any) -> dict[str, pl.DataFrame]:
         frame = tables.scan(str(lake), name, as_of=moment, targets=[ALPHA]).collect()
         out[name] = frame.sort(frame.columns) if frame.width else frame
     return out
+
+
+def test_vacuum_keeps_what_the_generation_reads_after_a_publish_failed_before_its_switch(
+    seals: tuple[Path, Path], first: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A publish that fails (or is killed) after its table commits and before its pointer switch
+    leaves commits no generation names, which replaced files the alpha's generation still reads:
+    the vacuum keeps them, whatever the history retention, until a publish of the alpha names a
+    newer version."""
+    before = content(first)
+    lake = shutil.copytree(first, tmp_path / "lake")
+
+    def killed(*_: Any, **__: Any) -> None:
+        raise Killed("switch")
+
+    monkeypatch.setattr("pipeline.publish.switch_pointer", killed)
+    with pytest.raises(Killed):
+        publish_seal(str(seals[1]), str(lake))
+    monkeypatch.undo()
+    # The failed publish replaced rows: the decisions' head is past the version its generation names.
+    named = tables.versions(str(lake), table="decisions").filter(pl.col("target") == ALPHA)["version"][0]
+    assert DeltaTable(tables.table_path(str(lake), "decisions")).version() > named
+    lake_tables.vacuum(str(lake), 0.0, Pinned(), delete=True, floor_seconds=0.0)
+    assert_same(content(lake), before)
+    # The next publish names the newer versions: what only the failed one's commits replaced goes.
+    assert publish_seal(str(seals[1]), str(lake)).status == "published"
+    assert lake_tables.vacuum(str(lake), 0.0, Pinned(), delete=True, floor_seconds=0.0)
+    assert_same(content(lake, keep_moving=False), content(publish_second(seals, first, tmp_path), False))
+
+
+def publish_second(seals: tuple[Path, Path], first: Path, tmp_path: Path) -> Path:
+    lake = shutil.copytree(first, tmp_path / "again")
+    assert publish_seal(str(seals[1]), str(lake)).status == "published"
+    return lake
+
+
+def test_a_benchmark_publish_killed_after_its_switch_is_finished_by_its_next_run(tmp_path: Path) -> None:
+    """A benchmark's publish has no intent to finish: killed between its pointer switch and its
+    generation, the next run of the same seal (served unchanged) commits the generation, so the
+    tables' readers and the pointer name one build."""
+    from tests.pipeline.factory import write_benchmark_seal
+
+    lake = tmp_path / "lake"
+    assert (
+        publish_seal(str(write_benchmark_seal(tmp_path / "v1", sessions=30)), str(lake)).status == "published"
+    )
+    seal = write_benchmark_seal(tmp_path / "v2", sessions=31)
+
+    def step(name: str) -> None:
+        if name == "generation":
+            raise Killed(name)
+
+    lake_tables.before_commit = step
+    try:
+        with pytest.raises(Killed):
+            publish_seal(str(seal), str(lake))
+    finally:
+        lake_tables.before_commit = lake_tables._no_step
+    pointer = json.loads((lake / "benchmarks" / "SPY" / "_current.json").read_text())["build_id"]
+    named = tables.versions(str(lake), table=tables.BENCHMARK_DAILY).filter(
+        pl.col("target") == "benchmark:SPY"
+    )
+    assert named["build_id"].to_list() != [pointer]  # killed: the generation names the first build
+    publish_seal(str(seal), str(lake))
+    named = tables.versions(str(lake), table=tables.BENCHMARK_DAILY).filter(
+        pl.col("target") == "benchmark:SPY"
+    )
+    assert named["build_id"].to_list() == [pointer]
+    daily = tables.scan(str(lake), tables.BENCHMARK_DAILY, targets=["benchmark:SPY"]).collect()
+    assert daily.height == 31
