@@ -20,7 +20,9 @@ implement it (the independent reference: tests/analytics/haircut_reference.py):
    by Holm (max over j <= k of min(1, (m - j + 1) p_(j))) and BHY (Benjamini, Hochberg and
    Yekutieli: from the largest down, min((m c / i) p_(i), the next one's), the largest kept as it
    is, c = sum_{i=1}^{M} 1 / i); the adjusted p-value is the median over the simulations.
-   Bonferroni is min(M p, 1), not simulated; the average is the mean of the three.
+   Bonferroni is min(M p, 1), not simulated; the average is the mean of the three. Beside each
+   simulated median its Monte Carlo standard error (Maritz and Jarrett's, of a median: issue 81
+   asks one beside every simulated p-value); the average's is (Holm's + BHY's) / 3, a bound.
 5. Each adjusted p-value p* back to a Sharpe ratio: SR* = F^-1_{T-1}(1 - p* / 2) / sqrt(T)
    sqrt(12); the haircut is (SR - SR*) / SR.
 
@@ -39,6 +41,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,8 +60,9 @@ PANEL_BUDGET = 2_000_000
 and at most PANELS such panels."""
 PANELS = 4
 ADJUSTMENTS_KEPT = 4096
-"""(Holm, BHY) kept per (p, M, rho, simulations, seed) (`simulated_adjustments`: two floats an entry,
-under 1 MB in all): the same window's haircut again costs no pass over the panel."""
+"""(Holm, BHY) and their Monte Carlo errors kept per (p, M, rho, simulations, seed)
+(`simulated_adjustments`: four floats an entry, under 1 MB in all): the same window's haircut again
+costs no pass over the panel."""
 MIN_SIMULATIONS = 200
 MAX_SIMULATED_TESTS = PANEL_BUDGET // MIN_SIMULATIONS
 """The most tests (M) whose p-values are simulated: beyond, MIN_SIMULATIONS of them would exceed
@@ -167,12 +171,34 @@ def _panel(tests: int, rho: float, simulations: int, seed: int) -> _Panel:
     return _Panel(shifted, holm_prefix, bhy_suffix, c)
 
 
+class Simulated(NamedTuple):
+    """The simulated adjustments of one p-value (`simulated_adjustments`)."""
+
+    holm: float  # the median over the simulations of Holm's adjusted p-value
+    bhy: float  # the median over the simulations of BHY's
+    holm_error: float  # the Monte Carlo standard error of `holm` (`median_monte_carlo_error`)
+    bhy_error: float  # the Monte Carlo standard error of `bhy`
+
+
+def median_monte_carlo_error(values: np.ndarray) -> float:
+    """The Monte Carlo standard error of the median of `values`, i.i.d. draws (one a simulation):
+    Maritz and Jarrett's (1978) estimate (scipy's `mstats.mjci`), the standard deviation of the
+    order statistics weighted by the sample median's beta distribution over the ranks. What another
+    seed moves the median by (tests/analytics/test_haircut.py measures it over 24 seeds); about 0
+    where the median sits on a value most simulations near it share (Holm's (m - k + 1) p at one
+    rank k), where another seed moves it rarely and then by a rank."""
+    from scipy.stats import mstats  # when used
+
+    return float(mstats.mjci(values, prob=[0.5])[0])
+
+
 @lru_cache(maxsize=ADJUSTMENTS_KEPT)
 def simulated_adjustments(
     p: float, tests: int, rho: float, simulations: int | None = None, seed: int = SEED
-) -> tuple[float, float]:
+) -> Simulated:
     """(Holm, BHY): the medians over the simulations of the alpha's p adjusted among M = `tests`
-    simulated p-values (m = M + 1 tests)."""
+    simulated p-values (m = M + 1 tests), with their Monte Carlo standard errors (issue 81: one
+    beside every simulated p-value)."""
     sims = simulations_for(tests) if simulations is None else simulations
     panel = _panel(tests, float(rho), sims, seed)
     m = tests + 1
@@ -187,7 +213,12 @@ def simulated_adjustments(
     last = before >= tests  # the alpha's p is the largest: BHY keeps it
     inner = np.minimum((m * panel.c / k) * p, panel.bhy_suffix[rows, np.minimum(before, tests - 1)])
     bhy = np.where(last, p, inner)
-    return float(np.median(holm)), float(np.median(bhy))
+    return Simulated(
+        float(np.median(holm)),
+        float(np.median(bhy)),
+        median_monte_carlo_error(holm),
+        median_monte_carlo_error(bhy),
+    )
 
 
 def prepare(tests: int, rho: float = DEFAULT_CORRELATION, seed: int = SEED) -> None:
@@ -209,6 +240,7 @@ class Haircut:
     rho: float
     simulations: int
     adjusted: dict[str, float]  # method -> adjusted p-value
+    monte_carlo_error: dict[str, float]  # method -> the Monte Carlo standard error of its adjusted p-value
     haircut_sharpe: dict[str, float]  # method -> SR*
     haircut: dict[str, float]  # method -> (SR - SR*) / SR
 
@@ -240,13 +272,22 @@ def haircut_sharpe(
     p = float(2.0 * stats.t.sf(t, observed - 1))
     sims = simulations_for(tests) if simulations is None else simulations
     # Above MAX_SIMULATED_TESTS nothing is simulated: Holm and BHY (and so the average) are NaN
-    holm, bhy = simulated_adjustments(p, tests, rho, sims, seed) if sims > 0 else (math.nan, math.nan)
+    nan = Simulated(math.nan, math.nan, math.nan, math.nan)
+    holm, bhy, holm_error, bhy_error = simulated_adjustments(p, tests, rho, sims, seed) if sims > 0 else nan
     bonferroni = min(tests * p, 1.0)
     adjusted = {
         "bonferroni": bonferroni,
         "holm": holm,
         "bhy": bhy,
         "average": (bonferroni + holm + bhy) / 3.0,
+    }
+    error = {
+        "bonferroni": 0.0,  # exact: nothing simulated
+        "holm": holm_error,
+        "bhy": bhy_error,
+        # Holm's and BHY's medians come from the same simulations: the sum of their errors bounds
+        # their sum's, whatever the correlation between them
+        "average": (holm_error + bhy_error) / 3.0,
     }
     quantiles = stats.t.isf(np.array([adjusted[k] for k in METHODS]) / 2.0, observed - 1)
     scale = math.sqrt(MONTHS_PER_YEAR) / math.sqrt(observed)
@@ -260,6 +301,7 @@ def haircut_sharpe(
         rho=rho,
         simulations=sims,
         adjusted=adjusted,
+        monte_carlo_error=error,
         haircut_sharpe=cut,
         haircut={k: (annual - cut[k]) / annual for k in METHODS},
     )

@@ -592,6 +592,12 @@ def _sharpe_haircut(
             adjusted_p_value=stat(
                 HaircutMethod, "adjusted_p_value", None if found is None else found.adjusted[key], why
             ),
+            adjusted_p_value_monte_carlo_error=stat(
+                HaircutMethod,
+                "adjusted_p_value_monte_carlo_error",
+                None if found is None else found.monte_carlo_error[key],
+                why,
+            ),
             haircut_sharpe=stat(
                 HaircutMethod, "haircut_sharpe", None if found is None else found.haircut_sharpe[key], why
             ),

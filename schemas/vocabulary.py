@@ -972,6 +972,13 @@ TERMS: tuple[Term, ...] = (
         null=NOT_MEASURABLE,
     ),
     Term(
+        "adjusted_p_value_monte_carlo_error",
+        "Adjusted p-value (haircut) Monte Carlo error",
+        "The Monte Carlo standard error of an adjusted_p_value: for Holm and BHY Maritz and Jarrett's (1978) standard error of the median over the simulations (how far another seed moves it); 0 for Bonferroni (exact); (Holm's + BHY's) / 3 for the average, a bound",
+        "probability",
+        null=NOT_MEASURABLE,
+    ),
+    Term(
         "haircut_sharpe",
         "Haircut Sharpe ratio",
         "The annualised Sharpe ratio an adjusted_p_value implies over observed_months (Harvey and Liu 2015): F^-1(1 - p*/2) / sqrt(T) times sqrt(12)",

@@ -129,6 +129,18 @@ class HaircutMethod(Body, kw_only=True, frozen=True):
             "the alpha's rank; average: (bonferroni + holm + bhy) / 3",
         ),
     ]
+    adjusted_p_value_monte_carlo_error: Annotated[
+        AnalyticsStat,
+        figure(
+            "The Monte Carlo standard error of adjusted_p_value: how far another seed of the simulations moves it. "
+            "Holm and BHY: Maritz and Jarrett's (1978) standard error of the median over the simulations (about 0 "
+            "where the median sits on one rank's value, which another seed rarely leaves); Bonferroni 0 (exact, "
+            "not simulated); average (Holm's + BHY's) / 3, a bound whatever their correlation",
+            "holm, bhy: sqrt(sum_i w_i x_(i)^2 - (sum_i w_i x_(i))^2), w_i = I_{i/S}(a, a) - I_{(i-1)/S}(a, a), "
+            "a = (S + 1) / 2, x_(i) the i-th smallest of the S simulations' adjusted p-values; bonferroni: 0; "
+            "average: (holm + bhy) / 3",
+        ),
+    ]
     haircut_sharpe: Annotated[
         AnalyticsStat,
         figure(

@@ -137,6 +137,57 @@ def test_the_count_below_p_is_the_flattened_binary_search() -> None:
     assert haircut.simulated_adjustments(0.013, tests, 0.2, sims, 3) == found
 
 
+SEEDS = 24
+"""Independent seeds over which the simulated medians' spread is measured."""
+
+
+@pytest.mark.parametrize(
+    ("p", "tests", "rho", "simulations"),
+    [
+        (None, 100, 0.4, haircut.SIMULATIONS),  # the known answer's p (SR 1, 120 months)
+        (0.01, 1000, 0.2, 2_000),  # a large family: fewer simulations, Holm at 1
+    ],
+)
+def test_the_monte_carlo_errors_are_the_spread_over_independent_seeds(
+    p: float | None, tests: int, rho: float, simulations: int
+) -> None:
+    """Issue 81: a Monte Carlo error beside every simulated p-value. The served standard error of
+    each simulated median (Maritz and Jarrett's, from one seed's simulations) against the standard
+    deviation of the medians over SEEDS independent seeds: BHY's median, continuous, within a factor
+    of 1.6 either way (24 seeds estimate a standard deviation to about 15%); Holm's, on one rank's
+    value, never above its spread by more; the average's a bound of its spread."""
+    p = known().p_value if p is None else p
+    medians = []
+    for seed in range(SEEDS):
+        found = haircut.simulated_adjustments(p, tests, rho, simulations, 1_000 + seed)
+        medians.append((found.holm, found.bhy, (found.holm + found.bhy) / 3.0))
+        haircut._panel.cache_clear()  # one panel at a time (48 MB each)
+    spread = np.std(np.array(medians), axis=0, ddof=1)
+    served = haircut.simulated_adjustments(p, tests, rho, simulations, haircut.SEED)
+    assert spread[1] > 0.0
+    assert spread[1] / 1.6 <= served.bhy_error <= 1.6 * spread[1], (served, spread)
+    # (the beta weights of ranks far from the median add a few 1e-7 where every seed's median is 1)
+    assert served.holm_error <= 1.6 * spread[0] + 1e-5, (served, spread)
+    assert (served.holm_error + served.bhy_error) / 3.0 >= 0.8 * spread[2], (served, spread)
+
+
+def test_the_errors_beside_each_adjustment() -> None:
+    """Haircut.monte_carlo_error: Bonferroni's 0 (exact), Holm's and BHY's the simulations' errors,
+    the average's their bound; NaN (served not_measurable) where nothing is simulated."""
+    found = known()
+    simulated = haircut.simulated_adjustments(found.p_value, 100, 0.4)
+    assert found.monte_carlo_error == {
+        "bonferroni": 0.0,
+        "holm": simulated.holm_error,
+        "bhy": simulated.bhy_error,
+        "average": (simulated.holm_error + simulated.bhy_error) / 3.0,
+    }
+    assert 0.0 < found.monte_carlo_error["bhy"] < 0.01  # 20,000 simulations: BHY moves about 0.003
+    beyond = haircut.haircut_sharpe(0.11, 2_520, 252, 0.0, haircut.MAX_SIMULATED_TESTS + 1)
+    assert beyond is not None and beyond.monte_carlo_error["bonferroni"] == 0.0
+    assert all(math.isnan(beyond.monte_carlo_error[m]) for m in ("holm", "bhy", "average"))
+
+
 def test_seeded_and_the_same_twice() -> None:
     a, b = known(), known()
     assert a == b
@@ -211,6 +262,17 @@ def test_the_served_block_against_the_reference(api: Api, lake: ref.Lake, token:
             (sr - entry["haircut_sharpe"]["value"]) / sr, rel=1e-9, abs=1e-12
         )
         assert entry["haircut_sharpe"]["unit"] == "ratio" and entry["haircut_share"]["unit"] == "fraction"
+        # Issue 81: the Monte Carlo error beside the simulated p-value (Bonferroni's 0: exact)
+        error = entry["adjusted_p_value_monte_carlo_error"]
+        assert error["unit"] == "probability" and error["status"] == "available", method
+        simulated = haircut.simulated_adjustments(block["sharpe_p_value"]["value"], tests, 0.2)
+        expected_error = {
+            "bonferroni": 0.0,
+            "holm": simulated.holm_error,
+            "bhy": simulated.bhy_error,
+            "average": (simulated.holm_error + simulated.bhy_error) / 3.0,
+        }[method]
+        assert error["value"] == pytest.approx(expected_error, rel=1e-9, abs=1e-15), method
 
 
 def test_the_demo_has_a_measured_and_an_unmeasured_haircut(api: Api) -> None:
@@ -230,6 +292,7 @@ def test_a_key_without_the_ledger_is_told_why(api: Api) -> None:
     assert block["tests"] is None and block["observed_months"] is None
     assert block["tested_sharpe"]["value"] is None
     assert "access_limited" in block["holm_haircut"]["haircut_sharpe"]["withheld_reason"]
+    assert block["holm_haircut"]["adjusted_p_value_monte_carlo_error"]["value"] is None
 
 
 # ---------------------------------------------------------------- the optional check

@@ -552,6 +552,29 @@ def test_the_family_dsr_deflates_by_the_familys_own_trials(families_api: Api, fa
         assert f"best of {n} trials of its trial family {family_name}" in check["reason"], check
 
 
+def test_the_family_dsr_is_not_available_on_a_window_its_formula_cannot_support(
+    families_api: Api, families_lake: Path
+) -> None:
+    """Issue 81, item 2, for the one figure no alpha of the small demo serves (none is in a trial
+    family): dsr_family, like every DSR, needs the returns test_short_windows.NEEDS states from the
+    formulas (4: the lag-1 correlation and the kurtosis of its variance); on windows of 0 to 10
+    sessions of a family's member it is never available below them, and available on 10."""
+    from tests.analytics.test_short_windows import LENGTHS, NEEDS
+
+    days = sorted(str(d)[:10] for d in ref.Lake(families_lake).ledger(NOISE[0], "long_short")["date"])
+    start = len(days) // 3
+    available = {}
+    for length in LENGTHS:
+        window = ("2021-02-13", "2021-02-14") if length == 0 else (days[start], days[start + length - 1])
+        response = families_api.get(SIGNIFICANCE.format(NOISE[0]), **{"from": window[0], "to": window[1]})
+        assert response.status_code < 500, (length, response.text[:300])
+        if response.status_code == 200:
+            entry = response.json()["data"]["dsr_family"]
+            available[length] = entry["status"] == "available"
+    assert not [n for n, yes in available.items() if yes and n < NEEDS["dsr_family"]], available
+    assert available.get(max(LENGTHS)), available
+
+
 def test_an_alpha_without_a_family_has_no_family_dsr(api: Api) -> None:
     body = api.ok(SIGNIFICANCE.format("momentum_12_1"))["data"]
     assert body["dsr_family"]["value"] is None and body["dsr_family"]["trials"]["count"] == 0

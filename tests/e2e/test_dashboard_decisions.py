@@ -381,7 +381,13 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     )
     assert [m for m, _ in methods] == ["bonferroni_haircut", "holm_haircut", "bhy_haircut", "average_haircut"]
     for method, values in methods:
-        for key, value in zip(("adjusted_p_value", "haircut_sharpe", "haircut_share"), values, strict=True):
+        figures = (
+            "adjusted_p_value",
+            "adjusted_p_value_monte_carlo_error",
+            "haircut_sharpe",
+            "haircut_share",
+        )
+        for key, value in zip(figures, values, strict=True):
             assert (float(value) if value else None) == haircut[method][key]["value"], (method, key)
     months, tests = haircut["observed_months"], haircut["tests"]
     for name in ("sharpe_haircut.observed_months", "sharpe_haircut.tests", "sharpe_haircut.simulations"):

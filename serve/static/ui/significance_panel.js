@@ -95,15 +95,15 @@ export function significanceTestsBlock(answer) {
   ];
 }
 
-// Harvey and Liu's (2015) haircut Sharpe ratios (`sharpe_haircut`): each adjustment's p-value and the
-// Sharpe ratio it implies, as served.
+// Harvey and Liu's (2015) haircut Sharpe ratios (`sharpe_haircut`): each adjustment's p-value, its Monte
+// Carlo error beside it (issue 81) and the Sharpe ratio it implies, as served.
 const HAIRCUT_METHODS = [
   ["bonferroni_haircut", "Bonferroni"],
   ["holm_haircut", "Holm"],
   ["bhy_haircut", "BHY"],
   ["average_haircut", "Average of the three"],
 ];
-const HAIRCUT_FIGURES = ["adjusted_p_value", "haircut_sharpe", "haircut_share"];
+const HAIRCUT_FIGURES = ["adjusted_p_value", "adjusted_p_value_monte_carlo_error", "haircut_sharpe", "haircut_share"];
 
 /** The haircut block of a significance answer's `sharpe_haircut`. */
 export function sharpeHaircutBlock(haircut) {
