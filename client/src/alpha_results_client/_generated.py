@@ -224,10 +224,10 @@ class Me(ApiStruct, kw_only=True, frozen=True):
 
     credential: str
     """What this request presented: `key` (an API key), `oauth` (an access token of the OAuth
-    authorization server, `/mcp` only; then `key_id` is the token credential's id, `tok` and 13 hex
-    digits, one per account and issuer, and `key_name` `oauth:<client_id>`) or `session` (a person
-    signed in to the dashboard; `key_id` `ses` and 13 hex digits, one per account, and `key_name`
-    `session`).
+    authorization server, `/mcp` only; `key_name` `oauth:<client_id>`) or `session` (a person signed
+    in to the dashboard; `key_name` `session`). A token's and a session's `key_id` is the account's
+    one credential id, `acc` and 13 hex digits: the account's tokens and sessions share its windows,
+    quota and egress budgets.
     """
 
     key_id: str
@@ -4438,6 +4438,14 @@ class HaircutMethod(ApiStruct, kw_only=True, frozen=True):
     """The p-value of the Sharpe ratio's t-ratio adjusted for the tests: Bonferroni min(M p, 1); Holm
     and BHY the median over the simulations of the alpha's p adjusted among M simulated p-values of
     the other tests; average the mean of those three (Harvey and Liu 2015)
+    """
+
+    adjusted_p_value_monte_carlo_error: AnalyticsStat
+    """The Monte Carlo standard error of adjusted_p_value: how far another seed of the simulations
+    moves it. Holm and BHY: Maritz and Jarrett's (1978) standard error of the median over the
+    simulations (about 0 where the median sits on one rank's value, which another seed rarely
+    leaves); Bonferroni 0 (exact, not simulated); average (Holm's + BHY's) / 3, a bound whatever
+    their correlation
     """
 
     haircut_sharpe: AnalyticsStat
