@@ -50,6 +50,7 @@ QUALIFIED = {
     "statistic": "compare's test: the statistic of the test named beside it (statistic_kind: t or z)",
     "p_value": "the p-value of the test it sits in",
     "adjusted_p_value": "significance.sharpe_haircut: the p-value adjusted by the method it sits in (bonferroni_haircut ...)",
+    "adjusted_p_value_monte_carlo_error": "significance.sharpe_haircut: the Monte Carlo standard error of the adjusted p-value beside it",
     "haircut_sharpe": "significance.sharpe_haircut: the Sharpe ratio the method it sits in implies",
     "haircut_share": "significance.sharpe_haircut: the share of the Sharpe ratio the method it sits in takes off",
     "observations": "the observations of the figure it sits in",
