@@ -2821,7 +2821,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "live_weeks",
         "Live weeks",
-        "/analytics/monitoring and /analytics/drawdown_odds: the calendar weeks of the book whose sessions all follow the split",
+        "/analytics/monitoring and /analytics/drawdown_odds: the weekly values of the series that are live, each by its series' own rule: a book's calendar week whose sessions all follow the split (monitoring.live_weeks); a weekly IC whose forward return is realised after the split (live.in_sample_weeks, the rule /analytics/live splits ICs by)",
         "weeks",
         window=MONITORED,
     ),
