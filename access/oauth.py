@@ -5,10 +5,17 @@ signature (a key of the issuer's key set, an asymmetric algorithm) → issuer (e
 configured) → audience (this server's resource URL, RFC 8707) → expiry (`exp` required, with a
 small leeway for clocks) → the account it names exists and is active.
 
-The account: for the built-in authorization server the token's `sub` is the account's `user_id`
-(it issued the token for that account); for an organisation's provider the token's verified
-e-mail (`email` with `email_verified` true) names it, and a person without an account gets one
-only where the operator allows it (`oauth_create_accounts`).
+The account (`account_of`, one rule for `/mcp`'s access tokens and the dashboard's ID tokens): for
+the built-in authorization server the token's `sub` is the account's `user_id` (it issued the token
+for that account). For an organisation's provider, by `oauth_account_rule`:
+
+- `subject` (the default): the account linked to the token's (`iss`, `sub`) in the key store. A
+  person not linked yet is linked by their verified e-mail (`email` with `email_verified` true)
+  to the account it names, once: only while that account has no link at this issuer, so a second
+  subject presenting the same address (an address re-used or reassigned at the provider) is
+  refused, and a later change of the person's e-mail keeps their account. Where the operator
+  allows it (`oauth_create_accounts`), a person whose e-mail names no account gets one, linked.
+- `email`: the verified e-mail names the account at every sign-in (no link is read or made).
 
 Scopes map onto the account's allow-lists: `alpha-results:read` opens every non-administrative
 endpoint, `alpha-results:admin` the administrative ones too; what the token may call is then
@@ -56,8 +63,9 @@ class TokenRules:
 
     issuer: str
     audience: str  # this server's resource URL
-    builtin: bool  # `sub` is an account's user_id (the built-in server), else the verified e-mail names it
+    builtin: bool  # `sub` is an account's user_id (the built-in server), else `account_rule` applies
     create_accounts: bool = False
+    account_rule: str = "subject"  # `subject` or `email` (settings `oauth_account_rule`)
 
 
 @dataclass(frozen=True)
@@ -69,9 +77,11 @@ class TokenClaims:
     claims: Mapping[str, Any]
 
 
-def refused(rule: str, message: str) -> errors.InvalidApiKey:
+def refused(rule: str, message: str, **details: str) -> errors.InvalidApiKey:
     """The 401 of a token that breaks `rule` (named in `details.token_rule`)."""
-    return errors.InvalidApiKey(f"The access token was refused: {message}", details={"token_rule": rule})
+    return errors.InvalidApiKey(
+        f"The access token was refused: {message}", details={"token_rule": rule, **details}
+    )
 
 
 def verify_token(token: str, keys: jwt.PyJWKSet, rules: TokenRules, now: datetime) -> TokenClaims:
@@ -141,16 +151,30 @@ def _decoded(token: str, candidates: list[jwt.PyJWK], algorithm: str) -> dict[st
 
 
 def account_of(store: KeyStore, claims: TokenClaims, rules: TokenRules) -> AccountRecord:
-    """The account a verified token speaks for (see the module's docstring), or a 401/403."""
+    """The account a verified token (an access token or an ID token) speaks for, by the rule of the
+    module's docstring, or a 401 (`token_rule: account`) / 403 `account_inactive`."""
     account: AccountRecord | None
+    by_subject = not rules.builtin and rules.account_rule == "subject"
     if rules.builtin:
         account = store.get_account(claims.subject)
+    elif by_subject and (linked := store.linked_account(rules.issuer, claims.subject)) is not None:
+        account = store.get_account(linked)  # the e-mail it carries now plays no part
     elif claims.email is None:
-        raise refused("account", "it carries no verified e-mail to name an account by.")
+        raise refused(
+            "account", "it carries no verified e-mail to name an account by.", subject=claims.subject
+        )
     else:
         account = store.find_account_by_email(claims.email)
+        how = "email"
         if account is None and rules.create_accounts:
-            account = store.create_account(claims.email)
+            account, how = store.create_account(claims.email), "created"
+        if by_subject and account is not None and account.is_active:
+            if not store.link_subject(rules.issuer, claims.subject, account.user_id, how):
+                raise refused(
+                    "account",
+                    "its verified e-mail names an account that another person of this provider signs in as.",
+                    subject=claims.subject,
+                )
     if account is None:
         raise refused("account", "no account of this server belongs to its subject.")
     if not account.is_active:

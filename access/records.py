@@ -122,6 +122,23 @@ class AccountRecord:
         return ADMIN_CEILING if self.is_admin else self.ceiling
 
 
+LINK_KINDS: tuple[str, ...] = ("email", "created", "operator")
+"""How a provider's subject came to name an account: its verified e-mail named the account at its
+first sign-in, its first sign-in created the account, or an operator linked it."""
+
+
+@dataclass(frozen=True)
+class SubjectLink:
+    """A person of an organisation's provider, (`issuer`, `subject`: the tokens' `iss` and `sub`),
+    linked to the account they sign in as (docs/access.md "Which account")."""
+
+    issuer: str
+    subject: str
+    user_id: str
+    linked_by: str  # one of LINK_KINDS
+    created_at: datetime
+
+
 @dataclass(frozen=True)
 class KeyRecord:
     """A key as the store holds it, without its secret hash (see `Credentials`)."""

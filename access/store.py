@@ -28,6 +28,7 @@ from access.records import (
     DEFAULT_KEY_GRANTS,
     DEFAULT_RATE_LIMIT,
     KEY_STATUSES,
+    LINK_KINDS,
     ROLES,
     SELF_SERVICE_GRANTS,
     AccountRecord,
@@ -35,6 +36,7 @@ from access.records import (
     Grants,
     KeyRecord,
     RateLimit,
+    SubjectLink,
 )
 from access.tokens import BASE62, IssuedToken, generate_token
 from core import errors
@@ -112,6 +114,13 @@ class KeyStore(Protocol):
     def set_key_limits(self, key_id: str, rate_limit: RateLimit) -> KeyRecord: ...
     def set_key_ips(self, key_id: str, ip_allow: Sequence[str] | None) -> KeyRecord: ...
 
+    def linked_account(self, issuer: str, subject: str) -> str | None: ...
+    def link_subject(
+        self, issuer: str, subject: str, user_id: str, linked_by: str, now: datetime | None = None
+    ) -> bool: ...
+    def links_of_account(self, user_id: str) -> list[SubjectLink]: ...
+    def unlink_subject(self, user_id: str, issuer: str, subject: str) -> None: ...
+
 
 # -- row <-> record -------------------------------------------------------------------------
 
@@ -161,6 +170,20 @@ SELECT_CREDENTIALS = (
     "a.ceiling_runs, a.ceiling_raw_book, a.created_at, "
     "k.secret_sha256 FROM api_keys k JOIN accounts a ON a.user_id = k.user_id "
     "WHERE k.key_id = ? AND k.secret_sha256 = ?"
+)
+# A link made at a sign-in (by verified e-mail, or with the account it created): only to an active
+# account, and only while the account has no link at that issuer (`account_links_once` holds it
+# between two sign-ins at once). An operator's: to any account not deleted.
+INSERT_LINK_AT_SIGN_IN = (
+    "INSERT INTO account_links (issuer, subject, user_id, linked_by, created_at) "
+    "SELECT ?, ?, ?, ?, ? "
+    "WHERE EXISTS (SELECT 1 FROM accounts WHERE user_id = ? AND status = 'active') "
+    "AND NOT EXISTS (SELECT 1 FROM account_links WHERE issuer = ? AND user_id = ?)"
+)
+INSERT_LINK_BY_OPERATOR = (
+    "INSERT INTO account_links (issuer, subject, user_id, linked_by, created_at) "
+    "SELECT ?, ?, ?, ?, ? "
+    "WHERE EXISTS (SELECT 1 FROM accounts WHERE user_id = ? AND status <> 'deleted')"
 )
 ACCOUNT_COLUMN_COUNT = 9
 KEY_COLUMN_COUNT = 17
@@ -537,6 +560,67 @@ class SqlKeyStore:
             key_id = params[-1]
             self._require_key(key_id)
             raise InvalidTransition(f"key {key_id} is revoked; revocation is final")
+
+    # links of a provider's people to accounts (access.oauth `account_of`, rule `subject`)
+
+    def linked_account(self, issuer: str, subject: str) -> str | None:
+        """The user_id (issuer, subject) is linked to, or None."""
+        rows, _ = self._execute(
+            "SELECT user_id FROM account_links WHERE issuer = ? AND subject = ?", (issuer, subject)
+        )
+        return str(rows[0][0]) if rows else None
+
+    def link_subject(
+        self, issuer: str, subject: str, user_id: str, linked_by: str, now: datetime | None = None
+    ) -> bool:
+        """Link (issuer, subject) to the account; True when it is linked to it afterwards (now or
+        already). False: the pair names another account, or the link is refused: a sign-in's
+        (`email`, `created`) to an account not active or already linked to another subject of
+        `issuer`, an operator's (`operator`) to a deleted account or none."""
+        _check_choice("linked_by", linked_by, LINK_KINDS)
+        values: tuple[Any, ...] = (
+            issuer,
+            subject,
+            user_id,
+            linked_by,
+            stored_time(now or datetime.now(UTC)),
+            user_id,
+        )
+        if linked_by == "operator":
+            statement, params = INSERT_LINK_BY_OPERATOR, values
+        else:
+            statement, params = INSERT_LINK_AT_SIGN_IN, (*values, issuer, user_id)
+        try:
+            _, inserted = self._execute(statement, params)
+        except StoreConflict:  # linked meanwhile: the pair, or (a sign-in's) the account at `issuer`
+            inserted = 0
+        if inserted:
+            log.info("subject linked user_id=%s issuer=%s by=%s", user_id, issuer, linked_by)
+            return True
+        return self.linked_account(issuer, subject) == user_id
+
+    def links_of_account(self, user_id: str) -> list[SubjectLink]:
+        """The account's links, oldest first."""
+        rows, _ = self._execute(
+            "SELECT issuer, subject, user_id, linked_by, created_at FROM account_links "
+            "WHERE user_id = ? ORDER BY created_at, issuer, subject",
+            (user_id,),
+        )
+        return [
+            SubjectLink(issuer, subject, owner, linked_by, read_time(created))  # type: ignore[arg-type]
+            for issuer, subject, owner, linked_by, created in rows
+        ]
+
+    def unlink_subject(self, user_id: str, issuer: str, subject: str) -> None:
+        """Remove the account's link of (issuer, subject): the person's next sign-in is judged as
+        a first one (their verified e-mail may link them again)."""
+        _, removed = self._execute(
+            "DELETE FROM account_links WHERE user_id = ? AND issuer = ? AND subject = ?",
+            (user_id, issuer, subject),
+        )
+        if not removed:
+            raise IdentityError(f"account {user_id} has no link of subject {subject!r} at {issuer}")
+        log.info("subject unlinked user_id=%s issuer=%s", user_id, issuer)
 
 
 def normalise_email(email: str) -> str:

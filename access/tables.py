@@ -141,4 +141,21 @@ def _tables(dialect: Dialect) -> tuple[str, ...]:
         )
         """,
         "CREATE INDEX IF NOT EXISTS download_fetch_units_by_expiry ON download_fetch_units (url_expires)",
+        # A provider's person (its `iss` and `sub`) -> the account they sign in as (access.oauth
+        # `account_of`, rule `subject`). Linked automatically (by verified e-mail, or by creating the
+        # account) at most once per account and issuer, which the partial index holds even between
+        # two sign-ins at once; an operator may link more (`accounts link`).
+        """
+        CREATE TABLE IF NOT EXISTS account_links (
+            issuer TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            user_id TEXT NOT NULL REFERENCES accounts (user_id),
+            linked_by TEXT NOT NULL CHECK (linked_by IN ('email', 'created', 'operator')),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (issuer, subject)
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS account_links_by_user ON account_links (user_id)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS account_links_once ON account_links (issuer, user_id) "
+        "WHERE linked_by <> 'operator'",
     )

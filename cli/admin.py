@@ -19,7 +19,7 @@ from typing import Any
 
 from access.access import callable_endpoints, clamp, endpoint_allow
 from access.backends import open_store
-from access.records import AccountRecord, Grants, KeyRecord, RateLimit, iso
+from access.records import AccountRecord, Grants, KeyRecord, RateLimit, SubjectLink, iso
 from access.store import (
     DEFAULT_KEYSTORE_URL,
     IdentityError,
@@ -133,6 +133,15 @@ def key_view(key: KeyRecord, account: AccountRecord) -> dict[str, Any]:
     }
 
 
+def link_view(link: SubjectLink) -> dict[str, Any]:
+    return {
+        "issuer": link.issuer,
+        "subject": link.subject,
+        "linked_by": link.linked_by,
+        "created_at": iso(link.created_at),
+    }
+
+
 def _print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False))
 
@@ -183,6 +192,36 @@ def accounts_set_ceiling(store: SqlKeyStore, args: argparse.Namespace) -> None:
     account = _account(store, args.account)
     ceiling = _merge_grants(account.ceiling, args)
     _print_json(account_view(store.set_account_ceiling(account.user_id, ceiling)))
+
+
+def accounts_links(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    account = _account(store, args.account)
+    _print_json(
+        {
+            "user_id": account.user_id,
+            "email": account.email,
+            "links": [link_view(link) for link in store.links_of_account(account.user_id)],
+        }
+    )
+
+
+def accounts_link(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    account = _account(store, args.account)
+    if not store.link_subject(args.issuer, args.subject, account.user_id, "operator"):
+        other = store.linked_account(args.issuer, args.subject)
+        if other is None:
+            raise IdentityError(f"account {account.user_id} is deleted; it cannot be linked")
+        raise IdentityError(
+            f"subject {args.subject!r} at {args.issuer} is linked to account {other}; "
+            f"alpha-results accounts unlink {other} --issuer {args.issuer} --subject {args.subject} first"
+        )
+    accounts_links(store, args)
+
+
+def accounts_unlink(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    account = _account(store, args.account)
+    store.unlink_subject(account.user_id, args.issuer, args.subject)
+    accounts_links(store, args)
 
 
 def _status_command(status: str) -> Callable[[SqlKeyStore, argparse.Namespace], None]:
@@ -345,6 +384,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ):
         p = add(acc, name, _status_command(status), help_text)
         p.add_argument("account", help="user_id or e-mail")
+
+    p = add(acc, "links", accounts_links, "the provider subjects (issuer, sub) that sign in as the account")
+    p.add_argument("account", help="user_id or e-mail")
+    for name, handler, help_text in (
+        ("link", accounts_link, "link a provider's subject to the account (it then signs in as it)"),
+        ("unlink", accounts_unlink, "remove a link (its next sign-in links by verified e-mail again)"),
+    ):
+        p = add(acc, name, handler, help_text)
+        p.add_argument("account", help="user_id or e-mail")
+        p.add_argument("--issuer", required=True, help="the provider's issuer URL, as its tokens' iss")
+        p.add_argument("--subject", required=True, help="the person's sub at that provider")
 
     keys = subparsers.add_parser("keys", parents=[keystore])
     ks = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")

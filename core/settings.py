@@ -67,6 +67,16 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+ACCOUNT_RULES = ("subject", "email")
+
+
+def _account_rule(text: str) -> str:
+    value = text.strip().lower()
+    if value not in ACCOUNT_RULES:
+        raise ValueError(f"expected one of {', '.join(ACCOUNT_RULES)}, got {text!r}")
+    return value
+
+
 def _refresh_seconds(text: str) -> float:
     value = float(text)
     if not 0 < value <= 60:
@@ -227,6 +237,14 @@ SETTINGS: tuple[Setting, ...] = (
         _bool,
         "Whether a person whose verified e-mail names no account gets a member account at their first "
         "sign-in (off: they are refused until an operator creates it).",
+    ),
+    Setting(
+        "oauth_account_rule",
+        "subject",
+        _account_rule,
+        "How a person of the organisation's provider (/mcp tokens, dashboard sign-in) names their account: "
+        "`subject` (the account linked to the token's issuer and `sub`; a first sign-in links it by "
+        "verified e-mail, once) or `email` (the verified e-mail at every sign-in).",
     ),
     Setting(
         "oidc_issuer",
@@ -490,6 +508,7 @@ class Settings:
     oauth_client_metadata_documents: bool = False
     oauth_client_metadata_allow_private: bool = False
     oauth_create_accounts: bool = False
+    oauth_account_rule: str = "subject"
     oidc_issuer: str = ""
     oidc_client_id: str = ""
     oidc_client_secret: str = field(default="", repr=False)  # never in a log line or a traceback

@@ -70,6 +70,7 @@ class SessionSignIn:
             audience=settings.oidc_client_id,
             builtin=False,
             create_accounts=settings.oauth_create_accounts,
+            account_rule=settings.oauth_account_rule,
         )
         self.issuer_keys = IssuerKeys(settings.oidc_issuer)
 

@@ -129,6 +129,7 @@ class ProtectedResource:
             audience=settings.mcp_resource_url,
             builtin=builtin,
             create_accounts=settings.oauth_create_accounts,
+            account_rule=settings.oauth_account_rule,
         )
         return cls(settings, issuer, rules, IssuerKeys(issuer, builtin_keys, fixed=builtin))
 
