@@ -1,6 +1,7 @@
 """`/mcp` behind an organisation's identity provider (issue 80): a real, certified OpenID provider
 (npm `oidc-provider`, tests/oidc_provider/) issues the access tokens, the real `alpha-results serve`
-reads its discovery document and key set and maps each token to the account of its verified e-mail.
+reads its discovery document and key set and maps each token to an account: the one linked to its
+(issuer, subject), linked at its first token by its verified e-mail (`oauth_account_rule` `subject`).
 
 The provider's clients use the client-credentials grant, each standing for one person (its tokens
 carry that person's verified e-mail): a token is asked without a browser, by the token endpoint
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jwt
 import pytest
 
 from access import open_store
@@ -35,13 +37,17 @@ PEOPLE = {
     "agent-member": "member@example.org",
     "agent-admin": "admin@example.org",
     "agent-stranger": "nobody@example.org",
+    # One person whose address changes at the provider, and another subject given the same address.
+    "agent-mover": "mover@example.org",
+    "agent-claimant": "mover@example.org",
 }
 
 
 @contextmanager
-def oidc_provider(people: dict[str, str], dashboard_redirect: str | None = None) -> Iterator[str]:
+def oidc_provider(people: dict[str, str] | Path, dashboard_redirect: str | None = None) -> Iterator[str]:
     """`node provider.mjs` on a free port (its packages installed by `npm ci` when absent); yields
-    its issuer URL. `dashboard_redirect`: the dashboard's callback, for its sign-in client."""
+    its issuer URL. `people`: {client id: e-mail}, or a JSON file of it that the provider reads again
+    at each token. `dashboard_redirect`: the dashboard's callback, for its sign-in client."""
     if shutil.which("node") is None:
         pytest.fail("node is not installed (.ci/run installs it): the OpenID provider cannot run")
     if not (PROVIDER_DIR / "node_modules" / "oidc-provider").is_dir():
@@ -52,7 +58,7 @@ def oidc_provider(people: dict[str, str], dashboard_redirect: str | None = None)
             "node",
             "provider.mjs",
             str(port),
-            json.dumps(people),
+            f"@{people}" if isinstance(people, Path) else json.dumps(people),
             *([dashboard_redirect] if dashboard_redirect else []),
         ],
         cwd=PROVIDER_DIR,
@@ -85,6 +91,9 @@ class World:
     other_issuer: str
     member: IssuedKey
     admin: IssuedKey
+    mover: IssuedKey
+    people_file: Path
+    keystore_url: str
 
     @property
     def resource(self) -> str:
@@ -99,16 +108,19 @@ def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     try:
         member = issue_key(store, email=PEOPLE["agent-member"])
         admin = issue_key(store, role="admin", email=PEOPLE["agent-admin"])
+        mover = issue_key(store, email=PEOPLE["agent-mover"])
     finally:
         store.close()
+    people_file = folder / "people.json"
+    people_file.write_text(json.dumps(PEOPLE))
     port = free_port()
-    with oidc_provider(PEOPLE) as issuer, oidc_provider(PEOPLE) as other_issuer:
+    with oidc_provider(people_file) as issuer, oidc_provider(PEOPLE) as other_issuer:
         env = {
             "ALPHA_RESULTS_PUBLIC_BASE_URL": f"http://127.0.0.1:{port}",
             "ALPHA_RESULTS_OAUTH_ISSUER": issuer,
         }
         with serving(demo_lake, keystore_url, workers=1, env=env, port=port) as (port, output):
-            yield World(port, output, issuer, other_issuer, member, admin)
+            yield World(port, output, issuer, other_issuer, member, admin, mover, people_file, keystore_url)
 
 
 def provider_token(issuer: str, client: str, resource: str, scope: str = READ_SCOPE) -> str:
@@ -212,3 +224,42 @@ def test_a_token_of_another_provider_is_refused(world: World) -> None:
 def test_a_person_without_an_account_is_refused(world: World) -> None:
     token = provider_token(world.issuer, "agent-stranger", world.resource)
     assert refusal(world, token)["details"]["token_rule"] == "account"
+
+
+def me_of(world: World, token: str) -> dict[str, Any]:
+    """`meta.me` with `token`."""
+    answer = mcp(
+        world,
+        token,
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "meta.me", "arguments": {}}},
+    )
+    assert answer.status_code == 200, answer.text
+    me: dict[str, Any] = json.loads(answer.json()["result"]["content"][0]["text"])["data"]
+    return me
+
+
+def test_a_person_is_their_subject_once_linked_by_verified_email(world: World) -> None:
+    """`oauth_account_rule` `subject` (the default): the first token links (issuer, sub) to the
+    account its verified e-mail names; then a second subject with that address is refused, and
+    the person keeps their account when their address changes at the provider."""
+    first = me_of(world, provider_token(world.issuer, "agent-mover", world.resource))
+    assert (first["user_id"], first["credential"]) == (world.mover.user_id, "oauth")
+    store = open_store(world.keystore_url)
+    try:
+        assert [(x.issuer, x.subject, x.linked_by) for x in store.links_of_account(world.mover.user_id)] == [
+            (world.issuer, "agent-mover", "email")
+        ]
+    finally:
+        store.close()
+    # Another subject of the provider presenting the same verified address takes nothing over.
+    claimant = provider_token(world.issuer, "agent-claimant", world.resource)
+    assert refusal(world, claimant)["details"]["token_rule"] == "account"
+    # The person's address changes at the provider, even to another account's: still their account.
+    try:
+        for address in ("mover.renamed@example.org", PEOPLE["agent-member"]):
+            world.people_file.write_text(json.dumps({**PEOPLE, "agent-mover": address}))
+            token = provider_token(world.issuer, "agent-mover", world.resource)
+            assert jwt.decode(token, options={"verify_signature": False})["email"] == address
+            assert me_of(world, token)["user_id"] == world.mover.user_id
+    finally:
+        world.people_file.write_text(json.dumps(PEOPLE))

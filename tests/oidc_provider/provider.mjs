@@ -1,16 +1,21 @@
 // A real OpenID provider for the tests (panva's certified `oidc-provider`), on 127.0.0.1:
-//   node provider.mjs <port> '<people JSON: {client_id: email}>' [<dashboard redirect URI>]
-// Each client of `people` gets the client-credentials grant and stands for one person (its token
-// carries that person's verified e-mail), so a test can ask a token without a browser. Access
+//   node provider.mjs <port> '<people JSON: {client_id: email}>' | @<file of it> [<dashboard redirect URI>]
+// Each client of `people` gets the client-credentials grant and stands for one person (its token's
+// `sub` is the client id, and it carries that person's verified e-mail), so a test can ask a token
+// without a browser. People given as @<file> are read again at each token, so a test changes a
+// person's e-mail at the provider by rewriting the file (its clients are those of the first read). Access
 // tokens are JWTs (RFC 9068) whose audience is the resource asked (RFC 8707 resource indicators).
 // With a redirect URI, the client `dashboard` (secret `dashboard-secret`) signs people in by the
 // authorization code flow, through the provider's own development login and consent pages: any
 // login is accepted and is the person's verified e-mail.
 // Prints "ready <issuer>" once it listens.
+import { readFileSync } from "node:fs";
 import Provider from "oidc-provider";
 
 const [port, peopleText, dashboardRedirect] = process.argv.slice(2);
-const people = JSON.parse(peopleText);
+const readPeople = () =>
+  JSON.parse(peopleText.startsWith("@") ? readFileSync(peopleText.slice(1), "utf8") : peopleText);
+const people = readPeople();
 const issuer = `http://127.0.0.1:${port}`;
 const SCOPES = "alpha-results:read alpha-results:admin";
 
@@ -58,7 +63,7 @@ const provider = new Provider(issuer, {
       }),
     },
   },
-  extraTokenClaims: (ctx, token) => ({ email: people[token.clientId], email_verified: true }),
+  extraTokenClaims: (ctx, token) => ({ email: readPeople()[token.clientId], email_verified: true }),
 });
 provider.proxy = false;
 provider.listen(Number(port), "127.0.0.1", () => console.log(`ready ${issuer}`));
