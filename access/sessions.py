@@ -35,6 +35,7 @@ class Session:
     user_id: str
     expires_at: int  # Unix seconds
     csrf: str
+    back: str = ""  # a sign-in flow's: the path of this server to return to once signed in
 
 
 def new_session(user_id: str, lifetime: int, now: float | None = None) -> Session:
@@ -55,7 +56,8 @@ def _unb64(text: str) -> bytes:
 
 
 def seal(session: Session, key: bytes) -> str:
-    payload = _b64(json.dumps([session.sid, session.user_id, session.expires_at, session.csrf]).encode())
+    fields = [session.sid, session.user_id, session.expires_at, session.csrf]
+    payload = _b64(json.dumps(fields + [session.back] if session.back else fields).encode())
     return payload + "." + _b64(hmac.new(key, payload.encode(), hashlib.sha256).digest())
 
 
@@ -66,12 +68,12 @@ def unseal(text: str, key: bytes, now: float | None = None) -> Session | None:
     if not mac or not hmac.compare_digest(mac, expected):
         return None
     try:
-        sid, user_id, expires_at, csrf = json.loads(_unb64(payload))
-    except ValueError:
+        sid, user_id, expires_at, csrf, *back = json.loads(_unb64(payload))
+    except (ValueError, TypeError):
         return None
-    if not isinstance(expires_at, int) or expires_at <= (now or time.time()):
+    if not isinstance(expires_at, int) or expires_at <= (now or time.time()) or len(back) > 1:
         return None
-    return Session(str(sid), str(user_id), expires_at, str(csrf))
+    return Session(str(sid), str(user_id), expires_at, str(csrf), str(back[0]) if back else "")
 
 
 class SignedOut:
@@ -91,8 +93,17 @@ class SignedOut:
         return session.sid in self._ids
 
 
-def csrf_matches(session: Session, presented: str | None) -> bool:
-    return presented is not None and hmac.compare_digest(session.csrf.encode(), presented.encode())
+def csrf_matches(session: Session, presented: str | None, bound_to: str = "") -> bool:
+    """Whether `presented` is the session's CSRF token, or, `bound_to` given, its token for that one
+    form (`bound_csrf`)."""
+    expected = bound_csrf(session, bound_to) if bound_to else session.csrf
+    return presented is not None and hmac.compare_digest(expected.encode(), presented.encode())
+
+
+def bound_csrf(session: Session, bound_to: str) -> str:
+    """The session's CSRF token for one form (`bound_to` names it, e.g. one consent request): an
+    HMAC of it keyed by the session's token, so it is good for that form and that session only."""
+    return _b64(hmac.new(session.csrf.encode(), bound_to.encode(), hashlib.sha256).digest())
 
 
 def session_caller(account: AccountRecord, client_ip: str, now: datetime) -> Caller:

@@ -263,8 +263,9 @@ def mounted(app: ASGIApp, litestar: Litestar) -> ASGIApp:
     """`app` with `/mcp` answered by the MCP endpoint, whose sessions start and stop with `litestar`,
     and, where `/mcp` is an OAuth protected resource, the OAuth paths (serve/oauth/mount.py)."""
     settings = litestar.state["services"].settings
-    resource, provider = oauth_of(litestar)
-    app = oauth_mounted(app, resource, provider, sign_in_of(litestar))
+    sign_in = sign_in_of(litestar)
+    resource, provider = oauth_of(litestar, sign_in)
+    app = oauth_mounted(app, resource, provider, sign_in)
     endpoint = McpEndpoint(settings.max_request_target_bytes, Allowed.of(settings), resource)
     litestar.on_startup.append(endpoint.start)
     litestar.on_shutdown.insert(0, endpoint.stop)

@@ -6,9 +6,12 @@ URIs compared exactly) over the provider below.
 - Clients: registered by Dynamic Client Registration (RFC 7591), or, where the settings allow it,
   named by the https URL of their Client ID Metadata Document, fetched once and kept.
 - Consent: `/authorize` sends the person to `/oauth/consent`, which names the client, where it
-  will be sent back to, and what it asks; the person proves the account by one of its keys (the
-  dashboard's way without a provider) and allows or denies. The consent request is single-use and
-  expires in `CONSENT_SECONDS`; the page cannot be framed.
+  will be sent back to, and what it asks. Where the dashboard signs people in with the
+  organisation's provider (`oidc_*`), the page names the account of the person's dashboard session
+  and they allow or deny with one click (the form's CSRF token bound to the session and the
+  consent request); without a session it offers to sign in, and returns here. Without a provider
+  the person proves the account by one of its keys. The consent request is single-use and expires
+  in `CONSENT_SECONDS`; the page cannot be framed.
 - Codes: single-use, `CODE_SECONDS` long, bound to the client, redirect URI, PKCE challenge and
   the resource; a code presented twice is refused, and the refresh token made from it revoked.
 - Access tokens: JWTs signed with the server's RSA key (`oauth_signing_key_file`, published at
@@ -25,6 +28,7 @@ import html
 import ipaddress
 import json
 import logging
+import re
 import secrets
 import socket
 import time
@@ -57,6 +61,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from access.oauth import ADMIN_SCOPE, READ_SCOPE, SCOPES
+from access.sessions import bound_csrf, csrf_matches
 from core import errors
 from core.settings import Settings
 
@@ -120,6 +125,7 @@ class BuiltinProvider:
     settings: Settings
     key: rsa.RSAPrivateKey
     authenticate: Any  # serve.auth.Authenticator: a key pasted on the consent page
+    sessions: Any = None  # serve.oauth.dashboard.SessionSignIn: the person's dashboard session
     issuer: str = ""
     kid: str = ""
     clients: dict[str, OAuthClientInformationFull] = field(default_factory=dict)
@@ -196,37 +202,48 @@ class BuiltinProvider:
         return f"{self.issuer}{CONSENT_PATH}?{urlencode({'request': request})}"
 
     async def consent_page(self, request: Request) -> Response:
-        consent = self.consents.get(request.query_params.get("request", ""))
+        form = await request.form() if request.method == "POST" else None
+        token = str(form.get("request", "")) if form is not None else request.query_params.get("request", "")
+        consent = self.consents.get(token)
         if consent is None or consent.expires_at < time.time():
             return page(
                 400, "This authorization request is unknown or has expired; start again from the agent."
             )
-        if request.method == "GET":
-            return page(200, consent_form(request.query_params["request"], consent))
-        form = await request.form()
-        token = str(form.get("request", ""))
-        consent = self.consents.pop(token, None)  # single use, allowed or not
-        if consent is None or consent.expires_at < time.time():
-            return page(
-                400, "This authorization request is unknown or has expired; start again from the agent."
-            )
+        by_session = self.sessions is not None and self.sessions.configured
+        person = await self.sessions.signed_in(request.headers.getlist("cookie")) if by_session else None
+        answer = self._answer(token, person) if by_session else KEY_ANSWER
         redirect = str(consent.params.redirect_uri)
+        if form is None:
+            return page(200, consent_form(token, consent, answer), redirect)
+        self.consents.pop(token, None)  # single use, allowed or not
         if form.get("decision") != "allow":
             return RedirectResponse(
                 construct_redirect_uri(redirect, error="access_denied", state=consent.params.state), 303
             )
-        try:
-            ip = request.client.host if request.client else "0.0.0.0"
-            caller = await _awaited(
-                self.authenticate(f"Bearer {form.get('api_key', '')}", ip, datetime.now(UTC))
-            )
-        except errors.ApiError as refused:
-            self.consents[token] = consent  # another try with the right key
-            return page(401, consent_form(token, consent, html.escape(refused.message)))
-        if caller.credential != "key":
-            return page(401, consent_form(token, consent, "Paste one of your API keys."))
+        if by_session:
+            if person is None or not csrf_matches(person[0], str(form.get("csrf_token", "")), token):
+                self.consents[token] = consent  # the person may sign in and answer
+                return page(
+                    401, consent_form(token, consent, answer, "Sign in to answer as your account."), redirect
+                )
+            user_id, is_admin = person[1].user_id, person[1].is_admin
+        else:
+            try:
+                ip = request.client.host if request.client else "0.0.0.0"
+                caller = await _awaited(
+                    self.authenticate(f"Bearer {form.get('api_key', '')}", ip, datetime.now(UTC))
+                )
+            except errors.ApiError as refused:
+                self.consents[token] = consent  # another try with the right key
+                return page(401, consent_form(token, consent, answer, html.escape(refused.message)), redirect)
+            if caller.credential != "key":
+                self.consents[token] = consent
+                return page(
+                    401, consent_form(token, consent, answer, "Paste one of your API keys."), redirect
+                )
+            user_id, is_admin = caller.user_id, caller.is_admin
         asked = consent.params.scopes or [READ_SCOPE]
-        scopes = [s for s in asked if s != ADMIN_SCOPE or caller.is_admin]
+        scopes = [s for s in asked if s != ADMIN_SCOPE or is_admin]
         code = secrets.token_urlsafe(32)
         self.codes[code] = AuthorizationCode(
             code=code,
@@ -237,16 +254,34 @@ class BuiltinProvider:
             redirect_uri=consent.params.redirect_uri,
             redirect_uri_provided_explicitly=consent.params.redirect_uri_provided_explicitly,
             resource=self.audience,
-            subject=caller.user_id,
+            subject=user_id,
         )
         log.info(
-            "consent given user_id=%s client_id=%s scopes=%s",
-            caller.user_id,
+            "consent given user_id=%s client_id=%s scopes=%s by=%s",
+            user_id,
             consent.client.client_id,
             scopes,
+            "session" if by_session else "key",
         )
         return RedirectResponse(
             construct_redirect_uri(redirect, code=code, state=consent.params.state, iss=self.issuer), 303
+        )
+
+    def _answer(self, token: str, person: Any) -> str:
+        """How a person with the dashboard's sign-in answers: as the account of their session (its
+        e-mail named, the form's CSRF token bound to the session and this request), else after
+        signing in, back to this page."""
+        if person is None:
+            back = f"{CONSENT_PATH}?{urlencode({'request': token})}"
+            link = html.escape(self.sessions.sign_in_link(back))
+            return f'<p><a href="{link}">Sign in</a> to answer as your account.</p>' + DENY_BUTTON
+        session, account = person
+        return (
+            f"<p>You are signed in as <strong>{html.escape(account.email)}</strong>.</p>"
+            f'<input type=hidden name=csrf_token value="{html.escape(bound_csrf(session, token))}">'
+            + ALLOW_BUTTON
+            + " "
+            + DENY_BUTTON
         )
 
     async def load_authorization_code(
@@ -408,6 +443,8 @@ def _public_host(host: str) -> bool:
     return all(ipaddress.ip_address(info[4][0]).is_global for info in infos)
 
 
+CSP_SOURCE = re.compile(r"[a-z][a-z0-9+.-]*:(//[A-Za-z0-9.\-\[\]:]+)?")
+"""A scheme or scheme://host[:port] as a CSP source (nothing that could end the directive)."""
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
     "X-Frame-Options": "DENY",
@@ -416,16 +453,38 @@ SECURITY_HEADERS = {
 }
 
 
-def page(status: int, body: str) -> HTMLResponse:
+def page(status: int, body: str, sent_to: str = "") -> HTMLResponse:
+    """An HTML page of the authorization server; `sent_to`: the URL a form of the page ends at (the
+    client's redirect URI), whose origin the page's `form-action` then allows besides its own, since
+    a browser (Chromium) holds each redirect that follows a form to it."""
     text = (
         "<!doctype html><html lang=en><head><meta charset=utf-8><title>alpha-results: authorize</title>"
         "<style>body{font-family:system-ui;max-width:36rem;margin:3rem auto;padding:0 1rem}</style>"
         f"</head><body><h1>alpha-results</h1>{body}</body></html>"
     )
-    return HTMLResponse(text, status_code=status, headers=SECURITY_HEADERS)
+    headers = SECURITY_HEADERS
+    target = urlparse(sent_to)
+    source = f"{target.scheme}://{target.netloc}" if target.netloc else f"{target.scheme}:"
+    if sent_to and CSP_SOURCE.fullmatch(source):
+        policy = headers["Content-Security-Policy"].replace(
+            "form-action 'self'", f"form-action 'self' {source}"
+        )
+        headers = {**headers, "Content-Security-Policy": policy}
+    return HTMLResponse(text, status_code=status, headers=headers)
 
 
-def consent_form(request: str, consent: Consent, problem: str = "") -> str:
+ALLOW_BUTTON = "<button name=decision value=allow>Allow</button>"
+DENY_BUTTON = "<button name=decision value=deny formnovalidate>Deny</button>"
+KEY_ANSWER = (
+    "<p><label>Your API key <input type=password name=api_key autocomplete=off required></label></p>"
+    + ALLOW_BUTTON
+    + " "
+    + DENY_BUTTON
+)
+"""How a person answers without the dashboard's sign-in: with one of their keys."""
+
+
+def consent_form(request: str, consent: Consent, answer: str, problem: str = "") -> str:
     client = consent.client
     name = html.escape(client.client_name or client.client_id or "an application")
     target = urlparse(str(consent.params.redirect_uri))
@@ -437,7 +496,5 @@ def consent_form(request: str, consent: Consent, problem: str = "") -> str:
         f"<p>It will be sent back to <code>{html.escape(target.scheme)}://{html.escape(target.netloc)}</code>.</p>"
         f"{warning}<form method=post>"
         f'<input type=hidden name=request value="{html.escape(request)}">'
-        "<p><label>Your API key <input type=password name=api_key autocomplete=off required></label></p>"
-        "<button name=decision value=allow>Allow</button> "
-        "<button name=decision value=deny formnovalidate>Deny</button></form>"
+        f"{answer}</form>"
     )

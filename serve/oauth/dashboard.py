@@ -1,11 +1,13 @@
 """People sign in to the dashboard with the organisation's OpenID provider (`ALPHA_RESULTS_OIDC_*`).
 
-- `GET /ui/sign-in`: to the provider's authorization endpoint (authorization code, PKCE S256,
-  `state` and `nonce`), the three kept in a sealed, HttpOnly cookie for the callback alone.
+- `GET /ui/sign-in[?next=PATH]`: to the provider's authorization endpoint (authorization code,
+  PKCE S256, `state` and `nonce`), the three kept in a sealed, HttpOnly cookie for the callback
+  alone, with the path to return to (`next`: a path of this server only, `return_path`; else `/ui`).
 - `GET /ui/callback`: the state compared, the code exchanged (client secret, PKCE verifier), the
   ID token checked (signature by the provider's keys, issuer, audience the client id, expiry,
-  nonce), the person mapped to an account by verified e-mail (`access.oauth.account_of`), then
-  the session cookie set (`access.sessions`): HttpOnly, SameSite=Lax, Secure over https, Path=/.
+  nonce), the person mapped to an account (`access.oauth.account_of`: by subject, or by verified
+  e-mail), then the session cookie set (`access.sessions`): HttpOnly, SameSite=Lax, Secure over
+  https, Path=/; and back to the flow's path.
 - `GET /ui/session`: whether a provider is configured and who is signed in, with the session's
   CSRF token (read by the page's script only: the answer is same-origin JSON).
 - `POST /ui/sign-out`: with the CSRF token (`X-CSRF-Token` header or `csrf_token` form field),
@@ -29,7 +31,7 @@ from datetime import UTC, datetime
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import httpx2 as httpx
 from anyio import to_thread
@@ -39,6 +41,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from access.oauth import TokenRules, account_of
+from access.records import AccountRecord
 from access.sessions import Session, SignedOut, csrf_matches, new_session, seal, session_caller, unseal
 from core import errors
 from core.context import Caller
@@ -51,7 +54,20 @@ log = logging.getLogger("serve.oauth")
 SESSION_COOKIE = "ar_session"
 FLOW_COOKIE = "ar_sign_in"
 FLOW_SECONDS = 600
-PATHS = frozenset({"/ui/sign-in", "/ui/callback", "/ui/session", "/ui/sign-out"})
+SIGN_IN_PATH = "/ui/sign-in"
+PATHS = frozenset({SIGN_IN_PATH, "/ui/callback", "/ui/session", "/ui/sign-out"})
+
+
+def return_path(text: str) -> str | None:
+    """`text` when it is a path of this server to send a browser back to after signing in, else
+    None: an absolute path with no scheme or host (never `//host` or `/\\host`, which a browser
+    reads as another origin), no backslash, space or control character, at most 2 KiB."""
+    if not text.startswith("/") or text.startswith("//") or len(text) > 2048:
+        return None
+    if "\\" in text or any(ord(c) < 0x21 or ord(c) == 0x7F for c in text):
+        return None
+    parts = urlsplit(text)
+    return text if not parts.scheme and not parts.netloc else None
 
 
 class SessionSignIn:
@@ -89,6 +105,19 @@ class SessionSignIn:
                     return session
         return None
 
+    async def signed_in(self, cookie_lines: list[str]) -> tuple[Session, AccountRecord] | None:
+        """The live session the request's cookie holds and its account, None without one or when
+        the account is not active."""
+        session = self.session_of(cookie_lines)
+        if session is None:
+            return None
+        account = await to_thread.run_sync(self.store.get_account, session.user_id)
+        return (session, account) if account is not None and account.is_active else None
+
+    def sign_in_link(self, back: str) -> str:
+        """The address that signs a person in and sends them back to `back` (a path of this server)."""
+        return SIGN_IN_PATH + "?" + urlencode({"next": back})
+
     async def caller(self, cookie_lines: list[str], csrf: str | None, ip: str) -> Caller | None:
         """The signed-in person's caller, None when the request carries no live session with its
         CSRF token (then it is judged as any request without credentials)."""
@@ -117,6 +146,9 @@ class SessionSignIn:
     async def sign_in(self, request: Request) -> Response:
         if not self.configured:
             return page(404, "No identity provider is configured: sign in with an API key.")
+        back = return_path(request.query_params.get("next", "/ui"))
+        if back is None:
+            return page(400, "After signing in, this server sends you back to one of its own pages only.")
         state, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
         verifier = secrets.token_urlsafe(48)
         challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
@@ -134,7 +166,9 @@ class SessionSignIn:
             }
         )
         response = RedirectResponse(f"{provider['authorization_endpoint']}?{query}", 302)
-        flow = Session(sid=state, user_id=nonce, expires_at=int(time.time()) + FLOW_SECONDS, csrf=verifier)
+        flow = Session(
+            sid=state, user_id=nonce, expires_at=int(time.time()) + FLOW_SECONDS, csrf=verifier, back=back
+        )
         self.cookie(response, FLOW_COOKIE, seal(flow, self.flow_key), FLOW_SECONDS, "/ui/callback")
         response.headers["cache-control"] = "no-store"
         return response
@@ -163,7 +197,7 @@ class SessionSignIn:
             log.warning("dashboard sign-in failed at the provider: %s", failed)
             return page(502, "The identity provider could not complete the sign-in; try again.")
         session = new_session(account.user_id, self.settings.oidc_session_seconds)
-        response = RedirectResponse("/ui", 303)
+        response = RedirectResponse(flow.back or "/ui", 303)
         self.cookie(
             response, SESSION_COOKIE, seal(session, self.key), self.settings.oidc_session_seconds, "/"
         )
@@ -206,17 +240,13 @@ class SessionSignIn:
         return claims
 
     async def session_info(self, request: Request) -> Response:
-        session = self.session_of(request.headers.getlist("cookie"))
+        person = await self.signed_in(request.headers.getlist("cookie"))
         body: dict[str, Any] = {"provider": self.configured, "signed_in": False}
-        if session is not None:
-            account = await to_thread.run_sync(self.store.get_account, session.user_id)
-            if account is not None and account.is_active:
-                body.update(
-                    signed_in=True,
-                    email=account.email,
-                    csrf_token=session.csrf,
-                    expires_at=session.expires_at,
-                )
+        if person is not None:
+            session, account = person
+            body.update(
+                signed_in=True, email=account.email, csrf_token=session.csrf, expires_at=session.expires_at
+            )
         return JSONResponse(body, headers={"cache-control": "no-store"})
 
     async def sign_out(self, request: Request) -> Response:
@@ -244,7 +274,7 @@ class SessionSignIn:
     def app(self) -> Starlette:
         return Starlette(
             routes=[
-                Route("/ui/sign-in", self.sign_in, methods=["GET"]),
+                Route(SIGN_IN_PATH, self.sign_in, methods=["GET"]),
                 Route("/ui/callback", self.callback, methods=["GET"]),
                 Route("/ui/session", self.session_info, methods=["GET"]),
                 Route("/ui/sign-out", self.sign_out, methods=["POST"]),

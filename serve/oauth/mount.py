@@ -18,13 +18,16 @@ from serve.oauth.resource import BUILTIN, METADATA_PATH, ProtectedResource
 RESOURCE_PATHS = frozenset({METADATA_PATH, METADATA_PATH + "/mcp"})
 
 
-def oauth_of(litestar: Litestar) -> tuple[ProtectedResource | None, BuiltinProvider | None]:
-    """The app's protected resource and built-in server (None, None: `/mcp` takes keys alone)."""
+def oauth_of(
+    litestar: Litestar, sign_in: SessionSignIn
+) -> tuple[ProtectedResource | None, BuiltinProvider | None]:
+    """The app's protected resource and built-in server (None, None: `/mcp` takes keys alone); the
+    built-in server's consent page knows the person by `sign_in`'s sessions."""
     services = litestar.state["services"]
     settings = services.settings
     provider = None
     if settings.oauth_issuer == BUILTIN:
-        provider = BuiltinProvider(settings, signing_key(settings), services.authenticate)
+        provider = BuiltinProvider(settings, signing_key(settings), services.authenticate, sign_in)
     resource = ProtectedResource.of(settings, provider.key_set() if provider is not None else None)
     return resource, provider
 
