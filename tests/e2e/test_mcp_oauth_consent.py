@@ -18,9 +18,11 @@ import html
 import json
 import re
 import secrets
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlparse
@@ -32,6 +34,7 @@ import pytest
 from access import open_store
 from access.oauth import READ_SCOPE
 from access.sessions import Session, bound_csrf, seal
+from tests.e2e.browser import chromium_or_skip
 from tests.e2e.test_mcp_oauth_provider import oidc_provider
 from tests.e2e.test_serve_stack import serving
 from tests.e2e.test_server import free_port
@@ -80,12 +83,12 @@ def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
             yield Site(base, session_key, person)
 
 
-def consent_request(site: Site) -> tuple[str, str, str]:
+def consent_request(site: Site, redirect: str = REDIRECT) -> tuple[str, str, str]:
     """A client registered, its authorization asked: (client id, PKCE verifier, consent page URL)."""
     client = httpx.post(
         site.base + "/register",
         json={
-            "redirect_uris": [REDIRECT],
+            "redirect_uris": [redirect],
             "client_name": "consent test",
             "token_endpoint_auth_method": "none",
         },
@@ -98,7 +101,7 @@ def consent_request(site: Site) -> tuple[str, str, str]:
         params={
             "response_type": "code",
             "client_id": client["client_id"],
-            "redirect_uri": REDIRECT,
+            "redirect_uri": redirect,
             "code_challenge": challenge,
             "code_challenge_method": "S256",
             "state": "s1",
@@ -141,13 +144,15 @@ def sign_in_at_the_provider(browser: httpx.Client, start: str, login: str) -> ht
     return answer
 
 
-def exchange(site: Site, client_id: str, code: str, verifier: str) -> dict[str, Any]:
+def exchange(
+    site: Site, client_id: str, code: str, verifier: str, redirect: str = REDIRECT
+) -> dict[str, Any]:
     answer = httpx.post(
         site.base + "/token",
         data={
             "grant_type": "authorization_code",
             "code": code,
-            "redirect_uri": REDIRECT,
+            "redirect_uri": redirect,
             "client_id": client_id,
             "code_verifier": verifier,
             "resource": site.resource,
@@ -282,3 +287,60 @@ def test_the_sign_in_returns_to_a_path_of_this_server_only(site: Site) -> None:
         assert "location" not in answer.headers and "set-cookie" not in answer.headers, elsewhere
     going = httpx.get(site.base + "/ui/sign-in", params={"next": "/oauth/consent?request=abc"}, timeout=30)
     assert going.status_code == 302 and "ar_sign_in=" in going.headers["set-cookie"]
+
+
+@pytest.fixture
+def client_callback() -> Iterator[tuple[str, list[str]]]:
+    """A loopback page standing for an MCP client's redirect URI: (its URL, the paths it was asked)."""
+    asked: list[str] = []
+
+    class Callback(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            self.send_response(200)
+            self.send_header("content-type", "text/plain")
+            self.end_headers()
+            self.wfile.write(b"the client has its code")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Callback)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/callback", asked
+    finally:
+        server.shutdown()
+
+
+def test_in_a_browser_the_person_signs_in_and_allows_with_one_click(
+    site: Site, client_callback: tuple[str, list[str]]
+) -> None:
+    """Chromium: the consent form's redirect to the client's origin is allowed by the page's
+    `form-action` (Chromium holds a form's redirects to an origin it does not name)."""
+    redirect, asked = client_callback
+    executable, sync_playwright = chromium_or_skip()
+    client_id, verifier, consent_url = consent_request(site, redirect)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable)
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(120_000)
+            page.goto(consent_url, wait_until="load")
+            page.click("text=Sign in")
+            page.wait_for_selector("input[name=login]")
+            page.fill("input[name=login]", PERSON)
+            page.fill("input[name=password]", "any password")
+            page.click("button[type=submit]")
+            page.wait_for_selector("button[type=submit]")  # the provider's consent page
+            page.click("button[type=submit]")
+            page.wait_for_selector("button[value=allow]")
+            assert page.url == consent_url and PERSON in page.inner_text("body")
+            page.click("button[value=allow]")
+            page.wait_for_url(redirect + "?*")
+        finally:
+            browser.close()
+    (path,) = [p for p in asked if p.startswith("/callback")]
+    query = parse_qs(urlparse(path).query)
+    tokens = exchange(site, client_id, query["code"][0], verifier, redirect)
+    assert me_by_mcp(site, tokens["access_token"])["user_id"] == site.person.user_id
