@@ -27,11 +27,12 @@ from access.oauth import (
     verify_token,
 )
 from access.records import AccountRecord
-from access.sessions import Session, csrf_matches, new_session, seal, session_caller, unseal
+from access.sessions import Session, bound_csrf, csrf_matches, new_session, seal, session_caller, unseal
 from core import errors
 from schemas.registry import ADMIN_IDS, ALL_IDS
 from serve.auth import caller_limits
 from serve.limits.memory import MemoryLimiter
+from serve.oauth.dashboard import return_path
 
 ISSUER, AUDIENCE = "https://sso.example.org/realms/research", "https://results.example.com/mcp"
 KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -194,3 +195,34 @@ def test_the_client_secret_is_not_in_the_settings_text() -> None:
     )
     assert settings.oidc_client_secret == "s3cr3t-v4lue"
     assert "s3cr3t-v4lue" not in repr(settings) and "s3cr3t-v4lue" not in str(settings)
+
+
+def test_a_flow_keeps_its_return_path_and_a_form_token_is_bound_to_session_and_form() -> None:
+    secret = b"k" * 32
+    flow = Session("state", "nonce", int(time.time()) + 60, "verifier", back="/oauth/consent?request=r1")
+    assert unseal(seal(flow, secret), secret) == flow
+    # A session sealed before return paths (four fields) still unseals, with none.
+    session = new_session("u_1", 60)
+    assert unseal(seal(session, secret), secret) == session and session.back == ""
+    token = bound_csrf(session, "r1")
+    assert csrf_matches(session, token, "r1") and not csrf_matches(session, token, "r2")
+    assert not csrf_matches(session, session.csrf, "r1") and not csrf_matches(session, token)
+    assert not csrf_matches(new_session("u_1", 60), token, "r1")
+
+
+def test_a_sign_in_returns_to_a_path_of_this_server_only() -> None:
+    for path in ("/ui", "/oauth/consent?request=a-b_c", "/ui?x=https://elsewhere"):
+        assert return_path(path) == path
+    for elsewhere in (
+        "https://evil.example/",
+        "//evil.example",
+        "/\\evil.example",
+        "\\/evil.example",
+        "/\t/evil.example",
+        "/ /evil",
+        "javascript:alert(1)",
+        "ui",
+        "",
+        "/" + "a" * 2048,
+    ):
+        assert return_path(elsewhere) is None, elsewhere
