@@ -136,22 +136,16 @@ def build_decision(
     # credential's, so a refusal names the same window in the headers as in the error code. (One
     # pass, no key function: every metered request makes one, issue 49.)
     bounds = [envelope.as_tuple() for envelope in limits]
-    binding, binding_envelope, binding_limit, left = 3, 0, 0, 0
+    best = (3, 0, 0, 0)  # window, envelope, its limit, remaining (nothing limited: the month's, 0 of 0)
     found = False
     for index in range(4):
         for envelope, bound in enumerate(bounds):
             limit = bound[index]
-            if limit is None:
-                continue
-            remaining = _remaining(counts[envelope][index], limit)
-            if not found or remaining < left:
-                binding, binding_envelope, binding_limit, left, found = (
-                    index,
-                    envelope,
-                    limit,
-                    remaining,
-                    True,
-                )
+            if limit is not None:
+                remaining = _remaining(counts[envelope][index], limit)
+                if not found or remaining < best[3]:
+                    best, found = (index, envelope, limit, remaining), True
+    binding, binding_envelope, binding_limit, left = best
     window = windows[binding]
     name = _POLICY_PREFIXES[binding_envelope] + window.name
     headers = {

@@ -3,8 +3,8 @@
 All four counters of a request are checked and incremented by one Lua script, which Redis runs
 atomically, so concurrent requests from any number of processes can never admit more than the
 limit; the same script checks and counts the account's pooled counters beside the key's (eight
-counters, still one round trip). Keys are `{prefix}:{key_id}:{window}:{window_start_epoch}` (prefix `ar:rl`) and expire
-shortly after their window ends. The script raises a day or month counter that is below the
+counters, still one round trip). Keys are `{prefix}:{key_id}:{window}:{window_start_epoch}`
+(prefix `ar:rl`; a pooled id in the place of a key id) and expire shortly after their window ends. The script raises a day or month counter that is below the
 ledger's count to it first, which is how a restarted Redis gets its quotas back.
 
 When Redis fails (refused, timed out), the limiter enforces the limits locally (`OutageLimits`)
