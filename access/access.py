@@ -67,6 +67,7 @@ def build_caller(key: KeyRecord, account: AccountRecord, client_ip: str) -> Call
         expose_raw_book=effective.expose_raw_book,
         ip=client_ip,
         rate_limit=key.rate_limit.to_wire(),
+        account_rate_limit=None if account.pooled_limit is None else account.pooled_limit.to_wire(),
     )
 
 

@@ -10,7 +10,7 @@ limiter counts them (serve/limits). At most `MAX_ENTRIES` keys are kept per work
 dropped first.
 
 How a change reaches the cache (the triggers of access/tables.py signal every INSERT,
-UPDATE and DELETE of `accounts` and `api_keys`, in the writing transaction):
+UPDATE and DELETE of `accounts`, `account_limits` and `api_keys`, in the writing transaction):
 - PostgreSQL (`NotifiedCache`): a connection of the worker's own LISTENs (records.postgres
   `ChangeListener`); each notification drops the key or the account's keys it names. While that
   connection is not live (not yet connected, cut, or silent for `LIVE_SECONDS`), nothing is

@@ -33,6 +33,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import jwt
@@ -200,6 +201,18 @@ def account_credential_id(user_id: str) -> str:
     store is never asked for it: `/v1/me` answers such a caller from the credential (`credential:
     oauth` or `session`)."""
     return "acc" + hashlib.sha256(f"account\n{user_id}".encode()).hexdigest()[:13]
+
+
+@lru_cache(maxsize=4096)
+def account_pool_id(user_id: str) -> str:
+    """The id an account's pooled usage is counted under (the limiter's windows and the usage
+    ledger, in the place of a key's `key_id`: 16 characters, as one): `pool` and 12 hex digits of
+    the account. Every admitted request of every credential of the account (each of its keys, its
+    access tokens and dashboard sessions, `account_credential_id`) is counted there too, on top of
+    the credential's own windows, and refused there only when the account has a pooled envelope
+    (`AccountRecord.pooled_limit`; docs/access.md "One account, several credentials"). Never a
+    credential: no request presents it."""
+    return "pool" + hashlib.sha256(f"pool\n{user_id}".encode()).hexdigest()[:12]
 
 
 def token_caller(account: AccountRecord, claims: TokenClaims, client_ip: str, now: datetime) -> Caller:

@@ -18,7 +18,7 @@ from access.records import AccountRecord, KeyRecord, RateLimit, iso
 from access.tokens import display_prefix
 from core.context import AllowList, Caller
 from schemas.bodies.admin import KeyUsage
-from schemas.bodies.identity import Allow, Credential, FieldPolicy, KeyInventoryRow, Me, Usage
+from schemas.bodies.identity import AccountUsage, Allow, Credential, FieldPolicy, KeyInventoryRow, Me, Usage
 from schemas.bodies.identity import RateLimit as RateLimitBody
 
 USAGE_FIELDS = (
@@ -58,6 +58,13 @@ def _usage(usage: Mapping[str, int | None]) -> Usage:
     return msgspec.convert({f: usage[f] for f in USAGE_FIELDS}, Usage)
 
 
+def _account_usage(usage: Mapping[str, int | None]) -> AccountUsage:
+    missing = [f for f in USAGE_FIELDS if f not in usage]
+    if missing:
+        raise ValueError(f"account usage lacks {', '.join(missing)}")
+    return msgspec.convert({f: usage[f] for f in USAGE_FIELDS}, AccountUsage)
+
+
 def _allow(allow: Mapping[str, Any]) -> Allow:
     """The allow-lists as stored (`Grants.allow_to_wire`), as the answer's Struct."""
     return msgspec.convert(allow, Allow)
@@ -91,9 +98,11 @@ def me_payload(
     usage: Mapping[str, int | None],
     rate_limit: Mapping[str, int | None] | None,
     registry_version: str,
+    account_usage: Mapping[str, int | None],
 ) -> Me:
     """`GET /v1/me` `data`. `rate_limit` is the envelope the limiter enforces (the key's when None;
-    an access token's caller has no key record, and is always given it)."""
+    an access token's caller has no key record, and is always given it); `account_usage`, the
+    account's pooled usage (`Limiter.usage` of its pooled id)."""
     if rate_limit is None:
         assert key_record is not None
         rate_limit = key_record.rate_limit.to_wire()
@@ -109,6 +118,7 @@ def me_payload(
         field_policy=FieldPolicy(expose_raw_book=caller.expose_raw_book),
         rate_limit=_rate_limit_of(tuple(rate_limit.items())),
         usage=_usage(usage),
+        account_usage=_account_usage(account_usage),
         callable_endpoints=list(_sorted_endpoints(caller.endpoints)),
         registry_version=registry_version,
         ip=caller.ip,
@@ -136,8 +146,11 @@ def key_inventory_row(
     )
 
 
-def key_usage(key_record: KeyRecord, usage: Mapping[str, int | None]) -> KeyUsage:
-    """`data` of the administrative `/v1/admin/keys/{key_id}/usage`."""
+def key_usage(
+    key_record: KeyRecord, usage: Mapping[str, int | None], account_usage: Mapping[str, int | None]
+) -> KeyUsage:
+    """`data` of the administrative `/v1/admin/keys/{key_id}/usage`: the key's usage, and its
+    account's pooled usage."""
     return KeyUsage(
         key_id=key_record.key_id,
         user_id=key_record.user_id,
@@ -147,4 +160,5 @@ def key_usage(key_record: KeyRecord, usage: Mapping[str, int | None]) -> KeyUsag
         expires_at=iso(key_record.expires_at),
         rate_limit=_rate_limit(key_record.rate_limit.to_wire()),
         usage=_usage(usage),
+        account_usage=_account_usage(account_usage),
     )

@@ -101,6 +101,32 @@ DEFAULT_RATE_LIMIT = RateLimit(per_second=5, per_minute=60, per_day=5000, monthl
 
 
 @dataclass(frozen=True)
+class PooledLimit:
+    """An account's pooled envelope: what every credential of the account (its keys, its access
+    tokens, its dashboard sessions) may spend together, on top of each credential's own envelope.
+    None in a window: no pooled cap there. An account without one (`AccountRecord.pooled_limit`
+    None, the default) is counted in its pooled windows but never refused by them."""
+
+    per_second: int | None = None
+    per_minute: int | None = None
+    per_day: int | None = None
+    monthly_requests: int | None = None
+
+    def to_wire(self) -> dict[str, int | None]:
+        return {
+            "per_second": self.per_second,
+            "per_minute": self.per_minute,
+            "per_day": self.per_day,
+            "monthly_requests": self.monthly_requests,
+        }
+
+    @property
+    def is_empty(self) -> bool:
+        """No window capped: the same as no pooled envelope."""
+        return all(value is None for value in self.to_wire().values())
+
+
+@dataclass(frozen=True)
 class AccountRecord:
     user_id: str
     email: str
@@ -108,6 +134,7 @@ class AccountRecord:
     status: str
     ceiling: Grants  # as stored; see `effective_ceiling`
     created_at: datetime
+    pooled_limit: PooledLimit | None = None  # None: no pooled cap (the account's usage is still counted)
 
     @property
     def is_admin(self) -> bool:

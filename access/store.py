@@ -35,6 +35,7 @@ from access.records import (
     Credentials,
     Grants,
     KeyRecord,
+    PooledLimit,
     RateLimit,
     SubjectLink,
 )
@@ -92,6 +93,7 @@ class KeyStore(Protocol):
     def set_account_role(self, user_id: str, role: str) -> AccountRecord: ...
     def set_account_status(self, user_id: str, status: str) -> AccountRecord: ...
     def set_account_ceiling(self, user_id: str, ceiling: Grants) -> AccountRecord: ...
+    def set_account_limits(self, user_id: str, limit: PooledLimit | None) -> AccountRecord: ...
 
     def create_key(
         self,
@@ -131,15 +133,27 @@ INSERT_ACCOUNT = (
     "ceiling_runs, ceiling_raw_book, created_at) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+# An account's columns, then its pooled envelope's (NULL when it has none: `account_limits`).
 SELECT_ACCOUNT_BY_ID = (
-    "SELECT user_id, email, role, status, ceiling_endpoints, ceiling_alphas, ceiling_runs, "
-    "ceiling_raw_book, created_at "
-    "FROM accounts WHERE user_id = ?"
+    "SELECT a.user_id, a.email, a.role, a.status, a.ceiling_endpoints, a.ceiling_alphas, "
+    "a.ceiling_runs, a.ceiling_raw_book, a.created_at, "
+    "l.per_second, l.per_minute, l.per_day, l.monthly_requests "
+    "FROM accounts a LEFT JOIN account_limits l ON l.user_id = a.user_id WHERE a.user_id = ?"
 )
 SELECT_ACCOUNT_BY_EMAIL = (
-    "SELECT user_id, email, role, status, ceiling_endpoints, ceiling_alphas, ceiling_runs, "
-    "ceiling_raw_book, created_at "
-    "FROM accounts WHERE lower(email) = ?"
+    "SELECT a.user_id, a.email, a.role, a.status, a.ceiling_endpoints, a.ceiling_alphas, "
+    "a.ceiling_runs, a.ceiling_raw_book, a.created_at, "
+    "l.per_second, l.per_minute, l.per_day, l.monthly_requests "
+    "FROM accounts a LEFT JOIN account_limits l ON l.user_id = a.user_id WHERE lower(a.email) = ?"
+)
+# An account's pooled envelope, set whole (NULL: no cap in that window). The CASTs type NULLs for
+# PostgreSQL.
+UPSERT_ACCOUNT_LIMITS = (
+    "INSERT INTO account_limits (user_id, per_second, per_minute, per_day, monthly_requests) "
+    "VALUES (?, CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS BIGINT)) "
+    "ON CONFLICT (user_id) DO UPDATE SET per_second = excluded.per_second, "
+    "per_minute = excluded.per_minute, per_day = excluded.per_day, "
+    "monthly_requests = excluded.monthly_requests"
 )
 # Inserts only while the owner exists and is not deleted (one statement, so no deletion can slip
 # in between a check and the insert). The CAST types a NULL quota for PostgreSQL.
@@ -168,7 +182,9 @@ SELECT_CREDENTIALS = (
     "k.per_minute, k.per_day, k.monthly_requests, k.ip_allow, k.created_at, "
     "a.user_id, a.email, a.role, a.status, a.ceiling_endpoints, a.ceiling_alphas, "
     "a.ceiling_runs, a.ceiling_raw_book, a.created_at, "
+    "l.per_second, l.per_minute, l.per_day, l.monthly_requests, "
     "k.secret_sha256 FROM api_keys k JOIN accounts a ON a.user_id = k.user_id "
+    "LEFT JOIN account_limits l ON l.user_id = a.user_id "
     "WHERE k.key_id = ? AND k.secret_sha256 = ?"
 )
 # A link made at a sign-in (by verified e-mail, or with the account it created): only to an active
@@ -185,7 +201,7 @@ INSERT_LINK_BY_OPERATOR = (
     "SELECT ?, ?, ?, ?, ? "
     "WHERE EXISTS (SELECT 1 FROM accounts WHERE user_id = ? AND status <> 'deleted')"
 )
-ACCOUNT_COLUMN_COUNT = 9
+ACCOUNT_COLUMN_COUNT = 13
 KEY_COLUMN_COUNT = 17
 
 
@@ -217,7 +233,8 @@ def _read_allow(text: str) -> AllowList:
 
 
 def _account_from_row(row: Sequence[Any]) -> AccountRecord:
-    user_id, email, role, status, c_end, c_alp, c_run, c_raw, created = row
+    user_id, email, role, status, c_end, c_alp, c_run, c_raw, created, *pooled = row
+    limit = PooledLimit(*(None if value is None else int(value) for value in pooled))
     return AccountRecord(
         user_id=user_id,
         email=email,
@@ -225,6 +242,7 @@ def _account_from_row(row: Sequence[Any]) -> AccountRecord:
         status=status,
         ceiling=Grants(_read_allow(c_end), _read_allow(c_alp), _read_allow(c_run), bool(c_raw)),
         created_at=read_time(created),  # type: ignore[arg-type]
+        pooled_limit=None if limit.is_empty else limit,
     )
 
 
@@ -260,6 +278,13 @@ def _check_rate_limit(rate_limit: RateLimit) -> None:
             raise IdentityError(f"{name} must be a positive integer")
     if rate_limit.monthly_requests is not None and rate_limit.monthly_requests < 1:
         raise IdentityError("monthly_requests must be a positive integer or unlimited")
+
+
+def _check_pooled_limit(limit: PooledLimit) -> None:
+    """Each capped window at least 1, as a key's (no cap in a window is None, never 0)."""
+    for name, value in limit.to_wire().items():
+        if value is not None and value < 1:
+            raise IdentityError(f"{name} must be a positive integer or none")
 
 
 def normalise_ip_allow(entries: Sequence[str] | None) -> tuple[str, ...] | None:
@@ -385,6 +410,20 @@ class SqlKeyStore:
             (*_grant_columns(ceiling), user_id),
         )
         log.info("account ceiling set user_id=%s", user_id)
+        return self._require_account(user_id)
+
+    def set_account_limits(self, user_id: str, limit: PooledLimit | None) -> AccountRecord:
+        """Set the account's pooled envelope whole; None (or no window capped) removes it."""
+        self._require_account(user_id)
+        if limit is None or limit.is_empty:
+            self._execute("DELETE FROM account_limits WHERE user_id = ?", (user_id,))
+        else:
+            _check_pooled_limit(limit)
+            self._execute(
+                UPSERT_ACCOUNT_LIMITS,
+                (user_id, limit.per_second, limit.per_minute, limit.per_day, limit.monthly_requests),
+            )
+        log.info("account pooled limits set user_id=%s", user_id)
         return self._require_account(user_id)
 
     def _require_account(self, user_id: str) -> AccountRecord:

@@ -10,10 +10,14 @@ from __future__ import annotations
 from records.sql import Dialect
 
 CHANGES_CHANNEL = "ar_identity_changes"
-"""The PostgreSQL channel every change of `accounts` or `api_keys` is notified on. Its payload is
-`key:<key_id>`, `account:<user_id>`, or `*` (a TRUNCATE: everything)."""
+"""The PostgreSQL channel every change of `accounts`, `account_limits` or `api_keys` is notified on.
+Its payload is `key:<key_id>`, `account:<user_id>`, or `*` (a TRUNCATE: everything)."""
 
-_WATCHED = (("accounts", "account", "user_id"), ("api_keys", "key", "key_id"))
+_WATCHED = (
+    ("accounts", "account", "user_id"),
+    ("account_limits", "account", "user_id"),
+    ("api_keys", "key", "key_id"),
+)
 """The tables whose rows the identity cache holds: (table, payload kind, the row's id column)."""
 
 
@@ -22,7 +26,8 @@ def key_store_schema(dialect: Dialect) -> tuple[str, ...]:
 
 
 def change_signals(dialect: Dialect) -> tuple[str, ...]:
-    """Triggers on every INSERT, UPDATE and DELETE of `accounts` and `api_keys`, whoever writes
+    """Triggers on every INSERT, UPDATE and DELETE of `accounts` (and its `account_limits`) and
+    `api_keys`, whoever writes
     (the store, the operator commands, SQL typed by hand), that signal the change in the writing
     transaction itself: nothing that commits a change can leave the signal out.
 
@@ -117,7 +122,21 @@ def _tables(dialect: Dialect) -> tuple[str, ...]:
         "CREATE INDEX IF NOT EXISTS api_keys_by_user ON api_keys (user_id, created_at)",
         # E-mails are stored lower-cased; the index also keeps older mixed-case rows unique.
         "CREATE UNIQUE INDEX IF NOT EXISTS accounts_email_lower ON accounts (lower(email))",
-        # Durable day and month request counts per key (access.usage_ledger).
+        # An account's pooled envelope (`access.records.PooledLimit`), one row per account that has
+        # one; NULL: no pooled cap in that window. A table of its own, not columns of `accounts`:
+        # `CREATE TABLE IF NOT EXISTS` adds a table to a store made by an earlier release, never a
+        # column (there are no migrations), so a store of any release opens with every statement.
+        f"""
+        CREATE TABLE IF NOT EXISTS account_limits (
+            user_id TEXT PRIMARY KEY REFERENCES accounts (user_id),
+            per_second INTEGER,
+            per_minute INTEGER,
+            per_day INTEGER,
+            monthly_requests {bigint}
+        )
+        """,
+        # Durable day and month request counts per key, and per account's pooled id
+        # (access.usage_ledger).
         f"""
         CREATE TABLE IF NOT EXISTS key_usage (
             key_id TEXT NOT NULL,

@@ -1,4 +1,5 @@
-"""The usage ledger in the key store's database: each key's request counts per UTC day and month.
+"""The usage ledger in the key store's database: each key's (and each account's pooled id's) request
+counts per UTC day and month.
 
 It is what makes quotas survive Redis (see serve.limits.ledger): the limiter raises these rows to
 the counts it enforced about once a second, starts its counters from them, and counts in them
@@ -9,7 +10,7 @@ in use: a thousand daily keys make about 400,000 small rows a year).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from access.store import SqlKeyStore
@@ -23,19 +24,22 @@ ON CONFLICT (key_id, period, period_start) DO UPDATE SET requests =
 RETURNING key_id, period, requests
 """
 
-# Counts one request in the day and the month rows, or in neither when either is full. On
-# PostgreSQL two statements running at the same instant may both see room: a quota can then be
-# passed by at most the number of concurrent statements (one per worker process).
+# Counts one request in the day and the month rows of every id given (a key's, and its account's
+# pooled id), or in none when any of them is full (`{values}`: `(?, 'day', ?), (?, 'month', ?)`
+# per id; `{full}`: `_FULL` per id, joined by OR). On PostgreSQL two statements running at the same
+# instant may both see room: a quota can then be passed by at most the number of concurrent
+# statements (one per worker process).
 _ADMIT = """
 INSERT INTO key_usage (key_id, period, period_start, requests)
-SELECT ?, v.column1, v.column2, 1 FROM (VALUES ('day', ?), ('month', ?)) AS v
-WHERE NOT EXISTS (
-    SELECT 1 FROM key_usage AS u WHERE u.key_id = ? AND (
-        (u.period = 'day' AND u.period_start = ? AND u.requests >= ?)
-        OR (u.period = 'month' AND u.period_start = ? AND u.requests >= ?)))
+SELECT v.column1, v.column2, v.column3, 1 FROM (VALUES {values}) AS v
+WHERE NOT EXISTS (SELECT 1 FROM key_usage AS u WHERE {full})
 ON CONFLICT (key_id, period, period_start) DO UPDATE SET requests = key_usage.requests + 1
-RETURNING period, requests
+RETURNING key_id, period, requests
 """
+_ADMIT_VALUES = "(?, 'day', ?), (?, 'month', ?)"
+_FULL = """(u.key_id = ? AND (
+        (u.period = 'day' AND u.period_start = ? AND u.requests >= ?)
+        OR (u.period = 'month' AND u.period_start = ? AND u.requests >= ?)))"""
 
 _READ = """
 SELECT period, requests FROM key_usage
@@ -73,16 +77,31 @@ class SqlUsageLedger:
         return {key_id: (counts.get("day", 0), counts.get("month", 0)) for key_id, counts in recorded.items()}
 
     def admit(
-        self, key_id: str, day_start: int, month_start: int, per_day: int, per_month: int | None
-    ) -> tuple[bool, int, int]:
-        month_limit = UNLIMITED if per_month is None else per_month
-        params = (key_id, day_start, month_start, key_id, day_start, per_day, month_start, month_limit)
-        rows, _ = self._store._execute(_ADMIT, params)
+        self, envelopes: Sequence[tuple[str, int | None, int | None]], day_start: int, month_start: int
+    ) -> tuple[bool, list[tuple[int, int]]]:
+        values: list[Any] = []
+        full: list[Any] = []
+        for key_id, per_day, per_month in envelopes:
+            values += [key_id, day_start, key_id, month_start]
+            full += [
+                key_id,
+                day_start,
+                UNLIMITED if per_day is None else per_day,
+                month_start,
+                UNLIMITED if per_month is None else per_month,
+            ]
+        sql = _ADMIT.format(
+            values=", ".join([_ADMIT_VALUES] * len(envelopes)), full=" OR ".join([_FULL] * len(envelopes))
+        )
+        rows, _ = self._store._execute(sql, [*values, *full])
         if not rows:
-            day, month = self.read(key_id, day_start, month_start)
-            return False, day, month
-        day, month = _day_month(rows)
-        return True, day, month
+            return False, [self.read(key_id, day_start, month_start) for key_id, _, _ in envelopes]
+        counted: dict[str, dict[str, int]] = {}
+        for key_id, period, requests in rows:
+            counted.setdefault(str(key_id), {})[str(period)] = int(requests)
+        return True, [
+            (counted[key_id].get("day", 0), counted[key_id].get("month", 0)) for key_id, _, _ in envelopes
+        ]
 
 
 def _day_month(rows: list[tuple[Any, ...]]) -> tuple[int, int]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from access.access import callable_endpoints, clamp, endpoint_allow
 from access.backends import open_store
-from access.records import AccountRecord, Grants, KeyRecord, RateLimit, SubjectLink, iso
+from access.records import AccountRecord, Grants, KeyRecord, PooledLimit, RateLimit, SubjectLink, iso
 from access.store import (
     DEFAULT_KEYSTORE_URL,
     IdentityError,
@@ -83,6 +83,13 @@ def parse_monthly(text: str) -> int | None:
     return _positive(text)
 
 
+def parse_pooled(text: str) -> int | None:
+    """A positive integer, or `none` (no pooled cap in that window; `unlimited` says the same)."""
+    if text in ("none", "unlimited"):
+        return None
+    return _positive(text)
+
+
 def _positive(text: str) -> int:
     """A window limit of 0 would refuse every request: suspend the key instead."""
     try:
@@ -107,6 +114,8 @@ def account_view(account: AccountRecord) -> dict[str, Any]:
         "status": account.status,
         "ceiling": {**account.ceiling.allow_to_wire(), "expose_raw_book": account.ceiling.expose_raw_book},
         "effective_ceiling": {**effective.allow_to_wire(), "expose_raw_book": effective.expose_raw_book},
+        # What every credential of the account may spend together (null: no pooled cap).
+        "pooled_rate_limit": None if account.pooled_limit is None else account.pooled_limit.to_wire(),
         "created_at": iso(account.created_at),
     }
 
@@ -222,6 +231,25 @@ def accounts_unlink(store: SqlKeyStore, args: argparse.Namespace) -> None:
     account = _account(store, args.account)
     store.unlink_subject(account.user_id, args.issuer, args.subject)
     accounts_links(store, args)
+
+
+def accounts_set_limits(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    """Set the windows given of the account's pooled envelope; the others stay as they were (none
+    on an account without one)."""
+    account = _account(store, args.account)
+    current = account.pooled_limit or PooledLimit()
+    limit = PooledLimit(
+        per_second=current.per_second if args.per_second is _UNCHANGED else args.per_second,
+        per_minute=current.per_minute if args.per_minute is _UNCHANGED else args.per_minute,
+        per_day=current.per_day if args.per_day is _UNCHANGED else args.per_day,
+        monthly_requests=current.monthly_requests if args.monthly is _UNCHANGED else args.monthly,
+    )
+    _print_json(account_view(store.set_account_limits(account.user_id, limit)))
+
+
+def accounts_clear_limits(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    account = _account(store, args.account)
+    _print_json(account_view(store.set_account_limits(account.user_id, None)))
 
 
 def _status_command(status: str) -> Callable[[SqlKeyStore, argparse.Namespace], None]:
@@ -377,6 +405,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("account", help="user_id or e-mail")
     _grant_options(p)
     p.add_argument("--raw-book", dest="raw_book", type=parse_on_off, help="on or off")
+    p = add(
+        acc,
+        "set-limits",
+        accounts_set_limits,
+        "the account's pooled envelope: what all its keys, tokens and sessions may spend together",
+    )
+    p.add_argument("account", help="user_id or e-mail")
+    for option, dest in (
+        ("--per-second", "per_second"),
+        ("--per-minute", "per_minute"),
+        ("--per-day", "per_day"),
+        ("--monthly", "monthly"),
+    ):
+        p.add_argument(option, dest=dest, type=parse_pooled, default=_UNCHANGED, help="N or none")
+    p = add(acc, "clear-limits", accounts_clear_limits, "remove the account's pooled envelope")
+    p.add_argument("account", help="user_id or e-mail")
     for name, status, help_text in (
         ("deactivate", "deactivated", "deactivate (keys fail with account_inactive)"),
         ("activate", "active", "reactivate a deactivated account"),

@@ -112,6 +112,10 @@ class Caller:
     expose_raw_book: bool
     ip: str
     rate_limit: dict[str, int | None] = field(default_factory=dict)
+    account_rate_limit: dict[str, int | None] | None = None
+    """The account's pooled envelope (`per_second` ... `monthly_requests`, None in a window without
+    a pooled cap), which every credential of the account spends together on top of its own
+    `rate_limit`; None: the account has none (its pooled usage is still counted)."""
     credential: str = "key"  # what the request presented: "key", "oauth" (an access token) or "session"
     step_up: frozenset[str] = frozenset()
     """Endpoints the account may call that this credential's scopes leave out (an access token's):

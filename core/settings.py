@@ -409,6 +409,23 @@ SETTINGS: tuple[Setting, ...] = (
         "would pass it is refused before a byte is sent. 0: no budget. Administrators' keys have none.",
     ),
     Setting(
+        "egress_account_rows_per_day",
+        0,
+        _non_negative_int,
+        "Rows all the credentials of one account (its keys, access tokens and dashboard sessions) may "
+        "take together in a UTC day, on top of each key's own budget; past it 429 "
+        "egress_budget_exceeded (details.envelope account). 0: no pooled budget (the pooled rows are "
+        "still counted while a key budget is on). Administrators have none.",
+    ),
+    Setting(
+        "egress_account_bytes_per_day",
+        0,
+        _non_negative_int,
+        "Answer bytes all the credentials of one account may take together in a UTC day, on top of "
+        "each key's own budget; past it 429 egress_budget_exceeded (details.envelope account). 0: no "
+        "pooled budget. Administrators have none.",
+    ),
+    Setting(
         "as_of_per_second",
         4,
         _non_negative_int,
@@ -532,6 +549,8 @@ class Settings:
     max_streams_per_account: int = 32
     egress_rows_per_day: int = 1_000_000
     egress_bytes_per_day: int = 1 << 30
+    egress_account_rows_per_day: int = 0
+    egress_account_bytes_per_day: int = 0
     as_of_per_second: int = 4
     as_of_per_minute: int = 60
     checks_policy_file: str = ""

@@ -35,6 +35,7 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 
 from access.authenticate import CHALLENGE, bearer_token, reject_key_in_query
+from access.oauth import account_pool_id
 from access.tokens import parse_token
 from analytics.policy import Policy, default_policy
 from core import errors
@@ -43,7 +44,7 @@ from core.settings import Settings
 from datasets.reader import LakeReader
 from schemas.registry import BY_ID
 from serve.exchange import Exchange, exchange_of
-from serve.limits.model import SELF_SERVICE_LIMITS, Limits
+from serve.limits.model import NO_LIMITS, SELF_SERVICE_LIMITS, Envelope, Limits
 
 log = logging.getLogger("serve.auth")
 
@@ -276,7 +277,7 @@ def _limits_of(recorded: tuple[tuple[str, int | None], ...]) -> Limits:
     # Memoised on the envelope read from the store for this request (validation runs once per shape).
     rate = dict(recorded)
 
-    def window(name: str, default: int) -> int:
+    def window(name: str, default: int | None) -> int | None:
         value = rate.get(name)
         return default if value is None else int(value)
 
@@ -289,6 +290,24 @@ def _limits_of(recorded: tuple[tuple[str, int | None], ...]) -> Limits:
         if "monthly_requests" in rate
         else SELF_SERVICE_LIMITS.monthly_requests,
     )
+
+
+def caller_pool(caller: Caller) -> Envelope:
+    """The account's pooled id and envelope every request of `caller` is also counted in (the
+    envelope `NO_LIMITS` when the account has none: counted, never refused)."""
+    return account_pool(caller.user_id, caller.account_rate_limit)
+
+
+def account_pool(user_id: str, pooled: Mapping[str, int | None] | None) -> Envelope:
+    """The pooled id and envelope of the account `user_id` whose pooled envelope is `pooled` (its
+    wire form, `PooledLimit.to_wire`; None: it has none)."""
+    return _pool_of(user_id, None if pooled is None else tuple(pooled.items()))
+
+
+@lru_cache(maxsize=1024)
+def _pool_of(user_id: str, pooled: tuple[tuple[str, int | None], ...] | None) -> Envelope:
+    # Memoised on the account and its envelope as read for this request, as `_limits_of`.
+    return account_pool_id(user_id), NO_LIMITS if pooled is None else Limits(**dict(pooled))
 
 
 async def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
@@ -306,18 +325,37 @@ async def count_request(services: Services, caller: Caller, exchange: Exchange) 
         return
     limits = caller_limits(caller)
     # While Redis is unreachable the limiter enforces the limits itself (serve/limits/outage.py);
-    # only a key store that cannot record usage makes this fail, as a 503.
-    decision = await services.limiter.hit(caller.key_id, limits, datetime.now(UTC))
+    # only a key store that cannot record usage makes this fail, as a 503. Counted in the
+    # credential's envelope and the account's pooled one at once (both or neither).
+    decision = await services.limiter.hit(caller.key_id, limits, datetime.now(UTC), caller_pool(caller))
     if not decision.allowed:
+        window = decision.exceeded
+        assert window is not None
         error_type = {
             "second": errors.RateLimitSecond,
             "minute": errors.RateLimitMinute,
             "day": errors.RateLimitDay,
             "month": errors.QuotaExceeded,
-        }[decision.exceeded]
-        raise error_type(
-            details={"window": decision.exceeded, "retry_after": decision.retry_after},
-            headers=dict(decision.headers),
-        )
+        }[window]
+        details: dict[str, Any] = {"window": window, "retry_after": decision.retry_after}
+        message = None
+        if decision.refused_by == "account":
+            details["envelope"] = "account"
+            message = POOLED_REFUSALS[window]
+        raise error_type(message, details=details, headers=dict(decision.headers))
     exchange.rate_limit_headers = dict(decision.headers)
     exchange.counted = decision.used
+    exchange.account_counted = decision.account_used
+
+
+POOLED_REFUSALS = {
+    window: f"The account's pooled {what} is exhausted: every key, access token and dashboard session "
+    "of the account counts against it, whatever this credential's own envelope leaves."
+    for window, what in (
+        ("second", "per-second rate limit"),
+        ("minute", "per-minute rate limit"),
+        ("day", "per-day rate limit"),
+        ("month", "monthly quota"),
+    )
+}
+"""The message of a 429 the account's pooled envelope gave (`details.envelope` `account`)."""

@@ -30,6 +30,9 @@ class Exchange:
     counted: dict[WindowName, int] | None = None
     """The limiter's counts by window (`second` ... `month`) just after this request was counted:
     what `/v1/me` reports as its usage, the same answer as its `X-RateLimit-*` headers."""
+    account_counted: dict[WindowName, int] | None = None
+    """The account's pooled counts by window just after this request was counted (`/v1/me`'s
+    `account_usage`)."""
     entity_tag: str | None = None
     """The digest the answer is validated by (serve/conditional.py); set by data routes only."""
     not_modified: bool = False

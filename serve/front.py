@@ -281,7 +281,8 @@ class Front:
             self.access.put(scope, cycle.status, seconds)
 
     async def spend(self, scope: Any, exchange: Exchange) -> None:
-        """Add the answer's rows and bytes to its key's day (serve/limits/egress.py). Of `/mcp`'s
+        """Add the answer's rows and bytes to its key's day and its account's pooled day
+        (serve/limits/egress.py). Of `/mcp`'s
         own answer, the bytes besides the route answers its tool results hold, each counted as that
         request (`Exchange.egress_counted`): every byte sent is counted once (issue 81, item 8)."""
         limiter, caller = self.services.limiter, exchange.caller
@@ -294,7 +295,9 @@ class Front:
             return
         now = datetime.now(UTC)
         try:
-            await limiter.egress_add(caller.key_id, egress.day_start(now), exchange.egress_rows, sent)
+            await limiter.egress_add(
+                egress.spenders(caller), egress.day_start(now), exchange.egress_rows, sent
+            )
         except Exception:  # the answer is sent; a count that cannot be kept is logged, not raised
             log.exception("the egress of key %s could not be counted", caller.key_id)
 
@@ -362,6 +365,7 @@ class Front:
                         self.services.registry_version,
                         exchange.request_id,
                         self.just_authenticated(caller.key_id) if self.just_authenticated else None,
+                        exchange.account_counted,
                     )
                 )
                 answer: Message = {
@@ -542,7 +546,7 @@ class Front:
             and self.services.limiter is not None
             and egress.applies(self.budget, caller)
         ):
-            egress.check(self.services.limiter, self.budget, caller.key_id, datetime.now(UTC))
+            egress.check(self.services.limiter, self.budget, caller, datetime.now(UTC))
         return caller
 
 

@@ -12,7 +12,18 @@ from msgspec import UNSET, UnsetType
 from schemas import units
 from schemas.bodies.base import Body
 from schemas.bodies.formats import SEAL_TEXT, TEXT, doc
-from schemas.bodies.identity import EXPIRES_AT, KEY_ID, KEY_NAME, RATE_LIMIT, USAGE, USER_ID, RateLimit, Usage
+from schemas.bodies.identity import (
+    ACCOUNT_USAGE,
+    EXPIRES_AT,
+    KEY_ID,
+    KEY_NAME,
+    RATE_LIMIT,
+    USAGE,
+    USER_ID,
+    AccountUsage,
+    RateLimit,
+    Usage,
+)
 
 PIPELINE_VERSION = doc(
     "Version of the pipeline that built the build.", null="Null when not recorded (always for benchmarks)."
@@ -81,6 +92,7 @@ class KeyUsage(Body, kw_only=True, frozen=True):
     expires_at: Annotated[str | None, EXPIRES_AT]
     rate_limit: Annotated[RateLimit, RATE_LIMIT]
     usage: Annotated[Usage, USAGE]
+    account_usage: Annotated[AccountUsage, ACCOUNT_USAGE]
 
 
 class BuildRow(Body, kw_only=True, frozen=True):

@@ -95,6 +95,59 @@ class Usage(Body, kw_only=True, frozen=True):
     ]
 
 
+class AccountUsage(Body, kw_only=True, frozen=True):
+    """The account's pooled usage: requests of every credential of the account (its keys, access
+    tokens and dashboard sessions) counted in each window, and what remains of the account's pooled
+    envelope, which an operator may set on top of each credential's own."""
+
+    second: Annotated[
+        Count, doc("Requests of the account counted in the current second.", unit=units.REQUESTS)
+    ]
+    minute: Annotated[
+        Count, doc("Requests of the account counted in the current minute.", unit=units.REQUESTS)
+    ]
+    day: Annotated[Count, doc("Requests of the account counted in the current day.", unit=units.REQUESTS)]
+    month: Annotated[Count, doc("Requests of the account counted in the current month.", unit=units.REQUESTS)]
+    remaining_second: Annotated[
+        Count | None,
+        doc(
+            "The account's pooled per-second cap minus its usage, floored at 0.",
+            unit=units.REQUESTS,
+            null="Null when the account has no pooled per-second cap.",
+        ),
+    ]
+    remaining_minute: Annotated[
+        Count | None,
+        doc(
+            "The account's pooled per-minute cap minus its usage, floored at 0.",
+            unit=units.REQUESTS,
+            null="Null when the account has no pooled per-minute cap.",
+        ),
+    ]
+    remaining_day: Annotated[
+        Count | None,
+        doc(
+            "The account's pooled per-day cap minus its usage, floored at 0.",
+            unit=units.REQUESTS,
+            null="Null when the account has no pooled per-day cap.",
+        ),
+    ]
+    remaining_month: Annotated[
+        Count | None,
+        doc(
+            "The account's pooled monthly quota minus its usage, floored at 0.",
+            unit=units.REQUESTS,
+            null="Null when the account has no pooled monthly quota.",
+        ),
+    ]
+
+
+ACCOUNT_USAGE = doc(
+    "Requests of every credential of the owner's account (its keys, access tokens and dashboard "
+    "sessions) counted in each window, and what remains of the account's pooled envelope: a request "
+    "is admitted only when both its credential's envelope and the account's admit it."
+)
+
 Credential = Literal["key", "oauth", "session"]
 
 
@@ -123,6 +176,7 @@ class Me(Body, kw_only=True, frozen=True):
     field_policy: Annotated[FieldPolicy, FIELD_POLICY]
     rate_limit: Annotated[RateLimit, RATE_LIMIT]
     usage: Annotated[Usage, USAGE]
+    account_usage: Annotated[AccountUsage, ACCOUNT_USAGE]
     callable_endpoints: Annotated[list[str], doc("Registry ids the key may actually call.")]
     registry_version: Annotated[str, REGISTRY_VERSION]
     ip: Annotated[

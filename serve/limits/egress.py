@@ -23,13 +23,20 @@ history through exports and pages.
 - **Whom.** Every key but an administrator's. The budgets are the deployment's settings
   (`ALPHA_RESULTS_EGRESS_ROWS_PER_DAY`, `ALPHA_RESULTS_EGRESS_BYTES_PER_DAY`), the same for
   every key; 0 turns one off.
+- **The account's pool.** Every answer is also added to its account's pooled day (the id
+  `access.oauth.account_pool_id`, shared by the account's keys, access tokens and sessions), in the
+  same Redis transaction as the key's. A pooled budget (`ALPHA_RESULTS_EGRESS_ACCOUNT_ROWS_PER_DAY`,
+  `ALPHA_RESULTS_EGRESS_ACCOUNT_BYTES_PER_DAY`; 0, the default: none) refuses as the key's does,
+  with `details.envelope` `account`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+from access.oauth import account_pool_id
 from core import errors
 from core.context import Caller
 from core.settings import Settings
@@ -40,11 +47,24 @@ from serve.limits.model import Limiter
 class Budget:
     rows: int  # 0: none
     bytes: int  # 0: none
+    account_rows: int = 0  # the account's pooled budget; 0: none
+    account_bytes: int = 0
 
     @classmethod
     def of(cls, settings: Settings) -> Budget | None:
-        budget = cls(settings.egress_rows_per_day, settings.egress_bytes_per_day)
-        return budget if budget.rows or budget.bytes else None
+        budget = cls(
+            settings.egress_rows_per_day,
+            settings.egress_bytes_per_day,
+            settings.egress_account_rows_per_day,
+            settings.egress_account_bytes_per_day,
+        )
+        return budget if budget.rows or budget.bytes or budget.account_rows or budget.account_bytes else None
+
+
+def spenders(caller: Caller) -> tuple[str, str]:
+    """The ids an answer's rows and bytes are counted under: the credential's, and its account's
+    pooled id (`access.oauth.account_pool_id`), which every credential of the account shares."""
+    return caller.key_id, account_pool_id(caller.user_id)
 
 
 def day_start(now: datetime) -> int:
@@ -60,22 +80,46 @@ def applies(budget: Budget | None, caller: Caller | None) -> bool:
     return budget is not None and caller is not None and not caller.is_admin
 
 
-def check(limiter: Limiter, budget: Budget, key_id: str, now: datetime, adding_bytes: int = 0) -> None:
-    """429 `egress_budget_exceeded` when the key's day has reached a budget (or, for a download of
-    `adding_bytes`, would pass the bytes budget)."""
-    rows, size = limiter.egress_spent(key_id, day_start(now))
+def check(limiter: Limiter, budget: Budget, caller: Caller, now: datetime, adding_bytes: int = 0) -> None:
+    """429 `egress_budget_exceeded` when the credential's day, or its account's pooled day, has
+    reached a budget (or, for a download of `adding_bytes`, would pass the bytes budget)."""
+    key_id, pool_id = spenders(caller)
+    _check(limiter, key_id, budget.rows, budget.bytes, now, adding_bytes, "This key")
+    _check(limiter, pool_id, budget.account_rows, budget.account_bytes, now, adding_bytes, "This account")
+
+
+def _check(
+    limiter: Limiter,
+    spender: str,
+    rows_limit: int,
+    bytes_limit: int,
+    now: datetime,
+    more_bytes: int,
+    who: str,
+) -> None:
+    if not (rows_limit or bytes_limit):
+        return
+    rows, size = limiter.egress_spent(spender, day_start(now))
     for name, spent, limit, more in (
-        ("rows", rows, budget.rows, 0),
-        ("bytes", size, budget.bytes, adding_bytes),
+        ("rows", rows, rows_limit, 0),
+        ("bytes", size, bytes_limit, more_bytes),
     ):
         over = spent + more > limit if more else spent >= limit
         if limit and over:
             wait = seconds_to_midnight(now)
             what = f"{limit:,} {name}"
+            details: dict[str, Any] = {"budget": name, "limit": limit, "spent": spent, "retry_after": wait}
+            if who == "This account":
+                details["envelope"] = "account"
             raise errors.EgressBudgetExceeded(
-                f"This key has taken {spent:,} {name} today, and may take {what} a UTC day"
+                f"{who} has taken {spent:,} {name} today, and may take {what} a UTC day"
+                + (
+                    " (every key, access token and dashboard session of the account together)"
+                    if details.get("envelope")
+                    else ""
+                )
                 + (f"; this download is {more:,} bytes more" if more else "")
                 + f". Retry after 00:00 UTC (in {wait:,} s).",
-                details={"budget": name, "limit": limit, "spent": spent, "retry_after": wait},
+                details=details,
                 headers={"Retry-After": str(wait)},
             )

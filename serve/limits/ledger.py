@@ -1,7 +1,7 @@
 """Durable day and month usage: what survives a restart or an outage of the counter store.
 
 The counters that enforce the limits (in-process or Redis) are fast and volatile. The ledger
-keeps each key's day and month counts where credentials already live (the key store, see
+keeps each key's (and each account's pooled, `access.oauth.account_pool_id`) day and month counts where credentials already live (the key store, see
 `access.usage_ledger`), so that:
 - a restarted Redis (or worker) starts each counter from the ledger instead of from zero;
 - while Redis is unreachable, day and month admissions are counted in the ledger itself, shared
@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 DayMonth = tuple[int, int]
 """Counts of the day and month windows, in that order."""
+DayMonthLimits = tuple[str, int | None, int | None]
+"""A counter id (a key's, or an account's pooled id) and its day and month limits (None: none)."""
 
 FLOOR_SECONDS = 2.0
 """How old a worker's copy of a key's ledger counts may be before a request reads them again.
@@ -45,9 +47,10 @@ class UsageLedger(Protocol):
         the counts recorded afterwards, by key."""
 
     def admit(
-        self, key_id: str, day_start: int, month_start: int, per_day: int, per_month: int | None
-    ) -> tuple[bool, int, int]:
-        """Count one request in both windows if each has room; `(admitted, day, month)`."""
+        self, envelopes: Sequence[DayMonthLimits], day_start: int, month_start: int
+    ) -> tuple[bool, list[DayMonth]]:
+        """Count one request in the day and month of every `(key_id, per_day, per_month)` (None:
+        no limit) if each has room, else in none; `(admitted, [(day, month) of each])`."""
 
 
 class MemoryLedger:
@@ -74,15 +77,19 @@ class MemoryLedger:
         return recorded
 
     def admit(
-        self, key_id: str, day_start: int, month_start: int, per_day: int, per_month: int | None
-    ) -> tuple[bool, int, int]:
+        self, envelopes: Sequence[DayMonthLimits], day_start: int, month_start: int
+    ) -> tuple[bool, list[DayMonth]]:
         with self._lock:
-            day, month = self._get(key_id, day_start, month_start)
-            if day >= per_day or (per_month is not None and month >= per_month):
-                return False, day, month
-            self._counts[(key_id, "day", day_start)] = day + 1
-            self._counts[(key_id, "month", month_start)] = month + 1
-            return True, day + 1, month + 1
+            counts = [self._get(key_id, day_start, month_start) for key_id, _, _ in envelopes]
+            if any(
+                (per_day is not None and day >= per_day) or (per_month is not None and month >= per_month)
+                for (_, per_day, per_month), (day, month) in zip(envelopes, counts, strict=True)
+            ):
+                return False, counts
+            for (key_id, _, _), (day, month) in zip(envelopes, counts, strict=True):
+                self._counts[(key_id, "day", day_start)] = day + 1
+                self._counts[(key_id, "month", month_start)] = month + 1
+            return True, [(day + 1, month + 1) for day, month in counts]
 
     def _get(self, key_id: str, day_start: int, month_start: int) -> DayMonth:
         return self._counts.get((key_id, "day", day_start), 0), self._counts.get(

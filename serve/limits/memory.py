@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from serve.limits.ledger import UsageLedger
-from serve.limits.model import Counts, Limiter, Limits, first_exceeded
+from serve.limits.model import Counts, Envelope, Exceeded, Limiter, exceeded_of, four
 from serve.limits.windows import LimitWindow, as_utc
 
 SWEEP_EVERY_SECONDS = 60
@@ -70,25 +70,29 @@ class MemoryLimiter(Limiter):
         return None
 
     async def _admit(
-        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
-    ) -> tuple[Counts, int | None]:
+        self, envelopes: tuple[Envelope, ...], windows: tuple[LimitWindow, ...], now: datetime
+    ) -> tuple[tuple[Counts, ...], Exceeded | None]:
         # The floors may be read from a key store over the network: then in a worker thread.
-        return await self._with_ledger(self._count, key_id, limits, windows, now)
+        return await self._with_ledger(self._count, envelopes, windows, now)
 
     def _count(
-        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
-    ) -> tuple[Counts, int | None]:
-        floors = self.floor_of(key_id, windows)
+        self, envelopes: tuple[Envelope, ...], windows: tuple[LimitWindow, ...], now: datetime
+    ) -> tuple[tuple[Counts, ...], Exceeded | None]:
+        floors = [self.floor_of(key_id, windows) for key_id, _ in envelopes]
         with self._lock:
             self._counters.sweep(as_utc(now).timestamp())
-            slots = self._slots_locked(key_id, windows, floors)
-            second, minute, day, month = (slot[0] for slot in slots)
-            exceeded = first_exceeded((second, minute, day, month), limits)
+            slots = [
+                self._slots_locked(key_id, windows, floor)
+                for (key_id, _), floor in zip(envelopes, floors, strict=True)
+            ]
+            counts = tuple(four([slot[0] for slot in group]) for group in slots)
+            exceeded = exceeded_of(counts, [limits for _, limits in envelopes])
             if exceeded is not None:
-                return (second, minute, day, month), exceeded
-            for slot in slots:
-                slot[0] += 1
-            return (second + 1, minute + 1, day + 1, month + 1), None
+                return counts, exceeded
+            for group in slots:
+                for slot in group:
+                    slot[0] += 1
+            return tuple(four([slot[0] for slot in group]) for group in slots), None
 
     def _read(self, key_id: str, windows: tuple[LimitWindow, ...]) -> Counts:
         floors = self.floor_of(key_id, windows)

@@ -2,8 +2,9 @@
 
 All four counters of a request are checked and incremented by one Lua script, which Redis runs
 atomically, so concurrent requests from any number of processes can never admit more than the
-limit. Keys are `{prefix}:{key_id}:{window}:{window_start_epoch}` (prefix `ar:rl`) and expire
-shortly after their window ends. The script raises a day or month counter that is below the
+limit; the same script checks and counts the account's pooled counters beside the key's (eight
+counters, still one round trip). Keys are `{prefix}:{key_id}:{window}:{window_start_epoch}`
+(prefix `ar:rl`; a pooled id in the place of a key id) and expire shortly after their window ends. The script raises a day or month counter that is below the
 ledger's count to it first, which is how a restarted Redis gets its quotas back.
 
 When Redis fails (refused, timed out), the limiter enforces the limits locally (`OutageLimits`)
@@ -25,7 +26,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -37,7 +38,7 @@ from redis.exceptions import NoScriptError, RedisError
 from redis.retry import Retry
 
 from serve.limits.ledger import UsageLedger
-from serve.limits.model import Counts, Limiter, LimiterUnavailable, Limits
+from serve.limits.model import Counts, Envelope, Exceeded, Limiter, LimiterUnavailable, exceeded_of, four
 from serve.limits.outage import OutageLimits
 from serve.limits.windows import LimitWindow, as_utc
 
@@ -58,41 +59,55 @@ RETRY_SECONDS = 0.5
 # Counters outlive their window a little so a server whose clock lags the others still finds them.
 EXPIRY_GRACE_SECONDS = 60
 
-# KEYS[1..4]: second, minute, day, month counters.
-# ARGV[1..4]: limits in the same order, -1 for none; ARGV[5..8]: expiry in seconds per counter;
-# ARGV[9..10]: the ledger's day and month counts, below which those counters never start;
-# ARGV[11]: 1 when those were just read from the ledger, 0 when they are the worker's copy.
-# Returns {exceeded window index (1..4) or 0 when admitted, count1, count2, count3, count4}, or
-# {-1} when a day or month counter is missing (a Redis restarted empty, or a new day or month)
-# and the floors are a copy: the caller reads the ledger afresh and runs the script again.
+# One script for the request's envelopes (n = 1, the key's, or 2, the key's then its account's
+# pooled one), each envelope four counters.
+# KEYS[4e+1..4e+4]: envelope e's second, minute, day and month counters (e = 0 .. n-1).
+# ARGV[4e+1..4e+4]: envelope e's limits in the same order, -1 for none;
+# ARGV[4n+1..4n+4]: expiry in seconds per window (the same for every envelope);
+# ARGV[4n+5+2e..4n+6+2e]: envelope e's ledger day and month counts, below which those counters
+# never start; ARGV[6n+5]: 1 when those were just read from the ledger, 0 when they are the
+# worker's copy.
+# Counts the request in every counter only when no envelope's window is full. Returns {0 when
+# admitted or 1 when refused, then every counter's count (after the request when admitted)}, or
+# {-1} when a day or month counter is missing (a Redis restarted empty, or a new day or month) and
+# the floors are a copy: the caller reads the ledger afresh and runs the script again.
 ADMIT_SCRIPT = """
-local counts = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
-if ARGV[11] == '0' and (not counts[3] or not counts[4]) then
-  return {-1, 0, 0, 0, 0}
+local n = #KEYS / 4
+local counts = redis.call('MGET', unpack(KEYS))
+if ARGV[6 * n + 5] == '0' then
+  for e = 0, n - 1 do
+    if not counts[4 * e + 3] or not counts[4 * e + 4] then
+      return {-1}
+    end
+  end
 end
-for i = 1, 4 do
+for i = 1, 4 * n do
   counts[i] = tonumber(counts[i]) or 0
 end
-for i = 3, 4 do
-  local floor = tonumber(ARGV[6 + i])
-  if counts[i] < floor then
-    counts[i] = floor
-    redis.call('SET', KEYS[i], floor, 'EX', ARGV[4 + i])
+for e = 0, n - 1 do
+  for w = 3, 4 do
+    local floor = tonumber(ARGV[4 * n + 2 * e + w + 2])
+    if counts[4 * e + w] < floor then
+      counts[4 * e + w] = floor
+      redis.call('SET', KEYS[4 * e + w], floor, 'EX', ARGV[4 * n + w])
+    end
   end
 end
-for i = 1, 4 do
+for i = 1, 4 * n do
   local limit = tonumber(ARGV[i])
   if limit >= 0 and counts[i] >= limit then
-    return {i, counts[1], counts[2], counts[3], counts[4]}
+    table.insert(counts, 1, 1)
+    return counts
   end
 end
-for i = 1, 4 do
+for i = 1, 4 * n do
   counts[i] = redis.call('INCR', KEYS[i])
   if counts[i] == 1 then
-    redis.call('EXPIRE', KEYS[i], ARGV[4 + i])
+    redis.call('EXPIRE', KEYS[i], ARGV[4 * n + (i - 1) % 4 + 1])
   end
 end
-return {0, counts[1], counts[2], counts[3], counts[4]}
+table.insert(counts, 1, 0)
+return counts
 """
 ADMIT_SCRIPT_SHA = hashlib.sha1(ADMIT_SCRIPT.encode()).hexdigest()
 
@@ -174,51 +189,78 @@ class RedisLimiter(Limiter):
         return self._async_client
 
     async def _admit(
-        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
-    ) -> tuple[Counts, int | None]:
+        self, envelopes: tuple[Envelope, ...], windows: tuple[LimitWindow, ...], now: datetime
+    ) -> tuple[tuple[Counts, ...], Exceeded | None]:
         if self._redis_usable():
             try:
-                counted = await self._admit_in_redis(key_id, limits, windows, now)
+                counted = await self._admit_in_redis(envelopes, windows, now)
             except LimiterUnavailable:
                 await self._with_ledger(self._trip)
             else:
                 self._recovered()
                 return counted
-        return await self._with_ledger(self._outage.admit, key_id, limits, windows, now)
+        return await self._with_ledger(self._outage.admit, envelopes, windows, now)
 
     async def _admit_in_redis(
-        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
-    ) -> tuple[Counts, int | None]:
-        """The script, one round trip on the event loop."""
-        keys, args = self._script_arguments(key_id, limits, windows, now)
+        self, envelopes: tuple[Envelope, ...], windows: tuple[LimitWindow, ...], now: datetime
+    ) -> tuple[tuple[Counts, ...], Exceeded | None]:
+        """The script, one round trip on the event loop, for every envelope at once."""
+        keys, args = self._script_arguments(envelopes, windows, now)
         day_start, month_start = windows[2].start_epoch, windows[3].start_epoch
-        floors = self.floors.known(key_id, day_start, month_start)
-        if floors is None:
-            floors = await self._with_ledger(self.floors.read_now, key_id, day_start, month_start)
+        floors: list[int] = []
+        unknown: list[str] = []
+        for key_id, _ in envelopes:
+            known = self.floors.known(key_id, day_start, month_start)
+            if known is None:
+                unknown.append(key_id)
+            floors += known or (0, 0)
+        if unknown:
+            floors = await self._with_ledger(self._floors_now, envelopes, day_start, month_start, unknown)
         reply = await self._call_async(self._run_admit_script, keys, [*args, *floors, 0])
         if int(reply[0]) == -1:
             # A counter Redis does not hold starts from the ledger as it is now, not from a copy
             # up to FLOOR_SECONDS old (other workers' counts may have reached it since).
-            fresh = await self._with_ledger(self.floors.read_now, key_id, day_start, month_start)
+            ids = [key_id for key_id, _ in envelopes]
+            fresh = await self._with_ledger(self._floors_now, envelopes, day_start, month_start, ids)
             reply = await self._call_async(self._run_admit_script, keys, [*args, *fresh, 1])
-        return self._counted(key_id, windows, reply)
+        return self._counted(envelopes, windows, reply)
+
+    def _floors_now(
+        self, envelopes: tuple[Envelope, ...], day_start: int, month_start: int, read: list[str]
+    ) -> list[int]:
+        """Each envelope's day and month floors, those of the ids in `read` read from the ledger
+        now (one trip to a worker thread for all of them), the others the worker's copy."""
+        floors: list[int] = []
+        for key_id, _ in envelopes:
+            if key_id in read:
+                floors += self.floors.read_now(key_id, day_start, month_start)
+            else:
+                floors += self.floors.get(key_id, day_start, month_start)
+        return floors
 
     def _script_arguments(
-        self, key_id: str, limits: Limits, windows: tuple[LimitWindow, ...], now: datetime
+        self, envelopes: tuple[Envelope, ...], windows: tuple[LimitWindow, ...], now: datetime
     ) -> tuple[list[str], list[int]]:
         """The script's KEYS, and its ARGV up to the floors (the limits, then the expiries)."""
-        keys = [self.key_name(key_id, w) for w in windows]
-        limit_args = [-1 if limit is None else limit for limit in limits.as_tuple()]
+        keys = [self.key_name(key_id, w) for key_id, _ in envelopes for w in windows]
+        limit_args = [
+            -1 if limit is None else limit for _, limits in envelopes for limit in limits.as_tuple()
+        ]
         epoch = as_utc(now).timestamp()  # to the microsecond near today: plenty for whole seconds
         expiries = [math.ceil(w.reset_epoch - epoch) + EXPIRY_GRACE_SECONDS for w in windows]
         return keys, [*limit_args, *expiries]
 
     def _counted(
-        self, key_id: str, windows: tuple[LimitWindow, ...], reply: Any
-    ) -> tuple[Counts, int | None]:
-        exceeded_position, second, minute, day, month = (int(value) for value in reply)
-        self._seen[key_id] = (windows, (second, minute, day, month))
-        return (second, minute, day, month), (exceeded_position - 1 if exceeded_position else None)
+        self, envelopes: tuple[Envelope, ...], windows: tuple[LimitWindow, ...], reply: Any
+    ) -> tuple[tuple[Counts, ...], Exceeded | None]:
+        values = [int(value) for value in reply]
+        counts = tuple(four(values[1 + 4 * e : 5 + 4 * e]) for e in range(len(envelopes)))
+        for (key_id, _), counted in zip(envelopes, counts, strict=True):
+            self._seen[key_id] = (windows, counted)
+        if not values[0]:
+            return counts, None
+        # The script refused on these very counts: the same rule names the envelope and window.
+        return counts, exceeded_of(counts, [limits for _, limits in envelopes]) or (0, 0)
 
     async def _run_admit_script(self, keys: list[str], args: list[int]) -> Any:
         client = self._loop_client()
@@ -230,42 +272,49 @@ class RedisLimiter(Limiter):
     def _egress_name(self, key_id: str, day_start: int) -> str:
         return f"{self._prefix}:{key_id}:egress:{day_start}"
 
-    async def egress_add(self, key_id: str, day_start: int, rows: int, size: int) -> None:
-        """Add to the key's day in Redis (shared by every worker), learning its totals; while Redis
+    async def egress_add(self, key_ids: Sequence[str], day_start: int, rows: int, size: int) -> None:
+        """Add to the day of each of `key_ids` (the key's, its account's pooled id) in Redis, shared
+        by every worker, in one transaction (one round trip), learning their totals; while Redis
         fails, counted in this worker (its day's totals then start from what it last knew)."""
         if self._redis_usable():
             try:
-                totals = await self._call_async(self._egress_in_redis, key_id, day_start, rows, size)
+                totals = await self._call_async(self._egress_in_redis, key_ids, day_start, rows, size)
             except LimiterUnavailable:
                 pass  # the request path's own call trips the outage; this count stays local
             else:
-                self._egress_known(key_id, day_start, int(totals[0]), int(totals[1]))
+                self._egress_totals(key_ids, day_start, totals)
                 return
-        self._egress_add_here(key_id, day_start, rows, size)
+        self._egress_add_here(key_ids, day_start, rows, size)
 
-    def egress_add_sync(self, key_id: str, day_start: int, rows: int, size: int) -> None:
+    def egress_add_sync(self, key_ids: Sequence[str], day_start: int, rows: int, size: int) -> None:
         if self._redis_usable():
             try:
                 pipe = self._client.pipeline(transaction=True)
-                self._queue_egress(pipe, key_id, day_start, rows, size)
+                self._queue_egress(pipe, key_ids, day_start, rows, size)
                 totals = self._call(pipe.execute)
             except LimiterUnavailable:
                 pass
             else:
-                self._egress_known(key_id, day_start, int(totals[0]), int(totals[1]))
+                self._egress_totals(key_ids, day_start, totals)
                 return
-        self._egress_add_here(key_id, day_start, rows, size)
+        self._egress_add_here(key_ids, day_start, rows, size)
 
-    async def _egress_in_redis(self, key_id: str, day_start: int, rows: int, size: int) -> Any:
+    async def _egress_in_redis(self, key_ids: Sequence[str], day_start: int, rows: int, size: int) -> Any:
         pipe = self._loop_client().pipeline(transaction=True)
-        self._queue_egress(pipe, key_id, day_start, rows, size)
+        self._queue_egress(pipe, key_ids, day_start, rows, size)
         return await pipe.execute()
 
-    def _queue_egress(self, pipe: Any, key_id: str, day_start: int, rows: int, size: int) -> None:
-        name = self._egress_name(key_id, day_start)
-        pipe.hincrby(name, "rows", rows)
-        pipe.hincrby(name, "bytes", size)
-        pipe.expire(name, 86_400 + EXPIRY_GRACE_SECONDS)
+    def _queue_egress(self, pipe: Any, key_ids: Sequence[str], day_start: int, rows: int, size: int) -> None:
+        """Three commands per id: its rows, its bytes (each answering the day's total), its expiry."""
+        for key_id in key_ids:
+            name = self._egress_name(key_id, day_start)
+            pipe.hincrby(name, "rows", rows)
+            pipe.hincrby(name, "bytes", size)
+            pipe.expire(name, 86_400 + EXPIRY_GRACE_SECONDS)
+
+    def _egress_totals(self, key_ids: Sequence[str], day_start: int, totals: list[Any]) -> None:
+        for index, key_id in enumerate(key_ids):
+            self._egress_known(key_id, day_start, int(totals[3 * index]), int(totals[3 * index + 1]))
 
     def _read(self, key_id: str, windows: tuple[LimitWindow, ...]) -> Counts:
         if self._redis_usable():

@@ -28,7 +28,7 @@ from datasets.queries import page_of
 from schemas.bodies.admin import BuildRow, KeyUsage, Readiness, SourceArchiveState, TableSize
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import NoQuery, PageQuery
-from serve.auth import endpoint_of, limits_from_wire
+from serve.auth import account_pool, endpoint_of, limits_from_wire
 from serve.envelope import single
 from serve.routes.base import Context, Ctx, Q
 from serve.routes.declare import route
@@ -107,11 +107,18 @@ def key_usage(ctx: Ctx[NoQuery], key_id: FromPath[str]) -> Response[Single[KeyUs
     if record is None:
         raise errors.KeyNotFound(f"No key {key_id!r}.", details={"key_id": key_id})
     rate_limit = record.rate_limit.to_wire()
+    now = datetime.now(UTC)
     if keys.limiter is None:
         usage: dict[str, int | None] = zero_usage(record.rate_limit)
     else:
-        usage = keys.limiter.usage(key_id, limits_from_wire(rate_limit), datetime.now(UTC))
-    return single(key_usage_of(record, usage), ctx.meta(key_id=record.key_id, source="limiter"))
+        usage = keys.limiter.usage(key_id, limits_from_wire(rate_limit), now)
+    account = keys.required_store().get_account(record.user_id)
+    pooled = None if account is None or account.pooled_limit is None else account.pooled_limit.to_wire()
+    pool_id, pool_limits = account_pool(record.user_id, pooled)
+    account_usage = keys.usage(pool_id, pool_limits, now)
+    return single(
+        key_usage_of(record, usage, account_usage), ctx.meta(key_id=record.key_id, source="limiter")
+    )
 
 
 @route(

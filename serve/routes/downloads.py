@@ -345,8 +345,9 @@ def download_archive(
     try:
         if budget is not None and keys.limiter is not None and egress.applies(budget, caller):
             moment = datetime.fromtimestamp(now, UTC)
-            egress.check(keys.limiter, budget, holder, moment, adding_bytes=sending)
-            keys.limiter.egress_add_sync(holder, egress.day_start(moment), 0, sending)
+            assert caller is not None and caller.key_id == holder  # `applies`: the holder's key was read
+            egress.check(keys.limiter, budget, caller, moment, adding_bytes=sending)
+            keys.limiter.egress_add_sync(egress.spenders(caller), egress.day_start(moment), 0, sending)
         _count_fetch(fetches, signature, expires, now, target.unavailable, units)
         if wanted is not None:
             handle.seek(wanted.start)

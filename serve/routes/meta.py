@@ -31,13 +31,14 @@ from schemas.bodies.service import Health, HealthLake
 from schemas.query import NoQuery, PageQuery
 from serve.auth import (
     caller_limits,
+    caller_pool,
     limits_from_wire,
 )
 from serve.dependencies import KeyBackends
 from serve.envelope import Encoded, json_response, now_iso
 from serve.exchange import exchange_of
 from serve.health import HealthState, monitor_of
-from serve.limits.model import Limits, build_usage
+from serve.limits.model import Counts, Limits, build_usage
 from serve.limits.windows import WindowName
 from serve.params import QueryParams
 from serve.routes.base import Context, Ctx
@@ -94,7 +95,14 @@ async def me(ctx: Ctx[NoQuery]) -> Response[Single[Me]]:
     ctx.args()
     exchange = exchange_of(ctx.scope)
     return json_response(
-        await me_answer(ctx.keys, ctx.caller, exchange.counted, ctx.registry_version, ctx.request_id)
+        await me_answer(
+            ctx.keys,
+            ctx.caller,
+            exchange.counted,
+            ctx.registry_version,
+            ctx.request_id,
+            account_counted=exchange.account_counted,
+        )
     )
 
 
@@ -105,23 +113,35 @@ async def me_answer(
     registry_version: str,
     request_id: str,
     key_record: KeyRecord | None = None,
+    account_counted: dict[WindowName, int] | None = None,
 ) -> Single[Me]:
     """`/v1/me`'s answer: the handler's, and the one-pass layer's for a request without a query
     string (serve/front.py), the same body. `key_record`: the key as this request's authentication
-    read it (the layer's), else it is read."""
+    read it (the layer's), else it is read. `counted` and `account_counted`: the limiter's counts of
+    the credential and of the account's pool just after this request was counted (None: nothing is
+    metered)."""
     if key_record is None and caller.credential == "key":
         key_record = await keys.key_record(caller.key_id)
         if key_record is None:  # deleted between authentication and now; answer as for any unknown key
             raise errors.InvalidApiKey()
     limits = caller_limits(caller)
     if counted is not None:  # the limiter's answer to this request's own hit
-        usage = build_usage(limits, (counted["second"], counted["minute"], counted["day"], counted["month"]))
+        usage = build_usage(limits, _counts(counted))
     else:  # nothing is metered
         usage = keys.usage(caller.key_id, limits, datetime.now(UTC))
-    data = me_payload(caller, key_record, usage, _envelope(limits), registry_version)
+    pool_id, pooled = caller_pool(caller)
+    if account_counted is not None:
+        account_usage = build_usage(pooled, _counts(account_counted))
+    else:
+        account_usage = keys.usage(pool_id, pooled, datetime.now(UTC))
+    data = me_payload(caller, key_record, usage, _envelope(limits), registry_version, account_usage)
     return Single(
         data=data, meta=EnvelopeMeta(key_id=caller.key_id, request_id=request_id, generated_at=now_iso())
     )
+
+
+def _counts(counted: dict[WindowName, int]) -> Counts:
+    return (counted["second"], counted["minute"], counted["day"], counted["month"])
 
 
 @route("meta.keys", "/v1/me/keys", "Inventory of the caller's keys", meta=("key_id",))

@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 
 from access import RateLimit
+from access.records import PooledLimit
 from serve.limits import Limits
 from tests.access.conftest import ALPHA, CLIENT_IP, EVERYTHING, World
 from tests.representation_rows import rows_of
 
 ME_FIELDS = {
     "key_id", "key_name", "user_id", "email", "role", "is_admin", "allow", "field_policy",
-    "rate_limit", "usage", "callable_endpoints", "registry_version", "ip", "credential",
+    "rate_limit", "usage", "account_usage", "callable_endpoints", "registry_version", "ip", "credential",
 }  # fmt: skip
 ROW_FIELDS = {
     "key_id", "display_prefix", "name", "status", "allow", "field_policy", "rate_limit", "usage",
@@ -31,7 +32,7 @@ def test_me_has_every_field_and_nothing_secret(world: World) -> None:
     body = response.json()
     data = body["data"]
     assert set(data) == ME_FIELDS
-    assert set(data["usage"]) == USAGE_FIELDS
+    assert set(data["usage"]) == set(data["account_usage"]) == USAGE_FIELDS
     assert data["credential"] == "key"  # a key's request (issue 80: key, oauth or session)
     assert set(data["rate_limit"]) == {"per_second", "per_minute", "per_day", "monthly_requests"}
     assert data["key_name"] == "full_raw" and data["email"] == "member@example.com"
@@ -77,6 +78,38 @@ def test_usage_is_what_the_enforcing_limiter_counted(make_world: Any, frozen_clo
     assert mine["rate_limit"] == data["rate_limit"]
     untouched = next(r for r in rows if r["key_id"] == world.key_ids["suspended"])
     assert untouched["usage"]["month"] == 0 and untouched["usage"]["remaining_month"] is None
+
+
+def test_account_usage_is_every_key_of_the_account(make_world: Any, frozen_clock: datetime) -> None:
+    """Issue 80, item 3: `account_usage` counts the requests of all the account's keys; with no
+    pooled cap nothing is remaining-limited; with one (set in the store, read on the next request)
+    the account's envelope refuses a key whose own envelope has room, and `usage` stays the key's."""
+    world = make_world()
+    world.key("metered", "member", EVERYTHING, rate_limit=ENVELOPE)
+    for token in ("metered", "full_raw", "metered", "full_raw"):
+        assert world.get("/v1/alphas", token).status_code == 200
+    data = world.get("/v1/me", "metered").json()["data"]
+    assert data["usage"]["minute"] == 3  # the key's own: its two, and this request
+    assert data["account_usage"] == {
+        "second": 5, "minute": 5, "day": 5, "month": 5,
+        "remaining_second": None, "remaining_minute": None, "remaining_day": None, "remaining_month": None,
+    }  # fmt: skip
+    world.store.set_account_limits(world.users["member"], PooledLimit(per_minute=7))
+    data = world.get("/v1/me", "full_raw").json()["data"]
+    assert (data["account_usage"]["minute"], data["account_usage"]["remaining_minute"]) == (6, 1)
+    assert data["account_usage"]["remaining_second"] is None
+    assert world.get("/v1/alphas", "metered").status_code == 200
+    refused = world.get("/v1/alphas", "metered")
+    error = refused.json()["error"]
+    assert (refused.status_code, error["code"], error["details"]["envelope"]) == (
+        429,
+        "rate_limit_minute",
+        "account",
+    )
+    assert refused.headers["x-ratelimit-limit"] == "7" and refused.headers["x-ratelimit-window"] == "minute"
+    # The refused request is in neither count: the key's minute is its 4 admitted, the account's 7.
+    limits = Limits(per_second=50, per_minute=100, per_day=1000, monthly_requests=5000)
+    assert world.limiter.usage(world.key_ids["metered"], limits, frozen_clock)["minute"] == 4
 
 
 def test_remaining_is_floored_and_null_without_a_monthly_quota(

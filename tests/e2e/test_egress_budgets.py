@@ -18,13 +18,14 @@ import pytest
 
 from access import open_store
 from tests.e2e.test_serve_stack import serving
-from tests.ops.keys import IssuedKey, issue_key
+from tests.ops.keys import DATA_GRANTS, ROOMY, IssuedKey, issue_key
 
 pytestmark = pytest.mark.e2e
 
 ALPHA = "momentum_12_1"
 ROWS = 120
 BYTES = 300_000
+ACCOUNT_ROWS = 200  # the pooled rows budget of an account: more than one key's, less than two keys' together
 PAGE = 50
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
 
@@ -38,6 +39,15 @@ class Budgeted:
         store = open_store(self.keystore_url)
         try:
             return issue_key(store, role=role)
+        finally:
+            store.close()
+
+    def another_key(self, of: IssuedKey) -> IssuedKey:
+        """A second key of the account of `of`."""
+        store = open_store(self.keystore_url)
+        try:
+            key, token = store.create_key(of.user_id, "second key", grants=DATA_GRANTS, rate_limit=ROOMY)
+            return IssuedKey(key.key_id, token, of.user_id)
         finally:
             store.close()
 
@@ -56,6 +66,7 @@ def budgeted(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
         "ALPHA_RESULTS_SIGNING_KEY_FILE": str(signing_key),
         "ALPHA_RESULTS_EGRESS_ROWS_PER_DAY": str(ROWS),
         "ALPHA_RESULTS_EGRESS_BYTES_PER_DAY": str(BYTES),
+        "ALPHA_RESULTS_EGRESS_ACCOUNT_ROWS_PER_DAY": str(ACCOUNT_ROWS),
     }
     with serving(demo_lake, keystore_url, workers=1, env=env) as (port, _):
         yield Budgeted(f"http://127.0.0.1:{port}", keystore_url)
@@ -94,6 +105,34 @@ def test_pages_stop_at_the_rows_budget(budgeted: Budgeted) -> None:
             admin, f"/v1/alphas/{ALPHA}/portfolio", book="long_short", limit=PAGE, offset=page * PAGE
         )
         assert answer.status_code == 200, answer.text
+
+
+def test_an_accounts_keys_stop_at_its_pooled_rows_budget(budgeted: Budgeted) -> None:
+    """Issue 80, item 3: two keys of one account share its pooled budget. The first key stops at
+    its own (the key's refusal); the second, with its own budget nearly whole, stops at the
+    account's (`details.envelope` `account`)."""
+    first = budgeted.key()
+    second = budgeted.another_key(first)
+    path = f"/v1/alphas/{ALPHA}/portfolio"
+
+    def harvest(key: IssuedKey) -> tuple[int, httpx.Response]:
+        taken = 0
+        for page in range(20):
+            answer = budgeted.get(key, path, book="long_short", limit=PAGE, offset=page * PAGE)
+            if answer.status_code != 200:
+                return taken, answer
+            taken += len(answer.json()["data"])
+        raise AssertionError(f"20 pages of {PAGE} answered past a budget ({taken} rows)")
+
+    by_first, refusal = harvest(first)
+    assert_budget_refusal(refusal, "rows")
+    assert "envelope" not in refusal.json()["error"]["details"]  # the key's own budget
+    by_second, refusal = harvest(second)
+    assert_budget_refusal(refusal, "rows")
+    error = refusal.json()["error"]
+    assert error["details"]["envelope"] == "account" and error["details"]["limit"] == ACCOUNT_ROWS
+    assert by_second < ROWS  # the second key's own budget was not what stopped it
+    assert ACCOUNT_ROWS <= by_first + by_second < ACCOUNT_ROWS + PAGE
 
 
 def test_exports_stop_at_the_bytes_budget(budgeted: Budgeted) -> None:

@@ -138,11 +138,16 @@ def test_me_payload_has_every_documented_field(store: SqlKeyStore) -> None:
     key, token = store.create_key(account.user_id, "notebook")
     caller = authenticate(store, f"Bearer {token}", "198.51.100.4", datetime.now(UTC))
     usage = {**zero_usage(key.rate_limit), "minute": 3, "remaining_minute": 57}
-    payload = msgspec.to_builtins(me_payload(caller, key, usage, None, registry_version()))  # as served
+    pooled = {"second": 1, "minute": 4, "day": 9, "month": 9, "remaining_second": None,
+              "remaining_minute": 96, "remaining_day": None, "remaining_month": None}  # fmt: skip
+    payload = msgspec.to_builtins(
+        me_payload(caller, key, usage, None, registry_version(), pooled)
+    )  # as served
     assert set(payload) == {
         "credential", "key_id", "key_name", "user_id", "email", "role", "is_admin", "allow", "field_policy",
-        "rate_limit", "usage", "callable_endpoints", "registry_version", "ip",
+        "rate_limit", "usage", "account_usage", "callable_endpoints", "registry_version", "ip",
     }  # fmt: skip
+    assert payload["account_usage"] == pooled
     assert payload["credential"] == "key"
     assert payload["key_id"] == key.key_id and len(payload["key_id"]) == 16
     assert payload["key_name"] == "notebook" and payload["email"] == "me@example.com"
@@ -163,7 +168,9 @@ def test_me_payload_has_every_documented_field(store: SqlKeyStore) -> None:
     assert payload["registry_version"] == registry_version() and payload["ip"] == "198.51.100.4"
     assert parse_token(token).secret not in repr(payload)
     with pytest.raises(ValueError):
-        me_payload(caller, key, {"second": 0}, None, registry_version())
+        me_payload(caller, key, {"second": 0}, None, registry_version(), pooled)
+    with pytest.raises(ValueError):
+        me_payload(caller, key, usage, None, registry_version(), {"second": 0})
 
 
 def test_inventory_row_is_masked_and_clamped_at_read_time(store: SqlKeyStore) -> None:

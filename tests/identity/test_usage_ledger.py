@@ -52,14 +52,38 @@ def test_raise_to_many_keys_in_one_call(ledger: Any) -> None:
     assert ledger.read("k449", DAY, MONTH) == (449, 4490)
 
 
+def admit_one(ledger: Any, key: str, day: int, per_day: int | None, per_month: int | None) -> tuple[Any, ...]:
+    """One envelope's admission, as `(admitted, day, month)`."""
+    admitted, [(day_count, month_count)] = ledger.admit([(key, per_day, per_month)], day, MONTH)
+    return admitted, day_count, month_count
+
+
 def test_admit_counts_both_windows_or_neither(ledger: Any) -> None:
-    assert ledger.admit("k1", DAY, MONTH, 2, 3) == (True, 1, 1)
-    assert ledger.admit("k1", DAY, MONTH, 2, 3) == (True, 2, 2)
-    assert ledger.admit("k1", DAY, MONTH, 2, 3) == (False, 2, 2)  # day full: the month is not counted
-    assert ledger.admit("k1", NEXT_DAY, MONTH, 2, 3) == (True, 1, 3)
-    assert ledger.admit("k1", NEXT_DAY, MONTH, 2, 3) == (False, 1, 3)  # month full: the day is not counted
+    assert admit_one(ledger, "k1", DAY, 2, 3) == (True, 1, 1)
+    assert admit_one(ledger, "k1", DAY, 2, 3) == (True, 2, 2)
+    assert admit_one(ledger, "k1", DAY, 2, 3) == (False, 2, 2)  # day full: the month is not counted
+    assert admit_one(ledger, "k1", NEXT_DAY, 2, 3) == (True, 1, 3)
+    assert admit_one(ledger, "k1", NEXT_DAY, 2, 3) == (False, 1, 3)  # month full: the day is not counted
     assert ledger.read("k1", NEXT_DAY, MONTH) == (1, 3)
-    assert ledger.admit("k2", DAY, MONTH, 5, None) == (True, 1, 1)  # no monthly quota
+    assert admit_one(ledger, "k2", DAY, 5, None) == (True, 1, 1)  # no monthly quota
+    assert admit_one(ledger, "k3", DAY, None, None) == (True, 1, 1)  # no limit at all (a pool without a cap)
+
+
+def test_admit_counts_every_envelope_or_none(ledger: Any) -> None:
+    """A key's and its account's pooled windows: counted together, refused when either is full, and
+    then counted in neither (issue 80, item 3)."""
+    key_a, key_b, pool = ("key_a", 10, None), ("key_b", 10, None), ("pool_1", 3, None)
+    assert ledger.admit([key_a, pool], DAY, MONTH) == (True, [(1, 1), (1, 1)])
+    assert ledger.admit([key_b, pool], DAY, MONTH) == (True, [(1, 1), (2, 2)])
+    assert ledger.admit([key_a, pool], DAY, MONTH) == (True, [(2, 2), (3, 3)])
+    # The pool's day is full: refused, and neither the key's nor the pool's count moved.
+    assert ledger.admit([key_b, pool], DAY, MONTH) == (False, [(1, 1), (3, 3)])
+    assert ledger.read("key_b", DAY, MONTH) == (1, 1)
+    # The key's own day full refuses as well, the pool (without a cap) untouched.
+    key_c, uncapped = ("key_c", 1, None), ("pool_2", None, None)
+    assert ledger.admit([key_c, uncapped], DAY, MONTH) == (True, [(1, 1), (1, 1)])
+    assert ledger.admit([key_c, uncapped], DAY, MONTH) == (False, [(1, 1), (1, 1)])
+    assert ledger.read("pool_2", DAY, MONTH) == (1, 1)
 
 
 def test_admit_matches_the_reference_on_random_sequences(ledger: Any) -> None:
@@ -73,8 +97,11 @@ def test_admit_matches_the_reference_on_random_sequences(ledger: Any) -> None:
             assert ledger.raise_to([row]) == reference.raise_to([row])
         else:
             month_limit = chooser.choice([None, 25, 40])
-            expected = reference.admit(key, day, MONTH, 10, month_limit)
-            assert ledger.admit(key, day, MONTH, 10, month_limit) == expected
+            envelopes = [(key, 10, month_limit)]
+            if chooser.random() < 0.5:
+                envelopes.append(("pool", chooser.choice([None, 15]), chooser.choice([None, 60])))
+            expected = reference.admit(envelopes, day, MONTH)
+            assert ledger.admit(envelopes, day, MONTH) == expected
 
 
 def test_concurrent_admissions_stop_at_the_quota(store_url: str) -> None:
@@ -86,7 +113,7 @@ def test_concurrent_admissions_stop_at_the_quota(store_url: str) -> None:
 
     def worker(index: int) -> None:
         for _ in range(40):
-            if ledgers[index].admit("busy", DAY, MONTH, 50, None)[0]:
+            if ledgers[index].admit([("busy", 50, None)], DAY, MONTH)[0]:
                 admitted[index] += 1
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]

@@ -25,23 +25,32 @@ busy machine a Redis that is only waiting for the CPU can take longer, and the l
 count locally (as designed, but not what these tests count)."""
 
 
-def hits_at_once(limiter: Limiter, key_id: str, limits: Limits, now: datetime, count: int) -> list[Admission]:
+def hits_at_once(
+    limiter: Limiter,
+    key_id: str,
+    limits: Limits,
+    now: datetime,
+    count: int,
+    pool: tuple[str, Limits] | None = None,
+) -> list[Admission]:
     """`count` requests counted as the server counts them (`Limiter.hit`, on an event loop), all in
     flight at once as a worker serves them, on a loop of their own; the connections the limiter
-    opened on that loop are released after."""
+    opened on that loop are released after. `pool`: the account's pooled id and envelope."""
 
     async def counted() -> list[Admission]:
         try:
-            return list(await asyncio.gather(*(limiter.hit(key_id, limits, now) for _ in range(count))))
+            return list(await asyncio.gather(*(limiter.hit(key_id, limits, now, pool) for _ in range(count))))
         finally:
             await limiter.detach()
 
     return asyncio.run(counted())
 
 
-def hit(limiter: Limiter, key_id: str, limits: Limits, now: datetime) -> Admission:
+def hit(
+    limiter: Limiter, key_id: str, limits: Limits, now: datetime, pool: tuple[str, Limits] | None = None
+) -> Admission:
     """One request counted as the server counts it (`hits_at_once`)."""
-    return hits_at_once(limiter, key_id, limits, now, 1)[0]
+    return hits_at_once(limiter, key_id, limits, now, 1, pool)[0]
 
 
 def redis_or_skip() -> str:

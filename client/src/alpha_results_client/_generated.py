@@ -219,6 +219,45 @@ class Usage(ApiStruct, kw_only=True, frozen=True):
     """`monthly_requests` minus usage, floored at 0. Unit: requests. Null only with no monthly quota."""
 
 
+class AccountUsage(ApiStruct, kw_only=True, frozen=True):
+    """The account's pooled usage: requests of every credential of the account (its keys, access tokens
+    and dashboard sessions) counted in each window, and what remains of the account's pooled
+    envelope, which an operator may set on top of each credential's own.
+    """
+
+    second: int
+    """Requests of the account counted in the current second. Unit: requests."""
+
+    minute: int
+    """Requests of the account counted in the current minute. Unit: requests."""
+
+    day: int
+    """Requests of the account counted in the current day. Unit: requests."""
+
+    month: int
+    """Requests of the account counted in the current month. Unit: requests."""
+
+    remaining_second: int | None
+    """The account's pooled per-second cap minus its usage, floored at 0. Unit: requests. Null when the
+    account has no pooled per-second cap.
+    """
+
+    remaining_minute: int | None
+    """The account's pooled per-minute cap minus its usage, floored at 0. Unit: requests. Null when the
+    account has no pooled per-minute cap.
+    """
+
+    remaining_day: int | None
+    """The account's pooled per-day cap minus its usage, floored at 0. Unit: requests. Null when the
+    account has no pooled per-day cap.
+    """
+
+    remaining_month: int | None
+    """The account's pooled monthly quota minus its usage, floored at 0. Unit: requests. Null when the
+    account has no pooled monthly quota.
+    """
+
+
 class Me(ApiStruct, kw_only=True, frozen=True):
     """`GET /v1/me` `data`: the calling key, its owner and what the key may do now."""
 
@@ -259,6 +298,12 @@ class Me(ApiStruct, kw_only=True, frozen=True):
 
     usage: Usage
     """Requests counted in each window, read from the limiter that enforces them, and what remains."""
+
+    account_usage: AccountUsage
+    """Requests of every credential of the owner's account (its keys, access tokens and dashboard
+    sessions) counted in each window, and what remains of the account's pooled envelope: a request
+    is admitted only when both its credential's envelope and the account's admit it.
+    """
 
     callable_endpoints: list[str]
     """Registry ids the key may actually call."""
@@ -7737,6 +7782,12 @@ class KeyUsage(ApiStruct, kw_only=True, frozen=True):
     usage: Usage
     """Requests counted in each window, read from the limiter that enforces them, and what remains."""
 
+    account_usage: AccountUsage
+    """Requests of every credential of the owner's account (its keys, access tokens and dashboard
+    sessions) counted in each window, and what remains of the account's pooled envelope: a request
+    is admitted only when both its credential's envelope and the account's admit it.
+    """
+
 
 class KeyUsageMeta(Meta, kw_only=True, frozen=True):
     """The `meta` object of `GET /v1/admin/keys/{key_id}/usage`."""
@@ -11201,6 +11252,7 @@ class GeneratedMethods:
 
 __all__ = [
     "AccountInactiveError",
+    "AccountUsage",
     "Allow",
     "AllowList",
     "AlphaDescription",
