@@ -22,7 +22,8 @@ endpoint, `alpha-results:admin` the administrative ones too; what the token may 
 clamped to the account's ceiling exactly as a key's grants are (`access.access.build_caller`), so a
 token never reads more than its account may. A token's rate envelope is the default one of a new key,
 counted under the account's one credential id, shared with its dashboard sessions
-(`account_credential_id`).
+(`account_credential_id`), and every request of it is also counted in the account's pooled envelope
+with every key of the account (`account_pool_id`).
 
 No HTTP here: the key set is handed in (serve/oauth fetches it from the issuer's discovery).
 """

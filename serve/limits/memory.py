@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from serve.limits.ledger import UsageLedger
-from serve.limits.model import Counts, Envelope, Exceeded, Limiter, exceeded_of, four
+from serve.limits.model import Counts, Envelope, Exceeded, Limiter, exceeded_of
 from serve.limits.windows import LimitWindow, as_utc
 
 SWEEP_EVERY_SECONDS = 60
@@ -85,14 +85,16 @@ class MemoryLimiter(Limiter):
                 self._slots_locked(key_id, windows, floor)
                 for (key_id, _), floor in zip(envelopes, floors, strict=True)
             ]
-            counts = tuple(four([slot[0] for slot in group]) for group in slots)
+            counts = tuple([(s[0][0], s[1][0], s[2][0], s[3][0]) for s in slots])
             exceeded = exceeded_of(counts, [limits for _, limits in envelopes])
             if exceeded is not None:
                 return counts, exceeded
-            for group in slots:
-                for slot in group:
-                    slot[0] += 1
-            return tuple(four([slot[0] for slot in group]) for group in slots), None
+            for second, minute, day, month in slots:
+                second[0] += 1
+                minute[0] += 1
+                day[0] += 1
+                month[0] += 1
+            return tuple([(s[0][0], s[1][0], s[2][0], s[3][0]) for s in slots]), None
 
     def _read(self, key_id: str, windows: tuple[LimitWindow, ...]) -> Counts:
         floors = self.floor_of(key_id, windows)

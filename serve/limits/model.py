@@ -104,13 +104,14 @@ class Admission:
 def exceeded_of(counts: Sequence[Counts], limits: Sequence[Limits]) -> Exceeded | None:
     """The envelope and window with no room left for one more request, if any: the shortest such
     window, and on a tie the credential's envelope (the first)."""
-    bounds = [envelope.as_tuple() for envelope in limits]
-    for window in range(4):
-        for envelope, bound in enumerate(bounds):
-            limit = bound[window]
-            if limit is not None and counts[envelope][window] >= limit:
-                return envelope, window
-    return None
+    found: Exceeded | None = None
+    for envelope, (count, bounds) in enumerate(zip(counts, limits, strict=True)):
+        for index, limit in enumerate(bounds.as_tuple()):
+            if limit is not None and count[index] >= limit:
+                if found is None or index < found[1]:
+                    found = (envelope, index)
+                break
+    return found
 
 
 def four(values: Sequence[int]) -> Counts:
@@ -136,16 +137,19 @@ def build_decision(
     # credential's, so a refusal names the same window in the headers as in the error code. (One
     # pass, no key function: every metered request makes one, issue 49.)
     bounds = [envelope.as_tuple() for envelope in limits]
-    best = (3, 0, 0, 0)  # window, envelope, its limit, remaining (nothing limited: the month's, 0 of 0)
-    found = False
-    for index in range(4):
-        for envelope, bound in enumerate(bounds):
+    left, binding, binding_envelope, binding_limit = -1, 3, 0, 0  # left -1: none found yet
+    for envelope, bound in enumerate(bounds):
+        if bound == _UNLIMITED:  # an account without a pooled cap: counted, never binding
+            continue
+        counted = counts[envelope]
+        for index in range(4):
             limit = bound[index]
-            if limit is not None:
-                remaining = _remaining(counts[envelope][index], limit)
-                if not found or remaining < best[3]:
-                    best, found = (index, envelope, limit, remaining), True
-    binding, binding_envelope, binding_limit, left = best
+            if limit is None:
+                continue
+            remaining = limit - counted[index] if counted[index] < limit else 0
+            if left < 0 or remaining < left or (remaining == left and index < binding):
+                left, binding, binding_envelope, binding_limit = remaining, index, envelope, limit
+    left = max(left, 0)  # nothing limited at all: the month's window, 0 of 0
     window = windows[binding]
     name = _POLICY_PREFIXES[binding_envelope] + window.name
     headers = {
@@ -178,6 +182,8 @@ def build_decision(
         refused_by=ENVELOPE_NAMES[exceeded[0]] if exceeded is not None else None,
     )
 
+
+_UNLIMITED = (None, None, None, None)
 
 _POLICY_PREFIXES = ("", "account-")
 """The IETF fields' policy names of an envelope's windows: the credential's are the windows' names

@@ -241,12 +241,13 @@ def export_arguments(world: World, alpha: str) -> dict[str, Any]:
 
 
 VARYING: dict[str, tuple[str, ...]] = {
-    # The key's usage counts, which the tool's own request (and the HTTP one) moved.
-    "meta.me": ("usage",),
+    # The key's usage counts, and its account's (issue 80, item 3), which the tool's own request
+    # (and the HTTP one) moved.
+    "meta.me": ("usage", "account_usage"),
     "meta.keys": ("usage",),
     # Another key's (the member's, whose MCP messages are metered): its second and minute windows
-    # may roll over between the tool's request and the HTTP one.
-    "admin.keys.usage": ("usage",),
+    # may roll over between the tool's request and the HTTP one; and its account's.
+    "admin.keys.usage": ("usage", "account_usage"),
     # A signed URL is signed anew (its signature and expiry) on every request.
     "catalog.alphas.source.download": ("url",),
     "exports.download": ("url",),
