@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -89,12 +89,7 @@ class RateLimit:
     monthly_requests: int | None  # None: unlimited month
 
     def to_wire(self) -> dict[str, int | None]:
-        return {
-            "per_second": self.per_second,
-            "per_minute": self.per_minute,
-            "per_day": self.per_day,
-            "monthly_requests": self.monthly_requests,
-        }
+        return asdict(self)
 
 
 DEFAULT_RATE_LIMIT = RateLimit(per_second=5, per_minute=60, per_day=5000, monthly_requests=100_000)
@@ -113,12 +108,7 @@ class PooledLimit:
     monthly_requests: int | None = None
 
     def to_wire(self) -> dict[str, int | None]:
-        return {
-            "per_second": self.per_second,
-            "per_minute": self.per_minute,
-            "per_day": self.per_day,
-            "monthly_requests": self.monthly_requests,
-        }
+        return asdict(self)
 
     @property
     def is_empty(self) -> bool:
