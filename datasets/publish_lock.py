@@ -52,6 +52,17 @@ def intent_path(root: str, alpha_id: str) -> str:
     return layout.join(publishing_dir(root), f"{layout.check_alpha_id(alpha_id)}.json")
 
 
+BENCHMARKS_DIR = "benchmarks"
+"""A benchmark's lock lives a folder below the alphas' (`publishing/benchmarks/{symbol}.json`), which
+`interrupted` never lists: a benchmark's publish switches its pointer and commits its generation
+under the lock, with no catalogue step after it for anyone to finish."""
+
+
+def benchmark_intent_path(root: str, symbol: str) -> str:
+    layout.benchmark_dir(root, symbol)  # refuses a symbol outside the rule its folder's name keeps
+    return layout.join(publishing_dir(root), BENCHMARKS_DIR, f"{symbol}.json")
+
+
 @dataclass(frozen=True)
 class Intent:
     alpha_id: str
@@ -176,11 +187,14 @@ class Held:
 
 
 @contextmanager
-def hold(storage: Storage, root: str, alpha_id: str, build_id: str) -> Iterator[Held]:
+def hold(
+    storage: Storage, root: str, alpha_id: str, build_id: str, path: str | None = None
+) -> Iterator[Held]:
     """Holds the alpha's publish lock while the block runs; `PublishBusy` when another publish
     holds it. An exception after `switched()` leaves the intent to expire (and be finished), so a
-    crash and an error end alike; otherwise the intent is deleted on the way out."""
-    path = intent_path(root, alpha_id)
+    crash and an error end alike; otherwise the intent is deleted on the way out. `path`: another
+    lock than the alpha's (a benchmark's, `benchmark_intent_path`)."""
+    path = intent_path(root, alpha_id) if path is None else path
     intent = Intent(
         alpha_id,
         build_id,

@@ -538,35 +538,43 @@ def publish_benchmark(
     writer = BuildWriter(lake_storage)
     daily = pl.from_arrow(seal.tables[("daily", None)])
     assert isinstance(daily, pl.DataFrame)
-    with retention.publish_lease(lake_storage, builds_dir, build_id):
-        daily_table = daily.sort("date").to_arrow()
-        written = writer.write_parquet(
-            layout.join(build_dir, layout.BENCHMARK_DAILY), daily_table, lake.BENCHMARK_DAILY, "daily"
-        )
-        # The regimes of every session (analytics/regimes.py), labelled once here, never per request.
-        served = write_benchmark_serving(
-            writer, build_dir, daily_table, regime_table, {BENCHMARK_ROW_BYTES: benchmark_row_bytes}
-        )
-        write_benchmark_exports(writer, build_dir, benchmark_table(served))
-        info = {k: seal.manifest.get(k) for k in ("symbol", "name", "currency")}
-        info |= {
-            "build_id": build_id,
-            "seal_sha256": seal.content_sha256,
-            "rows": written.rows,
-            "first_date": _iso(daily["date"].min()),
-            "last_date": _iso(daily["date"].max()),
-            "bytes": written.bytes,
-            "files": writer.manifest(build_dir),
-        }
-        writer.write_json(layout.join(build_dir, layout.BENCHMARK_JSON), info)
-        opened = lake_tables.publish_benchmark(lake_root, symbol, build_id, daily)
-        document = {"symbol": symbol, "build_id": build_id, "content_id": content_id}
-        before, after = switch_pointer(lake_storage, pointer_path, document)
-        if after is None:  # another publish of this seal switched first: its build is served
-            retention.delete_build(lake_storage, build_dir)  # the folder this publish created
-            record(lake_root, benchmarks=[symbol])
-            return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, before)
-        lake_tables.commit_generation(lake_root, f"benchmark:{symbol}", build_id, opened, clock.now())
+    lock = publish_lock.benchmark_intent_path(lake_root, symbol)
+    try:
+        # One publish of the symbol at a time, as an alpha's: a second one stops here, before it
+        # writes, instead of failing on the open tables' commit conflict.
+        with publish_lock.hold(lake_storage, lake_root, target, build_id, path=lock):
+            with retention.publish_lease(lake_storage, builds_dir, build_id):
+                daily_table = daily.sort("date").to_arrow()
+                written = writer.write_parquet(
+                    layout.join(build_dir, layout.BENCHMARK_DAILY), daily_table, lake.BENCHMARK_DAILY, "daily"
+                )
+                # The regimes of every session (analytics/regimes.py), labelled once here, never per request.
+                served = write_benchmark_serving(
+                    writer, build_dir, daily_table, regime_table, {BENCHMARK_ROW_BYTES: benchmark_row_bytes}
+                )
+                write_benchmark_exports(writer, build_dir, benchmark_table(served))
+                info = {k: seal.manifest.get(k) for k in ("symbol", "name", "currency")}
+                info |= {
+                    "build_id": build_id,
+                    "seal_sha256": seal.content_sha256,
+                    "rows": written.rows,
+                    "first_date": _iso(daily["date"].min()),
+                    "last_date": _iso(daily["date"].max()),
+                    "bytes": written.bytes,
+                    "files": writer.manifest(build_dir),
+                }
+                writer.write_json(layout.join(build_dir, layout.BENCHMARK_JSON), info)
+                opened = lake_tables.publish_benchmark(lake_root, symbol, build_id, daily)
+                document = {"symbol": symbol, "build_id": build_id, "content_id": content_id}
+                before, after = switch_pointer(lake_storage, pointer_path, document)
+                if after is None:  # another publish of this seal switched first: its build is served
+                    retention.delete_build(lake_storage, build_dir)  # the folder this publish created
+                    record(lake_root, benchmarks=[symbol])
+                    return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, before)
+                lake_tables.commit_generation(lake_root, f"benchmark:{symbol}", build_id, opened, clock.now())
+    except PublishBusy as exc:
+        retention.delete_build(lake_storage, build_dir)  # nothing was written, unless a lease expired
+        return Outcome(seal.path, target, "lost_race", detail=str(exc))
     record(lake_root, benchmarks=[symbol])
     retention.collect(lake_storage, builds_dir, pointer_path)
     return Outcome(

@@ -19,7 +19,9 @@ import polars as pl
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
+from polars.testing import assert_frame_equal
 
+from alpha_results_seal.storage import Storage
 from datasets import publish_lock, tables
 from datasets.pins import Pinned
 from pipeline import lake_tables
@@ -283,3 +285,30 @@ def test_a_benchmark_publish_killed_after_its_switch_is_finished_by_its_next_run
     assert named["build_id"].to_list() == [pointer]
     daily = tables.scan(str(lake), tables.BENCHMARK_DAILY, targets=["benchmark:SPY"]).collect()
     assert daily.height == 31
+
+
+def test_a_second_publish_of_a_benchmark_stops_before_it_writes(tmp_path: Path) -> None:
+    """A benchmark's publish holds the symbol's publish lock, as an alpha's holds the alpha's: a
+    second publish of SPY while one runs is `lost_race` and writes nothing (no build folder, no
+    table commit, the pointer unchanged), instead of failing on the open tables' commit conflict."""
+    from tests.pipeline.factory import write_benchmark_seal
+
+    lake = tmp_path / "lake"
+    first = publish_seal(str(write_benchmark_seal(tmp_path / "v1", sessions=30)), str(lake))
+    assert first.status == "published"
+    pointer = (lake / "benchmarks" / "SPY" / "_current.json").read_text()
+    builds = sorted(p.name for p in (lake / "benchmarks" / "SPY" / "builds").iterdir())
+    versions = tables.versions(str(lake), table=tables.BENCHMARK_DAILY)
+    storage = Storage(str(lake))
+    path = publish_lock.benchmark_intent_path(str(lake), "SPY")
+    with publish_lock.hold(storage, str(lake), "benchmark:SPY", "running", path=path):
+        second = publish_seal(str(write_benchmark_seal(tmp_path / "v2", sessions=31)), str(lake))
+    assert second.status == "lost_race", second
+    assert "another publish" in (second.detail or "")
+    assert (lake / "benchmarks" / "SPY" / "_current.json").read_text() == pointer
+    assert sorted(p.name for p in (lake / "benchmarks" / "SPY" / "builds").iterdir()) == builds
+    assert_frame_equal(tables.versions(str(lake), table=tables.BENCHMARK_DAILY), versions)
+    assert not (lake / "publishing" / "benchmarks" / "SPY.json").exists()  # released
+    assert (
+        publish_seal(str(write_benchmark_seal(tmp_path / "v3", sessions=31)), str(lake)).status == "published"
+    )
