@@ -39,6 +39,7 @@ from pipeline.publish import publish_seal
 from records import cursors
 from schemas import query
 from serve import params, scrape_token, weights
+from serve.oauth.builtin import CSP_SOURCE
 from serve.sharing import protocol as sharing_protocol
 from serve.signing import archives, byte_ranges
 from serve.signing.archives import ARCHIVE_OBJECT_PATH
@@ -90,6 +91,9 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     # A read route's `as_of` (issue 81, item 3; `schemas.query.AS_OF_FORM` is its anchored text
     # for the OpenAPI document, whose regex dialect has no named groups).
     "as_of": (query._AS_OF, "2021-11-30T15:00:00.5+01:00", "x"),
+    # The origin of a client's registered redirect, allowed as the consent page's form-action
+    # (issue 80): a scheme and a host, nothing a CSP source list could be widened by.
+    "consent redirect origin": (CSP_SOURCE, "https://agent.example:8443", " "),
 }
 SEARCHING = {
     "delivery.deliveries._PRINTABLE": "finds unprintable runs in a webhook receiver's answer, to quote it in an attempt",
