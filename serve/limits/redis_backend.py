@@ -182,7 +182,13 @@ class RedisLimiter(Limiter):
                 self._url,
                 socket_connect_timeout=self._loop_timeout,
                 socket_timeout=None,
-                retry=AsyncRetry(NoBackoff(), 0),
+                # One reconnection on a connection error, never on a timeout: a Redis restarted
+                # between two requests leaves every pooled connection broken, and the first use of
+                # one must reach the new server (whose empty counters then start from the ledger
+                # read afresh) rather than put the worker in an outage that the other workers leave
+                # at other times, each counting the same quota in another place meanwhile. A dead
+                # Redis refuses the second connection at once; a frozen one is not asked twice.
+                retry=AsyncRetry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)),
                 retry_on_timeout=False,
             )
             self._async_loop = loop
