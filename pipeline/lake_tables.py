@@ -242,19 +242,17 @@ def _replace_whole(
     if old.height == new.height and old.select(values).sort(values).equals(new.select(values).sort(values)):
         written.versions[table] = delta.version()
         return
-    path = tables.table_path(root, table)
     before_commit(table)
     write_deltalake(
-        path,
+        delta,
         new.to_arrow(),
         mode="overwrite",
         predicate=f"{tables.partition_column(table)} = {_quote(target)}",
         target_file_size=FILE_BYTES,
         writer_properties=WRITER,
         commit_properties=commit,
-        storage_options=tables.storage_options(root),
     )
-    written.versions[table] = _version(path, root)
+    written.versions[table] = int(delta.version())
     written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": old.height}
 
 
@@ -276,6 +274,7 @@ def _merge(
         written.versions[table] = delta.version()
         return
     before_commit(table)
+    # Both commits leave `delta` on the version they committed: no second open of the table.
     if changed.height == gone.height == 0:
         write_deltalake(
             delta,
@@ -307,7 +306,7 @@ def _merge(
             .when_not_matched_insert(updates=columns, predicate=f"NOT s.{GONE}")
             .execute()
         )
-    written.versions[table] = _version(tables.table_path(root, table), root)
+    written.versions[table] = int(delta.version())
     written.changed[table] = {"inserted": inserted.height, "updated": changed.height, "deleted": gone.height}
 
 
@@ -328,8 +327,8 @@ def _matches(table: str, target: str, keys: list[str], source: pl.DataFrame, old
 
 
 def _version(path: str, root: str) -> int:
-    """The table's version right after this publish's commit. The alpha's publish lock keeps any
-    other commit from touching its rows, so a later version (another alpha's commit) holds them too."""
+    """The table's version right after its first commit. The alpha's publish lock keeps any other
+    commit from touching its rows, so a later version (another alpha's commit) holds them too."""
     delta = DeltaTable(path, storage_options=tables.storage_options(root))
     return int(delta.version())
 
@@ -378,6 +377,7 @@ def commit_generation(root: str, target: str, build_id: str, written: Written, n
         tables.generations_path(root),
         rows,
         mode="append",
+        configuration=tables.CONFIGURATION,  # its first commit creates it
         writer_properties=WRITER,
         commit_properties=CommitProperties(custom_metadata={"target": target, "build_id": build_id}),
         storage_options=tables.storage_options(root),

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import fcntl
+import functools
+import hashlib
+import inspect
+import json
 import os
 import shutil
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -49,27 +54,101 @@ def backend_unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
-    """A folder `build` fills once per run, shared by the xdist workers: the first to ask builds
-    it (holding a lock), the others wait for it and read it. Only for what tests never change.
+SOURCES = (
+    "access",
+    "analytics",
+    "cli",
+    "core",
+    "datasets",
+    "delivery",
+    "pipeline",
+    "records",
+    "schemas",
+    "serve",
+    "sealkit/src",
+)
+"""The folders whose code writes what `built_once` keeps (the demo corpus, the lakes the pipeline
+writes from it): with pyproject.toml and uv.lock, their files' bytes name the cache's folder."""
 
-    Each worker building its own demo lake cost the suite about a minute of one core's time."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's folder
-    kept = os.environ.get("ALPHA_RESULTS_TEST_SHARED")
-    if kept:  # a developer's folder kept between runs (docs/development.md): built once, ever
-        shared = Path(kept)
+CACHE_DAYS = 7
+"""A cached folder not used for this many days is deleted by the next run that builds one."""
+
+
+@functools.cache
+def sources_digest(builder_file: str) -> str:
+    """A digest of every byte that decides what `built_once` builds: the project's code (`SOURCES`,
+    every file but bytecode), pyproject.toml, uv.lock (the libraries' versions), the Python
+    version and the file that defines the build (a test module's own builder)."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(sys.version.encode())
+    files = [root / "pyproject.toml", root / "uv.lock", Path(builder_file)]
+    for folder in SOURCES:
+        files += sorted(p for p in (root / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    for path in files:
+        digest.update(str(path.relative_to(root) if path.is_relative_to(root) else path).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_root() -> Path | None:
+    """Where `built_once` keeps its folders between runs: `ALPHA_RESULTS_TEST_CACHE`, by default
+    ~/.cache/alpha-results/tests; `off`: nowhere (every run builds them again)."""
+    chosen = os.environ.get("ALPHA_RESULTS_TEST_CACHE", "")
+    if chosen == "off":
+        return None
+    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(chosen or Path(home) / "alpha-results" / "tests")
+
+
+def files_of(folder: Path) -> dict[str, list[int]]:
+    """(size, mtime in ns) of every file under `folder`: what a test writing into a kept folder
+    changes (the next run then builds it again instead of reading the damage)."""
+    return {
+        str(path.relative_to(folder)): [stat.st_size, stat.st_mtime_ns]
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and (stat := path.stat())
+    }
+
+
+def forget_unused(root: Path, keep: Path) -> None:
+    """Delete the cache's folders (other digests) not used for `CACHE_DAYS`: the cache stays
+    bounded however often the code changes."""
+    cutoff = time.time() - CACHE_DAYS * 86400
+    for other in root.iterdir():
+        used = other / "used"
+        if other != keep and other.is_dir() and (not used.exists() or used.stat().st_mtime < cutoff):
+            shutil.rmtree(other, ignore_errors=True)
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """A folder `build` fills once, shared by the xdist workers and kept between runs in a cache
+    named by what builds it (`sources_digest`): the first to ask builds it (holding a lock), the
+    others wait for it and read it; a later run of the same code reads it at once. Only for what
+    tests never change; a folder whose files changed since it was built is built again.
+
+    The demo lake took a worker about two minutes to play while the other waited for it; each
+    worker building its own cost the suite about a minute of one core's time more."""
+    root = cache_root()
+    if root is None:
+        base = tmp_path_factory.getbasetemp()
+        shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's folder
+    else:
+        shared = root / sources_digest(inspect.getfile(build))
         shared.mkdir(parents=True, exist_ok=True)
     folder = shared / f"shared-{name}"
     with (shared / f"shared-{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if `build` fails
         done = shared / f"shared-{name}.built"  # beside the folder: tests list what is in it
-        if not done.exists():
+        if not done.exists() or json.loads(done.read_text()) != files_of(folder):
+            done.unlink(missing_ok=True)
             if folder.exists():
-                shutil.rmtree(folder)  # a build that failed half-way, in another worker
+                shutil.rmtree(folder)  # a build that failed half-way, or a kept folder changed
+            if root is not None:
+                forget_unused(root, shared)
             folder.mkdir()
             build(folder)
-            done.touch()
+            done.write_text(json.dumps(files_of(folder)))
+        (shared / "used").touch()
     return folder
 
 

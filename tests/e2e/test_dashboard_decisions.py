@@ -24,8 +24,7 @@ import httpx
 import pytest
 from scipy.stats import t as student_t
 
-import tests.e2e.test_dashboard as shared
-from tests.e2e.test_dashboard import (
+from tests.e2e.dashboard_site import (
     ALPHA,
     SCREEN,
     Site,
@@ -40,8 +39,6 @@ from tests.e2e.test_dashboard import (
 from tests.health_wait import wait_until
 
 # The real server over the demo lake with the CLI's keys, and a fresh browser context per test.
-site = shared.site
-tab = shared.tab
 
 OTHER = "Test_planted_factor"
 # Listed in the catalogue's order (the page sends the ticked alphas in it). Adding OTHER to them at the

@@ -13,21 +13,25 @@ each parameter of two values or more, point by point as served.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from scipy.stats import spearmanr
 
-import tests.e2e.test_dashboard as shared
 from tests.analytics.test_overfitting import NOISE, PLANTED, families_lake  # noqa: F401
-from tests.e2e.test_dashboard import Site, check_clean, keep_artefact, open_dashboard
+from tests.e2e.dashboard_site import (
+    Site,
+    browsing,
+    check_clean,
+    keep_artefact,
+    open_dashboard,
+    serving_dashboard,
+)
 from tests.e2e.test_dashboard_decisions import assert_entries, entry_values
 from tests.e2e.test_dashboard_tearsheet import nothing_cut_off
 from tests.e2e.test_dashboard_vocabulary import COLLECT, Answers, problems_of, unmarked_problems
-
-site = shared.site
-tab = shared.tab
 
 pytestmark = pytest.mark.e2e
 
@@ -37,17 +41,17 @@ OTHER_PANELS = (404, 409, 422, 503)
 
 
 @pytest.fixture(scope="module")
-def demo_lake(families_lake: Path) -> Path:  # noqa: F811
-    """The families' lake in place of the demo's, for `site` (read only)."""
-    return families_lake
-
-
-@pytest.fixture(scope="module")
-def demo_records(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """No records: an empty database, which the key store fills."""
-    path = tmp_path_factory.mktemp("records") / "records.sqlite3"
-    path.touch()
-    return path
+def site(
+    families_lake: Path,  # noqa: F811 - the fixture imported above
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Site]:
+    """The dashboard over the families' lake (read only), with no records: an empty database,
+    which the key store fills."""
+    folder = tmp_path_factory.mktemp("family_tests")
+    records = folder / "records.sqlite3"
+    records.touch()
+    with serving_dashboard(families_lake, records, folder) as server, browsing(server) as site:
+        yield site
 
 
 def members_table(page: Any, scope: str) -> list[dict[str, Any]]:

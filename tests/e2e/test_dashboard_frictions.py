@@ -24,13 +24,9 @@ from typing import Any
 
 import pytest
 
-import tests.e2e.test_dashboard as shared
 from schemas.conventions import BOOK_CURRENCY
-from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, open_dashboard
+from tests.e2e.dashboard_site import ALPHA, Site, check_clean, keep_artefact, open_dashboard
 from tests.e2e.test_dashboard_tearsheet import PRINTABLE_WIDTH_PX, summary_of
-
-site = shared.site
-tab = shared.tab
 
 pytestmark = pytest.mark.e2e
 

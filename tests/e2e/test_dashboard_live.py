@@ -34,7 +34,7 @@ from serve.endpoints import endpoints
 from tests.conftest import linked_copy
 from tests.decided import noon
 from tests.e2e.browser import chromium_or_skip
-from tests.e2e.test_dashboard import (
+from tests.e2e.dashboard_site import (
     ROOMY,
     Site,
     check_clean,

@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
-import tests.e2e.test_dashboard as shared
 import tests.e2e.test_serve_stack as serve_stack
 from tests.conftest import linked_copy
 from tests.e2e.browser import chromium_or_skip
-from tests.e2e.test_dashboard import (
+from tests.e2e.dashboard_site import (
     ALPHA,
     Site,
     check_clean,
@@ -27,8 +26,6 @@ from tests.e2e.test_dashboard import (
     make_keys,
     open_dashboard,
 )
-
-tab = shared.tab
 
 pytestmark = pytest.mark.e2e
 

@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
-import tests.e2e.test_dashboard as shared
 import tests.e2e.test_serve_stack as serve_stack
 from tests.conftest import linked_copy
 from tests.e2e.browser import chromium_or_skip
-from tests.e2e.test_dashboard import (
+from tests.e2e.dashboard_site import (
     ROOMY,
     Site,
     check_clean,
@@ -28,8 +27,6 @@ from tests.e2e.test_dashboard import (
     open_dashboard,
 )
 from tests.e2e.test_dashboard_vocabulary import num
-
-tab = shared.tab
 
 pytestmark = pytest.mark.e2e
 

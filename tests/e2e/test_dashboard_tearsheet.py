@@ -34,15 +34,11 @@ import pandas as pd
 import pypdf
 import pytest
 
-import tests.e2e.test_dashboard as shared
 from tests.conftest import backend_unavailable
-from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
+from tests.e2e.dashboard_site import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
 from tests.e2e.test_dashboard_decisions import assert_cost_curves, assert_decay, assert_mmc, assert_regimes
 from tests.e2e.test_dashboard_vocabulary import num
 from tests.knowledge import demo_split
-
-site = shared.site
-tab = shared.tab
 
 pytestmark = pytest.mark.e2e
 

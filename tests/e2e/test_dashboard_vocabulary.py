@@ -31,13 +31,9 @@ from typing import Any
 import httpx
 import pytest
 
-import tests.e2e.test_dashboard as shared
 from schemas.conventions import BOOK_CURRENCY
 from schemas.vocabulary import TERMS, VOCABULARY
-from tests.e2e.test_dashboard import Site, check_clean, open_dashboard
-
-site = shared.site
-tab = shared.tab
+from tests.e2e.dashboard_site import Site, check_clean, open_dashboard
 
 pytestmark = pytest.mark.e2e
 
