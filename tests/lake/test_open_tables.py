@@ -312,3 +312,31 @@ def test_a_second_publish_of_a_benchmark_stops_before_it_writes(tmp_path: Path) 
     assert (
         publish_seal(str(write_benchmark_seal(tmp_path / "v3", sessions=31)), str(lake)).status == "published"
     )
+
+
+def test_the_demo_lake_s_tables_open_from_a_checkpoint_and_still_travel_to_every_version(
+    demo_lake: Path,
+) -> None:
+    """The demo's 56 publishes: every table of ten commits or more has a checkpoint (a reader opens
+    it and the commits after it), no commit was dropped from the log (`as_of` reads any version),
+    and every version of the portfolio reads the rows its commit wrote: a checkpoint changes no
+    answer."""
+    checkpointed = 0
+    for path in sorted((demo_lake / "tables").iterdir()):
+        delta = DeltaTable(str(path))
+        log = path / "_delta_log"
+        commits = sorted(log.glob("*.json"))
+        assert [int(c.stem) for c in commits] == list(range(delta.version() + 1)), path.name
+        if delta.version() >= 9:
+            assert (log / "_last_checkpoint").exists(), path.name
+            checkpointed += 1
+    assert checkpointed >= 20  # the alpha tables (at least one commit per publish of most alphas)
+    portfolio = str(demo_lake / "tables" / "portfolio")
+    rows = [pl.read_delta(portfolio, version=v).height for v in range(DeltaTable(portfolio).version() + 1)]
+    history = DeltaTable(portfolio).history()
+    written = {h["version"]: h.get("operationMetrics", {}) for h in history}
+    for version in range(1, len(rows)):
+        metrics = written[version]
+        added = int(metrics.get("num_added_rows", metrics.get("num_target_rows_inserted", 0)) or 0)
+        removed = int(metrics.get("num_target_rows_deleted", 0) or 0)
+        assert rows[version] == rows[version - 1] + added - removed, version
