@@ -100,16 +100,6 @@ def cache_root() -> Path | None:
     return Path(chosen or Path(home) / "alpha-results" / "tests")
 
 
-def files_of(folder: Path) -> dict[str, list[int]]:
-    """(size, mtime in ns) of every file under `folder`: what a test writing into a kept folder
-    changes (the next run then builds it again instead of reading the damage)."""
-    return {
-        str(path.relative_to(folder)): [stat.st_size, stat.st_mtime_ns]
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and (stat := path.stat())
-    }
-
-
 def forget_unused(root: Path, keep: Path) -> None:
     """Delete the cache's folders (other digests) not used for `CACHE_DAYS`: the cache stays
     bounded however often the code changes."""
@@ -139,7 +129,7 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
     with (shared / f"shared-{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if `build` fails
         done = shared / f"shared-{name}.built"  # beside the folder: tests list what is in it
-        if not done.exists() or json.loads(done.read_text()) != files_of(folder):
+        if not done.exists() or json.loads(done.read_text()) != fingerprint(folder, suffixes=None):
             done.unlink(missing_ok=True)
             if folder.exists():
                 shutil.rmtree(folder)  # a build that failed half-way, or a kept folder changed
@@ -147,7 +137,7 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
                 forget_unused(root, shared)
             folder.mkdir()
             build(folder)
-            done.write_text(json.dumps(files_of(folder)))
+            done.write_text(json.dumps(fingerprint(folder, suffixes=None)))
         (shared / "used").touch()
     return folder
 
@@ -206,13 +196,14 @@ def own_file(path: Path) -> Path:
     return path
 
 
-def fingerprint(lake: Path) -> dict[str, tuple[int, int]]:
-    """(size, mtime in ns) of each of a lake's `IMMUTABLE_SUFFIXES` files: what a write through a
-    hard link changes in every copy at once."""
+def fingerprint(lake: Path, suffixes: tuple[str, ...] | None = IMMUTABLE_SUFFIXES) -> dict[str, list[int]]:
+    """[size, mtime in ns] of each of a folder's files with one of `suffixes` (None: every file):
+    what a write through a hard link changes in every copy at once, and what a test writing into a
+    kept `built_once` folder changes (the next run then builds it again instead of reading the damage)."""
     return {
-        str(path.relative_to(lake)): (stat.st_size, stat.st_mtime_ns)
+        str(path.relative_to(lake)): [stat.st_size, stat.st_mtime_ns]
         for path in sorted(lake.rglob("*"))
-        if path.suffix in IMMUTABLE_SUFFIXES and (stat := path.stat())
+        if path.is_file() and (suffixes is None or path.suffix in suffixes) and (stat := path.stat())
     }
 
 
