@@ -102,12 +102,25 @@ def cache_root() -> Path | None:
 
 def forget_unused(root: Path, keep: Path) -> None:
     """Delete the cache's folders (other digests) not used for `CACHE_DAYS`: the cache stays
-    bounded however often the code changes."""
+    bounded however often the code changes. A folder's use is marked when a run first enters it,
+    before anything is built there (`built_once`), so a folder another process is building (a
+    worker of another run, another checkout) is never taken for unused: the fourteenth session
+    found a families lake cut in half while it was built, kept as if whole."""
     cutoff = time.time() - CACHE_DAYS * 86400
     for other in root.iterdir():
+        if other == keep or not other.is_dir():
+            continue
         used = other / "used"
-        if other != keep and other.is_dir() and (not used.exists() or used.stat().st_mtime < cutoff):
+        last = (used if used.exists() else other).stat().st_mtime
+        if last < cutoff:
             shutil.rmtree(other, ignore_errors=True)
+
+
+def run_id() -> str:
+    """This run's id, the same in every xdist worker: what `built_once` writes when it has checked
+    a kept folder, so that the run checks (and, when changed, rebuilds) a folder once, before any
+    of its tests read it, never while another worker's test reads it."""
+    return os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
 
 
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
@@ -125,11 +138,15 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
     else:
         shared = root / sources_digest(inspect.getfile(build))
         shared.mkdir(parents=True, exist_ok=True)
+        (shared / "used").touch()  # before building: `forget_unused` of another process spares it
     folder = shared / f"shared-{name}"
     with (shared / f"shared-{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if `build` fails
         done = shared / f"shared-{name}.built"  # beside the folder: tests list what is in it
-        if not done.exists() or json.loads(done.read_text()) != fingerprint(folder, suffixes=None):
+        kept = json.loads(done.read_text()) if done.exists() else {}
+        if kept.get("run") == run_id():
+            return folder  # checked (or built) by this run already: another worker's tests read it
+        if kept.get("files") != fingerprint(folder, suffixes=None):
             done.unlink(missing_ok=True)
             if folder.exists():
                 shutil.rmtree(folder)  # a build that failed half-way, or a kept folder changed
@@ -137,8 +154,7 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
                 forget_unused(root, shared)
             folder.mkdir()
             build(folder)
-            done.write_text(json.dumps(fingerprint(folder, suffixes=None)))
-        (shared / "used").touch()
+        done.write_text(json.dumps({"run": run_id(), "files": fingerprint(folder, suffixes=None)}))
     return folder
 
 
