@@ -13,6 +13,16 @@ serve *ARGS:
 test *ARGS: lint
     pytest -n 2 --dist loadfile --no-loadscope-reorder {{ARGS}}
 
+# One tier of the suite (tests/tiers.py): `fast` (in process), `served` (real servers, browsers), `ops` (faults, kills, outages, Dask, S3); `just test` runs all three.
+test-fast *ARGS: lint
+    pytest -n 2 --dist loadfile --no-loadscope-reorder -m fast {{ARGS}}
+
+test-served *ARGS: lint
+    pytest -n 2 --dist loadfile --no-loadscope-reorder -m served {{ARGS}}
+
+test-ops *ARGS: lint
+    pytest -n 2 --dist loadfile --no-loadscope-reorder -m ops {{ARGS}}
+
 # The whole suite twice with numpy's SIMD dispatch narrowed: no AVX-512 (an AVX2 CPU), then no AVX2 either (docs/development.md).
 test-portable *ARGS:
     #!/usr/bin/env bash

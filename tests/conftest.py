@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, settings
 from tests.private_redis import private_redis  # noqa: F401 - outage tests never touch the shared Redis
 from tests.s3_server import s3_bucket, s3_demo_lake, s3_endpoint  # noqa: F401 - one moto per session
 from tests.schedule import slowest_first
+from tests.tiers import mark_tiers
 from tests.shared_servers import (  # noqa: F401 - one server of each per worker, for every folder
     shared_server,
     short_head_server,
@@ -274,5 +275,7 @@ def demo_records(demo_lake: Path) -> Path:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slowest files first, so that xdist's two workers finish together (tests/schedule.py)."""
+    """Each test's tier (tests/tiers.py); the slowest files first, so that xdist's two workers
+    finish together (tests/schedule.py)."""
+    mark_tiers(items)
     slowest_first(items)
