@@ -20,12 +20,12 @@ from hypothesis import HealthCheck, settings
 from tests.private_redis import private_redis  # noqa: F401 - outage tests never touch the shared Redis
 from tests.s3_server import s3_bucket, s3_demo_lake, s3_endpoint  # noqa: F401 - one moto per session
 from tests.schedule import slowest_first
-from tests.tiers import mark_tiers
 from tests.shared_servers import (  # noqa: F401 - one server of each per worker, for every folder
     shared_server,
     short_head_server,
     two_workers,
 )
+from tests.tiers import mark_tiers
 
 REQUIRE_BACKENDS = os.environ.get("ALPHA_RESULTS_REQUIRE_BACKENDS") == "1"
 
