@@ -31,7 +31,7 @@ import mmap
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import pyarrow as pa
 
@@ -133,6 +133,15 @@ class _MappedTable:
             _DONTNEED(self._region.address, self._region.size)
 
 
+class Derived(Protocol):
+    """Serving files a build does not hold, derived by the worker (`datasets.derived.DerivedFiles`)."""
+
+    @property
+    def names(self) -> Mapping[str, str]: ...
+
+    def path(self, view: BuildView, name: str) -> str | None: ...
+
+
 class BuildView:
     """An opened build of an alpha or a benchmark (`name`), read from the local folder `folder`."""
 
@@ -144,9 +153,11 @@ class BuildView:
         folder: str,
         hashed: tuple[str, ...] = (layout.SERVING_DIR,),
         on_exhausted: Callable[[WorkerResourceExhausted], None] = lambda exc: None,
+        derived: Derived | None = None,
     ) -> None:
         self.name = name
         self.on_exhausted = on_exhausted
+        self.derived = derived  # a serving file the build lacks, derived locally (datasets.derived)
         self.build_id = build_id
         self.entry = entry
         self.folder = folder
@@ -259,6 +270,8 @@ class BuildView:
             if name in self._tables:
                 return self._tables[name]
             recorded = self.files.get(relative)
+            if recorded is None and self.derived is not None and name in self.derived.names:
+                return self._map_derived(self.derived, name)
             try:
                 mapped = (
                     None
@@ -273,6 +286,24 @@ class BuildView:
                 raise self.damaged(BuildDamaged("corrupt_file", f"{relative} cannot be read: {exc}")) from exc
             self._tables[name] = mapped
             return mapped
+
+    def _map_derived(self, derived: Derived, name: str) -> _MappedTable | None:
+        """The derived file `name` (`datasets.derived`) mapped, under `_lock`; None while it is not
+        there (not remembered: the next access asks again). The build's manifest does not list it,
+        so it is never hashed against one; its size is checked at every access like a listed file's."""
+        path = derived.path(self, name)
+        if path is None:
+            return None
+        try:
+            mapped = _MappedTable(path, path, os.path.getsize(path))
+        except FileNotFoundError:
+            return None  # removed by the bound since it was found: derived again on a later access
+        except (OSError, pa.ArrowException, ValueError) as exc:
+            if (resource := exhausted(exc)) is not None:
+                raise resource from exc
+            raise self.damaged(BuildDamaged("corrupt_file", f"{path} cannot be read: {exc}")) from exc
+        self._tables[name] = mapped
+        return mapped
 
     def book_range(self, table: str, book: str) -> tuple[int, int] | None:
         ranges = (self.index.get(table) or {}).get("books") or {}

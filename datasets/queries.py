@@ -176,8 +176,10 @@ def _by_chunk(table: pa.Table, made: Callable[[pa.Table], pa.Array]) -> pa.Array
 
 def row_bytes_column(view: BuildView, file: str, column: str) -> pa.Array | None:
     """One mapped column of the build's row bytes serving file `file`, one array, kept with the
-    build; None when the build has none (a file written before the pipeline version that writes
-    it, or a column before the version that writes it)."""
+    build; None when the build has none (a column before the pipeline version that writes it, or a
+    file its worker has not derived yet, `datasets.derived`: not remembered, so asked again)."""
+    if view.table(file) is None:
+        return None
 
     def read() -> pa.Array | None:
         written = view.table(file)

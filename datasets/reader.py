@@ -55,6 +55,7 @@ from alpha_results_seal.storage import Storage
 from datasets import catalog, catalogue_index, clock, layout, pins
 from datasets.build_view import BuildView, manifest_problem
 from datasets.catalogue_snapshot import CatalogueCache, CatalogueSnapshot
+from datasets.derived import DerivedFiles
 from datasets.faults import (
     BenchmarkMissing,
     BuildDamaged,
@@ -173,6 +174,7 @@ class LakeReader:
         self.hash_bytes_per_pass = hash_bytes_per_pass
         self._storage = Storage(root)
         self._cache = None if self._storage.is_local else LocalCache(cache_dir, cache_bytes)
+        self.derived = DerivedFiles(cache_dir, cache_bytes)  # row bytes, derived on first use
         self._catalogue: Catalogue | None = None
         self._catalogue_cache = CatalogueCache()  # what snapshots map once per catalogue generation
         self._screener = Screener()  # the screener's DuckDB database over the catalogue index
@@ -224,6 +226,7 @@ class LakeReader:
     def close(self) -> None:
         self._stop.set()
         self._opened.set()
+        self.derived.close()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5)
@@ -614,7 +617,7 @@ class LakeReader:
                 # reads them there); an S3 build's exports are fetched from S3, not cached here.
                 local = self._cache is None
                 hashed = (layout.SERVING_DIR, layout.EXPORTS_DIR) if local else (layout.SERVING_DIR,)
-                view = BuildView(name, build.build_id, entry, folder, hashed, self._out_of)
+                view = BuildView(name, build.build_id, entry, folder, hashed, self._out_of, self.derived)
                 verified = self._verified.get((build.key, build.build_id))
                 if verified is not None and not verify and not view.hashes_known(verified):
                     # Files of a build this worker found whole have been written since: checked

@@ -12,11 +12,13 @@ Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Servi
   endpoint's default order (date, symbol; trades: timestamp, symbol, phase, quantity); the
   row range of each book is in `index.json`, and inside it `date` ascends, so a window of
   sessions is two binary searches.
-- `decisions_json.arrow`, `portfolio|positions|pnl|trades_json.arrow`: row bytes, one row per row of
-  the table of that name, a binary column per served field set (`datasets.queries.ROW_JSON`): the
-  row's JSON as a page writes it, followed by a comma, so a page of any offset, order or filter is
-  a slice or a take of them (pipeline 2.9.0); and `decisions_json.arrow` a binary column per row
-  part (`datasets.queries.ROW_PARTS`: a `/scores` core row's members after its date, pipeline 2.10.0).
+- not in the lake since pipeline 2.11.0: `decisions_json.arrow`, `portfolio|positions|pnl|trades_json.arrow`,
+  row bytes, one row per row of the table of that name, a binary column per served field set
+  (`datasets.queries.ROW_JSON`): the row's JSON as a page writes it, followed by a comma, so a page
+  of any offset, order or filter is a slice or a take of them; and `decisions_json.arrow` a binary
+  column per row part (`datasets.queries.ROW_PARTS`: a `/scores` core row's members after its
+  date). Each worker derives them from the table by `row_json_serving` (`datasets.derived`);
+  builds of pipeline 2.9 and 2.10 hold them in `serving/`, and are served from there.
 - `equity_curve_json.arrow`: the equity rows' bytes, one row per row of `portfolio.arrow`
   (`analytics.series.EQUITY_ROWS`): each row's JSON before and after the values that restart at
   the window's first session, and the whole row of the book's whole curve (pipeline 2.10.0); a
@@ -135,7 +137,7 @@ its rows and book ranges that makes the file (the equity rows' bytes:
 
 class AlphaServing:
     """Writes `serving/` of one alpha build a table at a time (issue 78, item 5: a table's served
-    rows and row bytes are made, written and dropped before the next table's are made), from its
+    rows are made, written and dropped before the next table's are made), from its
     published tables (cast to `schemas.lake`): `decisions` (with `rebalances`, whose index needs
     the decisions' rows), then each book table (`books`), then `finish` (the small tables and
     `index.json`). Each of `decisions` and `books` returns the tables it wrote (by name) and each
@@ -158,12 +160,10 @@ class AlphaServing:
         self.index["tables"][name] = {"rows": table.num_rows}
 
     def _served(self, table: str, served: pa.Table, ranges: dict[str, list[int]] | None = None) -> None:
-        """`table`'s serving file as written, its row bytes and the files computed from it."""
+        """`table`'s serving file as written and the files computed from it."""
         self._write(table, served)
         if ranges is not None:
             self.index["tables"][table]["books"] = ranges
-        if table in queries.ROW_JSON:
-            self._write(queries.row_json_table(table), row_json_serving(table, served))
         for name, (source, make) in self.computed.items():
             if source == table:
                 self._write(name, make(served, ranges or {}))

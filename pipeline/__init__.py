@@ -45,4 +45,9 @@
 #        first session, makes no row. A 2.9 build is served: its `/scores` `fields=all` pages joined
 #        from its row bytes, its `fields=core`, equity and benchmark pages made from the rows until
 #        rebuilt.
-PIPELINE_VERSION = "2.10.0"
+# 2.11.0: builds no longer carry the row bytes of the decision and book tables
+#        (`serving/<table>_json.arrow` of `datasets.queries.ROW_JSON`: 459 of momentum_12_1's 750 MB,
+#        written whole again by every run, issue 78 item 4): each worker derives them from the serving
+#        table when a page first asks, into its bounded local folder (`datasets.derived`), and makes
+#        the pages from the rows until then. A 2.9 or 2.10 build is served from the row bytes it holds.
+PIPELINE_VERSION = "2.11.0"

@@ -1,6 +1,8 @@
-"""Pages from bytes made once (issue 61, item 1): the pipeline writes each decision and book row's
-JSON for each served field set (`serving/<table>_json.arrow`, `datasets.queries.ROW_JSON`), and a
-page at any offset, order or filter is a slice or a take of them, with no row made.
+"""Pages from bytes made once (issue 61, item 1): each worker derives each decision and book row's
+JSON for each served field set (`<table>_json.arrow`, `datasets.queries.ROW_JSON`) from the build's
+serving table when a page first asks (`datasets.derived`; the pipeline wrote them into the lake
+before 2.11.0), and a page at any offset, order or filter is a slice or a take of them, with no
+row made.
 
 Checked: the written bytes against the analysts' Parquet (polars, not the serving code); through
 the API, pages of every table and of `/scores` (both field sets, joined after each row's date from
@@ -21,6 +23,7 @@ import pyarrow as pa
 import pytest
 
 from datasets import catalog, layout, queries
+from datasets.reader import LakeReader
 from datasets.rows import RowShape
 from tests.api.conftest import Api
 from tests.api.lakedata import build_dir, table
@@ -29,10 +32,36 @@ ALPHA = "momentum_12_1"
 BOOK_TABLES = ("portfolio", "positions", "pnl", "trades")
 
 
-def row_bytes(lake: Path, alpha: str, name: str) -> pa.Table:
-    path = layout.serving_path(str(build_dir(lake, alpha)), queries.row_json_table(name))
-    with pa.memory_map(path) as source:
-        return pa.ipc.open_file(source).read_all()
+def row_bytes(lake: Path, alpha: str, name: str, cache: Path) -> pa.Table:
+    """The row bytes of `name` a worker derives from the build (`datasets.derived`), read back from
+    the file it wrote."""
+    reader = LakeReader(str(lake), 60.0, cache_dir=str(cache))
+    try:
+        found = reader.alpha(alpha)
+        assert found is not None
+        view = reader.view(found)
+        assert view.table(queries.row_json_table(name)) is None  # not in the lake: derived now
+        reader.derived.wait()
+        path = reader.derived.path(view, queries.row_json_table(name))
+        assert path is not None and path.startswith(str(cache))
+        with pa.memory_map(path) as source:
+            return pa.ipc.open_file(source).read_all()
+    finally:
+        reader.close()
+
+
+@pytest.fixture
+def derived(api: Api) -> None:
+    """Every table's row bytes derived by the app's worker: a page of each asks for them, and the
+    worker derives them in the background (`datasets.derived`); this waits until it has."""
+    scores = [(f"/v1/alphas/{ALPHA}/scores", {"fields": f, "limit": 3, "offset": 1}) for f in ("core", "all")]
+    books = [
+        (f"/v1/alphas/{ALPHA}/{name}", {"book": "long_short", "limit": 3, "offset": 1})
+        for name in BOOK_TABLES
+    ]
+    for path, query in scores + books:
+        api.ok(path, "raw", **query)
+    api.client.app.state["services"].reader.derived.wait()
 
 
 @pytest.fixture
@@ -49,10 +78,10 @@ def rows_made(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     yield made
 
 
-def test_every_decision_row_is_written_in_the_served_order(demo_lake: Path) -> None:
+def test_every_decision_row_is_written_in_the_served_order(demo_lake: Path, tmp_path: Path) -> None:
     """One value per decision row, in `/scores` order (date, then ticker), each one row's JSON and
     a comma; the raw field set holds the raw fields, the plain one none of them."""
-    written = row_bytes(demo_lake, ALPHA, "decisions")
+    written = row_bytes(demo_lake, ALPHA, "decisions", tmp_path)
     decisions = table(demo_lake, ALPHA, "decisions").sort(["date", "symbol"])
     assert written.num_rows == decisions.height
     plain, raw = (written.column(name).to_pylist() for name in ("plain", "raw"))
@@ -66,10 +95,12 @@ def test_every_decision_row_is_written_in_the_served_order(demo_lake: Path) -> N
         assert {k: v for k, v in raw_row.items() if not k.startswith("raw_")} == row
 
 
-def test_every_decision_row_is_written_as_the_members_of_its_scores_row(demo_lake: Path) -> None:
+def test_every_decision_row_is_written_as_the_members_of_its_scores_row(
+    demo_lake: Path, tmp_path: Path
+) -> None:
     """The row parts: each decision row's `/scores` core members after its date (a comma before
     them, no braces), and for a raw key the one member more, `raw_score`, from the Parquet."""
-    written = row_bytes(demo_lake, ALPHA, "decisions")
+    written = row_bytes(demo_lake, ALPHA, "decisions", tmp_path)
     decisions = table(demo_lake, ALPHA, "decisions").sort(["date", "symbol"])
     core, raw_only = (written.column(name).to_pylist() for name in ("core", "core_raw_only"))
     expected = decisions.select("symbol", "score", "forward_return", "raw_score").iter_rows(named=True)
@@ -90,8 +121,8 @@ def served_as(served: Any, stored: Any) -> bool:
 
 
 @pytest.mark.parametrize("name", BOOK_TABLES)
-def test_every_book_row_is_written(demo_lake: Path, name: str) -> None:
-    written = row_bytes(demo_lake, ALPHA, name)
+def test_every_book_row_is_written(demo_lake: Path, name: str, tmp_path: Path) -> None:
+    written = row_bytes(demo_lake, ALPHA, name, tmp_path)
     books = table(demo_lake, ALPHA, name)
     assert written.num_rows == books.height
     rows = [json.loads(value[:-1]) for value in written.column("rows").to_pylist()]
@@ -102,14 +133,16 @@ def test_every_book_row_is_written(demo_lake: Path, name: str) -> None:
     assert counts == dict(books.group_by("book").len().iter_rows())
 
 
-def test_the_files_are_recorded_files_of_the_build(demo_lake: Path) -> None:
-    """Their sizes and hashes are in the build's manifest, so damage fails loud as any file's."""
+def test_the_lake_holds_no_row_bytes(demo_lake: Path) -> None:
+    """Derived by each worker (pipeline 2.11.0): the build lists and holds no row bytes file, and
+    holds every serving table they are derived from."""
     build = catalog.current_build(str(demo_lake), ALPHA)
     assert build is not None
     files = catalog.read_alpha(str(demo_lake), build)["files"]
     for name in queries.ROW_JSON:
         relative = layout.serving_path("", queries.row_json_table(name)).lstrip("/")
-        assert relative in files and files[relative]["sha256"], relative
+        assert relative not in files and not (build_dir(demo_lake, ALPHA) / relative).exists(), relative
+        assert files[layout.serving_path("", name).lstrip("/")]["sha256"], name
 
 
 def _week_requests(api: Api, rng: random.Random) -> list[tuple[str, str, dict[str, Any]]]:
@@ -192,7 +225,7 @@ def _served_rows(api: Api, accept: str, path: str, key: str, query: dict[str, An
 
 @pytest.mark.parametrize("accept", ["application/json", "application/x-ndjson"])
 def test_pages_from_row_bytes_are_the_pages_made_from_rows(
-    api: Api, monkeypatch: pytest.MonkeyPatch, rows_made: list[int], accept: str
+    api: Api, derived: None, monkeypatch: pytest.MonkeyPatch, rows_made: list[int], accept: str
 ) -> None:
     """Pages at random offsets, orders and filters of a week, of every book table and of
     `/scores`: the bytes made once, then the same request with the row bytes switched off, byte
@@ -214,7 +247,7 @@ def test_pages_from_row_bytes_are_the_pages_made_from_rows(
 
 
 def test_scores_of_a_build_without_row_parts_are_the_same_bytes(
-    api: Api, monkeypatch: pytest.MonkeyPatch, rows_made: list[int]
+    api: Api, derived: None, monkeypatch: pytest.MonkeyPatch, rows_made: list[int]
 ) -> None:
     """A build written before the row parts (pipeline 2.9: its row bytes file has no such column):
     its `core` pages are made from the rows, its `all` pages still joined from the row bytes, and

@@ -1,0 +1,165 @@
+"""What a worker derives from a build for speed, on its own disk, bounded and rebuildable (issue 78,
+item 4: "serving without copies").
+
+**Row bytes** (`datasets.queries.ROW_JSON` and `ROW_PARTS`: each row's JSON for each served field
+set) are a function of one serving table and two to four times its size: 459 of the 750 MB that
+momentum_12_1's weekly run wrote again into the lake (docs/benchmarks.md). The lake no longer
+holds them (pipeline 2.11.0). A worker derives a table's row bytes the first time a page asks for
+them, in the background: that page, and every page until they are there, is made from the rows (the
+same bytes: tests/api/test_row_bytes.py), and the next one is a slice or a take of them.
+
+They live in `{serving_cache_dir}/.derived/{alpha}/{key}/{table}_json.arrow` (`_key`: the serving
+file's recorded SHA-256, the field sets and `FORMAT`), the layout and format the pipeline wrote them in (uncompressed Arrow IPC, one record batch, mapped),
+published by one rename when complete, so a file there is always whole. The workers of one machine
+share them: one derives a file under a lock (`fcntl.flock` on `{file}.lock`), the others make rows
+until it is there. The folder is bounded by `serving_cache_bytes` as the S3 serving cache is
+(`datasets.local_cache`): once a derived file is written, the least recently used folders are
+removed until it fits, never one used in the last `RECENT_SECONDS` (a worker marks a folder used
+when it maps a file of it). A worker keeps a removed file it mapped (the mapping
+holds its inode) and derives it again after its next open of the build. Nothing here is trusted
+more than the serving table it came from: it is derived from the mapped, checked table by the same
+function the pipeline used, and nothing but this module writes into the folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import logging
+import os
+import queue
+import threading
+import uuid
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from alpha_results_seal.storage import Storage
+from datasets import layout, queries
+from datasets.local_cache import LocalCache
+from datasets.serving_layout import row_json_serving
+from datasets.writer import BuildWriter
+
+if TYPE_CHECKING:
+    from datasets.build_view import BuildView
+
+log = logging.getLogger("datasets.derived")
+
+DERIVED_DIR = ".derived"
+"""The derived files' folder inside the serving cache (a dot: the S3 cache's eviction skips it)."""
+
+DERIVED = {queries.row_json_table(table): table for table in queries.ROW_JSON}
+"""Each derived serving file (by its name) and the serving table it is derived from."""
+
+
+FORMAT = 1
+"""Part of every derived file's key: raise it when the bytes a row makes change (`queries.RowShape`,
+the encoder), so no worker serves a file an earlier version derived."""
+
+
+def _key(source: str, sha256: str) -> str:
+    """The folder of what is derived from one serving file: its recorded SHA-256 (so the files of a
+    build copied into another lake, or of an identical build, are shared, and a serving file changed
+    in place is never served through bytes derived from its old content), the field sets derived
+    and `FORMAT`."""
+    spec = repr((FORMAT, sha256, queries.ROW_JSON[source], queries.ROW_PARTS.get(source)))
+    return hashlib.sha256(spec.encode()).hexdigest()[:32]
+
+
+class DerivedFiles:
+    """A worker's derived files under `{cache_dir}/.derived`, at most `max_bytes` (see the module)."""
+
+    def __init__(self, cache_dir: str, max_bytes: int) -> None:
+        self.names = DERIVED
+        self.root = os.path.join(cache_dir, DERIVED_DIR)
+        self._bound = LocalCache(self.root, max_bytes)
+        self._lock = threading.Lock()
+        self._pending: set[str] = set()
+        # One derivation at a time per worker, so its CPU beside the requests is bounded; a daemon
+        # thread, so a worker told to stop never waits for one (what it leaves is a temporary file,
+        # never a derived one: `_write`).
+        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()  # None: stop
+        self._thread: threading.Thread | None = None
+
+    def path(self, view: BuildView, name: str) -> str | None:
+        """The local file `name` derived from `view`'s build; None when it is not derived (yet:
+        its derivation is started now unless it runs) or `name` is not derived."""
+        source = DERIVED.get(name)
+        if source is None:
+            return None
+        recorded = view.files.get(layout.serving_path("", source).lstrip("/"))
+        if recorded is None:
+            return None
+        target = os.path.join(self.root, view.name, _key(source, str(recorded["sha256"])), f"{name}.arrow")
+        if os.path.exists(target):
+            LocalCache.touch(os.path.dirname(target))
+            return target
+        with self._lock:
+            if target in self._pending:
+                return None
+            self._pending.add(target)
+        self._submit(partial(self._derive, view, source, target))
+        return None
+
+    def wait(self) -> None:
+        """Returns once every derivation started before the call is done (tests, benchmarks)."""
+        done = threading.Event()
+        self._submit(done.set)
+        done.wait()
+
+    def close(self) -> None:
+        """Forgets the derivations not started and ends the thread (a running derivation finishes
+        first, or dies with the process)."""
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._jobs.get_nowait()
+        with self._lock:
+            if self._thread is not None:
+                self._jobs.put(None)
+                self._thread = None
+
+    def _submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="derive", daemon=True)
+                self._thread.start()
+        self._jobs.put(job)
+
+    def _run(self) -> None:
+        # Background work yields the CPU to requests, as the reader's refresh thread does.
+        with contextlib.suppress(OSError, AttributeError):  # a platform without per-thread nice
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        while (job := self._jobs.get()) is not None:
+            job()
+
+    def _derive(self, view: BuildView, source: str, target: str) -> None:
+        try:
+            self._write(view, source, target)
+        except Exception:  # the pages are made from the rows meanwhile: never a failed request
+            log.exception("row bytes of %s could not be derived into %s", source, target)
+        finally:
+            with self._lock:
+                self._pending.discard(target)
+
+    def _write(self, view: BuildView, source: str, target: str) -> None:
+        folder = os.path.dirname(target)
+        os.makedirs(folder, exist_ok=True)
+        with open(f"{target}.lock", "a+b") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # another worker derives it: this one makes rows until it is there
+            if os.path.exists(target):
+                return
+            served = view.table(source)
+            if served is None:
+                return
+            temporary = os.path.join(folder, f".{os.path.basename(target)}.{uuid.uuid4().hex[:8]}.tmp")
+            try:
+                BuildWriter(Storage(folder)).write_arrow(temporary, row_json_serving(source, served))
+                os.rename(temporary, target)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temporary)
+        self._bound.evict(keep=frozenset({folder}))
