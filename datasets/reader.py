@@ -226,7 +226,6 @@ class LakeReader:
     def close(self) -> None:
         self._stop.set()
         self._opened.set()
-        self.derived.close()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5)

@@ -3,7 +3,8 @@ its rows, and what the row parts add to a lake (docs/benchmarks.md "Issue 61: /s
 
     python -m tests.bench.scores_pages /tmp/shared/shared-demo_lake [--requests 300] [--rounds 6]
 
-Three measurements, on LAKE (written by pipeline 2.10 or later):
+Three measurements, on LAKE (written by pipeline 2.10 or later; the first only on a 2.10 lake, whose
+builds hold their row bytes: since 2.11 each worker derives them, `datasets.derived`):
 
 - the lake: every build's serving files, the row parts' share (each `decisions_json.arrow` written
   again without them: the file a 2.9 build held) and their bytes per decision row;
@@ -162,7 +163,10 @@ def _view(lake: str, alpha: str) -> Any:
     reader.refresh()
     build = reader.alpha(alpha)
     assert build is not None
-    return reader.view(build)
+    view = reader.view(build)
+    if view.table(queries.row_json_table("decisions")) is None:  # pipeline 2.11: derived by the worker
+        reader.derived.wait()
+    return view
 
 
 def page_costs(lake: str, alpha: str, repeats: int) -> None:
