@@ -27,7 +27,7 @@ from datasets.pins import Pinned
 from pipeline import lake_tables
 from pipeline.publish import finish_interrupted_publishes, publish_seal
 from schemas import lake
-from tests.pipeline.factory import write_factory_seal
+from tests.pipeline.factory import weekly_runs
 
 ALPHA = "Test_factory"
 NAMES = [t.name for t in lake.TABLES]
@@ -41,11 +41,7 @@ class Killed(Exception):
 
 @pytest.fixture(scope="module")
 def seals(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("seals")
-    return (
-        write_factory_seal(root / "v1", alpha_id=ALPHA, weeks=10),
-        write_factory_seal(root / "v2", alpha_id=ALPHA, weeks=11),
-    )
+    return weekly_runs(tmp_path_factory.mktemp("seals"), ALPHA)
 
 
 @pytest.fixture(scope="module")

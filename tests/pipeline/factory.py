@@ -272,3 +272,11 @@ def write_benchmark_seal(out: Path, sessions: int = 30, seed: int = 5) -> Path:
         )
     )
     return out
+
+
+def weekly_runs(root: Path, alpha_id: str = "Test_factory") -> tuple[Path, Path]:
+    """Two runs of one alpha a week apart (10 weeks, then 11: the same rows and one week more)."""
+    return (
+        write_factory_seal(root / "v1", alpha_id=alpha_id, weeks=10),
+        write_factory_seal(root / "v2", alpha_id=alpha_id, weeks=11),
+    )

@@ -20,7 +20,7 @@ from pipeline import lake_tables
 from pipeline.publish import publish_seal
 from schemas import lake as lake_schema
 from tests.health_wait import HANG_LIMIT
-from tests.pipeline.factory import write_factory_seal
+from tests.pipeline.factory import weekly_runs, write_factory_seal
 
 pytestmark = pytest.mark.s3
 
@@ -32,11 +32,7 @@ FIRST, SECOND = dt.datetime(2024, 3, 4, 21, tzinfo=dt.UTC), dt.datetime(2024, 3,
 
 @pytest.fixture(scope="module")
 def seals(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("seals")
-    return (
-        write_factory_seal(root / "v1", alpha_id=ALPHA, weeks=10),
-        write_factory_seal(root / "v2", alpha_id=ALPHA, weeks=11),
-    )
+    return weekly_runs(tmp_path_factory.mktemp("seals"), ALPHA)
 
 
 def publish_both(seals: tuple[Path, Path], root: str) -> None:
