@@ -118,13 +118,16 @@ SETTINGS: tuple[Setting, ...] = (
         "serving_cache_dir",
         "var/cache/serving",
         str,
-        "S3 lake only: local folder the workers copy the served builds' serving files into and map them from.",
+        "Local folder of what the workers keep on their machine's disk: on an S3 lake the served builds'"
+        " serving files, copied and mapped from there; on any lake, under .derived/, the row bytes they"
+        " derive from the serving tables.",
     ),
     Setting(
         "serving_cache_bytes",
         8 << 30,
         _positive_int,
-        "S3 lake only: size of that folder before least recently used builds are removed (bytes).",
+        "Size each of the S3 copies and .derived/ is kept under before least recently used builds are"
+        " removed (bytes).",
     ),
     Setting(
         "answer_cache_bytes",
