@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as pads
 from deltalake import CommitProperties, DeltaTable, WriterProperties, write_deltalake
 from deltalake.exceptions import CommitFailedError, TableNotFoundError
@@ -195,14 +196,79 @@ def _publish_target(
     if delta is None:
         _create(root, table, new, commit, written)
         return
+    keys = list(lake.ROW_KEYS[table])
+    if new is not None and table in tables.YEAR_TABLES and _unique(new, keys):
+        found = _diff_by_year(delta, table, target, new, keys)
+        if found is not None:
+            _merge(root, delta, table, target, found, keys, commit, written)
+            return
     old = _current(delta, table, target)
     if new is None:
         new = old.head(0)
-    keys = list(lake.ROW_KEYS[table])
     if _unique(new, keys) and _unique(old, keys):
-        _merge(root, delta, table, target, old, new, keys, commit, written)
+        _merge(root, delta, table, target, _Diff.of(old, new, keys), keys, commit, written)
     else:
         _replace_whole(root, delta, table, target, old, new, commit, written)
+
+
+@dataclass
+class _Diff:
+    """What a publish changes of a target's rows (`diff`), and the keys a null is found in on either
+    side (the `MERGE` matches those with IS NOT DISTINCT FROM)."""
+
+    inserted: pl.DataFrame
+    changed: pl.DataFrame
+    gone: pl.DataFrame
+    nullable: frozenset[str]
+
+    @staticmethod
+    def of(old: pl.DataFrame, new: pl.DataFrame, keys: list[str]) -> _Diff:
+        nullable = frozenset(k for k in keys if new[k].null_count() or old[k].null_count())
+        return _Diff(*diff(old, new, keys), nullable)
+
+
+def _diff_by_year(
+    delta: DeltaTable, table: str, target: str, new: pl.DataFrame, keys: list[str]
+) -> _Diff | None:
+    """`diff` of a year-partitioned table one year at a time: the old rows of one year are read and
+    matched at a time, so a publish holds one year of the alpha's stored rows, not its whole history
+    (a row's year is a function of its key: `date`, or a trade's `timestamp`, so no key spans two
+    years and the whole diff is the years' diffs together). None when a year's stored keys are not
+    unique (the caller replaces the alpha's rows whole)."""
+    column = tables.partition_column(table)
+    dataset = delta.to_pyarrow_dataset(file_pruning_predicate=[(column, "=", target)])
+    stored = _stored_years(delta, column, target)
+    schema = stored_schema(table)
+    by_year = {int(key[0]): rows for key, rows in new.partition_by(tables.YEAR_COLUMN, as_dict=True).items()}
+    parts: list[_Diff] = []
+    for year in sorted(stored | set(by_year)):
+        found = dataset.to_table(
+            filter=(pads.field(column) == target) & (pads.field(tables.YEAR_COLUMN) == year)
+        )
+        old = pl.from_arrow(found.select(schema.names).cast(schema))
+        assert isinstance(old, pl.DataFrame)
+        if not _unique(old, keys):
+            return None
+        parts.append(_Diff.of(old, by_year.get(year, new.head(0)), keys))
+    if not parts:
+        empty = new.head(0)
+        return _Diff(empty, empty, empty, frozenset())
+    return _Diff(
+        pl.concat([p.inserted for p in parts]),
+        pl.concat([p.changed for p in parts]),
+        pl.concat([p.gone for p in parts]),
+        frozenset().union(*(p.nullable for p in parts)),
+    )
+
+
+def _stored_years(delta: DeltaTable, column: str, target: str) -> set[int]:
+    """The years the target has files in, from the table's log (no file read)."""
+    names = [f"partition.{column}", f"partition.{tables.YEAR_COLUMN}"]
+    actions = pa.table(delta.get_add_actions(flatten=True))  # delta-rs answers an arro3 table
+    if actions.num_rows == 0:
+        return set()
+    mine = actions.select(names).filter(pc.field(names[0]) == target)
+    return {int(year) for year in mine.column(names[1]).to_pylist() if year is not None}
 
 
 def _create(
@@ -264,15 +330,14 @@ def _merge(
     delta: DeltaTable,
     table: str,
     target: str,
-    old: pl.DataFrame,
-    new: pl.DataFrame,
+    found: _Diff,
     keys: list[str],
     commit: CommitProperties,
     written: Written,
 ) -> None:
     """The target's rows that changed, by row key: an append when rows were only added, else one
     `MERGE` (inserted, updated and deleted rows, with the change data feed's before and after)."""
-    inserted, changed, gone = diff(old, new, keys)
+    inserted, changed, gone = found.inserted, found.changed, found.gone
     if inserted.height == changed.height == gone.height == 0:
         written.versions[table] = delta.version()
         return
@@ -294,11 +359,11 @@ def _merge(
                 gone.with_columns(pl.lit(True).alias(GONE)),
             ]
         )
-        columns = {_name(c): f"s.{_name(c)}" for c in new.columns}
+        columns = {_name(c): f"s.{_name(c)}" for c in inserted.columns}
         (
             delta.merge(
                 source.to_arrow(),
-                predicate=_matches(table, target, keys, source, old),
+                predicate=_matches(table, target, keys, found.nullable),
                 source_alias="s",
                 target_alias="t",
                 writer_properties=WRITER,
@@ -313,10 +378,9 @@ def _merge(
     written.changed[table] = {"inserted": inserted.height, "updated": changed.height, "deleted": gone.height}
 
 
-def _matches(table: str, target: str, keys: list[str], source: pl.DataFrame, old: pl.DataFrame) -> str:
+def _matches(table: str, target: str, keys: list[str], nullable: frozenset[str]) -> str:
     """The `MERGE` predicate: the target's partition (and the row's year), then the row key, null
-    keys matching nulls where either side holds one."""
-    nullable = {k for k in keys if source[k].null_count() or old[k].null_count()}
+    keys matching nulls where either side holds one (`nullable`)."""
     matches = [f"t.{_name(tables.partition_column(table))} = {_quote(target)}"]
     if table in tables.YEAR_TABLES:
         matches.append(f"t.{_name(tables.YEAR_COLUMN)} = s.{_name(tables.YEAR_COLUMN)}")
