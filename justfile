@@ -268,6 +268,10 @@ bench-index-dask *ARGS:
 bench-as-of *ARGS:
     python -m tests.bench.as_of_bench {{ARGS}}
 
+# A bystander's latency in a worker while it derives row bytes (issue 78, item 4; docs/benchmarks.md "The fifteenth session").
+bench-derive-bystander *ARGS:
+    python -m tests.bench.derive_bystander {{ARGS}}
+
 # What momentum_12_1's weekly run writes into the open tables (issue 78): bytes by kind, rows per table's commit.
 bench-lake-weekly *ARGS:
     python -m tests.bench.lake_weekly_bench {{ARGS}}
