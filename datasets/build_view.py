@@ -141,6 +141,8 @@ class Derived(Protocol):
 
     def path(self, view: BuildView, name: str) -> str | None: ...
 
+    def forget(self, path: str, why: str) -> None: ...
+
 
 class BuildView:
     """An opened build of an alpha or a benchmark (`name`), read from the local folder `folder`."""
@@ -301,9 +303,20 @@ class BuildView:
         except (OSError, pa.ArrowException, ValueError) as exc:
             if (resource := exhausted(exc)) is not None:
                 raise resource from exc
-            raise self.damaged(BuildDamaged("corrupt_file", f"{path} cannot be read: {exc}")) from exc
+            # The worker's own cache, not the build: the page is made from the rows, and the file
+            # derived again (a build reopened after a derived file changed under it lands here).
+            derived.forget(path, str(exc))
+            return None
         self._tables[name] = mapped
         return mapped
+
+    def derived_folders(self) -> set[str]:
+        """The folders of the derived files this view maps (the reader marks them used)."""
+        return {
+            os.path.dirname(mapped.path)
+            for name, mapped in list(self._tables.items())
+            if mapped is not None and self.derived is not None and name in self.derived.names
+        }
 
     def book_range(self, table: str, book: str) -> tuple[int, int] | None:
         ranges = (self.index.get(table) or {}).get("books") or {}

@@ -29,10 +29,12 @@ import fcntl
 import hashlib
 import logging
 import multiprocessing
-import multiprocessing.pool
+import multiprocessing.connection
+import multiprocessing.process
 import os
 import queue
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from functools import partial
@@ -55,6 +57,9 @@ log = logging.getLogger("datasets.derived")
 DERIVED_DIR = ".derived"
 """The derived files' folder inside the serving cache (a dot: the S3 cache's eviction skips it)."""
 
+RETRY_SECONDS = 60.0
+"""A derivation that failed is not tried again for this long (each page is made from the rows)."""
+
 DERIVED = {queries.row_json_table(table): table for table in queries.ROW_JSON}
 """Each derived serving file (by its name) and the serving table it is derived from."""
 
@@ -66,7 +71,7 @@ the encoder), so no worker serves a file an earlier version derived."""
 
 def _key(source: str, sha256: str) -> str:
     """The folder of what is derived from one serving file: its recorded SHA-256 (so the files of a
-    build copied into another lake, or of an identical build, are shared, and a serving file changed
+    build copied into another lake, or of an identical build of the same alpha, are shared, and a serving file changed
     in place is never served through bytes derived from its old content), the field sets derived
     and `FORMAT`."""
     spec = repr((FORMAT, sha256, queries.ROW_JSON[source], queries.ROW_PARTS.get(source)))
@@ -82,6 +87,7 @@ class DerivedFiles:
         self._bound = LocalCache(self.root, max_bytes)
         self._lock = threading.Lock()
         self._pending: set[str] = set()
+        self._failed: dict[str, float] = {}  # target -> monotonic time before which it is not retried
 
     def path(self, view: BuildView, name: str) -> str | None:
         """The local file `name` derived from `view`'s build; None when it is not derived (yet:
@@ -97,10 +103,13 @@ class DerivedFiles:
             LocalCache.touch(os.path.dirname(target))
             return target
         with self._lock:
-            if target in self._pending:
+            if target in self._pending or self._failed.get(target, 0.0) > time.monotonic():
                 return None
             self._pending.add(target)
-        _BACKGROUND.submit(partial(self._derive, view, source, target))
+        job = partial(
+            self._derive, view.local_path(_relative(source)), str(recorded["sha256"]), source, target
+        )
+        _BACKGROUND.submit(job)
         return None
 
     def wait(self) -> None:
@@ -108,16 +117,25 @@ class DerivedFiles:
         benchmarks)."""
         _BACKGROUND.wait()
 
-    def _derive(self, view: BuildView, source: str, target: str) -> None:
+    def forget(self, path: str, why: str) -> None:
+        """Removes a derived file that cannot be read (a page is made from the rows, and the next
+        ask derives it again) rather than failing its build."""
+        log.warning("removing the derived file %s: %s", path, why)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+
+    def _derive(self, served: str, sha256: str, source: str, target: str) -> None:
         try:
-            self._write(view, source, target)
+            self._write(served, sha256, source, target)
         except Exception:  # the pages are made from the rows meanwhile: never a failed request
             log.exception("row bytes of %s could not be derived into %s", source, target)
+            with self._lock:  # not asked again at every page: a lasting cause would spin
+                self._failed[target] = time.monotonic() + RETRY_SECONDS
         finally:
             with self._lock:
                 self._pending.discard(target)
 
-    def _write(self, view: BuildView, source: str, target: str) -> None:
+    def _write(self, served: str, sha256: str, source: str, target: str) -> None:
         folder = os.path.dirname(target)
         os.makedirs(folder, exist_ok=True)
         with open(f"{target}.lock", "a+b") as lock:
@@ -125,18 +143,11 @@ class DerivedFiles:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return  # another worker derives it: this one makes rows until it is there
-            if os.path.exists(target) or view.damage is not None:
+            if os.path.exists(target):
                 return
-            relative = _relative(source)
             temporary = os.path.join(folder, f".{os.path.basename(target)}.{uuid.uuid4().hex[:8]}.tmp")
             try:
-                _BACKGROUND.run(
-                    derive_file,
-                    view.local_path(relative),
-                    str(view.files[relative]["sha256"]),
-                    source,
-                    temporary,
-                )
+                _BACKGROUND.run(derive_file, served, sha256, source, temporary)
                 os.rename(temporary, target)
             finally:
                 with contextlib.suppress(FileNotFoundError):
@@ -158,6 +169,8 @@ def derive_file(path: str, sha256: str, source: str, into: str) -> None:
         raise BuildDamaged("corrupt_file", f"{path} does not match its recorded SHA-256")
     served = pa.ipc.open_file(pa.BufferReader(region)).read_all()
     BuildWriter(Storage(os.path.dirname(into))).write_arrow(into, row_json_serving(source, served))
+    with open(into, "rb") as written:  # on disk before its rename publishes it
+        os.fsync(written.fileno())
 
 
 def _lower_priority() -> None:
@@ -166,19 +179,20 @@ def _lower_priority() -> None:
 
 
 class _Background:
-    """Where derivations run: one at a time per process, each in a child process (spawned once,
-    at a lower CPU priority), waited for by a daemon thread. A derivation is Python work for each
-    row (the encoder per row, as a page's rows are made): in a thread of the worker it would hold
-    the interpreter's lock beside the requests (measured: a bystander's p99 x10 while
-    momentum_12_1's were derived in a thread). The thread is a daemon and the child dies with
-    the worker, so a worker told to stop never waits for one; what a stopped one leaves is a
-    temporary file, never a derived one."""
+    """Where derivations run: one at a time per process, in a child process (spawned on the first,
+    at a lower CPU priority, started again if it died), waited for by a daemon thread. A derivation is
+    Python work for each row (the encoder per row, as a page's rows are made): in a thread of the
+    worker it would hold the interpreter's lock beside the requests (measured: a bystander's p99 x10
+    while momentum_12_1's were derived in a thread). The thread and the child are daemons, so a
+    worker told to stop never waits for a derivation; a stopped one leaves a temporary file, never a
+    derived one. A child that dies (killed, out of memory) fails its derivation, not the thread."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._jobs: queue.Queue[Callable[[], None]] = queue.Queue()
         self._thread: threading.Thread | None = None
-        self._pool: multiprocessing.pool.Pool | None = None
+        self._child: multiprocessing.process.BaseProcess | None = None
+        self._pipe: multiprocessing.connection.Connection | None = None
 
     def submit(self, job: Callable[[], None]) -> None:
         with self._lock:
@@ -193,16 +207,49 @@ class _Background:
         done.wait()
 
     def run(self, function: Callable[..., None], *args: str) -> None:
-        """`function(*args)` in the child process, waited for (called by the thread)."""
-        with self._lock:
-            if self._pool is None:
-                self._pool = multiprocessing.get_context("spawn").Pool(1, initializer=_lower_priority)
-            pool = self._pool
-        pool.apply(function, args)
+        """`function(*args)` in the child process, waited for (called by the thread only)."""
+        if self._child is None or self._pipe is None or not self._child.is_alive():
+            context = multiprocessing.get_context("spawn")
+            mine, theirs = context.Pipe()
+            self._child = context.Process(target=_serve, args=(theirs,), name="derive", daemon=True)
+            self._child.start()
+            theirs.close()
+            self._pipe = mine
+        try:
+            self._pipe.send((function, args))
+            while not self._pipe.poll(1.0) and self._child.is_alive():
+                pass
+            failed = self._pipe.recv()  # EOFError once the child is gone, whatever it sent
+        except (EOFError, OSError) as exc:
+            self._child = None
+            raise ChildProcessError("the process deriving row bytes died") from exc
+        if failed:
+            raise RuntimeError(failed)
 
     def _loop(self) -> None:
         while True:
-            self._jobs.get()()
+            job = self._jobs.get()
+            try:
+                job()
+            except Exception:  # the thread outlives any job: later derivations and `wait` need it
+                log.exception("a derivation job failed")
+
+
+def _serve(pipe: multiprocessing.connection.Connection) -> None:
+    """The child: runs each job it is sent and answers "" or what failed; ends with its parent
+    (the pipe's end)."""
+    _lower_priority()
+    while True:
+        try:
+            function, args = pipe.recv()
+        except EOFError:
+            return
+        try:
+            function(*args)
+        except Exception as exc:  # told to the parent, which logs it
+            pipe.send(f"{type(exc).__name__}: {exc}")
+        else:
+            pipe.send("")
 
 
 _BACKGROUND = _Background()

@@ -12,6 +12,7 @@ while every build in it is served.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -36,6 +37,15 @@ def served_files(files: dict[str, Any]) -> dict[str, Any]:
     """The manifest entries a worker reads: serving files and JSON documents."""
     prefix = layout.SERVING_DIR + "/"
     return {p: f for p, f in files.items() if p.startswith(prefix) or p.endswith(".json")}
+
+
+def _folder_bytes(path: str) -> int:
+    total = 0
+    for folder, _, names in os.walk(path):
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                total += os.path.getsize(os.path.join(folder, name))
+    return total
 
 
 class LocalCache:
@@ -101,10 +111,12 @@ class LocalCache:
                 if name.startswith("."):
                     continue
                 parent = os.path.join(self.cache_dir, name)
-                for build_id in os.listdir(parent):
-                    path = os.path.join(parent, build_id)
-                    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
-                    folders.append((os.stat(path).st_mtime, path, size))
+                # Another worker sharing the folder may remove what this one lists: skipped.
+                with contextlib.suppress(FileNotFoundError):
+                    for build_id in os.listdir(parent):
+                        path = os.path.join(parent, build_id)
+                        with contextlib.suppress(FileNotFoundError):
+                            folders.append((os.stat(path).st_mtime, path, _folder_bytes(path)))
             total = sum(size for _, _, size in folders)
             now = time.time()
             for used, path, size in sorted(folders):

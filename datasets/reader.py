@@ -690,6 +690,8 @@ class LakeReader:
                 view.release_pages()
                 if self._cache is not None:
                     self._cache.touch(view.folder)
+                for folder in view.derived_folders():  # in use: kept by every worker's bound
+                    LocalCache.touch(folder)
         self._reopen_repaired(current)
 
     def _reopen_repaired(self, current: _Served) -> None:

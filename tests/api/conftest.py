@@ -34,8 +34,10 @@ fake_authenticate = authenticator_for(CALLERS)
 
 
 @pytest.fixture(scope="session")
-def client(demo_lake: Path) -> Iterator[TestClient[Any]]:
-    settings = Settings(lake=str(demo_lake), environment="test")
+def client(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Any]]:
+    # A cache folder of its own: the row bytes it derives (datasets.derived) are its worker's to wait for.
+    cache = tmp_path_factory.mktemp("serving-cache")
+    settings = Settings(lake=str(demo_lake), environment="test", serving_cache_dir=str(cache))
     app = create_app(settings, authenticate=fake_authenticate, limiter=None)
     with TestClient(app=app) as test_client:
         yield test_client

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from datasets.reader import LakeReader
 from datasets.rows import RowShape
 from tests.api.conftest import Api
 from tests.api.lakedata import build_dir, table
+from tests.health_wait import HANG_LIMIT
 
 ALPHA = "momentum_12_1"
 BOOK_TABLES = ("portfolio", "positions", "pnl", "trades")
@@ -59,9 +61,19 @@ def derived(api: Api) -> None:
         (f"/v1/alphas/{ALPHA}/{name}", {"book": "long_short", "limit": 3, "offset": 1})
         for name in BOOK_TABLES
     ]
-    for path, query in scores + books:
-        api.ok(path, "raw", **query)
-    api.client.app.state["services"].reader.derived.wait()
+    reader = api.client.app.state["services"].reader
+    deadline = time.monotonic() + HANG_LIMIT
+    while True:
+        for path, query in scores + books:
+            api.ok(path, "raw", **query)
+        reader.derived.wait()
+        found = reader.alpha(ALPHA)
+        assert found is not None
+        view = reader.view(found)
+        if all(view.table(queries.row_json_table(name)) is not None for name in queries.ROW_JSON):
+            return
+        assert time.monotonic() < deadline, "the row bytes were not derived"
+        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from datasets import queries
+from datasets import derived, queries
 from datasets.reader import BuildView, LakeReader
 from datasets.serving_layout import row_json_serving
 from pipeline.publish import publish_seal
@@ -152,3 +152,39 @@ def test_row_bytes_that_cannot_be_derived_leave_every_page_made_from_the_rows(
         assert view.table(DECISIONS) is None
     assert "could not be derived" in caplog.text
     assert queries.row_bytes_column(view, DECISIONS, "plain") is None  # the page is made from rows
+
+
+def test_a_derived_file_that_cannot_be_read_is_derived_again_and_its_build_served(
+    lake: Path, tmp_path: Path, open_reader: list[LakeReader]
+) -> None:
+    reader = reader_of(lake, tmp_path, open_reader)
+    derived_now(reader, view_of(reader))
+    (target,) = tmp_path.rglob("*_json.arrow")
+    target.write_bytes(b"not an Arrow file")  # changed under the workers (a disk fault, a hand)
+    fresh = reader_of(lake, tmp_path, open_reader)
+    view = view_of(fresh)
+    assert view.table(DECISIONS) is None and view.damage is None  # rows meanwhile; the build is whole
+    assert derived_now(fresh, view).num_rows > 0
+
+
+def exits(_: str) -> None:
+    """Run in the derivation's child: dies as an out-of-memory kill would leave it."""
+    os._exit(9)
+
+
+def test_a_derivation_whose_process_dies_fails_alone_and_the_next_one_runs(
+    lake: Path, tmp_path: Path, open_reader: list[LakeReader]
+) -> None:
+    failed: list[Exception] = []
+
+    def dies() -> None:
+        try:
+            derived._BACKGROUND.run(exits, "")
+        except ChildProcessError as exc:
+            failed.append(exc)
+
+    derived._BACKGROUND.submit(dies)
+    reader = reader_of(lake, tmp_path, open_reader)
+    reader.derived.wait()
+    assert len(failed) == 1
+    assert derived_now(reader, view_of(reader)).num_rows > 0  # a new child derives
