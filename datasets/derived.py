@@ -5,21 +5,23 @@ item 4: "serving without copies").
 set) are a function of one serving table and two to four times its size: 459 of the 750 MB that
 momentum_12_1's weekly run wrote again into the lake (docs/benchmarks.md). The lake no longer
 holds them (pipeline 2.11.0). A worker derives a table's row bytes the first time a page asks for
-them, in the background (a child process, `_Background`): that page, and every page until they are there, is made from the rows (the
-same bytes: tests/api/test_row_bytes.py), and the next one is a slice or a take of them.
+them, in the background (a child process, `_Background`): that page, and every page until they are
+there, is made from the rows (the same bytes: tests/api/test_row_bytes.py), and the next one is a
+slice or a take of them.
 
 They live in `{serving_cache_dir}/.derived/{alpha}/{key}/{table}_json.arrow` (`_key`: the serving
 file's recorded SHA-256, the field sets and `FORMAT`), the layout and format the pipeline wrote
-them in (uncompressed Arrow IPC, one record batch, mapped), published by one rename when complete, so a file there is always whole. The workers of one machine
-share them: one derives a file under a lock (`fcntl.flock` on `{file}.lock`), the others make rows
-until it is there. The folder is bounded by `serving_cache_bytes` as the S3 serving cache is
-(`datasets.local_cache`): once a derived file is written, the least recently used folders are
-removed until it fits, never one used in the last `RECENT_SECONDS` (a worker marks a folder used
-when it maps a file of it). A worker keeps a removed file it mapped (the mapping
-holds its inode) and derives it again after its next open of the build. Nothing here is trusted
-more than the serving table it came from: it is derived from the serving file's bytes once they
-hash to what the build's manifest records, by the function the pipeline used, and nothing but this
-module writes into the folder.
+them in (uncompressed Arrow IPC, one record batch, mapped), published by one rename once on disk,
+so a file there is always whole. The workers of one machine share them: one derives a file under a
+lock (`fcntl.flock` on `{file}.lock`), the others make rows until it is there. The folder is bounded
+by `serving_cache_bytes` as the S3 serving cache is (`datasets.local_cache`): once a derived file is
+written, the least recently used folders are removed until it fits, never one used in the last
+`RECENT_SECONDS` (every worker marks the folders of the files it maps at each refresh). A worker
+keeps a removed file it mapped (the mapping holds its inode) and derives it again after its next
+open of the build; a file it cannot read is removed and derived again, never a damaged build.
+Nothing here is trusted more than the serving table it came from: it is derived from the serving
+file's bytes once they hash to what the build's manifest records, by the function the pipeline
+used, and nothing but this module writes into the folder.
 """
 
 from __future__ import annotations
@@ -71,9 +73,9 @@ the encoder), so no worker serves a file an earlier version derived."""
 
 def _key(source: str, sha256: str) -> str:
     """The folder of what is derived from one serving file: its recorded SHA-256 (so the files of a
-    build copied into another lake, or of an identical build of the same alpha, are shared, and a serving file changed
-    in place is never served through bytes derived from its old content), the field sets derived
-    and `FORMAT`."""
+    build copied into another lake, or of an identical build of the same alpha, are shared, and a
+    serving file changed in place is never served through bytes derived from its old content), the
+    field sets derived and `FORMAT`."""
     spec = repr((FORMAT, sha256, queries.ROW_JSON[source], queries.ROW_PARTS.get(source)))
     return hashlib.sha256(spec.encode()).hexdigest()[:32]
 
@@ -127,6 +129,8 @@ class DerivedFiles:
     def _derive(self, served: str, sha256: str, source: str, target: str) -> None:
         try:
             self._write(served, sha256, source, target)
+            with self._lock:
+                self._failed.pop(target, None)
         except Exception:  # the pages are made from the rows meanwhile: never a failed request
             log.exception("row bytes of %s could not be derived into %s", source, target)
             with self._lock:  # not asked again at every page: a lasting cause would spin

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.dataset as pads
 from deltalake import CommitProperties, DeltaTable, WriterProperties, write_deltalake
 from deltalake.exceptions import CommitFailedError, TableNotFoundError
@@ -234,22 +233,28 @@ def _diff_by_year(
     matched at a time, so a publish holds one year of the alpha's stored rows, not its whole history
     (a row's year is a function of its key: `date`, or a trade's `timestamp`, so no key spans two
     years and the whole diff is the years' diffs together). None when a year's stored keys are not
-    unique (the caller replaces the alpha's rows whole)."""
+    unique, or a new row has no year (the caller diffs, or replaces, the alpha's rows whole)."""
+    year = pl.col(tables.YEAR_COLUMN)
+    if new[tables.YEAR_COLUMN].null_count():
+        return None
     column = tables.partition_column(table)
     dataset = delta.to_pyarrow_dataset(file_pruning_predicate=[(column, "=", target)])
-    stored = _stored_years(delta, column, target)
+    # The years the target has files in, from the table's log (no file read).
+    stored = {
+        int(p[tables.YEAR_COLUMN]) for p in delta.partitions(file_pruning_predicate=[(column, "=", target)])
+    }
     schema = stored_schema(table)
-    by_year = {int(key[0]): rows for key, rows in new.partition_by(tables.YEAR_COLUMN, as_dict=True).items()}
     parts: list[_Diff] = []
-    for year in sorted(stored | set(by_year)):
+    for each in sorted(stored | set(new[tables.YEAR_COLUMN].unique().to_list())):
         found = dataset.to_table(
-            filter=(pads.field(column) == target) & (pads.field(tables.YEAR_COLUMN) == year)
+            filter=(pads.field(column) == target) & (pads.field(tables.YEAR_COLUMN) == each)
         )
         old = pl.from_arrow(found.select(schema.names).cast(schema))
         assert isinstance(old, pl.DataFrame)
         if not _unique(old, keys):
             return None
-        parts.append(_Diff.of(old, by_year.get(year, new.head(0)), keys))
+        # A year's new rows at a time, not all of them regrouped: no second copy of the build's rows.
+        parts.append(_Diff.of(old, new.filter(year == each), keys))
     if not parts:
         empty = new.head(0)
         return _Diff(empty, empty, empty, frozenset())
@@ -259,16 +264,6 @@ def _diff_by_year(
         pl.concat([p.gone for p in parts]),
         frozenset().union(*(p.nullable for p in parts)),
     )
-
-
-def _stored_years(delta: DeltaTable, column: str, target: str) -> set[int]:
-    """The years the target has files in, from the table's log (no file read)."""
-    names = [f"partition.{column}", f"partition.{tables.YEAR_COLUMN}"]
-    actions = pa.table(delta.get_add_actions(flatten=True))  # delta-rs answers an arro3 table
-    if actions.num_rows == 0:
-        return set()
-    mine = actions.select(names).filter(pc.field(names[0]) == target)
-    return {int(year) for year in mine.column(names[1]).to_pylist() if year is not None}
 
 
 def _create(
