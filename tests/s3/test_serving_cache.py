@@ -81,6 +81,29 @@ def test_serving_files_are_fetched_once_and_match_the_lake(s3_lake: str, tmp_pat
     second.close()
 
 
+def test_an_s3_build_s_row_bytes_are_derived_from_its_local_copy(s3_lake: str, tmp_path: Path) -> None:
+    """The lake holds no row bytes (pipeline 2.11): the worker derives them from the serving table
+    it copied into its cache (`datasets.derived`), beside the copies, and maps them from there."""
+    cache = tmp_path / "cache"
+    reader = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(cache), cache_bytes=1 << 30)
+    try:
+        build = reader.alpha("momentum_12_1")
+        assert build is not None
+        view = reader.view(build)
+        name = queries.row_json_table("positions")
+        assert name not in {p.rsplit("/", 1)[-1].removesuffix(".arrow") for p in view.files}
+        assert view.table(name) is None  # pages from the rows meanwhile
+        reader.derived.wait()
+        derived = view.table(name)
+        positions = view.table("positions")
+        assert derived is not None and positions is not None and derived.num_rows == positions.num_rows
+        (written,) = (cache / ".derived" / "momentum_12_1").rglob(f"{name}.arrow")
+        assert cached_builds(cache) == {f"momentum_12_1/{build.build_id}"}  # the copy, beside it
+        assert written.stat().st_size > 0
+    finally:
+        reader.close()
+
+
 def test_a_corrupted_object_is_never_served(own_s3_lake: str, tmp_path: Path) -> None:
     s3_lake = own_s3_lake
     build = catalog.current_build(s3_lake, "Test_small_universe")
