@@ -125,6 +125,14 @@ def register(subparsers: Any) -> None:
     gc.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
     gc.add_argument("--apply", action="store_true", help="delete them (default: a dry run that only lists)")
     gc.set_defaults(handler=run_gc)
+    convert = lake_sub.add_parser(
+        "convert",
+        help="write the open tables of a lake published before them: every alpha's and benchmark's "
+        "retained builds replayed into them, oldest first, each dated when the lake served it "
+        "(targets the tables know already are left as they are)",
+    )
+    convert.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
+    convert.set_defaults(handler=run_convert)
     index = lake_sub.add_parser(
         "index",
         help="rebuild the catalogue index from every published build (a lake published before it, "
@@ -364,6 +372,24 @@ def run_gc(args: argparse.Namespace) -> int:
         print(f"{len(found)} build folders deleted  (lake {lake_root})")
     else:
         print(f"{len(found)} build folders to delete  (dry run; pass --apply to delete them)")
+    return 0
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    from pipeline.lake_convert import convert
+
+    lake_root = args.lake or default_lake()
+    replayed = 0
+    for done in convert(lake_root):
+        if done.skipped:
+            print(f"skipped    {done.target}: {done.skipped}")
+            continue
+        replayed += len(done.builds)
+        dated = ", ".join(
+            f"{build_id} (served from {moment.isoformat()})" for build_id, moment in done.builds
+        )
+        print(f"converted  {done.target}: {dated}")
+    print(f"{replayed} build{'' if replayed == 1 else 's'} replayed into the open tables  (lake {lake_root})")
     return 0
 
 

@@ -208,6 +208,11 @@ def _listed(storage: Storage, root: str, folder: str) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+def listed_generations(storage: Storage, root: str) -> list[tuple[int, str]]:
+    """(number, file name) of every generation the lake keeps, oldest first (one listing)."""
+    return _listed(storage, root, "generations")
+
+
 def newest(storage: Storage, root: str, known: Generation | None = None) -> Generation | None:
     """The newest generation, found from `known` (or the hint) by asking for the next ones: an
     unchanged catalogue costs one request. None when the lake has no catalogue index."""
@@ -216,7 +221,7 @@ def newest(storage: Storage, root: str, known: Generation | None = None) -> Gene
         start = _hint(storage, root)
         current = read_generation(storage, root, start) if start else None
     if current is None:  # no hint, or one that names a collected generation: one listing
-        listed = _listed(storage, root, "generations")
+        listed = listed_generations(storage, root)
         if not listed:
             return None
         current = read_generation(storage, root, listed[-1][0])
@@ -976,7 +981,7 @@ def collect(storage: Storage, root: str, newest_number: int) -> None:
     if cutoff < 1:
         return
     now = datetime.now(UTC).timestamp()
-    old = [number for number, _ in _listed(storage, root, "generations") if number < cutoff]
+    old = [number for number, _ in listed_generations(storage, root) if number < cutoff]
     limit = cutoff
     for number in old:
         stamp = storage.file_modified_at(generation_path(root, number))
@@ -1060,7 +1065,7 @@ def generation_at(
     log2(kept) reads). None when the oldest one kept was committed after `moment`. `read`: the
     generations already read (a generation file is never rewritten), filled with those read here
     and rid of those no longer listed (collected)."""
-    listed = [number for number, _ in _listed(storage, root, "generations")]
+    listed = [number for number, _ in listed_generations(storage, root)]
     kept = {} if read is None else read
     if read is not None:  # forget those collected since: `read` holds kept generations only
         still = set(listed)

@@ -101,18 +101,18 @@ def _moved(before: pl.Expr, after: pl.Expr) -> pl.Expr:
     return (before.is_null() != after.is_null()) | differs.fill_null(False)
 
 
-def _read_parquet(storage: Storage, path: str) -> pa.Table | None:
+def read_parquet(storage: Storage, path: str) -> pa.Table | None:
     if not storage.exists(path):
         return None
     return pq.read_table(io.BytesIO(storage.read_bytes(path)))
 
 
-def _partitions(storage: Storage, folder: str, key: str) -> dict[str, pa.Table]:
+def read_partitions(storage: Storage, folder: str, key: str) -> dict[str, pa.Table]:
     """`{value: table}` of a hive-partitioned table's parts (`{folder}/{key}=value/part-0.parquet`)."""
     parts = {}
     for name in storage.list_names(folder):
         if name.startswith(f"{key}="):
-            table = _read_parquet(storage, layout.join(folder, name, layout.PART_FILE))
+            table = read_parquet(storage, layout.join(folder, name, layout.PART_FILE))
             if table is not None:
                 parts[name.removeprefix(f"{key}=")] = table
     return parts
@@ -158,9 +158,9 @@ def read_predecessor(
         published_at = published_at.replace(tzinfo=dt.UTC)
     books = {
         book: pl.from_arrow(table)
-        for book, table in _partitions(storage, layout.join(build_dir, "portfolio"), "book").items()
+        for book, table in read_partitions(storage, layout.join(build_dir, "portfolio"), "book").items()
     }
-    decisions = _partitions(storage, layout.join(build_dir, "decisions"), "year")
+    decisions = read_partitions(storage, layout.join(build_dir, "decisions"), "year")
     scores = (
         pl.DataFrame(pa.concat_tables([t.select(["date", "symbol", "score"]) for t in decisions.values()]))
         if decisions
@@ -168,7 +168,7 @@ def read_predecessor(
     )
 
     def frame(name: str) -> pl.DataFrame | None:
-        table = _read_parquet(storage, layout.table_path(build_dir, name))
+        table = read_parquet(storage, layout.table_path(build_dir, name))
         return None if table is None else pl.DataFrame(pl.from_arrow(table))
 
     return Predecessor(

@@ -60,7 +60,7 @@ def oldest_generation(lake: Path) -> dt.datetime:
     storage = Storage(str(lake))
     known = [
         g.known
-        for number, _ in catalogue_index._listed(storage, str(lake), "generations")
+        for number, _ in catalogue_index.listed_generations(storage, str(lake))
         if (g := catalogue_index.read_generation(storage, str(lake), number)) is not None
         and g.known is not None
     ]
