@@ -108,9 +108,13 @@ bench-seal-kit:
 realistic-seals *ARGS:
     python -m tests.bench.realistic_seals {{ARGS}}
 
-# Publish each realistic seal into an empty lake, then its next week: CPU, wall, peak RSS, lake bytes, bytes written [--names 1000 --years 20 --kill-gib 12] (issue 78).
+# Publish each realistic seal into an empty lake, then its next week: CPU, wall, peak RSS, lake bytes, bytes written (all, and into the open tables) [--names 1000 --years 20 --kill-gib 12 --keep --work DIR] (issue 78).
 bench-realistic *ARGS:
     python -m tests.bench.realistic_bench {{ARGS}}
+
+# The open tables' logs at 10^3 and 10^4 alphas, simulated with delta-rs from a kept realistic lake: checkpoint bytes, open and commit seconds [--lake DIR/Test_realistic_1000x20y --alphas 1000 3000 --interval 10 100] (issue 78, item 5).
+bench-lake-simulation *ARGS:
+    python -m tests.bench.lake_simulation {{ARGS}}
 
 # Wall time, peak memory and lake bytes to generate and build the full-size alpha.
 bench-pipeline:

@@ -40,6 +40,7 @@ def _rss(pid: int) -> int:
 def build(seal: Path, lake: Path, kill_bytes: int) -> dict[str, Any]:
     """One `alpha-results build` child: cpu s, wall s, peak GiB, bytes added to the lake, killed."""
     before = folder_bytes(lake) if lake.exists() else 0
+    tables_before = folder_bytes(lake / "tables") if (lake / "tables").exists() else 0
     command = [sys.executable, "-m", "cli.main", "build", str(seal), "--lake", str(lake), "--jobs", "1"]
     started = time.perf_counter()
     child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -66,6 +67,9 @@ def build(seal: Path, lake: Path, kill_bytes: int) -> dict[str, Any]:
         "wall_s": round(wall, 1),
         "peak_gib": round(usage.ru_maxrss * 1024 / GIB, 2),
         "bytes_added": folder_bytes(lake) - before if lake.exists() else 0,
+        "tables_bytes_added": folder_bytes(lake / "tables") - tables_before
+        if (lake / "tables").exists()
+        else 0,
         "killed": killed.is_set(),
     }
 
@@ -78,6 +82,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=None, help="lakes here (default: a temporary folder)")
     parser.add_argument("--kill-gib", type=float, default=12.0)
     parser.add_argument("--first-only", action="store_true", help="no next weekly run")
+    parser.add_argument("--keep", action="store_true", help="keep each lake (under --work) for a look after")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-realistic-"))
     rows = []
@@ -94,7 +99,8 @@ def main() -> int:
             row = {"alpha": alpha, "seal_bytes": folder_bytes(base), "first": first, "weekly": weekly}
             print(row, flush=True)
             rows.append(row)
-            shutil.rmtree(lake, ignore_errors=True)
+            if not args.keep:
+                shutil.rmtree(lake, ignore_errors=True)
     print()
     print(
         "| alpha | seal MB | first publish: CPU s | wall s | peak GiB | lake MB "
