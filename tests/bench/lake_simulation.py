@@ -81,6 +81,18 @@ def _rss_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / (1 << 30)
 
 
+def weekly_add(week: dict[str, Any], alpha: str, name: str) -> AddAction | RemoveAction:
+    """One alpha's weekly file of a table: the real alpha's last file, under `alpha`."""
+    return AddAction(
+        f"alpha={alpha}/{name}.parquet",
+        int(week["size"]),
+        {**week["partitionValues"], "alpha": alpha},
+        int(week["modificationTime"]),
+        True,
+        week["stats"],
+    )
+
+
 def simulate(table: Path, alphas: int, interval: int, work: Path, batch: int = 200) -> dict[str, Any]:
     """`alphas` copies of the real alpha's files in a table like `table`, checkpointed every
     `interval` commits: its checkpoint, an open, and ten weekly commits of one alpha."""
@@ -130,16 +142,7 @@ def simulate(table: Path, alphas: int, interval: int, work: Path, batch: int = 2
         before = folder_bytes(log)
         started = time.perf_counter()
         DeltaTable(str(path)).create_write_transaction(
-            [
-                AddAction(
-                    f"alpha=Sim{n:06d}/week-{n}.parquet",
-                    int(week["size"]),
-                    {**week["partitionValues"], "alpha": f"Sim{n:06d}"},
-                    int(week["modificationTime"]),
-                    True,
-                    week["stats"],
-                )
-            ],
+            [weekly_add(week, f"Sim{n:06d}", f"week-{n}")],
             "append",
             real.schema(),
             partitions,
@@ -153,19 +156,7 @@ def simulate(table: Path, alphas: int, interval: int, work: Path, batch: int = 2
     bare_open_s = time.perf_counter() - started
     started = time.perf_counter()
     bare.create_write_transaction(
-        [
-            AddAction(
-                "alpha=Sim000000/bare.parquet",
-                int(week["size"]),
-                {**week["partitionValues"], "alpha": "Sim000000"},
-                int(week["modificationTime"]),
-                True,
-                week["stats"],
-            )
-        ],
-        "append",
-        real.schema(),
-        partitions,
+        [weekly_add(week, "Sim000000", "bare")], "append", real.schema(), partitions
     )
     bare_commit_s = time.perf_counter() - started
     result = {
