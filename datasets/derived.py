@@ -26,6 +26,7 @@ used, and nothing but this module writes into the folder.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import hashlib
@@ -132,6 +133,8 @@ class DerivedFiles:
             with self._lock:
                 self._failed.pop(target, None)
         except Exception:  # the pages are made from the rows meanwhile: never a failed request
+            if _BACKGROUND.closing:  # the process is exiting and its child was stopped: nothing failed
+                return
             log.exception("row bytes of %s could not be derived into %s", source, target)
             with self._lock:  # not asked again at every page: a lasting cause would spin
                 self._failed[target] = time.monotonic() + RETRY_SECONDS
@@ -197,6 +200,9 @@ class _Background:
         self._thread: threading.Thread | None = None
         self._child: multiprocessing.process.BaseProcess | None = None
         self._pipe: multiprocessing.connection.Connection | None = None
+        self.closing = False
+        """Set when the process exits (before `multiprocessing` stops the daemon child), so the
+        derivation it cuts short is not reported as a failure."""
 
     def submit(self, job: Callable[[], None]) -> None:
         with self._lock:
@@ -217,6 +223,9 @@ class _Background:
             mine, theirs = context.Pipe()
             self._child = context.Process(target=_serve, args=(theirs,), name="derive", daemon=True)
             self._child.start()
+            # Registered after `multiprocessing`'s own exit handler (imported by the start), so it
+            # runs first: handlers run last registered first.
+            atexit.register(self._close)
             theirs.close()
             self._pipe = mine
         try:
@@ -229,6 +238,9 @@ class _Background:
             raise ChildProcessError("the process deriving row bytes died") from exc
         if failed:
             raise RuntimeError(failed)
+
+    def _close(self) -> None:
+        self.closing = True
 
     def _loop(self) -> None:
         while True:
@@ -250,10 +262,13 @@ def _serve(pipe: multiprocessing.connection.Connection) -> None:
             return
         try:
             function(*args)
+            answer = ""
         except Exception as exc:  # told to the parent, which logs it
-            pipe.send(f"{type(exc).__name__}: {exc}")
-        else:
-            pipe.send("")
+            answer = f"{type(exc).__name__}: {exc}"
+        try:
+            pipe.send(answer)
+        except OSError:  # the parent is gone (exiting): so is the one who asked
+            return
 
 
 _BACKGROUND = _Background()

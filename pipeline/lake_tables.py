@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -33,9 +35,16 @@ from schemas import lake
 
 WRITER = WriterProperties(compression="ZSTD")
 FILE_BYTES = 256_000
-"""Files roll at about this size, so rows sorted by date lie in files of a few weeks each: a later
-run that changes its last weeks (the forward returns a new week completes) rewrites those files,
-not a file of the alpha's whole year (measured in docs/benchmarks.md, "Issue 78")."""
+"""The alpha's open partition (its latest year; the whole alpha in a table without years) rolls at
+about this size, so rows sorted by date lie in files of a few weeks each: a later run that changes
+its last weeks (the forward returns a new week completes) rewrites those files, not a file of the
+alpha's whole year (measured in docs/benchmarks.md, "Issue 78"). A closed year is one file
+(delta-rs' default target, 100 MiB): every file is in every reader's and writer's log of the
+table, whatever its alpha, so the files of 10^4 alphas must stay few ("The sixteenth session")."""
+OPEN_FILES = 64
+"""An open partition holding more files than this (a year of weekly appends) is compacted into
+files of `FILE_BYTES`; a closed year holding more than one file (the year just closed) into one."""
+YEAR_IN_PATH = re.compile(rf"/{tables.YEAR_COLUMN}=(\d+)/")
 GONE = "_gone"
 
 Step = Callable[[str], None]
@@ -200,6 +209,7 @@ def _publish_target(
         found = _diff_by_year(delta, table, target, new, keys)
         if found is not None:
             _merge(root, delta, table, target, found, keys, commit, written)
+            _keep_few(delta, table, target, commit, written)
             return
     old = _current(delta, table, target)
     if new is None:
@@ -208,6 +218,14 @@ def _publish_target(
         _merge(root, delta, table, target, _Diff.of(old, new, keys), keys, commit, written)
     else:
         _replace_whole(root, delta, table, target, old, new, commit, written)
+    _keep_few(delta, table, target, commit, written)
+
+
+def _keep_few(delta: DeltaTable, table: str, target: str, commit: CommitProperties, written: Written) -> None:
+    """After a commit that changed the target's rows, its files compacted where `OPEN_FILES` says
+    (the generation then names the compacted version: the same rows)."""
+    if table in written.changed and _compact(delta, table, target, commit):
+        written.versions[table] = int(delta.version())
 
 
 @dataclass
@@ -275,17 +293,7 @@ def _create(
         return
     path = tables.table_path(root, table)
     before_commit(table)
-    write_deltalake(
-        path,
-        new.to_arrow(),
-        mode="append",
-        partition_by=partitions(table),
-        configuration=tables.CONFIGURATION,
-        target_file_size=FILE_BYTES,
-        writer_properties=WRITER,
-        commit_properties=commit,
-        storage_options=tables.storage_options(root),
-    )
+    _append(root, path, table, new, commit)
     written.versions[table] = _version(path, root)
     written.changed[table] = {"inserted": new.height, "updated": 0, "deleted": 0}
 
@@ -339,13 +347,7 @@ def _merge(
     before_commit(table)
     # Both commits leave `delta` on the version they committed: no second open of the table.
     if changed.height == gone.height == 0:
-        write_deltalake(
-            delta,
-            inserted.to_arrow(),
-            mode="append",
-            writer_properties=WRITER,
-            commit_properties=commit,
-        )
+        _append(root, delta, table, inserted, commit)
     else:
         source = pl.concat(
             [
@@ -371,6 +373,60 @@ def _merge(
         )
     written.versions[table] = int(delta.version())
     written.changed[table] = {"inserted": inserted.height, "updated": changed.height, "deleted": gone.height}
+
+
+def _append(
+    root: str, into: str | DeltaTable, table: str, rows: pl.DataFrame, commit: CommitProperties
+) -> None:
+    """`rows` appended (the table created by a path's first append), laid out as `FILE_BYTES`
+    says: the rows of years before their latest in files of up to delta-rs' default size, those of
+    their latest year rolled at `FILE_BYTES` (two commits when both are there)."""
+    open_rows, closed_rows = rows, rows.head(0)
+    if table in tables.YEAR_TABLES and rows.height:
+        latest = rows[tables.YEAR_COLUMN].max()
+        open_rows = rows.filter(pl.col(tables.YEAR_COLUMN) == latest)
+        closed_rows = rows.filter(pl.col(tables.YEAR_COLUMN) != latest)
+    options = None if isinstance(into, DeltaTable) else tables.storage_options(root)
+    for part, size in ((closed_rows, None), (open_rows, FILE_BYTES)):
+        if part.height:
+            write_deltalake(
+                into,
+                part.to_arrow(),
+                mode="append",
+                partition_by=partitions(table),
+                configuration=tables.CONFIGURATION,  # read only by the commit that creates the table
+                target_file_size=size,
+                writer_properties=WRITER,
+                commit_properties=commit,
+                storage_options=options,
+            )
+
+
+def _compact(delta: DeltaTable, table: str, target: str, commit: CommitProperties) -> bool:
+    """The target's files kept few (`OPEN_FILES`): a closed year of more than one file compacted
+    into one, the open partition of more than `OPEN_FILES` into files of `FILE_BYTES`. Rows and
+    the change data feed are unchanged (Delta's `OPTIMIZE`: `dataChange` false). Returns whether
+    it committed."""
+    column = tables.partition_column(table)
+    files = delta.file_uris(file_pruning_predicate=f"{_name(column)} = {_quote(target)}")
+    if table not in tables.YEAR_TABLES:
+        counts: Counter[int | None] = Counter({None: len(files)})
+    else:
+        counts = Counter(int(m.group(1)) for f in files if (m := YEAR_IN_PATH.search(f)))
+    latest = max((y for y in counts if y is not None), default=None)
+    compacted = False
+    for year, count in sorted(counts.items(), key=lambda item: item[0] or 0):
+        closed = year is not None and latest is not None and year < latest
+        if (closed and count > 1) or (not closed and count > OPEN_FILES):
+            where = [(column, "=", target), *([] if year is None else [(tables.YEAR_COLUMN, "=", str(year))])]
+            delta.optimize.compact(
+                partition_filters=where,
+                target_size=None if closed else FILE_BYTES,
+                writer_properties=WRITER,
+                commit_properties=commit,
+            )
+            compacted = True
+    return compacted
 
 
 def _matches(table: str, target: str, keys: list[str], nullable: frozenset[str]) -> str:
