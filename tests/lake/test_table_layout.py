@@ -91,8 +91,9 @@ def test_weekly_appends_across_a_years_end_keep_the_files_few_and_the_rows_and_c
     found = pl.read_delta(tables.table_path(root, "positions")).drop(
         tables.ALPHA_COLUMN, tables.YEAR_COLUMN, tables.BUILD_COLUMN
     )
+    # No generation names these commits: the table is read at its latest version.
     expected = positions.sort(positions.columns)
-    assert_frame_equal(found.select(positions.columns).sort(positions.columns), expected)  # no generation names them
+    assert_frame_equal(found.select(positions.columns).sort(positions.columns), expected)
     delta = DeltaTable(tables.table_path(root, "positions"))
     feed = pl.from_arrow(pa.table(delta.load_cdf(starting_version=0).read_all()))
     assert isinstance(feed, pl.DataFrame)
