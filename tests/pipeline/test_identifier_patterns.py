@@ -106,6 +106,7 @@ SEARCHING = {
     "serve.prometheus._LIVE_GAUGE_FILE": "finds the worker pid in the name of a metrics file the server wrote",
     "serve.declaration.PATH_PARAMETER": "finds the `{name:type}` parameters inside a route's declared path template",
     "alpha_results_seal.printable.CONTROLS": "finds control characters inside a seal's text, to escape them in a report",
+    "pipeline.lake_tables.YEAR_IN_PATH": "finds the year partition inside a table file's path, to count an alpha's files",
 }
 """Declared patterns that search inside a text rather than match a whole value, and why."""
 MODULE_ROOTS = {
