@@ -86,11 +86,13 @@ def _frame(table: pa.Table) -> pl.DataFrame:
     return frame
 
 
-def read_build(storage: Storage, build_dir: str) -> DerivedAlpha:
-    """An alpha build's Parquet tables (`schemas.lake.TABLES`), as a publish hands them to the open
+def read_build(
+    storage: Storage, build_dir: str, specs: tuple[lake.LakeTable, ...] = lake.TABLES
+) -> DerivedAlpha:
+    """An alpha build's Parquet tables (`specs`: all by default), as a publish hands them to the open
     tables (`pipeline.lake_tables.alpha_frames`)."""
     derived = DerivedAlpha()
-    for spec in lake.TABLES:
+    for spec in specs:
         if spec.layout == "single":
             found = read_parquet(storage, layout.table_path(build_dir, spec.name))
             if found is not None:
@@ -169,7 +171,13 @@ class _Builds:
             assert daily is not None  # kept: `_replayable`
             return lake_tables.publish_benchmark(self.root, self.symbol, build_id, _frame(daily))
         build_dir = layout.alpha_build_dir(self.root, self.target, build_id)
-        return lake_tables.publish_alpha(self.root, self.target, build_id, read_build(storage, build_dir))
+        written = Written()
+        for spec in lake.TABLES:  # a table at a time: a conversion holds one table of one build
+            frames = dict(lake_tables.alpha_frames(read_build(storage, build_dir, (spec,))))
+            lake_tables.publish_target(
+                self.root, spec.name, self.target, build_id, frames[spec.name], written
+            )
+        return written
 
 
 def convert(root: str) -> Iterator[Converted]:
