@@ -61,12 +61,12 @@ def mark_tiers(items: list[pytest.Item]) -> None:
 def times(report: str) -> dict[str, tuple[int, float]]:
     """Each tier's number of tests and the sum of their times (setup, call, teardown) in a JUnit report."""
     count: Counter[str] = Counter()
-    seconds: Counter[str] = Counter()
+    seconds: dict[str, float] = {}
     for case in ElementTree.parse(report).iter("testcase"):
         found = [p.get("value") for p in case.iter("property") if p.get("name") == "tier"]
         tier = found[0] if found and found[0] else "unmarked"
         count[tier] += 1
-        seconds[tier] += float(case.get("time") or 0.0)
+        seconds[tier] = seconds.get(tier, 0.0) + float(case.get("time") or 0.0)
     return {tier: (count[tier], seconds[tier]) for tier in count}
 
 
