@@ -15,8 +15,10 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
 
+from alpha_results_seal.storage import Storage
 from datasets import clock, tables
 from pipeline import lake_tables
+from pipeline.lake_convert import convert
 from pipeline.publish import publish_seal
 from schemas import lake as lake_schema
 from tests.health_wait import HANG_LIMIT
@@ -146,3 +148,24 @@ def test_a_commit_another_process_overtook_on_s3_is_made_over_the_new_version(
     assert named > overtaken[0] + 1  # committed after the other process's version, not over it
     at_named = pl.scan_delta(path, version=named, storage_options=options).select("alpha").unique().collect()
     assert sorted(at_named["alpha"].to_list()) == sorted(["Test_s3_base", first, other])
+
+
+def test_a_lake_on_s3_whose_tables_are_gone_is_converted_to_the_same_tables(
+    s3_bucket: str, seals: tuple[Path, Path]
+) -> None:
+    """`alpha-results lake convert` on S3 (pipeline/lake_convert.py): the build folders and catalogue
+    generations in the bucket give back the tables the publishes wrote, now and as of the first."""
+    root = f"s3://{s3_bucket}/converted"
+    publish_both(seals, root)
+    between = SECOND - dt.timedelta(hours=1)
+    published = {moment: content(root, moment) for moment in (None, between)}
+    assert 0 < published[between]["portfolio"].height < published[None]["portfolio"].height  # two builds
+    storage = Storage(root)
+    storage.fs.rm(f"{root}/tables", recursive=True)
+    assert tables.generations(root).height == 0
+    done = list(convert(root))
+    assert [(d.target, len(d.builds)) for d in done] == [(ALPHA, 2)]
+    for moment, expected in published.items():
+        found = content(root, moment)
+        for table, rows in expected.items():
+            assert found[table].equals(rows), (table, moment)
