@@ -33,7 +33,13 @@ import hashlib
 import logging
 import multiprocessing
 import multiprocessing.connection
+
+# What starting the child imports, imported with the worker rather than by the first request that
+# derives (serve.warm: a request imports no module once the worker is ready).
+import multiprocessing.popen_spawn_posix
 import multiprocessing.process
+import multiprocessing.resource_tracker
+import multiprocessing.spawn
 import os
 import queue
 import threading
