@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from typing import Any
 
 import pytest
 
@@ -44,12 +45,12 @@ def test_an_empty_collection_of_a_missing_kind_warns_at_the_users_call(plain: Cl
         for _ in plain.rebalances(ALPHA):  # lazy iteration: the warning names the `for` line
             pass
         called = line() - 2
-    assert [(w.lineno, w.message.kind) for w in caught] == [(called, "rebalances")]  # type: ignore[union-attr]
+    assert [(w.lineno, w.message.kind) for w in kind_missing(caught)] == [(called, "rebalances")]
 
     with pytest.warns(KindMissingWarning) as caught:
         assert plain.trades(INCOMPLETE, "long_short").total == 0
         called = line() - 1
-    assert [(w.lineno, w.message.kind) for w in caught] == [(called, "trades")]  # type: ignore[union-attr]
+    assert [(w.lineno, w.message.kind) for w in kind_missing(caught)] == [(called, "trades")]
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", KindMissingWarning)  # a warning category like any other
@@ -69,3 +70,9 @@ def test_collections_with_data_and_the_books_listing_do_not_warn(plain: Client) 
             ("kind_missing", "trades"),
         ]
     assert [w for w in caught if issubclass(w.category, KindMissingWarning)] == []
+
+
+def kind_missing(caught: Any) -> list[Any]:
+    """The client's warnings among those caught: a `ResourceWarning` of an object another test left
+    to the garbage collector may be emitted at any moment, inside this test's capture too."""
+    return [w for w in caught if isinstance(w.message, KindMissingWarning)]
