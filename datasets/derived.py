@@ -26,7 +26,6 @@ used, and nothing but this module writes into the folder.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import fcntl
 import hashlib
@@ -139,8 +138,8 @@ class DerivedFiles:
             with self._lock:
                 self._failed.pop(target, None)
         except Exception:  # the pages are made from the rows meanwhile: never a failed request
-            if _BACKGROUND.closing:  # the process is exiting and its child was stopped: nothing failed
-                return
+            if not threading.main_thread().is_alive():  # the process is exiting: its exit handlers
+                return  # stopped the daemon child, which cut the derivation short; nothing failed
             log.exception("row bytes of %s could not be derived into %s", source, target)
             with self._lock:  # not asked again at every page: a lasting cause would spin
                 self._failed[target] = time.monotonic() + RETRY_SECONDS
@@ -206,9 +205,6 @@ class _Background:
         self._thread: threading.Thread | None = None
         self._child: multiprocessing.process.BaseProcess | None = None
         self._pipe: multiprocessing.connection.Connection | None = None
-        self.closing = False
-        """Set when the process exits (before `multiprocessing` stops the daemon child), so the
-        derivation it cuts short is not reported as a failure."""
 
     def submit(self, job: Callable[[], None]) -> None:
         with self._lock:
@@ -229,9 +225,6 @@ class _Background:
             mine, theirs = context.Pipe()
             self._child = context.Process(target=_serve, args=(theirs,), name="derive", daemon=True)
             self._child.start()
-            # Registered after `multiprocessing`'s own exit handler (imported by the start), so it
-            # runs first: handlers run last registered first.
-            atexit.register(self._close)
             theirs.close()
             self._pipe = mine
         try:
@@ -244,9 +237,6 @@ class _Background:
             raise ChildProcessError("the process deriving row bytes died") from exc
         if failed:
             raise RuntimeError(failed)
-
-    def _close(self) -> None:
-        self.closing = True
 
     def _loop(self) -> None:
         while True:

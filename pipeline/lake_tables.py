@@ -13,6 +13,7 @@ unique in a build has the alpha's rows replaced whole (a predicate overwrite).
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import math
 import re
 import time
@@ -32,6 +33,8 @@ from datasets.layout import BUILD_RETENTION_SECONDS, history_seconds
 from datasets.pins import Pinned, pinned
 from pipeline.derive import DerivedAlpha
 from schemas import lake
+
+log = logging.getLogger(__name__)
 
 WRITER = WriterProperties(compression="ZSTD")
 FILE_BYTES = 256_000
@@ -224,7 +227,16 @@ def _publish_target(
 def _keep_few(delta: DeltaTable, table: str, target: str, commit: CommitProperties, written: Written) -> None:
     """After a commit that changed the target's rows, its files compacted where `OPEN_FILES` says
     (the generation then names the compacted version: the same rows)."""
-    if table in written.changed and _compact(delta, table, target, commit):
+    if table not in written.changed:
+        return
+    try:
+        compacted = _compact(delta, table, target, commit)
+    except CommitFailedError:  # housekeeping: a conflict leaves the files to the next publish's
+        log.info(
+            "compaction of %s's files of %s left to its next publish (a concurrent commit)", target, table
+        )
+        return
+    if compacted:
         written.versions[table] = int(delta.version())
 
 

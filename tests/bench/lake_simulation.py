@@ -52,25 +52,20 @@ def real_adds(table: Path) -> list[dict[str, Any]]:
 
 
 def per_table(lake: Path) -> list[dict[str, Any]]:
-    """Each table of the real alpha: files, data bytes, and what its weekly run (the table's last
-    commit) added."""
+    """Each table of the real alpha: its files, data bytes, whether its weekly run committed to it,
+    and its log's bytes."""
     rows = []
     for table in sorted((lake / "tables").iterdir()):
         if table.name == GENERATIONS or not (table / "_delta_log").is_dir():
             continue
         delta = DeltaTable(str(table))
         adds = real_adds(table)
-        last = delta.history(1)[0]
-        metrics = last.get("operationMetrics") or {}
         rows.append(
             {
                 "table": table.name,
                 "files": len(adds),
                 "data_bytes": sum(int(a["size"]) for a in adds),
                 "weekly_commit": int(delta.version()) > 0,
-                "weekly_files": int(
-                    metrics.get("num_added_files", metrics.get("numTargetFilesAdded", 0)) or 0
-                ),
                 "log_bytes": folder_bytes(table / "_delta_log"),
             }
         )
@@ -150,15 +145,6 @@ def simulate(table: Path, alphas: int, interval: int, work: Path, batch: int = 2
         )
         commits.append(time.perf_counter() - started)
         written.append(folder_bytes(log) - before)
-    # An append needs no file list: opened without it, the same commit.
-    started = time.perf_counter()
-    bare = DeltaTable(str(path), without_files=True)
-    bare_open_s = time.perf_counter() - started
-    started = time.perf_counter()
-    bare.create_write_transaction(
-        [weekly_add(week, "Sim000000", "bare")], "append", real.schema(), partitions
-    )
-    bare_commit_s = time.perf_counter() - started
     result = {
         "table": table.name,
         "alphas": alphas,
@@ -172,8 +158,6 @@ def simulate(table: Path, alphas: int, interval: int, work: Path, batch: int = 2
         "commit_s_mean": round(sum(commits) / len(commits), 2),
         "commit_s_max": round(max(commits), 2),
         "log_bytes_per_commit": round(sum(written) / len(written)),
-        "open_without_files_s": round(bare_open_s, 3),
-        "append_without_files_s": round(bare_commit_s, 3),
         "peak_gib": round(_rss_gib(), 2),
     }
     shutil.rmtree(path, ignore_errors=True)

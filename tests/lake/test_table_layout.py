@@ -14,6 +14,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
+from deltalake.exceptions import CommitFailedError
 from polars.testing import assert_frame_equal
 
 from datasets import tables
@@ -99,3 +100,26 @@ def test_weekly_appends_across_a_years_end_keep_the_files_few_and_the_rows_and_c
     assert isinstance(feed, pl.DataFrame)
     assert feed["_change_type"].unique().to_list() == ["insert"]
     assert feed.height == positions.height
+
+
+def test_a_compaction_that_meets_a_concurrent_commit_is_left_to_the_next_publish(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Compaction is housekeeping: a conflict skips it, the publish's rows are committed and named."""
+    publish(tmp_path / "built", tmp_path, 12)
+    positions = stored(tmp_path / "built", "positions").drop(tables.ALPHA_COLUMN, tables.YEAR_COLUMN)
+    root = str(tmp_path / "lake")
+    monkeypatch.setattr(lake_tables, "OPEN_FILES", 1)
+    first = lake_tables.Written()
+    lake_tables.publish_target(root, "positions", ALPHA, "b0", positions.head(100), first)
+
+    def conflict(*_: object) -> bool:
+        raise CommitFailedError("a concurrent commit")
+
+    monkeypatch.setattr(lake_tables, "_compact", conflict)
+    written = lake_tables.Written()
+    lake_tables.publish_target(root, "positions", ALPHA, "b1", positions, written)
+    assert written.changed["positions"]["inserted"] == positions.height - 100
+    named = pl.read_delta(tables.table_path(root, "positions"), version=written.versions["positions"])
+    assert named.height == positions.height  # the version named holds every row, compacted or not
+    assert files(Path(root), "positions")[2023] == 2  # left for the next publish
