@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import polars as pl
+import pyarrow.dataset as pads
 from deltalake import DeltaTable
 from deltalake.exceptions import TableNotFoundError
 
@@ -168,6 +169,20 @@ def scan(
     if not frames:
         return _empty(root, table)
     return pl.concat(frames, how="vertical")
+
+
+def target_rows(
+    root: str, table: str, target: str, version: int, columns: Iterable[str] | None = None
+) -> pl.DataFrame:
+    """One target's rows of `table` at `version` (an alpha id, or a benchmark's symbol), only its
+    files read (partition-pruned), `columns` only when given."""
+    key = partition_column(table)
+    found = DeltaTable(table_path(root, table), version=version, storage_options=storage_options(root))
+    dataset = found.to_pyarrow_dataset(file_pruning_predicate=[(key, "=", target)])
+    wanted = None if columns is None else list(columns)
+    frame = pl.from_arrow(dataset.to_table(columns=wanted, filter=pads.field(key) == target))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
 
 
 def _empty(root: str, table: str) -> pl.LazyFrame:

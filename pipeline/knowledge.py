@@ -40,9 +40,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from alpha_results_seal.storage import Storage
-from datasets import layout
+from datasets import layout, tables
 from pipeline.derive import DerivedAlpha
-from schemas.lake import KNOWN_SESSIONS, RESTATEMENTS
+from schemas.lake import KNOWN_SESSIONS, RESTATEMENTS, TABLE_SCHEMAS
 
 ROLLBACK_RULE = "publish.not_older_than_published"
 """The rule a rollback breaks (docs/seal.md, "Refusals"; `alpha-results build --allow-rollback`)."""
@@ -135,11 +135,27 @@ def session_returns(books: dict[str, pl.DataFrame]) -> pl.DataFrame:
     return pl.concat(frames) if frames else pl.DataFrame(schema=schema)
 
 
+PREDECESSOR_TABLES = ("portfolio", "decisions", "known_sessions", "restatements", "metrics_stored")
+"""What a publish reads of the build it replaces."""
+
+PREDECESSOR_COLUMNS: dict[str, list[str] | None] = {
+    "portfolio": ["book", "date", "starting_equity", "ending_equity"],
+    "decisions": ["date", "symbol", "score"],
+    "known_sessions": None,
+    "restatements": None,
+    "metrics_stored": None,
+}
+"""Of each, the columns read (None: the build's columns, `schemas.lake`)."""
+
+
 def read_predecessor(
     storage: Storage, lake_root: str, alpha_id: str, pointer: dict[str, Any] | None
 ) -> Predecessor | None:
     """The build `pointer` names, read for knowledge time; None for a first publish (or a pointer
-    whose build is gone: nothing of it can be carried)."""
+    whose build is gone: nothing of it can be carried). Its rows are read from the open tables at
+    the versions the alpha's newest generation names when that generation is of this build
+    (`predecessor_rows`), else from the build's own Parquet (a build published before the open
+    tables, on a lake `lake convert` has not moved over)."""
     if not pointer or not isinstance(pointer.get("build_id"), str):
         return None
     build_id = pointer["build_id"]
@@ -156,31 +172,77 @@ def read_predecessor(
     )
     if published_at.tzinfo is None:
         published_at = published_at.replace(tzinfo=dt.UTC)
-    books = {
-        book: pl.from_arrow(table)
-        for book, table in read_partitions(storage, layout.join(build_dir, "portfolio"), "book").items()
-    }
-    decisions = read_partitions(storage, layout.join(build_dir, "decisions"), "year")
-    scores = (
-        pl.DataFrame(pa.concat_tables([t.select(["date", "symbol", "score"]) for t in decisions.values()]))
-        if decisions
-        else None
+    found = predecessor_rows(lake_root, alpha_id, build_id)
+    if found is None:
+        found = _build_rows(storage, build_dir)
+    ledgers, decisions = found["portfolio"], found["decisions"]
+    books = (
+        {}
+        if ledgers is None
+        else {
+            str(book): frame.sort("date")
+            for (book,), frame in ledgers.partition_by("book", as_dict=True, maintain_order=True).items()
+        }
     )
-
-    def frame(name: str) -> pl.DataFrame | None:
-        table = read_parquet(storage, layout.table_path(build_dir, name))
-        return None if table is None else pl.DataFrame(pl.from_arrow(table))
-
     return Predecessor(
         build_id=build_id,
         published_at=published_at,
         entry=entry,
-        known=frame("known_sessions"),
-        restatements=frame("restatements"),
-        returns=session_returns({b: pl.DataFrame(f) for b, f in books.items()}),
-        scores=scores,
-        metrics=frame("metrics_stored"),
+        known=found["known_sessions"],
+        restatements=found["restatements"],
+        returns=session_returns(books),
+        scores=None
+        if decisions is None
+        else decisions.select("date", "symbol", "score").sort("date", "symbol"),
+        metrics=found["metrics_stored"],
     )
+
+
+def predecessor_rows(lake_root: str, alpha_id: str, build_id: str) -> dict[str, pl.DataFrame | None] | None:
+    """`PREDECESSOR_TABLES` of the alpha's build `build_id` from the open tables, at the versions its
+    newest generation names (what the lake serves of it: rows carried by an incremental publish
+    included, never a commit no generation names); a table with no rows of it, None. None when
+    that generation is not of `build_id` (no tables, or the build predates them)."""
+    named = tables.versions(lake_root).filter(pl.col("target") == alpha_id)
+    if named.height == 0 or set(named["build_id"].to_list()) != {build_id}:
+        return None
+    version = {str(t): v for t, v in named.select("table", "version").iter_rows()}
+    found: dict[str, pl.DataFrame | None] = {}
+    for table in PREDECESSOR_TABLES:
+        at = version.get(table)
+        columns = PREDECESSOR_COLUMNS[table] or TABLE_SCHEMAS[table].names
+        rows = None if at is None else tables.target_rows(lake_root, table, alpha_id, int(at), columns)
+        found[table] = None if rows is None or rows.height == 0 else rows.select(columns)
+    return found
+
+
+def _build_rows(storage: Storage, build_dir: str) -> dict[str, pl.DataFrame | None]:
+    """`PREDECESSOR_TABLES` of a build from its own Parquet (the books with a `book` column)."""
+    ledgers = [
+        pl.DataFrame(pl.from_arrow(table)).with_columns(pl.lit(book).alias("book"))
+        for book, table in sorted(
+            read_partitions(storage, layout.join(build_dir, "portfolio"), "book").items()
+        )
+    ]
+    years = read_partitions(storage, layout.join(build_dir, "decisions"), "year")
+    found: dict[str, pl.DataFrame | None] = {
+        "portfolio": pl.concat([f.select(PREDECESSOR_COLUMNS["portfolio"]) for f in ledgers])
+        if ledgers
+        else None,
+        "decisions": (
+            pl.DataFrame(
+                pl.from_arrow(
+                    pa.concat_tables([t.select(["date", "symbol", "score"]) for t in years.values()])
+                )
+            )
+            if years
+            else None
+        ),
+    }
+    for name in ("known_sessions", "restatements", "metrics_stored"):
+        table = read_parquet(storage, layout.table_path(build_dir, name))
+        found[name] = None if table is None else pl.DataFrame(pl.from_arrow(table))
+    return found
 
 
 def rollback(sealed_at: str | None, last_session: dt.date | None, before: Predecessor | None) -> str | None:
@@ -438,6 +500,10 @@ def restated(derived: DerivedAlpha, before: Predecessor | None) -> pl.DataFrame:
     return pl.concat([p.select(list(_ROW_SCHEMA)).cast(_ROW_SCHEMA) for p in parts])  # type: ignore[arg-type]
 
 
+RESTATEMENT_ORDER = ["restated_at", "dataset", "book", "date", "field", "period", "symbol"]
+"""The `restatements` table's row order: by restating run, then what was restated (nulls first)."""
+
+
 def restatements(
     new: pl.DataFrame, before: Predecessor | None, build_id: str, now: dt.datetime
 ) -> pl.DataFrame:
@@ -453,7 +519,10 @@ def restatements(
     if before is not None and before.restatements is not None:
         frames.insert(0, before.restatements.select(columns))
     schema = pl.DataFrame(pa.Table.from_pylist([], RESTATEMENTS)).schema
-    return pl.concat([f.cast(schema) for f in frames])
+    # One order whatever the predecessor's rows were read from (the open tables keep no row order).
+    return pl.concat([f.cast(schema) for f in frames]).sort(
+        RESTATEMENT_ORDER, nulls_last=False, maintain_order=True
+    )
 
 
 def as_tables(known: pl.DataFrame, restated_rows: pl.DataFrame) -> dict[str, pl.DataFrame]:

@@ -126,7 +126,8 @@ async def get_promotions(ctx: Ctx[AsOfQuery], alpha: FromPath[str]) -> Response[
     "Published values later runs changed, with both values",
     documented=(
         "Every value a later run changed after the lake had first published it (a ledger session's return, a "
-        "week's scores, a stored metric of a closed period), dated inside from/to, newest restatement first, "
+        "week's scores, a stored metric of a closed period), dated inside from/to, newest restatement first "
+        "(a run's own by dataset, book, date, field, period and symbol, each descending), "
         "with the build that restated it, the value before and after (withheld for data the key may not read). "
         'An answer whose window holds one carries a `restated` warning (docs/lake.md, "Restatements")'
     ),

@@ -1,0 +1,118 @@
+"""A publish reads the build it replaces from the open tables (issue 78: the build's own Parquet is
+no longer what knowledge time depends on), and from the build's Parquet only where the tables do not
+hold that build (a lake published before them): both give the same `known_sessions` and
+`restatements`, row for row and in the same order."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from alpha_results_seal.demo.alphas import alpha_spec
+from alpha_results_seal.demo.corpus import write_seal
+from alpha_results_seal.demo.engine import run_alpha
+from alpha_results_seal.demo.market import Market, simulate_market
+from datasets import clock, tables
+from pipeline import knowledge
+from pipeline.publish import publish_seal
+
+SCORED = "Test_small_universe"  # a small demo alpha with ledgers and weekly scores
+T0 = dt.datetime(2022, 1, 10, 6, tzinfo=dt.UTC)
+
+
+def _build(lake: Path) -> Path:
+    build = json.loads((lake / "alphas" / SCORED / "_current.json").read_text())["build_id"]
+    return lake / "alphas" / SCORED / "builds" / build
+
+
+def _drop_parquet(build: Path) -> None:
+    """The build's analysts' Parquet removed (its serving files, exports and JSON kept)."""
+    for path in build.iterdir():
+        if path.suffix == ".parquet":
+            path.unlink()
+        elif path.is_dir() and path.name not in ("serving", "exports"):
+            shutil.rmtree(path)
+
+
+def _ordinal(frame: pl.DataFrame, builds: dict[str, str]) -> pl.DataFrame:
+    """Build ids (random per publish) replaced by the publish's ordinal, so two lakes compare."""
+    columns = [c for c in ("build_id", "previous_build_id", "first_build_id") if c in frame.columns]
+    return frame.with_columns(pl.col(c).replace_strict(builds, default=None) for c in columns)
+
+
+def _play(seals: list[Path], folder: Path, source: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Publishes `seals` a day apart, each predecessor read from `source` only ("tables": its
+    Parquet removed before; "parquet": the open tables removed before); returns the last build's
+    `known_sessions` and `restatements`, build ids as ordinals."""
+    lake = folder / source
+    builds: dict[str, str] = {}
+    for day, seal in enumerate(seals):
+        if day:
+            if source == "tables":
+                _drop_parquet(_build(lake))
+            else:
+                shutil.rmtree(lake / tables.TABLES_DIR)
+        with clock.simulated(T0 + dt.timedelta(days=day)):
+            outcome = publish_seal(str(seal), str(lake))
+        assert outcome.status == "published", outcome.line()
+        builds[str(outcome.build_id)] = f"build {day}"
+    last = _build(lake)
+    known = pl.read_parquet(last / "known_sessions.parquet")
+    restated = pl.read_parquet(last / "restatements.parquet")
+    return _ordinal(known, builds), _ordinal(restated, builds)
+
+
+@pytest.fixture(scope="module")
+def seals(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Three runs of one alpha: the first, a rerun over corrected closes a month back (scores and
+    returns restated), then a week later over other corrections (restated again, on top)."""
+    market: Market = simulate_market("small", 7)
+    folder = tmp_path_factory.mktemp("seals")
+    end = int(market.decision_sessions[-5])
+    once = market.corrected(tuple(range(end - 260, end - 250)), 1.05)
+    twice = once.corrected((end - 8, end - 7, end - 6), 1.01)
+    runs = [(market, 5), (once, 5), (twice, 4)]
+    return [
+        write_seal(
+            run_alpha(alpha_spec(SCORED), m, "small", 7, end=int(market.decision_sessions[-week])),
+            folder / f"run{i}",
+        )
+        for i, (m, week) in enumerate(runs)
+    ]
+
+
+def test_the_predecessor_read_from_the_open_tables_is_the_one_its_parquet_holds(
+    seals: list[Path], tmp_path: Path
+) -> None:
+    known_tables, restated_tables = _play(seals, tmp_path, "tables")
+    known_parquet, restated_parquet = _play(seals, tmp_path, "parquet")
+    # Restated twice: the second run's rows are carried by the third build, beside its own.
+    assert restated_tables["build_id"].unique().sort().to_list() == ["build 1", "build 2"]
+    assert set(restated_tables["field"]) >= {"return", "scores"}
+    # Sessions keep the first build's time: read from the tables, not dated anew.
+    assert known_tables["first_build_id"].value_counts().height >= 2
+    assert known_tables.filter(pl.col("first_build_id") == "build 0").height > 0
+    assert known_tables.equals(known_parquet)
+    assert restated_tables.equals(restated_parquet)
+    assert restated_tables.equals(restated_tables.sort(knowledge.RESTATEMENT_ORDER, nulls_last=False))
+
+
+def test_without_its_parquet_or_its_tables_a_predecessor_carries_nothing_it_cannot_read(
+    seals: list[Path], tmp_path: Path
+) -> None:
+    """The tables name the build, so its rows come from them; a generation of another build (the
+    tables behind the pointer) is never taken for it."""
+    lake = tmp_path / "lake"
+    with clock.simulated(T0):
+        first = publish_seal(str(seals[0]), str(lake))
+    assert knowledge.predecessor_rows(str(lake), SCORED, str(first.build_id)) is not None
+    assert knowledge.predecessor_rows(str(lake), SCORED, "0" * 20) is None
+    found = knowledge.predecessor_rows(str(lake), SCORED, str(first.build_id))
+    assert found is not None and found["known_sessions"] is not None
+    on_disk = pl.read_parquet(_build(lake) / "known_sessions.parquet")
+    assert found["known_sessions"].sort("dataset", "book", "date", nulls_last=False).equals(on_disk)
