@@ -1,4 +1,4 @@
-"""`alpha-results mcp`: the server's MCP tools over stdio for a local agent (serve/mcp/bridge.py).
+"""`alpha-results mcp`: the server's MCP tools over stdio for a local agent (serve/model_context/bridge.py).
 
 The key comes from the environment only (never an argument, which other users of the machine can
 read in the process list), under the typed client's names (alpha_results_client.config).
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     # Start-up time (cli/__init__.py): the MCP SDK is imported when the command runs.
     import anyio
 
-    from serve.mcp.bridge import Unreachable, serve_stdio
+    from serve.model_context.bridge import Unreachable, serve_stdio
 
     try:
         anyio.run(serve_stdio, url, token)

@@ -50,8 +50,8 @@ from serve.front import Front
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.limits import Limiter, open_limiter
 from serve.limits.as_of import AsOfBudget
-from serve.mcp.mount import mounted as mcp_mounted
-from serve.mcp.tools import tool_hashes
+from serve.model_context.mount import mounted as mcp_mounted
+from serve.model_context.tools import tool_hashes
 from serve.openapi import DeclaredAnswers, openapi_config, served
 from serve.prometheus import ServerMetrics, forget_dead_workers, worker_stopped
 from serve.records import RecordsSource

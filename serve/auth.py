@@ -320,7 +320,7 @@ async def count_request(services: Services, caller: Caller, exchange: Exchange) 
     """Count one request of `caller`'s key in its rate windows and monthly quota, keeping the counts
     and the `X-RateLimit-*` headers on `exchange`, or raise the 429 of the window it would exceed
     (nothing counted). The one way anything is metered: a route's request (`apply_limits`) and an MCP
-    message (serve/mcp/metering.py)."""
+    message (serve/model_context/metering.py)."""
     if services.limiter is None:
         return
     limits = caller_limits(caller)

@@ -49,11 +49,11 @@ class Exchange:
     """Answer body bytes sent for this request, counted by `serve.front.Cycle.send`."""
     vouched: Caller | None = None
     """The caller an in-process tool call carries from its `/mcp` request when that request
-    presented an access token (serve/mcp/calls.py): verified there, so the route's guards take it
+    presented an access token (serve/model_context/calls.py): verified there, so the route's guards take it
     rather than reading the token again (a route over HTTP never has one: only the app sets it)."""
     egress_counted: int = 0
     """Of `egress_bytes`, those already counted as requests of their own: an `/mcp` answer's tool
-    results are route answers, each counted as that route's request (`serve.mcp.calls.call_route`);
+    results are route answers, each counted as that route's request (`serve.model_context.calls.call_route`);
     the rest of what `/mcp` sends (the result's text copy of them, the JSON-RPC frame) is its own."""
     held: list[Callable[[], None]] = field(default_factory=list)
     """What gives back the places the request holds among its key's (an open stream's, a body's

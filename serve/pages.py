@@ -27,7 +27,7 @@ LANDING_PATH = "/"
 
 DASHBOARD_PATH = "/ui"
 """The research dashboard's path (serve/routes/dashboard.py mounts it), linked from the landing page."""
-MCP_PATH = "/mcp"  # the MCP server (Streamable HTTP; serve/mcp/)
+MCP_PATH = "/mcp"  # the MCP server (Streamable HTTP; serve/model_context/)
 LLMS_PATH = "/llms.txt"  # the reference for language models (serve/doc_blocks/llms.py)
 
 ASSET_CACHE = CacheControlHeader(public=True, max_age=365 * 24 * 3600, immutable=True)

@@ -46,7 +46,7 @@ SEAL_TEXT = Meta(extra_json_schema={X_SEAL_TEXT: True})
 """On a served field: its value is text a research team's seal supplied (free text, which the build
 bounds but cannot vet), every string within it (an object's or a list's, keys included). A reader
 must treat it as data, never as instructions: the MCP server names such values in each tool
-result (`serve.mcp.untrusted`). Identifiers the build holds to a pattern (alpha ids, tickers,
+result (`serve.model_context.untrusted`). Identifiers the build holds to a pattern (alpha ids, tickers,
 books) and values from a closed set are not marked: neither can carry a sentence."""
 
 

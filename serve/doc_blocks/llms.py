@@ -1,7 +1,7 @@
 """`/llms.txt` (the llmstxt.org convention: a Markdown summary for language models), generated from
 the OpenAPI document the app serves (itself made from the endpoint declarations) and the registry:
 each route with its registry id (also its MCP tool's name), summary, caller and parameters, and
-each MCP tool's declaration hash for clients to pin (`serve.mcp.tools.declaration_sha256`).
+each MCP tool's declaration hash for clients to pin (`serve.model_context.tools.declaration_sha256`).
 
 One generator for both copies: the app serves it from its own document (`serve.routes.developer`),
 and `alpha-results reference` writes docs/llms.txt from the same document as docs/reference.md
@@ -88,7 +88,7 @@ declaration no longer hashes to its pin: docs/integrations.md, "Pinning the tool
 
 def llms_text(document: dict[str, Any], tool_hashes: Mapping[str, str]) -> str:
     """The whole of `/llms.txt` for `document` (the app's OpenAPI document) and the MCP tools'
-    declaration hashes (`serve.mcp.tools.tool_hashes`, passed in: this module is the routes', which
+    declaration hashes (`serve.model_context.tools.tool_hashes`, passed in: this module is the routes', which
     the tools are made from)."""
     info = document.get("info", {})
     lines = [

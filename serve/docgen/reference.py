@@ -29,7 +29,7 @@ from schemas.registry import BY_ID
 from serve.app import openapi_document
 from serve.doc_blocks.llms import llms_text
 from serve.endpoints import registry_version
-from serve.mcp.tools import tool_hashes
+from serve.model_context.tools import tool_hashes
 from serve.openapi.annotations import field_description
 from serve.openapi.jsonschema import without_null
 

@@ -1,4 +1,4 @@
-"""The MCP tools and prompts as declared (serve/mcp/), without a server: each tool is its route's
+"""The MCP tools and prompts as declared (serve/model_context/), without a server: each tool is its route's
 declaration, the prompts name tools and arguments that exist, and `alpha-results mcp` reads the
 typed client's environment variables. (The server's answers: tests/e2e/test_mcp_served.py.)"""
 
@@ -16,11 +16,11 @@ from core import errors
 from schemas.query import params_of
 from schemas.registry import ALL_IDS
 from serve.endpoints import endpoints
-from serve.mcp import prompts
-from serve.mcp.calls import result_of
-from serve.mcp.mount import MAX_BODY_BYTES, Gone, bounded_body
-from serve.mcp.summary import DETAIL
-from serve.mcp.tools import MAX_NAMED, UNSERVED, WITHOUT, path_names, route_tools
+from serve.model_context import prompts
+from serve.model_context.calls import result_of
+from serve.model_context.mount import MAX_BODY_BYTES, Gone, bounded_body
+from serve.model_context.summary import DETAIL
+from serve.model_context.tools import MAX_NAMED, UNSERVED, WITHOUT, path_names, route_tools
 
 
 def test_one_tool_per_registry_id_but_the_stream() -> None:
@@ -186,7 +186,7 @@ def test_the_mcp_body_is_read_whole_refused_over_the_limit_or_dropped_when_the_c
 
 def test_the_hosts_and_origins_mcp_answers_are_the_servers_own_and_the_operators() -> None:
     from core.settings import Settings
-    from serve.mcp.origins import Allowed
+    from serve.model_context.origins import Allowed
 
     allowed = Allowed.of(
         Settings(
@@ -236,7 +236,7 @@ def test_the_hosts_and_origins_mcp_answers_are_the_servers_own_and_the_operators
 
 
 def test_where_each_tools_answers_hold_seal_text_is_read_off_the_declarations() -> None:
-    from serve.mcp.untrusted import untrusted_pointers
+    from serve.model_context.untrusted import untrusted_pointers
 
     tools = route_tools()
     assert ("data", "tldr") in tools["catalog.alphas.get"].seal_text

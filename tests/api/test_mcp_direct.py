@@ -1,5 +1,5 @@
 """A `tools/call` is answered by the mount itself, without the SDK's per-POST transport (issue 61,
-item 4; `serve.mcp.calls.direct_call`): the same answer as the SDK's for every protocol version it
+item 4; `serve.model_context.calls.direct_call`): the same answer as the SDK's for every protocol version it
 serves (the handshake era's and 2026-07-28's single exchange, its envelope and routing headers
 checked by the SDK's own functions), the route's bytes spliced into it as they are, and every other
 message still the SDK's.
@@ -20,7 +20,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from serve.mcp import calls
+from serve.model_context import calls
 from tests.analytics.conftest import CALLERS, Api, serving
 from tests.raw_asgi import exchange
 
@@ -67,7 +67,7 @@ def post(
         "Authorization": f"Bearer {token}",
         "Accept": "application/json, text/event-stream",
         "Content-Type": "application/json",
-        "Host": "localhost",  # a name of the server (serve/mcp/origins.py)
+        "Host": "localhost",  # a name of the server (serve/model_context/origins.py)
         **({"MCP-Protocol-Version": version} if version else {}),
         **modern,
         **extra,

@@ -1,5 +1,5 @@
 """Analytics tools answer an agent in summary form unless called with `detail="full"` (issue 65:
-"`analytics.mmc` answers 83 KB to an agent"; serve/mcp/summary.py): every figure of the route's
+"`analytics.mmc` answers 83 KB to an agent"; serve/model_context/summary.py): every figure of the route's
 answer, each series longer than `LONGEST` items cut to its first and last `KEPT`. Read off the
 declarations (no server), then through the app's own `/mcp` over the demo lake with its records
 (approved alphas, so that mmc has its weekly series); the HTTP routes answer as before."""
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from serve.endpoints import endpoints
-from serve.mcp.summary import DETAIL, FULL, KEPT, LONGEST, SUMMARY, is_summarised, summarised
-from serve.mcp.tools import SUMMARISED, route_tools
-from serve.mcp.untrusted import untrusted_pointers
+from serve.model_context.summary import DETAIL, FULL, KEPT, LONGEST, SUMMARY, is_summarised, summarised
+from serve.model_context.tools import SUMMARISED, route_tools
+from serve.model_context.untrusted import untrusted_pointers
 from tests.analytics.conftest import CALLERS, Api, serving
 from tests.api.test_mcp_direct import post
 

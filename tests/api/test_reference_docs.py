@@ -203,7 +203,7 @@ def test_docs_point_only_inside_the_repository(doc: Path) -> None:
 
 def test_llms_txt_is_current(document: dict[str, Any]) -> None:
     from serve.doc_blocks.llms import llms_text
-    from serve.mcp.tools import tool_hashes
+    from serve.model_context.tools import tool_hashes
 
     committed = reference.LLMS_PATH.read_text(encoding="utf-8")
     assert committed == llms_text(document, tool_hashes()), (
@@ -217,7 +217,7 @@ def test_llms_txt_covers_every_surface(document: dict[str, Any]) -> None:
     """Issue 47, item 6: `/llms.txt` named the routes and MCP but not Delta Sharing, the event feed,
     the stream, webhooks or the signed downloads an agent meets."""
     from serve.doc_blocks.llms import llms_text
-    from serve.mcp.tools import tool_hashes
+    from serve.model_context.tools import tool_hashes
 
     text = llms_text(document, tool_hashes())
     for surface in ("/mcp", "/delta-sharing", "/v1/events/stream", "webhook-signature", "/downloads/", "/ui"):

@@ -27,7 +27,7 @@ import pytest
 from access import open_store
 from pipeline.publish import publish_seal
 from schemas.registry import ALL_IDS
-from serve.mcp.tools import UNSERVED, UNTRUSTED
+from serve.model_context.tools import UNSERVED, UNTRUSTED
 from tests.e2e.test_mcp_served import NARROW, World, export_arguments, keyed, session, tool_arguments
 from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import issue_key

@@ -33,8 +33,8 @@ from access import Grants, RateLimit, open_store
 from core.context import AllowList
 from schemas.registry import ADMIN_IDS, ALL_IDS
 from schemas.wire import BENCHMARK_SYMBOLS
-from serve.mcp.summary import DETAIL, FULL
-from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, UNSERVED
+from serve.model_context.summary import DETAIL, FULL
+from serve.model_context.tools import NEXT_PAGE, RATE_LIMIT, UNSERVED
 from tests.health_wait import wait_until
 from tests.ops.keys import IssuedKey, issue_key
 from tests.shared_servers import SharedServer
@@ -285,7 +285,7 @@ def route_of(world: World, tool: types.Tool, arguments: dict[str, Any]) -> httpx
     in_path = {p["name"] for p in operation["parameters"] if p["in"] == "path"}
     for name in in_path:
         path = path.replace("{" + name + "}", str(arguments[name]))
-    # `detail` is the tool's own (its summary form: serve/mcp/summary.py), never the route's.
+    # `detail` is the tool's own (its summary form: serve/model_context/summary.py), never the route's.
     query = {k: v for k, v in arguments.items() if k not in in_path and k != DETAIL}
     return world.get(world.admin, path, query)
 
@@ -495,7 +495,7 @@ def test_an_unknown_tool_or_prompt_is_named_cut_to_64_characters(world: World) -
 
 
 def test_a_body_over_the_mcp_limit_is_refused_unread(world: World) -> None:
-    from serve.mcp.mount import MAX_BODY_BYTES
+    from serve.model_context.mount import MAX_BODY_BYTES
 
     headers = {**world.member.headers, "Accept": "application/json, text/event-stream"}
     arguments = {"search": "m" * MAX_BODY_BYTES}
@@ -585,7 +585,7 @@ def test_every_protocol_message_is_metered_as_a_request(world: World) -> None:
     """Issue 48: `tools/list` and the other protocol messages were free (286 a second on a key
     limited to 5). Each is one request of the key now, and at a limit it is refused with the
     window's 429 as a route's request is, its body a JSON-RPC error carrying the API's envelope."""
-    from serve.mcp.metering import REFUSED
+    from serve.model_context.metering import REFUSED
 
     key = new_key(world, NARROW, per_day(3))
     listing = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
@@ -678,7 +678,7 @@ def test_a_tool_call_whose_id_is_not_a_string_or_integer_is_metered_and_refused(
     metered (3,158 messages in 10 s from a 5/s key, usage 1). Each is one request of the key now,
     answered JSON-RPC's Invalid Request (id null: MCP's ids are strings or integers, never null),
     and at the limit the window's 429."""
-    from serve.mcp.metering import REFUSED
+    from serve.model_context.metering import REFUSED
 
     invalid_request = -32600  # JSON-RPC 2.0's Invalid Request
     key = new_key(world, NARROW, per_day(3))
@@ -783,8 +783,8 @@ def test_the_stdio_command_serves_the_same_tools_from_the_server(world: World) -
     expected = world.get(world.narrow, f"/v1/alphas/{alpha}/metrics").json()
     assert without_volatile(result.structured_content) == without_volatile(expected)
     # The seal's values are named through the bridge as by the server (tests/e2e/test_mcp_seal_text.py).
-    from serve.mcp.tools import UNTRUSTED, route_tools
-    from serve.mcp.untrusted import untrusted_pointers
+    from serve.model_context.tools import UNTRUSTED, route_tools
+    from serve.model_context.untrusted import untrusted_pointers
 
     named = untrusted_pointers(route_tools()["performance.metrics"].seal_text, result.structured_content)
     assert named and (result.meta or {}).get(UNTRUSTED) == named
@@ -906,7 +906,7 @@ def test_a_prompt_names_tools_that_answer(world: World) -> None:
 
 
 def test_the_review_prompt_names_decision_tools_that_answer(world: World) -> None:
-    from serve.mcp.prompts import DECISION_TOOLS
+    from serve.model_context.prompts import DECISION_TOOLS
 
     first = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
     _, steps, results = anyio.run(prompted, world, world.member, "review_alpha", {"alpha": first})

@@ -62,7 +62,7 @@ from delivery.event_answers import OVER_CATALOGUE
 from schemas.checks import CHECKS
 from schemas.query import LIMIT_MAX
 from schemas.wire import BENCHMARK_SYMBOLS
-from serve.mcp.tools import NEXT_PAGE, UNSERVED
+from serve.model_context.tools import NEXT_PAGE, UNSERVED
 from tests.conftest import linked_copy
 from tests.e2e.browser import chromium_or_skip
 from tests.e2e.test_serve_stack import serving

@@ -53,7 +53,7 @@ from delivery.webhooks import event_body, key_access
 from records.store import open_records
 from schemas.query import LIMIT_MAX
 from schemas.wire import BENCHMARK_SYMBOLS, RAW_FIELDS
-from serve.mcp.tools import NEXT_PAGE
+from serve.model_context.tools import NEXT_PAGE
 from tests.conftest import linked_copy
 from tests.e2e.test_one_alpha_key_served import Call, expand, path_arguments
 from tests.e2e.test_serve_stack import serving

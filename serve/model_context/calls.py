@@ -45,10 +45,10 @@ from starlette.requests import Request
 from core import errors
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
-from serve.mcp import summary as summary_form
-from serve.mcp.metering import count_message, summary
-from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, SUMMARISED, UNTRUSTED, RouteTool, route_tools
-from serve.mcp.untrusted import untrusted_pointers
+from serve.model_context import summary as summary_form
+from serve.model_context.metering import count_message, summary
+from serve.model_context.tools import NEXT_PAGE, RATE_LIMIT, SUMMARISED, UNTRUSTED, RouteTool, route_tools
+from serve.model_context.untrusted import untrusted_pointers
 
 FORWARDED = (b"authorization", b"x-forwarded-for", b"host", b"user-agent")
 """Headers of the `/mcp` request the route's request carries: the key, what the client's address is
@@ -222,7 +222,7 @@ async def call_route(
     the direct answer (`answer_direct`), the route's bytes stand in the result as they are."""
     target = tool.target(arguments, target_limit)
     if isinstance(target, errors.ApiError):
-        # No request is built: the message is still one request of the key (`serve.mcp.metering`),
+        # No request is built: the message is still one request of the key (`serve.model_context.metering`),
         # answered as the route (or the HTTP server) answers such a request, or, at a limit, with
         # the window's 429 as the route would answer it.
         answer = await count_message(outer) or target
@@ -248,7 +248,7 @@ async def call_route(
     }
     outer_caller = exchange_of(outer).caller
     if outer_caller is not None and outer_caller.credential != "key":
-        exchange_of(scope).vouched = outer_caller  # the token was verified by the mount (serve/mcp/mount.py)
+        exchange_of(scope).vouched = outer_caller  # the token was verified by the mount (mount.py)
     status = 500
     headers: dict[str, str] = {}
     chunks: list[bytes] = []
@@ -321,7 +321,7 @@ def result_of(
     meta = rate_limit_meta(headers) or {}
     untrusted = untrusted_pointers(tool.seal_text, answer)
     if untrusted:
-        # Seal text, named as data (serve/mcp/untrusted.py): in structuredContent and in the same JSON
+        # Seal text, named as data (serve/model_context/untrusted.py): in structuredContent and in the same JSON
         # of the first text block.
         meta[UNTRUSTED] = untrusted
         content[0]["_meta"] = {UNTRUSTED: True}

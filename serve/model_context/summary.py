@@ -66,7 +66,7 @@ def walk_type(answer_type: msgspec.inspect.Type, visit: Callable[[msgspec.inspec
     `msgspec.inspect` sees it), parent before child, `*` in the path standing for each item of a
     list or value of an object; a node's children are walked when `visit` returns True. A Struct
     met again inside itself is not walked again on that path. The one walk of a declared answer:
-    the series a summary cuts (`list_paths`) and the seal's text (`serve.mcp.untrusted`)."""
+    the series a summary cuts (`list_paths`) and the seal's text (`serve.model_context.untrusted`)."""
 
     def walk(kind: msgspec.inspect.Type, path: Path, within: frozenset[type]) -> None:
         if not visit(kind, path):

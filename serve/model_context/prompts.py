@@ -1,5 +1,5 @@
 """The prompts a researcher starts from, each a short brief naming the tools to call and their
-arguments (tools of `serve.mcp.tools`, so a prompt asks for nothing the routes do not answer).
+arguments (tools of `serve.model_context.tools`, so a prompt asks for nothing the routes do not answer).
 
 A key lists a prompt only when it may call every tool the prompt names; an argument a caller gives is
 written into the text as JSON (quoted and escaped), never as instructions of its own.
@@ -14,7 +14,7 @@ from typing import Any
 
 import mcp_types as types
 
-from serve.mcp.tools import route_tools
+from serve.model_context.tools import route_tools
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """The MCP server behind `/mcp`: the SDK's low-level `Server` with four handlers, each reading the
-caller that `serve.mcp.mount` authenticated for the HTTP request carrying the message.
+caller that `serve.model_context.mount` authenticated for the HTTP request carrying the message.
 
 - `tools/list`: the tools of the endpoints the key may call (its endpoint allow-list, already clamped
   to the account's ceiling; admin endpoints only on an administrator's key), prebuilt once;
-- `tools/call`: the route's own request (`serve.mcp.calls`);
+- `tools/call`: the route's own request (`serve.model_context.calls`);
 - `prompts/list` and `prompts/get`: the research prompts whose tools the key may call.
 """
 
@@ -18,10 +18,10 @@ from mcp.shared.exceptions import MCPError
 
 from core.context import Caller
 from serve.exchange import exchange_of
-from serve.mcp import prompts
-from serve.mcp.calls import call_route
-from serve.mcp.summary import DETAIL, FULL
-from serve.mcp.tools import RouteTool, route_tools, shown
+from serve.model_context import prompts
+from serve.model_context.calls import call_route
+from serve.model_context.summary import DETAIL, FULL
+from serve.model_context.tools import RouteTool, route_tools, shown
 
 NAME = "alpha-results"
 INSTRUCTIONS = (

@@ -8,7 +8,7 @@ Each tool's declaration (as `tools/list` serves it) has a SHA-256 that `/llms.tx
 (`declaration_sha256`), so a client can pin the tools it approved and notice any change to a
 description or an input schema (a "rug pull"): docs/integrations.md, "Pinning the tools".
 
-A tool call is the route's own request (`serve.mcp.calls`): the arguments become the path and the
+A tool call is the route's own request (`serve.model_context.calls`): the arguments become the path and the
 query string here, once they are checked against the input schema the tool publishes (names, JSON
 types, bounds, enums, patterns: one 400 `bad_request` naming each broken parameter and its rule,
 before any request is built) and the target they make is no longer than the HTTP server accepts
@@ -16,7 +16,7 @@ before any request is built) and the target they make is no longer than the HTTP
 an alpha the key may not read) is the route's own 400 or 403.
 
 An analytics tool whose answer holds a series takes one argument more, `detail`, its own (never sent
-to the route): the answer in summary form by default, or whole (`serve.mcp.summary`).
+to the route): the answer in summary form by default, or whole (`serve.model_context.summary`).
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from core import errors
 from schemas.query import params_of, path_params_of
 from serve.declaration import PATH_PARAMETER, Endpoint
 from serve.endpoints import endpoints
-from serve.mcp import summary
-from serve.mcp.summary import Path
-from serve.mcp.untrusted import seal_text_paths
+from serve.model_context import summary
+from serve.model_context.summary import Path
+from serve.model_context.untrusted import seal_text_paths
 from serve.openapi.parameters import param_schema
 
 UNSERVED: Mapping[str, str] = {
@@ -86,10 +86,10 @@ NEXT_PAGE = "alpha-results/next"
 UNTRUSTED = "alpha-results/untrusted"
 """The `_meta` key of a tool result listing the JSON Pointers into `structuredContent` of the values a
 research team's seal supplied, which a host must treat as data, never as instructions
-(`serve.mcp.untrusted`); on the first text block (the same JSON), `true`."""
+(`serve.model_context.untrusted`); on the first text block (the same JSON), `true`."""
 
 SUMMARISED = "alpha-results/summarised"
-"""The `_meta` key of a tool result in summary form (`serve.mcp.summary`) listing the JSON Pointers
+"""The `_meta` key of a tool result in summary form (`serve.model_context.summary`) listing the JSON Pointers
 into `structuredContent` of the lists it summarised, each with how many items the whole holds."""
 
 RATE_LIMIT = "alpha-results/rate_limit"
@@ -110,9 +110,9 @@ class RouteTool:
     sha256: str
     """`declaration_sha256` of the tool: what `/llms.txt` lists for clients to pin."""
     seal_text: tuple[Path, ...]
-    """Where its answers hold seal text (`serve.mcp.untrusted.seal_text_paths`), found once."""
+    """Where its answers hold seal text (`serve.model_context.untrusted.seal_text_paths`), found once."""
     lists: tuple[Path, ...] = ()
-    """The series its summary form cuts (`serve.mcp.summary.list_paths`, under `data`); empty for a
+    """The series its summary form cuts (`serve.model_context.summary.list_paths`, under `data`); empty for a
     tool that does not take `detail`."""
 
     @property
@@ -150,7 +150,7 @@ class RouteTool:
             return quote(wire_text(given[match.group(1)]), safe="")
 
         raw = PATH_PARAMETER.sub(segment, self.endpoint.path)
-        # `detail` is the tool's own: the route answers in full, and the tool cuts (serve.mcp.calls).
+        # `detail` is the tool's own: the route answers in full, and the tool cuts (serve.model_context.calls).
         sent = {k: v for k, v in given.items() if k not in self.path_names and k != summary.DETAIL}
         query = urlencode([(k, wire_text(v)) for k, v in sent.items()])
         if len(raw) + (len(query) + 1 if query else 0) > limit:
@@ -206,7 +206,7 @@ def wire_text(value: Any) -> str:
 def input_schema(endpoint: Endpoint, summarises: bool = False) -> dict[str, Any]:
     """The JSON Schema of a tool's arguments: the path parameters (required), then the query
     parameters in documentation order, each as the OpenAPI document declares it, then `detail` on a
-    tool answering in summary form (`serve.mcp.summary`)."""
+    tool answering in summary form (`serve.model_context.summary`)."""
     typed = {param.name: param for param in path_params_of(endpoint.query)}
     properties: dict[str, Any] = {}
     required: list[str] = []

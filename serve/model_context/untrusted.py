@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from schemas.bodies.formats import X_SEAL_TEXT
-from serve.mcp.summary import EACH, Path, each, escaped, walk_type
+from serve.model_context.summary import EACH, Path, each, escaped, walk_type
 
 
 def seal_text_paths(answer_type: msgspec.inspect.Type) -> tuple[Path, ...]:
@@ -55,7 +55,7 @@ def untrusted_pointers(paths: tuple[Path, ...], answer: Any) -> list[str]:
             return
         step, rest = path[0], path[1:]
         if step == EACH:
-            # A list's items, or those a summarised list keeps (serve.mcp.summary), or an object's values.
+            # A list's items, or those a summarised list keeps (serve.model_context.summary), or an object's values.
             for steps, item in each(value):
                 collect(item, rest, f"{pointer}/{steps}")
         elif isinstance(value, dict) and step in value:

@@ -2,7 +2,7 @@
 `tools/list` calls a second while only tool calls were metered).
 
 - A `tools/call` of a tool is the route's own request, counted by the route's guard as over HTTP
-  (`serve.mcp.calls`); one whose arguments are refused before any request is built is counted
+  (`serve.model_context.calls`); one whose arguments are refused before any request is built is counted
   there by `count_message`.
 - Every other message (`initialize`, the notifications, `tools/list`, the prompts, `ping`, a call
   naming no tool, a body that is no message at all) is counted by the mount before the SDK reads it.
@@ -34,7 +34,7 @@ from core import errors
 from serve.auth import count_request
 from serve.envelope import error_response
 from serve.exchange import exchange_of
-from serve.mcp.tools import route_tools
+from serve.model_context.tools import route_tools
 
 REFUSED = -32010
 """The JSON-RPC error code of a message the API refused (a limit): its `data` is the API's error
@@ -110,7 +110,7 @@ class Message:
     """What the mount reads of a message before the SDK does."""
 
     calls_a_tool: bool
-    """A `tools/call` naming a tool: the route's request counts it (or `serve.mcp.calls`)."""
+    """A `tools/call` naming a tool: the route's request counts it (or `serve.model_context.calls`)."""
     id: Any
     """Its JSON-RPC id, for a refusal's answer (None: a notification, or unreadable)."""
     parsed: Any = None

@@ -2,12 +2,12 @@
 path), since the router's guards admit GET alone and MCP messages are POSTs.
 
 Every request to `/mcp` must first name this server in its `Host` and, from a browser, an allowed
-`Origin` (`serve.mcp.origins`: DNS rebinding; else a 403 JSON-RPC error). It is then authenticated,
+`Origin` (`serve.model_context.origins`: DNS rebinding; else a 403 JSON-RPC error). It is then authenticated,
 by the guards' own steps (`serve.auth.identify`:
 the bearer key, its IP allow-list, the key-in-URL refusal): no valid key is the API's 401 in the
 spec's envelope, before the SDK reads a byte. The caller is kept on the request's exchange (so the
-access line names its key) for the server's handlers (`serve.mcp.server`). Every message then
-costs the key one request (`serve.mcp.metering`): a tool call as the route it calls, any other
+access line names its key) for the server's handlers (`serve.model_context.server`). Every message then
+costs the key one request (`serve.model_context.metering`): a tool call as the route it calls, any other
 message here, before the SDK reads it.
 
 The SDK's session manager runs stateless, answering JSON rather than an SSE stream: a message needs
@@ -32,10 +32,10 @@ from serve.access_log import ROUTE_NAME
 from serve.auth import client_ip, identify, services_of
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
-from serve.mcp import calls, metering
-from serve.mcp.origins import Allowed
-from serve.mcp.server import mcp_server
-from serve.mcp.tools import route_tools
+from serve.model_context import calls, metering
+from serve.model_context.origins import Allowed
+from serve.model_context.server import mcp_server
+from serve.model_context.tools import route_tools
 from serve.oauth.mount import mounted as oauth_mounted
 from serve.oauth.mount import oauth_of, sign_in_of
 from serve.oauth.resource import ProtectedResource, is_api_key
@@ -88,7 +88,7 @@ class McpEndpoint:
 
     async def answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         rebound = self.allowed.refusal(scope["headers"])
-        if rebound is not None:  # before anything else, the key included (serve/mcp/origins.py)
+        if rebound is not None:  # before anything else, the key included (serve/model_context/origins.py)
             await send_json(send, 403, rebound, request_id_of(scope), [])
             return
         request: Request[Any, Any, Any] = Request(scope, receive)
