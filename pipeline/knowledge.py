@@ -500,8 +500,9 @@ def restated(derived: DerivedAlpha, before: Predecessor | None) -> pl.DataFrame:
     return pl.concat([p.select(list(_ROW_SCHEMA)).cast(_ROW_SCHEMA) for p in parts])  # type: ignore[arg-type]
 
 
-RESTATEMENT_ORDER = ["restated_at", "dataset", "book", "date", "field", "period", "symbol"]
-"""The `restatements` table's row order: by restating run, then what was restated (nulls first)."""
+RESTATEMENT_ORDER = ["restated_at", "build_id", "dataset", "book", "date", "field", "period", "symbol"]
+"""The `restatements` table's row order: by restating run, then what was restated (nulls first): its
+row key (`schemas.lake.ROW_KEYS`), so a total order."""
 
 
 def restatements(

@@ -503,15 +503,31 @@ def commit_generation(root: str, target: str, build_id: str, written: Written, n
         schema=GENERATION_SCHEMA,
     )
     before_commit("generation")
+    commit = CommitProperties(custom_metadata={"target": target, "build_id": build_id})
     write_deltalake(
         tables.generations_path(root),
         rows,
         mode="append",
         configuration=tables.CONFIGURATION,  # its first commit creates it
         writer_properties=WRITER,
-        commit_properties=CommitProperties(custom_metadata={"target": target, "build_id": build_id}),
+        commit_properties=commit,
         storage_options=tables.storage_options(root),
     )
+    _compact_generations(root, commit)
+
+
+def _compact_generations(root: str, commit: CommitProperties) -> None:
+    """`_generations` kept to few files: every publish appends one (a row per table), and every
+    publish and reader reads them all (`datasets.tables.versions`), so past `OPEN_FILES` they are
+    compacted into one (Delta's `OPTIMIZE`: the same rows, no change recorded). A conflict with
+    another publish's generation leaves it to the next publish."""
+    delta = DeltaTable(tables.generations_path(root), storage_options=tables.storage_options(root))
+    if len(delta.file_uris()) <= OPEN_FILES:
+        return
+    try:
+        delta.optimize.compact(writer_properties=WRITER, commit_properties=commit)
+    except CommitFailedError:
+        log.info("compaction of the generations left to the next publish (a concurrent commit)")
 
 
 def finish_generation(root: str, alpha_id: str, build_id: str) -> bool:
@@ -535,16 +551,47 @@ def finish_benchmark_generation(root: str, symbol: str, build_id: str) -> bool:
     return _finish(root, f"benchmark:{symbol}", build_id, [tables.BENCHMARK_DAILY])
 
 
+HISTORY_LOOKED = 1_000
+"""How far back (commits of a table) a finish looks for the target's newest commit (`_holds`)."""
+
+
 def _finish(root: str, target: str, build_id: str, names: list[str]) -> bool:
     named = tables.versions(root).filter(pl.col("target") == target)
     if named.height and set(named["build_id"].to_list()) == {build_id}:
         return False
     written = Written()
-    for name in names:
-        delta = _open(tables.table_path(root, name), root)
+    opened = {name: _open(tables.table_path(root, name), root) for name in names}
+    if not _holds(opened, target, build_id):
+        log.warning(
+            "no generation named for %s's build %s: the open tables' newest commits of it are not that "
+            "build's (a build published before the tables, or another publish's commits since)",
+            target,
+            build_id,
+        )
+        return False
+    for name, delta in opened.items():
         written.versions[name] = None if delta is None else int(delta.version())
     commit_generation(root, target, build_id, written, clock.now())
     return True
+
+
+def _holds(opened: dict[str, DeltaTable | None], target: str, build_id: str) -> bool:
+    """Whether the tables' current versions hold `target`'s rows of `build_id`: some table has a
+    commit of that build, and no table's newest commit for the target (within its last
+    `HISTORY_LOOKED` commits) is of another build. A finish names current versions, so without
+    this a lake converted, or a publish that broke an expired intent, could have another build's
+    rows named for this one (and a publish then reads them as the build it replaces)."""
+    found = False
+    for delta in opened.values():
+        if delta is None:
+            continue
+        newest = next((c for c in delta.history(HISTORY_LOOKED) if c.get("target") == target), None)
+        if newest is None:
+            continue
+        if newest.get("build_id") != build_id:
+            return False
+        found = True
+    return found
 
 
 def vacuum(

@@ -166,6 +166,10 @@ def publish_seal(
             if pointed_content(pointer) == content_id:  # the same seal, published meanwhile
                 record(lake_root, [alpha_id])
                 return _unchanged(seal_path, alpha_id, lake_storage, lake_root, pointer)
+            if pointer is not None and isinstance(pointer.get("build_id"), str):
+                # A publish killed after its switch whose intent this one broke (expired): its
+                # generation named now, when the tables hold its commits (`lake_tables._holds`).
+                lake_tables.finish_generation(lake_root, alpha_id, pointer["build_id"])
             before = knowledge.read_predecessor(lake_storage, lake_root, alpha_id, pointer)
             last = _last_session(derived)
             older = knowledge.rollback(seal.manifest.get("sealed_at"), last, before)

@@ -17,8 +17,11 @@ from alpha_results_seal.demo.alphas import alpha_spec
 from alpha_results_seal.demo.corpus import write_seal
 from alpha_results_seal.demo.engine import run_alpha
 from alpha_results_seal.demo.market import Market, simulate_market
+from alpha_results_seal.seal import open_seal
+from alpha_results_seal.storage import Storage
 from datasets import clock, tables
-from pipeline import knowledge
+from pipeline import knowledge, lake_tables
+from pipeline.derive import derive
 from pipeline.publish import publish_seal
 
 SCORED = "Test_small_universe"  # a small demo alpha with ledgers and weekly scores
@@ -116,3 +119,49 @@ def test_without_its_parquet_or_its_tables_a_predecessor_carries_nothing_it_cann
     assert found is not None and found["known_sessions"] is not None
     on_disk = pl.read_parquet(_build(lake) / "known_sessions.parquet")
     assert found["known_sessions"].sort("dataset", "book", "date", nulls_last=False).equals(on_disk)
+
+
+def test_a_generation_is_named_for_a_build_only_when_the_tables_hold_its_commits(
+    seals: list[Path], tmp_path: Path
+) -> None:
+    """Finishing a publish killed after its switch names the tables' current versions for its
+    build: only when the alpha's newest commits are that build's. Another build's name, or an alpha
+    the tables never held (published before them), gets no generation, so a publish never reads
+    another build's rows as the one it replaces."""
+    lake = tmp_path / "lake"
+    root = str(lake)
+    with clock.simulated(T0):
+        assert publish_seal(str(seals[0]), root).status == "published"
+    count = tables.generations(root).height
+    assert not lake_tables.finish_generation(root, SCORED, "f" * 20)
+    assert not lake_tables.finish_generation(root, "Test_never_published", "e" * 20)
+    assert tables.generations(root).height == count
+    # A publish's table commits with no generation (killed after its switch): named by a finish.
+    killed = "d" * 20
+    lake_tables.publish_alpha(root, SCORED, killed, derive(open_seal(str(seals[1]), Storage(str(seals[1])))))
+    assert lake_tables.finish_generation(root, SCORED, killed)
+    assert set(tables.versions(root).filter(pl.col("target") == SCORED)["build_id"]) == {killed}
+    assert knowledge.predecessor_rows(root, SCORED, killed) is not None
+
+
+def test_the_generations_stay_few_files_with_every_row(tmp_path: Path) -> None:
+    """Every publish appends a file to `_generations`, which every publish reads whole: past
+    `OPEN_FILES` they are compacted, the rows (and so every moment's versions) unchanged."""
+    from deltalake import DeltaTable
+
+    root = str(tmp_path / "lake")
+    for n in range(lake_tables.OPEN_FILES + 3):
+        written = lake_tables.Written(versions={"decisions": n, "portfolio": None})
+        lake_tables.commit_generation(
+            root, f"alpha_{n % 5}", f"{n:020x}", written, T0 + dt.timedelta(hours=n)
+        )
+    files = DeltaTable(tables.generations_path(root)).file_uris()
+    assert len(files) <= lake_tables.OPEN_FILES
+    rows = tables.generations(root).sort("committed_at", "table")
+    assert rows.height == 2 * (lake_tables.OPEN_FILES + 3)
+    assert rows.filter(pl.col("table") == "decisions")["version"].to_list() == list(
+        range(lake_tables.OPEN_FILES + 3)
+    )
+    moment = T0 + dt.timedelta(hours=10, minutes=30)
+    at = tables.versions(root, moment, "decisions").sort("target")
+    assert at["build_id"].to_list() == [f"{n:020x}" for n in (10, 6, 7, 8, 9)]
