@@ -561,10 +561,12 @@ def _finish(root: str, target: str, build_id: str, names: list[str]) -> bool:
         return False
     written = Written()
     opened = {name: _open(tables.table_path(root, name), root) for name in names}
-    if not _holds(opened, target, build_id):
+    since = {str(t): int(v) for t, v in named.select("table", "version").iter_rows() if v is not None}
+    if not _holds(opened, since, target.removeprefix("benchmark:"), build_id):  # commits name the symbol
         log.warning(
-            "no generation named for %s's build %s: the open tables' newest commits of it are not that "
-            "build's (a build published before the tables, or another publish's commits since)",
+            "no generation named for %s's build %s: the open tables' commits of it since its newest "
+            "generation are not that build's alone (a build published before the tables, a conversion, "
+            "or another publish since)",
             target,
             build_id,
         )
@@ -575,22 +577,28 @@ def _finish(root: str, target: str, build_id: str, names: list[str]) -> bool:
     return True
 
 
-def _holds(opened: dict[str, DeltaTable | None], target: str, build_id: str) -> bool:
-    """Whether the tables' current versions hold `target`'s rows of `build_id`: some table has a
-    commit of that build, and no table's newest commit for the target (within its last
-    `HISTORY_LOOKED` commits) is of another build. A finish names current versions, so without
-    this a lake converted, or a publish that broke an expired intent, could have another build's
-    rows named for this one (and a publish then reads them as the build it replaces)."""
+def _holds(opened: dict[str, DeltaTable | None], since: dict[str, int], target: str, build_id: str) -> bool:
+    """Whether the tables' current versions hold `target`'s rows of `build_id`: every commit of the
+    target after the version its newest generation names (`since`, by table) is of that build, and
+    there is one. A finish names current versions, so without this a lake converted, or a publish
+    that broke an expired intent, could have another build's rows named for this one (and a publish
+    then reads them as the build it replaces). Looks `HISTORY_LOOKED` commits back at most: a table
+    whose named version lies further back is not taken as holding it."""
     found = False
-    for delta in opened.values():
+    for name, delta in opened.items():
         if delta is None:
             continue
-        newest = next((c for c in delta.history(HISTORY_LOOKED) if c.get("target") == target), None)
-        if newest is None:
-            continue
-        if newest.get("build_id") != build_id:
+        named = since.get(name, -1)
+        if int(delta.version()) - named > HISTORY_LOOKED:
             return False
-        found = True
+        for commit in delta.history(HISTORY_LOOKED):
+            if int(commit["version"]) <= named:
+                break
+            if commit.get("target") != target:
+                continue
+            if commit.get("build_id") != build_id:
+                return False
+            found = True
     return found
 
 

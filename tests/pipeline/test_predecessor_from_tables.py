@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from alpha_results_seal.check import SealCheck
 from alpha_results_seal.demo.alphas import alpha_spec
 from alpha_results_seal.demo.corpus import write_seal
 from alpha_results_seal.demo.engine import run_alpha
@@ -21,7 +22,7 @@ from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
 from datasets import clock, tables
 from pipeline import knowledge, lake_tables
-from pipeline.derive import derive
+from pipeline.derive import DerivedAlpha, derive
 from pipeline.publish import publish_seal
 
 SCORED = "Test_small_universe"  # a small demo alpha with ledgers and weekly scores
@@ -40,6 +41,15 @@ def _drop_parquet(build: Path) -> None:
             path.unlink()
         elif path.is_dir() and path.name not in ("serving", "exports"):
             shutil.rmtree(path)
+
+
+def _derived(path: Path) -> DerivedAlpha:
+    """A seal's tables as a publish derives them (read and checked first, as `publish_seal` does)."""
+    seal = open_seal(str(path), Storage(str(path)))
+    check = SealCheck(seal, None)
+    check.manifest()
+    check.contents()
+    return derive(seal)
 
 
 def _ordinal(frame: pl.DataFrame, builds: dict[str, str]) -> pl.DataFrame:
@@ -138,10 +148,20 @@ def test_a_generation_is_named_for_a_build_only_when_the_tables_hold_its_commits
     assert tables.generations(root).height == count
     # A publish's table commits with no generation (killed after its switch): named by a finish.
     killed = "d" * 20
-    lake_tables.publish_alpha(root, SCORED, killed, derive(open_seal(str(seals[1]), Storage(str(seals[1])))))
+    lake_tables.publish_alpha(root, SCORED, killed, _derived(seals[1]))
+    # Another publish's commits since (it broke the killed one's expired intent, then failed): the
+    # current versions hold its rows, not the killed build's.
+    on_disk = tmp_path / "before_other"
+    shutil.copytree(lake, on_disk)
+    lake_tables.publish_alpha(root, SCORED, "c" * 20, _derived(seals[2]))
+    assert not lake_tables.finish_generation(root, SCORED, killed)
+    shutil.rmtree(lake)
+    shutil.copytree(on_disk, lake)
     assert lake_tables.finish_generation(root, SCORED, killed)
     assert set(tables.versions(root).filter(pl.col("target") == SCORED)["build_id"]) == {killed}
-    assert knowledge.predecessor_rows(root, SCORED, killed) is not None
+    found = knowledge.predecessor_rows(root, SCORED, killed)
+    assert found is not None and found["portfolio"] is not None and found["decisions"] is not None
+    assert found["decisions"].height == _derived(seals[1]).decisions.height  # type: ignore[union-attr]
 
 
 def test_the_generations_stay_few_files_with_every_row(tmp_path: Path) -> None:
