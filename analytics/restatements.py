@@ -45,8 +45,8 @@ def withheld_reason(dataset: object, access: Access) -> str | None:
 
 @dataclass(frozen=True)
 class Restated:
-    """The build's restatements, in table order (`pipeline.knowledge.RESTATEMENT_ORDER`: restated_at, then
-    dataset, book, date, field, period, symbol)."""
+    """The build's restatements, in table order (`pipeline.knowledge.RESTATEMENT_ORDER`: restated_at,
+    build_id, then dataset, book, date, field, period, symbol)."""
 
     table: pa.Table | None
     days: np.ndarray  # the restated dates (days since 1970), sorted ascending (for windows)
@@ -137,8 +137,8 @@ def restatement_rows(
     view: BuildView, window: tuple[dt.date | None, dt.date | None], access: Access, raw: bool
 ) -> list[RestatementRow]:
     """The build's restatements dated inside `window` that a key with raw-book access `raw` sees
-    (`visible`), the table's order reversed (newest restatement first, then dataset, book, date, field,
-    period, symbol descending), each with both values unless
+    (`visible`), the table's order reversed (newest restatement first, then build_id, dataset, book, date,
+    field, period, symbol descending), each with both values unless
     the key may not read the data they are built from, then with `withheld_reason`."""
     start, end = window
     rows = []

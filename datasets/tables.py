@@ -171,13 +171,18 @@ def scan(
     return pl.concat(frames, how="vertical")
 
 
+def open_version(root: str, table: str, version: int) -> DeltaTable:
+    return DeltaTable(table_path(root, table), version=version, storage_options=storage_options(root))
+
+
 def target_rows(
-    root: str, table: str, target: str, version: int, columns: Iterable[str] | None = None
+    found: DeltaTable, table: str, target: str, columns: Iterable[str] | None = None
 ) -> pl.DataFrame:
-    """One target's rows of `table` at `version` (an alpha id, or a benchmark's symbol), only its
-    files read (partition-pruned), `columns` only when given."""
+    """One target's rows of `table` at the version `found` is opened at (an alpha id, or a
+    benchmark's symbol), `columns` only when given. Partition-pruned: only the target's files are
+    read, and only they become the dataset's fragments (a dataset of every file cost a publish
+    about twice as much on the small demo, and grows with the lake's alphas)."""
     key = partition_column(table)
-    found = DeltaTable(table_path(root, table), version=version, storage_options=storage_options(root))
     dataset = found.to_pyarrow_dataset(file_pruning_predicate=[(key, "=", target)])
     wanted = None if columns is None else list(columns)
     frame = pl.from_arrow(dataset.to_table(columns=wanted, filter=pads.field(key) == target))

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
-import io
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -37,12 +36,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from alpha_results_seal.storage import Storage
 from datasets import layout, tables
+from pipeline.build_files import read_build
 from pipeline.derive import DerivedAlpha
-from schemas.lake import KNOWN_SESSIONS, RESTATEMENTS, TABLE_SCHEMAS
+from schemas import lake
+from schemas.lake import KNOWN_SESSIONS, RESTATEMENTS
 
 ROLLBACK_RULE = "publish.not_older_than_published"
 """The rule a rollback breaks (docs/seal.md, "Refusals"; `alpha-results build --allow-rollback`)."""
@@ -101,23 +101,6 @@ def _moved(before: pl.Expr, after: pl.Expr) -> pl.Expr:
     return (before.is_null() != after.is_null()) | differs.fill_null(False)
 
 
-def read_parquet(storage: Storage, path: str) -> pa.Table | None:
-    if not storage.exists(path):
-        return None
-    return pq.read_table(io.BytesIO(storage.read_bytes(path)))
-
-
-def read_partitions(storage: Storage, folder: str, key: str) -> dict[str, pa.Table]:
-    """`{value: table}` of a hive-partitioned table's parts (`{folder}/{key}=value/part-0.parquet`)."""
-    parts = {}
-    for name in storage.list_names(folder):
-        if name.startswith(f"{key}="):
-            table = read_parquet(storage, layout.join(folder, name, layout.PART_FILE))
-            if table is not None:
-                parts[name.removeprefix(f"{key}=")] = table
-    return parts
-
-
 def session_returns(books: dict[str, pl.DataFrame]) -> pl.DataFrame:
     """(book, date, value): each ledger book's session returns, `ending_equity / starting_equity -
     1` (null where the starting equity is 0), as every figure reads them (`analytics.returns`)."""
@@ -135,17 +118,15 @@ def session_returns(books: dict[str, pl.DataFrame]) -> pl.DataFrame:
     return pl.concat(frames) if frames else pl.DataFrame(schema=schema)
 
 
-PREDECESSOR_TABLES = ("portfolio", "decisions", "known_sessions", "restatements", "metrics_stored")
+PREDECESSOR_TABLES = frozenset({"portfolio", "decisions", "known_sessions", "restatements", "metrics_stored"})
 """What a publish reads of the build it replaces."""
+PREDECESSOR_SPECS = tuple(spec for spec in lake.TABLES if spec.name in PREDECESSOR_TABLES)
 
-PREDECESSOR_COLUMNS: dict[str, list[str] | None] = {
+PREDECESSOR_COLUMNS = {
     "portfolio": ["book", "date", "starting_equity", "ending_equity"],
     "decisions": ["date", "symbol", "score"],
-    "known_sessions": None,
-    "restatements": None,
-    "metrics_stored": None,
 }
-"""Of each, the columns read (None: the build's columns, `schemas.lake`)."""
+"""Of the two large tables, the columns read from the open tables (the others: all)."""
 
 
 def read_predecessor(
@@ -174,74 +155,46 @@ def read_predecessor(
         published_at = published_at.replace(tzinfo=dt.UTC)
     found = predecessor_rows(lake_root, alpha_id, build_id)
     if found is None:
-        found = _build_rows(storage, build_dir)
-    ledgers, decisions = found["portfolio"], found["decisions"]
-    books = (
-        {}
-        if ledgers is None
-        else {
-            str(book): frame.sort("date")
-            for (book,), frame in ledgers.partition_by("book", as_dict=True, maintain_order=True).items()
-        }
-    )
+        found = read_build(storage, build_dir, PREDECESSOR_SPECS)
     return Predecessor(
         build_id=build_id,
         published_at=published_at,
         entry=entry,
-        known=found["known_sessions"],
-        restatements=found["restatements"],
-        returns=session_returns(books),
-        scores=None
-        if decisions is None
-        else decisions.select("date", "symbol", "score").sort("date", "symbol"),
-        metrics=found["metrics_stored"],
+        known=found.single.get("known_sessions"),
+        restatements=found.single.get("restatements"),
+        returns=session_returns(found.books.get("portfolio", {})),
+        scores=None if found.decisions is None else found.decisions.select("date", "symbol", "score"),
+        metrics=found.single.get("metrics_stored"),
     )
 
 
-def predecessor_rows(lake_root: str, alpha_id: str, build_id: str) -> dict[str, pl.DataFrame | None] | None:
+def predecessor_rows(lake_root: str, alpha_id: str, build_id: str) -> DerivedAlpha | None:
     """`PREDECESSOR_TABLES` of the alpha's build `build_id` from the open tables, at the versions its
     newest generation names (what the lake serves of it: rows carried by an incremental publish
-    included, never a commit no generation names); a table with no rows of it, None. None when
-    that generation is not of `build_id` (no tables, or the build predates them)."""
+    included, never a commit no generation names), in the shape and order of `read_build`; a table
+    with no rows of it absent. None when that generation is not of `build_id` (no tables, or the
+    build predates them)."""
     named = tables.versions(lake_root).filter(pl.col("target") == alpha_id)
     if named.height == 0 or set(named["build_id"].to_list()) != {build_id}:
         return None
     version = {str(t): v for t, v in named.select("table", "version").iter_rows()}
-    found: dict[str, pl.DataFrame | None] = {}
-    for table in PREDECESSOR_TABLES:
-        at = version.get(table)
-        columns = PREDECESSOR_COLUMNS[table] or TABLE_SCHEMAS[table].names
-        rows = None if at is None else tables.target_rows(lake_root, table, alpha_id, int(at), columns)
-        found[table] = None if rows is None or rows.height == 0 else rows.select(columns)
-    return found
-
-
-def _build_rows(storage: Storage, build_dir: str) -> dict[str, pl.DataFrame | None]:
-    """`PREDECESSOR_TABLES` of a build from its own Parquet (the books with a `book` column)."""
-    ledgers = [
-        pl.DataFrame(pl.from_arrow(table)).with_columns(pl.lit(book).alias("book"))
-        for book, table in sorted(
-            read_partitions(storage, layout.join(build_dir, "portfolio"), "book").items()
-        )
-    ]
-    years = read_partitions(storage, layout.join(build_dir, "decisions"), "year")
-    found: dict[str, pl.DataFrame | None] = {
-        "portfolio": pl.concat([f.select(PREDECESSOR_COLUMNS["portfolio"]) for f in ledgers])
-        if ledgers
-        else None,
-        "decisions": (
-            pl.DataFrame(
-                pl.from_arrow(
-                    pa.concat_tables([t.select(["date", "symbol", "score"]) for t in years.values()])
-                )
-            )
-            if years
-            else None
-        ),
-    }
-    for name in ("known_sessions", "restatements", "metrics_stored"):
-        table = read_parquet(storage, layout.table_path(build_dir, name))
-        found[name] = None if table is None else pl.DataFrame(pl.from_arrow(table))
+    found = DerivedAlpha()
+    for spec in PREDECESSOR_SPECS:
+        at = version.get(spec.name)
+        if at is None:
+            continue
+        delta = tables.open_version(lake_root, spec.name, int(at))
+        columns = PREDECESSOR_COLUMNS.get(spec.name, spec.schema.names)
+        rows = tables.target_rows(delta, spec.name, alpha_id, columns)
+        if rows.height == 0:
+            continue
+        if spec.layout == "book":
+            by_book = rows.partition_by(tables.BOOK_COLUMN, as_dict=True, include_key=False)
+            found.books[spec.name] = {str(book): frame.sort("date") for (book,), frame in by_book.items()}
+        elif spec.name == "decisions":
+            found.decisions = rows.sort("date", "symbol")
+        else:
+            found.single[spec.name] = rows
     return found
 
 

@@ -30,14 +30,10 @@ import datetime as dt
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-import polars as pl
-import pyarrow as pa
-
 from alpha_results_seal.storage import Storage
 from datasets import catalogue_index, layout, tables
 from pipeline import lake_tables
-from pipeline.derive import DerivedAlpha
-from pipeline.knowledge import read_parquet, read_partitions
+from pipeline.build_files import frame_of, read_build, read_parquet
 from pipeline.lake_tables import Written
 from schemas import lake
 
@@ -78,36 +74,6 @@ def served_history(root: str) -> dict[str, Served]:
                 served.setdefault(target, []).append((build_id, moment))
         current = named
     return served
-
-
-def _frame(table: pa.Table) -> pl.DataFrame:
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)
-    return frame
-
-
-def read_build(
-    storage: Storage, build_dir: str, specs: tuple[lake.LakeTable, ...] = lake.TABLES
-) -> DerivedAlpha:
-    """An alpha build's Parquet tables (`specs`: all by default), as a publish hands them to the open
-    tables (`pipeline.lake_tables.alpha_frames`)."""
-    derived = DerivedAlpha()
-    for spec in specs:
-        if spec.layout == "single":
-            found = read_parquet(storage, layout.table_path(build_dir, spec.name))
-            if found is not None:
-                derived.single[spec.name] = _frame(found)
-        elif spec.layout == "book":
-            books = read_partitions(storage, layout.join(build_dir, spec.name), "book")
-            if books:
-                derived.books[spec.name] = {book: _frame(t) for book, t in books.items()}
-        else:  # the year-partitioned decisions
-            years = read_partitions(storage, layout.join(build_dir, spec.name), "year")
-            if years:
-                derived.decisions = pl.concat(
-                    [_frame(years[y]) for y in sorted(years)], how="vertical_relaxed"
-                ).sort("date", "symbol")
-    return derived
 
 
 def _replayable(history: Served, kept: Callable[[str], bool]) -> Served:
@@ -169,7 +135,7 @@ class _Builds:
         if self.symbol is not None:
             daily = read_parquet(storage, self.marker(build_id))
             assert daily is not None  # kept: `_replayable`
-            return lake_tables.publish_benchmark(self.root, self.symbol, build_id, _frame(daily))
+            return lake_tables.publish_benchmark(self.root, self.symbol, build_id, frame_of(daily))
         build_dir = layout.alpha_build_dir(self.root, self.target, build_id)
         written = Written()
         for spec in lake.TABLES:  # a table at a time: a conversion holds one table of one build

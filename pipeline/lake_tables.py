@@ -130,13 +130,9 @@ def _open(path: str, root: str) -> DeltaTable | None:
 
 
 def _current(delta: DeltaTable, table: str, target: str) -> pl.DataFrame:
-    """The target's rows at the version opened (partition-pruned: only its files are read, and only
-    its files become the dataset's fragments: a dataset of every file cost a publish about twice
-    as much on the small demo, and grows with the lake's alphas)."""
-    column = tables.partition_column(table)
-    dataset = delta.to_pyarrow_dataset(file_pruning_predicate=[(column, "=", target)])
-    found = dataset.to_table(filter=pads.field(column) == target)
-    out = pl.from_arrow(found.select(stored_schema(table).names).cast(stored_schema(table)))
+    """The target's rows at the version opened, as stored (`stored_schema`)."""
+    schema = stored_schema(table)
+    out = pl.from_arrow(tables.target_rows(delta, table, target, schema.names).to_arrow().cast(schema))
     assert isinstance(out, pl.DataFrame)
     return out
 
@@ -589,9 +585,10 @@ def _holds(opened: dict[str, DeltaTable | None], since: dict[str, int], target: 
         if delta is None:
             continue
         named = since.get(name, -1)
-        if int(delta.version()) - named > HISTORY_LOOKED:
+        newer = int(delta.version()) - named  # the commits after the named version
+        if newer > HISTORY_LOOKED:
             return False
-        for commit in delta.history(HISTORY_LOOKED):
+        for commit in delta.history(newer) if newer > 0 else ():
             if int(commit["version"]) <= named:
                 break
             if commit.get("target") != target:

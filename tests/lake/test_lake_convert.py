@@ -25,7 +25,7 @@ from alpha_results_seal.storage import Storage
 from cli.main import main
 from datasets import catalogue_index, layout, tables
 from pipeline import lake_tables
-from pipeline.lake_convert import read_build
+from pipeline.build_files import read_build
 from pipeline.publish import publish_seal
 from schemas import lake
 from tests.pipeline.factory import weekly_runs, write_benchmark_seal

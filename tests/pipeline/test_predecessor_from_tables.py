@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
+import time
 from pathlib import Path
 
 import polars as pl
@@ -20,10 +21,12 @@ from alpha_results_seal.demo.engine import run_alpha
 from alpha_results_seal.demo.market import Market, simulate_market
 from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
-from datasets import clock, tables
+from datasets import clock, publish_lock, tables
 from pipeline import knowledge, lake_tables
+from pipeline.build_files import read_build
 from pipeline.derive import DerivedAlpha, derive
 from pipeline.publish import publish_seal
+from schemas.lake import ROW_KEYS
 
 SCORED = "Test_small_universe"  # a small demo alpha with ledgers and weekly scores
 T0 = dt.datetime(2022, 1, 10, 6, tzinfo=dt.UTC)
@@ -115,20 +118,68 @@ def test_the_predecessor_read_from_the_open_tables_is_the_one_its_parquet_holds(
     assert restated_tables.equals(restated_tables.sort(knowledge.RESTATEMENT_ORDER, nulls_last=False))
 
 
-def test_without_its_parquet_or_its_tables_a_predecessor_carries_nothing_it_cannot_read(
+def test_the_tables_give_a_build_s_rows_only_for_the_build_their_generation_names(
     seals: list[Path], tmp_path: Path
 ) -> None:
-    """The tables name the build, so its rows come from them; a generation of another build (the
-    tables behind the pointer) is never taken for it."""
+    """The rows the tables give for the build their generation names are its Parquet's, table by
+    table; for any other build name they give none (the caller then reads that build's Parquet)."""
     lake = tmp_path / "lake"
     with clock.simulated(T0):
         first = publish_seal(str(seals[0]), str(lake))
-    assert knowledge.predecessor_rows(str(lake), SCORED, str(first.build_id)) is not None
     assert knowledge.predecessor_rows(str(lake), SCORED, "0" * 20) is None
     found = knowledge.predecessor_rows(str(lake), SCORED, str(first.build_id))
-    assert found is not None and found["known_sessions"] is not None
-    on_disk = pl.read_parquet(_build(lake) / "known_sessions.parquet")
-    assert found["known_sessions"].sort("dataset", "book", "date", nulls_last=False).equals(on_disk)
+    on_disk = read_build(Storage(str(lake)), str(_build(lake)), knowledge.PREDECESSOR_SPECS)
+    assert found is not None and found.decisions is not None and on_disk.decisions is not None
+    assert found.decisions.equals(on_disk.decisions.select(found.decisions.columns))
+    assert sorted(found.books["portfolio"]) == sorted(on_disk.books["portfolio"])
+    for book, frame in found.books["portfolio"].items():
+        assert frame.equals(on_disk.books["portfolio"][book].select(frame.columns)), book
+    # A table with no rows of the build (its first publish restated nothing) is absent, not empty.
+    held = sorted(name for name, frame in on_disk.single.items() if frame.height)
+    assert sorted(found.single) == held == ["known_sessions", "metrics_stored"]
+    for name, frame in found.single.items():
+        keys = list(ROW_KEYS[name])
+        assert frame.sort(keys, nulls_last=False).equals(on_disk.single[name].sort(keys, nulls_last=False)), (
+            name
+        )
+
+
+def test_a_publish_that_breaks_a_killed_publish_s_expired_intent_reads_that_build_from_the_tables(
+    seals: list[Path], tmp_path: Path
+) -> None:
+    """A publish killed after its pointer switch, before its generation; its intent expires and
+    the next publish of the alpha breaks it: that publish names the killed build's generation
+    first, then reads the killed build (from the tables) as the one it replaces."""
+    lake = tmp_path / "lake"
+    root = str(lake)
+    with clock.simulated(T0):
+        publish_seal(str(seals[0]), root)
+
+    def killed_at_generation(name: str) -> None:
+        if name == "generation":
+            raise _Killed(name)
+
+    lake_tables.before_commit = killed_at_generation
+    try:
+        with clock.simulated(T0 + dt.timedelta(days=1)), pytest.raises(_Killed):
+            publish_seal(str(seals[1]), root)
+    finally:
+        lake_tables.before_commit = lake_tables._no_step
+    killed = _build(lake).name
+    assert killed not in set(tables.generations(root)["build_id"])
+    intent = Path(publish_lock.intent_path(root, SCORED))
+    intent.write_text(json.dumps({**json.loads(intent.read_text()), "expires_at": time.time() - 1}))
+    with clock.simulated(T0 + dt.timedelta(days=2)):
+        outcome = publish_seal(str(seals[2]), root)
+    assert outcome.status == "published", outcome.line()
+    assert killed in set(tables.generations(root)["build_id"])
+    restated = pl.read_parquet(_build(lake) / "restatements.parquet")
+    ours = restated.filter(pl.col("build_id") == str(outcome.build_id))
+    assert ours.height and set(ours["previous_build_id"]) == {killed}
+
+
+class _Killed(Exception):
+    """A publish stopped before a commit (`lake_tables.before_commit`)."""
 
 
 def test_a_generation_is_named_for_a_build_only_when_the_tables_hold_its_commits(
@@ -160,8 +211,8 @@ def test_a_generation_is_named_for_a_build_only_when_the_tables_hold_its_commits
     assert lake_tables.finish_generation(root, SCORED, killed)
     assert set(tables.versions(root).filter(pl.col("target") == SCORED)["build_id"]) == {killed}
     found = knowledge.predecessor_rows(root, SCORED, killed)
-    assert found is not None and found["portfolio"] is not None and found["decisions"] is not None
-    assert found["decisions"].height == _derived(seals[1]).decisions.height  # type: ignore[union-attr]
+    assert found is not None and found.books["portfolio"] and found.decisions is not None
+    assert found.decisions.height == _derived(seals[1]).decisions.height  # type: ignore[union-attr]
 
 
 def test_the_generations_stay_few_files_with_every_row(tmp_path: Path) -> None:
