@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from schemas.vocabulary import VOCABULARY
+from schemas import terms
+from schemas.terms import Term
 
 MIN, MAX = "min", "max"
 
@@ -76,14 +77,14 @@ any other unit is written as a plain number."""
 class Check:
     """One check of the battery: its bounded sides with their defaults and request parameters."""
 
-    id: str
+    term: Term
+    """The checked figure's term (`schemas.terms`): the check's id is its name, its unit and
+    annualisation are the term's."""
     defaults: Mapping[str, float]  # side -> the documented default threshold
     parameters: Mapping[str, str]  # side -> the request parameter that tightens it
-    unit: str
     source: str  # the route the value comes from
     definition: str  # what the checked figure is, with its formula
     meaning: str  # what the value says, in words: the `reason` after the comparison ({names}: the figure's)
-    annualisation: str  # annualised (times the periods per year of its basis) or not_annualisable
     over_catalogue: bool = False
     """Computed over the other alphas the reader may read (the trials, the approved set): a value
     recorded with the pipeline's full view (a promotion snapshot, an event) is the reader's own only
@@ -101,9 +102,24 @@ class Check:
     The operator's policy may turn it off (`off = true`); a bound the policy or the request sets
     measures it whenever its route does."""
 
+    @property
+    def id(self) -> str:
+        """The id the battery serves the check under: its term's name."""
+        return self.term.name
+
+    @property
+    def unit(self) -> str:
+        return self.term.unit
+
+    @property
+    def annualisation(self) -> str:
+        """annualised (times the periods per year of its basis) or not_annualisable."""
+        assert self.term.annualisation is not None  # _check refuses a term without one
+        return self.term.annualisation
+
 
 def _check(
-    id: str,
+    term: Term,
     source: str,
     definition: str,
     meaning: str,
@@ -114,20 +130,17 @@ def _check(
     **sides: tuple[float | None, str],
 ) -> Check:
     """A check whose value is served under its id: its unit and annualisation are its term's
-    (schemas/vocabulary.py, the only place they are written). A side whose default is None has
+    (schemas/terms.py, the only place they are written). A side whose default is None has
     none; an `optional` check has none at all (off until a policy or a request bounds it)."""
-    term = VOCABULARY[id]
     if term.annualisation is None:
-        raise ValueError(f"the term {id!r} of a check must state its annualisation")
+        raise ValueError(f"the term {term.name!r} of a check must state its annualisation")
     return Check(
-        id,
+        term,
         MappingProxyType({side: value for side, (value, _) in sides.items() if value is not None}),
         MappingProxyType({side: parameter for side, (_, parameter) in sides.items()}),
-        term.unit,
         source,
         definition,
         meaning,
-        term.annualisation,
         over_catalogue,
         optional,
         values,
@@ -137,7 +150,7 @@ def _check(
 
 CHECKS: tuple[Check, ...] = (
     _check(
-        "information_ratio",
+        terms.INFORMATION_RATIO,
         "portfolio.ledger",
         "information ratio of the book's daily returns r = ending/starting - 1 over the window: mean / "
         "std(ddof=1) times sqrt(252), as /metrics core.information_ratio",
@@ -145,7 +158,7 @@ CHECKS: tuple[Check, ...] = (
         min=(1.0, "min_information_ratio"),
     ),
     _check(
-        "deflated_sharpe",
+        terms.DEFLATED_SHARPE,
         "analytics.significance",
         "the long_short book's Deflated Sharpe Ratio over the window: /analytics/significance dsr_family (the "
         "trials of the alpha's own trial family: its members the key may read with a measurable Sharpe ratio, and "
@@ -158,7 +171,7 @@ CHECKS: tuple[Check, ...] = (
         values=(0, 1),
     ),
     _check(
-        "turnover",
+        terms.TURNOVER,
         "portfolio.ledger",
         "the book's one-way ledger turnover over the window, annualised: the mean over the window's sessions of "
         "1/2 sum |quantity x mid| / starting_equity (the column whose mean the run seals as mean_turnover), times "
@@ -169,7 +182,7 @@ CHECKS: tuple[Check, ...] = (
         values=(0, None),
     ),
     _check(
-        "max_weight",
+        terms.MAX_WEIGHT,
         "portfolio.positions",
         "largest |weight| the book held in the window's sessions: its positions' weight = signed_notional / "
         "ending_equity at each session's close (the realised weight, as the ledger's largest_abs_weight; not "
@@ -181,14 +194,14 @@ CHECKS: tuple[Check, ...] = (
         values=(0, None),
     ),
     _check(
-        "recent_information_ratio",
+        terms.RECENT_INFORMATION_RATIO,
         "portfolio.ledger",
         f"information_ratio over the window's last {RECENT_SESSIONS} sessions (all of them when fewer)",
         "the book's annualised information ratio over the window's last {sessions} sessions",
         min=(0.5, "min_recent_information_ratio"),
     ),
     _check(
-        "yearly_consistency",
+        terms.YEARLY_CONSISTENCY,
         "portfolio.ledger",
         "share of the window's calendar years whose compounded return prod(1 + r) - 1 is above 0, each year "
         "weighed by how much of a year it holds (its sessions over the sessions a year of the run's calendar, at "
@@ -199,7 +212,7 @@ CHECKS: tuple[Check, ...] = (
         values=(0, 1),
     ),
     _check(
-        "stressed_net_information_ratio",
+        terms.STRESSED_NET_INFORMATION_RATIO,
         "analytics.costs",
         f"information ratio of the daily returns paying {STRESS_MULTIPLE:g} times the modelled execution cost: "
         "r - k, k = -execution_cost / starting_equity (r is already net of it once; /analytics/costs' cost rate)",
@@ -207,7 +220,7 @@ CHECKS: tuple[Check, ...] = (
         min=(0.5, "min_stressed_net_information_ratio"),
     ),
     _check(
-        "production_correlation",
+        terms.PRODUCTION_CORRELATION,
         "analytics.correlation",
         "largest |Pearson| of the alpha's daily long_short returns with each production alpha the key may read "
         "(itself excluded), each over their common sessions of the whole histories, as /analytics/correlation "
@@ -220,7 +233,7 @@ CHECKS: tuple[Check, ...] = (
         values=(0, 1),
     ),
     _check(
-        "residual_information_ratio",
+        terms.RESIDUAL_INFORMATION_RATIO,
         "analytics.residual",
         "/analytics/residual appraisal_ratio of the book over the window against the default reference set "
         "(the approved alphas the key may read, the alpha excepted; SPY alone when none is): the book's daily "
@@ -233,7 +246,7 @@ CHECKS: tuple[Check, ...] = (
         over_catalogue=True,
     ),
     _check(
-        "ic_t_statistic",
+        terms.IC_T_STATISTIC,
         "performance.metrics",
         "/metrics nwt.ic t_statistic: Newey-West t-statistic of the mean weekly IC (conditioned signal, whole history)",
         "the Newey-West t-statistic of the signal's mean weekly IC over the whole history (is the IC "
@@ -241,7 +254,7 @@ CHECKS: tuple[Check, ...] = (
         min=(2.0, "min_ic_t_statistic"),
     ),
     _check(
-        "fragility",
+        terms.FRAGILITY,
         "analytics.attribution",
         f"the share of the book's information ratio over the window that its information ratio without the "
         f"window's {FRAGILITY_DAYS} best sessions keeps: /analytics/attribution fragility.best_days_kept with "
@@ -253,7 +266,7 @@ CHECKS: tuple[Check, ...] = (
         min=(0.5, "min_fragility"),
     ),
     _check(
-        "live_information_ratio",
+        terms.LIVE_INFORMATION_RATIO,
         "analytics.live",
         "information ratio of the book's daily returns over its live part (the sessions first published after "
         "its latest approval was recorded, up to its retirement's if retired since): /analytics/live "
@@ -264,7 +277,7 @@ CHECKS: tuple[Check, ...] = (
         min=(0.0, "min_live_information_ratio"),
     ),
     _check(
-        "decay_ratio",
+        terms.DECAY_RATIO,
         "analytics.live",
         "/analytics/live decay_ratio at the tenure's split: the information ratio of the live part (up to the "
         "window's `to`) over the information ratio up to the split (1 held up, 0 nothing left, below 0 reversed); "
@@ -276,7 +289,7 @@ CHECKS: tuple[Check, ...] = (
         min=(0.25, "min_decay_ratio"),
     ),
     _check(
-        "information_ratio_lower_bound",
+        terms.INFORMATION_RATIO_LOWER_BOUND,
         "analytics.uncertainty",
         "the lower bound of the 95% stationary block-bootstrap interval of the book's information ratio over "
         "the window: /analytics/uncertainty information_ratio.lower (the information ratio as information_ratio; "
@@ -287,7 +300,7 @@ CHECKS: tuple[Check, ...] = (
         optional=True,
     ),
     _check(
-        "sharpe_t_statistic",
+        terms.SHARPE_T_STATISTIC,
         "analytics.significance",
         "the t-statistic of the book's daily Sharpe ratio over the window: SR sqrt(T), SR = mean / std(ddof=1) of the "
         "daily returns r = ending/starting - 1 (per session, not annualised), T the window's sessions (i.i.d. "
@@ -300,7 +313,7 @@ CHECKS: tuple[Check, ...] = (
         optional=True,
     ),
     _check(
-        "pbo",
+        terms.PBO,
         "analytics.overfitting",
         "/analytics/overfitting pbo at splits=16: the probability of backtest overfitting of the trial family the "
         "alpha's seal names, over the members the key may read (combinatorially symmetric cross-validation of their "
@@ -315,7 +328,7 @@ CHECKS: tuple[Check, ...] = (
         family_min=PBO_DEFAULT_MIN_TRIALS,
     ),
     _check(
-        "sub_universe",
+        terms.SUB_UNIVERSE,
         "analytics.sub_universe",
         "/analytics/sub_universe halves[liquid].sub_universe: the ICIR of the conditioned score's weekly rank IC "
         "on the liquid half of each week's names by the sealed adv (adv at or above the week's median) over the "

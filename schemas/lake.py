@@ -12,6 +12,8 @@ from typing import Literal
 import pyarrow as pa
 
 from alpha_results_seal.arrow_schemas import STYLE_FACTORS
+from schemas import terms
+from schemas.terms import Term
 
 UTC_TS = pa.timestamp("us", tz="UTC")
 
@@ -506,31 +508,31 @@ item 7): old name -> new. An index file written before holds the old names, and 
 either format. A file older still held `icir` as each run sealed it (per week or annualised), a
 column it drops rather than read as the annualised `icir`."""
 
-FIGURE_TERMS: dict[str, tuple[str, ...]] = {
+FIGURE_TERMS: dict[str, tuple[Term, ...]] = {
     "CATALOGUE_INDEX": (
-        "information_ratio",
-        "excess_sharpe",
-        "ic",
-        "icir",
-        "max_drawdown_pct",
-        "sessions",
-        "weeks",
-        "live_information_ratio",
-        "backtest_information_ratio",
-        "decay_ratio",
-        "residual_information_ratio",
+        terms.INFORMATION_RATIO,
+        terms.EXCESS_SHARPE,
+        terms.IC,
+        terms.ICIR,
+        terms.MAX_DRAWDOWN_PCT,
+        terms.SESSIONS,
+        terms.WEEKS,
+        terms.LIVE_INFORMATION_RATIO,
+        terms.BACKTEST_INFORMATION_RATIO,
+        terms.DECAY_RATIO,
+        terms.RESIDUAL_INFORMATION_RATIO,
     ),
     "analytics_rolling": (
-        "rebuilt_mean_ic",
-        "icir_per_week",
-        "annualised_return",
-        "volatility",
-        "information_ratio",
-        "return_hit_rate",
+        terms.REBUILT_MEAN_IC,
+        terms.ICIR_PER_WEEK,
+        terms.ANNUALISED_RETURN,
+        terms.VOLATILITY,
+        terms.INFORMATION_RATIO,
+        terms.RETURN_HIT_RATE,
     ),
 }
-"""The lake's columns holding a figure the API serves under a vocabulary name (`schemas.vocabulary`),
-by table (a build's by its name, the others by their name in this module): each is named as its term
+"""The terms of the lake's columns holding a figure the API serves (`schemas.terms`), by table (a
+build's by its name, the others by their name in this module): each column is named as its term
 (issue 65, item 7: an analyst reads `ic` in the index as in /metrics `core.ic`), and docs/lake.md
 writes the term and its unit beside it (tests/pipeline/test_lake_columns_documented.py holds both).
 The rolling ICIR is stored per week (`icir_per_week`); `/analytics/rolling` serves it annualised

@@ -16,8 +16,10 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas import terms
 from schemas.bodies.base import Body, meanings
 from schemas.bodies.figures import Block, figure
+from schemas.terms import Term
 
 STATUS = "`available` or `not_measurable` (then `value` is null and `withheld_reason` says why)."
 
@@ -214,12 +216,12 @@ WINDOW_FIELD = figure(WINDOW_ECHO)
 """The `window` echo of every analytics object."""
 BOOK_LEDGER = "portfolio:{book}"
 """The `source` of a figure read from the requested book's ledger."""
-PER_YEAR = {"periods_per_year": figure("Sessions per year used to annualise")}
+PER_YEAR = {"periods_per_year": figure("Sessions per year used to annualise", term=terms.PERIODS_PER_YEAR)}
 """The key an annualised figure adds: the sessions per year it was annualised with."""
 WEEKS_PER_YEAR = {
     "periods_per_year": figure(
         "Weeks per year used to annualise (the run's weeks_per_year, 52)",
-        term="weeks_per_year",
+        term=terms.WEEKS_PER_YEAR,
     )
 }
 """The key an annualised figure of weekly values (the ICIR) adds: the weeks per year it was annualised with."""
@@ -227,21 +229,25 @@ FAMILY_SIZE = figure(
     "The family adjusted over: the published alphas the key may read whose nwt.ic is measurable (this one "
     "included)",
     source="catalogue",
+    term=terms.FAMILY_SIZE,
 )
 
 
-def interval(meaning: str, formula: str, annualisation: str, source: str) -> Meta:
+def interval(meaning: str, formula: str, annualisation: str, source: str, *, term: Term) -> Meta:
     """A bootstrapped figure: the statistic, with its interval's bounds."""
     return figure(
         meaning,
         formula,
         source=source,
         keys={
-            "lower": figure("Lower bound: the 2.5% quantile of the resampled statistic"),
-            "upper": figure("Upper bound: the 97.5% quantile of the resampled statistic"),
-            "observations": figure("Observations of the series in the window"),
-            "block_length": figure("Mean block length of the resamples (block_length_rule)"),
+            "lower": figure("Lower bound: the 2.5% quantile of the resampled statistic", term=terms.LOWER),
+            "upper": figure("Upper bound: the 97.5% quantile of the resampled statistic", term=terms.UPPER),
+            "observations": figure("Observations of the series in the window", term=terms.OBSERVATIONS),
+            "block_length": figure(
+                "Mean block length of the resamples (block_length_rule)", term=terms.BLOCK_LENGTH
+            ),
         },
+        term=term,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
+from schemas import terms
 from schemas.bodies.base import Body
 from schemas.bodies.figures import figure
 from schemas.bodies.monitoring import ChartState
@@ -87,10 +88,14 @@ class FalseDiscoveryPrior(Body, kw_only=True, frozen=True):
     decided_alphas: Annotated[
         int,
         figure(
-            "The approved alphas (in force or retired since) with a measured live information ratio, of those the key may read"
+            "The approved alphas (in force or retired since) with a measured live information ratio, of those the key may read",
+            term=terms.DECIDED_ALPHAS,
         ),
     ]
-    candidates: Annotated[int, figure("The alphas of the catalogue the key may read: the candidates tried")]
+    candidates: Annotated[
+        int,
+        figure("The alphas of the catalogue the key may read: the candidates tried", term=terms.CANDIDATES),
+    ]
     prior_true_share: Annotated[
         float,
         figure(
@@ -98,13 +103,15 @@ class FalseDiscoveryPrior(Body, kw_only=True, frozen=True):
             "tracks (2 x the share with a positive live information ratio - 1, at least 0), over the test's power "
             "against true_information_ratio, over the candidates; kept within 1/candidates and 1",
             "decided * max(0, 2 s - 1) / power / candidates",
+            term=terms.PRIOR_TRUE_SHARE,
         ),
     ]
     true_information_ratio: Annotated[
         float,
         figure(
             "The annualised information ratio of a true strategy (the alternative the power is computed against): "
-            "the mean live information ratio of those with a positive one"
+            "the mean live information ratio of those with a positive one",
+            term=terms.TRUE_INFORMATION_RATIO,
         ),
     ]
 
@@ -147,43 +154,57 @@ class AlphaHealth(Body, kw_only=True, frozen=True):
     sessions_since_approval: Annotated[
         int | None,
         figure(
-            "Sessions of the book first published after the approval was recorded; null: /analytics/live withheld"
+            "Sessions of the book first published after the approval was recorded; null: /analytics/live withheld",
+            term=terms.SESSIONS_SINCE_APPROVAL,
         ),
     ]
     live_weeks: Annotated[
-        int | None, figure("The live weeks its CUSUM charted; null: /analytics/monitoring withheld")
+        int | None,
+        figure(
+            "The live weeks its CUSUM charted; null: /analytics/monitoring withheld", term=terms.LIVE_WEEKS
+        ),
     ]
     live_information_ratio: Annotated[
         float | None,
-        figure("/analytics/live out_of_sample.information_ratio at the approval; null below 63 sessions"),
+        figure(
+            "/analytics/live out_of_sample.information_ratio at the approval; null below 63 sessions",
+            term=terms.LIVE_INFORMATION_RATIO,
+        ),
     ]
     expected_live_information_ratio: Annotated[
         float | None,
         figure(
             "/analytics/expectation's expected live information ratio: its backtest's shrunk toward its family's "
-            "(empirical Bayes) times decay's retention; null for a book other than long_short"
+            "(empirical Bayes) times decay's retention; null for a book other than long_short",
+            term=terms.EXPECTED_LIVE_INFORMATION_RATIO,
         ),
     ]
     live_to_date: Annotated[
-        float | None, figure("/analytics/expectation's live information ratio to the last live week")
+        float | None,
+        figure(
+            "/analytics/expectation's live information ratio to the last live week", term=terms.LIVE_TO_DATE
+        ),
     ]
     predictive_lower: Annotated[
         float | None,
         figure(
-            "/analytics/expectation's lower bound of the 90% interval of the live figure over as many sessions"
+            "/analytics/expectation's lower bound of the 90% interval of the live figure over as many sessions",
+            term=terms.PREDICTIVE_LOWER,
         ),
     ]
-    predictive_upper: Annotated[float | None, figure("Its upper bound")]
+    predictive_upper: Annotated[float | None, figure("Its upper bound", term=terms.PREDICTIVE_UPPER)]
     percentile: Annotated[
         float | None,
         figure(
-            "/analytics/expectation's percentile of live_to_date in that predictive distribution (0 to 100)"
+            "/analytics/expectation's percentile of live_to_date in that predictive distribution (0 to 100)",
+            term=terms.PERCENTILE,
         ),
     ]
     cusum_state: Annotated[ChartState, figure("The book return chart's state, as /analytics/monitoring")]
     ic_cusum_state: Annotated[ChartState, figure("The IC chart's state, as /analytics/monitoring")]
     cusum_statistic: Annotated[
-        float | None, figure("The book return chart's statistic after the last live week")
+        float | None,
+        figure("The book return chart's statistic after the last live week", term=terms.CUSUM_STATISTIC),
     ]
     last_alarm: Annotated[dt.date | None, figure("The latest live week either chart crossed its threshold")]
     false_discovery_probability: Annotated[
@@ -193,15 +214,18 @@ class AlphaHealth(Body, kw_only=True, frozen=True):
             "given a backtest information ratio at least the one observed over its backtest sessions (per-session "
             "ratios)",
             "p0 (1 - p) / (p0 (1 - p) + p1 p)",
+            term=terms.FALSE_DISCOVERY_PROBABILITY,
         ),
     ]
     mmc_mean: Annotated[
-        float | None, figure("/analytics/mmc mmc_mean, whole history: what it adds to the others")
+        float | None,
+        figure("/analytics/mmc mmc_mean, whole history: what it adds to the others", term=terms.MMC_MEAN),
     ]
     correlation_to_combined_mean: Annotated[
         float | None,
         figure(
-            "/analytics/mmc correlation_to_combined_mean, whole history: how crowded its scores are with the others'"
+            "/analytics/mmc correlation_to_combined_mean, whole history: how crowded its scores are with the others'",
+            term=terms.CORRELATION_TO_COMBINED_MEAN,
         ),
     ]
     signals: Annotated[
@@ -225,29 +249,43 @@ class ApprovedHealth(Body, kw_only=True, frozen=True):
     """`/v1/analytics/approved_health`."""
 
     book: Annotated[str, figure("The book watched")]
-    approved_count: Annotated[int, figure("The approved alphas in force the key may read")]
-    alarm_count: Annotated[int, figure("Of those, how many have a chart in alarm")]
+    approved_count: Annotated[
+        int, figure("The approved alphas in force the key may read", term=terms.APPROVED_COUNT)
+    ]
+    alarm_count: Annotated[int, figure("Of those, how many have a chart in alarm", term=terms.ALARM_COUNT)]
     failing_count: Annotated[int, figure("Of those, how many the verdict calls failing (verdict_rule)")]
     verdict_rule: Annotated[str, figure("The one rule each row's verdict follows")] = VERDICT_RULE
     ir_fall_detected: Annotated[
-        float, figure("The fall the charts are designed to detect (the operator's policy)")
+        float,
+        figure(
+            "The fall the charts are designed to detect (the operator's policy)", term=terms.IR_FALL_DETECTED
+        ),
     ]
-    arl0_weeks: Annotated[float, figure("The charts' in-control average run length (the operator's policy)")]
+    arl0_weeks: Annotated[
+        float,
+        figure("The charts' in-control average run length (the operator's policy)", term=terms.ARL0_WEEKS),
+    ]
     arl1_weeks: Annotated[
         float,
         figure(
             "The detection delay: the expected weeks a chart takes to alarm once the information ratio has fallen by "
-            "ir_fall_detected (Siegmund's approximation, as /analytics/monitoring arl1_weeks)"
+            "ir_fall_detected (Siegmund's approximation, as /analytics/monitoring arl1_weeks)",
+            term=terms.ARL1_WEEKS,
         ),
     ]
     false_alarm_probability_per_year: Annotated[
-        float, figure("The probability that one unchanged alpha's chart alarms within a year")
+        float,
+        figure(
+            "The probability that one unchanged alpha's chart alarms within a year",
+            term=terms.FALSE_ALARM_PROBABILITY_PER_YEAR,
+        ),
     ]
     expected_false_alarms_per_year: Annotated[
         float,
         figure(
             "The false alarms a year the book's return charts raise on average if every approved alpha still works",
             "approved_count * 52 / arl0_weeks",
+            term=terms.EXPECTED_FALSE_ALARMS_PER_YEAR,
         ),
     ]
     false_discovery: Annotated[

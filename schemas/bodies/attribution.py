@@ -15,10 +15,12 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas import terms
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
 from schemas.bodies.formats import SEAL_TEXT
+from schemas.terms import Term
 
 TOP_DEFAULT, TOP_MAX = 10, 50
 """`top`: contributors and detractors listed, each."""
@@ -56,29 +58,32 @@ SECTOR_RULE = (
 CONTRIBUTION = "sum over the window's sessions t of net_pnl_t / starting_equity_t"
 
 
-def _pnl(what: str) -> Meta:
+def _pnl(what: str, *, term: Term) -> Meta:
     return figure(
         f"Net P&L of {what} over the window (market P&L, execution cost and borrow), in normalised equity",
         "sum of net_pnl over the window's sessions",
         source=PNL,
+        term=term,
     )
 
 
-def _contribution(what: str) -> Meta:
+def _contribution(what: str, *, term: Term) -> Meta:
     return figure(
         f"Return contribution of {what}: its net P&L each session over the book's starting equity that session, "
         "summed over the window's sessions (additive: the contributions of every name, the cash carry and the "
         "rounding add up to the sum of the book's daily returns, not to the compounded return)",
         CONTRIBUTION,
         source=PNL_AND_LEDGER,
+        term=term,
     )
 
 
-def _share(what: str) -> Meta:
+def _share(what: str, *, term: Term) -> Meta:
     return figure(
         f"Share of the names' window P&L made by {what}: " + SHARE_RULE,
         "pnl / sum of net_pnl over every name and session of the window",
         source=PNL,
+        term=term,
     )
 
 
@@ -86,9 +91,9 @@ class NameAttribution(Body, kw_only=True, frozen=True):
     """One name of the contributors or detractors."""
 
     symbol: Annotated[str, figure("The name")]
-    pnl: Annotated[AnalyticsStat, _pnl("the name")]
-    return_contribution: Annotated[AnalyticsStat, _contribution("the name")]
-    share: Annotated[AnalyticsStat, _share("the name")]
+    pnl: Annotated[AnalyticsStat, _pnl("the name", term=terms.PNL)]
+    return_contribution: Annotated[AnalyticsStat, _contribution("the name", term=terms.RETURN_CONTRIBUTION)]
+    share: Annotated[AnalyticsStat, _share("the name", term=terms.SHARE)]
 
 
 Status = Literal["available", "not_measurable"]
@@ -105,7 +110,7 @@ class ByName(Body, kw_only=True, frozen=True):
     withheld_reason: Annotated[str, WITHHELD] | UnsetType = UNSET
     names: Annotated[
         int | None,
-        figure("Names with a P&L row in the window; null when not measurable", source=PNL),
+        figure("Names with a P&L row in the window; null when not measurable", source=PNL, term=terms.NAMES),
     ]
     contributors: Annotated[
         list[NameAttribution],
@@ -126,12 +131,14 @@ class ByName(Body, kw_only=True, frozen=True):
 class LegPart(Body, kw_only=True, frozen=True):
     """One leg of the book: `{what}`."""
 
-    pnl: Annotated[AnalyticsStat, _pnl("{what}")]
-    return_contribution: Annotated[AnalyticsStat, _contribution("{what}")]
-    share: Annotated[AnalyticsStat, _share("{what}")]
+    pnl: Annotated[AnalyticsStat, _pnl("{what}", term=terms.PNL)]
+    return_contribution: Annotated[AnalyticsStat, _contribution("{what}", term=terms.RETURN_CONTRIBUTION)]
+    share: Annotated[AnalyticsStat, _share("{what}", term=terms.SHARE)]
     names: Annotated[
         int | None,
-        figure("Distinct names with a P&L row in {what}; null when not measurable", source=PNL),
+        figure(
+            "Distinct names with a P&L row in {what}; null when not measurable", source=PNL, term=terms.NAMES
+        ),
     ]
 
 
@@ -157,10 +164,12 @@ class SectorPart(Body, kw_only=True, frozen=True):
     sector: Annotated[
         str | None, SEAL_TEXT, figure("The sector as the seal names it; null for the names without one")
     ]
-    pnl: Annotated[AnalyticsStat, _pnl("{what}")]
-    return_contribution: Annotated[AnalyticsStat, _contribution("{what}")]
-    share: Annotated[AnalyticsStat, _share("{what}")]
-    names: Annotated[int | None, figure("Distinct names with a P&L row in {what}", source=PNL)]
+    pnl: Annotated[AnalyticsStat, _pnl("{what}", term=terms.PNL)]
+    return_contribution: Annotated[AnalyticsStat, _contribution("{what}", term=terms.RETURN_CONTRIBUTION)]
+    share: Annotated[AnalyticsStat, _share("{what}", term=terms.SHARE)]
+    names: Annotated[
+        int | None, figure("Distinct names with a P&L row in {what}", source=PNL, term=terms.NAMES)
+    ]
 
 
 class BySector(Body, kw_only=True, frozen=True):
@@ -189,6 +198,7 @@ class Totals(Body, kw_only=True, frozen=True):
             "The book's P&L over the window, from the ledger: names_pnl + cash_carry + rounding_adjustment",
             "sum(ending_equity - starting_equity) over the window's sessions",
             source=BOOK_LEDGER,
+            term=terms.PNL,
         ),
     ]
     names_pnl: Annotated[
@@ -197,6 +207,7 @@ class Totals(Body, kw_only=True, frozen=True):
             "The names' P&L over the window: the denominator of every share",
             "sum of net_pnl over every name and session of the window",
             source=PNL,
+            term=terms.NAMES_PNL,
         ),
     ]
     cash_carry: Annotated[
@@ -205,6 +216,7 @@ class Totals(Body, kw_only=True, frozen=True):
             "Interest the book's cash earned over the window: the ledger's, no name's",
             "sum(cash_carry)",
             source=BOOK_LEDGER,
+            term=terms.CASH_CARRY,
         ),
     ]
     rounding_adjustment: Annotated[
@@ -213,6 +225,7 @@ class Totals(Body, kw_only=True, frozen=True):
             "The ledger's rounding adjustments over the window: no name's",
             "sum(rounding_adjustment)",
             source=BOOK_LEDGER,
+            term=terms.ROUNDING_ADJUSTMENT,
         ),
     ]
     sum_of_daily_returns: Annotated[
@@ -222,15 +235,19 @@ class Totals(Body, kw_only=True, frozen=True):
             "up to",
             "sum(r), r = ending_equity / starting_equity - 1",
             source=BOOK_LEDGER,
+            term=terms.SUM_OF_DAILY_RETURNS,
         ),
     ]
-    names_return_contribution: Annotated[AnalyticsStat, _contribution("every name")]
+    names_return_contribution: Annotated[
+        AnalyticsStat, _contribution("every name", term=terms.NAMES_RETURN_CONTRIBUTION)
+    ]
     cash_carry_return_contribution: Annotated[
         AnalyticsStat,
         figure(
             "Return contribution of the cash carry",
             "sum(cash_carry / starting_equity)",
             source=BOOK_LEDGER,
+            term=terms.CASH_CARRY_RETURN_CONTRIBUTION,
         ),
     ]
     rounding_return_contribution: Annotated[
@@ -239,6 +256,7 @@ class Totals(Body, kw_only=True, frozen=True):
             "Return contribution of the rounding adjustments",
             "sum(rounding_adjustment / starting_equity)",
             source=BOOK_LEDGER,
+            term=terms.ROUNDING_RETURN_CONTRIBUTION,
         ),
     ]
 
@@ -253,6 +271,7 @@ class BestDay(Body, kw_only=True, frozen=True):
             "The book's return that session",
             "ending_equity / starting_equity - 1",
             source=BOOK_LEDGER,
+            term=terms.DAY_RETURN,
         ),
     ]
     pnl: Annotated[
@@ -261,6 +280,7 @@ class BestDay(Body, kw_only=True, frozen=True):
             "The book's P&L that session",
             "ending_equity - starting_equity",
             source=BOOK_LEDGER,
+            term=terms.PNL,
         ),
     ]
     top_symbol: Annotated[
@@ -277,11 +297,12 @@ class BestDay(Body, kw_only=True, frozen=True):
             "day_return, the rest is the other names', the cash carry and the rounding)",
             "net_pnl / starting_equity",
             source=PNL_AND_LEDGER,
+            term=terms.TOP_CONTRIBUTION,
         ),
     ]
 
 
-def _days_share(percent: int) -> Meta:
+def _days_share(percent: int, *, term: Term) -> Meta:
     return figure(
         f"Share of the window's P&L made by its best {percent}% of days: the P&L of the k sessions of largest P&L "
         f"over the window's P&L (totals.pnl), k = ceil({percent} x sessions / 100), at least 1 (15 of 1,406 "
@@ -289,6 +310,7 @@ def _days_share(percent: int) -> Meta:
         "positive (a share of a loss is no share)",
         "sum of the k largest (ending_equity - starting_equity) / sum(ending_equity - starting_equity)",
         source=BOOK_LEDGER,
+        term=term,
     )
 
 
@@ -309,6 +331,7 @@ class Fragility(Body, kw_only=True, frozen=True):
             "mean(r) / std(r, ddof=1) * sqrt(252), r = ending_equity / starting_equity - 1",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.INFORMATION_RATIO,
         ),
     ]
     without_best_days: Annotated[
@@ -319,6 +342,7 @@ class Fragility(Body, kw_only=True, frozen=True):
             "information_ratio of r with the N largest returns removed",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.WITHOUT_BEST_DAYS,
         ),
     ]
     best_days_kept: Annotated[
@@ -328,6 +352,7 @@ class Fragility(Body, kw_only=True, frozen=True):
             "N = 5): not measurable when the information ratio is not positive",
             "without_best_days / information_ratio",
             source=BOOK_LEDGER,
+            term=terms.BEST_DAYS_KEPT,
         ),
     ]
     without_best_names: Annotated[
@@ -338,6 +363,7 @@ class Fragility(Body, kw_only=True, frozen=True):
             "information_ratio of r_t - sum over the N names of net_pnl_t / starting_equity_t",
             source=PNL_AND_LEDGER,
             keys=PER_YEAR,
+            term=terms.WITHOUT_BEST_NAMES,
         ),
     ]
     best_names: Annotated[
@@ -355,16 +381,18 @@ class Fragility(Body, kw_only=True, frozen=True):
         int | None,
         figure(
             "k for the best 1% of days: ceil(sessions / 100), at least 1; null when not measurable",
+            term=terms.TOP_1PCT_DAYS,
         ),
     ]
-    top_1pct_days_share: Annotated[AnalyticsStat, _days_share(DAY_SHARES[0])]
+    top_1pct_days_share: Annotated[AnalyticsStat, _days_share(DAY_SHARES[0], term=terms.TOP_1PCT_DAYS_SHARE)]
     top_5pct_days: Annotated[
         int | None,
         figure(
             "k for the best 5% of days: ceil(5 x sessions / 100), at least 1; null when not measurable",
+            term=terms.TOP_5PCT_DAYS,
         ),
     ]
-    top_5pct_days_share: Annotated[AnalyticsStat, _days_share(DAY_SHARES[1])]
+    top_5pct_days_share: Annotated[AnalyticsStat, _days_share(DAY_SHARES[1], term=terms.TOP_5PCT_DAYS_SHARE)]
 
 
 class LargestWeight(Body, kw_only=True, frozen=True):
@@ -378,6 +406,7 @@ class LargestWeight(Body, kw_only=True, frozen=True):
             "symbol order on a tie; as the max_weight check",
             "max |weight| over the window's positions",
             source=POSITIONS,
+            term=terms.WEIGHT,
         ),
     ]
     symbol: Annotated[str | None, figure("The name held; null when not measurable")]
@@ -399,6 +428,7 @@ class Concentration(Body, kw_only=True, frozen=True):
             "Distinct names the book held a position in at a session's close in the window",
             "count of distinct symbols with weight != 0",
             source=POSITIONS,
+            term=terms.NAMES_HELD,
         ),
     ]
     sessions_held: Annotated[
@@ -407,6 +437,7 @@ class Concentration(Body, kw_only=True, frozen=True):
             "Sessions of the window with at least one position at the close: what the two means are over; null "
             "when not measurable",
             source=POSITIONS,
+            term=terms.SESSIONS_HELD,
         ),
     ]
     mean_names_per_session: Annotated[
@@ -415,6 +446,7 @@ class Concentration(Body, kw_only=True, frozen=True):
             "Mean number of names held at the close, over the sessions with a position",
             "mean over sessions_held of the count of names with weight != 0",
             source=POSITIONS,
+            term=terms.MEAN_NAMES_PER_SESSION,
         ),
     ]
     effective_names: Annotated[
@@ -424,6 +456,7 @@ class Concentration(Body, kw_only=True, frozen=True):
             "for N equal positions, 1 for one), averaged over the sessions with a position",
             "mean over sessions_held of 1 / sum_i (|w_i| / sum_j |w_j|)^2 = (sum |w|)^2 / sum w^2",
             source=POSITIONS,
+            term=terms.EFFECTIVE_NAMES,
         ),
     ]
 
@@ -439,6 +472,7 @@ class Attribution(Body, kw_only=True, frozen=True):
         figure(
             "Sessions of the book in the window (its ledger rows); null for a key that may not read the ledger",
             source=BOOK_LEDGER,
+            term=terms.SESSIONS,
         ),
     ]
     top: Annotated[int, figure("Contributors and detractors listed, each (the request's `top`)")]

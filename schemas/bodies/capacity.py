@@ -20,10 +20,12 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
+from schemas import terms
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
 from schemas.conventions import BOOK_CURRENCY
+from schemas.terms import Term
 
 CAPITAL_DEFAULT = 1e8
 """The reference capital when the request names none: 100 million of the book's currency."""
@@ -58,12 +60,13 @@ PARTICIPATION = (
 )
 
 
-def _share_above(threshold: float) -> Meta:
+def _share_above(threshold: float, *, term: Term) -> Meta:
     return figure(
         f"Share of the window's fills with an adv whose participation at the reference capital is above "
         f"{threshold:.0%} of adv",
         f"count(p_i > {threshold:g}) / count(p_i)",
         source=FILLS_ADV,
+        term=term,
     )
 
 
@@ -75,7 +78,11 @@ class LargestFill(Body, kw_only=True, frozen=True):
     symbol: Annotated[str, figure("The name traded")]
     participation: Annotated[
         float,
-        figure("Its participation at the reference capital: " + PARTICIPATION, source=FILLS_ADV),
+        figure(
+            "Its participation at the reference capital: " + PARTICIPATION,
+            source=FILLS_ADV,
+            term=terms.PARTICIPATION,
+        ),
     ]
     notional: Annotated[
         float,
@@ -83,11 +90,12 @@ class LargestFill(Body, kw_only=True, frozen=True):
             "Its traded value at the reference capital",
             "|quantity x fill_price| / equity_basis x K0",
             source=FILLS,
+            term=terms.NOTIONAL,
         ),
     ]
     adv: Annotated[
         float,
-        figure("The name's average daily traded value at the decision", source="exposures"),
+        figure("The name's average daily traded value at the decision", source="exposures", term=terms.ADV),
     ]
 
 
@@ -101,6 +109,7 @@ class CapacityParticipation(Body, kw_only=True, frozen=True):
             "Median participation of the window's fills at the reference capital (a fraction of adv: 0.01 is 1%)",
             "percentile(p, 50), linear interpolation; p_i = " + PARTICIPATION,
             source=FILLS_ADV,
+            term=terms.MEDIAN,
         ),
     ]
     p95: Annotated[
@@ -109,6 +118,7 @@ class CapacityParticipation(Body, kw_only=True, frozen=True):
             "95th percentile of the window's fills' participation at the reference capital",
             "percentile(p, 95), linear interpolation (numpy's and pandas' default)",
             source=FILLS_ADV,
+            term=terms.P95,
         ),
     ]
     max: Annotated[
@@ -117,11 +127,12 @@ class CapacityParticipation(Body, kw_only=True, frozen=True):
             "Largest participation of a fill of the window at the reference capital",
             "max(p)",
             source=FILLS_ADV,
+            term=terms.MAX,
         ),
     ]
-    above_1pct: Annotated[AnalyticsStat, _share_above(0.01)]
-    above_5pct: Annotated[AnalyticsStat, _share_above(0.05)]
-    above_10pct: Annotated[AnalyticsStat, _share_above(0.10)]
+    above_1pct: Annotated[AnalyticsStat, _share_above(0.01, term=terms.ABOVE_1PCT)]
+    above_5pct: Annotated[AnalyticsStat, _share_above(0.05, term=terms.ABOVE_5PCT)]
+    above_10pct: Annotated[AnalyticsStat, _share_above(0.10, term=terms.ABOVE_10PCT)]
     largest: Annotated[
         LargestFill | None,
         figure(
@@ -133,7 +144,9 @@ class CapacityParticipation(Body, kw_only=True, frozen=True):
 class CapacityPoint(Body, kw_only=True, frozen=True):
     """The book at one capital of the grid."""
 
-    capital: Annotated[float, figure("The capital K: the book's size at inception", source="request")]
+    capital: Annotated[
+        float, figure("The capital K: the book's size at inception", source="request", term=terms.CAPITAL)
+    ]
     net_information_ratio: Annotated[
         AnalyticsStat,
         figure(
@@ -141,6 +154,7 @@ class CapacityPoint(Body, kw_only=True, frozen=True):
             "mean(r(K)) / std(r(K), ddof=1) * sqrt(252); " + COST_MODEL_FORMULA,
             source=LEDGER_AND_FILLS,
             keys=PER_YEAR,
+            term=terms.NET_INFORMATION_RATIO,
         ),
     ]
     cost_drag: Annotated[
@@ -152,6 +166,7 @@ class CapacityPoint(Body, kw_only=True, frozen=True):
             "starting_equity_t",
             source=LEDGER_AND_FILLS,
             keys=PER_YEAR,
+            term=terms.COST_DRAG,
         ),
     ]
     participation_p95: Annotated[
@@ -160,6 +175,7 @@ class CapacityPoint(Body, kw_only=True, frozen=True):
             "95th percentile of the window's fills' participation at capital K (K / K0 times the reference's)",
             "percentile(p(K), 95), p_i(K) = " + PARTICIPATION,
             source=FILLS_ADV,
+            term=terms.PARTICIPATION_P95,
         ),
     ]
 
@@ -177,6 +193,7 @@ class Capacity(Body, kw_only=True, frozen=True):
             "state (its ledger is normalised to 1.0): the request's `capital`, default 1e8. The seal's modelled "
             "execution costs are taken as the costs at K0, so every capital figure of the answer scales with it",
             source="request",
+            term=terms.CAPITAL,
         ),
     ]
     currency: Annotated[
@@ -202,6 +219,7 @@ class Capacity(Body, kw_only=True, frozen=True):
         figure(
             "Sessions of the book in the window; null for a key that may not read the ledger",
             source=BOOK_LEDGER,
+            term=terms.SESSIONS,
         ),
     ]
     fills: Annotated[
@@ -209,6 +227,7 @@ class Capacity(Body, kw_only=True, frozen=True):
         figure(
             "Fills of the book in the window; null for a key that may not read the trades",
             source=FILLS,
+            term=terms.FILLS,
         ),
     ]
     fills_with_adv: Annotated[
@@ -217,6 +236,7 @@ class Capacity(Body, kw_only=True, frozen=True):
             "Fills of the window whose name has an adv at its decision (an exposures row with adv): those the "
             "participation figures are over; null for a key that may not read the trades",
             source=FILLS_ADV,
+            term=terms.FILLS_WITH_ADV,
         ),
     ]
     participation: Annotated[
@@ -230,6 +250,7 @@ class Capacity(Body, kw_only=True, frozen=True):
             "mean(r) / std(r, ddof=1) * sqrt(252), r = ending_equity / starting_equity - 1",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.NET_INFORMATION_RATIO,
         ),
     ]
     capacity: Annotated[
@@ -242,6 +263,7 @@ class Capacity(Body, kw_only=True, frozen=True):
             "K0 (1 + a)^2, a the smallest root > 0 of mean(r - a x) / std(r - a x) = mean(r) / std(r) / 2, "
             "x_t = slippage_t / starting_equity_t",
             source=LEDGER_AND_FILLS,
+            term=terms.CAPACITY,
         ),
     ]
     participation_capacity: Annotated[
@@ -251,6 +273,7 @@ class Capacity(Body, kw_only=True, frozen=True):
             "name's adv (participation grows in proportion to capital); does not depend on K0",
             f"{PARTICIPATION_LIMIT:g} / percentile(|quantity x fill_price| / equity_basis / adv, 95)",
             source=FILLS_ADV,
+            term=terms.PARTICIPATION_CAPACITY,
         ),
     ]
     grid: Annotated[

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from schemas import terms
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.base import Body
 from schemas.bodies.figures import figure
@@ -26,10 +27,14 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
 
     alpha: Annotated[str, figure("The alpha served (meta.run)")]
     ras_confidence: Annotated[
-        float, figure("1 - delta: the probability that every bound holds at once (0.95)")
+        float,
+        figure("1 - delta: the probability that every bound holds at once (0.95)", term=terms.RAS_CONFIDENCE),
     ]
     ras_draws: Annotated[
-        int, figure("Monte Carlo draws of the Rademacher signs behind each complexity (seeded)")
+        int,
+        figure(
+            "Monte Carlo draws of the Rademacher signs behind each complexity (seeded)", term=terms.RAS_DRAWS
+        ),
     ]
     ras_sharpe_observed: Annotated[
         AnalyticsStat,
@@ -39,6 +44,7 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
             + RAS_WINDOW,
             "theta_hat = (1/T) sum_t r_t / sd(r), T ras_sessions",
             source="catalogue",
+            term=terms.RAS_SHARPE_OBSERVED,
         ),
     ]
     ras_sharpe_lower_bound: Annotated[
@@ -50,6 +56,7 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
             "theta_hat - 2 R_hat - 3 sqrt(2 ln(2/delta) / T) - sqrt(2 ln(2N/delta) / T), R_hat "
             "ras_sharpe_complexity, T ras_sessions, N ras_sharpe_alphas",
             source="catalogue",
+            term=terms.RAS_SHARPE_LOWER_BOUND,
         ),
     ]
     ras_sharpe_complexity: Annotated[
@@ -58,25 +65,30 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
             "Empirical Rademacher complexity of the daily returns of the alphas the key may read, each at unit "
             "variance, computed exactly over their rows",
             "R_hat = E_eps[max_n |(1/T) sum_t eps_t x_(t,n)|], eps_t independent signs, by Monte Carlo",
+            term=terms.RAS_SHARPE_COMPLEXITY,
         ),
     ]
     ras_sharpe_complexity_error: Annotated[
         float | None,
         figure(
-            "Monte Carlo standard error of ras_sharpe_complexity", "sd of the draws' maxima / sqrt(draws)"
+            "Monte Carlo standard error of ras_sharpe_complexity",
+            "sd of the draws' maxima / sqrt(draws)",
+            term=terms.RAS_SHARPE_COMPLEXITY_ERROR,
         ),
     ]
     ras_sessions: Annotated[
         int | None,
         figure(
-            "T: the dates (sessions) of the catalogue's returns matrix on which an alpha the key may read has one"
+            "T: the dates (sessions) of the catalogue's returns matrix on which an alpha the key may read has one",
+            term=terms.RAS_SESSIONS,
         ),
     ]
     ras_sharpe_alphas: Annotated[
         int | None,
         figure(
             "N: the alphas the key may read with a returns series (3 or more sessions with variance) the complexity "
-            "is over"
+            "is over",
+            term=terms.RAS_SHARPE_ALPHAS,
         ),
     ]
     ras_ic_observed: Annotated[
@@ -86,6 +98,7 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
             "within [-1, 1]), summed over " + RAS_WINDOW,
             "theta_hat = (1/T) sum_t ic_t, T ras_weeks",
             source="catalogue",
+            term=terms.RAS_IC_OBSERVED,
         ),
     ]
     ras_ic_lower_bound: Annotated[
@@ -96,6 +109,7 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
             "the Rademacher anti-serum, " + RAS,
             "theta_hat - 2 R_hat - 3 sqrt(2 ln(2/delta) / T), R_hat ras_ic_complexity, T ras_weeks",
             source="catalogue",
+            term=terms.RAS_IC_LOWER_BOUND,
         ),
     ]
     ras_ic_complexity: Annotated[
@@ -104,19 +118,27 @@ class CatalogueBound(Body, kw_only=True, frozen=True):
             "Empirical Rademacher complexity of the weekly IC of the alphas the key may read, computed exactly over "
             "their rows",
             "R_hat = E_eps[max_n |(1/T) sum_t eps_t ic_(t,n)|], by Monte Carlo",
+            term=terms.RAS_IC_COMPLEXITY,
         ),
     ]
     ras_ic_complexity_error: Annotated[
         float | None,
-        figure("Monte Carlo standard error of ras_ic_complexity", "sd of the draws' maxima / sqrt(draws)"),
+        figure(
+            "Monte Carlo standard error of ras_ic_complexity",
+            "sd of the draws' maxima / sqrt(draws)",
+            term=terms.RAS_IC_COMPLEXITY_ERROR,
+        ),
     ]
     ras_weeks: Annotated[
         int | None,
         figure(
-            "T: the dates (weeks) of the catalogue's IC matrix on which an alpha the key may read has one"
+            "T: the dates (weeks) of the catalogue's IC matrix on which an alpha the key may read has one",
+            term=terms.RAS_WEEKS,
         ),
     ]
     ras_ic_alphas: Annotated[
         int | None,
-        figure("N: the alphas the key may read with a weekly IC the complexity is over"),
+        figure(
+            "N: the alphas the key may read with a weekly IC the complexity is over", term=terms.RAS_IC_ALPHAS
+        ),
     ]

@@ -9,11 +9,12 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas import terms
 from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WEEKS_PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
-from schemas.vocabulary import VOCABULARY
+from schemas.terms import Term
 
 COMMON = "over the common sessions (dates both books hold in the window), each side's figure included"
 COMMON_WEEKS = (
@@ -26,7 +27,7 @@ COMMON_WEEKS = (
 def compared(
     meaning: str,
     formula: str,
-    term: str,
+    term: Term,
     source: str,
     common: str,
     test: str | None = None,
@@ -39,7 +40,7 @@ def compared(
     `periods_per_year` (`annualised_with`: sessions, or weeks for the ICIR); `kind` is the test's
     statistic_kind (t, or z for Jobson-Korkie-Memmel); `term` is the figure's
     (`schemas.vocabulary`), the unit and annualisation of both sides and the difference."""
-    per_year = annualised_with if VOCABULARY[term].annualisation == "annualised" else {}
+    per_year = annualised_with if term.annualisation == "annualised" else {}
 
     def side(who: str) -> Meta:
         return figure(
@@ -57,10 +58,10 @@ def compared(
                 "statistic": figure(
                     f"The test statistic, a {kind}-statistic (statistic_kind {kind}); null when the test cannot run",
                     test,
-                    term="statistic",
+                    term=terms.STATISTIC,
                 ),
                 "statistic_kind": figure(f"What statistic is: {kind}"),
-                "p_value": figure("Two-sided p-value; null when the test cannot run"),
+                "p_value": figure("Two-sided p-value; null when the test cannot run", term=terms.P_VALUE),
             },
         )
         if test is not None
@@ -82,14 +83,16 @@ def compared(
                     "common_weeks": figure(
                         "The common weeks the figure is over (the answer's weeks): rebuilt from the cross-sections "
                         "over these weeks only, it differs on purpose from /metrics and the screener; null for a "
-                        "key that may not read the rebalance cross-sections"
+                        "key that may not read the rebalance cross-sections",
+                        term=terms.COMMON_WEEKS,
                     )
                 }
                 if common == COMMON_WEEKS
                 else {
                     "common_sessions": figure(
                         "The common sessions the figure is over (the answer's sessions); null for a key that may "
-                        "not read the ledger"
+                        "not read the ledger",
+                        term=terms.COMMON_SESSIONS,
                     )
                 }
             ),
@@ -111,7 +114,8 @@ class DifferenceTest(Body, kw_only=True, frozen=True):
         float | None,
         figure(
             "The test statistic, a t-statistic or a z-statistic as statistic_kind says; null when the test "
-            "cannot run"
+            "cannot run",
+            term=terms.STATISTIC,
         ),
     ]
     statistic_kind: Annotated[
@@ -121,9 +125,11 @@ class DifferenceTest(Body, kw_only=True, frozen=True):
             "Jobson-Korkie-Memmel z-statistic, read against the normal distribution)"
         ),
     ]
-    p_value: Annotated[float | None, figure("Two-sided p-value; null when the test cannot run")]
+    p_value: Annotated[
+        float | None, figure("Two-sided p-value; null when the test cannot run", term=terms.P_VALUE)
+    ]
     significant: Annotated[bool | None, figure("p_value < level; null when the test cannot run")]
-    level: Annotated[float, figure("The significance level the test is read at (0.05)")]
+    level: Annotated[float, figure("The significance level the test is read at (0.05)", term=terms.LEVEL)]
     withheld_reason: Annotated[str, figure("Why the test cannot run (present only then)")] | UnsetType = UNSET
 
 
@@ -178,7 +184,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "Information ratio of daily book returns (after costs, not in excess of the risk-free rate), daily "
             f"times sqrt(252) as /metrics core.information_ratio: {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of r = ending/starting - 1, times sqrt(252)",
-            "information_ratio",
+            terms.INFORMATION_RATIO,
             BOOK_LEDGER,
             COMMON,
             test="Jobson-Korkie test with Memmel's (2003) correction: SR per session, rho the Pearson correlation, "
@@ -192,7 +198,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         compared(
             f"Mean daily book return, annualised: {libraries.ANNUALISED_RETURN}",
             "mean(r) * 252",
-            "annualised_return",
+            terms.ANNUALISED_RETURN,
             BOOK_LEDGER,
             COMMON,
             test="Paired t-test of the daily return differences d = r_alpha - r_with (scipy.stats.ttest_rel): "
@@ -204,7 +210,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         compared(
             "Volatility of daily book returns, annualised",
             "std(r, ddof=1) * sqrt(252)",
-            "volatility",
+            terms.VOLATILITY,
             BOOK_LEDGER,
             COMMON,
             untested="no test is stated: the paired test of two variances (Pitman-Morgan) assumes normal "
@@ -217,7 +223,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "Largest fall of the compounded equity from a running peak, in percentage points of the peak (20.0 "
             "is 20%), as /metrics core.max_drawdown_pct",
             "max_t (1 - E_t / max_{s<=t} E_s) * 100, E_0 = 1 before the first common session, E_t = prod(1 + r)",
-            "max_drawdown_pct",
+            terms.MAX_DRAWDOWN_PCT,
             BOOK_LEDGER,
             COMMON,
             untested="no test is stated: a path statistic with no standard sampling distribution (a test would "
@@ -229,7 +235,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         compared(
             "Mean weekly conditioned IC (weekly_signal.ic, whatever the book)",
             "mean of the weekly IC",
-            "rebuilt_mean_ic",
+            terms.REBUILT_MEAN_IC,
             "weekly_signal",
             COMMON_WEEKS,
             test="Paired t-test of the weekly IC differences (scipy.stats.ttest_rel): t = mean(d) / (std(d, "
@@ -242,7 +248,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "Weekly IC information ratio (conditioned IC, whatever the book), annualised with the path alpha's "
             "weeks_per_year (52) on both sides, the basis of every icir (/metrics core.icir and the screener's)",
             "mean / std(ddof=1) of the weekly IC, times sqrt(weeks_per_year)",
-            "icir",
+            terms.ICIR,
             "weekly_signal",
             COMMON_WEEKS,
             untested="no test is stated: the weekly IC difference is tested on rebuilt_mean_ic, and a ratio test over a "
@@ -262,6 +268,7 @@ class CompareEquityRow(Body, kw_only=True, frozen=True):
             "The path alpha's compounded return to this session",
             "prod(1 + r) - 1",
             source=BOOK_LEDGER,
+            term=terms.CUMULATIVE_RETURN_ALPHA,
         ),
     ]
     cumulative_return_with: Annotated[
@@ -270,11 +277,12 @@ class CompareEquityRow(Body, kw_only=True, frozen=True):
             "The compared alpha's compounded return to this session",
             "prod(1 + r) - 1",
             source=BOOK_LEDGER,
+            term=terms.CUMULATIVE_RETURN_WITH,
         ),
     ]
     difference: Annotated[
         float | None,
-        figure("cumulative_return_alpha - cumulative_return_with", source=BOOK_LEDGER),
+        figure("cumulative_return_alpha - cumulative_return_with", source=BOOK_LEDGER, term=terms.DIFFERENCE),
     ]
 
 
@@ -297,13 +305,17 @@ class RollingWindow(Body, kw_only=True, frozen=True):
 
     sessions: Annotated[
         int,
-        figure("Trailing common sessions of rolling_return_correlation (the request's window)"),
+        figure(
+            "Trailing common sessions of rolling_return_correlation (the request's window)",
+            term=terms.SESSIONS,
+        ),
     ]
     weeks: Annotated[
         int,
         figure(
             "Trailing common weeks of rolling_ic_correlation: the same span (21 -> 4, 63 -> 13, 126 -> 26, "
             "252 -> 52)",
+            term=terms.WEEKS,
         ),
     ]
 
@@ -322,6 +334,7 @@ class Comparison(Body, kw_only=True, frozen=True):
             "Common sessions: dates both books hold in the window with a daily return on each side; null for a "
             "key that may not read the ledger",
             source=BOOK_LEDGER,
+            term=terms.SESSIONS,
         ),
     ]
     weeks: Annotated[
@@ -330,6 +343,7 @@ class Comparison(Body, kw_only=True, frozen=True):
             "Common weeks: weeks both alphas have a weekly IC in the window; null for a key that may not read the "
             "rebalance cross-sections",
             source="weekly_signal",
+            term=terms.WEEKS,
         ),
     ]
     equity: Annotated[
@@ -351,6 +365,7 @@ class Comparison(Body, kw_only=True, frozen=True):
                     "entries) or when a side is constant over it",
                     "corr(r_alpha, r_with) over the trailing window",
                     source=BOOK_LEDGER,
+                    term=terms.CORRELATION,
                 ),
             },
         ),
@@ -367,6 +382,7 @@ class Comparison(Body, kw_only=True, frozen=True):
                     "Pearson correlation; null until the window is full or when a side is constant over it",
                     "corr(ic_alpha, ic_with) over the trailing window",
                     source="weekly_signal",
+                    term=terms.CORRELATION,
                 ),
             },
         ),
@@ -378,6 +394,7 @@ class Comparison(Body, kw_only=True, frozen=True):
             "neither side constant)",
             "corr(r_alpha, r_with)",
             source=BOOK_LEDGER,
+            term=terms.RETURN_CORRELATION,
         ),
     ]
     ic_correlation: Annotated[
@@ -387,6 +404,7 @@ class Comparison(Body, kw_only=True, frozen=True):
             "least 3, neither side constant)",
             "corr(ic_alpha, ic_with)",
             source="weekly_signal",
+            term=terms.IC_CORRELATION,
         ),
     ]
     figures: Annotated[

@@ -6,20 +6,23 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
+from schemas import terms
 from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
 from schemas.conventions import BOOK_CURRENCY
+from schemas.terms import Term
 
 
-def side(meaning: str, formula: str) -> Meta:
+def side(meaning: str, formula: str, *, term: Term) -> Meta:
     """One side of the costs object's information ratio."""
     return figure(
         f"Information ratio of daily returns {meaning}, daily times sqrt(252): {libraries.INFORMATION_RATIO}",
         f"mean / std(ddof=1) times sqrt(252) of {formula}",
         source=BOOK_LEDGER,
         keys=PER_YEAR,
+        term=term,
     )
 
 
@@ -28,7 +31,7 @@ class InformationRatioSides(Body, kw_only=True, frozen=True):
 
     gross: Annotated[
         AnalyticsStat,
-        side("before execution costs", "daily g = r - execution_cost / starting_equity"),
+        side("before execution costs", "daily g = r - execution_cost / starting_equity", term=terms.GROSS),
     ]
     net: Annotated[
         AnalyticsStat,
@@ -36,6 +39,7 @@ class InformationRatioSides(Body, kw_only=True, frozen=True):
             "after execution costs, with the convention of /metrics core.information_ratio but over the window "
             "(/metrics never narrows core: its figure is the whole history's, so the two agree only there)",
             "daily r = ending / starting - 1",
+            term=terms.NET,
         ),
     ]
 
@@ -45,13 +49,14 @@ class TurnoverBucket(Body, kw_only=True, frozen=True):
 
     bucket: Annotated[str, figure("Q1 .. Q10")]
     rank: Annotated[int, figure("1 .. 10")]
-    weeks: Annotated[int, figure("Bucketed weeks the decile held names")]
+    weeks: Annotated[int, figure("Bucketed weeks the decile held names", term=terms.WEEKS)]
     decile_weekly_target_turnover: Annotated[
         float | None,
         figure(
             "Mean over bucketed weeks of the decile's one-way turnover of the book's target weights (the decisions, "
             "not the ledger's traded turnover of /metrics core.annual_turnover and the turnover check)",
             "sum over bucketed weeks of 1/2 sum_{i in decile} |w_t,i - w_t-1,i|, divided by bucketed_weeks",
+            term=terms.DECILE_WEEKLY_TARGET_TURNOVER,
         ),
     ]
     decile_annual_target_turnover: Annotated[
@@ -60,6 +65,7 @@ class TurnoverBucket(Body, kw_only=True, frozen=True):
             "The decile's weekly one-way target-weight turnover annualised: decile_weekly_target_turnover x the "
             "run's weeks per year (turnover_by_decile.weeks_per_year)",
             "decile_weekly_target_turnover * weeks_per_year",
+            term=terms.DECILE_ANNUAL_TARGET_TURNOVER,
         ),
     ]
 
@@ -69,10 +75,15 @@ class TurnoverByDecile(Body, kw_only=True, frozen=True):
 
     score_field: Annotated[str, figure("Score bucketed: score, or raw_score for raw_ books")]
     weight_field: Annotated[str, figure("Decision column of the book's target weight")]
-    weeks: Annotated[int, figure("Weeks in the window with a previous week (turnover needs one)")]
+    weeks: Annotated[
+        int, figure("Weeks in the window with a previous week (turnover needs one)", term=terms.WEEKS)
+    ]
     bucketed_weeks: Annotated[
         int,
-        figure("Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)"),
+        figure(
+            "Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)",
+            term=terms.BUCKETED_WEEKS,
+        ),
     ]
     weekly_target_turnover: Annotated[
         float | None,
@@ -80,11 +91,14 @@ class TurnoverByDecile(Body, kw_only=True, frozen=True):
             "Mean over weeks of the whole book's one-way turnover of its target weights (the decisions, weekly; "
             "not the ledger's traded turnover)",
             "mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
+            term=terms.WEEKLY_TARGET_TURNOVER,
         ),
     ]
     weeks_per_year: Annotated[
         int,
-        figure("Weeks per year the annual figures are annualised with (the run's, 52)"),
+        figure(
+            "Weeks per year the annual figures are annualised with (the run's, 52)", term=terms.WEEKS_PER_YEAR
+        ),
     ]
     annual_target_turnover: Annotated[
         float | None,
@@ -92,12 +106,14 @@ class TurnoverByDecile(Body, kw_only=True, frozen=True):
             "The book's weekly one-way target-weight turnover annualised: weekly_target_turnover x weeks_per_year "
             "(not /metrics core.annual_turnover, the ledger's traded turnover per session x 252)",
             "weekly_target_turnover * weeks_per_year",
+            term=terms.ANNUAL_TARGET_TURNOVER,
         ),
     ]
     unbucketed_weekly_target_turnover: Annotated[
         float | None,
         figure(
             "Mean weekly target-weight turnover of names in no decile at t (unbucketed weeks, names that left the cross-section)",
+            term=terms.UNBUCKETED_WEEKLY_TARGET_TURNOVER,
         ),
     ]
     buckets: Annotated[list[TurnoverBucket], figure("Q1 (lowest score) .. Q10")]
@@ -117,6 +133,7 @@ class CostLevel(Body, kw_only=True, frozen=True):
             "The cost level: execution cost per unit of traded notional, in basis points (a level of the fixed "
             "grid 0, 5, 10, 20, 30, 50, 75, 100, the modelled cost, or the break-even cost)",
             "cost_multiple * modelled_cost_bps",
+            term=terms.COST_BPS,
         ),
     ]
     cost_multiple: Annotated[
@@ -125,6 +142,7 @@ class CostLevel(Body, kw_only=True, frozen=True):
             "The multiple m of the modelled execution cost that costs cost_bps (every session's modelled cost "
             "scaled by m); null when the modelled cost is not measurable",
             "cost_bps / modelled_cost_bps",
+            term=terms.COST_MULTIPLE,
         ),
     ]
     level: Annotated[
@@ -142,6 +160,7 @@ class CostLevel(Body, kw_only=True, frozen=True):
             "1, k_t = -execution_cost_t / starting_equity_t",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.NET_INFORMATION_RATIO_AT_COST,
         ),
     ]
 
@@ -155,7 +174,8 @@ class CostAtCapital(Body, kw_only=True, frozen=True):
         figure(
             "The capital K: the book's size at inception in its currency (the grid of /analytics/capacity's "
             "default, 1e6 to 1e10 in half-decades, the seal's modelled costs taken as the costs at its default "
-            "reference capital K0 = 1e8)"
+            "reference capital K0 = 1e8)",
+            term=terms.CAPITAL,
         ),
     ]
     cost_bps: Annotated[
@@ -167,6 +187,7 @@ class CostAtCapital(Body, kw_only=True, frozen=True):
             "(execution_cost + (sqrt(K/K0) - 1) x slippage) / traded_notional * 10^4, slippage the window's fills' "
             "cost beyond their fees on the ledger's sessions",
             source="portfolio:{book}, trades:{book}",
+            term=terms.COST_BPS,
         ),
     ]
     participation_p95: Annotated[
@@ -176,6 +197,7 @@ class CostAtCapital(Body, kw_only=True, frozen=True):
             "grid[].participation_p95 (K / K0 times the reference's)",
             "percentile(p(K), 95), p_i(K) = |quantity x fill_price| / equity_basis x K / adv_i",
             source="trades:{book}, exposures.adv",
+            term=terms.PARTICIPATION_P95,
         ),
     ]
     net_information_ratio: Annotated[
@@ -187,6 +209,7 @@ class CostAtCapital(Body, kw_only=True, frozen=True):
             "starting_equity_t",
             source="portfolio:{book}, trades:{book}",
             keys=PER_YEAR,
+            term=terms.NET_INFORMATION_RATIO,
         ),
     ]
 
@@ -197,22 +220,32 @@ class Costs(Body, kw_only=True, frozen=True):
     alpha: Annotated[str, figure("The alpha served")]
     book: Annotated[str, figure("The book measured")]
     window: Annotated[Window, WINDOW_FIELD]
-    sessions: Annotated[int, figure("Sessions of the book in the window", source=BOOK_LEDGER)]
+    sessions: Annotated[
+        int, figure("Sessions of the book in the window", source=BOOK_LEDGER, term=terms.SESSIONS)
+    ]
     net_pnl: Annotated[
         AnalyticsStat,
         figure(
             "Net P&L, every flow included",
             "sum(ending_equity - starting_equity)",
             source=BOOK_LEDGER,
+            term=terms.NET_PNL,
         ),
     ]
     execution_cost: Annotated[
         AnalyticsStat,
-        figure("Modelled execution cost paid", "-sum(execution_cost)", source=BOOK_LEDGER),
+        figure(
+            "Modelled execution cost paid",
+            "-sum(execution_cost)",
+            source=BOOK_LEDGER,
+            term=terms.EXECUTION_COST,
+        ),
     ]
     gross_pnl: Annotated[
         AnalyticsStat,
-        figure("P&L before execution costs", "net_pnl + execution_cost", source=BOOK_LEDGER),
+        figure(
+            "P&L before execution costs", "net_pnl + execution_cost", source=BOOK_LEDGER, term=terms.GROSS_PNL
+        ),
     ]
     traded_notional: Annotated[
         AnalyticsStat,
@@ -220,6 +253,7 @@ class Costs(Body, kw_only=True, frozen=True):
             "Notional traded, in equity units",
             "sum(turnover_notional / equity_basis)",
             source=BOOK_LEDGER,
+            term=terms.TRADED_NOTIONAL,
         ),
     ]
     break_even_multiple: Annotated[
@@ -229,6 +263,7 @@ class Costs(Body, kw_only=True, frozen=True):
             "measurable when the book loses before costs or paid none",
             "root of prod_t(1 + g_t - m k_t) = 1 (Brent's method), g_t the gross daily return, k_t = "
             "-execution_cost_t / starting_equity_t",
+            term=terms.BREAK_EVEN_MULTIPLE,
         ),
     ]
     break_even_bps: Annotated[
@@ -236,6 +271,7 @@ class Costs(Body, kw_only=True, frozen=True):
         figure(
             "Cost per unit of traded notional at which the window's compounded net return is zero",
             "break_even_multiple * modelled_cost_bps",
+            term=terms.BREAK_EVEN_BPS,
         ),
     ]
     modelled_cost_bps: Annotated[
@@ -243,6 +279,7 @@ class Costs(Body, kw_only=True, frozen=True):
         figure(
             "The modelled cost per unit of traded notional (break_even_bps / break_even_multiple)",
             "execution_cost / traded_notional * 10^4 (both in equity units)",
+            term=terms.MODELLED_COST_BPS,
         ),
     ]
     break_even_cost_bps: Annotated[
@@ -256,6 +293,7 @@ class Costs(Body, kw_only=True, frozen=True):
             "mean(g) / mean(k) * modelled_cost_bps, g_t = r_t + k_t the gross daily return, k_t = -execution_cost_t "
             "/ starting_equity_t",
             source=BOOK_LEDGER,
+            term=terms.BREAK_EVEN_COST_BPS,
         ),
     ]
     information_ratio: Annotated[
@@ -303,5 +341,6 @@ class Costs(Body, kw_only=True, frozen=True):
             "Average holding period of a position",
             "mean_t sum_i |w_t,i| / mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
             source="decisions",
+            term=terms.HOLDING_PERIOD,
         ),
     ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
+from schemas import terms
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, AnalyticsStat
 from schemas.bodies.base import Body
 from schemas.bodies.figures import figure
@@ -40,7 +41,7 @@ Calibration = Literal["catalogue", "literature"]
 class DecayPoint(Body, kw_only=True, frozen=True):
     """An entry of `ic_decay.term_structure`: one horizon, measured and fitted."""
 
-    horizon_weeks: Annotated[int, figure("Horizon h in weeks")]
+    horizon_weeks: Annotated[int, figure("Horizon h in weeks", term=terms.HORIZON_WEEKS)]
     mean_ic: Annotated[
         float | None,
         figure(
@@ -48,6 +49,7 @@ class DecayPoint(Body, kw_only=True, frozen=True):
             "/metrics panel.ic_term_structure[].mean_ic over the whole history; null when no week has it or for a "
             "key that may not read the rebalance cross-sections",
             source=TERM_SOURCE,
+            term=terms.MEAN_IC,
         ),
     ]
     fitted_ic: Annotated[
@@ -57,6 +59,7 @@ class DecayPoint(Body, kw_only=True, frozen=True):
             "the fit is not measurable",
             "ic_1 * sum(exp(-decay_rate * (k - 1)), k = 1..h) / sqrt(h)",
             source=TERM_SOURCE,
+            term=terms.FITTED_IC,
         ),
     ]
     marginal_ic: Annotated[
@@ -66,6 +69,7 @@ class DecayPoint(Body, kw_only=True, frozen=True):
             "not measurable",
             "ic_1 * exp(-decay_rate * (h - 1))",
             source=TERM_SOURCE,
+            term=terms.MARGINAL_IC,
         ),
     ]
 
@@ -91,6 +95,7 @@ class IcDecay(Body, kw_only=True, frozen=True):
             "argmin over lambda of sum_h (sqrt(h) * mean_ic(h) - ic_1(lambda) * g_h(lambda))^2, "
             "g_h = sum(exp(-lambda * (k - 1)), k = 1..h)",
             source=TERM_SOURCE,
+            term=terms.DECAY_RATE,
         ),
     ]
     half_life_weeks: Annotated[
@@ -100,6 +105,7 @@ class IcDecay(Body, kw_only=True, frozen=True):
             "not positive (the IC does not decay over 1 to 8 weeks)",
             "ln(2) / decay_rate",
             source=TERM_SOURCE,
+            term=terms.HALF_LIFE_WEEKS,
         ),
     ]
     ic_1: Annotated[
@@ -108,6 +114,7 @@ class IcDecay(Body, kw_only=True, frozen=True):
             "The fitted marginal IC of the first week's return (the fit's scale); not measurable with decay_rate",
             "sum_h sqrt(h) * mean_ic(h) * g_h / sum_h g_h^2 at the fitted lambda",
             source=TERM_SOURCE,
+            term=terms.IC_1,
         ),
     ]
     term_structure: Annotated[
@@ -132,16 +139,19 @@ class LiveHaircut(Body, kw_only=True, frozen=True):
             "The alphas the calibration is over: those the key may read, this one excepted, approved (in force "
             f"or retired since) with at least {CALIBRATION_MIN_SESSIONS} sessions after their approval and a "
             "positive backtest information ratio (null figures of their index rows left out); counted, not used, "
-            "under literature; 0 for a key that may not read the ledger"
+            "under literature; 0 for a key that may not read the ledger",
+            term=terms.CALIBRATION_ALPHAS,
         ),
     ]
     min_alphas: Annotated[
-        int, figure("K: the alphas the catalogue needs before its own calibration is used")
+        int,
+        figure("K: the alphas the catalogue needs before its own calibration is used", term=terms.MIN_ALPHAS),
     ] = CALIBRATION_MIN_ALPHAS
     min_live_sessions: Annotated[
         int,
         figure(
-            "M: the sessions first published after its approval an alpha needs to count in the calibration"
+            "M: the sessions first published after its approval an alpha needs to count in the calibration",
+            term=terms.MIN_LIVE_SESSIONS,
         ),
     ] = CALIBRATION_MIN_SESSIONS
     retention: Annotated[
@@ -152,12 +162,16 @@ class LiveHaircut(Body, kw_only=True, frozen=True):
             f"1 - {LITERATURE_HAIRCUT} (literature)",
             "sum(b * l) / sum(b^2), b = backtest_information_ratio, l = live_information_ratio of the catalogue index",
             source=CALIBRATION_SOURCE,
+            term=terms.RETENTION,
         ),
     ]
     haircut: Annotated[
         AnalyticsStat,
         figure(
-            "Share of the backtest information ratio lost live", "1 - retention", source=CALIBRATION_SOURCE
+            "Share of the backtest information ratio lost live",
+            "1 - retention",
+            source=CALIBRATION_SOURCE,
+            term=terms.HAIRCUT,
         ),
     ]
     haircut_standard_error: Annotated[
@@ -167,6 +181,7 @@ class LiveHaircut(Body, kw_only=True, frozen=True):
             "literature (the prior is not fitted to this catalogue)",
             "sqrt(sum((l - retention * b)^2) / (n - 1) / sum(b^2))",
             source=CALIBRATION_SOURCE,
+            term=terms.HAIRCUT_STANDARD_ERROR,
         ),
     ]
     calibration_rmse: Annotated[
@@ -178,6 +193,7 @@ class LiveHaircut(Body, kw_only=True, frozen=True):
             "sqrt(mean((l_i - retention_(-i) * b_i)^2)), retention_(-i) the slope without alpha i (the prior under "
             "literature)",
             source=CALIBRATION_SOURCE,
+            term=terms.CALIBRATION_RMSE,
         ),
     ]
 
@@ -207,6 +223,7 @@ class Decay(Body, kw_only=True, frozen=True):
             "mean(r) / std(r, ddof=1) * sqrt(252), sessions on or before split_date",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.BACKTEST_INFORMATION_RATIO,
         ),
     ]
     haircut_information_ratio: Annotated[
@@ -219,5 +236,6 @@ class Decay(Body, kw_only=True, frozen=True):
             "backtest_information_ratio * live_haircut.retention",
             source=BOOK_LEDGER + ", " + CALIBRATION_SOURCE,
             keys=PER_YEAR,
+            term=terms.HAIRCUT_INFORMATION_RATIO,
         ),
     ]

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas import terms
 from schemas.bodies import libraries
 from schemas.bodies.analytics import WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
@@ -69,7 +70,7 @@ def policy_bounds(check_id: str) -> Meta:
         side: figure(
             f"{word[side]} value of {check.id} that passes",
             source="policy",
-            term=check.id,
+            term=check.term,
         )
         for side in check.parameters
     }
@@ -163,6 +164,7 @@ class CheckResult(Body, kw_only=True, frozen=True):
                 "max": figure(
                     "value must be at most this to pass (in the check's unit)",
                     source="policy, tightened by the request",
+                    term=terms.MAX,
                 ),
             },
         ),
@@ -173,7 +175,7 @@ class CheckResult(Body, kw_only=True, frozen=True):
             "The operator's bounds of the check (same shape as threshold)",
             keys={
                 "min": figure("The policy's least passing value", source="policy"),
-                "max": figure("The policy's largest passing value", source="policy"),
+                "max": figure("The policy's largest passing value", source="policy", term=terms.MAX),
             },
         ),
     ]
@@ -222,6 +224,7 @@ class CheckResult(Body, kw_only=True, frozen=True):
                 f"correlation with the alpha (at least {MIN_OVERLAP} common sessions, variance on both sides); the "
                 "others are not compared. Null when the key may not have the figure",
                 source="catalogue:returns",
+                term=terms.COMPARED,
             ),
         ]
         | UnsetType
@@ -233,6 +236,7 @@ class CheckResult(Body, kw_only=True, frozen=True):
                 "production_correlation only: how many alphas the reference set (see reference) holds, the alpha "
                 "excluded (compared is below it when some have too little overlap with the alpha); null as compared",
                 source="records:promotions",
+                term=terms.OF,
             ),
         ]
         | UnsetType
@@ -294,11 +298,14 @@ class CheckResult(Body, kw_only=True, frozen=True):
 class ChecksSummary(Body, kw_only=True, frozen=True):
     """`summary` of the checks object."""
 
-    passed: Annotated[int, figure("Checks that pass")]
-    failed: Annotated[int, figure("Checks that fail")]
+    passed: Annotated[int, figure("Checks that pass", term=terms.PASSED)]
+    failed: Annotated[int, figure("Checks that fail", term=terms.FAILED)]
     not_measurable: Annotated[
         int,
-        figure("Checks without a value (the live checks of an alpha not measured live included)"),
+        figure(
+            "Checks without a value (the live checks of an alpha not measured live included)",
+            term=terms.NOT_MEASURABLE,
+        ),
     ]
     verdict: Annotated[
         str,
@@ -334,8 +341,12 @@ class Checks(Body, kw_only=True, frozen=True):
 
 RETURNS = "catalogue:returns"
 """The `source` of a figure read from the catalogue's returns matrix."""
-PER_YEAR_252 = {"periods_per_year": figure("Sessions per year used to annualise (252)")}
-TURNOVER_PER_YEAR = figure("Sessions per year of a per_year turnover (252); absent for any other unit")
+PER_YEAR_252 = {
+    "periods_per_year": figure("Sessions per year used to annualise (252)", term=terms.PERIODS_PER_YEAR)
+}
+TURNOVER_PER_YEAR = figure(
+    "Sessions per year of a per_year turnover (252); absent for any other unit", term=terms.PERIODS_PER_YEAR
+)
 
 
 class BookFigures(Body, kw_only=True, frozen=True):
@@ -350,6 +361,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
             "mean(r) / std(r, ddof=1) * sqrt(252)",
             source=RETURNS,
             keys=PER_YEAR_252,
+            term=terms.INFORMATION_RATIO,
         ),
     ]
     excess_sharpe: Annotated[
@@ -361,6 +373,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
             "mean(r - rf) / std(r - rf, ddof=1) * sqrt(252), rf = sum_i w_i rf_i",
             source="catalogue:returns,risk_free",
             keys=PER_YEAR_252,
+            term=terms.EXCESS_SHARPE,
         ),
     ]
     max_drawdown_pct: Annotated[
@@ -370,6 +383,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
             "percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct",
             "max over sessions of (peak - level) / peak * 100, level = prod(1 + r)",
             source=RETURNS,
+            term=terms.MAX_DRAWDOWN_PCT,
         ),
     ]
     annualised_return: Annotated[
@@ -379,6 +393,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
             "mean(r) * 252",
             source=RETURNS,
             keys=PER_YEAR_252,
+            term=terms.ANNUALISED_RETURN,
         ),
     ]
     volatility: Annotated[
@@ -388,6 +403,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
             "std(r, ddof=1) * sqrt(252)",
             source=RETURNS,
             keys=PER_YEAR_252,
+            term=terms.VOLATILITY,
         ),
     ]
     turnover: (
@@ -405,7 +421,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
                     "periods_per_year": TURNOVER_PER_YEAR,
                 },
                 where={"change.": {"keys": {"periods_per_year": TURNOVER_PER_YEAR}}},
-                term="approximate_turnover",
+                term=terms.APPROXIMATE_TURNOVER,
             ),
         ]
         | UnsetType
@@ -418,6 +434,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
                 "their risks offset",
                 "sum_i |w_i| sigma_i / sigma_c (std ddof 1)",
                 source=RETURNS,
+                term=terms.DIVERSIFICATION_RATIO,
             ),
         ]
         | UnsetType
@@ -431,7 +448,7 @@ CONTRIBUTION_MAX_LISTED = 50
 class ContributionAbsent(Body, kw_only=True, frozen=True):
     """Reference alphas without a return on any session counted (history outside the window, or no ledger)."""
 
-    count: Annotated[int, figure("How many (count - members_in_window)")]
+    count: Annotated[int, figure("How many (count - members_in_window)", term=terms.COUNT)]
     alphas: Annotated[
         list[str],
         figure(
@@ -452,7 +469,7 @@ class CombinationShrinkage(Body, kw_only=True, frozen=True):
             "+ d diag(S)",
             "given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, clipped to "
             "[0, 1]",
-            term="shrinkage_intensity",
+            term=terms.SHRINKAGE_INTENSITY,
         ),
     ]
     source: Annotated[
@@ -475,6 +492,7 @@ class CombinationWeight(Body, kw_only=True, frozen=True):
             "to fit_to when it is given)",
             "1/n (equal), as given (never renormalised), (1/sigma_i) / sum_j (1/sigma_j) "
             "(inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
+            term=terms.WEIGHT,
         ),
     ]
 
@@ -499,7 +517,7 @@ class CombinationFit(Body, kw_only=True, frozen=True):
             "fitted on the sessions up to fit_to, the figures over those after it"
         ),
     ]
-    sessions: Annotated[int, figure("The sessions the weights are fitted on")]
+    sessions: Annotated[int, figure("The sessions the weights are fitted on", term=terms.SESSIONS)]
     rule: Annotated[str, figure("Which sessions fit the weights and which judge them, in words")]
 
 
@@ -529,6 +547,7 @@ class ContributionCombination(Body, kw_only=True, frozen=True):
             "The set's common sessions of the window judged (combine's meta.sessions: after fit_to when it is "
             "given); sessions is below it when the alpha has no return on some of them, and before is then over "
             "those the alpha trades",
+            term=terms.SESSIONS,
         ),
     ]
 
@@ -548,13 +567,14 @@ class ContributionReference(Body, kw_only=True, frozen=True):
         REFERENCE_ORIGIN_FIELD,
     ]
     alphas: Annotated[list[str], REFERENCE_ALPHAS_FIELD]
-    count: Annotated[int, figure("How many reference alphas were named or considered")]
+    count: Annotated[int, figure("How many reference alphas were named or considered", term=terms.COUNT)]
     alpha_excluded: Annotated[bool, REFERENCE_EXCLUDED_FIELD]
     members_in_window: Annotated[
         int,
         figure(
             "How many reference alphas have a return on at least one of the sessions counted: the figures are "
             "over these (below count when some have none)",
+            term=terms.MEMBERS_IN_WINDOW,
         ),
     ]
     without_returns: Annotated[
@@ -585,7 +605,7 @@ class ContributionWeight(Body, kw_only=True, frozen=True):
             "w: the request's weight, or the w in [0, 1] that maximises the information ratio after",
             "tangency w* = u_a / (u_a + u_b), u_a = var_b mu_a - cov mu_b, u_b = var_a mu_b - cov mu_a, kept when "
             "in (0, 1); the best of w*, 0 and 1",
-            term="contribution_weight",
+            term=terms.CONTRIBUTION_WEIGHT,
         ),
     ]
     chosen: Annotated[str, figure("given or optimal")]
@@ -603,7 +623,7 @@ class Contribution(Body, kw_only=True, frozen=True):
     reference: Annotated[ContributionReference, figure("The reference set")]
     window: Annotated[Window, WINDOW_FIELD]
     weight: Annotated[ContributionWeight, figure("The alpha's weight w in the book after")]
-    sessions: Annotated[int, figure("The sessions the figures are over")]
+    sessions: Annotated[int, figure("The sessions the figures are over", term=terms.SESSIONS)]
     session_rule: Annotated[
         str,
         figure(
@@ -644,6 +664,7 @@ class Contribution(Body, kw_only=True, frozen=True):
             "Pearson correlation of the alpha's daily returns with the before book's",
             "corr(a, before)",
             source=RETURNS,
+            term=terms.CORRELATION_TO_SET,
         ),
     ]
     max_correlation_to_member: Annotated[
@@ -653,7 +674,8 @@ class Contribution(Body, kw_only=True, frozen=True):
             "value (the signed value), each over the sessions both have a return",
             "corr(a, r_k), k = argmax_i |corr(a, r_i)|",
             source=RETURNS,
-            keys={"alpha": figure("That reference alpha")},
+            keys={"alpha": figure("That reference alpha", term=terms.ALPHA)},
+            term=terms.MAX_CORRELATION_TO_MEMBER,
         ),
     ]
     mean_correlation_to_member: Annotated[
@@ -667,8 +689,10 @@ class Contribution(Body, kw_only=True, frozen=True):
                 "members": figure(
                     f"Reference alphas with a correlation (none below {MIN_OVERLAP} sessions in common with the "
                     "alpha, or with a side without variance)",
+                    term=terms.MEMBERS,
                 )
             },
+            term=terms.MEAN_CORRELATION_TO_MEMBER,
         ),
     ]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
+from schemas import terms
 from schemas.bodies.base import Body
 from schemas.bodies.decay import LiveHaircut
 from schemas.bodies.figures import figure
@@ -48,14 +49,16 @@ class ExpectedWeek(Body, kw_only=True, frozen=True):
     observations_to_date: Annotated[
         int,
         figure(
-            "The live observations up to this week: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)"
+            "The live observations up to this week: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)",
+            term=terms.OBSERVATIONS_TO_DATE,
         ),
     ]
     live_to_date: Annotated[
         float | None,
         figure(
             "The live figure over the live observations up to this week: the information ratio of the daily "
-            "returns, or the mean weekly IC; null below 2 observations (the information ratio's)"
+            "returns, or the mean weekly IC; null below 2 observations (the information ratio's)",
+            term=terms.LIVE_TO_DATE,
         ),
     ]
     predictive_lower: Annotated[
@@ -63,6 +66,7 @@ class ExpectedWeek(Body, kw_only=True, frozen=True):
         figure(
             "Lower bound of the credible interval of the live figure over this many observations",
             "expected_live - z * sqrt(expected_live_sd^2 + sampling variance over observations_to_date)",
+            term=terms.PREDICTIVE_LOWER,
         ),
     ]
     predictive_upper: Annotated[
@@ -70,6 +74,7 @@ class ExpectedWeek(Body, kw_only=True, frozen=True):
         figure(
             "Upper bound of the same interval",
             "expected_live + z * sqrt(expected_live_sd^2 + sampling variance over observations_to_date)",
+            term=terms.PREDICTIVE_UPPER,
         ),
     ]
     percentile: Annotated[
@@ -80,6 +85,7 @@ class ExpectedWeek(Body, kw_only=True, frozen=True):
             "100 * Phi((live_to_date - expected_live) / sqrt(expected_live_sd^2 + v_k)), v_k = (1 + SR^2 / 2) / "
             "(k - 1) * sessions a year at SR = expected_live / sqrt(sessions a year) (information_ratio), or the "
             "backtest's weekly IC variance / k (rebuilt_mean_ic)",
+            term=terms.PERCENTILE,
         ),
     ]
 
@@ -110,7 +116,8 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
         int,
         figure(
             "The group's members the key may read with the figure measured (at least 3 observations), the alpha's "
-            "own included: those the group's mean and spread are estimated from"
+            "own included: those the group's mean and spread are estimated from",
+            term=terms.MEASURED_MEMBERS,
         ),
     ]
     backtest_value: Annotated[
@@ -119,17 +126,22 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
             "The alpha's figure over its backtest (sessions, or weekly ICs realised, on or before split_date): "
             "for information_ratio /analytics/decay backtest_information_ratio",
             "mean(r) / std(r, ddof=1) * sqrt(252); mean(ic)",
+            term=terms.BACKTEST_VALUE,
         ),
     ]
     backtest_observations: Annotated[
         int,
-        figure("The backtest's observations: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)"),
+        figure(
+            "The backtest's observations: sessions (information_ratio) or weekly ICs (rebuilt_mean_ic)",
+            term=terms.BACKTEST_OBSERVATIONS,
+        ),
     ]
     backtest_standard_error: Annotated[
         float | None,
         figure(
             "The iid standard error of backtest_value",
             "sqrt((1 + SR^2 / 2) / (n - 1)) * sqrt(252), SR the per-session Sharpe ratio; std(ic, ddof=1) / sqrt(n)",
+            term=terms.BACKTEST_STANDARD_ERROR,
         ),
     ]
     group_mean: Annotated[
@@ -137,10 +149,14 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
         figure(
             "m: the group's mean figure, each member weighted by its precision under the fitted spread",
             "sum(w_i x_i) / sum(w_i), w_i = 1 / (s_i^2 + tau^2)",
+            term=terms.GROUP_MEAN,
         ),
     ]
     group_mean_standard_error: Annotated[
-        float | None, figure("The standard error of group_mean", "1 / sqrt(sum(w_i))")
+        float | None,
+        figure(
+            "The standard error of group_mean", "1 / sqrt(sum(w_i))", term=terms.GROUP_MEAN_STANDARD_ERROR
+        ),
     ]
     between_alpha_sd: Annotated[
         float | None,
@@ -149,6 +165,7 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
             "figures spread no more than their standard errors say)",
             "sqrt(max(0, (Q - (k - 1)) / (sum(v_i) - sum(v_i^2) / sum(v_i)))), v_i = 1 / s_i^2, "
             "Q = sum(v_i (x_i - sum(v_i x_i) / sum(v_i))^2)",
+            term=terms.BETWEEN_ALPHA_SD,
         ),
     ]
     shrinkage_weight: Annotated[
@@ -156,22 +173,40 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
         figure(
             "B: the weight the alpha's own figure keeps (1: none shrunk; 0: the group's mean)",
             "tau^2 / (tau^2 + s^2)",
+            term=terms.SHRINKAGE_WEIGHT,
         ),
     ]
     posterior_mean: Annotated[
-        float | None, figure("The figure's posterior mean over the backtest", "m + B * (backtest_value - m)")
+        float | None,
+        figure(
+            "The figure's posterior mean over the backtest",
+            "m + B * (backtest_value - m)",
+            term=terms.POSTERIOR_MEAN,
+        ),
     ]
     posterior_sd: Annotated[
         float | None,
-        figure("The posterior standard deviation", "sqrt(B * s^2 + (1 - B)^2 * group_mean_standard_error^2)"),
+        figure(
+            "The posterior standard deviation",
+            "sqrt(B * s^2 + (1 - B)^2 * group_mean_standard_error^2)",
+            term=terms.POSTERIOR_SD,
+        ),
     ]
     posterior_lower: Annotated[
         float | None,
-        figure("Lower bound of the posterior credible interval", "posterior_mean - z * posterior_sd"),
+        figure(
+            "Lower bound of the posterior credible interval",
+            "posterior_mean - z * posterior_sd",
+            term=terms.POSTERIOR_LOWER,
+        ),
     ]
     posterior_upper: Annotated[
         float | None,
-        figure("Upper bound of the posterior credible interval", "posterior_mean + z * posterior_sd"),
+        figure(
+            "Upper bound of the posterior credible interval",
+            "posterior_mean + z * posterior_sd",
+            term=terms.POSTERIOR_UPPER,
+        ),
     ]
     expected_live: Annotated[
         float | None,
@@ -179,6 +214,7 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
             "The figure expected live: the posterior times the retention (live_haircut.retention); a posterior mean not "
             "above 0 is kept as it is; not measurable without the retention (a key that may not read the ledger)",
             "retention * posterior_mean",
+            term=terms.EXPECTED_LIVE,
         ),
     ]
     expected_live_sd: Annotated[
@@ -186,13 +222,24 @@ class ExpectedSeries(Body, kw_only=True, frozen=True):
         figure(
             "Its standard deviation, the retention's standard error included when the catalogue calibrates it",
             "sqrt(retention^2 * posterior_sd^2 + (posterior_mean^2 + posterior_sd^2) * se(retention)^2)",
+            term=terms.EXPECTED_LIVE_SD,
         ),
     ]
     expected_live_lower: Annotated[
-        float | None, figure("Lower bound of its credible interval", "expected_live - z * expected_live_sd")
+        float | None,
+        figure(
+            "Lower bound of its credible interval",
+            "expected_live - z * expected_live_sd",
+            term=terms.EXPECTED_LIVE_LOWER,
+        ),
     ]
     expected_live_upper: Annotated[
-        float | None, figure("Upper bound of its credible interval", "expected_live + z * expected_live_sd")
+        float | None,
+        figure(
+            "Upper bound of its credible interval",
+            "expected_live + z * expected_live_sd",
+            term=terms.EXPECTED_LIVE_UPPER,
+        ),
     ]
     weeks: Annotated[
         list[ExpectedWeek],
@@ -227,12 +274,18 @@ class Expectation(Body, kw_only=True, frozen=True):
         ),
     ]
     group_members: Annotated[
-        int, figure("The group's alphas the key may read, the alpha included (never one it may not read)")
+        int,
+        figure(
+            "The group's alphas the key may read, the alpha included (never one it may not read)",
+            term=terms.GROUP_MEMBERS,
+        ),
     ]
-    min_group_members: Annotated[int, figure("The measured members a group needs to be estimated")] = (
-        MIN_GROUP_MEMBERS
-    )
-    credible_level: Annotated[float, figure("The mass of every interval served")] = CREDIBLE_LEVEL
+    min_group_members: Annotated[
+        int, figure("The measured members a group needs to be estimated", term=terms.MIN_GROUP_MEMBERS)
+    ] = MIN_GROUP_MEMBERS
+    credible_level: Annotated[
+        float, figure("The mass of every interval served", term=terms.CREDIBLE_LEVEL)
+    ] = CREDIBLE_LEVEL
     method: Annotated[str, figure("How the figures are made")] = METHOD
     live_haircut: Annotated[
         LiveHaircut, figure("/analytics/decay's haircut from backtest to live, whose retention is applied")

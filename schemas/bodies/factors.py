@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
+from schemas import terms
 from schemas.bodies.analytics import WEEKS_PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
@@ -60,6 +61,7 @@ class FactorFigures(Body, kw_only=True, frozen=True):
         int,
         figure(
             "Weeks of the window in which the factor was estimated (a sector: held by the regression's names)",
+            term=terms.WEEKS,
         ),
     ]
     mean_exposure: Annotated[
@@ -71,6 +73,7 @@ class FactorFigures(Body, kw_only=True, frozen=True):
             "mean_t sum_i w_t,i L_t,i,f; w the realised weight (positions.weight) on the first session after the "
             "decision, L the week's loading (a sector: 1 for its names)",
             source=BOOK_SOURCE,
+            term=terms.MEAN_EXPOSURE,
         ),
     ]
     factor_return: Annotated[
@@ -80,6 +83,7 @@ class FactorFigures(Body, kw_only=True, frozen=True):
             "perf_attrib summary compounds, cum_returns_final)",
             "sum_t f_t,f over the window's estimated weeks",
             source=FACTOR_SOURCE,
+            term=terms.FACTOR_RETURN,
         ),
     ]
     part: Annotated[
@@ -88,6 +92,7 @@ class FactorFigures(Body, kw_only=True, frozen=True):
             "The factor's part of the book's return over the window: the sum of its weekly parts",
             "sum_t X_t,f * f_t,f, X the exposure",
             source=BOOK_SOURCE,
+            term=terms.PART,
         ),
     ]
 
@@ -100,15 +105,19 @@ class FactorWeekExposure(Body, kw_only=True, frozen=True):
     type: Annotated[FactorType, figure("sector or style")]
     exposure: Annotated[
         float | None,
-        figure("The book's exposure that week", "sum_i w_i L_i,f", source=BOOK_SOURCE),
+        figure("The book's exposure that week", "sum_i w_i L_i,f", source=BOOK_SOURCE, term=terms.EXPOSURE),
     ]
     factor_return: Annotated[
         float | None,
-        figure("The factor's return that week (the OLS estimate)", source=FACTOR_SOURCE),
+        figure(
+            "The factor's return that week (the OLS estimate)", source=FACTOR_SOURCE, term=terms.FACTOR_RETURN
+        ),
     ]
     part: Annotated[
         float | None,
-        figure("The factor's part of the book's return that week", "exposure * factor_return"),
+        figure(
+            "The factor's part of the book's return that week", "exposure * factor_return", term=terms.PART
+        ),
     ]
 
 
@@ -117,26 +126,30 @@ class FactorWeek(Body, kw_only=True, frozen=True):
 
     date: Annotated[dt.date, figure("The rebalance week's decision date")]
     next_date: Annotated[dt.date, figure("The next decision date: the holding period ends at its close")]
-    sessions: Annotated[int, figure("Ledger sessions of the holding period")]
-    names: Annotated[int, figure("Names in the week's regression")]
+    sessions: Annotated[int, figure("Ledger sessions of the holding period", term=terms.SESSIONS)]
+    names: Annotated[int, figure("Names in the week's regression", term=terms.NAMES)]
     r_squared: Annotated[
         float | None,
         figure(
             "Centred R^2 of the week's regression (the sector dummies span the constant)",
             "1 - SSR / sum (r - mean r)^2",
             source=FACTOR_SOURCE,
+            term=terms.R_SQUARED,
         ),
     ]
     book_return: Annotated[
         float | None,
-        figure("The book's return that week: " + HOLDING_PERIOD, "prod(1 + r) - 1"),
+        figure("The book's return that week: " + HOLDING_PERIOD, "prod(1 + r) - 1", term=terms.BOOK_RETURN),
     ]
     common_return: Annotated[
         float | None,
-        figure("The factors' parts that week", "sum_f exposure_f * factor_return_f"),
+        figure(
+            "The factors' parts that week", "sum_f exposure_f * factor_return_f", term=terms.COMMON_RETURN
+        ),
     ]
     specific_return: Annotated[
-        float | None, figure("What the factors leave of it", "book_return - common_return")
+        float | None,
+        figure("What the factors leave of it", "book_return - common_return", term=terms.SPECIFIC_RETURN),
     ]
 
 
@@ -153,6 +166,7 @@ class FactorRunningSums(Body, kw_only=True, frozen=True):
             "when this week has none",
             "sum_{s <= t} book_return_s",
             source=BOOK_SOURCE,
+            term=terms.SUM_OF_WEEKLY_RETURNS,
         ),
     ]
     sum_of_weekly_common_returns: Annotated[
@@ -161,6 +175,7 @@ class FactorRunningSums(Body, kw_only=True, frozen=True):
             "The factors' parts summed the same way (sum_of_weekly_common_returns up to this week)",
             "sum_{s <= t} common_return_s",
             source=BOOK_SOURCE,
+            term=terms.SUM_OF_WEEKLY_COMMON_RETURNS,
         ),
     ]
     sum_of_weekly_specific_returns: Annotated[
@@ -169,6 +184,7 @@ class FactorRunningSums(Body, kw_only=True, frozen=True):
             "The specific returns summed the same way (sum_of_weekly_specific_returns up to this week)",
             "sum_{s <= t} specific_return_s",
             source=BOOK_SOURCE,
+            term=terms.SUM_OF_WEEKLY_SPECIFIC_RETURNS,
         ),
     ]
 
@@ -179,7 +195,9 @@ class NeutralIcWeek(Body, kw_only=True, frozen=True):
     date: Annotated[dt.date, figure("The rebalance week's decision date")]
     ic: Annotated[
         float | None,
-        figure("The week's rank IC (weekly_signal ic, raw_ic for raw books)", source=IC_SOURCE),
+        figure(
+            "The week's rank IC (weekly_signal ic, raw_ic for raw books)", source=IC_SOURCE, term=terms.IC
+        ),
     ]
     neutral_ic: Annotated[
         float | None,
@@ -188,11 +206,12 @@ class NeutralIcWeek(Body, kw_only=True, frozen=True):
             "forward return",
             "spearman(s - X b, forward_return), b the OLS of s on X (sector dummies + styles)",
             source=FACTOR_SOURCE,
+            term=terms.NEUTRAL_IC,
         ),
     ]
     names: Annotated[
         int | None,
-        figure("Names the neutral IC ranks (residual and forward return both present)"),
+        figure("Names the neutral IC ranks (residual and forward return both present)", term=terms.NAMES),
     ]
 
 
@@ -208,6 +227,7 @@ class NeutralIc(Body, kw_only=True, frozen=True):
             "Mean weekly rank IC over the window's weeks with a measurable IC, as /metrics rank_ic",
             "mean(ic)",
             source=IC_SOURCE,
+            term=terms.ATTRIBUTED_MEAN_IC,
         ),
     ]
     mean_neutral_ic: Annotated[
@@ -218,6 +238,7 @@ class NeutralIc(Body, kw_only=True, frozen=True):
             "and ranked with Spearman)",
             "mean_t spearman(s_t - X_t b_t, forward_return_t)",
             source=FACTOR_SOURCE,
+            term=terms.MEAN_NEUTRAL_IC,
         ),
     ]
     weeks: Annotated[list[NeutralIcWeek], figure("The window's weeks, in date order")]
@@ -237,6 +258,7 @@ class Factors(Body, kw_only=True, frozen=True):
             + WEEK_RULE
             + ", with a factor estimate and a holding period in the "
             "ledger); null when not measurable",
+            term=terms.WEEKS,
         ),
     ]
     sum_of_weekly_returns: Annotated[
@@ -247,6 +269,7 @@ class Factors(Body, kw_only=True, frozen=True):
             "week " + HOLDING_PERIOD,
             "sum_t (prod(1 + r) - 1)",
             source=BOOK_SOURCE,
+            term=terms.SUM_OF_WEEKLY_RETURNS,
         ),
     ]
     sum_of_weekly_common_returns: Annotated[
@@ -255,6 +278,7 @@ class Factors(Body, kw_only=True, frozen=True):
             "The factors' part of it (the sum of every factor's part)",
             "sum_t sum_f X_t,f * f_t,f",
             source=BOOK_SOURCE,
+            term=terms.SUM_OF_WEEKLY_COMMON_RETURNS,
         ),
     ]
     sum_of_weekly_specific_returns: Annotated[
@@ -263,6 +287,7 @@ class Factors(Body, kw_only=True, frozen=True):
             "What the factors leave of it: the return of what the loadings do not describe",
             "sum_of_weekly_returns - sum_of_weekly_common_returns",
             source=BOOK_SOURCE,
+            term=terms.SUM_OF_WEEKLY_SPECIFIC_RETURNS,
         ),
     ]
     specific_information_ratio: Annotated[
@@ -273,6 +298,7 @@ class Factors(Body, kw_only=True, frozen=True):
             "mean(s) / std(s, ddof=1) * sqrt(52)",
             source=BOOK_SOURCE,
             keys=WEEKS_PER_YEAR,
+            term=terms.SPECIFIC_INFORMATION_RATIO,
         ),
     ]
     variance_explained: Annotated[
@@ -282,6 +308,7 @@ class Factors(Body, kw_only=True, frozen=True):
             "returns vary more than the book's)",
             "1 - var(specific_return) / var(book_return), over the attributed weeks",
             source=BOOK_SOURCE,
+            term=terms.VARIANCE_EXPLAINED,
         ),
     ]
     factors: Annotated[

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from schemas import terms
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.base import Body
 from schemas.bodies.figures import figure
@@ -30,6 +31,7 @@ class FamilyTestMember(Body, kw_only=True, frozen=True):
             "The member's annualised Sharpe ratio over the family's common sessions; null without variance or "
             "when the figures are withheld",
             "mean(r) / std(r, ddof 1) * sqrt(252) over the common sessions",
+            term=terms.FAMILY_SHARPE,
         ),
     ]
     stepm_superior: Annotated[
@@ -46,6 +48,7 @@ class FamilyTestMember(Body, kw_only=True, frozen=True):
             "it was found superior at, else the last) above its statistic; below test_size as it is found superior "
             "(up to the quantile's interpolation, inside its Monte Carlo error); null when not measurable",
             "P*(max_{j not yet found} t*_j > t_k) at the member's deciding step",
+            term=terms.STEPM_P_VALUE,
         ),
     ]
     stepm_p_value_monte_carlo_error: Annotated[
@@ -53,6 +56,7 @@ class FamilyTestMember(Body, kw_only=True, frozen=True):
         figure(
             "The Monte Carlo standard error of stepm_p_value; null when not measurable",
             "sqrt(p (1 - p) / B), B = comparison_resamples",
+            term=terms.STEPM_P_VALUE_MONTE_CARLO_ERROR,
         ),
     ]
     stepm_within_monte_carlo_error: Annotated[
@@ -68,6 +72,7 @@ class FamilyTestMember(Body, kw_only=True, frozen=True):
             "The member's model confidence set p-value (Hansen, Lunde and Nason, T_R, loss = -daily return): the "
             "largest elimination p-value up to its own elimination, 1 for the last member; null when not measurable",
             "max over the eliminations up to the member's of P*(T_R* > T_R)",
+            term=terms.MCS_P_VALUE,
         ),
     ]
     in_confidence_set: Annotated[
@@ -83,6 +88,7 @@ class FamilyTestMember(Body, kw_only=True, frozen=True):
             "The Monte Carlo standard error of mcs_p_value, measured by batch means of the resamples; null when "
             "not measurable",
             "std(the MCS p-value of each of 10 batches of the resamples, ddof 1) / sqrt(10)",
+            term=terms.MCS_P_VALUE_MONTE_CARLO_ERROR,
         ),
     ]
     mcs_within_monte_carlo_error: Annotated[
@@ -99,15 +105,22 @@ class ParameterStability(Body, kw_only=True, frozen=True):
 
     parameter: Annotated[str, figure("The parameter's name, as the members' seals name it.")]
     members_with_parameter: Annotated[
-        int, figure("The members with a numeric value of the parameter and a Sharpe ratio.")
+        int,
+        figure(
+            "The members with a numeric value of the parameter and a Sharpe ratio.",
+            term=terms.MEMBERS_WITH_PARAMETER,
+        ),
     ]
-    distinct_values: Annotated[int, figure("The parameter's distinct values among them.")]
+    distinct_values: Annotated[
+        int, figure("The parameter's distinct values among them.", term=terms.DISTINCT_VALUES)
+    ]
     sharpe_spearman: Annotated[
         float | None,
         figure(
             "Spearman's rank correlation of the members' family_sharpe with the parameter's value (average ranks); "
             "null with a reason when the parameter takes one value, is not numeric or fewer than 3 members name it",
             "corr(rank(parameter), rank(family_sharpe))",
+            term=terms.SHARPE_SPEARMAN,
         ),
     ]
     neighbour_deviation: Annotated[
@@ -118,6 +131,7 @@ class ParameterStability(Body, kw_only=True, frozen=True):
             "parameter equal), over the spread of the members' Sharpe ratios. 0: each equals its neighbours' mean "
             "(smooth); about 1: neighbours unrelated; null when no member has a neighbour",
             "mean_i |SR_i - mean(SR_neighbours(i))| / std(SR, ddof 1)",
+            term=terms.NEIGHBOUR_DEVIATION,
         ),
     ]
     reason: Annotated[str | None, figure("Why sharpe_spearman is null (null when it is measured).")]
@@ -136,15 +150,26 @@ class FamilyTests(Body, kw_only=True, frozen=True):
         int,
         figure(
             "The family's members the key may read whose daily long_short returns are in the catalogue: the "
-            "members compared (2 needed)"
+            "members compared (2 needed)",
+            term=terms.COMPARED_MEMBERS,
         ),
     ]
     compared_sessions: Annotated[
-        int, figure("The sessions on which every compared member has a daily return (20 needed).")
+        int,
+        figure(
+            "The sessions on which every compared member has a daily return (20 needed).",
+            term=terms.COMPARED_SESSIONS,
+        ),
     ]
-    test_size: Annotated[float, figure("The level of StepM and of the model confidence set.")]
+    test_size: Annotated[
+        float, figure("The level of StepM and of the model confidence set.", term=terms.TEST_SIZE)
+    ]
     comparison_resamples: Annotated[
-        int, figure("Stationary-bootstrap resamples of the common sessions, one draw for every member.")
+        int,
+        figure(
+            "Stationary-bootstrap resamples of the common sessions, one draw for every member.",
+            term=terms.COMPARISON_RESAMPLES,
+        ),
     ]
     comparison_block_length: Annotated[
         float | None,
@@ -152,6 +177,7 @@ class FamilyTests(Body, kw_only=True, frozen=True):
             "The resamples' mean block length: the mean over the members of Politis and White's automatic choice; "
             "null when not measurable",
             "mean_k b_PW(r_k)",
+            term=terms.COMPARISON_BLOCK_LENGTH,
         ),
     ]
     spa_p_value: Annotated[
@@ -163,6 +189,7 @@ class FamilyTests(Body, kw_only=True, frozen=True):
             "P*(max(max_k sqrt(T) (mean*(d_k) - mu_k) / omega_k, 0) > max(max_k sqrt(T) mean(d_k) / omega_k, 0)), "
             "d_k = r_k - mean_j r_j, mu_k = mean(d_k) when mean(d_k) >= -sqrt(omega_k^2 / T * 2 ln ln T), else 0",
             source=FAMILY_RETURNS,
+            term=terms.SPA_P_VALUE,
         ),
     ]
     spa_p_value_lower: Annotated[
@@ -171,6 +198,7 @@ class FamilyTests(Body, kw_only=True, frozen=True):
             "SPA's lower p-value: the resamples re-centred at max(mean(d_k), 0)",
             "as spa_p_value with mu_k = max(mean(d_k), 0)",
             source=FAMILY_RETURNS,
+            term=terms.SPA_P_VALUE_LOWER,
         ),
     ]
     spa_p_value_upper: Annotated[
@@ -179,6 +207,7 @@ class FamilyTests(Body, kw_only=True, frozen=True):
             "SPA's upper p-value (White's reality check, studentized): every member re-centred at its mean",
             "as spa_p_value with mu_k = mean(d_k)",
             source=FAMILY_RETURNS,
+            term=terms.SPA_P_VALUE_UPPER,
         ),
     ]
     spa_p_value_monte_carlo_error: Annotated[
@@ -186,6 +215,7 @@ class FamilyTests(Body, kw_only=True, frozen=True):
         figure(
             "The Monte Carlo standard error of spa_p_value; null when it is not measurable",
             "sqrt(p (1 - p) / B), B = comparison_resamples",
+            term=terms.SPA_P_VALUE_MONTE_CARLO_ERROR,
         ),
     ]
     spa_p_value_lower_monte_carlo_error: Annotated[
@@ -193,6 +223,7 @@ class FamilyTests(Body, kw_only=True, frozen=True):
         figure(
             "The Monte Carlo standard error of spa_p_value_lower; null when it is not measurable",
             "sqrt(p (1 - p) / B), B = comparison_resamples",
+            term=terms.SPA_P_VALUE_LOWER_MONTE_CARLO_ERROR,
         ),
     ]
     spa_p_value_upper_monte_carlo_error: Annotated[
@@ -200,6 +231,7 @@ class FamilyTests(Body, kw_only=True, frozen=True):
         figure(
             "The Monte Carlo standard error of spa_p_value_upper; null when it is not measurable",
             "sqrt(p (1 - p) / B), B = comparison_resamples",
+            term=terms.SPA_P_VALUE_UPPER_MONTE_CARLO_ERROR,
         ),
     ]
     spa_within_monte_carlo_error: Annotated[

@@ -20,7 +20,7 @@ a field is what the OpenAPI document says of it wherever it appears.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
@@ -31,7 +31,8 @@ from msgspec import Meta
 
 from schemas.bodies.base import field_names, struct_info
 from schemas.bodies.formats import DOC
-from schemas.vocabulary import term_for
+from schemas.terms import Term
+from schemas.vocabulary import term_named
 
 FIGURE = "figure"
 """Set in the facts `_facts` reads from a `figure` (not from a plain `Meta` description)."""
@@ -39,15 +40,19 @@ BY_FIGURE = "by_figure"
 """Set in the facts of a `figure` (not of a row's `doc`, which states its own unit): it has a term."""
 
 
-def figure(meaning: str, formula: str | None = None, **facts: Any) -> Meta:
+def figure(meaning: str, formula: str | None = None, *, term: Term | None = None, **facts: Any) -> Meta:
     """A field's meaning, formula and facts. `keys` maps child names to `figure`s that document
     them at this path only; `what` fills `{what}` in the meanings of the fields it contains;
     `where` maps a path prefix (`periods[]`) to the facts that differ under it; `lead` is written
     before the meanings of the fields it holds directly (a difference of each figure: "after - before: ");
-    `leaf=True` documents the field but not what it contains; `term` names the field's term where
-    its served name is a generic key or still has two meanings (`schemas.vocabulary`). A fact given
-    as None is stated as none (a contained field does not inherit it). Its unit and annualisation
-    are its term's, never written here."""
+    `leaf=True` documents the field but not what it contains; `term` is the field's term
+    (`schemas.terms`), the object itself: every field that holds a figure names it, since nothing
+    finds a term by a served name. A fact given as None is stated as none (a contained field does
+    not inherit it). Its unit and annualisation are its term's, never written here."""
+    if term is not None:
+        if not isinstance(term, Term):
+            raise TypeError(f"figure(term=...) takes a term of schemas.terms, not {term!r}")
+        facts["term"] = term.name
     availability = facts.get("availability")
     described = meaning.replace("{what}", facts.get("what", "the series tested"))
     return Meta(
@@ -68,12 +73,12 @@ def _holds_figure(held: msgspec.inspect.Type) -> bool:
     return False
 
 
-def with_term(facts: Mapping[str, Any], name: str, holds_figure: bool) -> dict[str, Any]:
-    """A `figure`'s facts with its term's (`schemas.vocabulary.term_for`): its unit and
-    annualisation; a row's `doc` states its own and is returned as it is."""
+def with_term(facts: Mapping[str, Any]) -> dict[str, Any]:
+    """A `figure`'s facts with those of the term it names: its unit and annualisation; a row's `doc`
+    states its own and is returned as it is."""
     if not facts.get(BY_FIGURE):
         return dict(facts)
-    term = term_for(name, facts.get("term"), holds_figure)
+    term = term_named(facts.get("term"))
     return dict(facts) if term is None else {**term.facts(), **facts}
 
 
@@ -82,8 +87,8 @@ def term_units(cls: type[msgspec.Struct]) -> dict[str, str]:
     info = struct_info(cls)
     out = {}
     for declared in info.fields:
-        facts, held = _facts(declared.type)
-        unit = with_term(facts, declared.encode_name, _holds_figure(held)).get("unit")
+        facts, _ = _facts(declared.type)
+        unit = with_term(facts).get("unit")
         if unit:
             out[declared.encode_name] = unit
     return out
@@ -131,6 +136,50 @@ def _facts(field_type: msgspec.inspect.Type) -> tuple[dict[str, Any], msgspec.in
     return facts, held[0] if held else msgspec.inspect.AnyType()
 
 
+@dataclass(frozen=True)
+class DeclaredField:
+    """A field as declared: where, the name it is served under, and the term it names."""
+
+    where: str
+    """`module.Struct.name`; a child a `figure`'s `keys` documents is `...name{key}`."""
+    name: str
+    """The served name."""
+    term: str | None
+    """The name of the term the field names (`figure(..., term=...)`, a row's `doc(..., term=...)`)."""
+    by_figure: bool
+    """Declared with `figure` (a row column's `doc` otherwise)."""
+    holds_figure: bool
+    """It holds a number or a stat entry."""
+
+
+def declared_fields(structs: Iterable[type[msgspec.Struct]]) -> list[DeclaredField]:
+    """Every field of `structs` declared with a `figure` (with the children its `keys` documents) or
+    with a `doc` that names a term: what tests/contract/test_vocabulary.py holds to one name, one
+    meaning (`schemas.vocabulary.two_meanings`)."""
+    out: list[DeclaredField] = []
+
+    def keyed(where: str, facts: Mapping[str, Any]) -> None:
+        for key, meta in facts.get("keys", {}).items():
+            child = meta.extra[DOC]
+            out.append(DeclaredField(f"{where}{{{key}}}", key, child.get("term"), True, True))
+            keyed(f"{where}{{{key}}}", child)
+
+    for cls in structs:
+        for declared in struct_info(cls).fields:
+            facts, held = _facts(declared.type)
+            where = f"{cls.__module__}.{cls.__qualname__}.{declared.encode_name}"
+            if facts.get(BY_FIGURE):
+                out.append(
+                    DeclaredField(where, declared.encode_name, facts.get("term"), True, _holds_figure(held))
+                )
+                keyed(where, facts)
+            elif facts.get("term"):
+                out.append(
+                    DeclaredField(where, declared.encode_name, facts["term"], False, _holds_figure(held))
+                )
+    return out
+
+
 @cache
 def field_facts(body: type[msgspec.Struct], name: str) -> Mapping[str, Any]:
     """The facts declared on `body`'s field `name` (its `figure` or `doc`: meaning, formula, unit,
@@ -138,8 +187,8 @@ def field_facts(body: type[msgspec.Struct], name: str) -> Mapping[str, Any]:
     info = struct_info(body)
     for declared in info.fields:
         if declared.name == name:
-            facts, held = _facts(declared.type)
-            return MappingProxyType(with_term(facts, declared.encode_name, _holds_figure(held)))
+            facts, _ = _facts(declared.type)
+            return MappingProxyType(with_term(facts))
     raise KeyError(f"{body.__name__} declares no field {name!r}")
 
 
@@ -147,7 +196,7 @@ def key_facts(body: type[msgspec.Struct], name: str, key: str) -> Mapping[str, A
     """The facts of `key`, a child the field `name` of `body` documents in its `keys`."""
     meta: Meta = field_facts(body, name)["keys"][key]
     assert meta.extra is not None
-    return MappingProxyType(with_term(meta.extra[DOC], key, holds_figure=True))
+    return MappingProxyType(with_term(meta.extra[DOC]))
 
 
 def _contents(held: msgspec.inspect.Type) -> tuple[type | None, bool]:
@@ -186,7 +235,7 @@ def _walk(
             continue  # its description, if any, is the OpenAPI document's; the block names it by path
         elif "meaning" not in facts:
             raise ValueError(f"{cls.__name__}.{declared.name} declares no meaning")
-        facts = with_term(facts, declared.encode_name, _holds_figure(held))
+        facts = with_term(facts)
         path = prefix + declared.encode_name
         for within, variant in facts.get("where", {}).items():
             if path.startswith(within):
@@ -202,7 +251,7 @@ def _walk(
             _check_named(contained, {name.split(".")[0]: meta for name, meta in named_below.items()})
             out.update(block.stat(path, out[path]))
             for name, meta in named_below.items():
-                out[f"{path}.{name}"] = _entry(with_term(meta.extra[DOC], name, True), inner, block)[0]
+                out[f"{path}.{name}"] = _entry(with_term(meta.extra[DOC]), inner, block)[0]
             continue
         below = f"{path}[]." if array else f"{path}."
         _walk(contained, below, inner, named_below, block, out, facts.get("lead", ""))

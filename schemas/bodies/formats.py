@@ -13,7 +13,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from schemas.vocabulary import VOCABULARY
+from schemas.terms import Term
 
 TEXT = Meta(extra_json_schema={"type": "string"})
 """On a `Literal` of strings: the `type` msgspec leaves out of an enum's schema."""
@@ -58,7 +58,7 @@ def doc(
     absent: str | None = None,
     raw_only: bool = False,
     formula: str | None = None,
-    term: str | None = None,
+    term: Term | None = None,
     **facts: str,
 ) -> Meta:
     """A response field's meaning, declared on the field: its unit (`schemas.units`), when and why
@@ -67,12 +67,14 @@ def doc(
     description from these. `formula` and `facts` (`annualisation`, `source`) are what a
     documentation block lists beside them (`schemas.bodies.figures.documented` reads them; its
     meaning there is the meaning followed by the null rule). A row's figure names its `term`
-    (`schemas.vocabulary`) instead of a unit: its unit and annualisation are the term's, written there
-    alone."""
+    (`schemas.terms`, the object) instead of a unit: its unit and annualisation are the term's, written
+    there alone."""
     if term is not None:
+        if not isinstance(term, Term):
+            raise TypeError(f"doc(term=...) takes a term of schemas.terms, not {term!r}")
         if unit is not None or "annualisation" in facts:
-            raise ValueError(f"a field of the term {term!r} takes its unit and annualisation from it")
-        facts = {**VOCABULARY[term].facts(), **facts}
+            raise ValueError(f"a field of the term {term.name!r} takes its unit and annualisation from it")
+        facts = {**term.facts(), **facts}
         unit = facts.pop("unit")
     extra: dict[str, object] = {
         key: value for key, value in ((X_UNIT, unit), (X_NULL, null), (X_ABSENT, absent)) if value

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
+from schemas import terms
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WEEKS_PER_YEAR, AnalyticsStat
 from schemas.bodies.base import Body
 from schemas.bodies.figures import figure
@@ -49,6 +50,7 @@ class LivePart(Body, kw_only=True, frozen=True):
         figure(
             "Sessions of the book in {what}; null for a key that may not read the ledger",
             source=BOOK_LEDGER,
+            term=terms.SESSIONS,
         ),
     ]
     weeks: Annotated[
@@ -57,7 +59,7 @@ class LivePart(Body, kw_only=True, frozen=True):
             "Weeks with a measurable IC in {what} (" + WEEK_RULE + "); null for a key that may not read the "
             "rebalance cross-sections",
             source=WEEKLY_IC,
-            term="ic_weeks",
+            term=terms.IC_WEEKS,
         ),
     ]
     information_ratio: Annotated[
@@ -68,6 +70,7 @@ class LivePart(Body, kw_only=True, frozen=True):
             "mean(r) / std(r, ddof=1) * sqrt(252), r = ending_equity / starting_equity - 1",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.INFORMATION_RATIO,
         ),
     ]
     excess_sharpe: Annotated[
@@ -78,6 +81,7 @@ class LivePart(Body, kw_only=True, frozen=True):
             "mean(r - rf) / std(r - rf, ddof=1) * sqrt(252), rf = risk_free_return",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.EXCESS_SHARPE,
         ),
     ]
     rebuilt_mean_ic: Annotated[
@@ -87,6 +91,7 @@ class LivePart(Body, kw_only=True, frozen=True):
             "sealed mean IC, /metrics core.ic)",
             "mean(ic)",
             source=WEEKLY_IC,
+            term=terms.REBUILT_MEAN_IC,
         ),
     ]
     rebuilt_icir: Annotated[
@@ -97,6 +102,7 @@ class LivePart(Body, kw_only=True, frozen=True):
             "mean(ic) / std(ic, ddof=1) * sqrt(52)",
             source=WEEKLY_IC,
             keys=WEEKS_PER_YEAR,
+            term=terms.REBUILT_ICIR,
         ),
     ]
     rebuilt_hit_rate: Annotated[
@@ -106,6 +112,7 @@ class LivePart(Body, kw_only=True, frozen=True):
             "rank_ic.conditioned.hit_rate)",
             "count(ic > 0) / count(ic)",
             source=WEEKLY_IC,
+            term=terms.REBUILT_HIT_RATE,
         ),
     ]
     max_drawdown_pct: Annotated[
@@ -115,6 +122,7 @@ class LivePart(Body, kw_only=True, frozen=True):
             "in percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct",
             "max(1 - E / cummax(E)) * 100, E = (1, cumprod(1 + r))",
             source=BOOK_LEDGER,
+            term=terms.MAX_DRAWDOWN_PCT,
         ),
     ]
     turnover: Annotated[
@@ -124,6 +132,7 @@ class LivePart(Body, kw_only=True, frozen=True):
             "mean(turnover) * 252",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.TURNOVER,
         ),
     ]
 
@@ -150,16 +159,22 @@ class LiveConsistency(Body, kw_only=True, frozen=True):
             f"out-of-sample part holds fewer than {LIVE_MIN_SESSIONS} sessions",
             "Phi((SR_oos - SR_is) * sqrt(n - 1) / sqrt(1 - skew * SR_oos + (kurt - 1) / 4 * SR_oos^2)), per session",
             source=BOOK_LEDGER,
+            term=terms.PROBABILITY,
         ),
     ]
     sessions: Annotated[
         int | None,
-        figure("Out-of-sample sessions the test is over; null when withheld", source=BOOK_LEDGER),
+        figure(
+            "Out-of-sample sessions the test is over; null when withheld",
+            source=BOOK_LEDGER,
+            term=terms.SESSIONS,
+        ),
     ]
     level: Annotated[
         float,
         figure(
             f"The probability below which the parts are called inconsistent ({LIVE_CONSISTENCY_LEVEL})",
+            term=terms.LEVEL,
         ),
     ] = LIVE_CONSISTENCY_LEVEL
     verdict: Annotated[
@@ -202,6 +217,7 @@ class Live(Body, kw_only=True, frozen=True):
             "in-sample information ratio is not positive",
             "out_of_sample.information_ratio / in_sample.information_ratio",
             source=BOOK_LEDGER,
+            term=terms.DECAY_RATIO,
         ),
     ]
     consistency: Annotated[

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas import terms
 from schemas.bodies import libraries
 from schemas.bodies.base import Body, Window, meanings
 from schemas.bodies.docs import MetricsDoc
@@ -99,11 +100,14 @@ class Tenure(Body, kw_only=True, frozen=True):
         int | None,
         figure(
             "Rebalance dates in the window, pending and skipped weeks included; null with source portfolio",
+            term=terms.WEEKS,
         ),
     ]
     traded_weeks: Annotated[
         int | None,
-        figure("Rebalance dates with week_status traded; null with source portfolio"),
+        figure(
+            "Rebalance dates with week_status traded; null with source portfolio", term=terms.TRADED_WEEKS
+        ),
     ]
     first_rebalance: Annotated[
         dt.date | None, figure("First rebalance date in the window; null with source portfolio")
@@ -117,9 +121,12 @@ class Tenure(Body, kw_only=True, frozen=True):
             "Elapsed days between the first and last rebalance (or, with source "
             "portfolio, the first and last ledger session)",
             "last - first",
+            term=terms.CALENDAR_DAYS,
         ),
     ]
-    years: Annotated[float | None, figure("calendar_days in years", "calendar_days / 365.25")]
+    years: Annotated[
+        float | None, figure("calendar_days in years", "calendar_days / 365.25", term=terms.YEARS)
+    ]
     source: Annotated[
         str,
         figure(
@@ -140,6 +147,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "reproduce it; the screener's ic_reproduces is that flag)",
             "mean over weeks of Spearman(score, forward_return) (stored metric mean_ic)",
             signal="conditioned",
+            term=terms.IC,
         ),
     ]
     icir: Annotated[
@@ -152,6 +160,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "mean(weekly IC) / std(weekly IC, ddof=1) * sqrt(52) (stored metric icir, times sqrt(52) where the "
             "run sealed it per week)",
             signal="conditioned",
+            term=terms.ICIR,
         ),
     ]
     icir_per_week: Annotated[
@@ -163,6 +172,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "mean(weekly IC) / std(weekly IC, ddof=1) (stored metric icir, divided by sqrt(52) where the run "
             "sealed it annualised)",
             signal="conditioned",
+            term=terms.ICIR_PER_WEEK,
         ),
     ]
     information_ratio: Annotated[
@@ -173,6 +183,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "/analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs. "
             f"Elsewhere: {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of daily returns ending/starting - 1, times sqrt(252)",
+            term=terms.INFORMATION_RATIO,
         ),
     ]
     excess_sharpe: Annotated[
@@ -185,6 +196,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
                     "Annual risk-free rate the excess return is measured against (the run's, sealed overall)",
                     "mean session risk_free_return x 252",
                     horizon=FULL,
+                    term=terms.RISK_FREE_RATE,
                 ),
                 "risk_free_rate_unit": figure("Unit of risk_free_rate (per_year)", horizon=FULL),
                 "risk_free_rate_source": figure(
@@ -193,6 +205,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
                     source="alpha",
                 ),
             },
+            term=terms.EXCESS_SHARPE,
         ),
     ]
     sharpe: Annotated[
@@ -204,6 +217,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
                 "deprecated": figure("Always true: sharpe is kept for compatibility"),
                 "superseded_by": figure("Path of the field to use instead (core.information_ratio)"),
             },
+            term=terms.SHARPE,
         ),
     ]
     pnl: Annotated[
@@ -220,7 +234,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
                     "(stored metric pnl, scope yearly or monthly)",
                 }
             },
-            term="sealed_pnl",
+            term=terms.SEALED_PNL,
         ),
     ]
     max_drawdown: Annotated[
@@ -229,6 +243,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "Largest fall from a running equity peak (opening equity counts), in equity units (starting capital "
             f"1.0); {libraries.MAX_DRAWDOWN}",
             "max over sessions of (peak_equity - ending_equity)",
+            term=terms.MAX_DRAWDOWN,
         ),
     ]
     max_drawdown_pct: Annotated[
@@ -236,6 +251,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
         figure(
             f"Largest drawdown as a percentage of its peak, positive; {libraries.MAX_DRAWDOWN}",
             "max over sessions of 100 * (peak_equity - ending_equity) / peak_equity",
+            term=terms.MAX_DRAWDOWN_PCT,
         ),
     ]
     turnover: Annotated[
@@ -245,7 +261,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             + ", ".join(f"{name} ({unit})" for name, unit, _ in TURNOVERS),
             "annualised = mean session turnover x 252; total = sum of session turnover; "
             "session turnover = half the sum of absolute weight changes",
-            term="sealed_turnover",
+            term=terms.SEALED_TURNOVER,
         ),
     ]
     annual_turnover: Annotated[
@@ -264,6 +280,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
                     "whatever the requested window)",
                 }
             },
+            term=terms.ANNUAL_TURNOVER,
         ),
     ]
     tenure: Annotated[
@@ -281,11 +298,18 @@ class CoreStats(Body, kw_only=True, frozen=True):
 class RankIcConditioned(Body, kw_only=True, frozen=True):
     """`rank_ic.conditioned` of the metrics object."""
 
-    hit_rate: Annotated[Stat, figure("Share of weeks with IC > 0", "stored metric ic_hit_rate")]
-    dispersion: Annotated[Stat, figure("Standard deviation of the weekly IC", "stored metric ic_dispersion")]
+    hit_rate: Annotated[
+        Stat, figure("Share of weeks with IC > 0", "stored metric ic_hit_rate", term=terms.HIT_RATE)
+    ]
+    dispersion: Annotated[
+        Stat,
+        figure("Standard deviation of the weekly IC", "stored metric ic_dispersion", term=terms.DISPERSION),
+    ]
     coverage: Annotated[
         Stat,
-        figure("Mean over weeks of scored names / universe size", "stored metric coverage"),
+        figure(
+            "Mean over weeks of scored names / universe size", "stored metric coverage", term=terms.COVERAGE
+        ),
     ]
 
 
@@ -300,7 +324,7 @@ class RankIcRaw(Body, kw_only=True, frozen=True):
         figure(
             "Mean weekly Spearman(raw_score, forward_return)",
             "stored metric raw_mean_ic",
-            term="raw_mean_ic",
+            term=terms.RAW_MEAN_IC,
         ),
     ]
     icir: Annotated[
@@ -309,7 +333,7 @@ class RankIcRaw(Body, kw_only=True, frozen=True):
             "Mean / std(ddof=1) of the raw weekly IC, annualised for every run as core.icir is: the sealed value "
             "where the run's conventions annualise its ICIR, else the sealed per-week ratio times sqrt(52)",
             "stored metric raw_icir, times sqrt(52) where the run sealed it per week",
-            term="raw_icir",
+            term=terms.RAW_ICIR,
         ),
     ]
 
@@ -355,20 +379,34 @@ class DecileBucket(Body, kw_only=True, frozen=True):
 
     bucket: Annotated[str, figure("Q1 (lowest raw_score) .. Q10 (highest)")]
     rank: Annotated[int, figure("Bucket index 1..10")]
-    weeks: Annotated[int, figure("Weeks contributing to the bucket")]
-    mean_n_symbols: Annotated[float | None, figure("Mean names per week in the bucket")]
-    mean_score: Annotated[float | None, figure("Mean of weekly mean raw_score")]
-    mean_score_z: Annotated[float | None, figure("Mean of weekly mean raw_score_z")]
-    mean_long_short_weight: Annotated[float | None, figure("Mean of weekly mean long_short target weight")]
-    mean_long_only_weight: Annotated[float | None, figure("Mean of weekly mean long_only target weight")]
+    weeks: Annotated[int, figure("Weeks contributing to the bucket", term=terms.WEEKS)]
+    mean_n_symbols: Annotated[
+        float | None, figure("Mean names per week in the bucket", term=terms.MEAN_N_SYMBOLS)
+    ]
+    mean_score: Annotated[float | None, figure("Mean of weekly mean raw_score", term=terms.MEAN_SCORE)]
+    mean_score_z: Annotated[float | None, figure("Mean of weekly mean raw_score_z", term=terms.MEAN_SCORE_Z)]
+    mean_long_short_weight: Annotated[
+        float | None,
+        figure("Mean of weekly mean long_short target weight", term=terms.MEAN_LONG_SHORT_WEIGHT),
+    ]
+    mean_long_only_weight: Annotated[
+        float | None, figure("Mean of weekly mean long_only target weight", term=terms.MEAN_LONG_ONLY_WEIGHT)
+    ]
     mean_forward_return: Annotated[
-        float | None, figure("Mean of weekly mean forward return (names with a forward return)")
+        float | None,
+        figure(
+            "Mean of weekly mean forward return (names with a forward return)", term=terms.MEAN_FORWARD_RETURN
+        ),
     ]
     ic: Annotated[
         float | None,
-        figure("Mean of the weekly Spearman(raw_score, forward_return) inside the bucket", term="decile_ic"),
+        figure(
+            "Mean of the weekly Spearman(raw_score, forward_return) inside the bucket", term=terms.DECILE_IC
+        ),
     ]
-    n_return_obs: Annotated[int, figure("Forward-return observations summed over weeks")]
+    n_return_obs: Annotated[
+        int, figure("Forward-return observations summed over weeks", term=terms.N_RETURN_OBS)
+    ]
 
 
 class Monotonicity(Body, kw_only=True, frozen=True):
@@ -376,13 +414,17 @@ class Monotonicity(Body, kw_only=True, frozen=True):
 
     spearman_bucket_vs_mean_forward_return: Annotated[
         float | None,
-        figure("Spearman correlation of bucket index 1..10 with the bucket mean forward return"),
+        figure(
+            "Spearman correlation of bucket index 1..10 with the bucket mean forward return",
+            term=terms.SPEARMAN_BUCKET_VS_MEAN_FORWARD_RETURN,
+        ),
     ]
     top_minus_bottom: Annotated[
         float | None,
         figure(
             "Mean forward return of Q10 minus that of Q1",
             "buckets[Q10].mean_forward_return - buckets[Q1].mean_forward_return",
+            term=terms.TOP_MINUS_BOTTOM,
         ),
     ]
 
@@ -397,6 +439,7 @@ class IcDeciles(Body, kw_only=True, frozen=True):
         int,
         figure(
             "Weeks used: at least 20 scored names, at least 2 distinct raw_score values, and forward returns",
+            term=terms.WEEKS,
         ),
     ]
     buckets: Annotated[list[DecileBucket], figure("One entry per bucket, Q1..Q10")]
@@ -407,6 +450,7 @@ class IcDeciles(Body, kw_only=True, frozen=True):
         figure(
             "Weeks in the window not bucketed: fewer than 20 scored names, or fewer than 2 distinct "
             "raw_score values (every raw_score equal)",
+            term=terms.WEEKS_SKIPPED,
         ),
     ]
 
@@ -419,26 +463,30 @@ class NeweyWest(Body, kw_only=True, frozen=True):
     # Its lag and n count the series' observations: weeks here, sessions in DailyNeweyWest (each its
     # own term; `lag` and `n` in STILL_TWO_MEANINGS).
 
-    lag: Annotated[int, figure("Bartlett kernel lag used, in weeks", LAG_RULE, term="newey_west_lag_weeks")]
+    lag: Annotated[
+        int, figure("Bartlett kernel lag used, in weeks", LAG_RULE, term=terms.NEWEY_WEST_LAG_WEEKS)
+    ]
     n: Annotated[
         int,
         figure(
             f"Weeks tested (finite values, date order); at least {NEWEY_WEST_MIN_N} are required",
-            term="newey_west_weeks",
+            term=terms.NEWEY_WEST_WEEKS,
         ),
     ]
-    mean: Annotated[float, figure("Mean of {what}", term="newey_west_mean")]
+    mean: Annotated[float, figure("Mean of {what}", term=terms.NEWEY_WEST_MEAN)]
     standard_error: Annotated[
         float,
         figure(
             "HAC standard error of the mean, no small-sample correction (equals statsmodels "
             "OLS(y, ones).fit(cov_type='HAC', cov_kwds={'maxlags': lag}))",
             "sqrt(sum e_t^2 + 2 sum_j (1 - j/(lag+1)) sum_t e_t e_{t-j}) / n, e = y - mean",
-            term="newey_west_standard_error",
+            term=terms.NEWEY_WEST_STANDARD_ERROR,
         ),
     ]
-    t_statistic: Annotated[float, figure("mean / standard_error")]
-    p_value: Annotated[float, figure("Two-sided p-value from the standard normal", "erfc(|t| / sqrt(2))")]
+    t_statistic: Annotated[float, figure("mean / standard_error", term=terms.T_STATISTIC)]
+    p_value: Annotated[
+        float, figure("Two-sided p-value from the standard normal", "erfc(|t| / sqrt(2))", term=terms.P_VALUE)
+    ]
     source: (
         Annotated[str, Meta(description="What the series is read from (the test's `keys` in /metrics/_doc).")]
         | UnsetType
@@ -454,12 +502,12 @@ class NeweyWest(Body, kw_only=True, frozen=True):
 class DailyNeweyWest(NeweyWest, kw_only=True, frozen=True):
     """A Newey-West test of a daily series' mean (`nwt.ir`): its lag and n count sessions."""
 
-    lag: Annotated[int, figure("Bartlett kernel lag used, in sessions", LAG_RULE, term="newey_west_lag")]
+    lag: Annotated[int, figure("Bartlett kernel lag used, in sessions", LAG_RULE, term=terms.NEWEY_WEST_LAG)]
     n: Annotated[
         int,
         figure(
             f"Sessions tested (finite values, date order); at least {NEWEY_WEST_MIN_N} are required",
-            term="newey_west_sessions",
+            term=terms.NEWEY_WEST_SESSIONS,
         ),
     ]
 
@@ -519,27 +567,28 @@ class WeeklyIc(Body, kw_only=True, frozen=True):
     """An entry of `panel.ic_weekly`."""
 
     date: Annotated[dt.date, figure("Rebalance date")]
-    ic: Annotated[float, figure("Spearman(score, forward_return) that week", term="weekly_ic")]
+    ic: Annotated[float, figure("Spearman(score, forward_return) that week", term=terms.WEEKLY_IC)]
 
 
 class WeeklySpread(Body, kw_only=True, frozen=True):
     """An entry of `panel.decile_spread_weekly`."""
 
     date: Annotated[dt.date, figure("Rebalance date")]
-    spread: Annotated[float, figure("Q10 mean forward return - Q1 mean forward return")]
+    spread: Annotated[float, figure("Q10 mean forward return - Q1 mean forward return", term=terms.SPREAD)]
 
 
 class TermPoint(Body, kw_only=True, frozen=True):
     """An entry of `panel.ic_term_structure`."""
 
-    horizon_weeks: Annotated[int, figure("Horizon h in weeks")]
+    horizon_weeks: Annotated[int, figure("Horizon h in weeks", term=terms.HORIZON_WEEKS)]
     mean_ic: Annotated[
         float | None,
         figure(
             "Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns)",
+            term=terms.MEAN_IC,
         ),
     ]
-    weeks: Annotated[int, figure("Weeks with a computable h-week IC", term="horizon_ic_weeks")]
+    weeks: Annotated[int, figure("Weeks with a computable h-week IC", term=terms.HORIZON_IC_WEEKS)]
     newey_west: Annotated[
         NeweyWest | None,
         newey_west(
@@ -555,21 +604,22 @@ class TermPoint(Body, kw_only=True, frozen=True):
 class AutocorrelationPoint(Body, kw_only=True, frozen=True):
     """An entry of `panel.rank_autocorrelation`."""
 
-    lag_weeks: Annotated[int, figure("Lag in weeks (1..8)")]
+    lag_weeks: Annotated[int, figure("Lag in weeks (1..8)", term=terms.LAG_WEEKS)]
     rho: Annotated[
         float | None,
         figure(
             "Mean over weeks of Spearman(raw_score at t, raw_score at t - lag) over names scored both weeks",
+            term=terms.RHO,
         ),
     ]
-    weeks: Annotated[int, figure("Weeks with a computable correlation")]
+    weeks: Annotated[int, figure("Weeks with a computable correlation", term=terms.WEEKS)]
 
 
 class WeeklyCoverage(Body, kw_only=True, frozen=True):
     """An entry of `panel.coverage`."""
 
     date: Annotated[dt.date, figure("Rebalance date")]
-    coverage: Annotated[float, figure("cohort_size / universe size")]
+    coverage: Annotated[float, figure("cohort_size / universe size", term=terms.COVERAGE)]
 
 
 class PanelSignals(Body, kw_only=True, frozen=True):
@@ -613,6 +663,7 @@ class Panel(Body, kw_only=True, frozen=True):
             "window only when the run's IC reproduces); null when no week has one",
             "mean(ic_weekly[].ic)",
             signal="conditioned",
+            term=terms.REBUILT_MEAN_IC,
         ),
     ]
     decile_spread_weekly: Annotated[

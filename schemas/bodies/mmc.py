@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
+from schemas import terms
 from schemas.bodies.analytics import WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
@@ -43,7 +44,11 @@ class ApprovedSet(Body, kw_only=True, frozen=True):
         list[str], figure("The approved alphas the key may read that the figures are over, by id")
     ]
     approved_count: Annotated[
-        int, figure("How many approved alphas the figures are over (" + APPROVED_SCOPE + ")")
+        int,
+        figure(
+            "How many approved alphas the figures are over (" + APPROVED_SCOPE + ")",
+            term=terms.APPROVED_COUNT,
+        ),
     ]
     alpha_excluded: Annotated[
         bool,
@@ -57,17 +62,23 @@ class MmcWeek(Body, kw_only=True, frozen=True):
     """One week of `weekly`: a decision date with an mmc."""
 
     date: Annotated[dt.date, figure("The decision date")]
-    mmc: Annotated[float, figure("The week's meta-model contribution: " + MMC_METHOD)]
+    mmc: Annotated[float, figure("The week's meta-model contribution: " + MMC_METHOD, term=terms.MMC)]
     mmc_names: Annotated[
         int,
-        figure("Names of the week's mmc: scored by the alpha and an approved alpha, with a forward return"),
+        figure(
+            "Names of the week's mmc: scored by the alpha and an approved alpha, with a forward return",
+            term=terms.MMC_NAMES,
+        ),
     ]
-    approved_scoring: Annotated[int, figure("Most approved alphas scoring one of those names")]
+    approved_scoring: Annotated[
+        int, figure("Most approved alphas scoring one of those names", term=terms.APPROVED_SCORING)
+    ]
     correlation_to_combined: Annotated[
         float | None,
         figure(
             "Pearson correlation of the alpha's gaussianised score with the combined score over the same names; "
             "null when either is constant",
+            term=terms.CORRELATION_TO_COMBINED,
         ),
     ]
 
@@ -76,15 +87,21 @@ class OverlapWeek(Body, kw_only=True, frozen=True):
     """One week of an overlap series: a decision date with at least one pair of books."""
 
     date: Annotated[dt.date, figure("The decision date")]
-    weight_overlap: Annotated[float, figure("Mean weight overlap of the pairs of books: " + OVERLAP_RULE)]
-    name_jaccard: Annotated[
-        float, figure("Mean Jaccard of the held names of the pairs of books: " + OVERLAP_RULE)
+    weight_overlap: Annotated[
+        float, figure("Mean weight overlap of the pairs of books: " + OVERLAP_RULE, term=terms.WEIGHT_OVERLAP)
     ]
-    book_pairs: Annotated[int, figure("Pairs of books holding names that week")]
+    name_jaccard: Annotated[
+        float,
+        figure(
+            "Mean Jaccard of the held names of the pairs of books: " + OVERLAP_RULE, term=terms.NAME_JACCARD
+        ),
+    ]
+    book_pairs: Annotated[int, figure("Pairs of books holding names that week", term=terms.BOOK_PAIRS)]
     approved_books: Annotated[
         int,
         figure(
-            "Books in the week's pairs (on an alpha's page: the alpha and the approved books it overlaps)"
+            "Books in the week's pairs (on an alpha's page: the alpha and the approved books it overlaps)",
+            term=terms.APPROVED_BOOKS,
         ),
     ]
 
@@ -96,7 +113,7 @@ class Mmc(Body, kw_only=True, frozen=True):
     window: Annotated[Window, WINDOW_FIELD]
     method: Annotated[str, figure("How the weekly mmc is computed")]
     approved: Annotated[ApprovedSet, figure("The approved alphas combined (" + APPROVED_SCOPE + ")")]
-    mmc_weeks: Annotated[int, figure("Weeks of the window with an mmc")]
+    mmc_weeks: Annotated[int, figure("Weeks of the window with an mmc", term=terms.MMC_WEEKS)]
     mmc_mean: Annotated[
         AnalyticsStat,
         figure(
@@ -104,6 +121,7 @@ class Mmc(Body, kw_only=True, frozen=True):
             "weeks with one; not measurable without an approved alpha or a week",
             "mean(mmc_t)",
             source=SCORES,
+            term=terms.MMC_MEAN,
         ),
     ]
     mmc_t_stat: Annotated[
@@ -112,6 +130,7 @@ class Mmc(Body, kw_only=True, frozen=True):
             "t-statistic of the mean weekly mmc (weeks taken as independent: no autocorrelation correction)",
             "mean(mmc_t) / (std(mmc_t, ddof=1) / sqrt(n))",
             source=SCORES,
+            term=terms.MMC_T_STAT,
         ),
     ]
     correlation_to_combined_mean: Annotated[
@@ -119,6 +138,7 @@ class Mmc(Body, kw_only=True, frozen=True):
         figure(
             "Mean over the weeks with an mmc of the weekly correlation of the alpha's score with the combined score",
             source=SCORES,
+            term=terms.CORRELATION_TO_COMBINED_MEAN,
         ),
     ]
     weight_overlap_with_approved: Annotated[
@@ -128,6 +148,7 @@ class Mmc(Body, kw_only=True, frozen=True):
             + OVERLAP_RULE,
             "mean_t mean_j sum_s min(|w_alpha,s|, |w_j,s|)",
             source=WEIGHTS,
+            term=terms.WEIGHT_OVERLAP_WITH_APPROVED,
         ),
     ]
     weekly: Annotated[list[MmcWeek], figure("Each week with an mmc, in date order")]
@@ -148,15 +169,19 @@ class SharedFactor(Body, kw_only=True, frozen=True):
         figure(
             "Mean over weeks of the approved books' mean exposure to the factor: the exposure of their equally "
             "weighted combination (analytics_factor_exposures of long_short)",
+            term=terms.COMBINED_EXPOSURE,
         ),
     ]
     exposure_dispersion: Annotated[
         float,
         figure(
-            "Mean over weeks of the cross-book standard deviation (ddof=0) of the exposures: low is shared"
+            "Mean over weeks of the cross-book standard deviation (ddof=0) of the exposures: low is shared",
+            term=terms.EXPOSURE_DISPERSION,
         ),
     ]
-    factor_weeks: Annotated[int, figure("Weeks with at least two approved books exposed")]
+    factor_weeks: Annotated[
+        int, figure("Weeks with at least two approved books exposed", term=terms.FACTOR_WEEKS)
+    ]
 
 
 class Crowding(Body, kw_only=True, frozen=True):
@@ -164,12 +189,15 @@ class Crowding(Body, kw_only=True, frozen=True):
 
     window: Annotated[Window, WINDOW_FIELD]
     approved: Annotated[ApprovedSet, figure("The approved books compared (" + APPROVED_SCOPE + ")")]
-    overlap_weeks: Annotated[int, figure("Weeks of the window with at least one pair of books")]
+    overlap_weeks: Annotated[
+        int, figure("Weeks of the window with at least one pair of books", term=terms.OVERLAP_WEEKS)
+    ]
     weight_overlap_mean: Annotated[
         AnalyticsStat,
         figure(
             "Mean over weeks of the approved books' mean pairwise weight overlap: " + OVERLAP_RULE,
             source=WEIGHTS,
+            term=terms.WEIGHT_OVERLAP_MEAN,
         ),
     ]
     name_jaccard_mean: Annotated[
@@ -177,6 +205,7 @@ class Crowding(Body, kw_only=True, frozen=True):
         figure(
             "Mean over weeks of the approved books' mean pairwise Jaccard of held names: " + OVERLAP_RULE,
             source=WEIGHTS,
+            term=terms.NAME_JACCARD_MEAN,
         ),
     ]
     weekly: Annotated[list[OverlapWeek], figure("Each week with a pair of books, in date order")]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
+from schemas import terms
 from schemas.bodies.base import Body
 from schemas.bodies.figures import figure
 from schemas.bodies.live import SplitDate, SplitFrom
@@ -29,11 +30,13 @@ class CusumWeek(Body, kw_only=True, frozen=True):
     weekly_value: Annotated[
         float | None,
         figure(
-            "The week's value of the series: the book's compounded return, or the weekly IC; null: skipped"
+            "The week's value of the series: the book's compounded return, or the weekly IC; null: skipped",
+            term=terms.WEEKLY_VALUE,
         ),
     ]
     cusum_statistic: Annotated[
-        float, figure("The chart's statistic after the week", "max(0, S_prev - z - k)")
+        float,
+        figure("The chart's statistic after the week", "max(0, S_prev - z - k)", term=terms.CUSUM_STATISTIC),
     ]
 
 
@@ -59,16 +62,25 @@ class CusumChart(Body, kw_only=True, frozen=True):
         figure(
             "mu0: the level the approval expects live, per week: for book_return the expected live information "
             "ratio (/analytics/decay) over sqrt(weeks a year) times weekly_sd; for ic the backtest's mean weekly IC "
-            "times the same retention (expected over backtest information ratio)"
+            "times the same retention (expected over backtest information ratio)",
+            term=terms.EXPECTED_WEEKLY_MEAN,
         ),
     ]
     weekly_sd: Annotated[
         float | None,
-        figure("sigma: the standard deviation (ddof=1) of the backtest's weekly values of the series"),
+        figure(
+            "sigma: the standard deviation (ddof=1) of the backtest's weekly values of the series",
+            term=terms.WEEKLY_SD,
+        ),
     ]
-    live_weeks: Annotated[int, figure("The live weeks charted (a skipped week counted)")]
+    live_weeks: Annotated[
+        int, figure("The live weeks charted (a skipped week counted)", term=terms.LIVE_WEEKS)
+    ]
     cusum_statistic: Annotated[
-        float | None, figure("The statistic after the last live week; null when not measurable")
+        float | None,
+        figure(
+            "The statistic after the last live week; null when not measurable", term=terms.CUSUM_STATISTIC
+        ),
     ]
     first_alarm: Annotated[
         dt.date | None, figure("The first live week whose statistic crossed the threshold")
@@ -107,7 +119,8 @@ class Monitoring(Body, kw_only=True, frozen=True):
         float | None,
         figure(
             "The expected live information ratio the book_return chart's level is made from (/analytics/expectation's "
-            "information_ratio expected_live at the same split); null when not measurable (the chart says why)"
+            "information_ratio expected_live at the same split); null when not measurable (the chart says why)",
+            term=terms.EXPECTED_LIVE_INFORMATION_RATIO,
         ),
     ]
     week_rule: Annotated[str, figure("What a week is")] = WEEK_RULE
@@ -115,32 +128,45 @@ class Monitoring(Body, kw_only=True, frozen=True):
         float,
         figure(
             "The fall the chart is designed to detect, as an annualised information ratio of the series (the "
-            "weekly mean over the weekly sd, times sqrt(weeks a year)): its reference value k is half of it per week"
+            "weekly mean over the weekly sd, times sqrt(weeks a year)): its reference value k is half of it per week",
+            term=terms.IR_FALL_DETECTED,
         ),
     ]
     cusum_reference_value: Annotated[
-        float, figure("k: half the weekly fall to detect, in weekly sd", "ir_fall / sqrt(52) / 2")
+        float,
+        figure(
+            "k: half the weekly fall to detect, in weekly sd",
+            "ir_fall / sqrt(52) / 2",
+            term=terms.CUSUM_REFERENCE_VALUE,
+        ),
     ]
     cusum_threshold: Annotated[
-        float, figure("h: the statistic's alarm threshold, for the in-control run length")
+        float,
+        figure(
+            "h: the statistic's alarm threshold, for the in-control run length", term=terms.CUSUM_THRESHOLD
+        ),
     ]
     arl0_weeks: Annotated[
         float,
         figure(
-            "The in-control average run length: the mean weeks between false alarms of an unchanged series"
+            "The in-control average run length: the mean weeks between false alarms of an unchanged series",
+            term=terms.ARL0_WEEKS,
         ),
     ]
     false_alarm_probability_per_year: Annotated[
         float,
         figure(
-            "The probability that an unchanged series raises an alarm within a year", "1 - (1 - 1/ARL0)^52"
+            "The probability that an unchanged series raises an alarm within a year",
+            "1 - (1 - 1/ARL0)^52",
+            term=terms.FALSE_ALARM_PROBABILITY_PER_YEAR,
         ),
     ]
     arl1_weeks: Annotated[
         float,
         figure(
             "The out-of-control average run length: the mean weeks to an alarm once the series has fallen by the "
-            "designed fall (from a statistic at 0)"
+            "designed fall (from a statistic at 0)",
+            term=terms.ARL1_WEEKS,
         ),
     ]
     charts: Annotated[list[CusumChart], figure("The book's weekly return and the signal's weekly IC")]

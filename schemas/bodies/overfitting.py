@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from schemas import terms
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.base import Body
 from schemas.bodies.figures import figure
@@ -18,10 +19,16 @@ class LogitBin(Body, kw_only=True, frozen=True):
     """A bin of the logit distribution: the splits whose logit fell in [logit_from, logit_to)."""
 
     logit_from: Annotated[
-        float, figure("The bin's lower edge (the first bin takes every logit below it too)")
+        float,
+        figure("The bin's lower edge (the first bin takes every logit below it too)", term=terms.LOGIT_FROM),
     ]
-    logit_to: Annotated[float, figure("The bin's upper edge (the last bin takes every logit above it too)")]
-    splits_in_bin: Annotated[int, figure("How many of the combinations' logits fall in the bin.")]
+    logit_to: Annotated[
+        float,
+        figure("The bin's upper edge (the last bin takes every logit above it too)", term=terms.LOGIT_TO),
+    ]
+    splits_in_bin: Annotated[
+        int, figure("How many of the combinations' logits fall in the bin.", term=terms.SPLITS_IN_BIN)
+    ]
 
 
 class FamilyMember(Body, kw_only=True, frozen=True):
@@ -41,6 +48,7 @@ class FamilyMember(Body, kw_only=True, frozen=True):
             "Share of the combinations whose in-sample best trial is this member; null when the figures are "
             "not measurable.",
             "picks / combinations",
+            term=terms.PICK_SHARE,
         ),
     ]
 
@@ -64,14 +72,20 @@ class Overfitting(Body, kw_only=True, frozen=True):
         int,
         figure(
             "The family's members the key may read whose long_short returns are in the catalogue: the trials N "
-            "(the figures need 6)"
+            "(the figures need 6)",
+            term=terms.FAMILY_TRIALS,
         ),
     ]
-    splits: Annotated[int, figure("S: the blocks of equal length the members' common sessions are cut into.")]
+    splits: Annotated[
+        int,
+        figure("S: the blocks of equal length the members' common sessions are cut into.", term=terms.SPLITS),
+    ]
     combinations: Annotated[
         int,
         figure(
-            "C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation.", "C(S, S/2)"
+            "C(S, S/2): the ways of taking half the blocks in sample, each a cross-validation.",
+            "C(S, S/2)",
+            term=terms.COMBINATIONS,
         ),
     ]
     cscv_sessions: Annotated[
@@ -80,6 +94,7 @@ class Overfitting(Body, kw_only=True, frozen=True):
             "Sessions the cross-validation uses: the members' common sessions with a return, the oldest T mod S left "
             "out so that every block holds T // S.",
             "(T // S) * S",
+            term=terms.CSCV_SESSIONS,
         ),
     ]
     pbo: Annotated[
@@ -89,6 +104,7 @@ class Overfitting(Body, kw_only=True, frozen=True):
             "at or below the median out of sample (logit <= 0)",
             "mean(logit_c <= 0), logit_c = ln(w_c / (1 - w_c)), w_c = rank out of sample of the in-sample best / (N + 1)",
             source=FAMILY_RETURNS,
+            term=terms.PBO,
         ),
     ]
     degradation_slope: Annotated[
@@ -99,6 +115,7 @@ class Overfitting(Body, kw_only=True, frozen=True):
             "sample)",
             "cov(SR_out, SR_in) / var(SR_in) over the combinations",
             source=FAMILY_RETURNS,
+            term=terms.DEGRADATION_SLOPE,
         ),
     ]
     degradation_intercept: Annotated[
@@ -107,6 +124,7 @@ class Overfitting(Body, kw_only=True, frozen=True):
             "The intercept of that regression (per-session Sharpe ratio)",
             "mean(SR_out) - degradation_slope * mean(SR_in)",
             source=FAMILY_RETURNS,
+            term=terms.DEGRADATION_INTERCEPT,
         ),
     ]
     probability_of_loss: Annotated[
@@ -116,6 +134,7 @@ class Overfitting(Body, kw_only=True, frozen=True):
             "out-of-sample Sharpe ratio below 0.",
             "mean(SR_out_c < 0)",
             source=FAMILY_RETURNS,
+            term=terms.PROBABILITY_OF_LOSS,
         ),
     ]
     logit_distribution: Annotated[

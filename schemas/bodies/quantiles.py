@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, UnsetType
 
+from schemas import terms
 from schemas.bodies.analytics import WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
@@ -55,6 +56,7 @@ class QuantileBucket(Body, kw_only=True, frozen=True):
         figure(
             "Bucketed weeks of the window in which the quantile held names; null when withheld",
             source=SOURCE,
+            term=terms.WEEKS,
         ),
     ]
     mean_names: Annotated[
@@ -63,6 +65,7 @@ class QuantileBucket(Body, kw_only=True, frozen=True):
             "Mean over those weeks of the names in the quantile; null when it held none or withheld",
             "mean_t n_t",
             source=SOURCE,
+            term=terms.MEAN_NAMES,
         ),
     ]
     mean_forward_return: Annotated[
@@ -73,6 +76,7 @@ class QuantileBucket(Body, kw_only=True, frozen=True):
             + " (alphalens mean_return_by_quantile(demeaned=False))",
             "mean_t m_t, m_t = mean_{i in quantile at t} forward_return_i",
             source=SOURCE,
+            term=terms.MEAN_FORWARD_RETURN,
         ),
     ]
     standard_error: Annotated[
@@ -82,6 +86,7 @@ class QuantileBucket(Body, kw_only=True, frozen=True):
             "below 2 weeks",
             "std(m_t, ddof=1) / sqrt(weeks)",
             source=SOURCE,
+            term=terms.STANDARD_ERROR,
         ),
     ]
     cumulative_return: Annotated[
@@ -92,6 +97,7 @@ class QuantileBucket(Body, kw_only=True, frozen=True):
             "nothing; null when withheld",
             "prod_{s <= t} (1 + m_s) - 1",
             source=SOURCE,
+            term=terms.CUMULATIVE_RETURN,
         ),
     ]
 
@@ -103,7 +109,7 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
     bottom: Annotated[int, figure("The bottom quantile (1)")]
     weeks: Annotated[
         int | None,
-        figure("Bucketed weeks of the window with both quantiles held; null when withheld"),
+        figure("Bucketed weeks of the window with both quantiles held; null when withheld", term=terms.WEEKS),
     ]
     mean: Annotated[
         AnalyticsStat,
@@ -113,7 +119,7 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
             "a book 50% long, 50% short)",
             "mean_t (m_top,t - m_bottom,t)",
             source=SOURCE,
-            term="mean_spread",
+            term=terms.MEAN_SPREAD,
         ),
     ]
     standard_error: Annotated[
@@ -123,6 +129,7 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
             f"(statsmodels OLS(s, ones) HAC, maxlags = lag); not measurable below {NEWEY_WEST_MIN_N} weeks",
             "sqrt(sum e_t^2 + 2 sum_j (1 - j/(lag+1)) sum_t e_t e_{t-j}) / n, e = s - mean(s)",
             source=SOURCE,
+            term=terms.STANDARD_ERROR,
         ),
     ]
     t_statistic: Annotated[
@@ -132,6 +139,7 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
             f"{NEWEY_WEST_MIN_N} weeks or without variance",
             "mean / standard_error",
             source=SOURCE,
+            term=terms.T_STATISTIC,
         ),
     ]
     lag: Annotated[int | None, figure("The Newey-West lag; null when not measurable", LAG_RULE)]
@@ -142,6 +150,7 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
             "one value per entry of dates; a week without both adds nothing; null when withheld",
             "prod_{s <= t} (1 + m_top,s - m_bottom,s) - 1",
             source=SOURCE,
+            term=terms.CUMULATIVE_RETURN,
         ),
     ]
 
@@ -150,6 +159,7 @@ MEAN_WEEKLY_IC = figure(
     "Mean of those weeks' IC; null when none has one",
     "mean(ic)",
     source=WEEKLY_IC,
+    term=terms.REBUILT_MEAN_IC,
 )
 """`rebuilt_mean_ic` of a month's and of a month of the year's weeks."""
 
@@ -158,7 +168,7 @@ class MonthIc(Body, kw_only=True, frozen=True):
     """The weekly IC of one calendar month of the window."""
 
     month: Annotated[str, figure("The calendar month (YYYY-MM) of the weeks' rebalance dates")]
-    weeks: Annotated[int, figure("Weeks of the month with a measurable IC")]
+    weeks: Annotated[int, figure("Weeks of the month with a measurable IC", term=terms.WEEKS)]
     rebuilt_mean_ic: Annotated[float | None, MEAN_WEEKLY_IC]
 
 
@@ -166,8 +176,10 @@ class MonthOfYearIc(Body, kw_only=True, frozen=True):
     """The weekly IC of one month of the year, pooled across the window's years."""
 
     month: Annotated[int, figure("The month of the year (1 = January .. 12)")]
-    years: Annotated[int, figure("Calendar years of the window holding a week of that month")]
-    weeks: Annotated[int, figure("Weeks of that month with a measurable IC, every year")]
+    years: Annotated[
+        int, figure("Calendar years of the window holding a week of that month", term=terms.YEARS)
+    ]
+    weeks: Annotated[int, figure("Weeks of that month with a measurable IC, every year", term=terms.WEEKS)]
     rebuilt_mean_ic: Annotated[float | None, MEAN_WEEKLY_IC]
 
 
@@ -175,12 +187,15 @@ class SectorIc(Body, kw_only=True, frozen=True):
     """The IC of the score within one sector."""
 
     sector: Annotated[str, SEAL_TEXT, figure("The sector, as the seal's exposures name it")]
-    weeks: Annotated[int, figure("Weeks of the window with a measurable IC within the sector")]
+    weeks: Annotated[
+        int, figure("Weeks of the window with a measurable IC within the sector", term=terms.WEEKS)
+    ]
     sector_mean_names: Annotated[
         float | None,
         figure(
             "Mean over those weeks of the sector's names with a score and a forward return; null without a week",
             source=SECTOR_SOURCE,
+            term=terms.SECTOR_MEAN_NAMES,
         ),
     ]
     sector_mean_ic: Annotated[
@@ -190,6 +205,7 @@ class SectorIc(Body, kw_only=True, frozen=True):
             "(by_group=True, group_adjust=False))",
             "mean_t Spearman(score, forward_return | sector, week t)",
             source=SECTOR_SOURCE,
+            term=terms.SECTOR_MEAN_IC,
         ),
     ]
 
@@ -232,11 +248,16 @@ class Quantiles(Body, kw_only=True, frozen=True):
             "Rebalance weeks of the window with at least one name holding a score and a forward return; null "
             "when withheld",
             source=SOURCE,
+            term=terms.WEEKS,
         ),
     ]
     bucketed_weeks: Annotated[
         int | None,
-        figure("Of them, the weeks bucketed (see assignment); null when withheld", source=SOURCE),
+        figure(
+            "Of them, the weeks bucketed (see assignment); null when withheld",
+            source=SOURCE,
+            term=terms.BUCKETED_WEEKS,
+        ),
     ]
     skipped_weeks: Annotated[
         int | None,
@@ -244,6 +265,7 @@ class Quantiles(Body, kw_only=True, frozen=True):
             "Of them, the weeks not bucketed: fewer names than quantiles, or tied scores across an edge; null when "
             "withheld",
             source=SOURCE,
+            term=terms.SKIPPED_WEEKS,
         ),
     ]
     dates: Annotated[

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from schemas import terms
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
@@ -58,6 +59,7 @@ class RegimeRow(Body, kw_only=True, frozen=True):
             "Sessions of the book in the window in this regime; a dimension's rows add up to row all's; null "
             "when the ledger or the benchmark is withheld",
             source=BOOK_LEDGER,
+            term=terms.REGIME_SESSIONS,
         ),
     ]
     regime_weeks: Annotated[
@@ -66,6 +68,7 @@ class RegimeRow(Body, kw_only=True, frozen=True):
             "Weeks of the window with a measurable IC whose rebalance date is in this regime; a dimension's rows "
             "add up to row all's; null when the cross-sections or the benchmark are withheld",
             source=WEEKLY_IC,
+            term=terms.REGIME_WEEKS,
         ),
     ]
     information_ratio: Annotated[
@@ -76,6 +79,7 @@ class RegimeRow(Body, kw_only=True, frozen=True):
             "mean(r) / std(r, ddof=1) * sqrt(252), r = ending_equity / starting_equity - 1 on the regime's sessions",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.INFORMATION_RATIO,
         ),
     ]
     rebuilt_mean_ic: Annotated[
@@ -85,6 +89,7 @@ class RegimeRow(Body, kw_only=True, frozen=True):
             "run's sealed mean IC, /metrics core.ic)",
             "mean(ic)",
             source=WEEKLY_IC,
+            term=terms.REBUILT_MEAN_IC,
         ),
     ]
     rebuilt_hit_rate: Annotated[
@@ -94,6 +99,7 @@ class RegimeRow(Body, kw_only=True, frozen=True):
             "rank_ic.conditioned.hit_rate)",
             "count(ic > 0) / count(ic)",
             source=WEEKLY_IC,
+            term=terms.REBUILT_HIT_RATE,
         ),
     ]
 
@@ -115,6 +121,7 @@ class Regimes(Body, kw_only=True, frozen=True):
             "benchmark build's whole stored history: look-ahead, a descriptive label)",
             "quantile(v, 1/3), v = std(63 daily returns, ddof=1) * sqrt(252) over every labelled session",
             source=BENCHMARK_REGIMES,
+            term=terms.VOLATILITY_LOW_CUT,
         ),
     ]
     volatility_high_cut: Annotated[
@@ -123,6 +130,7 @@ class Regimes(Body, kw_only=True, frozen=True):
             "The benchmark's realised volatility at its second tercile: high above it",
             "quantile(v, 2/3)",
             source=BENCHMARK_REGIMES,
+            term=terms.VOLATILITY_HIGH_CUT,
         ),
     ]
     by_regime: Annotated[

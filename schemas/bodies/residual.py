@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from schemas import terms
 from schemas.bodies.analytics import PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.decisions import REFERENCE_ALPHAS_FIELD, REFERENCE_EXCLUDED_FIELD, REFERENCE_ORIGIN_FIELD
@@ -58,6 +59,7 @@ class ResidualDrop(Body, kw_only=True, frozen=True):
         figure(
             "Sessions of base_sessions on which it has a long_short return",
             source="catalogue:returns",
+            term=terms.SESSIONS,
         ),
     ]
 
@@ -65,7 +67,7 @@ class ResidualDrop(Body, kw_only=True, frozen=True):
 class ResidualDropped(Body, kw_only=True, frozen=True):
     """The reference alphas left out of the regression."""
 
-    count: Annotated[int, figure("How many (count - regressed)")]
+    count: Annotated[int, figure("How many (count - regressed)", term=terms.COUNT)]
     alphas: Annotated[
         list[ResidualDrop],
         figure(
@@ -82,7 +84,7 @@ class ResidualReference(Body, kw_only=True, frozen=True):
         REFERENCE_ORIGIN_FIELD,
     ]
     alphas: Annotated[list[str], REFERENCE_ALPHAS_FIELD]
-    count: Annotated[int, figure("How many reference alphas the set holds")]
+    count: Annotated[int, figure("How many reference alphas the set holds", term=terms.COUNT)]
     empty_reason: Annotated[
         str | None,
         figure(
@@ -93,7 +95,9 @@ class ResidualReference(Body, kw_only=True, frozen=True):
     alpha_excluded: Annotated[bool, REFERENCE_EXCLUDED_FIELD]
     regressed: Annotated[
         int,
-        figure("How many reference alphas the regression holds (count - dropped.count)"),
+        figure(
+            "How many reference alphas the regression holds (count - dropped.count)", term=terms.REGRESSED
+        ),
     ]
     dropped: Annotated[ResidualDropped, figure("The reference alphas left out of the regression, and why")]
 
@@ -118,6 +122,7 @@ class ResidualBenchmark(Body, kw_only=True, frozen=True):
             "not /analytics/risk's benchmark.beta, the slope on SPY alone); " + MEASURABLE,
             "b_SPY of r_t = a + b_SPY m_t + sum_i b_i r_i,t + e_t",
             source=RESIDUAL_SOURCE,
+            term=terms.PARTIAL_BETA,
         ),
     ]
 
@@ -132,7 +137,7 @@ class ResidualBeta(Body, kw_only=True, frozen=True):
             "Its coefficient b_i in the regression (the alpha's exposure to it, holding SPY's and the other "
             "reference alphas' returns fixed)",
             source="catalogue:returns",
-            term="reference_partial_beta",
+            term=terms.REFERENCE_PARTIAL_BETA,
         ),
     ]
 
@@ -158,6 +163,7 @@ class Residual(Body, kw_only=True, frozen=True):
             "Sessions of the window on which the alpha's book and SPY both have a daily return: what each "
             "reference alpha's overlap is counted against",
             source="portfolio:{book}+benchmark:SPY",
+            term=terms.BASE_SESSIONS,
         ),
     ]
     sessions: Annotated[
@@ -165,6 +171,7 @@ class Residual(Body, kw_only=True, frozen=True):
         figure(
             "Sessions the regression is over (see session_rule), or would be when it is not measurable for want "
             "of them; 0 when not counted (too few base_sessions)",
+            term=terms.SESSIONS,
         ),
     ]
     session_rule: Annotated[str, figure("Which sessions and which reference alphas the regression holds")]
@@ -174,6 +181,7 @@ class Residual(Body, kw_only=True, frozen=True):
             "Lag L of the Newey-West (Bartlett kernel) standard error of the intercept, from the sessions n of "
             "the regression: L = floor(4 * (n/100)^(2/9)) (Newey and West 1994, the rule of /metrics nwt), capped "
             "at n - 1; null when not measurable",
+            term=terms.NEWEY_WEST_LAG,
         ),
     ]
     appraisal_ratio: Annotated[
@@ -188,6 +196,7 @@ class Residual(Body, kw_only=True, frozen=True):
             "intercept and residuals of r_t = a + b_SPY m_t + sum_i b_i r_i,t + e_t",
             source=RESIDUAL_SOURCE,
             keys=PER_YEAR,
+            term=terms.APPRAISAL_RATIO,
         ),
     ]
     intercept: Annotated[
@@ -198,6 +207,7 @@ class Residual(Body, kw_only=True, frozen=True):
             "a * 252",
             source=RESIDUAL_SOURCE,
             keys=PER_YEAR,
+            term=terms.INTERCEPT,
         ),
     ]
     intercept_t_statistic: Annotated[
@@ -210,6 +220,7 @@ class Residual(Body, kw_only=True, frozen=True):
             "a / sqrt([(X'X)^-1 S (X'X)^-1]_00), S = sum_t u_t u_t' + sum_{j=1..L} (1 - j/(L+1)) sum_t "
             "(u_t u_{t-j}' + u_{t-j} u_t'), u_t = x_t e_t",
             source=RESIDUAL_SOURCE,
+            term=terms.INTERCEPT_T_STATISTIC,
         ),
     ]
     intercept_p_value: Annotated[
@@ -219,6 +230,7 @@ class Residual(Body, kw_only=True, frozen=True):
             "covariance, use_t=False)",
             "erfc(|t| / sqrt(2))",
             source=RESIDUAL_SOURCE,
+            term=terms.INTERCEPT_P_VALUE,
         ),
     ]
     r_squared: Annotated[
@@ -228,6 +240,7 @@ class Residual(Body, kw_only=True, frozen=True):
             "intercept), as statsmodels' rsquared",
             "1 - sum(e^2) / sum((r - mean(r))^2)",
             source=RESIDUAL_SOURCE,
+            term=terms.R_SQUARED,
         ),
     ]
     betas: Annotated[

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
+from schemas import terms
 from schemas.bodies.analytics import BOOK_LEDGER, WINDOW_FIELD
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
@@ -26,14 +27,16 @@ class MonthReturn(Body, kw_only=True, frozen=True):
     """One calendar month of the book."""
 
     month: Annotated[str, figure("The calendar month, YYYY-MM (UTC session dates)")]
-    sessions: Annotated[int, figure("Sessions of the month with a return", source=BOOK_LEDGER)]
+    sessions: Annotated[
+        int, figure("Sessions of the month with a return", source=BOOK_LEDGER, term=terms.SESSIONS)
+    ]
     book_return: Annotated[
         float,
         figure(
             "The book's return over the month, compounded",
             COMPOUNDED,
             source=BOOK_LEDGER,
-            term="monthly_return",
+            term=terms.MONTHLY_RETURN,
         ),
     ]
 
@@ -42,14 +45,16 @@ class YearReturn(Body, kw_only=True, frozen=True):
     """One calendar year of the book, beside the market benchmark's."""
 
     year: Annotated[int, figure("The calendar year")]
-    sessions: Annotated[int, figure("Sessions of the year with a return", source=BOOK_LEDGER)]
+    sessions: Annotated[
+        int, figure("Sessions of the year with a return", source=BOOK_LEDGER, term=terms.SESSIONS)
+    ]
     book_return: Annotated[
         float,
         figure(
             "The book's return over the year, compounded (its months compounded)",
             COMPOUNDED,
             source=BOOK_LEDGER,
-            term="calendar_year_return",
+            term=terms.CALENDAR_YEAR_RETURN,
         ),
     ]
     benchmark_return: Annotated[
@@ -59,6 +64,7 @@ class YearReturn(Body, kw_only=True, frozen=True):
             "return adds nothing); null without one, or for a key without benchmarks.daily",
             "prod(1 + b) - 1 over the book's sessions of the year, b SPY's period_return",
             source="benchmark:SPY",
+            term=terms.BENCHMARK_RETURN,
         ),
     ]
 
@@ -75,6 +81,7 @@ class BetaPoint(Body, kw_only=True, frozen=True):
             f"the window is full, with fewer than {BETA_MIN_OBSERVATIONS} sessions with both returns, or "
             "when SPY's returns have no measurable variance",
             "sum (b - mean b)(r - mean r) / sum (b - mean b)^2 over the sessions with both returns",
+            term=terms.BETA,
         ),
     ]
 
@@ -82,8 +89,10 @@ class BetaPoint(Body, kw_only=True, frozen=True):
 class TrailingBeta(Body, kw_only=True, frozen=True):
     """The book's beta to SPY over a trailing window, session by session."""
 
-    window_sessions: Annotated[int, figure("Sessions of the trailing window")]
-    min_observations: Annotated[int, figure("Sessions with both returns a beta needs")]
+    window_sessions: Annotated[int, figure("Sessions of the trailing window", term=terms.WINDOW_SESSIONS)]
+    min_observations: Annotated[
+        int, figure("Sessions with both returns a beta needs", term=terms.MIN_OBSERVATIONS)
+    ]
     points: Annotated[
         list[BetaPoint] | None,
         figure("One per session of the book in the window; null for a key without benchmarks.daily"),

@@ -6,10 +6,12 @@ from typing import Annotated
 
 from msgspec import Meta
 
+from schemas import terms
 from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
+from schemas.terms import Term
 
 RISK_MIN_SESSIONS = 2
 """Returns a risk figure needs for a standard deviation, a regression or an annualised figure."""
@@ -20,15 +22,16 @@ SESSIONS = figure(
     "Sessions of the book in the window; null for a key that may not read the ledger (a count of it, withheld "
     "as its figures are)",
     source=BOOK_LEDGER,
+    term=terms.SESSIONS,
 )
 """`sessions` of the risk and checks objects."""
 TAIL = {
-    "confidence": figure("Confidence level: 0.95"),
-    "horizon_sessions": figure("Horizon of the loss: one session"),
+    "confidence": figure("Confidence level: 0.95", term=terms.CONFIDENCE),
+    "horizon_sessions": figure("Horizon of the loss: one session", term=terms.HORIZON_SESSIONS),
 }
 
 
-def extreme(pick: str, period: str, elsewhere: str | None = None) -> Meta:
+def extreme(pick: str, period: str, elsewhere: str | None = None, *, term: Term) -> Meta:
     """The best or worst compounded return of a day, week or month (`elsewhere`: how other libraries'
     same-named figures differ)."""
     return figure(
@@ -38,8 +41,11 @@ def extreme(pick: str, period: str, elsewhere: str | None = None) -> Meta:
         source=BOOK_LEDGER,
         keys={
             "date": figure("The period's last session in the window; null when not measurable"),
-            "sessions": figure("Sessions of the window in the period; null when not measurable"),
+            "sessions": figure(
+                "Sessions of the window in the period; null when not measurable", term=terms.SESSIONS
+            ),
         },
+        term=term,
     )
 
 
@@ -64,7 +70,7 @@ class RiskBenchmark(Body, kw_only=True, frozen=True):
             "Sessions of the window with both a book and a SPY return, the sessions the figures are over; null "
             "when withheld",
             source=RELATIVE,
-            term="observed_sessions",
+            term=terms.OBSERVED_SESSIONS,
         ),
     ]
     beta: Annotated[
@@ -74,6 +80,7 @@ class RiskBenchmark(Body, kw_only=True, frozen=True):
             "sessions and a SPY series with variance",
             "cov(r, b) / var(b) over the common sessions",
             source=RELATIVE,
+            term=terms.BETA,
         ),
     ]
     alpha: Annotated[
@@ -84,6 +91,7 @@ class RiskBenchmark(Body, kw_only=True, frozen=True):
             "(mean(r) - beta mean(b)) * 252",
             source=RELATIVE,
             keys=PER_YEAR,
+            term=terms.ALPHA,
         ),
     ]
     tracking_error: Annotated[
@@ -94,6 +102,7 @@ class RiskBenchmark(Body, kw_only=True, frozen=True):
             "std(r - b, ddof=1) * sqrt(252)",
             source=RELATIVE,
             keys=PER_YEAR,
+            term=terms.TRACKING_ERROR,
         ),
     ]
 
@@ -120,6 +129,7 @@ class Risk(Body, kw_only=True, frozen=True):
             "mean(r) * 252 / (sqrt(mean(min(r, 0)^2)) * sqrt(252))",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.SORTINO,
         ),
     ]
     cagr: Annotated[
@@ -129,6 +139,7 @@ class Risk(Body, kw_only=True, frozen=True):
             "prod(1 + r)^(252 / n) - 1, n the sessions",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.CAGR,
         ),
     ]
     max_drawdown_pct: Annotated[
@@ -139,6 +150,7 @@ class Risk(Body, kw_only=True, frozen=True):
             f"{libraries.MAX_DRAWDOWN}",
             "max(1 - E / cummax(E)) * 100, E = (1, cumprod(1 + r))",
             source=BOOK_LEDGER,
+            term=terms.MAX_DRAWDOWN_PCT,
         ),
     ]
     calmar: Annotated[
@@ -148,6 +160,7 @@ class Risk(Body, kw_only=True, frozen=True):
             "cagr / (max_drawdown_pct / 100)",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
+            term=terms.CALMAR,
         ),
     ]
     tail_ratio: Annotated[
@@ -157,6 +170,7 @@ class Risk(Body, kw_only=True, frozen=True):
             "sessions, not measurable when the 5th percentile is 0",
             "|percentile(r, 95)| / |percentile(r, 5)|, numpy's linear interpolation",
             source=BOOK_LEDGER,
+            term=terms.TAIL_RATIO,
         ),
     ]
     var_95: Annotated[
@@ -167,6 +181,7 @@ class Risk(Body, kw_only=True, frozen=True):
             "percentile(r, 5), numpy's linear interpolation",
             source=BOOK_LEDGER,
             keys=TAIL,
+            term=terms.VAR_95,
         ),
     ]
     cvar_95: Annotated[
@@ -177,14 +192,23 @@ class Risk(Body, kw_only=True, frozen=True):
             "mean(r | r <= var_95)",
             source=BOOK_LEDGER,
             keys=TAIL,
+            term=terms.CVAR_95,
         ),
     ]
-    best_day: Annotated[AnalyticsStat, extreme("highest", "session")]
-    worst_day: Annotated[AnalyticsStat, extreme("lowest", "session")]
-    best_week: Annotated[AnalyticsStat, extreme("highest", WEEK, libraries.BEST_WORST_WEEK)]
-    worst_week: Annotated[AnalyticsStat, extreme("lowest", WEEK, libraries.BEST_WORST_WEEK)]
-    best_month: Annotated[AnalyticsStat, extreme("highest", "calendar month", libraries.BEST_WORST_MONTH)]
-    worst_month: Annotated[AnalyticsStat, extreme("lowest", "calendar month", libraries.BEST_WORST_MONTH)]
+    best_day: Annotated[AnalyticsStat, extreme("highest", "session", term=terms.BEST_DAY)]
+    worst_day: Annotated[AnalyticsStat, extreme("lowest", "session", term=terms.WORST_DAY)]
+    best_week: Annotated[
+        AnalyticsStat, extreme("highest", WEEK, libraries.BEST_WORST_WEEK, term=terms.BEST_WEEK)
+    ]
+    worst_week: Annotated[
+        AnalyticsStat, extreme("lowest", WEEK, libraries.BEST_WORST_WEEK, term=terms.WORST_WEEK)
+    ]
+    best_month: Annotated[
+        AnalyticsStat, extreme("highest", "calendar month", libraries.BEST_WORST_MONTH, term=terms.BEST_MONTH)
+    ]
+    worst_month: Annotated[
+        AnalyticsStat, extreme("lowest", "calendar month", libraries.BEST_WORST_MONTH, term=terms.WORST_MONTH)
+    ]
 
 
 # -- /analytics/checks ------------------------------------------------------------------------------

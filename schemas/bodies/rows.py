@@ -18,7 +18,7 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from schemas import units
+from schemas import terms, units
 from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER
 from schemas.bodies.base import Body
@@ -88,7 +88,7 @@ WINDOW_MAX_DRAWDOWN_DATE = doc(
 
 AVERAGE_RANK = doc(
     "Rank in the week's cohort, 1 to `cohort_size`; may be non-integer when component ranks are averaged.",
-    term="average_rank",
+    term=terms.AVERAGE_RANK,
     null=UNSCORED,
 )
 BOOK = doc("The book the row belongs to (the `book` requested).")
@@ -128,7 +128,7 @@ FIRST_CLOSE = doc(
 )
 FORWARD_RETURN = doc(
     "Return from the open of the first bar strictly after this decision to the open of the first bar strictly after the next decision.",
-    term="forward_return",
+    term=terms.FORWARD_RETURN,
     null="Null on pending weeks and unsealed holding periods; such weeks are dropped from IC and decile figures, never imputed.",
 )
 GROSS_NOTIONAL = doc("Sum of absolute position values.", unit=units.BASE_CURRENCY)
@@ -140,11 +140,11 @@ LAST_CLOSE = doc(
 )
 LONG_ONLY_TARGET_WEIGHT = doc(
     "Fraction of equity in the long-only book (>= 0); held names sum to 1; 0 when not held.",
-    term="long_only_target_weight",
+    term=terms.LONG_ONLY_TARGET_WEIGHT,
 )
 LONG_SHORT_TARGET_WEIGHT = doc(
     "Fraction of book equity in the dollar-neutral book; positive long, negative short; 0 outside the selection tails or when untradeable.",
-    term="long_short_target_weight",
+    term=terms.LONG_SHORT_TARGET_WEIGHT,
 )
 MARK_PRICE = doc("Official close of the primary exchange.", unit=units.PRICE)
 MATURITY_AT = doc("One rebalance period after `entry_at`.", unit=units.TIMESTAMP, absent=OMITTED_UNSEALED)
@@ -204,12 +204,12 @@ RISK_FREE_RETURN = doc("Session rate at which carry accrued.", unit="fraction (0
 ROUNDING_ADJUSTMENT = doc("Residual closing the ledger identity.", unit=units.EQUITY)
 SCORE = doc(
     "Conditioned (smoothed) signal used for ranking and books; identical on `/rebalances/{date}` and `/scores`.",
-    term="score",
+    term=terms.SCORE,
     null=UNSCORED,
 )
 SCORE_Z = doc(
     "`(score - mean_week) / stdev_week` over the week's cohort.",
-    term="score_z",
+    term=terms.SCORE_Z,
     null="Null for an unscored name, and for every name in a week whose scores do not vary.",
 )
 SIGNED_NOTIONAL = doc("`quantity x mark_price`.", unit=units.BASE_CURRENCY)
@@ -398,7 +398,7 @@ class LedgerRow(Body, kw_only=True, frozen=True):
         doc(
             "One-sided traded fraction of this session: half the sum of absolute weight changes (not annualised: "
             "the checks' `turnover` per year is the mean of these times 252).",
-            term="session_turnover",
+            term=terms.SESSION_TURNOVER,
         ),
     ]
 
@@ -493,7 +493,7 @@ class EquityRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Running product of `(1 + period_return)` minus 1 within the window; its base (0) is the window's opening equity.",
-            term="cumulative_return",
+            term=terms.CUMULATIVE_RETURN,
             null="Null until the window's first known `period_return`.",
         ),
     ]
@@ -524,7 +524,7 @@ class EquityRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "One-sided traded fraction of this session, carried from the same day's ledger row (not annualised).",
-            term="session_turnover",
+            term=terms.SESSION_TURNOVER,
         ),
     ]
 
@@ -594,7 +594,7 @@ class BenchmarkRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Running product of `(1 + period_return)` from the first row, minus 1; first row is 0.0; same name and units as the equity curve, so the two join on `date`.",
-            term="cumulative_return",
+            term=terms.CUMULATIVE_RETURN,
         ),
     ]
     drawdown_pct: Annotated[
@@ -647,7 +647,7 @@ class CorrelationRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "The sort key: `pearson` for basis returns and ic, `spearman` for scores.",
-            term="correlation",
+            term=terms.CORRELATION,
             null=NO_CORRELATION,
         ),
     ]
@@ -716,19 +716,19 @@ class DrawdownRow(Body, kw_only=True, frozen=True):
         doc(
             "Depth of the episode: `(peak_equity - trough_equity) / peak_equity x 100`.",
             formula="(peak_equity - trough_equity) / peak_equity * 100",
-            term="depth_pct",
+            term=terms.DEPTH_PCT,
             source=BOOK_LEDGER,
         ),
     ]
     sessions_to_trough: Annotated[
         int | None,
-        doc("Sessions from the peak to the trough.", term="sessions_to_trough", source=BOOK_LEDGER),
+        doc("Sessions from the peak to the trough.", term=terms.SESSIONS_TO_TROUGH, source=BOOK_LEDGER),
     ]
     sessions_to_recovery: Annotated[
         int | None,
         doc(
             "Sessions from the peak to the recovery.",
-            term="sessions_to_recovery",
+            term=terms.SESSIONS_TO_RECOVERY,
             null=UNRECOVERED,
             source=BOOK_LEDGER,
         ),
@@ -756,7 +756,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
             "`core.ic`, nor the IC term structure's `mean_ic` (the raw score at a horizon of h weeks). Served "
             "as `mean_ic` before issue 65 (item 3).",
             formula="mean of the weekly IC",
-            term="rebuilt_mean_ic",
+            term=terms.REBUILT_MEAN_IC,
             null=BELOW_HALF,
             source="weekly_signal",
         ),
@@ -766,7 +766,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
         doc(
             "Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every `icir`, `/metrics` `core.icir` included. The lake's analytics_rolling stores it per week, as icir_per_week.",
             formula="mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
-            term="icir",
+            term=terms.ICIR,
             null=BELOW_HALF,
             source="weekly_signal",
         ),
@@ -781,7 +781,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
             f"Mean weekly book return, annualised (times 52): {libraries.ANNUALISED_RETURN}.",
             formula="mean(R) * 52, R_k = E(date_k) / E(date_k-1) - 1, E(d) the ending equity of the last session "
             "on or before d",
-            term="annualised_return",
+            term=terms.ANNUALISED_RETURN,
             null=BELOW_HALF,
             source=BOOK_LEDGER,
         ),
@@ -791,7 +791,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
         doc(
             "Standard deviation (ddof 1) of weekly book returns, annualised (times sqrt(52)).",
             formula="std(R, ddof=1) * sqrt(52)",
-            term="volatility",
+            term=terms.VOLATILITY,
             null=BELOW_HALF,
             source=BOOK_LEDGER,
         ),
@@ -803,7 +803,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
             "`core.information_ratio` and significance's are daily times sqrt(252)): "
             f"{libraries.information_ratio(WEEKS_PER_YEAR)}.",
             formula="mean(R) / std(R, ddof=1) * sqrt(52)",
-            term="information_ratio",
+            term=terms.INFORMATION_RATIO,
             null=BELOW_HALF,
             source=BOOK_LEDGER,
         ),
@@ -814,7 +814,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
             "Share of the trailing window's weeks with a positive book return (the lake's analytics_rolling "
             "column of the same name; not /metrics' hit_rate, the share of weeks with a positive IC).",
             formula="count(R > 0) / count(R)",
-            term="return_hit_rate",
+            term=terms.RETURN_HIT_RATE,
             null=BELOW_HALF,
             source=BOOK_LEDGER,
         ),
@@ -860,7 +860,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         doc(
             "Annualised information ratio of the long_short book (daily returns after costs, not in excess of the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall, the whole history): "
             f"{libraries.INFORMATION_RATIO}.",
-            term="information_ratio",
+            term=terms.INFORMATION_RATIO,
             null=NOT_MEASURED,
         ),
     ]
@@ -869,7 +869,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         doc(
             "Annualised Sharpe ratio in excess of the risk-free rate, as `/metrics` serves `core.excess_sharpe` (overall, the whole history): "
             f"{libraries.EXCESS_SHARPE}.",
-            term="excess_sharpe",
+            term=terms.EXCESS_SHARPE,
             null=NOT_MEASURED,
         ),
     ]
@@ -877,7 +877,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history) and the catalogue index stores it (`ic`): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections bear it out. Served as `mean_ic` before issue 65 (item 3), the name of the IC term structure's horizon figure.",
-            term="ic",
+            term=terms.IC,
             null=NOT_MEASURED,
         ),
     ]
@@ -885,7 +885,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Mean / standard deviation (ddof 1) of the weekly IC of the conditioned score, annualised for every alpha: `/metrics` `core.icir` (overall, the whole history) as served, the sealed value where the run sealed it annualised, else that per-week ratio times sqrt(`weeks_per_year`) of the run's conventions (52). One basis, so alphas rank and bound alike.",
-            term="icir",
+            term=terms.ICIR,
             null=NOT_MEASURED,
             formula="/metrics core.icir (the sealed icir, times sqrt(weeks_per_year) where sealed per week)",
         ),
@@ -901,7 +901,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Deepest drawdown of the long_short book, as `/metrics` serves `core.max_drawdown_pct` (overall, the whole history).",
-            term="max_drawdown_pct",
+            term=terms.MAX_DRAWDOWN_PCT,
             null=NOT_MEASURED,
         ),
     ]
@@ -909,7 +909,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Turnover, as `/metrics` serves `core.turnover` (overall, the whole history), in `turnover_unit`: the run's sealed turnover (the term `sealed_turnover`, as `core.turnover` declares it), not the checks' traded turnover per year of a window (`turnover`).",
-            term="sealed_turnover",
+            term=terms.SEALED_TURNOVER,
             null=NOT_MEASURED,
         ),
     ]
@@ -920,8 +920,8 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             null="Null when the run sealed no turnover.",
         ),
     ]
-    sessions: Annotated[int, doc("Sessions of the long_short ledger.", term="sessions")]
-    weeks: Annotated[int, doc("Rebalance weeks of the rebalance index.", term="weeks")]
+    sessions: Annotated[int, doc("Sessions of the long_short ledger.", term=terms.SESSIONS)]
+    weeks: Annotated[int, doc("Rebalance weeks of the rebalance index.", term=terms.WEEKS)]
     first_date: Annotated[
         dt.date | None,
         doc(
@@ -963,7 +963,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             "Annualised information ratio of the long_short book's sessions after `live_split` (`/analytics/live` "
             "`out_of_sample.information_ratio`): daily returns after costs, not in excess of the risk-free rate, "
             "times sqrt(252), as `information_ratio`.",
-            term="live_information_ratio",
+            term=terms.LIVE_INFORMATION_RATIO,
             null=LIVE_NOT_MEASURED,
             formula="mean(r) / std(r, ddof=1) * sqrt(252) over the sessions after live_split",
         ),
@@ -973,7 +973,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         doc(
             "Annualised information ratio of the long_short book's sessions on or before `live_split` "
             "(`/analytics/live` `in_sample.information_ratio`), as `live_information_ratio`.",
-            term="backtest_information_ratio",
+            term=terms.BACKTEST_INFORMATION_RATIO,
             null=LIVE_NOT_MEASURED,
             formula="mean(r) / std(r, ddof=1) * sqrt(252) over the sessions up to live_split",
         ),
@@ -983,7 +983,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         doc(
             "`live_information_ratio / backtest_information_ratio` (`/analytics/live` `decay_ratio`): 1 held up, "
             "0 nothing left, below 0 reversed.",
-            term="decay_ratio",
+            term=terms.DECAY_RATIO,
             null="Null while fewer than 63 sessions follow `live_split` or the backtest information ratio is not "
             f"positive (`/analytics/live` serves it not_measurable then), {OLD_INDEX}.",
             formula="live_information_ratio / backtest_information_ratio",
@@ -1004,7 +1004,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             "long_short daily returns, the OLS intercept plus the residual (`/analytics/residual` "
             "`information_ratio` with no parameter, for a key that reads every alpha): the default set is the "
             "approved alphas, the alpha excepted (SPY alone when none is).",
-            term="residual_information_ratio",
+            term=terms.RESIDUAL_INFORMATION_RATIO,
             null=RESIDUAL_NOT_MEASURED,
             formula="mean(a + e) / std(a + e, ddof=1) * sqrt(252), r_t = a + b_SPY m_t + sum_i b_i r_i,t + e_t",
         ),
@@ -1048,7 +1048,7 @@ class CombinedRow(Body, kw_only=True, frozen=True):
         doc(
             "`prod (1 + period_return) - 1`, compounded from 1.0 before the window's first common session.",
             formula="prod(1 + period_return) - 1",
-            term="cumulative_return",
+            term=terms.CUMULATIVE_RETURN,
         ),
     ]
     drawdown_pct: Annotated[

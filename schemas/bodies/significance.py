@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from schemas import terms
 from schemas.bodies import libraries
 from schemas.bodies.analytics import FAMILY_SIZE, PER_YEAR, WINDOW, WINDOW_FIELD, AnalyticsStat, interval
 from schemas.bodies.base import Body, Window
@@ -29,10 +30,12 @@ EFFECTIVE_RANK = figure(
     "exp(-sum p_i ln p_i), p_i = s_i / sum s, s the singular values (absolute eigenvalues) of the correlation "
     "matrix",
     source="catalogue",
+    term=terms.TRIALS_EFFECTIVE_RANK,
 )
 SR_BENCHMARK = figure(
     "The request's sr_benchmark (annualised); per session it is sr_benchmark / sqrt(252)",
     source="request",
+    term=terms.SR_BENCHMARK,
 )
 
 
@@ -40,8 +43,8 @@ class Bootstrap(Body, kw_only=True, frozen=True):
     """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
 
     method: Annotated[str, figure("The resampling scheme and the interval")]
-    confidence: Annotated[float, figure("Confidence level of the intervals")]
-    resamples: Annotated[int, figure("Number of resamples")]
+    confidence: Annotated[float, figure("Confidence level of the intervals", term=terms.CONFIDENCE)]
+    resamples: Annotated[int, figure("Number of resamples", term=terms.RESAMPLES)]
     seed: Annotated[
         int,
         figure("Seed of numpy's PCG64 generator: the same request always gives the same answer"),
@@ -59,6 +62,7 @@ class Bootstrap(Body, kw_only=True, frozen=True):
             "mean of weekly_signal.ic",
             "per_period",
             "weekly_signal",
+            term=terms.REBUILT_MEAN_IC,
         ),
     ]
     rebuilt_icir: Annotated[
@@ -69,6 +73,7 @@ class Bootstrap(Body, kw_only=True, frozen=True):
             "mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
             "annualised",
             "weekly_signal",
+            term=terms.REBUILT_ICIR,
         ),
     ]
     information_ratio: Annotated[
@@ -80,6 +85,7 @@ class Bootstrap(Body, kw_only=True, frozen=True):
             "mean / std(ddof=1) times sqrt(252)",
             "annualised",
             LEDGER,
+            term=terms.INFORMATION_RATIO,
         ),
     ]
 
@@ -92,6 +98,7 @@ class MultipleTesting(Body, kw_only=True, frozen=True):
         figure(
             "Two-sided Newey-West p-value of the mean weekly IC (as /metrics nwt.ic.p_value)",
             source="nwt.ic",
+            term=terms.P_VALUE,
         ),
     ]
     holm: Annotated[
@@ -100,6 +107,7 @@ class MultipleTesting(Body, kw_only=True, frozen=True):
             "Holm step-down adjusted p-value within the family",
             "max over j <= k of min(1, (m - j + 1) p_(j)), k this alpha's rank",
             keys={"family_size": FAMILY_SIZE},
+            term=terms.HOLM,
         ),
     ]
     benjamini_hochberg: Annotated[
@@ -108,6 +116,7 @@ class MultipleTesting(Body, kw_only=True, frozen=True):
             "Benjamini-Hochberg adjusted p-value (false discovery rate) within the family",
             "min over j >= k of min(1, m / j p_(j))",
             keys={"family_size": FAMILY_SIZE},
+            term=terms.BENJAMINI_HOCHBERG,
         ),
     ]
 
@@ -127,6 +136,7 @@ class HaircutMethod(Body, kw_only=True, frozen=True):
             "bonferroni: min(M p, 1); holm: median of max over j <= k of min(1, (m - j + 1) p_(j)); bhy: median of "
             "min over i >= k of (m c / i) p_(i) (the largest kept as it is), c = sum_{i=1..M} 1/i; m = M + 1, k "
             "the alpha's rank; average: (bonferroni + holm + bhy) / 3",
+            term=terms.ADJUSTED_P_VALUE,
         ),
     ]
     adjusted_p_value_monte_carlo_error: Annotated[
@@ -139,6 +149,7 @@ class HaircutMethod(Body, kw_only=True, frozen=True):
             "holm, bhy: sqrt(sum_i w_i x_(i)^2 - (sum_i w_i x_(i))^2), w_i = I_{i/S}(a, a) - I_{(i-1)/S}(a, a), "
             "a = (S + 1) / 2, x_(i) the i-th smallest of the S simulations' adjusted p-values; bonferroni: 0; "
             "average: (holm + bhy) / 3",
+            term=terms.ADJUSTED_P_VALUE_MONTE_CARLO_ERROR,
         ),
     ]
     haircut_sharpe: Annotated[
@@ -147,6 +158,7 @@ class HaircutMethod(Body, kw_only=True, frozen=True):
             'The annualised Sharpe ratio the adjusted p-value implies ("a Sharpe ratio of 1.0 is worth 0.45")',
             "F^-1_{T-1}(1 - p* / 2) / sqrt(T) sqrt(12), F Student's t, T observed_months, p* adjusted_p_value",
             source=LEDGER,
+            term=terms.HAIRCUT_SHARPE,
         ),
     ]
     haircut_share: Annotated[
@@ -155,6 +167,7 @@ class HaircutMethod(Body, kw_only=True, frozen=True):
             "The share of the tested Sharpe ratio the adjustment takes off",
             "(tested_sharpe - haircut_sharpe) / tested_sharpe",
             source=LEDGER,
+            term=terms.HAIRCUT_SHARE,
         ),
     ]
 
@@ -172,11 +185,17 @@ class SharpeHaircut(Body, kw_only=True, frozen=True):
             "SR_d sqrt(q) (1 + 2 rho / (1 - rho) (1 - (1 - rho^q) / (q (1 - rho))))^(-1/2), q = 252, rho "
             "serial_correlation; not measurable unless above 0 (the p-value is one-sided) or below 2 months",
             source=LEDGER,
+            term=terms.TESTED_SHARPE,
         ),
     ]
     sharpe_t_ratio: Annotated[
         AnalyticsStat,
-        figure("The tested Sharpe ratio's t-ratio over the window's months", HAIRCUT_T, source=LEDGER),
+        figure(
+            "The tested Sharpe ratio's t-ratio over the window's months",
+            HAIRCUT_T,
+            source=LEDGER,
+            term=terms.SHARPE_T_RATIO,
+        ),
     ]
     sharpe_p_value: Annotated[
         AnalyticsStat,
@@ -184,6 +203,7 @@ class SharpeHaircut(Body, kw_only=True, frozen=True):
             "The t-ratio's p-value before any adjustment",
             "2 (1 - F_{T-1}(t)), F Student's t with T - 1 degrees of freedom",
             source=LEDGER,
+            term=terms.SHARPE_P_VALUE,
         ),
     ]
     bonferroni_haircut: Annotated[HaircutMethod, figure("Bonferroni's adjustment: min(M p, 1)")]
@@ -204,13 +224,15 @@ class SharpeHaircut(Body, kw_only=True, frozen=True):
             "ratio (this one included; dsr.trials.sharpe_variance_alphas); null for a key that may not read the "
             "ledger",
             source="catalogue",
+            term=terms.TESTS,
         ),
     ]
     test_correlation: Annotated[
         float,
         figure(
             "rho: the average correlation between the tests' returns the simulation assumes (Harvey, Liu and Zhu's "
-            "preferred level 0.2, fixed)"
+            "preferred level 0.2, fixed)",
+            term=terms.TEST_CORRELATION,
         ),
     ]
     observed_months: Annotated[
@@ -218,10 +240,15 @@ class SharpeHaircut(Body, kw_only=True, frozen=True):
         figure(
             "T: the window's sessions in months, floor(sessions 12 / 252); null for a key that may not read the ledger",
             source=LEDGER,
+            term=terms.OBSERVED_MONTHS,
         ),
     ]
     simulations: Annotated[
-        int, figure("Simulations of the other tests (20,000, fewer when M is large: docs/analytics.md)")
+        int,
+        figure(
+            "Simulations of the other tests (20,000, fewer when M is large: docs/analytics.md)",
+            term=terms.SIMULATIONS,
+        ),
     ]
     seed: Annotated[
         int,
@@ -252,6 +279,7 @@ class Significance(Body, kw_only=True, frozen=True):
             "daily returns with variance); null for a key that may not read the ledger (a count of it, withheld "
             "as its figures are)",
             source=LEDGER,
+            term=terms.SESSIONS,
         ),
     ]
     sharpe: Annotated[
@@ -262,6 +290,7 @@ class Significance(Body, kw_only=True, frozen=True):
             "mean / std(ddof=1) of ending/starting - 1, times sqrt(252)",
             source=LEDGER,
             keys=PER_YEAR,
+            term=terms.SHARPE,
         ),
     ]
     skewness: Annotated[
@@ -270,6 +299,7 @@ class Significance(Body, kw_only=True, frozen=True):
             "Sample skewness of the daily returns",
             "m3 / m2^(3/2) (biased moments)",
             source=LEDGER,
+            term=terms.SKEWNESS,
         ),
     ]
     kurtosis: Annotated[
@@ -278,6 +308,7 @@ class Significance(Body, kw_only=True, frozen=True):
             "Sample kurtosis of the daily returns, not in excess (3 for a normal)",
             "m4 / m2^2 (biased moments)",
             source=LEDGER,
+            term=terms.KURTOSIS,
         ),
     ]
     serial_correlation: Annotated[
@@ -287,6 +318,7 @@ class Significance(Body, kw_only=True, frozen=True):
             "assumes (López de Prado, Lipton and Zoonekynd 2025), estimated as the reference code does",
             "Pearson correlation of (r_2..r_n) with (r_1..r_n-1)",
             source=LEDGER,
+            term=terms.SERIAL_CORRELATION,
         ),
     ]
     sharpe_standard_error: Annotated[
@@ -298,6 +330,7 @@ class Significance(Body, kw_only=True, frozen=True):
             SHARPE_VARIANCE + "; sqrt(sigma^2(SR)) times sqrt(252), SR the observed per-session Sharpe ratio",
             source=LEDGER,
             keys=PER_YEAR,
+            term=terms.SHARPE_STANDARD_ERROR,
         ),
     ]
     psr: Annotated[
@@ -307,6 +340,7 @@ class Significance(Body, kw_only=True, frozen=True):
             "non-normal returns serially correlated as AR(1) (López de Prado, Lipton and Zoonekynd 2025)",
             "Phi((SR - SR*) / sqrt(sigma^2(SR*))), " + SHARPE_VARIANCE + ", SR and SR* per session",
             keys={"sr_benchmark": SR_BENCHMARK},
+            term=terms.PSR,
         ),
     ]
     min_track_record: Annotated[
@@ -316,10 +350,11 @@ class Significance(Body, kw_only=True, frozen=True):
             "T sigma^2(SR*) (z_0.95 / (SR - SR*))^2 (sigma^2 as psr's: independent of T times T); not measurable "
             "when SR <= SR*",
             keys={
-                "confidence": figure("Confidence of the minimum track record (0.95)"),
+                "confidence": figure("Confidence of the minimum track record (0.95)", term=terms.CONFIDENCE),
                 "sr_benchmark": SR_BENCHMARK,
-                "years": figure("min_track_record in years (sessions / 252)"),
+                "years": figure("min_track_record in years (sessions / 252)", term=terms.YEARS),
             },
+            term=terms.MIN_TRACK_RECORD,
         ),
     ]
     min_backtest_length: Annotated[
@@ -330,7 +365,12 @@ class Significance(Body, kw_only=True, frozen=True):
             "Zhu 2014); a backtest shorter than it cannot tell this Sharpe ratio from the search's luck",
             "(((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))) / SR)^2, SR the annualised sharpe, N "
             "dsr.trials.count, gamma the Euler-Mascheroni constant; not measurable when SR <= 0 or N < 2",
-            keys={"trial_count": figure("N: the trials it is computed for (dsr.trials.count)")},
+            keys={
+                "trial_count": figure(
+                    "N: the trials it is computed for (dsr.trials.count)", term=terms.TRIAL_COUNT
+                )
+            },
+            term=terms.MIN_BACKTEST_LENGTH,
         ),
     ]
     critical_sharpe: Annotated[
@@ -341,9 +381,10 @@ class Significance(Body, kw_only=True, frozen=True):
             "annualised",
             "(SR* + z_0.95 sqrt(sigma^2(SR*))) times sqrt(252), sigma^2 as psr's over the window's sessions",
             keys={
-                "confidence": figure("The test's confidence, 1 - its level (0.95)"),
+                "confidence": figure("The test's confidence, 1 - its level (0.95)", term=terms.CONFIDENCE),
                 "sr_benchmark": SR_BENCHMARK,
             },
+            term=terms.CRITICAL_SHARPE,
         ),
     ]
     power: Annotated[
@@ -355,13 +396,15 @@ class Significance(Body, kw_only=True, frozen=True):
             "1 - Phi((SR_c - SR1) / sqrt(sigma^2(SR1))), SR_c the critical Sharpe ratio, SR1 sr_alternative, per "
             "session, sigma^2 as psr's",
             keys={
-                "confidence": figure("The test's confidence, 1 - its level (0.95)"),
+                "confidence": figure("The test's confidence, 1 - its level (0.95)", term=terms.CONFIDENCE),
                 "sr_benchmark": SR_BENCHMARK,
                 "sr_alternative": figure(
                     "SR1: the true annualised Sharpe ratio the power is at, sr_benchmark + 1",
                     source="request",
+                    term=terms.SR_ALTERNATIVE,
                 ),
             },
+            term=terms.POWER,
         ),
     ]
     dsr: Annotated[
@@ -381,6 +424,7 @@ class Significance(Body, kw_only=True, frozen=True):
                     "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the "
                     "request's trials",
                     source="catalogue",
+                    term=terms.TRIALS_COUNT,
                 ),
                 "trials.count_source": figure("catalogue, or request when trials= overrides the count"),
                 "trials.sharpe_variance": figure(
@@ -388,15 +432,18 @@ class Significance(Body, kw_only=True, frozen=True):
                     "(the whole catalogue's for a key that reads it all), each over its whole history; not "
                     "measurable below 2 of them; null for a key that may not read the ledger",
                     source="catalogue",
+                    term=terms.TRIALS_SHARPE_VARIANCE,
                 ),
                 "trials.sharpe_variance_unit": figure("Unit of sharpe_variance"),
                 "trials.sharpe_variance_alphas": figure(
                     "How many Sharpe ratios V is over: the alphas the key may read with a measurable Sharpe "
                     "ratio; null for a key that may not read the ledger",
                     source="catalogue",
+                    term=terms.TRIALS_SHARPE_VARIANCE_ALPHAS,
                 ),
                 "trials.expected_max_sharpe": figure(
                     "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
+                    term=terms.TRIALS_EXPECTED_MAX_SHARPE,
                 ),
                 "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
                 "trials.effective_count": figure(
@@ -405,9 +452,11 @@ class Significance(Body, kw_only=True, frozen=True):
                     "over the alphas the key may read, every other trial of N one cluster of its own; null for "
                     "a key that may not read the ledger or when the catalogue generation records no links",
                     source="catalogue",
+                    term=terms.TRIALS_EFFECTIVE_COUNT,
                 ),
                 "trials.effective_rank": EFFECTIVE_RANK,
             },
+            term=terms.DSR,
         ),
     ]
     dsr_family: Annotated[
@@ -428,25 +477,34 @@ class Significance(Body, kw_only=True, frozen=True):
                     "N: the members of the alpha's trial family the key may read with a measurable long_short "
                     "Sharpe ratio (0 without a family)",
                     source="catalogue",
+                    term=terms.TRIALS_COUNT,
                 ),
                 "trials.count_source": figure("family"),
                 "trials.sharpe_variance": figure(
                     "V: sample variance (ddof=1) of those members' per-session Sharpe ratios, each over its whole "
                     "history; not measurable below 2 of them; null for a key that may not read the ledger",
                     source="catalogue",
+                    term=terms.TRIALS_SHARPE_VARIANCE,
                 ),
                 "trials.sharpe_variance_unit": figure("Unit of sharpe_variance"),
                 "trials.sharpe_variance_alphas": figure(
                     "How many Sharpe ratios V is over (N); null for a key that may not read the ledger",
                     source="catalogue",
+                    term=terms.TRIALS_SHARPE_VARIANCE_ALPHAS,
                 ),
                 "trials.expected_max_sharpe": figure(
                     "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
+                    term=terms.TRIALS_EXPECTED_MAX_SHARPE,
                 ),
                 "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
-                "trials.effective_count": figure("null: the family's trials are not clustered"),
-                "trials.effective_rank": figure("null: the family's trials are not clustered"),
+                "trials.effective_count": figure(
+                    "null: the family's trials are not clustered", term=terms.TRIALS_EFFECTIVE_COUNT
+                ),
+                "trials.effective_rank": figure(
+                    "null: the family's trials are not clustered", term=terms.TRIALS_EFFECTIVE_RANK
+                ),
             },
+            term=terms.DSR_FAMILY,
         ),
     ]
     clustered_dsr: Annotated[
@@ -467,6 +525,7 @@ class Significance(Body, kw_only=True, frozen=True):
                 "trials.count": figure(
                     "K: the effective number of trials (dsr.trials.effective_count); 0 when not measurable",
                     source="catalogue",
+                    term=terms.TRIALS_COUNT,
                 ),
                 "trials.count_source": figure("clusters"),
                 "trials.sharpe_variance": figure(
@@ -475,19 +534,25 @@ class Significance(Body, kw_only=True, frozen=True):
                     "inverse-variance-weighted portfolio of its members over their common sessions; not "
                     "measurable below 2 of them; null for a key that may not read the ledger",
                     source="catalogue",
+                    term=terms.TRIALS_SHARPE_VARIANCE,
                 ),
                 "trials.sharpe_variance_unit": figure("Unit of sharpe_variance"),
                 "trials.sharpe_variance_alphas": figure(
                     "How many cluster Sharpe ratios V_K is over; null for a key that may not read the ledger",
                     source="catalogue",
+                    term=terms.TRIALS_SHARPE_VARIANCE_ALPHAS,
                 ),
                 "trials.expected_max_sharpe": figure(
                     "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
+                    term=terms.TRIALS_EXPECTED_MAX_SHARPE,
                 ),
                 "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
-                "trials.effective_count": figure("K, as dsr.trials.effective_count", source="catalogue"),
+                "trials.effective_count": figure(
+                    "K, as dsr.trials.effective_count", source="catalogue", term=terms.TRIALS_EFFECTIVE_COUNT
+                ),
                 "trials.effective_rank": EFFECTIVE_RANK,
             },
+            term=terms.CLUSTERED_DSR,
         ),
     ]
     effective_dsr: Annotated[
@@ -497,6 +562,7 @@ class Significance(Body, kw_only=True, frozen=True):
             "(dsr.trials.effective_count in place of N; V as dsr's)",
             "as dsr's with K for N: Phi((SR - SR0) / sqrt(sigma^2(SR0) Var[M_K])), SR0 = sqrt(V) ((1 - gamma) "
             "Phi^-1(1 - 1/K) + gamma Phi^-1(1 - 1/(K e))), K the effective number of trials",
+            term=terms.EFFECTIVE_DSR,
         ),
     ]
     bootstrap: Annotated[

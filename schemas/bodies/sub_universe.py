@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, UnsetType
 
+from schemas import terms
 from schemas.bodies.analytics import WINDOW_FIELD
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
@@ -43,9 +44,16 @@ class SubUniverseHalf(Body, kw_only=True, frozen=True):
     half: Annotated[
         Literal["liquid", "illiquid"], figure("Which half: adv at or above the week's median, or below")
     ]
-    weeks: Annotated[int, figure("Weeks of the window with a measurable IC on the half", source=SOURCE)]
+    weeks: Annotated[
+        int, figure("Weeks of the window with a measurable IC on the half", source=SOURCE, term=terms.WEEKS)
+    ]
     half_mean_names: Annotated[
-        float | None, figure("Mean names of the half over those weeks; null without a week", source=SOURCE)
+        float | None,
+        figure(
+            "Mean names of the half over those weeks; null without a week",
+            source=SOURCE,
+            term=terms.HALF_MEAN_NAMES,
+        ),
     ]
     half_mean_ic: Annotated[
         float | None,
@@ -53,14 +61,18 @@ class SubUniverseHalf(Body, kw_only=True, frozen=True):
             "Mean over those weeks of the half's weekly rank IC (the weekly IC's rule on the half's names)",
             "mean_t Spearman(score, forward_return | half, week t)",
             source=SOURCE,
+            term=terms.HALF_MEAN_IC,
         ),
     ]
-    half_icir: Annotated[float | None, figure("ICIR of the half's weekly IC", ICIR, source=SOURCE)]
+    half_icir: Annotated[
+        float | None, figure("ICIR of the half's weekly IC", ICIR, source=SOURCE, term=terms.HALF_ICIR)
+    ]
     required_icir: Annotated[
         float | None,
         figure(
             "The ICIR the half must reach to pass; null unless universe_icir is positive",
             "0.75 x sqrt(half_mean_names / universe_mean_names) x universe_icir",
+            term=terms.REQUIRED_ICIR,
         ),
     ]
     sub_universe: Annotated[
@@ -70,6 +82,7 @@ class SubUniverseHalf(Body, kw_only=True, frozen=True):
             "battery's sub_universe is the liquid half's); null unless universe_icir is positive and half_icir "
             "measurable",
             "half_icir / (sqrt(half_mean_names / universe_mean_names) x universe_icir)",
+            term=terms.SUB_UNIVERSE,
         ),
     ]
     passes: Annotated[
@@ -81,30 +94,47 @@ class SubUniverseHalf(Body, kw_only=True, frozen=True):
 class RandomHalves(Body, kw_only=True, frozen=True):
     """The random halves: each draw's mean IC and ICIR over the window, summarised over draws."""
 
-    draws: Annotated[int, figure("Random halves drawn per week (draw r of every week is one series)")]
+    draws: Annotated[
+        int, figure("Random halves drawn per week (draw r of every week is one series)", term=terms.DRAWS)
+    ]
     seed: Annotated[int, figure("The seed, with each week's day number")]
     random_mean_ic: Annotated[
-        float | None, figure("Mean over draws of each draw's mean weekly IC", source=SOURCE)
+        float | None,
+        figure("Mean over draws of each draw's mean weekly IC", source=SOURCE, term=terms.RANDOM_MEAN_IC),
     ]
     random_mean_ic_p05: Annotated[
         float | None,
-        figure("5th percentile over draws of each draw's mean weekly IC (numpy linear)", source=SOURCE),
+        figure(
+            "5th percentile over draws of each draw's mean weekly IC (numpy linear)",
+            source=SOURCE,
+            term=terms.RANDOM_MEAN_IC_P05,
+        ),
     ]
     random_mean_ic_p95: Annotated[
         float | None,
-        figure("95th percentile over draws of each draw's mean weekly IC (numpy linear)", source=SOURCE),
+        figure(
+            "95th percentile over draws of each draw's mean weekly IC (numpy linear)",
+            source=SOURCE,
+            term=terms.RANDOM_MEAN_IC_P95,
+        ),
     ]
-    random_icir: Annotated[float | None, figure("Mean over draws of each draw's ICIR", ICIR, source=SOURCE)]
+    random_icir: Annotated[
+        float | None,
+        figure("Mean over draws of each draw's ICIR", ICIR, source=SOURCE, term=terms.RANDOM_ICIR),
+    ]
     random_icir_p05: Annotated[
-        float | None, figure("5th percentile over draws of each draw's ICIR", source=SOURCE)
+        float | None,
+        figure("5th percentile over draws of each draw's ICIR", source=SOURCE, term=terms.RANDOM_ICIR_P05),
     ]
     random_icir_p95: Annotated[
-        float | None, figure("95th percentile over draws of each draw's ICIR", source=SOURCE)
+        float | None,
+        figure("95th percentile over draws of each draw's ICIR", source=SOURCE, term=terms.RANDOM_ICIR_P95),
     ]
     random_pass_share: Annotated[
         float | None,
         figure(
-            f"Share of the draws that pass the sub-universe test ({TEST}); null unless universe_icir is positive"
+            f"Share of the draws that pass the sub-universe test ({TEST}); null unless universe_icir is positive",
+            term=terms.RANDOM_PASS_SHARE,
         ),
     ]
 
@@ -115,7 +145,7 @@ class SubUniverse(Body, kw_only=True, frozen=True):
     alpha: Annotated[str, figure("The alpha served")]
     score_field: Annotated[Literal["score"], figure("The score ranked: the conditioned score")]
     split: Annotated[str, figure("How a week's names are split")]
-    pass_ratio: Annotated[float, figure("The test's ratio (WorldQuant's 0.75)")]
+    pass_ratio: Annotated[float, figure("The test's ratio (WorldQuant's 0.75)", term=terms.PASS_RATIO)]
     window: Annotated[Window, WINDOW_FIELD]
     status: Annotated[
         Literal["available", "not_measurable"],
@@ -133,25 +163,40 @@ class SubUniverse(Body, kw_only=True, frozen=True):
     ) = UNSET
     weeks: Annotated[
         int | None,
-        figure("Weeks of the window with a measurable full IC; null when not measurable", source=FULL_SOURCE),
+        figure(
+            "Weeks of the window with a measurable full IC; null when not measurable",
+            source=FULL_SOURCE,
+            term=terms.WEEKS,
+        ),
     ]
     universe_mean_names: Annotated[
         float | None,
-        figure("Mean names per week of the full IC (n_ic_obs) over those weeks", source=FULL_SOURCE),
+        figure(
+            "Mean names per week of the full IC (n_ic_obs) over those weeks",
+            source=FULL_SOURCE,
+            term=terms.UNIVERSE_MEAN_NAMES,
+        ),
     ]
     universe_mean_ic: Annotated[
         float | None,
         figure(
-            "Mean weekly IC of the full cross-section over the window (weekly_signal.ic)", source=FULL_SOURCE
+            "Mean weekly IC of the full cross-section over the window (weekly_signal.ic)",
+            source=FULL_SOURCE,
+            term=terms.UNIVERSE_MEAN_IC,
         ),
     ]
     universe_icir: Annotated[
-        float | None, figure("ICIR of the full cross-section's weekly IC", ICIR, source=FULL_SOURCE)
+        float | None,
+        figure(
+            "ICIR of the full cross-section's weekly IC", ICIR, source=FULL_SOURCE, term=terms.UNIVERSE_ICIR
+        ),
     ]
     without_adv_mean_names: Annotated[
         float | None,
         figure(
-            "Mean names per week with a score and a forward return but no adv: in neither half", source=SOURCE
+            "Mean names per week with a score and a forward return but no adv: in neither half",
+            source=SOURCE,
+            term=terms.WITHOUT_ADV_MEAN_NAMES,
         ),
     ]
     halves: Annotated[list[SubUniverseHalf] | None, figure("The liquid half, then the illiquid half")]

@@ -12,10 +12,12 @@ from typing import Annotated, Any
 
 from msgspec import Meta
 
+from schemas import terms
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WEEKS_PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
 from schemas.bodies.live import WEEKLY_IC
+from schemas.terms import Term
 
 SESSION_FIGURES = ("information_ratio", "excess_sharpe", "max_drawdown_pct", "turnover")
 """Resampled together: the book's sessions (stream 0)."""
@@ -28,23 +30,29 @@ BLOCK_LENGTH_RULE = (
 )
 
 
-def interval(name: str, meaning: str, formula: str, source: str, **keys: Any) -> Meta:
+def interval(meaning: str, formula: str, source: str, *, term: Term, **keys: Any) -> Meta:
     """A figure with its interval: its bounds in its own unit (their term is the figure's)."""
     return figure(
         meaning,
         formula,
         source=source,
+        term=term,
         keys={
             "lower": figure(
                 "Lower bound: the (1 - confidence) / 2 quantile of the resampled figure, in the figure's unit",
-                term=name,
+                term=term,
             ),
             "upper": figure(
                 "Upper bound: the (1 + confidence) / 2 quantile of the resampled figure, in the figure's unit",
-                term=name,
+                term=term,
             ),
-            "observations": figure("Observations of the figure's series in the window (its finite values)"),
-            "block_length": figure("Mean block length of the resamples (block_length_rule)"),
+            "observations": figure(
+                "Observations of the figure's series in the window (its finite values)",
+                term=terms.OBSERVATIONS,
+            ),
+            "block_length": figure(
+                "Mean block length of the resamples (block_length_rule)", term=terms.BLOCK_LENGTH
+            ),
             **keys,
         },
     )
@@ -62,6 +70,7 @@ class Uncertainty(Body, kw_only=True, frozen=True):
             "Sessions of the book in the window with a daily return (what the session figures resample); null "
             "for a key that may not read the ledger",
             source=BOOK_LEDGER,
+            term=terms.SESSIONS,
         ),
     ]
     weeks: Annotated[
@@ -70,11 +79,12 @@ class Uncertainty(Body, kw_only=True, frozen=True):
             "Weeks of the window with a measurable rebuilt IC (what the IC figures resample); null for a key "
             "that may not read the rebalance cross-sections",
             source=WEEKLY_IC,
+            term=terms.WEEKS,
         ),
     ]
     method: Annotated[str, figure("The resampling scheme and the interval")]
-    confidence: Annotated[float, figure("Confidence level of the intervals")]
-    resamples: Annotated[int, figure("Number of resamples")]
+    confidence: Annotated[float, figure("Confidence level of the intervals", term=terms.CONFIDENCE)]
+    resamples: Annotated[int, figure("Number of resamples", term=terms.RESAMPLES)]
     seed: Annotated[
         int,
         figure("Seed of numpy's PCG64 generator: the same request always gives the same answer"),
@@ -87,73 +97,73 @@ class Uncertainty(Body, kw_only=True, frozen=True):
     information_ratio: Annotated[
         AnalyticsStat,
         interval(
-            "information_ratio",
             "Information ratio of the book's daily returns over the window (not in excess of the risk-free "
             "rate), as /analytics/checks information_ratio and /analytics/live",
             "mean(r) / std(r, ddof=1) * sqrt(252), r = ending_equity / starting_equity - 1",
             BOOK_LEDGER,
             **PER_YEAR,
+            term=terms.INFORMATION_RATIO,
         ),
     ]
     excess_sharpe: Annotated[
         AnalyticsStat,
         interval(
-            "excess_sharpe",
             "Sharpe ratio of the book's daily returns over the window in excess of the risk-free return the "
             "ledger accrued each session, as /analytics/live",
             "mean(r - rf) / std(r - rf, ddof=1) * sqrt(252), rf = risk_free_return",
             BOOK_LEDGER,
             **PER_YEAR,
+            term=terms.EXCESS_SHARPE,
         ),
     ]
     max_drawdown_pct: Annotated[
         AnalyticsStat,
         interval(
-            "max_drawdown_pct",
             "Deepest fall of the compounded equity over the window from its running peak (the window's start at "
             "1.0), in percentage points of the peak, as /analytics/live",
             "max(1 - E / cummax(E)) * 100, E = (1, cumprod(1 + r))",
             BOOK_LEDGER,
+            term=terms.MAX_DRAWDOWN_PCT,
         ),
     ]
     turnover: Annotated[
         AnalyticsStat,
         interval(
-            "turnover",
             "Mean one-way turnover of the window's sessions, annualised, as /analytics/checks turnover",
             "mean(turnover) * 252",
             BOOK_LEDGER,
             **PER_YEAR,
+            term=terms.TURNOVER,
         ),
     ]
     rebuilt_mean_ic: Annotated[
         AnalyticsStat,
         interval(
-            "rebuilt_mean_ic",
             "Mean of the weekly rank IC rebuilt from the rebalance cross-sections over the window's weeks, as "
             "/analytics/significance bootstrap.rebuilt_mean_ic (not the run's sealed /metrics core.ic)",
             "mean(ic)",
             WEEKLY_IC,
+            term=terms.REBUILT_MEAN_IC,
         ),
     ]
     rebuilt_icir: Annotated[
         AnalyticsStat,
         interval(
-            "rebuilt_icir",
             "ICIR of the rebuilt weekly IC over the window's weeks, annualised, as /analytics/significance "
             "bootstrap.rebuilt_icir (not the run's sealed /metrics core.icir)",
             "mean(ic) / std(ic, ddof=1) * sqrt(52)",
             WEEKLY_IC,
             **WEEKS_PER_YEAR,
+            term=terms.REBUILT_ICIR,
         ),
     ]
     rebuilt_hit_rate: Annotated[
         AnalyticsStat,
         interval(
-            "rebuilt_hit_rate",
             "Share of the window's weeks whose rebuilt IC is > 0, as /analytics/live (not the run's sealed "
             "/metrics rank_ic.conditioned.hit_rate)",
             "count(ic > 0) / count(ic)",
             WEEKLY_IC,
+            term=terms.REBUILT_HIT_RATE,
         ),
     ]

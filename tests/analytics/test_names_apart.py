@@ -13,15 +13,15 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
 import numpy as np
 import pandas as pd
 import pytest
 
-from schemas.bodies.figures import BY_FIGURE, _facts, field_facts
+from schemas import terms
+from schemas.bodies.figures import field_facts
 from schemas.bodies.rows import EquityRow, LedgerRow, ScreenRow
 from schemas.lake import ANALYTICS_ROLLING, FIGURE_TERMS
-from schemas.vocabulary import GENERIC_KEYS, STILL_TWO_MEANINGS, VOCABULARY, Term, term_for
+from schemas.vocabulary import GENERIC_KEYS, STILL_TWO_MEANINGS, VOCABULARY, Term, term_named
 from tests.analytics import reference as ref
 from tests.analytics.conftest import Api
 from tests.analytics.helpers import close
@@ -215,7 +215,9 @@ def test_the_screener_serves_the_sealed_mean_ic_as_ic(api: Api) -> None:
     assert close(row["ic"], metrics["core"]["ic"]["value"])
     one_week = next(p for p in metrics["panel"]["ic_term_structure"] if p["horizon_weeks"] == 1)
     assert abs(one_week["mean_ic"] - row["ic"]) > 1e-4  # two figures under two names
-    assert "ic" in FIGURE_TERMS["CATALOGUE_INDEX"] and "mean_ic" not in FIGURE_TERMS["CATALOGUE_INDEX"]
+    assert terms.IC in FIGURE_TERMS["CATALOGUE_INDEX"] and "mean_ic" not in {
+        t.name for t in FIGURE_TERMS["CATALOGUE_INDEX"]
+    }
     assert field_facts(ScreenRow, "ic")["term"] == "ic"
     kept = api.ok("/v1/analytics/screen", "plain", limit=100, min_ic=str(row["ic"]), sort="-ic")["data"]
     assert ALPHA in {r["alpha_id"] for r in kept} and all(r["ic"] >= row["ic"] for r in kept)
@@ -260,7 +262,10 @@ def test_a_windows_rebuilt_mean_ic_is_not_the_term_structures_mean_ic(api: Api, 
     assert close(series["backtest_value"], live["in_sample"]["rebuilt_mean_ic"]["value"])
 
     assert VOCABULARY["rebuilt_mean_ic"].label != VOCABULARY["mean_ic"].label
-    assert "rebuilt_mean_ic" in FIGURE_TERMS["analytics_rolling"] and "mean_ic" not in ANALYTICS_ROLLING.names
+    assert (
+        terms.REBUILT_MEAN_IC in FIGURE_TERMS["analytics_rolling"]
+        and "mean_ic" not in ANALYTICS_ROLLING.names
+    )
 
 
 # -- issue 65, item 3: one session's turnover against the window's per year ---------------------------
@@ -268,15 +273,10 @@ def test_a_windows_rebuilt_mean_ic_is_not_the_term_structures_mean_ic(api: Api, 
 
 def served_fields() -> Iterator[tuple[str, str, Term | None]]:
     """(where, served name, term) of every figure field and row column of the served Structs."""
-    from tests.contract.test_vocabulary import _figure_fields, _inspect, _served_structs
+    from tests.contract.test_vocabulary import _served
 
-    for where, name, facts, holds in _figure_fields():
-        yield where, name, term_for(name, facts.get("term"), holds)
-    for cls in _served_structs():
-        for field in msgspec.structs.fields(cls):
-            facts, _ = _facts(_inspect(cls, field.name))
-            if not facts.get(BY_FIGURE) and facts.get("term"):
-                yield f"{cls.__name__}.{field.encode_name}", field.encode_name, VOCABULARY[facts["term"]]
+    for field in _served():
+        yield field.where, field.name, term_named(field.term)
 
 
 def test_a_name_served_as_another_terms_figure_is_declared_two_meanings() -> None:

@@ -1,23 +1,36 @@
-"""The vocabulary registry (schemas/vocabulary.py) is the only place a figure's unit and
-annualisation are written (issue 46, item 3): every figure field of every served Struct finds a
-term, every term is used, and no `figure(...)` writes a unit or an annualisation itself."""
+"""The vocabulary (schemas/terms.py, schemas/vocabulary.py) is the only place a figure's unit and
+annualisation are written (issue 46, item 3), and a field names its term on its declaration, never by
+its served name (issue 79, item 1): every figure field served under a term's name names a term, one
+served name is given one term (outside the spec's list of names with two meanings), every term is
+used, and no `figure(...)` writes a unit or an annualisation itself."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
+import pytest
 
+from schemas import terms
 from schemas.bodies.envelope import EnvelopeMeta
-from schemas.bodies.figures import BY_FIGURE, _facts, _holds_figure
-from schemas.bodies.formats import DOC
+from schemas.bodies.figures import (
+    BY_FIGURE,
+    DeclaredField,
+    _facts,
+    _holds_figure,
+    declared_fields,
+    field_facts,
+    figure,
+)
+from schemas.bodies.formats import doc
 from schemas.vocabulary import (
     COLUMNS_UNDER_A_TERMS_NAME,
     GENERIC_KEYS,
     STILL_TWO_MEANINGS,
     VOCABULARY,
-    term_for,
+    two_meanings,
 )
 from serve.endpoints import endpoints
 from serve.openapi.declared import held_structs
@@ -31,25 +44,8 @@ def _served_structs() -> list[type[msgspec.Struct]]:
     return held_structs(roots)
 
 
-def _figure_fields() -> list[tuple[str, str, dict, bool]]:
-    """(where, served name, facts, holds a figure) of every `figure(...)` of the served Structs,
-    the children its `keys` documents included."""
-    out = []
-
-    def keyed(where: str, facts: dict) -> None:
-        for key, meta in facts.get("keys", {}).items():
-            child = meta.extra[DOC]
-            out.append((f"{where}{{{key}}}", key, child, True))
-            keyed(f"{where}{{{key}}}", child)
-
-    for cls in _served_structs():
-        for field in msgspec.structs.fields(cls):
-            facts, held = _facts(_inspect(cls, field.name))
-            if facts.get(BY_FIGURE):
-                where = f"{cls.__module__}.{cls.__name__}.{field.encode_name}"
-                out.append((where, field.encode_name, facts, _holds_figure(held)))
-                keyed(where, facts)
-    return out
+def _served() -> list[DeclaredField]:
+    return declared_fields(_served_structs())
 
 
 def _inspect(cls: type[msgspec.Struct], name: str) -> msgspec.inspect.Type:
@@ -58,39 +54,87 @@ def _inspect(cls: type[msgspec.Struct], name: str) -> msgspec.inspect.Type:
     return next(f.type for f in info.fields if f.name == name)
 
 
-def test_every_figure_that_states_a_unit_has_a_term() -> None:
-    """A number or a stat entry declared with `figure` takes its unit from a term (a figure stating
-    a unit of its own, still allowed while it is moved, is listed as well)."""
-    missing = sorted(
-        where
-        for where, name, facts, holds in _figure_fields()
-        if term_for(name, facts.get("term"), holds) is None
-        and (holds and ("unit" in facts or "annualisation" in facts))
+def _unnamed(fields: list[DeclaredField]) -> list[str]:
+    """Figure fields served under a term's name that name no term."""
+    return sorted(
+        f.where for f in fields if f.by_figure and f.holds_figure and f.term is None and f.name in VOCABULARY
     )
-    assert not missing, f"figure fields without a term in schemas/vocabulary.py: {missing}"
+
+
+def test_a_figure_served_under_a_terms_name_names_its_term() -> None:
+    """Nothing finds a term by a served name: a number or a stat entry served under a term's name
+    names its term (`figure(..., term=terms.X)`), or it would be served without the unit, basis and
+    definition a reader takes that name to have."""
+    missing = _unnamed(_served())
+    assert not missing, (
+        f"figure fields under a term's name naming no term (name it, or take another name): {missing}"
+    )
+
+
+def test_one_served_name_one_term() -> None:
+    """A served name is given one term wherever it is served: the same name with two meanings fails
+    here, at the declarations, unless the spec names it so (`STILL_TWO_MEANINGS`, each with its
+    reason) or it is a position (`GENERIC_KEYS`: a stat's value, the sides of a comparison)."""
+    twice = two_meanings((f.where, f.name, f.term) for f in _served() if f.term is not None)
+    assert not twice, f"served names given two terms (take another name for the second): {twice}"
+
+
+class _Sessions(msgspec.Struct, kw_only=True, frozen=True):
+    sessions: Annotated[int, figure("Sessions of the window", term=terms.SESSIONS)]
+
+
+class _WeeksAsSessions(msgspec.Struct, kw_only=True, frozen=True):
+    """A newcomer's field under a served name that means another figure."""
+
+    sessions: Annotated[int, figure("Weeks with an IC", term=terms.WEEKS)]
+
+
+class _Unnamed(msgspec.Struct, kw_only=True, frozen=True):
+    """A newcomer's field under a term's name naming none."""
+
+    sessions: Annotated[int, figure("Sessions of something")]
+
+
+def test_a_second_meaning_of_a_served_name_is_refused_at_its_declaration() -> None:
+    """The checks above fail on a newcomer's declarations: `sessions` given the term `weeks` beside
+    the served `sessions`, and `sessions` naming no term. Neither field is ever served."""
+    twice = two_meanings(
+        (f.where, f.name, f.term) for f in declared_fields([_Sessions, _WeeksAsSessions]) if f.term
+    )
+    assert set(twice) == {"sessions"} and set(twice["sessions"]) == {"sessions", "weeks"}
+    assert not two_meanings((f.where, f.name, f.term) for f in declared_fields([_Sessions]) if f.term)
+    assert _unnamed(declared_fields([_Unnamed])) == [f"{__name__}._Unnamed.sessions"]
+    # the term it names gives the field its unit, not its served name
+    assert field_facts(_WeeksAsSessions, "sessions")["unit"] == VOCABULARY["weeks"].unit
+    assert "unit" not in field_facts(_Unnamed, "sessions")
+
+
+def test_a_term_is_named_by_its_object() -> None:
+    """A term is named by the object of schemas/terms.py (a typo is an AttributeError where it is
+    written), never by a string that would be looked up."""
+    with pytest.raises(TypeError, match="schemas.terms"):
+        figure("Sessions", term="sessions")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="schemas.terms"):
+        doc("Sessions", term="sessions")  # type: ignore[arg-type]
+    assert terms.TRIALS_COUNT.name == "trials.count" and terms.SESSIONS is VOCABULARY["sessions"]
 
 
 def test_a_named_term_is_for_a_generic_key_or_a_name_with_two_meanings() -> None:
+    """A field served under a term's name names that term, unless the name is a position or one the
+    spec gives two meanings."""
     odd = sorted(
-        f"{where} -> {facts['term']}"
-        for where, name, facts, _ in _figure_fields()
-        if facts.get("term") not in (None, name) and name not in GENERIC_KEYS | set(STILL_TWO_MEANINGS)
+        f"{f.where} -> {f.term}"
+        for f in _served()
+        if f.by_figure
+        and f.term not in (None, f.name)
+        and f.name in VOCABULARY
+        and f.name not in GENERIC_KEYS | set(STILL_TWO_MEANINGS)
     )
     assert not odd, f"a field names another term than its served name without a reason: {odd}"
 
 
 def test_every_term_is_used() -> None:
-    used = {
-        term.name
-        for _, name, facts, holds in _figure_fields()
-        if (term := term_for(name, facts.get("term"), holds)) is not None
-    } | {  # and the row columns that take a term (`doc(term=...)`)
-        facts["term"]
-        for cls in _served_structs()
-        for field in msgspec.structs.fields(cls)
-        for facts, _ in [_facts(_inspect(cls, field.name))]
-        if not facts.get(BY_FIGURE) and facts.get("term")
-    }
+    used = {f.term for f in _served() if f.term is not None}
     assert not sorted(set(VOCABULARY) - used), f"terms no served field uses: {sorted(set(VOCABULARY) - used)}"
 
 

@@ -95,11 +95,11 @@ def test_each_figure_column_is_named_as_the_vocabulary_with_its_term_and_unit_do
     from schemas.vocabulary import VOCABULARY
 
     schemas, docs = declared(), documented_meanings()
-    for table, columns in lake.FIGURE_TERMS.items():
-        assert set(columns) <= set(schemas[table].names), table
-        for column in columns:
-            term = VOCABULARY.get(column)
-            assert term is not None, f"{table}.{column} is no vocabulary name"
+    for table, named in lake.FIGURE_TERMS.items():
+        assert {term.name for term in named} <= set(schemas[table].names), table
+        for term in named:
+            column = term.name
+            assert VOCABULARY[column] is term
             facts = ", ".join(f for f in (term.unit, term.basis) if f)
             assert f"vocabulary `{column}` ({facts})" in docs[table][column], (table, column, facts)
     assert lake.INDEX_RENAMED == {"mean_ic": "ic", "icir_annualised": "icir"}

@@ -141,7 +141,7 @@ def test_the_index_names_its_figures_as_the_vocabulary_and_stores_instants(demo_
     generation = catalogue_index.newest(storage, str(demo_lake))
     assert generation is not None
     schema = pq.read_schema(demo_lake / "catalogue" / generation.index)
-    for column in lake.FIGURE_TERMS["CATALOGUE_INDEX"]:
+    for column in (term.name for term in lake.FIGURE_TERMS["CATALOGUE_INDEX"]):
         assert column in schema.names and column in VOCABULARY, column
     assert not {"mean_ic", "icir_annualised"} & set(schema.names)
     for name in ("started_at", "built_at", "indexed_at", "replaced_at", "live_approved_at"):
@@ -225,9 +225,11 @@ def test_a_builds_figure_columns_are_named_as_the_vocabulary(demo_lake: Path, ta
         path = build / f"{table}.parquet"
         if path.exists():
             names = pq.read_schema(path).names
-            assert set(lake.FIGURE_TERMS[table]) <= set(names) and not {"icir", "hit_rate", "mean_ic"} & set(
-                names
-            )
+            assert {term.name for term in lake.FIGURE_TERMS[table]} <= set(names) and not {
+                "icir",
+                "hit_rate",
+                "mean_ic",
+            } & set(names)
 
 
 class _Build:
