@@ -4,7 +4,7 @@ A figure refuses its input (a parameter that breaks a rule, an alpha outside the
 may read, data the caller may not read) or finds the data behind it unusable (the build predates
 the analytics tables). Reading the catalogue or a benchmark fails with the lake's faults
 (`datasets.faults`: `CatalogueIncomplete`, `BenchmarkMissing`). The HTTP boundary maps each
-to the error envelope in one place (`serve/app.py`, `as_api_error`); a notebook sees them as they
+to the error envelope in one place (`serve/failures.py`, `as_api_error`); a notebook sees them as they
 are. Messages never name an alpha the caller may not read.
 """
 

@@ -15,22 +15,16 @@ import logging
 from functools import partial
 from typing import Any
 
-from litestar import Litestar, Request, Response
+from litestar import Litestar
 from litestar.datastructures import State
-from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
 
 from access.authenticate import authenticate_async
 from access.cache import IdentityCache, identity_cache
 from access.deferred_store import open_store_or_defer
-from access.tokens import redact_tokens
 from access.usage_ledger import SqlUsageLedger
-from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable, NotReadable
 from analytics.policy import load_policy
-from core import errors
 from core.settings import Settings
-from datasets import answers
-from datasets.faults import BenchmarkMissing, CatalogueIncomplete, HistoryGone
-from datasets.reader import LakeReader, LakeUnavailable
+from datasets.reader import LakeReader
 from serve.access_log import AccessQueue
 from serve.auth import (
     Authenticator,
@@ -42,10 +36,9 @@ from serve.doc_blocks.llms import llms_text
 from serve.doc_blocks.metrics_doc import shared_metrics_doc
 from serve.endpoints import registry_version
 from serve.envelope import (
-    error_response,
     json_bytes,
-    request_id_of,
 )
+from serve.failures import handle_exception
 from serve.front import Front
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.limits import Limiter, open_limiter
@@ -90,68 +83,6 @@ def openapi_document() -> dict[str, Any]:
             **document_options(),
         )
     )
-
-
-def as_api_error(request: Request[Any, Any, Any], exc: Exception) -> errors.ApiError:
-    if isinstance(exc, errors.ApiError):
-        return exc
-    if isinstance(exc, LakeUnavailable):
-        return errors.UpstreamUnavailable()
-    if isinstance(exc, HistoryGone):
-        return errors.AsOfGone(details={"reason": str(exc)})
-    if isinstance(exc, BadParameters):
-        return errors.bad_parameters(exc.problems, exc.details)
-    if isinstance(exc, NotReadable):
-        return errors.RunNotAllowed(details={"alpha": exc.alpha, "parameter": exc.parameter})
-    if isinstance(exc, DataNotReadable):
-        return errors.EndpointNotAllowed(exc.message, details={"endpoint": exc.endpoint})
-    if isinstance(exc, AnalyticsNotBuilt):
-        return errors.AnalyticsNotBuilt(exc.message, details=exc.details)
-    if isinstance(exc, CatalogueIncomplete):
-        return errors.UpstreamUnavailable(exc.message)
-    if isinstance(exc, BenchmarkMissing):
-        missing = errors.BenchmarkUnavailable if exc.configured else errors.BenchmarkNotConfigured
-        return missing(details={"symbol": exc.symbol})
-    if isinstance(exc, answers.NotARebalance):
-        return errors.RebalanceNotFound(
-            f"{exc.day.isoformat()} is not a rebalance date of {request.path_params.get('alpha')}.",
-            details={k: v.isoformat() if v is not None else None for k, v in exc.neighbours.items()},
-        )
-    if isinstance(exc, answers.NoSuchBook):
-        return errors.UnknownBook(
-            f"No book {exc.book!r} of kind {exc.kind} for this key; see error.details.available.",
-            details={"book": exc.book, "kind": exc.kind, "available": exc.available},
-        )
-    if isinstance(exc, MethodNotAllowedException):
-        return errors.MethodNotAllowed(details={"method": request.method, "allowed": ["GET"]})
-    if isinstance(exc, NotFoundException):
-        return errors.NotFound(f"No such path: {request.url.path}", details={"path": request.url.path})
-    if isinstance(exc, HTTPException) and exc.status_code == 400:
-        return errors.BadRequest(str(exc.detail))
-    return errors.InternalError()
-
-
-def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
-    if sharing.is_sharing_path(request.url.path):
-        # The router's refusals (no such path, another method) of a sharing path: a protocol
-        # client reads the protocol's error body; its routes' own failures are answered there.
-        return sharing.sharing_error(request, exc)
-    request_id = request_id_of(request.scope)
-    error = as_api_error(request, exc)
-    if isinstance(exc, LakeUnavailable):
-        # The reader logs the lake's state once per change; one short line per request here.
-        log.info("request %s answered %s: %s", request_id, error.code, type(exc).__name__)
-    elif error.status >= 500 and not isinstance(exc, errors.ApiError):
-        log.error(
-            "request %s failed: %s %s",
-            request_id,
-            request.method,
-            redact_tokens(request.url.path),
-            exc_info=exc,
-        )
-    elif error.status >= 500:
-        log.warning("request %s answered %s: %s", request_id, error.code, exc)
-    return error_response(error, request_id)
 
 
 def default_authenticator(store: IdentityCache) -> Authenticator:

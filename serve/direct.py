@@ -18,7 +18,7 @@ The handler is called as Litestar calls it: `ctx` made by the one way a context 
 unless it set them, as `Response.to_asgi_response` and `ASGIResponse` make them), sent on through
 the layer's send path: the standard headers, the entity tag and its 304, the egress count and the
 compression are the layer's as for every route; a refusal or a failure is answered by the same
-exception handler Litestar would call (`serve.app.handle_exception`). So the status, headers and
+exception handler Litestar would call (`serve.failures.handle_exception`). So the status, headers and
 bytes are the ones Litestar sends (tests/api/test_direct_routes.py asks each route both ways), and
 OpenAPI, the client, MCP and the docs, which read the same declarations, do not change.
 """

@@ -14,7 +14,7 @@ for each guard call), the headers read through Litestar's `Headers` (a scan and 
 and the two `before_send` hooks. The checks are the same functions in the same order
 (docs/limits.md "Which requests count", docs/security.md), so every refusal, header and log field
 is what it was: a refusal raised here is answered by the route's own middleware (compression, the
-exception handler, `serve.app.handle_exception`), exactly as when the guard raised it.
+exception handler, `serve.failures.handle_exception`), exactly as when the guard raised it.
 
 `/v1/me` without a query string is answered here (`serve.routes.meta.me_answer`, the handler's own
 body): no `Request`, dependency or `Response` object is made for it; the route's handler answers
@@ -41,7 +41,6 @@ from functools import partial
 from typing import Any
 
 from litestar import Litestar
-from litestar._asgi.utils import is_valid_host, wrap_in_exception_handler
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils.scope.state import ScopeState
 
@@ -65,6 +64,7 @@ from serve.dependencies import KeyBackends
 from serve.direct import Direct, direct_of
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, now_iso
 from serve.exchange import Exchange, exchange_of
+from serve.failures import answering_failures
 from serve.http_protocol import announces_body
 from serve.limits import egress
 from serve.pages import MCP_PATH
@@ -243,12 +243,10 @@ class Front:
             services.store, "just_authenticated", None
         )
         # A refusal of the layer is raised inside the middleware a route's own refusal passed
-        # through (compression, then Litestar's exception handler calling `handle_exception`).
-        self.refuse = COMPRESSION.middleware_class(
-            app=wrap_in_exception_handler(_raise_refusal), config=COMPRESSION
-        )
+        # through (compression, then the app's exception handler, `serve.failures.handle_exception`).
+        self.refuse = COMPRESSION.middleware_class(app=answering_failures(_raise_refusal), config=COMPRESSION)
         self.compressed = COMPRESSION.middleware_class(
-            app=wrap_in_exception_handler(_send_answer), config=COMPRESSION
+            app=answering_failures(_send_answer), config=COMPRESSION
         )
         limit = services.settings.answer_cache_bytes
         self.answers = AnswerCache(limit) if limit > 0 else None
@@ -596,5 +594,10 @@ async def _noncanonical(path: str, exchange: Exchange, send: Send) -> None:
     )
 
 
+_HOST = re.compile(rb"\A[0-9A-Za-z!$&'()*+,;=\-._~:\[\]@%]*\Z")
+"""The characters a Host header may hold (RFC 3986's reg-name, IP literal and port: unreserved,
+sub-delims, `:`, `[`, `]`, `@` and percent-encodings), as Litestar's router checks it before routing."""
+
+
 def _valid_host(host: bytes) -> bool:
-    return bool(is_valid_host(host))
+    return _HOST.match(host) is not None
