@@ -10,7 +10,7 @@ store they change, no output but their own requests' lines) share one:
 - `short_head_server`: an empty lake, a 1.5 s request head timeout (the connection tests);
 - `two_workers`: the demo lake, `--workers 2`, a malloc arena cap of 3 (what each worker does).
 
-Tests of a setting, a fault or a restart start their own (`tests.e2e.test_serve_stack.serving`).
+Tests of a setting, a fault or a restart start their own (`tests.support.serve_stack.serving`).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def short_head_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shar
     """A server over an empty lake (health answers `degraded`, which is 200) with the default
     connection limits but a `HEAD_TIMEOUT` head timeout: the connection tests that need nothing
     else of it share it (tests/e2e/test_connection_limits.py, test_refusal_contract.py)."""
-    from tests.e2e.test_serve_stack import serving
+    from tests.support.serve_stack import serving
 
     folder = tmp_path_factory.mktemp("short_head_server")
     (folder / "lake").mkdir()
@@ -71,7 +71,7 @@ def short_head_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shar
 @pytest.fixture(scope="session")
 def shared_server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServer]:
     from access import open_store
-    from tests.e2e.test_serve_stack import serving
+    from tests.support.serve_stack import serving
 
     keystore_url = f"sqlite:///{tmp_path_factory.mktemp('shared_server')}/keys.sqlite3"
     open_store(keystore_url).close()  # there from the start: health ok, keys found at once
@@ -84,7 +84,7 @@ def two_workers(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> It
     """`--workers 2` over the demo lake with a malloc arena cap of 3 (not the default 2, so a test
     sees the setting read): the tests of what each worker process does share it."""
     from access import open_store
-    from tests.e2e.test_serve_stack import serving
+    from tests.support.serve_stack import serving
 
     keystore_url = f"sqlite:///{tmp_path_factory.mktemp('two_workers')}/keys.sqlite3"
     open_store(keystore_url).close()

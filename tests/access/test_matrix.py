@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from access.tokens import BASE62, generate_token, parse_token
+from access.tokens import generate_token, parse_token
 from schemas.registry import ADMIN_IDS
 from serve.endpoints import endpoints
 from tests.access.conftest import (
@@ -18,17 +18,11 @@ from tests.access.conftest import (
     endpoint_path,
     mounted_ids,
 )
+from tests.support.tokens import checksum_typo
 
 
 def keyed_ids(world: World) -> list[str]:
     return [i for i in mounted_ids(world.app) if not endpoints()[i].public]
-
-
-def checksum_typo(token: str) -> str:
-    """The token with one secret character changed: well-shaped, but the checksum fails."""
-    head, secret = token.rsplit(".", 1)
-    changed = BASE62[(BASE62.index(secret[5]) + 1) % 62] if secret[5] in BASE62 else "A"
-    return f"{head}.{secret[:5]}{changed}{secret[6:]}"
 
 
 def refusal(

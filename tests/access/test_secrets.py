@@ -12,7 +12,7 @@ import pytest
 from access.tokens import hash_secret, parse_token
 from cli.main import main
 from tests.access.conftest import World, endpoint_path, mounted_ids
-from tests.access.test_matrix import checksum_typo
+from tests.support.tokens import checksum_typo
 
 CLIENT_LOGGERS = ("httpx", "httpcore")
 

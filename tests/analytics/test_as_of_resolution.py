@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.analytics.conftest import CALLERS, serving
-from tests.analytics.test_as_of import ALPHA, approval
+from tests.support.as_of_approval import ALPHA, approval
 
 
 def test_a_past_generation_is_resolved_off_the_event_loop_and_read_once(

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from tests.analytics import reference as ref
-from tests.analytics import test_risk as base
 from tests.analytics.conftest import ALPHAS, Api, random_windows, serving, window_params
 from tests.analytics.helpers import close
+from tests.support import risk_figures as base
 
 PATH = "/v1/alphas/{alpha}/analytics/returns"
 WINDOW, LEAST = 126, 63

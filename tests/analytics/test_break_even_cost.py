@@ -1,6 +1,6 @@
 """/analytics/costs' break-even cost of the information ratio and its curves (issue 50, item 6),
 recomputed independently from the lake's Parquet files with pandas (the ledger; the sealed trades
-and exposures as tests/analytics/test_capacity.py reads them), within 1e-9:
+and exposures as tests/support/capacity_fills.py reads them), within 1e-9:
 
 - `break_even_cost_bps`: mean(g) / mean(k) x modelled_cost_bps, the cost at which the mean daily
   net return, and so the net information ratio, is 0;
@@ -32,8 +32,8 @@ from tests.analytics.conftest import (
     window_params,
 )
 from tests.analytics.helpers import check_stat, check_withheld, close
-from tests.analytics.test_capacity import fills_of
 from tests.callers import DATA_IDS
+from tests.support.capacity_fills import fills_of
 
 PATH = "/v1/alphas/{alpha}/analytics/costs"
 GRID_BPS = [0.0, 5.0, 10.0, 20.0, 30.0, 50.0, 75.0, 100.0]

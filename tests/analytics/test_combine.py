@@ -23,22 +23,15 @@ from core.context import AllowList
 from tests.analytics.conftest import ALPHAS, CALLERS, Api, Window, random_windows, serving, window_params
 from tests.analytics.helpers import check_stat, close
 from tests.analytics.reference import Lake
-from tests.analytics.test_doc import paths
 from tests.callers import DATA_IDS, make_caller
+from tests.support.combine_figures import GENERIC_META, YEAR, book_figures, common_returns, metrics_turnover
+from tests.support.doc_paths import paths
 
 PATH = "/v1/analytics/combine"
-YEAR = 252
 MIN_SESSIONS = 20
-GENERIC_META = {"request_id", "generated_at", "source", "warnings"}
 
 
 # -- the independent recomputation ----------------------------------------------------------------
-
-
-def common_returns(lake: Lake, ids: list[str], window: Window) -> pd.DataFrame:
-    """Sessions (ISO dates) x alphas of the daily long_short returns, where every alpha has one."""
-    frame = pd.concat({a: lake.returns(a, "long_short", window) for a in ids}, axis=1)
-    return frame.dropna().sort_index()
 
 
 def risk_free(lake: Lake, ids: list[str], dates: pd.Index) -> pd.DataFrame:
@@ -92,25 +85,6 @@ def expected_weights(
     sigma = (1 - delta) * s + delta * np.diag(np.diag(s))
     raw = linalg.solve(sigma, returns.mean().to_numpy(), assume_a="sym")
     return raw / np.abs(raw).sum(), delta
-
-
-def book_figures(r: pd.Series, rf: pd.Series | None) -> dict[str, float]:
-    level = (1 + r).cumprod()
-    peak = level.cummax().clip(lower=1.0)
-    excess = None if rf is None else r - rf
-    return {
-        "information_ratio": r.mean() / r.std(ddof=1) * math.sqrt(YEAR),
-        "excess_sharpe": None if excess is None else excess.mean() / excess.std(ddof=1) * math.sqrt(YEAR),
-        # Percentage points of the peak, as /metrics core.max_drawdown_pct.
-        "max_drawdown_pct": float(((peak - level) / peak).max()) * 100,
-        "annualised_return": r.mean() * YEAR,
-        "volatility": r.std(ddof=1) * math.sqrt(YEAR),
-    }
-
-
-def metrics_turnover(api: Api, alpha: str) -> tuple[float | None, str | None]:
-    entry = api.ok(f"/v1/alphas/{alpha}/metrics")["data"]["core"]["turnover"]
-    return entry["value"], entry["unit"]
 
 
 def combine_params(ids: list[str], window: Window, **extra: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from scipy import stats
 from tests.analytics import reference as ref
 from tests.analytics.conftest import ALPHAS, BOOKS, EDGE_WINDOWS, Api, Window, random_windows, window_params
 from tests.analytics.helpers import check_stat, check_too_short, check_withheld, close
-from tests.analytics.test_doc import doc_path, paths
+from tests.support.doc_paths import doc_path, paths
 
 PATH = "/v1/alphas/{alpha}/analytics/compare"
 MIN_COMMON = 3

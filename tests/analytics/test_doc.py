@@ -4,34 +4,15 @@ payload (walked over every alpha, book and a spread of parameters)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.analytics.conftest import ALPHAS, BOOKS, Api
+from tests.support.doc_paths import doc_path, paths
 
 TOP_LEVEL = {"schema_version", "endpoint", "fields", "warnings"}
 FIELD_KEYS = {"meaning", "formula", "horizon", "granularity", "source", "unit", "annualisation"}
 WARNINGS = {"kind_missing", "access_limited", "in_sample_weights", "negative_weights"}
 WINDOWS = [{}, {"from": "2021-05-01", "to": "2021-09-30"}, {"from": "2021-01-08", "to": "2021-01-11"}]
-
-
-def doc_path(alpha: str) -> str:
-    return f"/v1/alphas/{alpha}/analytics/_doc"
-
-
-def paths(value: Any, prefix: str) -> set[str]:
-    """Every dotted path of the keys under `prefix` (as /metrics/_doc: a list's items are
-    `name[]`, their keys `name[].key`; the item itself is not a field)."""
-    found: set[str] = set()
-    if isinstance(value, dict):
-        for key, child in value.items():
-            path = f"{prefix}.{key}"
-            found |= {path} | paths(child, path)
-    elif isinstance(value, list):
-        for child in value:
-            found |= paths(child, f"{prefix}[]")
-    return found
 
 
 def served_paths(api: Api, alpha: str) -> set[str]:

@@ -8,7 +8,7 @@ ratio and mean IC toward the alpha's group, the expected live figure, and the li
   posterior, /analytics/decay's retention, and every live week's figure and percentile;
 - the reader's scope: a key reading the Test_ alphas alone is answered over those alone;
 - known answers: a group of pure noise collapses to its mean, a group with a real spread keeps its
-  order (synthetic), and the two small families of tests/analytics/test_overfitting.py's lake.
+  order (synthetic), and the two small families of the families' lake (tests/support/families.py).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from analytics import expectation as shrinkage
 from analytics.expectation import dersimonian_laird, posterior
 from tests.analytics.conftest import ALPHAS, CALLERS, Api, serving
 from tests.analytics.reference import Lake
-from tests.analytics.test_overfitting import NOISE, PLANTED, families_lake  # noqa: F401 (a fixture)
+from tests.support.families import NOISE, PLANTED, families_lake  # noqa: F401 (a fixture)
 
 PATH = "/v1/alphas/{}/analytics/expectation"
 TOLERANCE = 1e-9

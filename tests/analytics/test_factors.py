@@ -476,7 +476,7 @@ def test_bad_parameters_are_400s_naming_them(api: Api) -> None:
 
 
 def test_every_served_path_is_documented(api: Api) -> None:
-    from tests.analytics.test_doc import paths
+    from tests.support.doc_paths import paths
 
     fields = api.ok("/v1/alphas/momentum_12_1/analytics/_doc")["data"]["fields"]
     served: set[str] = {"factors"}

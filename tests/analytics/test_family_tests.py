@@ -29,8 +29,8 @@ from core.context import AllowList
 from tests.analytics import reference as ref
 from tests.analytics.conftest import CALLERS, Api, FamilyRuns, serving
 from tests.analytics.helpers import close
-from tests.analytics.test_overfitting import NOISE, PLANTED, families_lake, family_returns  # noqa: F401
 from tests.callers import make_caller
+from tests.support.families import NOISE, PLANTED, families_lake, family_returns  # noqa: F401
 
 PATH = "/v1/alphas/{}/analytics/family_tests"
 SEVEN = NOISE[1:8]

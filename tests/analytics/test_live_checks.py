@@ -1,7 +1,7 @@
 """The live checks of `/analytics/checks` (`live_information_ratio`, `decay_ratio`; issue 35 item 2):
 an approved alpha is measured over its live part (the sessions first published after its approval
 was recorded: issue 64) with exactly `/analytics/live`'s figures at that split (and within 1e-9 of
-the independent recomputation of tests/analytics/test_live.py at the split the lake's knowledge
+the independent recomputation of tests/support/live_figures.py at the split the lake's knowledge
 times give, tests/knowledge.py); an alpha never approved is not_applicable, one approved too
 recently not measurable, each with its reason, and neither moves the summary's verdict; the
 operator's policy file sets both thresholds and a request may only tighten them; the notebook's
@@ -30,10 +30,10 @@ from litestar.testing import TestClient
 from cli.main import main as cli
 from tests.analytics.conftest import CALLERS, Api
 from tests.analytics.reference import Lake
-from tests.analytics.test_live import expected
 from tests.callers import authenticator_for
 from tests.conftest import linked_copy
 from tests.knowledge import demo_split
+from tests.support.live_figures import expected
 
 PATH = "/v1/alphas/{}/analytics/checks"
 LIVE_PATH = "/v1/alphas/{}/analytics/live"
@@ -214,7 +214,7 @@ def test_a_check_up_to_a_date_sees_no_session_after_it(world: World) -> None:
 
 
 def ratio(r: Any) -> float | None:
-    """The annualised information ratio (numpy only, as tests/analytics/test_live.py)."""
+    """The annualised information ratio (numpy only, as tests/support/live_figures.py)."""
     import numpy as np
 
     if r.size < 2 or float(np.std(r, ddof=1)) == 0:

@@ -273,7 +273,7 @@ def test_a_windows_rebuilt_mean_ic_is_not_the_term_structures_mean_ic(api: Api, 
 
 def served_fields() -> Iterator[tuple[str, str, Term | None]]:
     """(where, served name, term) of every figure field and row column of the served Structs."""
-    from tests.contract.test_vocabulary import _served
+    from tests.support.served_fields import _served
 
     for field in _served():
         yield field.where, field.name, term_named(field.term)

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from tests.analytics.conftest import Api
-from tests.analytics.test_as_of import approval
+from tests.support.as_of_approval import approval
 
 REPO = Path(__file__).resolve().parents[2]
 HEADING = "### Reading them: every alpha's ledger, now and as of a moment"

@@ -33,14 +33,13 @@ from tests.analytics import reference as ref
 from tests.analytics import sharpe_reference
 from tests.analytics.conftest import CALLERS, Api, FamilyRuns, endpoints_only, serving
 from tests.analytics.helpers import close
-from tests.api.test_bodies import round_trip
 from tests.callers import DATA_IDS, make_caller
-from tests.conftest import built_once
+from tests.support.families import NOISE, PLANTED, family_returns
+from tests.support.families import families_lake as families_lake  # a fixture
+from tests.support.round_trips import round_trip
 
 PATH = "/v1/alphas/{}/analytics/overfitting"
 RawData = dict[str, msgspec.Raw]
-PLANTED = [f"Test_family_planted_{i:02d}" for i in range(1, 9)]
-NOISE = [f"Test_family_noise_{i:02d}" for i in range(1, 11)]
 THREE = NOISE[:3]
 SEVEN = NOISE[1:8]
 
@@ -78,26 +77,6 @@ def paper_cscv(returns: pd.DataFrame, splits: int) -> dict[str, Any]:
         "picks": np.bincount(picks, minlength=n) / len(picks),
         "sessions": size * splits,
     }
-
-
-def family_returns(lake: ref.Lake, members: list[str]) -> pd.DataFrame:
-    """The members' daily long_short returns on the sessions every one of them has, by date."""
-    frame = pd.DataFrame({alpha: lake.returns(alpha, "long_short", (None, None)) for alpha in members})
-    return frame.dropna().sort_index()
-
-
-@pytest.fixture(scope="session")
-def families_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from alpha_results_seal.demo.corpus import write_corpus
-    from pipeline.build import build_many
-
-    def build(lake: Path) -> None:
-        seals = lake / "seals"  # inside the kept folder: rebuilt with it, never left half-written beside it
-        write_corpus(seals, size="small", seed=7, only=[*PLANTED, *NOISE, "benchmark_SPY"])
-        outcomes = build_many(sorted(str(p) for p in seals.iterdir()), str(lake / "lake"), jobs=2)
-        assert [o.status for o in outcomes] == ["published"] * len(PLANTED + NOISE + ["SPY"]), outcomes
-
-    return built_once(tmp_path_factory, "families_lake_8_10", build) / "lake"  # the name says which variants
 
 
 @pytest.fixture(scope="module")
@@ -556,10 +535,10 @@ def test_the_family_dsr_is_not_available_on_a_window_its_formula_cannot_support(
     families_api: Api, families_lake: Path
 ) -> None:
     """Issue 81, item 2, for the one figure no alpha of the small demo serves (none is in a trial
-    family): dsr_family, like every DSR, needs the returns test_short_windows.NEEDS states from the
-    formulas (4: the lag-1 correlation and the kurtosis of its variance); on windows of 0 to 10
-    sessions of a family's member it is never available below them, and available on 10."""
-    from tests.analytics.test_short_windows import LENGTHS, NEEDS
+    family): dsr_family, like every DSR, needs the returns tests.support.short_windows.NEEDS states
+    from the formulas (4: the lag-1 correlation and the kurtosis of its variance); on windows of 0
+    to 10 sessions of a family's member it is never available below them, and available on 10."""
+    from tests.support.short_windows import LENGTHS, NEEDS
 
     days = sorted(str(d)[:10] for d in ref.Lake(families_lake).ledger(NOISE[0], "long_short")["date"])
     start = len(days) // 3

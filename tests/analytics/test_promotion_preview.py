@@ -17,7 +17,7 @@ from datasets import clock
 from pipeline.operator_decisions import DecisionRequest, Preview, preview
 from schemas.bodies.promotions import PromotionPreview
 from tests.analytics.conftest import Api
-from tests.analytics.test_promotions import OVERRIDE, approve, demo_promotions, run
+from tests.support.promotions import OVERRIDE, approve, demo_promotions, run
 
 ALPHA = "Test_planted_factor"
 ASKED = "momentum_12_1"

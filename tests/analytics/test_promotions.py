@@ -11,7 +11,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cli.main import main
 from datasets import clock
 from pipeline.build_events import record_run_events
 from records.event_log import EventScope, Reader, Wanted
@@ -20,6 +19,7 @@ from schemas.checks import LIVE_CHECKS
 from tests.analytics.conftest import ALPHAS, Api
 from tests.conftest import linked_copy
 from tests.decided import noon
+from tests.support.promotions import OVERRIDE, approve, demo_promotions, run
 
 ALPHA = "Test_planted_factor"
 """Approved by the demo's history (2021-11-08) and retired (2022-01-10)."""
@@ -28,36 +28,10 @@ REOPENED = "2022-02-28"
 approves it again."""
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-OVERRIDE = ("--override", "approved in a test whatever its checks")
-
-
-def approve(capsys: pytest.CaptureFixture[str], alpha: str, day: str, *where: str) -> tuple[int, str, str]:
-    """`promote` of an alpha whatever its checks (the standings a test needs), recorded on `day`'s
-    clock (a decision is dated when it is recorded)."""
-    with clock.simulated(noon(day)):
-        return run(capsys, "promote", alpha, *where, *OVERRIDE)
-
-
 def retire(capsys: pytest.CaptureFixture[str], alpha: str, day: str, *where: str) -> tuple[int, str, str]:
     """`retire`, recorded on `day`'s clock."""
     with clock.simulated(noon(day)):
         return run(capsys, "retire", alpha, *where)
-
-
-def demo_promotions(records: Path, alpha: str) -> list[tuple[str, str, str]]:
-    """The demo history's decisions about `alpha` (action, as_of, decided_by), oldest first, read
-    from its records with sqlite3."""
-    with sqlite3.connect(records) as db:
-        rows = db.execute(
-            "SELECT action, as_of, decided_by FROM promotions WHERE alpha_id = ? ORDER BY id", (alpha,)
-        ).fetchall()
-    return [(str(a), str(d), str(b)) for a, d, b in rows]
 
 
 def demo_nominations(records: Path) -> dict[str, list[tuple[str, str]]]:

@@ -39,10 +39,10 @@ from tests.analytics.conftest import (
     window_params,
 )
 from tests.analytics.helpers import check_too_short, close
-from tests.analytics.test_combine import GENERIC_META
-from tests.analytics.test_doc import paths
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 from tests.conftest import linked_copy
+from tests.support.combine_figures import GENERIC_META
+from tests.support.doc_paths import paths
 
 PATH = "/v1/alphas/{alpha}/analytics/residual"
 SCREEN = "/v1/analytics/screen"

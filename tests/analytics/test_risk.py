@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import polars as pl
 import pytest
 import statsmodels.api as sm
 
@@ -28,16 +27,23 @@ from tests.analytics.conftest import (
     endpoints_only,
     random_windows,
     serving,
-    window_params,
 )
 from tests.analytics.helpers import check_stat, check_too_short, check_withheld, close
 from tests.callers import DATA_IDS
-from tests.knowledge import current_build
+from tests.support.risk_figures import (
+    MIN_SESSIONS,
+    MIN_TAIL,
+    NO_BENCHMARK,
+    PATH,
+    P,
+    restated_in,
+    risk,
+    without_restated,
+)
+from tests.support.risk_figures import (
+    spy as spy,  # a fixture
+)
 
-PATH = "/v1/alphas/{alpha}/analytics/risk"
-P = 252  # the demo's sessions_per_year
-MIN_SESSIONS = 2
-MIN_TAIL = 20
 OWN = ("sortino", "cagr", "max_drawdown_pct", "calmar", "tail_ratio", "var_95", "cvar_95")
 PERIODS = tuple(f"{side}_{name}" for name in ("day", "week", "month") for side in ("best", "worst"))
 RELATIVE = ("beta", "alpha", "tracking_error")
@@ -54,23 +60,10 @@ UNITS = {
     "tracking_error": "fraction",
 } | dict.fromkeys(PERIODS, "fraction")
 ANNUALISED = {"sortino", "cagr", "calmar", "alpha", "tracking_error"}
-NO_BENCHMARK = endpoints_only(frozenset(DATA_IDS - {"benchmarks.daily"}))
 NEITHER = endpoints_only(frozenset(DATA_IDS - {"benchmarks.daily", "portfolio.ledger"}))
 
 
 # -- the independent reference ------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def spy(demo_seals: Path) -> tuple[str, pd.Series]:
-    """SPY's return basis and daily returns by ISO date, from the sealed closes: adjusted_close when
-    every row has one, else close (the /v1/benchmarks rule), over the whole series."""
-    daily = pd.read_parquet(demo_seals / "benchmark_SPY" / "daily.parquet")
-    daily["date"] = ref.iso(daily["date"])
-    daily = daily.sort_values("date").reset_index(drop=True)
-    basis = "adjusted_close" if daily["adjusted_close"].notna().all() else "close"
-    price = daily[basis].astype(float)
-    return basis, pd.Series((price / price.shift(1) - 1.0).to_numpy(), index=daily["date"].to_numpy())
 
 
 def period_extremes(r: pd.Series, freq: str | None) -> dict[str, dict[str, Any] | None]:
@@ -149,35 +142,6 @@ def risk_api(demo_lake: Path) -> Iterator[Api]:
     `neither` (nor portfolio.ledger)."""
     with serving(demo_lake, {**CALLERS, "no_benchmark": NO_BENCHMARK, "neither": NEITHER}) as found:
         yield found
-
-
-def restated_in(root: Path, alpha: str, window: Window) -> bool:
-    """Whether the alpha's served build records a value restated on a day of `window` (its
-    `restatements` table, read with polars): the answer then says so (a `restated` warning)."""
-    table = pl.read_parquet(current_build(root, alpha) / "restatements.parquet")
-    start, end = (None if day is None else pd.Timestamp(day).date() for day in window)
-    dates = table["date"]
-    held = dates.filter((dates >= start) if start is not None else dates.is_not_null())
-    held = held.filter((held <= end) if end is not None else held.is_not_null())
-    return not held.is_empty()
-
-
-def without_restated(warnings: list[dict[str, Any]], alpha: str, restated: bool) -> list[dict[str, Any]]:
-    """The warnings but the `restated` one, which is there exactly when `restated` (issue 64)."""
-    said = [w for w in warnings if w["code"] == "restated"]
-    assert len(said) == (1 if restated else 0), warnings
-    assert all(f"/v1/alphas/{alpha}/restatements" in w["message"] for w in said), said
-    return [w for w in warnings if w["code"] != "restated"]
-
-
-def risk(api: Api, alpha: str, book: str, window: Window, token: str | None = None) -> dict[str, Any]:
-    token = token or ("raw" if book.startswith("raw_") else "plain")
-    body = api.ok(PATH.format(alpha=alpha), token, book=book, **window_params(window))
-    data: dict[str, Any] = body["data"]
-    assert data["alpha"] == alpha and data["book"] == book
-    assert data["window"] == {"from": window[0], "to": window[1]}
-    assert body["meta"]["book"] == book and body["meta"]["run"] == alpha
-    return body
 
 
 def check_figures(data: dict[str, Any], expected: dict[str, Any], basis: str, where: Any) -> None:
@@ -373,7 +337,7 @@ def test_bad_parameters(risk_api: Api) -> None:
 
 
 def test_every_served_path_is_documented(risk_api: Api) -> None:
-    from tests.analytics.test_doc import paths
+    from tests.support.doc_paths import paths
 
     fields = risk_api.ok("/v1/alphas/momentum_12_1/analytics/_doc")["data"]["fields"]
     served: set[str] = {"risk"}

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from tests.analytics import reference as ref
-from tests.analytics import test_risk as base
 from tests.analytics.conftest import ALPHAS, BOOKS, Api, random_windows
 from tests.analytics.helpers import close
+from tests.support import risk_figures as base
 
 P = base.P
 MIN_SESSIONS = base.MIN_SESSIONS

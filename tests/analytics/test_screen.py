@@ -37,8 +37,8 @@ from schemas.query import ScreenQuery
 from tests.analytics import reference as ref
 from tests.analytics.conftest import CALLERS, PRODUCTION, Api, endpoints_only, serving
 from tests.analytics.helpers import close as ref_close
-from tests.analytics.test_overfitting import NOISE, PLANTED, families_lake  # noqa: F401 (a fixture)
 from tests.callers import DATA_IDS, authenticator_for, make_caller
+from tests.support.families import NOISE, PLANTED, families_lake  # noqa: F401 (a fixture)
 
 PATH = "/v1/analytics/screen"
 INTEGER_RANGES = ("sessions", "live_sessions")
@@ -219,9 +219,7 @@ def random_params(rng: random.Random, frame: pl.DataFrame, excluded: Collection[
         if rng.random() < 0.2:
             params[column] = rng.choice([*values, "No_Such_Value"]).swapcase()
     families = sorted({v for v in frame["family"] if v is not None})
-    if (
-        families and rng.random() < 0.2
-    ):  # the small demo seals none (tests/analytics/test_overfitting.py does)
+    if families and rng.random() < 0.2:  # the small demo seals none (tests/support/families.py does)
         params["family"] = rng.choice([*families, "no_such_family"])
     if rng.random() < 0.2:
         params["complete_only"] = rng.choice(["true", "false"])

@@ -3,9 +3,10 @@ support, and no window is a 5xx (issue 81, item 2): every analytics route of one
 document lists (its `from`/`to` window, or for the live routes its `split`, set so that the window
 holds 0 to 10 sessions), walked for every figure entry (`{value, status, ...}`) it serves.
 
-What each formula needs is written here from the formulas, independently of `analytics` (whose one
-rule per figure is `analytics.sharpe_inference.MEASURABLE_FROM`): a count of returns below which
-the figure is determined by construction, whatever the returns are:
+What each formula needs is written from the formulas (tests/support/short_windows.py),
+independently of `analytics` (whose one rule per figure is
+`analytics.sharpe_inference.MEASURABLE_FROM`): a count of returns below which the figure is
+determined by construction, whatever the returns are:
 
 - a standard deviation (ddof 1) needs 2 returns, and every ratio over one (a Sharpe or information
   ratio, a tracking error) with it;
@@ -28,32 +29,7 @@ import pytest
 
 from tests.analytics.conftest import Api
 from tests.analytics.reference import Lake
-
-NEEDS: dict[str, int] = {
-    # a standard deviation (ddof 1) needs 2 returns
-    "sharpe": 2,
-    "information_ratio": 2,
-    "excess_sharpe": 2,
-    "tracking_error": 2,
-    "net_information_ratio": 2,
-    "net_information_ratio_at_cost": 2,
-    "serial_correlation": 4,
-    "kurtosis": 4,
-    "skewness": 3,
-    "sharpe_standard_error": 4,
-    "psr": 4,
-    "min_track_record": 4,
-    "critical_sharpe": 4,
-    "power": 4,
-    "dsr": 4,
-    "dsr_family": 4,
-    "clustered_dsr": 4,
-    "effective_dsr": 4,
-    "sharpe_t_statistic": 4,
-    "deflated_sharpe": 4,
-}
-"""Returns each figure (by its field name, or its check's id) needs for its formula (the module's
-docstring says why)."""
+from tests.support.short_windows import LENGTHS, NEEDS
 
 ALPHAS = ("Test_ledger_only", "momentum_12_1")
 UNSERVED: dict[str, frozenset[str]] = {
@@ -65,7 +41,6 @@ UNSERVED: dict[str, frozenset[str]] = {
 their minimum on it: no alpha of the small demo is in a trial family, so dsr_family's is checked
 over a family's member (tests/analytics/test_overfitting.py, the families' lake); the walk asserts
 every other name is met available."""
-LENGTHS = range(0, 11)
 SPLIT_ROUTES = frozenset({"live", "decay", "monitoring", "drawdown_odds", "expectation"})
 EXTRA: dict[str, dict[str, Any]] = {
     # The t-statistic check is off unless the request bounds it

@@ -21,9 +21,9 @@ from core.settings import Settings
 from datasets.reader import LakeReader
 from serve.app import create_app
 from serve.front import Front
-from tests.api.test_lake_refresh import REFRESH, publish_elsewhere, resealed
 from tests.callers import authenticator_for, make_caller
 from tests.conftest import linked_copy
+from tests.support.lake_refresh import REFRESH, publish_elsewhere, resealed
 
 ALPHA = "Test_planted_factor"
 WEEKS = f"/v1/alphas/{ALPHA}/rebalances"

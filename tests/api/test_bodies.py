@@ -37,6 +37,7 @@ from serve.openapi.bodies import SHARED_BODIES
 from tests.declared import BODIES, ROW_BODIES, ROWS, SINGLE_BODIES, SUMMARIES
 from tests.equality.record import TODAY_MASK
 from tests.equality.requests import endpoint_of
+from tests.support.round_trips import differences, round_trip
 
 RECORDED = Path(__file__).parents[1] / "equality" / "recorded.jsonl.gz"
 SHOWN = 10  # differences listed per endpoint when the round trip fails
@@ -63,27 +64,6 @@ def answers() -> dict[str, list[tuple[str, Any]]]:
         if endpoint in BODIES:
             found[endpoint].append((record["path"], record["body"]["data"]))
     return dict(found)
-
-
-def differences(old: Any, new: Any, where: str = "data") -> Iterator[str]:
-    """Where `new` is not `old`: another value or type, another key set or key order, another length."""
-    if isinstance(old, dict):
-        if not isinstance(new, dict):
-            yield f"{where}: an object became {new!r}"
-        elif list(old) != list(new):
-            yield f"{where}: keys {list(old)} came back as {list(new)}"
-        else:
-            for key, value in old.items():
-                yield from differences(value, new[key], f"{where}.{key}")
-    elif isinstance(old, list):
-        if not isinstance(new, list) or len(new) != len(old):
-            yield f"{where}: a list of {len(old)} became {new!r}"
-        else:
-            for i, (a, b) in enumerate(zip(old, new, strict=True)):
-                yield from differences(a, b, f"{where}[{i}]")
-    else:
-        if type(old) is not type(new) or old != new:
-            yield f"{where}: {old!r} came back as {new!r}"
 
 
 @pytest.mark.parametrize("endpoint", list(BODIES))
@@ -272,19 +252,6 @@ LIVE_BODIES: dict[str, type[Body]] = {
 }
 """serve/openapi/bodies.py's Struct of each route's `data` object, or of each of its rows, and the
 screener's rows, which the recording does not hold."""
-
-
-def round_trip(body: type[msgspec.Struct], served: Any, where: str, *, ordered: bool = True) -> list[str]:
-    """`served` decoded strictly with `body` and encoded again: the differences (key order too,
-    unless `ordered` is False)."""
-    try:
-        decoded = msgspec.json.decode(msgspec.json.encode(served), type=body)
-    except msgspec.ValidationError as exc:
-        return [f"{where}: {exc}"]
-    again = json.loads(msgspec.json.encode(decoded))
-    if not ordered:
-        return [] if again == served else [f"{where}: {served!r} came back as {again!r}"]
-    return [f"{where}: {problem}" for problem in differences(served, again, where)]
 
 
 @pytest.fixture(scope="module")

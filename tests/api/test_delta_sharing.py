@@ -14,7 +14,7 @@ import pytest
 from litestar.testing import TestClient
 
 from serve.routes.sharing import PREFIX
-from tests.api.test_exports import TEST_CALLERS, _client, lake_before_exports
+from tests.support.exports import TEST_CALLERS, _client, lake_before_exports
 
 ALPHA = "momentum_12_1"
 TABLE = f"{PREFIX}/shares/alpha_results/schemas/{ALPHA}/tables/decisions"

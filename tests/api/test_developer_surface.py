@@ -8,8 +8,6 @@ import json
 import logging
 import mimetypes
 from collections.abc import Iterator
-from datetime import datetime
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -23,26 +21,9 @@ from serve.auth import is_public
 from serve.endpoints import endpoints
 from serve.envelope import json_bytes
 from serve.routes import developer
+from tests.support.pages import NeverCalled, parsed
 
 ASSETS = pages.STATIC_DIR / "swagger-ui" / pages.SWAGGER_UI_VERSION
-
-
-class NeverCalled:
-    """An authenticator and a limiter that fail the test when a page reads a key or is metered."""
-
-    in_process = True
-
-    def __call__(self, authorization: str | None, client_ip: str, now: datetime) -> Any:
-        raise AssertionError(f"a key was read: {authorization!r}")
-
-    def hit(self, *args: Any) -> Any:
-        raise AssertionError("a request was metered")
-
-    def start_sync(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -52,27 +33,6 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Any]
     app = create_app(Settings(lake=str(lake), environment="test"), authenticate=never, limiter=never)
     with TestClient(app=app) as test_client:
         yield test_client
-
-
-class Links(HTMLParser):
-    """The `href` and `src` attributes of a page, and its text."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.urls: list[tuple[str, str]] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.urls += [(tag, value) for name, value in attrs if name in ("href", "src") and value]
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
-def parsed(body: str) -> Links:
-    links = Links()
-    links.feed(body)
-    return links
 
 
 DOCUMENT_BLOCK = '<script id="openapi-document" type="application/json">'

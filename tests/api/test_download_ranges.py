@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from tests.api.test_exports import ALPHA, _client, _signed, local, ok
+from tests.support.exports import ALPHA, _client, _signed, local, ok
 
 
 def test_one_range_is_those_bytes_and_head_the_size(demo_lake: Path, tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from serve.conditional import DATA_CACHE_CONTROL, DATA_VARY, conditional_respons
 from serve.envelope import page_links
 from serve.exchange import exchange_of
 from tests.api.conftest import Api
-from tests.api.test_request_path import DATA_PATHS
+from tests.support.data_paths import DATA_PATHS
 
 DATA_ROUTES = {
     **DATA_PATHS,

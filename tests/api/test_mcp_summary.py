@@ -18,7 +18,7 @@ from serve.model_context.summary import DETAIL, FULL, KEPT, LONGEST, SUMMARY, is
 from serve.model_context.tools import SUMMARISED, route_tools
 from serve.model_context.untrusted import untrusted_pointers
 from tests.analytics.conftest import CALLERS, Api, serving
-from tests.api.test_mcp_direct import post
+from tests.support.mcp_calls import post
 
 MMC_BOUND = 8 << 10
 """The most bytes `analytics.mmc`'s default answer (its structured content) may take on the demo."""

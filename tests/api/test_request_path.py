@@ -13,21 +13,7 @@ from schemas.query import OFFSET_MAX
 from serve.app import create_app
 from serve.endpoints import endpoints
 from tests.api.conftest import Api, fake_authenticate
-
-DATA_PATHS = {
-    "catalog.alphas.list": "/v1/alphas",
-    "catalog.alphas.get": "/v1/alphas/Test_planted_factor",
-    "signals.rebalances.list": "/v1/alphas/Test_planted_factor/rebalances",
-    "signals.rebalances.get": "/v1/alphas/Test_planted_factor/rebalances/2021-01-15",
-    "signals.scores": "/v1/alphas/Test_planted_factor/scores",
-    "portfolio.books": "/v1/alphas/Test_planted_factor/books",
-    "portfolio.ledger": "/v1/alphas/Test_planted_factor/portfolio",
-    "portfolio.positions": "/v1/alphas/Test_planted_factor/positions",
-    "portfolio.pnl": "/v1/alphas/Test_planted_factor/pnl",
-    "portfolio.trades": "/v1/alphas/Test_planted_factor/trades?book=long_short",
-    "portfolio.equity_curve": "/v1/alphas/Test_planted_factor/equity-curve",
-    "benchmarks.daily": "/v1/benchmarks/SPY/daily",
-}
+from tests.support.data_paths import DATA_PATHS
 
 
 def test_unknown_path_is_not_found_before_any_key(api: Api) -> None:

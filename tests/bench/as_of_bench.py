@@ -30,8 +30,8 @@ from typing import Any
 import httpx
 
 from access import open_store
-from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import IssuedKey, issue_key
+from tests.support.serve_stack import serving
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_LAKE = REPO / "var" / "bench-as-of" / "lake"

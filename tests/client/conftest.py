@@ -28,7 +28,7 @@ except ImportError:  # not installed in this environment: test the sources in pl
     sys.path.insert(0, str(CLIENT_SRC))
 
 from alpha_results_client import Client, Timeouts  # noqa: E402
-from tests.e2e.test_serve_stack import serving  # noqa: E402
+from tests.support.serve_stack import serving  # noqa: E402
 
 ACCOUNT = "client-tests@example.com"
 ROOMY = ("--per-second", "1000", "--per-minute", "100000", "--per-day", "1000000", "--monthly", "unlimited")

@@ -4,7 +4,6 @@ invalid parameter raises the bad-request class naming it."""
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from typing import Any
 
@@ -14,11 +13,11 @@ import pytest
 
 from alpha_results_client import BadRequestError, Client, Collection, InvalidRequestError
 from tests.client.conftest import Api, Key, Recorder
+from tests.support.client_json import as_json, stable
 
 pytestmark = pytest.mark.e2e
 
 ALPHA = "momentum_12_1"
-VOLATILE_META = ("request_id", "generated_at")
 
 
 def raw(api: Api, key: Key, route: str, **params: Any) -> dict[str, Any]:
@@ -32,16 +31,6 @@ def raw(api: Api, key: Key, route: str, **params: Any) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
-
-
-def as_json(value: Any) -> Any:
-    """A decoded Struct (or list of them) as the JSON it encodes to."""
-    return json.loads(msgspec.json.encode(value))
-
-
-def stable(meta: Any) -> dict[str, Any]:
-    out = as_json(meta) if not isinstance(meta, dict) else dict(meta)
-    return {k: v for k, v in out.items() if k not in VOLATILE_META}
 
 
 def test_the_single_objects_equal_their_raw_routes(api: Api, plain_key: Key, plain: Client) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from alpha_results_client import Client, InvalidRequestError
 from tests.client.conftest import Api, Key
-from tests.client.test_analytics import as_json, stable
+from tests.support.client_json import as_json, stable
 
 pytestmark = pytest.mark.e2e
 

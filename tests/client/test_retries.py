@@ -196,7 +196,7 @@ def test_retries_give_up_after_max_attempts_and_permanent_errors_never_retry(
 
 def test_an_unreachable_server_is_a_transport_error_after_the_retries(recorder: Recorder) -> None:
     from alpha_results_client import TransportError
-    from tests.e2e.test_server import free_port
+    from tests.support.ports import free_port
 
     policy = RetryPolicy(max_attempts=2, backoff_initial=0.01)
     with Client(f"http://127.0.0.1:{free_port()}", token=None, retry=policy) as client:

@@ -77,7 +77,7 @@ def test_the_token_goes_only_to_the_api_and_never_with_a_signed_url(
 
 
 def test_a_transport_failure_names_no_token(caplog: pytest.LogCaptureFixture) -> None:
-    from tests.e2e.test_server import free_port
+    from tests.support.ports import free_port
 
     token = "ar_live_AAAAAAAAAAAAAAAA." + "s" * 43
     caplog.set_level(logging.DEBUG)

@@ -14,7 +14,6 @@ import msgspec
 import pytest
 
 from schemas import terms
-from schemas.bodies.envelope import EnvelopeMeta
 from schemas.bodies.figures import (
     BY_FIGURE,
     DeclaredField,
@@ -32,20 +31,9 @@ from schemas.vocabulary import (
     VOCABULARY,
     two_meanings,
 )
-from serve.endpoints import endpoints
-from serve.openapi.declared import held_structs
+from tests.support.served_fields import _served, _served_structs
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _served_structs() -> list[type[msgspec.Struct]]:
-    """Every Struct a route serves, and what they hold (the OpenAPI document's own walk)."""
-    roots = [s for e in endpoints().values() for s in (e.body, e.rows) if s is not None] + [EnvelopeMeta]
-    return held_structs(roots)
-
-
-def _served() -> list[DeclaredField]:
-    return declared_fields(_served_structs())
 
 
 def _inspect(cls: type[msgspec.Struct], name: str) -> msgspec.inspect.Type:

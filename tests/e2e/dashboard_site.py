@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 import pytest
 
-import tests.e2e.test_serve_stack as serve_stack
+import tests.support.serve_stack as serve_stack
 from serve.endpoints import endpoints
 from tests.e2e.browser import chromium_or_skip
 

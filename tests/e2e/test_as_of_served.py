@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from schemas.query import params_of
 from serve.endpoints import endpoints
-from tests.api.test_as_of_rule import MOMENTS, MORE, REPORTED
 from tests.ops.keys import IssuedKey, issue_key
 from tests.shared_servers import SharedServer
+from tests.support.as_of_values import MOMENTS, MORE, REPORTED
 
 pytestmark = pytest.mark.e2e
 

@@ -12,21 +12,11 @@ import pytest
 import zstandard
 
 from tests.shared_servers import SharedServer
+from tests.support.http_fetch import fetch
 
 pytestmark = pytest.mark.e2e
 
 PAGE = "/v1/alphas/Test_planted_factor/scores?limit=5000&fields=all"
-
-
-def fetch(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    connection.request("GET", path, headers=headers)
-    response = connection.getresponse()
-    body = response.read()
-    connection.close()
-    names = [name.lower() for name, _ in response.getheaders()]
-    assert len(names) == len(set(names)), f"a header sent twice: {response.getheaders()}"
-    return response.status, {k.lower(): v for k, v in response.getheaders()}, body
 
 
 def data_of(body: bytes) -> Any:

@@ -39,7 +39,6 @@ from serve.auth import is_public
 from serve.endpoints import endpoints
 from serve.envelope import json_bytes
 from serve.routes import dashboard
-from tests.api.test_developer_surface import NeverCalled, parsed
 from tests.e2e.dashboard_site import (
     ALPHA,
     SCREEN,
@@ -52,6 +51,7 @@ from tests.e2e.dashboard_site import (
     keep_screenshot,
     open_dashboard,
 )
+from tests.support.pages import NeverCalled, parsed
 
 CHARTS = (
     "cumulative-return",

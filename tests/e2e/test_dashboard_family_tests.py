@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 from scipy.stats import spearmanr
 
-from tests.analytics.test_overfitting import NOISE, PLANTED, families_lake  # noqa: F401
 from tests.e2e.dashboard_site import (
     Site,
     browsing,
@@ -29,9 +28,10 @@ from tests.e2e.dashboard_site import (
     open_dashboard,
     serving_dashboard,
 )
-from tests.e2e.test_dashboard_decisions import assert_entries, entry_values
-from tests.e2e.test_dashboard_tearsheet import nothing_cut_off
-from tests.e2e.test_dashboard_vocabulary import COLLECT, Answers, problems_of, unmarked_problems
+from tests.support.dashboard_decisions import assert_entries, entry_values
+from tests.support.dashboard_vocabulary import COLLECT, Answers, problems_of, unmarked_problems
+from tests.support.families import NOISE, PLANTED, families_lake  # noqa: F401
+from tests.support.tearsheet import nothing_cut_off
 
 pytestmark = pytest.mark.e2e
 

@@ -26,7 +26,7 @@ import pytest
 
 from schemas.conventions import BOOK_CURRENCY
 from tests.e2e.dashboard_site import ALPHA, Site, check_clean, keep_artefact, open_dashboard
-from tests.e2e.test_dashboard_tearsheet import PRINTABLE_WIDTH_PX, summary_of
+from tests.support.tearsheet import PRINTABLE_WIDTH_PX, summary_of
 
 pytestmark = pytest.mark.e2e
 

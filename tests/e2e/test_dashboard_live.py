@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import pytest
 
-import tests.e2e.test_serve_stack as serve_stack
+import tests.support.serve_stack as serve_stack
 from cli.main import main as run_cli
 from datasets import clock
 from records.store import open_records

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import tests.e2e.test_serve_stack as serve_stack
+import tests.support.serve_stack as serve_stack
 from tests.conftest import linked_copy
 from tests.e2e.browser import chromium_or_skip
 from tests.e2e.dashboard_site import (

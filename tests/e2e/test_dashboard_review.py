@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import tests.e2e.test_serve_stack as serve_stack
+import tests.support.serve_stack as serve_stack
 from tests.conftest import linked_copy
 from tests.e2e.browser import chromium_or_skip
 from tests.e2e.dashboard_site import (
@@ -26,7 +26,7 @@ from tests.e2e.dashboard_site import (
     make_keys,
     open_dashboard,
 )
-from tests.e2e.test_dashboard_vocabulary import num
+from tests.support.dashboard_vocabulary import num
 
 pytestmark = pytest.mark.e2e
 
@@ -211,7 +211,7 @@ def test_one_expected_live_information_ratio_per_alpha_on_every_page(site: Site,
     """Issue 81, item 4: every figure an alpha's page, its tear sheet and the health page mark as the
     expected live information ratio is one number per alpha, /analytics/expectation's; decay's
     backtest-times-retention is drawn under its own name."""
-    from tests.e2e.test_dashboard_vocabulary import settled_alpha_page
+    from tests.support.dashboard_vocabulary import settled_alpha_page
 
     health = site.api("/v1/analytics/approved_health", site.keys.full).json()["data"]["alphas"]
     approved = [row["alpha"] for row in health]

@@ -22,10 +22,10 @@ from access import Grants, open_store
 from access.oauth import account_credential_id
 from core.context import AllowList
 from tests.e2e.browser import chromium_or_skip
-from tests.e2e.test_mcp_oauth_provider import oidc_provider
-from tests.e2e.test_serve_stack import serving
-from tests.e2e.test_server import free_port
 from tests.ops.keys import issue_key
+from tests.support.oidc import oidc_provider
+from tests.support.ports import free_port
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 

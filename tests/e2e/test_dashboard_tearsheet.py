@@ -17,7 +17,6 @@ when that is set.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import re
@@ -31,14 +30,14 @@ from typing import Any
 import httpx
 import numpy as np
 import pandas as pd
-import pypdf
 import pytest
 
 from tests.conftest import backend_unavailable
 from tests.e2e.dashboard_site import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
-from tests.e2e.test_dashboard_decisions import assert_cost_curves, assert_decay, assert_mmc, assert_regimes
-from tests.e2e.test_dashboard_vocabulary import num
 from tests.knowledge import demo_split
+from tests.support.dashboard_decisions import assert_cost_curves, assert_decay, assert_mmc, assert_regimes
+from tests.support.dashboard_vocabulary import num
+from tests.support.tearsheet import nothing_cut_off, pdf_pages, summary_of
 
 pytestmark = pytest.mark.e2e
 
@@ -87,7 +86,6 @@ REPORTED = (
 REPORT_TOPICS = ["summary", "figures", "risk", "curves", "correlation"]
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 BETA_WINDOW, BETA_LEAST = 126, 63
-PRINTABLE_WIDTH_PX = 703  # 186 mm at 96 px an inch: the width A4 and Letter share inside 12 mm margins
 HOSTILE = '<img src=x onerror="window.__pwned=1">Momentum & <b>co</b>'
 
 
@@ -173,12 +171,6 @@ def assert_charts_read(page: Any, scope: str) -> None:
         assert "(" in value_axis or chart["name"] == "report-correlation", chart  # the unit of the values
 
 
-def pdf_pages(pdf: bytes) -> list[str]:
-    """Each page's text, its ligatures ("ﬁ") spelled out and its white space one space."""
-    pages = pypdf.PdfReader(io.BytesIO(pdf)).pages
-    return [" ".join(unicodedata.normalize("NFKC", page.extract_text()).split()) for page in pages]
-
-
 def keep_pdf(tmp_path: Path, name: str, pdf: bytes) -> Path:
     """The PDF, and its first page as a PNG where pdftoppm is installed, kept as artefacts."""
     path = tmp_path / name
@@ -192,18 +184,6 @@ def keep_pdf(tmp_path: Path, name: str, pdf: bytes) -> Path:
         for png in sorted(tmp_path.glob(f"{path.stem}-*.png")):
             keep_artefact(png)
     return path
-
-
-def nothing_cut_off(page: Any, scope: str) -> list[list[Any]]:
-    """Pages whose content is taller or wider than the printed page, laid out as printed."""
-    page.set_viewport_size({"width": PRINTABLE_WIDTH_PX, "height": 1000})
-    page.emulate_media(media="print")
-    over: list[list[Any]] = page.eval_on_selector_all(
-        f"{scope} > .sheet-page",
-        "ps => ps.filter(p => p.scrollHeight > p.clientHeight + 1 || p.scrollWidth > p.clientWidth + 1)"
-        ".map(p => [p.dataset.topic, p.scrollHeight, p.clientHeight, p.scrollWidth, p.clientWidth])",
-    )
-    return over
 
 
 def assert_printed(
@@ -276,32 +256,6 @@ def printed_page_text(tmp_path: Path, pdf: Path, page_number: int) -> str:
     )
     keep_artefact(png.with_suffix(".png"))
     return text
-
-
-def summary_of(site: Site, alpha: str, token: str) -> dict[str, Any]:
-    """The answers the decision summary is drawn from, as the routes serve them."""
-
-    def data(suffix: str, **params: Any) -> Any:
-        response = site.api(f"/v1/alphas/{alpha}{suffix}", token, **params)
-        assert response.status_code == 200, (suffix, response.text)
-        return response.json()["data"]
-
-    return {
-        "promotions": data("/promotions"),
-        "checks": data("/analytics/checks"),
-        "live": data("/analytics/live"),
-        "monitoring": data("/analytics/monitoring"),
-        "capacity": data("/analytics/capacity"),
-        "attribution": data("/analytics/attribution", top=10, drop=5),
-        "costs": data("/analytics/costs"),
-        "uncertainty": data("/analytics/uncertainty"),
-        "overfitting": data("/analytics/overfitting"),
-        "expectation": data("/analytics/expectation"),
-        "regimes": data("/analytics/regimes"),
-        "factors": data("/analytics/factors"),
-        "residual": data("/analytics/residual"),
-        "mmc": data("/analytics/mmc"),
-    }
 
 
 def served_or_none(text: str | None) -> float | None:

@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import delta_sharing
 import httpx
-import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from requests import HTTPError
@@ -35,10 +33,11 @@ from core.context import AllowList
 from pipeline.publish import publish_seal
 from schemas.query import LIMIT_MAX
 from tests.conftest import linked_copy
-from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
 from tests.ops.keys import DATA_GRANTS, ROOMY, IssuedKey, issue_key
 from tests.pipeline.factory import write_factory_seal
+from tests.support.pandas_json import json_of
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 
@@ -163,20 +162,6 @@ def expected_tables(served: Served, key: IssuedKey) -> set[tuple[str, str]]:
 
 def shared(profile: str) -> set[tuple[str, str]]:
     return {(t.schema, t.name) for t in delta_sharing.SharingClient(profile).list_all_tables()}
-
-
-def json_of(value: Any) -> Any:
-    """A pandas cell as the JSON spells it: null for NaN/NaT/None, dates YYYY-MM-DD, timestamps
-    ISO UTC at seconds, numpy scalars as Python values."""
-    if value is None or value is pd.NaT or (isinstance(value, float) and math.isnan(value)):
-        return None
-    if isinstance(value, pd.Timestamp):
-        return value.tz_convert(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if isinstance(value, datetime):
-        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if isinstance(value, date):
-        return value.isoformat()
-    return value.item() if hasattr(value, "item") else value
 
 
 def route_of(table: str) -> tuple[str, dict[str, Any]]:

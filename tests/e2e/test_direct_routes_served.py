@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_compression import fetch
 from tests.health_wait import wait_until
 from tests.shared_servers import SharedServer
+from tests.support.http_fetch import fetch
 
 pytestmark = pytest.mark.e2e
 

@@ -25,9 +25,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from access import open_store
-from tests.e2e.test_server import free_port
 from tests.health_wait import health_answers, wait_for_start, wait_until, workers_ready
 from tests.ops.keys import IssuedKey, issue_key
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.e2e
 

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from access import open_store
-from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import DATA_GRANTS, ROOMY, IssuedKey, issue_key
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 

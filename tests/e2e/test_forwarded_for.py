@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from access import open_store
-from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import issue_key
 from tests.shared_servers import SharedServer
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 

@@ -31,9 +31,9 @@ from psycopg import sql
 
 from access import RateLimit, open_store
 from access.cache import LISTENER_APPLICATION_NAME
-from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
 from tests.ops.keys import IssuedKey, issue_key
+from tests.support.serve_stack import serving
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -39,9 +39,9 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAu
 from access import Grants, open_store
 from access.oauth import ADMIN_SCOPE, READ_SCOPE, account_credential_id
 from core.context import AllowList
-from tests.e2e.test_serve_stack import serving
-from tests.e2e.test_server import free_port
 from tests.ops.keys import IssuedKey, issue_key
+from tests.support.ports import free_port
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 

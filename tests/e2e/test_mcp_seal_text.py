@@ -28,11 +28,11 @@ from access import open_store
 from pipeline.publish import publish_seal
 from schemas.registry import ALL_IDS
 from serve.model_context.tools import UNSERVED, UNTRUSTED
-from tests.e2e.test_mcp_served import NARROW, World, export_arguments, keyed, session, tool_arguments
-from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import issue_key
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
 from tests.shared_servers import SharedServer
+from tests.support.mcp_sessions import NARROW, World, export_arguments, keyed, session, tool_arguments
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 

@@ -14,9 +14,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -38,34 +36,12 @@ from serve.model_context.tools import NEXT_PAGE, RATE_LIMIT, UNSERVED
 from tests.health_wait import wait_until
 from tests.ops.keys import IssuedKey, issue_key
 from tests.shared_servers import SharedServer
+from tests.support.mcp_sessions import NARROW, World, keyed, session, tool_arguments
 
 pytestmark = pytest.mark.e2e
 
-NARROW = ("meta.me", "catalog.alphas.list", "performance.metrics")
 VOLATILE_META = ("request_id", "generated_at")
 """`meta` of every answer: this request's id and time, which two requests never share."""
-
-
-@dataclass
-class World:
-    server: SharedServer
-    admin: IssuedKey
-    member: IssuedKey
-    narrow: IssuedKey
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.port}"
-
-    def get(self, key: IssuedKey, path: str, params: dict[str, Any] | None = None) -> httpx.Response:
-        return httpx.get(self.url + path, params=params, headers=key.headers, timeout=60)
-
-
-def keyed(store: Any, endpoints: tuple[str, ...], rate_limit: RateLimit | None = None) -> IssuedKey:
-    grants = Grants(
-        AllowList.of_ids(list(endpoints)), AllowList.all(), AllowList.all(), expose_raw_book=False
-    )
-    return issue_key(store, grants=grants, **({"rate_limit": rate_limit} if rate_limit else {}))
 
 
 def new_key(world: World, endpoints: tuple[str, ...], rate_limit: RateLimit | None = None) -> IssuedKey:
@@ -92,20 +68,6 @@ def world(shared_server: SharedServer) -> Iterator[World]:
     finally:
         store.close()
     yield World(shared_server, admin, member, narrow)
-
-
-@asynccontextmanager
-async def session(
-    world: World, key: IssuedKey | None, extra: dict[str, str] | None = None
-) -> AsyncIterator[ClientSession]:
-    headers = {**(key.headers if key is not None else {}), **(extra or {})}
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60)) as http,
-        streamable_http_client(f"{world.url}/mcp", http_client=http) as (read, write),
-        ClientSession(read, write) as client,
-    ):
-        await client.initialize()
-        yield client
 
 
 def run(coroutine: Any) -> Any:
@@ -234,12 +196,6 @@ def arguments_from_demo(world: World) -> dict[str, Any]:
     }
 
 
-def export_arguments(world: World, alpha: str) -> dict[str, Any]:
-    """The first export the key may fetch, with its book where the dataset is per book."""
-    [row, *_] = world.get(world.admin, f"/v1/alphas/{alpha}/exports").json()["data"]
-    return {"dataset": row["dataset"], **({"book": row["book"]} if row.get("book") else {})}
-
-
 VARYING: dict[str, tuple[str, ...]] = {
     # The key's usage counts, and its account's (issue 80, item 3), which the tool's own request
     # (and the HTTP one) moved.
@@ -262,16 +218,6 @@ def without_varying(name: str, data: Any) -> Any:
     if isinstance(data, dict):
         return {k: ("(varies)" if k in VARYING.get(name, ()) else v) for k, v in data.items()}
     return data
-
-
-def tool_arguments(world: World, tool: types.Tool, demo: dict[str, Any]) -> dict[str, Any]:
-    required = tool.input_schema.get("required", [])
-    arguments = {name: demo[name] for name in required if name != "dataset"}
-    if "dataset" in required:
-        arguments.update(export_arguments(world, demo["alpha"]))
-    if tool.name == "analytics.contribution":  # this server keeps no records: nothing is approved,
-        arguments["reference"] = demo["with"]  # so the default reference set is empty (a 400)
-    return arguments
 
 
 def route_of(world: World, tool: types.Tool, arguments: dict[str, Any]) -> httpx.Response:

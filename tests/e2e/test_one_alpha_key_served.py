@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import shutil
 import sqlite3
 import zipfile
@@ -65,8 +64,9 @@ from schemas.wire import BENCHMARK_SYMBOLS
 from serve.model_context.tools import NEXT_PAGE, UNSERVED
 from tests.conftest import linked_copy
 from tests.e2e.browser import chromium_or_skip
-from tests.e2e.test_serve_stack import serving
-from tests.ops.keys import ROOMY, IssuedKey, KeyedSite, issue_key
+from tests.ops.keys import ROOMY, IssuedKey, issue_key
+from tests.support.one_alpha_sweep import Call, Foreign, World, expand, path_arguments
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 
@@ -82,23 +82,6 @@ NEEDS_ANOTHER = {
     "analytics.contribution": "a reference set, by default the approved alphas it reads: none",
 }
 """Routes a key of one alpha is refused with a 400 by their own rules (the 400 is scanned)."""
-
-
-@dataclass
-class Foreign:
-    """What a key of ALPHA alone may not receive, collected with an administrator's key."""
-
-    ids: set[str]
-    strings: set[str]  # names, source ids and build ids of the other alphas
-    symbols: set[str]  # held by another alpha's book, never seen in ALPHA's own data
-    pattern: re.Pattern[str] = field(init=False)
-
-    def __post_init__(self) -> None:
-        words = sorted(self.symbols, key=len, reverse=True)
-        # A symbol as a whole token: not inside a longer word, an id or a base64 cursor.
-        self.pattern = re.compile(
-            r"(?<![A-Za-z0-9_\-])(" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9_\-])"
-        )
 
 
 @dataclass
@@ -128,14 +111,6 @@ class Scan:
             f"[{self.surface}] {self.answers} answers, {self.bytes:,} bytes scanned, {len(self.found)} foreign"
         )
         assert not self.found, "\n".join(self.found[:20])
-
-
-@dataclass
-class World(KeyedSite):
-    folder: Path
-    admin: IssuedKey
-    one: IssuedKey
-    foreign: Foreign = field(init=False)
 
 
 def one_alpha_grants() -> Grants:
@@ -285,14 +260,6 @@ def assert_no_catalogue_figure(where: str, answer: Any, own: dict[tuple[str, str
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Call:
-    endpoint: str
-    path: str
-    params: dict[str, Any]
-    collection: bool
-
-
 def calls_of(world: World) -> list[Call]:
     """Every GET the key may make about its alpha, from the OpenAPI document and its own listing."""
     me = world.ok(world.one, "/v1/me")["data"]
@@ -341,14 +308,6 @@ def calls_of(world: World) -> list[Call]:
                 query = {k: v for k, v in variant.items() if k not in in_path}
                 calls.append(Call(endpoint, path, query, collection))
     return calls
-
-
-def expand(names: list[str], values: dict[str, list[Any]], fixed: dict[str, Any]) -> list[dict[str, Any]]:
-    combos: list[dict[str, Any]] = [{}]
-    for name in names:
-        options = [fixed[name]] if name in fixed else values[name]
-        combos = [{**c, name: option} for c in combos for option in options]
-    return combos
 
 
 def downloaded(world: World, answer: dict[str, Any]) -> list[tuple[str, str]]:
@@ -468,21 +427,6 @@ async def mcp_pass(world: World, calls: list[Call]) -> tuple[list[tuple[str, str
         return got, initialized.capabilities, sorted(by_name)
 
 
-def path_arguments(call: Call, world: World) -> dict[str, Any]:
-    """The path values of a sweep's request: the alpha, and the date, dataset or symbol it names."""
-    parts = call.path.strip("/").split("/")
-    found: dict[str, Any] = {}
-    if len(parts) > 2 and parts[1] == "alphas":
-        found["alpha"] = parts[2]
-    if call.endpoint == "signals.rebalances.get":
-        found["date"] = parts[-1]
-    if call.endpoint == "exports.download":
-        found["dataset"] = parts[-1]
-    if call.endpoint == "benchmarks.daily":
-        found["symbol"] = parts[2]
-    return found
-
-
 def test_mcp_tools_and_prompts_answer_nothing_of_another_alpha(world: World) -> None:
     scan = Scan(world.foreign, "mcp")
     own = own_checks(world)
@@ -557,7 +501,7 @@ def test_delta_sharing_lists_and_loads_nothing_of_another_alpha(world: World) ->
 def drawn(world: World, browser: Any, fragment: str, done: str, scan: Scan, tmp_path: Path, name: str) -> str:
     """Open `/ui<fragment>` signed in with the key, wait until `done` is drawn, and scan the page's
     text, its HTML, its printed PDF and every answer it was given. Returns the page's text."""
-    from tests.e2e.test_dashboard_tearsheet import pdf_pages
+    from tests.support.tearsheet import pdf_pages
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:

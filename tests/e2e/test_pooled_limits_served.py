@@ -23,9 +23,9 @@ from access import RateLimit, open_store
 from access.oauth import account_pool_id
 from access.sessions import new_session, seal
 from access.usage_ledger import SqlUsageLedger
-from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
 from tests.ops.keys import DATA_GRANTS, ROOMY, IssuedKey, issue_key
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 

@@ -55,9 +55,9 @@ from schemas.query import LIMIT_MAX
 from schemas.wire import BENCHMARK_SYMBOLS, RAW_FIELDS
 from serve.model_context.tools import NEXT_PAGE
 from tests.conftest import linked_copy
-from tests.e2e.test_one_alpha_key_served import Call, expand, path_arguments
-from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import ROOMY, IssuedKey, KeyedSite, issue_key
+from tests.support.one_alpha_sweep import Call, expand, path_arguments
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from access import RateLimit, open_store
-from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
 from tests.ops.keys import issue_key
 from tests.private_redis import PrivateRedis
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 

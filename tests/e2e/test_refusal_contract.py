@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from schemas.query import TEXT_MAX_LENGTH
-from tests.e2e.test_connection_limits import Peer, assert_refused
 from tests.fuzz.hooks import TARGET_CAP, within_target_cap
 from tests.shared_servers import SharedServer
+from tests.support.raw_connections import Peer, assert_refused
 
 pytestmark = pytest.mark.e2e
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import http.client
-import socket
 from typing import Any
 
 import httpx
@@ -12,12 +11,6 @@ import pytest
 from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -26,10 +26,10 @@ import pytest
 
 from access import open_store
 from records.store import open_records
-from tests.e2e.test_connection_limits import HEALTH, Answer, Peer
-from tests.e2e.test_serve_stack import serving
 from tests.health_wait import HANG_LIMIT, wait_until
 from tests.ops.keys import DATA_GRANTS, ROOMY, IssuedKey, issue_key
+from tests.support.raw_connections import HEALTH, Answer, Peer
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 

@@ -28,12 +28,12 @@ from datasets import clock
 from tests.analytics.conftest import ALPHAS, Api
 from tests.analytics.helpers import close
 from tests.analytics.reference import Lake, series_corr
-from tests.analytics.test_contribution import check_contribution
 from tests.conftest import linked_copy
 from tests.decided import noon
 from tests.health_wait import wait_until
 from tests.lake.conftest import Served, serving
 from tests.ops.keys import issue_key
+from tests.support.contribution_check import check_contribution
 
 pytestmark = pytest.mark.e2e
 

@@ -18,7 +18,7 @@ Issue 21 (the catalogue at scale) replaced 13 responses, all `/analytics/correla
 scores basis, now answered from each alpha's score neighbours: alphas without a measurable
 whole-history score correlation are not neighbours, so `Test_ledger_only` (no decisions) left
 every other alpha's list, and its own list is empty (its rows had all been null). Every other row
-of those 13 was checked equal, within the tolerance below, to the new answer over the same window.
+of those 13 was checked equal, within the tolerance (tests/support/equality.py), to the new answer over the same window.
 
 Issue 22 (items 2, 8 and 12) replaced 172 responses, and no other: every recorded request was
 answered again and only those differing beyond the tolerance were re-recorded. They are
@@ -217,38 +217,16 @@ alphas whose seals carry a research_cutoff for every token, bad input, unknown a
 
 from __future__ import annotations
 
-import gzip
 import json
-import math
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from schemas.registry import ADMIN_IDS, ALL_IDS
-from tests.equality.record import RECORDED, answer, client_for
+from tests.equality.record import answer, client_for
 from tests.equality.requests import TOKENS, Request, endpoint_of, generate, read_lake
+from tests.support.equality import MAX_DIFFS, differences, recorded_lines
 
-# Floats compare within a relative tolerance that fits the figures, never to the last bit. The
-# recording was made on one CPU; the demo lake is rebuilt from seeded seals on the machine running
-# the test, and numpy's SIMD kernels (AVX-512, AVX2, SSE) round the simulated ledger's reductions
-# differently: measured, at most a few 1e-16 relative on values of order 1, growing to 1.4e-12
-# through ill-conditioned figures (below). The equity curve's running products also multiply in
-# another order than the recording's DuckDB did (2.2e-16). Relative 1e-9 is far above all of that
-# and far below anything a user could see; a wrong row, column or sign is many orders above it,
-# and every other value (strings, integers, nulls, order, keys) compares exactly.
-# `just test-portable` runs the suite with numpy's dispatch narrowed to older CPUs.
-REL_TOL = 1e-9
-# Ill-conditioned figures, compared on a scale that is not. MinTRL = 1 + k (z / (SR - SR*))^2
-# magnifies the rounding of the Sharpe ratio by 2 SR / (SR - SR*) (1.4e-12 relative on
-# Test_short_term_reversal's 3,067,053 sessions). (MinTRL)^(-1/2) is proportional to SR - SR*,
-# a per-session Sharpe gap of order 0.01-1 whose rounding is ordinary: it must agree within REL_TOL
-# of the unit Sharpe scale (absolute), which still tells a wrong MinTRL by far.
-ILL_CONDITIONED = {".min_track_record.value", ".min_track_record.years"}
-# Object keys must come in the recorded order (the body's bytes, not only its value).
-COMPARE_KEY_ORDER = True
-MAX_DIFFS = 20
 MIN_REQUESTS = 2000
 
 # Every registry id the recording must exercise: all but the meta routes (time and key store), the
@@ -269,61 +247,6 @@ EXPECTED_OK = EXPECTED_ENDPOINTS - {"catalog.alphas.source.download"}
 RUN_SCOPED = frozenset(
     i for i in EXPECTED_ENDPOINTS if i.startswith(("signals.", "portfolio.", "performance."))
 )
-
-
-def _short(value: Any, width: int = 120) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def _floats_equal(a: float, b: float, where: str = "") -> bool:
-    if a == b:
-        return True
-    if math.isnan(a) or math.isnan(b):
-        return False
-    if where.endswith(tuple(ILL_CONDITIONED)) and a > 0 and b > 0:
-        return abs(a**-0.5 - b**-0.5) <= REL_TOL
-    return abs(a - b) <= REL_TOL * max(1.0, abs(a), abs(b))
-
-
-def differences(old: Any, new: Any, where: str, out: list[str], limit: int = MAX_DIFFS) -> None:
-    """Append `where: recorded ... now ...` for each differing JSON path, up to `limit` entries."""
-    if len(out) >= limit:
-        return
-    if isinstance(old, bool) or isinstance(new, bool) or type(old) is not type(new):
-        if type(old) is not type(new) or old != new:
-            out.append(f"{where}: recorded {_short(old)} != now {_short(new)}")
-        return
-    if isinstance(old, float):
-        if not _floats_equal(old, new, where):
-            out.append(f"{where}: recorded {old!r} != now {new!r} (diff {new - old:.3g})")
-        return
-    if isinstance(old, dict):
-        missing = [k for k in old if k not in new]
-        extra = [k for k in new if k not in old]
-        if missing or extra:
-            out.append(f"{where}: keys missing now {missing}, new keys {extra}")
-        elif COMPARE_KEY_ORDER and list(old) != list(new):
-            out.append(f"{where}: key order recorded {list(old)} != now {list(new)}")
-        for key in old:
-            if key in new:
-                differences(old[key], new[key], f"{where}.{key}", out, limit)
-        return
-    if isinstance(old, list):
-        if len(old) != len(new):
-            out.append(f"{where}: recorded {len(old)} items != now {len(new)}")
-        for index, (a, b) in enumerate(zip(old, new, strict=False)):
-            differences(a, b, f"{where}[{index}]", out, limit)
-        return
-    if old != new:
-        out.append(f"{where}: recorded {_short(old)} != now {_short(new)}")
-
-
-def recorded_lines() -> Iterator[dict[str, Any]]:
-    with gzip.open(RECORDED, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                yield json.loads(line)
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,8 @@ from schemas.choices import REPRESENTATIONS
 from serve.endpoints import endpoints
 from tests.equality.record import client_for, normalise
 from tests.equality.requests import endpoint_of
-from tests.equality.test_equality import differences, recorded_lines
 from tests.representation_rows import filled, rows_of
+from tests.support.equality import differences, recorded_lines
 
 COLUMNAR = ("arrow", "csv", "ndjson", "parquet")
 MIN_PAGES = 1000

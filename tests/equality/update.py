@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tests.equality.record import RECORDED, answer, build_demo_lake, client_for, read_records, write_records
 from tests.equality.requests import Request, endpoint_of, generate
-from tests.equality.test_equality import MAX_DIFFS, differences
+from tests.support.equality import MAX_DIFFS, differences
 
 INDEX = re.compile(r"\[\d+\]")
 KIND = re.compile(r"[a-z ]*")

@@ -32,8 +32,8 @@ import httpx
 from access import open_store
 from access.records import ADMIN_CEILING, SELF_SERVICE_GRANTS, RateLimit
 from core.context import AllowList
-from tests.e2e.test_server import free_port
 from tests.fuzz import hooks
+from tests.support.ports import free_port
 
 KEY_LABELS = ("admin", "self_service")
 ROOMY = RateLimit(per_second=1_000_000, per_minute=1_000_000, per_day=100_000_000, monthly_requests=None)

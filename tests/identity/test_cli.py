@@ -13,25 +13,9 @@ from access.tokens import hash_secret, parse_token
 from cli.main import main
 from core import errors
 from schemas.registry import ADMIN_IDS, ALL_IDS, META_IDS
+from tests.support.operator_cli import Cli
 
 NOW = datetime(2025, 6, 2, tzinfo=UTC)
-
-
-class Cli:
-    def __init__(self, store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
-        self.store_url, self.capsys = store_url, capsys
-        self.outputs: list[str] = []
-
-    def run(self, *argv: str, expect: int = 0) -> str:
-        group, *rest = argv
-        code = main([group, "--keystore", self.store_url, *rest])
-        captured = self.capsys.readouterr()
-        assert code == expect, captured.err
-        self.outputs += [captured.out, captured.err]
-        return captured.out
-
-    def json(self, *argv: str) -> object:
-        return json.loads(self.run(*argv))
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest
 from access import RateLimit
 from access.records import SELF_SERVICE_GRANTS
 from access.store import DuplicateEmail, IdentityError, InvalidTransition, SqlKeyStore, UnknownAccount
-from tests.identity.test_cli import Cli
+from tests.support.operator_cli import Cli
 
 
 @pytest.fixture

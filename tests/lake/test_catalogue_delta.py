@@ -29,14 +29,11 @@ from serve.app import create_app
 from tests.api.conftest import fake_authenticate
 from tests.conftest import linked_copy
 from tests.pipeline.factory import write_factory_seal
+from tests.support.catalogue_generations import newest, stripped
 
 VOLATILE = ("built_at", "indexed_at", "replaced_at", "score_neighbours", "previous_build_id")
 """Index columns that say when a row was written and which list file it names (the lists' rows
 are compared), not what is served."""
-META_VOLATILE = ("generated_at", "request_id", "catalogue", "version", "etag", "elapsed_ms")
-CATALOGUE_TAG = "lake:catalogue_index@"
-"""An answer over the index is tagged by the rows it read, each `build@indexed_at`: a rebuild indexes
-every row again (a new `indexed_at`), so its tags differ while every figure is the same."""
 MATRICES = ("returns", "returns_days", "ic", "ic_days", "risk_free", "risk_free_days")
 
 
@@ -49,26 +46,6 @@ def renamed(seals: Path, alpha: str, folder: Path) -> Path:
     document["name"] = f"{document['name']} (again)"
     manifest.write_text(json.dumps(document))
     return seal
-
-
-def newest(root: str) -> catalogue_index.Generation:
-    found = catalogue_index.newest(Storage(root), root)
-    assert found is not None
-    return found
-
-
-def stripped(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            k: "lake:catalogue_index@<tag>"
-            if k == "source" and str(v).startswith(CATALOGUE_TAG)
-            else stripped(v)
-            for k, v in value.items()
-            if k not in META_VOLATILE
-        }
-    if isinstance(value, list):
-        return [stripped(v) for v in value]
-    return value
 
 
 def served(root: str, alphas: list[str]) -> dict[str, Any]:

@@ -20,8 +20,8 @@ from pipeline.publish import publish_seal
 from serve.app import create_app
 from tests.api.conftest import fake_authenticate
 from tests.conftest import linked_copy
-from tests.lake.test_catalogue_delta import newest, stripped
 from tests.pipeline.factory import write_factory_seal
+from tests.support.catalogue_generations import newest, stripped
 
 
 def answers(root: str, alphas: list[str]) -> dict[str, Any]:

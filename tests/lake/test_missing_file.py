@@ -14,7 +14,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -42,6 +41,8 @@ from tests.lake.conftest import (
     pointer,
     serving,
 )
+from tests.support.missing_files import lake_copy
+from tests.support.missing_files import template_lake as template_lake  # a fixture
 
 REFRESH = 0.5
 OTHER_BOOKS = f"/v1/alphas/{OTHER}/books"
@@ -100,19 +101,6 @@ FAULTS: dict[str, tuple[str, Callable[[Path], None]]] = {
     "replace a serving file with a shorter copy": ("serving/decisions.arrow", replace_with_shorter),
     "replace a Parquet file with a shorter copy": ("pnl/book=long_only/part-0.parquet", replace_with_shorter),
 }
-
-
-@pytest.fixture(scope="session")
-def template_lake(tmp_path_factory: pytest.TempPathFactory, versions: list[Path], other_seal: Path) -> Path:
-    lake = tmp_path_factory.mktemp("missing_file_lake")
-    for seal in (versions[0], other_seal):
-        publish_seal(str(seal), str(lake))
-    return lake
-
-
-def lake_copy(template: Path, target: Path) -> Path:
-    shutil.copytree(template, target)
-    return target
 
 
 def served_build(lake: Path) -> Path:

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from datasets import integrity
 from datasets import reader as reader_module
 from datasets.faults import BuildDamaged
 from datasets.reader import LakeReader
 from tests.lake.conftest import ALPHA, OTHER
-from tests.lake.test_missing_file import lake_copy
-from tests.lake.test_missing_file import template_lake as template_lake  # a fixture
+from tests.support.file_hashing import hashing
+from tests.support.missing_files import lake_copy
+from tests.support.missing_files import template_lake as template_lake  # a fixture
 
 
 class Clock:
@@ -24,22 +24,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def hashing(monkeypatch: pytest.MonkeyPatch, root: Path) -> list[str]:
-    """The files under `root` hashed from now on. Only those: a reader another test of this worker
-    left behind may still be hashing its own lake in the background."""
-    hashed: list[str] = []
-    real = integrity.sha256_of
-    prefix = str(root)
-
-    def counted(path: str) -> str:
-        if str(path).startswith(prefix):
-            hashed.append(path)
-        return real(path)
-
-    monkeypatch.setattr(integrity, "sha256_of", counted)
-    return hashed
 
 
 def test_a_build_opened_again_is_not_hashed_again(

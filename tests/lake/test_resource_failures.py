@@ -26,8 +26,8 @@ from datasets import build_view
 from serve.app import create_app
 from tests.api.conftest import fake_authenticate
 from tests.lake.conftest import ALPHA, FULL_REQUESTS, OTHER, comparable
-from tests.lake.test_missing_file import lake_copy
-from tests.lake.test_missing_file import template_lake as template_lake  # a fixture
+from tests.support.missing_files import lake_copy
+from tests.support.missing_files import template_lake as template_lake  # a fixture
 
 HEADERS = {"Authorization": "Bearer plain"}
 

@@ -20,8 +20,8 @@ from datasets import integrity
 from datasets.faults import BuildDamaged
 from datasets.reader import LakeReader
 from pipeline.publish import publish_seal
-from tests.lake.test_reader_costs import hashing
 from tests.pipeline.factory import write_factory_seal
+from tests.support.file_hashing import hashing
 
 ALPHA = "Test_superseded"
 

@@ -15,8 +15,8 @@ from datasets import integrity
 from datasets.faults import BuildDamaged
 from datasets.reader import LakeReader
 from tests.lake.conftest import ALPHA
-from tests.lake.test_missing_file import lake_copy
-from tests.lake.test_missing_file import template_lake as template_lake  # a fixture
+from tests.support.missing_files import lake_copy
+from tests.support.missing_files import template_lake as template_lake  # a fixture
 
 
 def test_a_check_that_finds_the_lake_gone_never_shows_the_build_damaged(

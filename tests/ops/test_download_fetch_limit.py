@@ -12,7 +12,7 @@ import pytest
 from access import KeyStoreUnavailable
 from core.settings import Settings
 from tests.ops.conftest import AppFactory, assert_error, bearer
-from tests.ops.test_source_local import BASE, SOURCE, local_path, source_record
+from tests.support.source_downloads import BASE, SOURCE, local_path, source_record
 
 
 @pytest.fixture

@@ -23,13 +23,12 @@ from core.settings import Settings
 from pipeline import index_rows
 from serve.app import create_app
 from serve.limits import MemoryLimiter, open_limiter
-from tests.conftest import backend_unavailable, own_file
+from tests.conftest import own_file
 from tests.health_wait import down_is, health_when, is_ok, returns
 from tests.ops.conftest import AppFactory, assert_error, bearer, refresh_lake
 from tests.ops.keys import issue_key
 from tests.ops.proxy import TcpProxy, closed_port
-
-POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+from tests.support.postgres import postgres_or_skip
 
 
 def health(client: TestClient[Any]) -> dict[str, Any]:
@@ -123,14 +122,6 @@ def test_benchmark_data_unreadable(make_client: AppFactory, breakable_lake: Path
         client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_unavailable"
     )
     assert client.get("/v1/alphas", headers=bearer("member")).status_code == 200
-
-
-def postgres_or_skip() -> str:
-    try:
-        psycopg.connect(POSTGRES_URL, connect_timeout=2).close()
-    except psycopg.OperationalError as error:
-        backend_unavailable(f"PostgreSQL not reachable at {POSTGRES_URL} ({error})")
-    return POSTGRES_URL
 
 
 @pytest.mark.postgres

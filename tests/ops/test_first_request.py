@@ -19,8 +19,8 @@ import pytest
 from access import open_store
 from serve.warm import ImportWatch
 from tests.bench.first_request_bench import families
-from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import issue_key
+from tests.support.serve_stack import serving
 
 IMPORTED = "after the worker was ready"
 

@@ -32,7 +32,7 @@ from tests.health_wait import down_is, health_when, returns, wait_until
 from tests.ops.conftest import assert_error
 from tests.ops.keys import issue_key
 from tests.ops.proxy import TcpProxy
-from tests.ops.test_faults import postgres_or_skip
+from tests.support.postgres import postgres_or_skip
 
 pytestmark = pytest.mark.postgres
 

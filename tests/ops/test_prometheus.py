@@ -27,10 +27,10 @@ from access import RateLimit, open_store
 from cli.main import main
 from records.store import open_records
 from records.webhooks import Lease, Tried
-from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
 from tests.ops.keys import IssuedKey, issue_key
 from tests.private_redis import PrivateRedis
+from tests.support.serve_stack import serving
 
 pytestmark = pytest.mark.e2e
 

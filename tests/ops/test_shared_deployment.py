@@ -34,7 +34,7 @@ REDIS_URL = os.environ.get("ALPHA_RESULTS_TEST_REDIS_URL", "redis://127.0.0.1:63
 
 @pytest.fixture(scope="module")
 def postgres_schema() -> Iterator[str]:
-    from tests.ops.test_faults import postgres_or_skip
+    from tests.support.postgres import postgres_or_skip
 
     postgres_or_skip()
     schema = f"ar_shared_test_{uuid.uuid4().hex[:10]}"

@@ -16,27 +16,12 @@ import pytest
 from pipeline import index_rows
 from serve.signing.archives import hmac_signature
 from tests.ops.conftest import AppFactory, assert_error, bearer
-
-BASE = "https://api.example.test/prefix"
-SOURCE = "/v1/alphas/{}/source/download"
-
-
-def source_record(lake: Path, alpha: str) -> dict | None:
-    pointer = json.loads((lake / "alphas" / alpha / "_current.json").read_text())
-    path = lake / "alphas" / alpha / "builds" / pointer["build_id"] / "source.json"
-    return json.loads(path.read_text()) if path.exists() else None
+from tests.support.source_downloads import BASE, SOURCE, local_path, source_record
 
 
 @pytest.fixture
 def client(make_client: AppFactory, lake_copy: Path, signing_key: Path):
     return make_client(lake=str(lake_copy), signing_key_file=str(signing_key), public_base_url=BASE)
-
-
-def local_path(url: str) -> str:
-    """The path and query of a signed URL, as the TestClient requests it."""
-    assert url.startswith(BASE + "/downloads/")
-    parts = urlsplit(url)
-    return parts.path.removeprefix("/prefix") + "?" + parts.query
 
 
 def test_ready_archive_downloads_with_matching_bytes(client, lake_copy: Path) -> None:

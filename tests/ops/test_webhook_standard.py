@@ -19,8 +19,8 @@ import pytest
 
 from delivery.deliveries import STANDARD_DELAYS, Schedule, retry_after_seconds
 from tests.identity.conftest import postgres_schema_url, store_url
-from tests.ops.test_webhook_delivery import World, delivered_ids, world
 from tests.ops.webhook_receiver import receiving
+from tests.support.webhooks import World, delivered_ids, world
 
 __all__ = ["postgres_schema_url", "store_url", "world"]
 

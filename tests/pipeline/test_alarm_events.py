@@ -23,7 +23,7 @@ from schemas.bodies.monitoring import CusumChart, Monitoring
 from schemas.query import LiveQuery
 from tests.conftest import linked_copy
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
-from tests.pipeline.test_events import REPO, build, events_of
+from tests.support.build_runs import REPO, build, events_of
 
 ALPHA = "Test_alarm"
 CHART = design()

@@ -20,7 +20,7 @@ from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
 from pipeline.publish import content_id_for, publish_seal
 from tests.health_wait import HANG_LIMIT
-from tests.pipeline.test_publish import new_version
+from tests.support.seal_versions import new_version
 
 ALPHA = "Test_factory"
 REPO = Path(__file__).resolve().parents[2]

@@ -31,8 +31,8 @@ from records.store import open_records
 from tests.knowledge import approval_recorded_at, known_split
 from tests.pipeline.conftest import copy_seal
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
+from tests.support.build_runs import REPO, build, events_of
 
-REPO = Path(__file__).resolve().parents[2]
 ALPHA = "Test_events"
 
 
@@ -120,42 +120,6 @@ def test_decay_is_a_live_check_newly_failing_on_an_approved_alpha() -> None:
 
 
 # -- a build run, end to end -----------------------------------------------------------------------
-
-
-def build(
-    *seals: Path,
-    lake: Path,
-    records: str | None,
-    env: dict[str, str] | None = None,
-    extra: tuple[str, ...] = (),
-) -> str:
-    command = [
-        sys.executable,
-        "-m",
-        "cli.main",
-        "build",
-        *map(str, seals),
-        "--lake",
-        str(lake),
-        "--jobs",
-        "1",
-    ]
-    command += extra
-    if records is not None:
-        command += ["--keystore", records]
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=env, check=False)
-    return done.stdout + done.stderr
-
-
-EVERY_READER = Reader(scopes=(EventScope(everything=True),), admin=True)
-
-
-def events_of(url: str) -> list[Event]:
-    records = open_records(url)
-    try:
-        return records.events.page(EVERY_READER, Wanted(limit=1000)).events
-    finally:
-        records.close()
 
 
 def finite(value: Any) -> Any:

@@ -21,7 +21,7 @@ from cli.main import main
 from pipeline.families import join_family
 from pipeline.publish import publish_seal
 from tests.pipeline.conftest import copy_seal
-from tests.pipeline.test_refusals import snapshot
+from tests.support.seal_edits import snapshot
 
 FAMILY = "lookback_search"
 

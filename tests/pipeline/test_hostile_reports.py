@@ -29,7 +29,7 @@ from pipeline.publish import Outcome
 from records.event_log import EventScope, Reader, Wanted
 from records.store import open_records
 from tests.pipeline.conftest import CLI, copy_seal
-from tests.pipeline.test_refusals import edit_manifest
+from tests.support.seal_edits import edit_manifest
 
 FORGED = "1 seal: 1 OK, 0 refused"
 # Clears the line, returns to its start and prints the forged summary; then starts a line of its

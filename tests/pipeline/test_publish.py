@@ -9,26 +9,15 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import polars as pl
-import pyarrow.parquet as pq
 import pytest
 
-from alpha_results_seal import arrow_schemas as S
 from datasets import catalog
 from datasets.layout import BUILD_RETENTION_SECONDS, history_seconds
 from datasets.writer import BuildWriter
 from pipeline import index_rows
 from pipeline.publish import publish_seal
-from tests.pipeline.conftest import copy_seal
-from tests.pipeline.test_refusals import snapshot
-
-
-def new_version(source: Path, target: Path, value: float) -> Path:
-    """A valid seal that differs from `source` only in its stored metric values."""
-    seal = copy_seal(source, target)
-    metrics = pl.read_parquet(seal / "metrics.parquet").with_columns(value=pl.lit(float(value)))
-    pq.write_table(metrics.to_arrow().cast(S.METRICS), seal / "metrics.parquet")
-    return seal
+from tests.support.seal_edits import snapshot
+from tests.support.seal_versions import new_version
 
 
 def test_rebuild_of_the_same_seal_is_unchanged_and_writes_nothing(tmp_path: Path, factory_seal: Path) -> None:

@@ -26,7 +26,7 @@ from alpha_results_seal.rules import RULES, SealRejected
 from pipeline import seal_schemas
 from pipeline.publish import publish_seal
 from tests.pipeline.conftest import CLI, copy_seal
-from tests.pipeline.test_refusals import add_to, edit_manifest, on, set_cell, snapshot
+from tests.support.seal_edits import add_to, edit_manifest, on, set_cell, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 THREE_MISTAKES = ["manifest.fields", "exposures.sector_text", "ledger.cash_plus_positions_is_equity"]

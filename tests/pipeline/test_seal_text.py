@@ -20,7 +20,7 @@ from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.rules import SealRejected
 from pipeline.publish import publish_seal
 from tests.pipeline.conftest import copy_seal
-from tests.pipeline.test_refusals import snapshot
+from tests.support.seal_edits import snapshot
 
 Change = Callable[[dict[str, Any]], None]
 

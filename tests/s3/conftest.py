@@ -11,8 +11,8 @@ from litestar.testing import TestClient
 
 from core.settings import Settings
 from serve.app import create_app
-from tests.api.test_exports import TEST_CALLERS
 from tests.callers import authenticator_for
+from tests.support.exports import TEST_CALLERS
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from tests.api.test_exports import ALPHA, assert_export_equals_json, error, ok
+from tests.support.exports import ALPHA, assert_export_equals_json, error, ok
 
 pytestmark = pytest.mark.s3
 

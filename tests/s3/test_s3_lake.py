@@ -12,8 +12,8 @@ import pytest
 from datasets import catalog
 from datasets.writer import BuildWriter
 from pipeline.publish import publish_seal
-from tests.api.test_lake_refresh import check_new_build_and_new_alpha_are_served
 from tests.pipeline.conftest import copy_seal
+from tests.support.lake_refresh import check_new_build_and_new_alpha_are_served
 
 pytestmark = pytest.mark.s3
 

@@ -14,8 +14,8 @@ from delta_sharing.reader import DeltaSharingReader
 from litestar.testing import TestClient
 
 from serve.routes.sharing import PREFIX
-from tests.api.test_exports import ALPHA, json_pages
-from tests.e2e.test_delta_sharing_served import json_of
+from tests.support.exports import ALPHA, json_pages
+from tests.support.pandas_json import json_of
 
 pytestmark = pytest.mark.s3
 
