@@ -1,5 +1,5 @@
 """The battery of `/analytics/checks`: each check's id (its unit and annualisation are its term's in
-schemas/vocabulary.py), the route its figure comes from, the
+schemas/terms.py), the route its figure comes from, the
 sides it is bounded on with their documented defaults and the request parameter that tightens
 each, what its figure is, and what it means in words. Declared once: the operator's policy
 (analytics/policy.py), the checks object's documentation (`schemas.bodies.decisions`),

@@ -30,7 +30,7 @@ __all__ = ["TERMS", "Annualisation", "Basis", "Term"]
 VOCABULARY: MappingProxyType[str, Term] = MappingProxyType({term.name: term for term in TERMS})
 _TWICE = sorted(name for name, count in Counter(term.name for term in TERMS).items() if count > 1)
 # One name, one meaning: a second Term of a name would silently replace the first's definition.
-assert not _TWICE, f"schemas/vocabulary.py declares these names twice: {_TWICE}"
+assert not _TWICE, f"schemas/terms.py declares these names twice: {_TWICE}"
 
 STILL_TWO_MEANINGS: MappingProxyType[str, str] = MappingProxyType(
     {
@@ -99,16 +99,22 @@ def term_named(name: str | None) -> Term | None:
     return None if name is None else VOCABULARY[name]
 
 
-def two_meanings(fields: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, list[str]]]:
-    """Of `(where, served name, term name)` for each declared field that names a term: every served
-    name given more than one term, with where each is declared; a generic key (a position, whose
-    figure is its parent's) and a name the spec still gives two meanings (`STILL_TWO_MEANINGS`) are
-    not counted. One name, one meaning: a new field that serves a name already served with another
-    term must take another name."""
+NO_TERM = "(no term)"
+"""How `two_meanings` counts a figure that names no term: a meaning of its own."""
+
+
+def two_meanings(fields: Iterable[tuple[str, str, str | None]]) -> dict[str, dict[str, list[str]]]:
+    """Of `(where, served name, term name)` for each declared figure (the term None when it names
+    none): every served name given more than one meaning, with where each is declared, a figure
+    without a term counting as one (`NO_TERM`: served with a unit and a definition in one place and
+    without them in another is two meanings too); a generic key (a position, whose figure is its
+    parent's) and a name the spec still gives two meanings (`STILL_TWO_MEANINGS`) are not counted.
+    One name, one meaning: a new field that serves a name already served with another term must
+    take another name."""
     seen: dict[str, dict[str, list[str]]] = {}
     for where, name, term in fields:
         if name not in GENERIC_KEYS and name not in STILL_TWO_MEANINGS:
-            seen.setdefault(name, {}).setdefault(term, []).append(where)
+            seen.setdefault(name, {}).setdefault(term or NO_TERM, []).append(where)
     return {name: terms for name, terms in sorted(seen.items()) if len(terms) > 1}
 
 

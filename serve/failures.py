@@ -13,7 +13,9 @@ from typing import Any
 
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
+from litestar.types.empty import Empty
+from litestar.utils.scope.state import ScopeState
 
 from access.tokens import redact_tokens
 from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable, NotReadable
@@ -90,11 +92,29 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
     return error_response(error, request_id)
 
 
+def handler_of(scope: Scope, exc: Exception) -> ExceptionHandler:
+    """The handler of `exc` among the route's (`ScopeState.exception_handlers`, which the one-pass
+    layer sets from the routed handler, as Litestar's router does), chosen as Litestar chooses: an
+    `HTTPException`'s status code first, then the exception's classes in order, then a 500 handler for
+    any other exception; `handle_exception` when the route has none (the app registers it for every
+    exception; the Delta Sharing routes register `serve.routes.sharing.sharing_error`)."""
+    handlers = ScopeState.from_scope(scope).exception_handlers
+    if handlers is Empty or not handlers:
+        return handle_exception
+    if isinstance(exc, HTTPException) and (by_status := handlers.get(exc.status_code)) is not None:
+        return by_status
+    for cls in type(exc).__mro__:
+        if cls in handlers:
+            return handlers[cls]
+    fallback = None if isinstance(exc, HTTPException) else handlers.get(500)
+    return fallback or handle_exception
+
+
 def answering_failures(app: ASGIApp) -> ASGIApp:
-    """`app`, with an exception it raises before its response starts answered by `handle_exception`,
-    as Litestar's exception middleware answers a route's (the app registers no other handler, no
-    `after_exception` hook and no logging configuration, so that is all the middleware would do).
-    An exception after the response started is raised on: its status line is gone."""
+    """`app`, with an exception it raises before its response starts answered by the route's handler
+    of it (`handler_of`), as Litestar's exception middleware answers a route's: the app registers no
+    `after_exception` hook and no logging configuration, so that is all the middleware would do. An
+    exception after the response started is raised on: its status line is gone."""
 
     async def answered(scope: Scope, receive: Receive, send: Send) -> None:
         started = False
@@ -110,7 +130,7 @@ def answering_failures(app: ASGIApp) -> ASGIApp:
             if started:
                 raise
             request: Request[Any, Any, Any] = Request(scope=scope, receive=receive, send=send)
-            response = handle_exception(request, exc)
+            response = handler_of(scope, exc)(request, exc)
             await response.to_asgi_response(app=None, request=request)(scope, receive, send)
 
     return answered

@@ -39,7 +39,7 @@ def compared(
     (`test`, the test's formula) or why none is stated (`untested`); an annualised one states
     `periods_per_year` (`annualised_with`: sessions, or weeks for the ICIR); `kind` is the test's
     statistic_kind (t, or z for Jobson-Korkie-Memmel); `term` is the figure's
-    (`schemas.vocabulary`), the unit and annualisation of both sides and the difference."""
+    (`schemas.terms`), the unit and annualisation of both sides and the difference."""
     per_year = annualised_with if term.annualisation == "annualised" else {}
 
     def side(who: str) -> Meta:

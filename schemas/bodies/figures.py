@@ -3,8 +3,8 @@
 `figure(meaning, formula, horizon=..., ...)` is a field's `msgspec.Meta`: its meaning is the field's
 `description` (what the OpenAPI document and the generated client say), and the facts a
 documentation block lists (`/metrics/_doc`: horizon, granularity, source, signal, availability)
-ride in `Meta.extra`. Its unit and annualisation are its term's (`schemas.vocabulary`: the term of
-its served name, or the one it names with `term=`), read here when the field is read
+ride in `Meta.extra`. Its unit and annualisation are those of the term it names (`term=terms.X`,
+`schemas.terms`; never one found by its served name), read here when the field is read
 (`field_facts`, `documented`) and written as the OpenAPI `x-unit` by `term_units`. `documented(Body, block)` walks the Struct and its
 Structs and returns the block's `fields`: one entry per dotted path (`core.ic`, `periods[].core.ic`,
 array elements written `name[]`), so the block is derived from the declaration, never written
@@ -50,7 +50,7 @@ def figure(meaning: str, formula: str | None = None, *, term: Term | None = None
     finds a term by a served name. A fact given as None is stated as none (a contained field does
     not inherit it). Its unit and annualisation are its term's, never written here."""
     if term is not None:
-        if not isinstance(term, Term):
+        if not isinstance(term, Term) or term_named(term.name) is not term:
             raise TypeError(f"figure(term=...) takes a term of schemas.terms, not {term!r}")
         facts["term"] = term.name
     availability = facts.get("availability")
@@ -163,6 +163,8 @@ def declared_fields(structs: Iterable[type[msgspec.Struct]]) -> list[DeclaredFie
             child = meta.extra[DOC]
             out.append(DeclaredField(f"{where}{{{key}}}", key, child.get("term"), True, True))
             keyed(f"{where}{{{key}}}", child)
+        for prefix, differing in facts.get("where", {}).items():  # the keys documented under a path
+            keyed(f"{where}[{prefix}]", differing)
 
     for cls in structs:
         for declared in struct_info(cls).fields:

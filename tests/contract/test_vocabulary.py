@@ -27,8 +27,10 @@ from schemas.bodies.formats import doc
 from schemas.vocabulary import (
     COLUMNS_UNDER_A_TERMS_NAME,
     GENERIC_KEYS,
+    NO_TERM,
     STILL_TWO_MEANINGS,
     VOCABULARY,
+    Term,
     two_meanings,
 )
 from tests.support.served_fields import _served, _served_structs
@@ -63,7 +65,7 @@ def test_one_served_name_one_term() -> None:
     """A served name is given one term wherever it is served: the same name with two meanings fails
     here, at the declarations, unless the spec names it so (`STILL_TWO_MEANINGS`, each with its
     reason) or it is a position (`GENERIC_KEYS`: a stat's value, the sides of a comparison)."""
-    twice = two_meanings((f.where, f.name, f.term) for f in _served() if f.term is not None)
+    twice = two_meanings((f.where, f.name, f.term) for f in _served() if f.term is not None or f.holds_figure)
     assert not twice, f"served names given two terms (take another name for the second): {twice}"
 
 
@@ -92,6 +94,9 @@ def test_a_second_meaning_of_a_served_name_is_refused_at_its_declaration() -> No
     assert set(twice) == {"sessions"} and set(twice["sessions"]) == {"sessions", "weeks"}
     assert not two_meanings((f.where, f.name, f.term) for f in declared_fields([_Sessions]) if f.term)
     assert _unnamed(declared_fields([_Unnamed])) == [f"{__name__}._Unnamed.sessions"]
+    # served with its term in one place and none in another: two meanings too
+    unnamed = two_meanings((f.where, f.name, f.term) for f in declared_fields([_Sessions, _Unnamed]))
+    assert set(unnamed["sessions"]) == {"sessions", NO_TERM}
     # the term it names gives the field its unit, not its served name
     assert field_facts(_WeeksAsSessions, "sessions")["unit"] == VOCABULARY["weeks"].unit
     assert "unit" not in field_facts(_Unnamed, "sessions")
@@ -105,6 +110,9 @@ def test_a_term_is_named_by_its_object() -> None:
     with pytest.raises(TypeError, match="schemas.terms"):
         doc("Sessions", term="sessions")  # type: ignore[arg-type]
     assert terms.TRIALS_COUNT.name == "trials.count" and terms.SESSIONS is VOCABULARY["sessions"]
+    # a term of the same name made elsewhere is not the vocabulary's
+    with pytest.raises(TypeError, match="schemas.terms"):
+        figure("Sessions", term=Term("sessions", "Sessions", "a second definition", "sessions"))
 
 
 def test_a_named_term_is_for_a_generic_key_or_a_name_with_two_meanings() -> None:

@@ -33,7 +33,7 @@ export async function loadDrawdowns(body, alpha, { signal }) {
   return answer;
 }
 
-// An episode's figures, each under its term (schemas/vocabulary.py), named, united and marked by the
+// An episode's figures, each under its term (schemas/terms.py), named, united and marked by the
 // shared helpers: a dash while not recovered.
 const EPISODE_FIGURES = ["depth_pct", "sessions_to_trough", "sessions_to_recovery"];
 

@@ -5,7 +5,7 @@
 // Units are not listed per figure: each value carries the unit the API declares for it (a stat
 // entry's `unit`, a check's `unit`, the screener's `turnover_unit`; /v1/.../_doc and the OpenAPI
 // `x-unit` document the same), and UNITS says how a value in that unit is shown. A figure's name is
-// its label in the vocabulary registry (vocabulary.js, made from schemas/vocabulary.py when the server starts).
+// its label in the vocabulary registry (vocabulary.js, made from schemas/terms.py when the server starts).
 
 import { h } from "./dom.js";
 import { DASH, fixed, int, num, pct, pp } from "./format.js";
@@ -124,7 +124,7 @@ export function unitText(unit) {
 // How a figure is shown, by the key the API serves it under (a full path like `benchmark.alpha`
 // first, then its shorter tails, `newey_west.lag` of `panel.ic_term_structure.newey_west.lag`, down
 // to the last segment): presentation only. Its name is its term's label in the vocabulary
-// registry (schemas/vocabulary.py, served as vocabulary.js): the key's own term, or the one
+// registry (schemas/terms.py, served as vocabulary.js): the key's own term, or the one
 // `term` names where the key is a path to a generic name (`information_ratio.gross`, `benchmark.alpha`);
 // `name` only for a key the registry has no term for (a row's field). `better`: "higher" or "lower"
 // when one direction is better, so a difference or a change is coloured; `signed`: the value's own
@@ -344,7 +344,7 @@ function termNameOf(key) {
 // Marks of a shown figure, read by tests/e2e/test_dashboard_vocabulary.py (docs/dashboard.md "Every
 // figure is marked"): the element showing a value carries its term, the key it is served under, the
 // number as served (unformatted, empty when null) and the unit the answer serves it in; the element
-// naming it carries the term too. The test holds each against schemas/vocabulary.py and the route's
+// naming it carries the term too. The test holds each against schemas/terms.py and the route's
 // answer, so a name, unit or basis written here that is not the registry's fails, and so does a
 // number in a figure cell without a mark.
 
