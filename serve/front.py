@@ -594,10 +594,10 @@ async def _noncanonical(path: str, exchange: Exchange, send: Send) -> None:
     )
 
 
-_HOST = re.compile(rb"\A[0-9A-Za-z!$&'()*+,;=\-._~:\[\]@%]*\Z")
+_HOST = re.compile(r"[0-9A-Za-z!\x24&'()*+,;=\-._~:\[\]@%]*")  # \x24 is `$`
 """The characters a Host header may hold (RFC 3986's reg-name, IP literal and port: unreserved,
 sub-delims, `:`, `[`, `]`, `@` and percent-encodings), as Litestar's router checks it before routing."""
 
 
 def _valid_host(host: bytes) -> bool:
-    return _HOST.match(host) is not None
+    return _HOST.fullmatch(host.decode("latin-1")) is not None

@@ -38,7 +38,7 @@ from datasets import layout
 from pipeline.publish import publish_seal
 from records import cursors
 from schemas import query
-from serve import params, scrape_token, weights
+from serve import front, params, scrape_token, weights
 from serve.oauth.builtin import CSP_SOURCE
 from serve.sharing import protocol as sharing_protocol
 from serve.signing import archives, byte_ranges
@@ -94,6 +94,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     # The origin of a client's registered redirect, allowed as the consent page's form-action
     # (issue 80): a scheme and a host, nothing a CSP source list could be widened by.
     "consent redirect origin": (CSP_SOURCE, "https://agent.example:8443", " "),
+    # A request's Host header, checked by the one-pass layer before routing (as Litestar's router).
+    "host header": (front._HOST, "[::1]:8443", " "),
 }
 SEARCHING = {
     "delivery.deliveries._PRINTABLE": "finds unprintable runs in a webhook receiver's answer, to quote it in an attempt",
