@@ -25,6 +25,7 @@ from tests.analytics.helpers import check_stat, close
 from tests.analytics.reference import Lake
 from tests.callers import DATA_IDS, make_caller
 from tests.support.combine_figures import GENERIC_META, YEAR, book_figures, common_returns, metrics_turnover
+from tests.support.contribution_check import ledger_risk_free
 from tests.support.doc_paths import paths
 
 PATH = "/v1/analytics/combine"
@@ -32,17 +33,6 @@ MIN_SESSIONS = 20
 
 
 # -- the independent recomputation ----------------------------------------------------------------
-
-
-def risk_free(lake: Lake, ids: list[str], dates: pd.Index) -> pd.DataFrame:
-    columns = {}
-    for alpha in ids:
-        ledger = lake.ledger(alpha, "long_short")
-        assert ledger is not None
-        columns[alpha] = pd.Series(
-            ledger["risk_free_return"].to_numpy(float), index=ledger["date"].to_numpy()
-        )
-    return pd.DataFrame(columns).loc[dates]
 
 
 def spy_returns(root: Path) -> pd.Series:
@@ -118,7 +108,7 @@ def check_combination(
     assert len(fit) >= MIN_SESSIONS and len(returns) >= MIN_SESSIONS, (ids, window, fit_to)
     weights, delta = expected_weights(fit, weighting, given, extra.get("shrinkage"))
     combined = returns @ weights
-    rf = risk_free(lake, ids, returns.index) @ weights
+    rf = ledger_risk_free(lake, ids, returns.index) @ weights
 
     rows = api.all_rows(PATH, **params)
     body = api.ok(PATH, **params, limit=1)
