@@ -22,10 +22,7 @@ from collections.abc import Iterable
 from types import MappingProxyType
 
 from schemas.conventions import BOOK_CURRENCY
-from schemas.terms import TERMS, Annualisation, Basis, Term
-
-__all__ = ["TERMS", "Annualisation", "Basis", "Term"]
-
+from schemas.terms import TERMS, Term
 
 VOCABULARY: MappingProxyType[str, Term] = MappingProxyType({term.name: term for term in TERMS})
 _TWICE = sorted(name for name, count in Counter(term.name for term in TERMS).items() if count > 1)

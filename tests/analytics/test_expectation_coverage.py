@@ -36,7 +36,7 @@ def test_the_posterior_interval_covers_what_the_docs_state() -> None:
     doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "analytics.md").read_text().split())
     assert f"covers the true figure **{round(STATED * 100)} %** of the time" in doc
     # and the served term of the interval's level says it
-    from schemas.vocabulary import TERMS
+    from schemas.terms import TERMS
 
     [term] = [t for t in TERMS if t.name == "credible_level"]
     assert f"covers {round(STATED * 100)}%" in term.definition

@@ -21,7 +21,8 @@ from schemas import terms
 from schemas.bodies.figures import field_facts
 from schemas.bodies.rows import EquityRow, LedgerRow, ScreenRow
 from schemas.lake import ANALYTICS_ROLLING, FIGURE_TERMS
-from schemas.vocabulary import GENERIC_KEYS, STILL_TWO_MEANINGS, VOCABULARY, Term, term_named
+from schemas.terms import Term
+from schemas.vocabulary import GENERIC_KEYS, STILL_TWO_MEANINGS, VOCABULARY, term_named
 from tests.analytics import reference as ref
 from tests.analytics.conftest import Api
 from tests.analytics.helpers import close

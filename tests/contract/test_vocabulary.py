@@ -24,13 +24,13 @@ from schemas.bodies.figures import (
     figure,
 )
 from schemas.bodies.formats import doc
+from schemas.terms import Term
 from schemas.vocabulary import (
     COLUMNS_UNDER_A_TERMS_NAME,
     GENERIC_KEYS,
     NO_TERM,
     STILL_TWO_MEANINGS,
     VOCABULARY,
-    Term,
     two_meanings,
 )
 from tests.support.served_fields import _served, _served_structs
@@ -156,7 +156,8 @@ def test_the_dashboard_labels_are_made_from_the_registry() -> None:
     import json
     import re
 
-    from schemas.vocabulary import TERMS, as_javascript
+    from schemas.terms import TERMS
+    from schemas.vocabulary import as_javascript
     from serve.routes import dashboard
 
     ui = ROOT / "serve" / "static" / "ui"

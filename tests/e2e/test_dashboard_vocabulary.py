@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from schemas.vocabulary import TERMS
+from schemas.terms import TERMS
 from tests.e2e.dashboard_site import Site, check_clean, open_dashboard
 from tests.support.dashboard_vocabulary import (
     COLLECT,
