@@ -102,18 +102,6 @@ class BuildWriter:
             if f.path.startswith(prefix)
         }
 
-    def table_totals(self) -> dict[str, dict[str, int]]:
-        """Rows and bytes per published table (partitions summed)."""
-        totals: dict[str, dict[str, int]] = {}
-        for item in self.written:
-            if item.table is None:
-                continue
-            entry = totals.setdefault(item.table, {"rows": 0, "bytes": 0, "files": 0})
-            entry["rows"] += item.rows
-            entry["bytes"] += item.bytes
-            entry["files"] += 1
-        return totals
-
 
 class _HashingFile:
     """A binary file that hashes and counts what is written to it (`pa.PythonFile` wraps it)."""

@@ -1,6 +1,8 @@
-"""An alpha build folder's analysts' Parquet (`alphas/{alpha}/builds/{build}/`, docs/lake.md "Layout")
-read back as a publish derives it: what `lake convert` replays into the open tables, and what a
-publish reads of a build it replaces that the tables do not hold (one published before them)."""
+"""An alpha build's rows read back as a publish derives them (a `DerivedAlpha`): from the open
+tables at the versions its generation names (`build_rows`), or, for a build published before the
+open tables (pipeline < 2.12.0), from its folder's own Parquet (`read_build`: what `lake convert`
+replays into the tables, and what a publish reads of a build it replaces that the tables do not
+hold). A build of pipeline 2.12.0 on writes no Parquet of its own: the tables hold its rows once."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from alpha_results_seal.storage import Storage
-from datasets import layout
+from datasets import layout, tables
 from pipeline.derive import DerivedAlpha
 from schemas import lake
 
@@ -61,3 +63,59 @@ def read_build(
                     [frame_of(years[y]) for y in sorted(years)], how="vertical_relaxed"
                 ).sort("date", "symbol")
     return derived
+
+
+def build_versions(
+    lake_root: str, alpha_id: str, build_id: str, newest: bool = False
+) -> dict[str, int] | None:
+    """`{table: version}` of the alpha's newest generation naming `build_id` (a table the build has
+    no rows of absent); None when no generation names it (a build published before the open
+    tables, or one never committed). `newest`: only when the alpha's newest generation is of it."""
+    named = tables.generations(lake_root).filter(pl.col("target") == alpha_id)
+    if newest:
+        named = named.filter(pl.col("committed_at") == pl.col("committed_at").max())
+    named = named.filter(pl.col("build_id") == build_id)
+    if named.height == 0:
+        return None
+    last = named.filter(pl.col("committed_at") == pl.col("committed_at").max())
+    return {str(t): int(v) for t, v in last.select("table", "version").iter_rows() if v is not None}
+
+
+def build_rows(
+    lake_root: str,
+    alpha_id: str,
+    build_id: str,
+    specs: tuple[lake.LakeTable, ...] = lake.TABLES,
+    columns: dict[str, list[str]] | None = None,
+    newest: bool = False,
+) -> DerivedAlpha | None:
+    """The tables `specs` of the alpha's build `build_id` from the open tables, at the versions its
+    newest generation names (what the lake serves of it: rows carried by an incremental publish
+    included, never a commit no generation names), in the shape of `read_build`, each table's rows
+    in its row key's order (`schemas.lake.ROW_KEYS`; the tables keep no order); a table with no
+    rows of it absent. `columns` narrows a table's columns. None when no generation names the
+    build (`build_versions`, `newest` as there)."""
+    version = build_versions(lake_root, alpha_id, build_id, newest)
+    if version is None:
+        return None
+    found = DerivedAlpha()
+    for spec in specs:
+        at = version.get(spec.name)
+        if at is None:
+            continue
+        wanted = (columns or {}).get(spec.name, spec.schema.names)
+        rows = tables.target_rows(tables.open_version(lake_root, spec.name, at), spec.name, alpha_id, wanted)
+        if rows.height == 0:
+            continue
+        order = [k for k in lake.ROW_KEYS[spec.name] if k in rows.columns]
+        rows = rows.sort(order, nulls_last=False) if order else rows
+        if spec.layout == "book":
+            by_book = rows.partition_by(
+                tables.BOOK_COLUMN, as_dict=True, include_key=False, maintain_order=True
+            )
+            found.books[spec.name] = {str(book): frame for (book,), frame in sorted(by_book.items())}
+        elif spec.name == "decisions":
+            found.decisions = rows
+        else:
+            found.single[spec.name] = rows
+    return found

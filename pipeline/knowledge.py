@@ -38,8 +38,8 @@ import polars as pl
 import pyarrow as pa
 
 from alpha_results_seal.storage import Storage
-from datasets import layout, tables
-from pipeline.build_files import read_build
+from datasets import layout
+from pipeline.build_files import build_rows, read_build
 from pipeline.derive import DerivedAlpha
 from schemas import lake
 from schemas.lake import KNOWN_SESSIONS, RESTATEMENTS
@@ -169,33 +169,10 @@ def read_predecessor(
 
 
 def predecessor_rows(lake_root: str, alpha_id: str, build_id: str) -> DerivedAlpha | None:
-    """`PREDECESSOR_TABLES` of the alpha's build `build_id` from the open tables, at the versions its
-    newest generation names (what the lake serves of it: rows carried by an incremental publish
-    included, never a commit no generation names), in the shape and order of `read_build`; a table
-    with no rows of it absent. None when that generation is not of `build_id` (no tables, or the
-    build predates them)."""
-    named = tables.versions(lake_root).filter(pl.col("target") == alpha_id)
-    if named.height == 0 or set(named["build_id"].to_list()) != {build_id}:
-        return None
-    version = {str(t): v for t, v in named.select("table", "version").iter_rows()}
-    found = DerivedAlpha()
-    for spec in PREDECESSOR_SPECS:
-        at = version.get(spec.name)
-        if at is None:
-            continue
-        delta = tables.open_version(lake_root, spec.name, int(at))
-        columns = PREDECESSOR_COLUMNS.get(spec.name, spec.schema.names)
-        rows = tables.target_rows(delta, spec.name, alpha_id, columns)
-        if rows.height == 0:
-            continue
-        if spec.layout == "book":
-            by_book = rows.partition_by(tables.BOOK_COLUMN, as_dict=True, include_key=False)
-            found.books[spec.name] = {str(book): frame.sort("date") for (book,), frame in by_book.items()}
-        elif spec.name == "decisions":
-            found.decisions = rows.sort("date", "symbol")
-        else:
-            found.single[spec.name] = rows
-    return found
+    """`PREDECESSOR_TABLES` of the alpha's build `build_id` from the open tables
+    (`pipeline.build_files.build_rows`), when the alpha's newest generation is of that build; else
+    None (no tables, or the build predates them)."""
+    return build_rows(lake_root, alpha_id, build_id, PREDECESSOR_SPECS, PREDECESSOR_COLUMNS, newest=True)
 
 
 def rollback(sealed_at: str | None, last_session: dt.date | None, before: Predecessor | None) -> str | None:

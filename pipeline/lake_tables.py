@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as pads
 from deltalake import CommitProperties, DeltaTable, WriterProperties, write_deltalake
 from deltalake.exceptions import CommitFailedError, TableNotFoundError
@@ -71,6 +72,9 @@ class Written:
     """Every table's version that holds the target's rows of this build (None: the table does not exist)."""
     changed: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per table committed: rows inserted, updated, deleted."""
+    sizes: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per table the target has rows in at its version: its `rows`, and the `files` and `bytes` of
+    the target's data files there (what the build's entry reports as its tables)."""
 
 
 def stored_schema(table: str) -> pa.Schema:
@@ -202,6 +206,8 @@ def _publish_target(
     delta = _open(path, root)
     if delta is None:
         _create(root, table, new, commit, written)
+        if new is not None and new.height:
+            _measure(_open(path, root), table, target, new.height, written)
         return
     keys = list(lake.ROW_KEYS[table])
     if new is not None and table in tables.YEAR_TABLES and _unique(new, keys):
@@ -209,6 +215,7 @@ def _publish_target(
         if found is not None:
             _merge(root, delta, table, target, found, keys, commit, written)
             _keep_few(delta, table, target, commit, written)
+            _measure(delta, table, target, new.height, written)
             return
     old = _current(delta, table, target)
     if new is None:
@@ -218,6 +225,21 @@ def _publish_target(
     else:
         _replace_whole(root, delta, table, target, old, new, commit, written)
     _keep_few(delta, table, target, commit, written)
+    _measure(delta, table, target, new.height, written)
+
+
+def _measure(delta: DeltaTable | None, table: str, target: str, rows: int, written: Written) -> None:
+    """`written.sizes[table]`: the target's rows, and its data files at the version `delta` is on
+    (from the table's log: no file is read)."""
+    if delta is None or rows == 0:
+        return
+    actions = pa.table(delta.get_add_actions(flatten=True))
+    mine = actions.filter(pc.equal(actions.column(f"partition.{tables.partition_column(table)}"), target))
+    written.sizes[table] = {
+        "rows": rows,
+        "files": mine.num_rows,
+        "bytes": int(pc.sum(mine.column("size_bytes")).as_py() or 0),
+    }
 
 
 def _keep_few(delta: DeltaTable, table: str, target: str, commit: CommitProperties, written: Written) -> None:

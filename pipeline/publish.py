@@ -201,7 +201,7 @@ def publish_seal(
                         seal.description, alpha_id, seal.manifest.get("name"), seal.manifest.get("tldr")
                     )
                     writer.write_json(layout.join(build_dir, layout.DESCRIPTION_JSON), description)
-                entry = alpha_entry(seal, derived, writer, build_id, source)
+                entry = alpha_entry(seal, derived, writer, build_id, source, opened.sizes)
                 entry["first_published_at"] = first_published(pointer, now)
                 entry["files"] = writer.manifest(build_dir)
                 writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
@@ -216,13 +216,12 @@ def publish_seal(
         retention.delete_build(lake_storage, build_dir)  # nothing was written, unless a lease expired
         return Outcome(seal_path, alpha_id, "lost_race", detail=str(exc))
     retention.collect(lake_storage, builds_dir, pointer_path)
-    totals = writer.table_totals()
     return Outcome(
         seal_path,
         alpha_id,
         "published",
         build_id,
-        sum(t["rows"] for t in totals.values()),
+        sum(t["rows"] for t in opened.sizes.values()),
         entry["build_bytes"],
         restated=restated.height,
         detail=f"{older}; published all the same (--allow-rollback)" if older else None,
@@ -301,73 +300,34 @@ def lake_table(frame: pl.DataFrame, table: str) -> pa.Table:
 
 
 def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kinds_sealed: list[str]) -> None:
-    """The analysts' Parquet, then the serving files from the same tables, then the Parquet
-    exports from the serving files (so they hold what the API serves). A book table at a time
-    (issue 78, item 5): its Parquet, serving files and exports are written and its Arrow copies
-    dropped before the next table's are made; the frames of `derived.books` but the ledgers are
-    emptied once written (the build's entry reads their books' names)."""
+    """The serving files of the build's tables, then the Parquet exports from the serving files (so
+    they hold what the API serves). The rows themselves are the open tables' (committed before:
+    `pipeline.lake_tables`); the build folder holds no Parquet copy of them (pipeline 2.12.0). A
+    book table at a time (issue 78, item 5): its serving files and exports are written and its
+    Arrow copies dropped before the next table's are made; the frames of `derived.books` but the
+    ledgers are emptied once written (the build's entry reads their books' names)."""
     single = {name: lake_table(frame, name) for name, frame in derived.single.items()}
-    for name, table in single.items():
-        writer.write_parquet(layout.table_path(build_dir, name), table, lake.TABLE_SCHEMAS[name], name)
     serving = AlphaServing(writer, build_dir, single, {EQUITY_ROW_BYTES: ("portfolio", equity_row_bytes)})
     exporting = AlphaExports(writer, build_dir, kinds_sealed, {"equity-curve": equity_curve_table})
     # The smallest book table first, each emptied once written (but the ledgers, which the build's
     # entry reads), then the decisions: the derived frames still held shrink as the tables'
     # serving copies are made (issue 78, item 5).
     for table in sorted(derived.books, key=lambda name: _frames_size(derived.books[name])):
-        _write_book_table(writer, build_dir, table, derived.books[table], serving, exporting)
+        books = {book: lake_table(frame, table) for book, frame in derived.books[table].items()}
+        served, ranges = serving.books(table, books)
+        exporting.add(table, served, ranges)
+        del books, served
         if table != "portfolio":
             derived.books[table] = {book: frame.clear() for book, frame in derived.books[table].items()}
-    _write_decisions(writer, build_dir, derived.decisions, serving, exporting)
+    decisions = None if derived.decisions is None else lake_table(derived.decisions, "decisions")
+    for kind, served in serving.decisions(decisions).items():
+        exporting.add(kind, served)
     serving.finish()
     exporting.finish()
 
 
 def _frames_size(frames: dict[str, pl.DataFrame]) -> int:
     return sum(int(frame.estimated_size()) for frame in frames.values())
-
-
-def _write_decisions(
-    writer: BuildWriter,
-    build_dir: str,
-    derived: pl.DataFrame | None,
-    serving: AlphaServing,
-    exporting: AlphaExports,
-) -> None:
-    """The decisions' Parquet (a file per year), then the decision and rebalance serving files and
-    exports; their Arrow copies live until this returns."""
-    decisions = None
-    if derived is not None:
-        by_year = derived.with_columns(_year=pl.col("date").dt.year())
-        for (year,), part in by_year.partition_by("_year", as_dict=True, maintain_order=True).items():
-            writer.write_parquet(
-                layout.year_partition_path(build_dir, "decisions", int(str(year))),
-                part.to_arrow(),
-                lake.DECISIONS,
-                "decisions",
-            )
-        decisions = lake_table(derived, "decisions")
-    for kind, served in serving.decisions(decisions).items():
-        exporting.add(kind, served)
-
-
-def _write_book_table(
-    writer: BuildWriter,
-    build_dir: str,
-    table: str,
-    frames: dict[str, pl.DataFrame],
-    serving: AlphaServing,
-    exporting: AlphaExports,
-) -> None:
-    """One book table's Parquet (a file per book), serving files and exports; its Arrow copies
-    live until this returns."""
-    books = {book: lake_table(frame, table) for book, frame in frames.items()}
-    for book, data in sorted(books.items()):
-        writer.write_parquet(
-            layout.book_partition_path(build_dir, table, book), data, lake.TABLE_SCHEMAS[table], table
-        )
-    served, ranges = serving.books(table, books)
-    exporting.add(table, served, ranges)
 
 
 def write_source(
@@ -409,8 +369,15 @@ def write_source(
 
 
 def alpha_entry(
-    seal: Seal, derived: DerivedAlpha, writer: BuildWriter, build_id: str, source: dict[str, Any] | None
+    seal: Seal,
+    derived: DerivedAlpha,
+    writer: BuildWriter,
+    build_id: str,
+    source: dict[str, Any] | None,
+    tables: dict[str, dict[str, int]],
 ) -> dict[str, Any]:
+    """The build's `alpha.json`; `tables` is what the open tables hold of it per table
+    (`pipeline.lake_tables.Written.sizes`: rows, and the files and bytes of its data there)."""
     manifest = seal.manifest
     kinds_present = [k for k in seal_schema.ALL_KINDS if k in manifest["kinds_sealed"]]
     required = [k for k in seal_schema.ALL_KINDS if k in manifest["required_kinds"]]
@@ -453,7 +420,7 @@ def alpha_entry(
         "source_archive": source,
         "signal_processing": manifest["signal_processing"],
         "metric_conventions": manifest["metric_conventions"],
-        "tables": writer.table_totals(),
+        "tables": tables,
         "build_bytes": sum(f.bytes for f in writer.written),
     }
 

@@ -1,0 +1,95 @@
+"""A build's rows of one table, read from the lake's open tables as the build's generation names
+them (`pipeline.build_files.build_rows`): what a test reads where it read the build folder's own
+Parquet before pipeline 2.12.0, which writes none. A build is named by its folder
+(`{lake}/alphas/{alpha}/builds/{build_id}`), as the tests hold it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from datasets import tables
+from pipeline.build_files import build_rows
+from pipeline.derive import DerivedAlpha
+from schemas import lake
+
+
+def _parts(build: Path | str) -> tuple[str, str, str]:
+    """(lake root, alpha id, build id) of a build folder."""
+    path = Path(build)
+    if path.parent.name != "builds":
+        raise ValueError(f"{path} is not a build folder ({{lake}}/alphas/{{alpha}}/builds/{{build}})")
+    return str(path.parents[3]), path.parents[1].name, path.name
+
+
+def build_derived(build: Path | str, names: tuple[str, ...] | None = None) -> DerivedAlpha:
+    """Every table (or `names`) of the build, in the shape a publish derives them."""
+    root, alpha, build_id = _parts(build)
+    specs = tuple(spec for spec in lake.TABLES if names is None or spec.name in names)
+    found = build_rows(root, alpha, build_id, specs)
+    if found is None:
+        raise FileNotFoundError(f"no generation of the open tables names build {build_id} of {alpha}")
+    return found
+
+
+def has_table(build: Path | str, name: str, book: str | None = None) -> bool:
+    """Whether the build holds rows of `name` (of `book`, for a book table)."""
+    found = build_derived(build, (name,))
+    if name == "decisions":
+        return found.decisions is not None
+    if name in found.books:
+        return book is None or book in found.books[name]
+    return name in found.single
+
+
+def build_table(build: Path | str, name: str, book: str | None = None) -> pl.DataFrame:
+    """The build's rows of `name` (`schemas.lake`'s columns, in its row key's order): a book
+    table's rows of `book`, or of every book with a `book` column when `book` is None. A table the
+    build has no rows of is a `FileNotFoundError`, as its missing file was."""
+    found = build_derived(build, (name,))
+    if name == "decisions":
+        if found.decisions is None:
+            raise FileNotFoundError(f"{build}: no decisions")
+        return found.decisions
+    if name in found.books:
+        by_book = found.books[name]
+        if book is None:
+            return pl.concat(
+                [f.with_columns(pl.lit(b).alias(tables.BOOK_COLUMN)) for b, f in sorted(by_book.items())],
+                how="vertical_relaxed",
+            )
+        if book not in by_book:
+            raise FileNotFoundError(f"{build}: no {name} of book {book}")
+        return by_book[book]
+    if name not in found.single:
+        raise FileNotFoundError(f"{build}: no {name}")
+    return found.single[name]
+
+
+def write_legacy_parquet(build: Path | str) -> None:
+    """The build folder's own Parquet as a pipeline before 2.12.0 wrote it (`{table}.parquet`,
+    `{table}/book={book}/part-0.parquet`, `decisions/year={year}/part-0.parquet`), from the open
+    tables: a build of a lake published before pipeline 2.12.0, for what reads such builds
+    (`lake convert`, a publish replacing a build the tables do not hold)."""
+    import pyarrow.parquet as pq
+
+    from datasets import layout
+
+    folder = str(build)
+    found = build_derived(build)
+
+    def write(path: str, frame: pl.DataFrame, name: str) -> None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        schema = lake.TABLE_SCHEMAS[name]
+        pq.write_table(frame.to_arrow().select(schema.names).cast(schema), path)
+
+    for name, frame in found.single.items():
+        write(layout.table_path(folder, name), frame, name)
+    for name, by_book in found.books.items():
+        for book, frame in by_book.items():
+            write(layout.book_partition_path(folder, name, book), frame, name)
+    if found.decisions is not None:
+        by_year = found.decisions.with_columns(_year=pl.col("date").dt.year())
+        for (year,), part in by_year.partition_by("_year", as_dict=True, include_key=False).items():
+            write(layout.year_partition_path(folder, "decisions", int(str(year))), part, "decisions")
