@@ -28,6 +28,7 @@ from pipeline import lake_tables
 from pipeline.publish import finish_interrupted_publishes, publish_seal
 from schemas import lake
 from tests.pipeline.factory import weekly_runs
+from tests.support.build_tables import build_table
 
 ALPHA = "Test_factory"
 NAMES = [t.name for t in lake.TABLES]
@@ -86,12 +87,11 @@ def second(
     return lake, steps
 
 
-def build_parquet(lake: Path, table: str) -> pl.DataFrame:
-    """The current build folder's rows of a book-partitioned table (the per-build layout)."""
+def current_build_rows(lake: Path, table: str) -> pl.DataFrame:
+    """The current build's rows of a book table, every book (`build_table`: read from the table's
+    version the build's generation names, not through the readers' resolution)."""
     build = json.loads((lake / "alphas" / ALPHA / "_current.json").read_text())["build_id"]
-    return pl.read_parquet(
-        lake / "alphas" / ALPHA / "builds" / build / table / "*" / "part-0.parquet", hive_partitioning=True
-    )
+    return build_table(lake / "alphas" / ALPHA / "builds" / build, table)
 
 
 def test_a_weekly_run_writes_what_changed_and_its_before_and_after_values(
@@ -99,14 +99,14 @@ def test_a_weekly_run_writes_what_changed_and_its_before_and_after_values(
 ) -> None:
     lake, steps = second
     assert steps[-1] == "generation" and len(steps) == len(set(steps))
-    # Equal to the build folder's rows (the per-build layout, read apart), every book.
+    # Equal to the current build's rows read apart (at the version its generation names), every book.
     for table in ("portfolio", "positions", "pnl", "trades"):
         mine = (
             tables.scan(str(lake), table, targets=[ALPHA])
             .collect()
             .drop("alpha", "year", "build_id", strict=False)
         )
-        files = build_parquet(lake, table)
+        files = current_build_rows(lake, table)
         assert mine.height == files.height > 0, table  # a table missing from either is no match
         files = files.select(mine.columns)
         assert mine.sort(mine.columns).equals(files.sort(files.columns)), table

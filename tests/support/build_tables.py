@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import polars as pl
 
 from datasets import tables
@@ -27,7 +28,10 @@ def build_derived(build: Path | str, names: tuple[str, ...] | None = None) -> De
     """Every table (or `names`) of the build, in the shape a publish derives them."""
     root, alpha, build_id = _parts(build)
     specs = tuple(spec for spec in lake.TABLES if names is None or spec.name in names)
-    found = build_rows(root, alpha, build_id, specs)
+    # A book table's columns named with its `book` column: `build_rows`' default (the table's
+    # `schemas.lake` columns) leaves it out, and then cannot split the rows by book.
+    columns = {spec.name: [tables.BOOK_COLUMN, *spec.schema.names] for spec in specs if spec.layout == "book"}
+    found = build_rows(root, alpha, build_id, specs, columns)
     if found is None:
         raise FileNotFoundError(f"no generation of the open tables names build {build_id} of {alpha}")
     return found
@@ -93,3 +97,16 @@ def write_legacy_parquet(build: Path | str) -> None:
         by_year = found.decisions.with_columns(_year=pl.col("date").dt.year())
         for (year,), part in by_year.partition_by("_year", as_dict=True, include_key=False).items():
             write(layout.year_partition_path(folder, "decisions", int(str(year))), part, "decisions")
+
+
+def build_pandas(build: Path | str, name: str, book: str | None = None) -> pd.DataFrame:
+    """`build_table` in pandas as `pd.read_parquet` read the old file: cast to the table's Arrow
+    schema (`schemas.lake.TABLE_SCHEMAS`) before `pyarrow`'s `to_pandas`, so a date column holds
+    `datetime.date` objects as it did (polars' own `to_pandas` gives `datetime64` columns). A book
+    table read without `book` keeps its `book` column, last."""
+    frame = build_table(build, name, book)
+    schema = lake.TABLE_SCHEMAS[name]
+    arrow = frame.to_arrow().select(schema.names).cast(schema)
+    if tables.BOOK_COLUMN in frame.columns and tables.BOOK_COLUMN not in schema.names:
+        arrow = arrow.append_column(tables.BOOK_COLUMN, frame[tables.BOOK_COLUMN].to_arrow())
+    return arrow.to_pandas()
