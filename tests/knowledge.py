@@ -1,5 +1,5 @@
-"""Knowledge time recomputed independently for the tests (polars over the lake's files, nothing of
-`analytics/`): the last session the lake had published of an alpha when a decision was recorded,
+"""Knowledge time recomputed independently for the tests (polars over the build's `known_sessions`
+rows, read from the open tables as its generation names them; nothing of `analytics/`): the last session the lake had published of an alpha when a decision was recorded,
 which is where its live part starts (docs/events.md, "What was known when")."""
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from pathlib import Path
 
 import polars as pl
 
+from tests.support.build_tables import build_table
+
 
 def current_build(lake: Path, alpha: str) -> Path:
     build = json.loads((lake / "alphas" / alpha / "_current.json").read_text())["build_id"]
@@ -20,7 +22,7 @@ def current_build(lake: Path, alpha: str) -> Path:
 def known_split(lake: Path, alpha: str, recorded_at: dt.datetime) -> dt.date:
     """The last ledger session the current build says was first published at or before
     `recorded_at` (whole seconds, as the serving files keep them)."""
-    known = pl.read_parquet(current_build(lake, alpha) / "known_sessions.parquet")
+    known = build_table(current_build(lake, alpha), "known_sessions")
     second = recorded_at.astimezone(dt.UTC).replace(microsecond=999_999)
     held = known.filter(
         (pl.col("dataset") == "portfolio")

@@ -1,5 +1,7 @@
 """The small demo corpus built into a lake: identities read back with DuckDB, every corpus state,
-the weekly series against scipy, the layout read by polars with only docs/lake.md in hand."""
+the weekly series against scipy. A build's rows are read from the open tables at the versions its
+generation names (`tests.support.build_tables`): pipeline 2.12.0 writes no Parquet of them into the
+build folder."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import polars as pl
 import pytest
 from scipy import stats
 
+from tests.support.build_tables import build_table, has_table
+
 TOL = 1e-9
 
 
@@ -27,16 +31,23 @@ def alpha_json(lake: Path, alpha_id: str) -> dict:
     return json.loads((build_dir(lake, alpha_id) / "alpha.json").read_text())
 
 
+def connect(build: Path, names: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection on which each table of `names` is a view of the build's rows (a book
+    table's every book, with its `book` column)."""
+    con = duckdb.connect()
+    for name in names:
+        con.register(name, build_table(build, name).to_arrow())
+    return con
+
+
 ALPHAS_WITH_BOOKS = ["momentum_12_1", "Test_planted_factor", "Test_ledger_only", "value_composite_legacy"]
 
 
 @pytest.mark.parametrize("alpha_id", ALPHAS_WITH_BOOKS)
 def test_ledger_and_pnl_identities_hold_in_the_lake(demo_lake: Path, alpha_id: str) -> None:
     build = build_dir(demo_lake, alpha_id)
-    con = duckdb.connect()
-    portfolio = f"read_parquet('{build}/portfolio/book=*/part-0.parquet', hive_partitioning=true)"
-    pnl = f"read_parquet('{build}/pnl/book=*/part-0.parquet', hive_partitioning=true)"
-    positions = f"read_parquet('{build}/positions/book=*/part-0.parquet', hive_partitioning=true)"
+    con = connect(build, ("portfolio", "pnl", "positions"))
+    portfolio, pnl, positions = "portfolio", "pnl", "positions"
     checks = {
         "ending identity": f"""SELECT count(*) FROM {portfolio} WHERE abs(ending_equity - (starting_equity + market_pnl
             + execution_cost + borrow_cashflow + cash_carry + rounding_adjustment)) > {TOL}""",
@@ -60,10 +71,8 @@ def test_ledger_and_pnl_identities_hold_in_the_lake(demo_lake: Path, alpha_id: s
 @pytest.mark.parametrize("alpha_id", ["momentum_12_1", "Test_planted_factor", "value_composite_legacy"])
 def test_signal_identities_hold_in_the_lake(demo_lake: Path, alpha_id: str) -> None:
     build = build_dir(demo_lake, alpha_id)
-    con = duckdb.connect()
-    decisions = f"read_parquet('{build}/decisions/year=*/part-0.parquet', hive_partitioning=true)"
-    trades = f"read_parquet('{build}/trades/book=*/part-0.parquet', hive_partitioning=true)"
-    rebalances = f"read_parquet('{build}/rebalances.parquet')"
+    con = connect(build, ("decisions", "trades", "rebalances"))
+    decisions, trades, rebalances = "decisions", "trades", "rebalances"
     zero = {
         "trades join rebalances": f"SELECT count(*) FROM {trades} WHERE decision_at NOT IN (SELECT date FROM {rebalances})",
         "long-only sums": f"""SELECT count(*) FROM (SELECT date, sum(long_only_target_weight) s, sum(raw_long_only_target_weight) r
@@ -112,9 +121,9 @@ def test_corpus_covers_every_state(demo_lake: Path) -> None:
     statuses = (
         pl.concat(
             [
-                pl.read_parquet(build_dir(demo_lake, a) / "rebalances.parquet").select("week_status")
+                build_table(build_dir(demo_lake, a), "rebalances").select("week_status")
                 for a in ids
-                if (build_dir(demo_lake, a) / "rebalances.parquet").exists()
+                if has_table(build_dir(demo_lake, a), "rebalances")
             ]
         )["week_status"]
         .unique()
@@ -123,33 +132,31 @@ def test_corpus_covers_every_state(demo_lake: Path) -> None:
     assert {"traded", "pending", "constant_scores", "insufficient_scored_tradeable_names"} <= set(statuses)
     assert "skipped" not in statuses
     reasons = (
-        pl.read_parquet(build_dir(demo_lake, "momentum_12_1") / "decisions" / "*" / "part-0.parquet")[
-            "unavailability_reason"
-        ]
+        build_table(build_dir(demo_lake, "momentum_12_1"), "decisions")["unavailability_reason"]
         .unique()
         .drop_nulls()
         .to_list()
     )
     assert set(reasons) == {"halted", "suspended", "no_borrow", "illiquid", "data_gap"}
-    thin = pl.read_parquet(build_dir(demo_lake, "Test_small_universe") / "weekly_signal.parquet")
+    thin = build_table(build_dir(demo_lake, "Test_small_universe"), "weekly_signal")
     assert (~thin["decile_eligible"]).sum() > 0
     assert (demo_lake / "benchmarks" / "SPY" / "_current.json").exists()
 
 
 def test_books_table_counts_rows_and_sessions(demo_lake: Path) -> None:
     build = build_dir(demo_lake, "momentum_12_1")
-    books = pl.read_parquet(build / "books.parquet")
+    books = build_table(build, "books")
     assert books.filter(~pl.col("raw")).height == 12 and books.height == 24
     for row in books.iter_rows(named=True):
-        part = pl.read_parquet(build / row["kind"] / f"book={row['book']}" / "part-0.parquet")
+        part = build_table(build, row["kind"], row["book"])
         assert row["rows"] == part.height and row["sessions"] == part["date"].n_unique()
         assert (row["from"], row["to"]) == (part["date"].min(), part["date"].max())
 
 
 def test_weekly_ic_matches_scipy(demo_lake: Path) -> None:
     build = build_dir(demo_lake, "Test_planted_factor")
-    decisions = pl.read_parquet(build / "decisions" / "*" / "part-0.parquet")
-    weekly = pl.read_parquet(build / "weekly_signal.parquet").filter(pl.col("ic").is_not_null())
+    decisions = build_table(build, "decisions")
+    weekly = build_table(build, "weekly_signal").filter(pl.col("ic").is_not_null())
     assert weekly.height > 20
     for row in weekly.sample(8, seed=1).iter_rows(named=True):
         week = decisions.filter(pl.col("date") == row["date"])
@@ -164,11 +171,11 @@ def test_weekly_ic_matches_scipy(demo_lake: Path) -> None:
 
 def test_deciles_term_and_autocorrelation_match_independent_code(demo_lake: Path) -> None:
     build = build_dir(demo_lake, "momentum_12_1")
-    decisions = pl.read_parquet(build / "decisions" / "*" / "part-0.parquet")
-    deciles = pl.read_parquet(build / "weekly_deciles.parquet")
-    term = pl.read_parquet(build / "weekly_term.parquet")
-    autocorr = pl.read_parquet(build / "weekly_autocorr.parquet")
-    dates = sorted(pl.read_parquet(build / "rebalances.parquet")["date"].to_list())
+    decisions = build_table(build, "decisions")
+    deciles = build_table(build, "weekly_deciles")
+    term = build_table(build, "weekly_term")
+    autocorr = build_table(build, "weekly_autocorr")
+    dates = sorted(build_table(build, "rebalances")["date"].to_list())
     day = dates[len(dates) // 2]
     week = decisions.filter(pl.col("date") == day, pl.col("raw_score").is_not_null()).sort(
         "raw_score", "symbol"
