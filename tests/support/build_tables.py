@@ -110,3 +110,42 @@ def build_pandas(build: Path | str, name: str, book: str | None = None) -> pd.Da
     if tables.BOOK_COLUMN in frame.columns and tables.BOOK_COLUMN not in schema.names:
         arrow = arrow.append_column(tables.BOOK_COLUMN, frame[tables.BOOK_COLUMN].to_arrow())
     return arrow.to_pandas()
+
+
+def generation_versions(build: Path | str) -> dict[str, int]:
+    """`{table: version}` the newest generation naming the build gives its tables (read from
+    `_generations` here, not through `pipeline.build_files`); a table the build has no rows in is
+    absent. No generation names it: `FileNotFoundError`."""
+    root, alpha, build_id = _parts(build)
+    named = tables.generations(root).filter((pl.col("target") == alpha) & (pl.col("build_id") == build_id))
+    if named.height == 0:
+        raise FileNotFoundError(f"no generation of the open tables names build {build_id} of {alpha}")
+    newest = named.filter(pl.col("committed_at") == pl.col("committed_at").max())
+    return {str(t): int(v) for t, v in newest.select("table", "version").iter_rows() if v is not None}
+
+
+def open_table_sizes(build: Path | str) -> dict[str, dict[str, int]]:
+    """Per table the build has rows in, what the open tables hold of it at the version its
+    generation names: `rows` (counted in the alpha's data), and the `files` and `bytes` of the
+    alpha's data files there (from the table's log). Computed with deltalake and pyarrow alone,
+    to check what `alpha.json`'s `tables` reports (`pipeline.lake_tables.Written.sizes`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as pads
+    from deltalake import DeltaTable
+
+    root, alpha, _ = _parts(build)
+    sizes: dict[str, dict[str, int]] = {}
+    for name, version in generation_versions(build).items():
+        delta = DeltaTable(tables.table_path(root, name), version=version)
+        key = tables.partition_column(name)
+        actions = pa.table(delta.get_add_actions(flatten=True))
+        mine = actions.filter(pc.equal(actions.column(f"partition.{key}"), alpha))
+        rows = delta.to_pyarrow_dataset().count_rows(filter=pads.field(key) == alpha)
+        if rows:
+            sizes[name] = {
+                "rows": rows,
+                "files": mine.num_rows,
+                "bytes": int(pc.sum(mine.column("size_bytes")).as_py() or 0),
+            }
+    return sizes
