@@ -20,6 +20,7 @@ from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
 from pipeline.publish import content_id_for, publish_seal
 from tests.health_wait import HANG_LIMIT
+from tests.support.build_tables import generation_versions, open_table_sizes
 from tests.support.seal_versions import new_version
 
 ALPHA = "Test_factory"
@@ -27,18 +28,27 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def build_is_complete(lake: Path, build_id: str) -> bool:
-    """alpha.json is there and every file it counts per table is on disk."""
+    """alpha.json is there, every file of the build folder it lists (serving files, exports, JSON)
+    is on disk whole, and, once a generation names the build (its publish commits it just after
+    the pointer switch), the open tables hold at that generation's versions the rows, files and
+    bytes of it that alpha.json counts per table (the rows are theirs since pipeline 2.12.0)."""
     build_dir = lake / "alphas" / ALPHA / "builds" / build_id
     entry_path = build_dir / "alpha.json"
     if not entry_path.exists():
         return False
     entry = json.loads(entry_path.read_text())
-    for table, totals in entry["tables"].items():
-        files = [build_dir / f"{table}.parquet"] if (build_dir / f"{table}.parquet").exists() else []
-        files += list((build_dir / table).rglob("*.parquet")) if (build_dir / table).is_dir() else []
-        if len(files) != totals["files"]:
+    if not any(name.startswith("serving/") for name in entry["files"]):
+        return False
+    for name, info in entry["files"].items():
+        path = build_dir / name
+        if not path.is_file() or path.stat().st_size != info["bytes"]:
             return False
-    return True
+    try:
+        generation_versions(build_dir)
+    except FileNotFoundError:  # switched, its generation not committed yet
+        return True
+    held = open_table_sizes(build_dir)
+    return bool(held) and held == entry["tables"]
 
 
 def content_id_of(seal: Path) -> str:
@@ -46,11 +56,11 @@ def content_id_of(seal: Path) -> str:
 
 
 def publish_slowly(seal: str, lake: str, writing: Event, release: Event) -> None:
-    """Writes one file (its alpha's publish lock held), says so, and waits for `release`; exits 0
-    once published."""
+    """Writes one file of the build folder (its first serving file; its alpha's publish lock
+    held), says so, and waits for `release`; exits 0 once published."""
     from datasets.writer import BuildWriter
 
-    real_write = BuildWriter.write_parquet
+    real_write = BuildWriter.write_arrow
 
     def write_then_wait(self: BuildWriter, *args: Any, **kwargs: Any) -> Any:
         written = real_write(self, *args, **kwargs)
@@ -59,7 +69,7 @@ def publish_slowly(seal: str, lake: str, writing: Event, release: Event) -> None
             release.wait(HANG_LIMIT)
         return written
 
-    BuildWriter.write_parquet = write_then_wait  # type: ignore[method-assign]
+    BuildWriter.write_arrow = write_then_wait  # type: ignore[method-assign]
     try:
         outcome = publish_seal(seal, lake)
     finally:
@@ -131,7 +141,7 @@ def publish_same_seal_late(seal: str, lake: str, status_file: str, events: dict[
     import pipeline.publish as publish
     from datasets.writer import BuildWriter
 
-    real_derive, real_write = publish.derive, BuildWriter.write_parquet
+    real_derive, real_write = publish.derive, BuildWriter.write_arrow
 
     def derive_then_wait(*args: Any, **kwargs: Any) -> Any:
         derived = real_derive(*args, **kwargs)
@@ -146,7 +156,7 @@ def publish_same_seal_late(seal: str, lake: str, status_file: str, events: dict[
         return written
 
     publish.derive = derive_then_wait
-    BuildWriter.write_parquet = write_then_pause  # type: ignore[method-assign]
+    BuildWriter.write_arrow = write_then_pause  # type: ignore[method-assign]
     try:
         Path(status_file).write_text(publish_seal(seal, lake).status)
     finally:
@@ -217,8 +227,8 @@ def test_unnamed_build_folders_are_collected_unless_a_live_lease_covers_them(
     builds = lake / "alphas" / ALPHA / "builds"
     leases = lake / "alphas" / ALPHA / "leases"
     for name in ("killed_publish", "being_written", "lease_expired"):
-        (builds / name / "decisions").mkdir(parents=True)
-        (builds / name / "decisions" / "part-0.parquet").write_bytes(b"partial")
+        (builds / name / "serving").mkdir(parents=True)
+        (builds / name / "serving" / "decisions.arrow").write_bytes(b"partial")
     leases.mkdir(exist_ok=True)
     now = time.time()
     (leases / "being_written.json").write_text(
