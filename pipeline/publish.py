@@ -313,17 +313,27 @@ def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kin
     # entry reads), then the decisions: the derived frames still held shrink as the tables'
     # serving copies are made (issue 78, item 5).
     for table in sorted(derived.books, key=lambda name: _frames_size(derived.books[name])):
-        books = {book: lake_table(frame, table) for book, frame in derived.books[table].items()}
-        served, ranges = serving.books(table, books)
-        exporting.add(table, served, ranges)
-        del books, served
+        _write_book_table(table, derived.books[table], serving, exporting)
         if table != "portfolio":
             derived.books[table] = {book: frame.clear() for book, frame in derived.books[table].items()}
-    decisions = None if derived.decisions is None else lake_table(derived.decisions, "decisions")
-    for kind, served in serving.decisions(decisions).items():
-        exporting.add(kind, served)
+    _write_decisions(derived.decisions, serving, exporting)
     serving.finish()
     exporting.finish()
+
+
+def _write_decisions(derived: pl.DataFrame | None, serving: AlphaServing, exporting: AlphaExports) -> None:
+    """The decision and rebalance serving files and exports; their Arrow copies live until this returns."""
+    decisions = None if derived is None else lake_table(derived, "decisions")
+    for kind, served in serving.decisions(decisions).items():
+        exporting.add(kind, served)
+
+
+def _write_book_table(
+    table: str, frames: dict[str, pl.DataFrame], serving: AlphaServing, exporting: AlphaExports
+) -> None:
+    """One book table's serving files and exports; its Arrow copies live until this returns."""
+    served, ranges = serving.books(table, {book: lake_table(frame, table) for book, frame in frames.items()})
+    exporting.add(table, served, ranges)
 
 
 def _frames_size(frames: dict[str, pl.DataFrame]) -> int:
