@@ -3,8 +3,10 @@
 Written from the definitions of the analytics routes (the PSR, MinTRL, DSR, critical Sharpe ratio
 and power by the reference code of López de Prado, Lipton and Zoonekynd 2025, copied in
 tests/analytics/sharpe_reference.py; Bailey and López de Prado 2014's expected maximum; the cost, rolling and turnover rules as stated in the functions below), with
-numpy, scipy, pandas and statsmodels only: nothing here imports `analytics/`, `serve/` or
-`pipeline/`. A figure that is not measurable is None.
+numpy, scipy, pandas and statsmodels only: nothing here imports `analytics/` or `serve/`, and
+`pipeline/` only to read a build's raw rows from the lake's open tables
+(`tests.support.build_tables`, where its own Parquet was read before pipeline 2.12.0). A figure
+that is not measurable is None.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from scipy import optimize, stats
 from statsmodels.stats.multitest import multipletests
 
 from tests.analytics import sharpe_reference
+from tests.support.build_tables import build_pandas
 
 SESSIONS_PER_YEAR = 252
 WEEKS_PER_YEAR = 52
@@ -67,12 +70,19 @@ class Lake:
         current = json.loads((self.root / "alphas" / alpha / "_current.json").read_text())
         return self.root / "alphas" / alpha / "builds" / current["build_id"]
 
+    def _table(self, alpha: str, name: str, book: str | None = None) -> pd.DataFrame | None:
+        """The current build's rows of one table (of `book`) as pandas read its Parquet file, None
+        when the build has none (pipeline 2.12.0 keeps them in the lake's open tables only)."""
+        try:
+            return build_pandas(self.build(alpha), name, book)
+        except FileNotFoundError:
+            return None
+
     @cache  # noqa: B019
     def ledger(self, alpha: str, book: str) -> pd.DataFrame | None:
-        path = self.build(alpha) / "portfolio" / f"book={book}" / "part-0.parquet"
-        if not path.exists():
+        frame = self._table(alpha, "portfolio", book)
+        if frame is None:
             return None
-        frame = pd.read_parquet(path)
         frame["date"] = iso(frame["date"])
         return frame.sort_values("date", kind="stable").reset_index(drop=True)
 
@@ -81,11 +91,10 @@ class Lake:
         """The book's positions, each with `held`: its weight recomputed from the raw columns,
         quantity x mark_price / the ledger's ending_equity of the day (never the lake's derived
         `weight`)."""
-        path = self.build(alpha) / "positions" / f"book={book}" / "part-0.parquet"
+        frame = self._table(alpha, "positions", book)
         ledger = self.ledger(alpha, book)
-        if not path.exists() or ledger is None:
+        if frame is None or ledger is None:
             return None
-        frame = pd.read_parquet(path)
         frame["date"] = iso(frame["date"])
         frame = frame.merge(ledger[["date", "ending_equity"]], on="date", how="left", validate="many_to_one")
         frame["held"] = frame["quantity"] * frame["mark_price"] / frame["ending_equity"]
@@ -93,10 +102,9 @@ class Lake:
 
     @cache  # noqa: B019
     def weekly_signal(self, alpha: str) -> pd.DataFrame | None:
-        path = self.build(alpha) / "weekly_signal.parquet"
-        if not path.exists():
+        frame = self._table(alpha, "weekly_signal")
+        if frame is None:
             return None
-        frame = pd.read_parquet(path)
         frame["date"] = iso(frame["date"])
         for column in ("ic", "raw_ic"):
             frame[column] = frame[column].astype(float)
@@ -104,10 +112,9 @@ class Lake:
 
     @cache  # noqa: B019
     def decisions(self, alpha: str) -> pd.DataFrame | None:
-        parts = sorted((self.build(alpha) / "decisions").glob("year=*/part-0.parquet"))
-        if not parts:
+        frame = self._table(alpha, "decisions")
+        if frame is None:
             return None
-        frame = pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)
         frame["date"] = iso(frame["date"])
         return frame.sort_values(["date", "symbol"], kind="stable").reset_index(drop=True)
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import polars as pl
 import pytest
 
 from tests.analytics.conftest import Api
 from tests.support.as_of_approval import ALPHA, approval
+from tests.support.build_tables import build_table
 
 
 @pytest.fixture(scope="module")
@@ -31,15 +31,8 @@ def test_a_run_route_as_of_a_decisions_read_time_serves_the_build_it_read(
     assert then["meta"]["as_of"] == read["at"] and then["meta"]["generation"] == read["generation"]
     assert then["meta"]["source"].endswith(f"@{read['build_id']}")
     assert "as_of" not in now["meta"] and not now["meta"]["source"].endswith(f"@{read['build_id']}")
-    ledger = pl.read_parquet(
-        demo_lake
-        / "alphas"
-        / ALPHA
-        / "builds"
-        / read["build_id"]
-        / "portfolio"
-        / "book=long_short"
-        / "part-0.parquet"
+    ledger = build_table(
+        demo_lake / "alphas" / ALPHA / "builds" / read["build_id"], "portfolio", "long_short"
     ).sort("date")
     assert [r["date"] for r in then["data"]] == [d.isoformat() for d in ledger["date"]]
     assert [r["ending_equity"] for r in then["data"]] == ledger["ending_equity"].to_list()

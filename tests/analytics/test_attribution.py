@@ -37,6 +37,7 @@ from tests.analytics.reference import Lake, best_days_kept, best_first, in_windo
 from tests.analytics.reference import information_ratio as ratio
 from tests.callers import DATA_IDS
 from tests.conftest import linked_copy
+from tests.support.build_tables import build_pandas, has_table
 
 PATH = "/v1/alphas/{}/analytics/attribution"
 WITH_PNL = [a for a in ALPHAS if a not in ("Test_low_vol_incomplete",)]
@@ -54,10 +55,9 @@ def value(entry: dict[str, Any]) -> float | None:
 
 
 def book_frame(lake: Lake, alpha: str, kind: str, book: str) -> pd.DataFrame | None:
-    path = lake.build(alpha) / kind / f"book={book}" / "part-0.parquet"
-    if not path.exists():
+    if not has_table(lake.build(alpha), kind, book):
         return None
-    frame = pd.read_parquet(path)
+    frame = build_pandas(lake.build(alpha), kind, book)
     frame["date"] = iso(frame["date"])
     return frame
 
@@ -162,12 +162,11 @@ def expected(lake: Lake, alpha: str, book: str, window: Window, top: int, drop: 
             for name, sign in (("long", 1), ("short", -1), ("neither", 0))
         },
     }
-    exposures_path = lake.build(alpha) / "exposures.parquet"
-    if exposures_path.exists():
+    if has_table(lake.build(alpha), "exposures"):
         # The sector at the latest rebalance on or before each row's session.
-        exposures = pd.read_parquet(exposures_path)
+        exposures = build_pandas(lake.build(alpha), "exposures")
         exposures["date"] = iso(exposures["date"])
-        weeks = pd.read_parquet(lake.build(alpha) / "rebalances.parquet")
+        weeks = build_pandas(lake.build(alpha), "rebalances")
         weeks = pd.DataFrame({"week": sorted(iso(weeks["date"]))})
         dated = rows.assign(when=pd.to_datetime(rows["date"])).sort_values("when", kind="stable")
         dated = pd.merge_asof(
@@ -314,7 +313,7 @@ def test_without_exposures_the_sectors_are_not_measurable(api: Api, lake: Lake) 
     for alpha in ALPHAS:
         body = api.ok(PATH.format(alpha))
         sectors = body["data"]["by_sector"]
-        sealed = (lake.build(alpha) / "exposures.parquet").exists()
+        sealed = has_table(lake.build(alpha), "exposures")
         assert sealed == (
             alpha not in ("value_composite_legacy", "Test_ledger_only", "Test_low_vol_incomplete")
         )

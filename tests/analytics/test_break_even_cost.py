@@ -33,6 +33,7 @@ from tests.analytics.conftest import (
 )
 from tests.analytics.helpers import check_stat, check_withheld, close
 from tests.callers import DATA_IDS
+from tests.support.build_tables import has_table
 from tests.support.capacity_fills import fills_of
 
 PATH = "/v1/alphas/{alpha}/analytics/costs"
@@ -86,7 +87,7 @@ def expected_by_capital(lake: ref.Lake, alpha: str, book: str, window: Window) -
     participation and the net information ratio (None where not measurable: no fill with an adv)."""
     ledger = lake.ledger_in(alpha, book, window)
     assert ledger is not None
-    if not (lake.build(alpha) / "trades" / f"book={book}" / "part-0.parquet").exists():
+    if not has_table(lake.build(alpha), "trades", book):
         return None  # a run without trades: no slippage to scale, no participation
     fills = fills_of(lake, alpha, book)
     fills = fills[ref.in_window(fills["session"], window)]

@@ -38,6 +38,7 @@ from tests.analytics.conftest import (
 )
 from tests.analytics.helpers import check_too_short, close
 from tests.callers import DATA_IDS, authenticator_for, make_caller
+from tests.support.build_tables import build_pandas
 
 PATH = "/v1/alphas/{alpha}/analytics/checks"
 MIN_WINDOW_SESSIONS = 2
@@ -272,7 +273,7 @@ def ic_t_statistic(lake: ref.Lake, alpha: str) -> float | None:
         return None
     ic = weeks["ic"].to_numpy(float)
     ic = ic[np.isfinite(ic)]
-    stored = pd.read_parquet(lake.build(alpha) / "metrics_stored.parquet")
+    stored = build_pandas(lake.build(alpha), "metrics_stored")
     sealed = stored[(stored["scope"] == "overall") & (stored["metric"] == "mean_ic")]["value"]
     if sealed.empty or not abs(float(ic.mean()) - float(sealed.iloc[0])) <= 1e-6 or ic.size < 10:
         return None

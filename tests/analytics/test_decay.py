@@ -53,6 +53,7 @@ from tests.conftest import linked_copy
 from tests.decided import noon
 from tests.knowledge import current_build, known_split
 from tests.knowledge import recorded_at as recorded
+from tests.support.build_tables import build_pandas, build_table, has_table
 
 PATH = "/v1/alphas/{}/analytics/decay"
 LIVE_PATH = "/v1/alphas/{}/analytics/live"
@@ -103,7 +104,7 @@ def ir(r: pd.Series) -> float | None:
 
 def publications(lake: Path, alpha: str) -> list[tuple[dt.datetime, dt.date]]:
     """Each publication of the alpha's sessions: when, and the last session it held (polars)."""
-    known = pl.read_parquet(current_build(lake, alpha) / "known_sessions.parquet")
+    known = build_table(current_build(lake, alpha), "known_sessions")
     grouped = (
         known.filter(pl.col("dataset") == "portfolio")
         .group_by("first_published_at")
@@ -230,11 +231,11 @@ def decay(world: World, alpha: str, token: str = "raw", **params: Any) -> dict[s
 
 
 def term_means(lake: Path, alpha: str) -> dict[int, float] | None:
-    """Mean IC by horizon over the whole history, read with pandas from the build's parquet."""
-    path = Lake(lake).build(alpha) / "weekly_term.parquet"
-    if not path.exists():
+    """Mean IC by horizon over the whole history, read with pandas from the build's rows."""
+    build = Lake(lake).build(alpha)
+    if not has_table(build, "weekly_term"):
         return None
-    frame = pd.read_parquet(path)
+    frame = build_pandas(build, "weekly_term")
     frame = frame[np.isfinite(frame["ic"].astype(float))]
     return {int(h): float(v) for h, v in frame.groupby("horizon_weeks")["ic"].mean().items()}
 

@@ -27,6 +27,7 @@ from pipeline.factor_tables import factor_tables
 from tests.analytics.conftest import Api, Window, random_windows
 from tests.analytics.helpers import check_too_short, close
 from tests.analytics.reference import Lake, iso
+from tests.support.build_tables import build_pandas
 
 PATH = "/v1/alphas/{}/analytics/factors"
 EXPOSED = ("momentum_12_1", "Test_planted_factor", "Test_short_term_reversal", "Test_small_universe")
@@ -71,9 +72,7 @@ def design(week: pd.DataFrame, styles: list[str]) -> pd.DataFrame:
 def model(lake: Lake, alpha: str) -> Model:
     build = lake.build(alpha)
     # The lake stores each style column as its loading (`volatility_loading`); named here as the factor.
-    exposures = pd.read_parquet(build / "exposures.parquet").rename(
-        columns={f"{s}_loading": s for s in STYLES}
-    )
+    exposures = build_pandas(build, "exposures").rename(columns={f"{s}_loading": s for s in STYLES})
     exposures["date"] = iso(exposures["date"])
     decisions = lake.decisions(alpha)
     assert decisions is not None
@@ -82,7 +81,7 @@ def model(lake: Lake, alpha: str) -> Model:
         on=["date", "symbol"],
         how="left",
     )
-    rebalances = sorted(iso(pd.read_parquet(build / "rebalances.parquet")["date"]))
+    rebalances = sorted(iso(build_pandas(build, "rebalances")["date"]))
     styles = [s for s in STYLES if exposures[s].notna().any()]
     found = Model(styles, rebalances, frame)
     for day, week in frame.groupby("date", sort=True):

@@ -13,11 +13,11 @@ import json
 import math
 from typing import Any
 
-import pyarrow.parquet as pq
 import pytest
 
 from tests.analytics.conftest import ALPHAS, Api
 from tests.analytics.reference import Lake
+from tests.support.build_tables import build_table, has_table
 
 
 def sealed(lake: Lake, alpha: str) -> tuple[dict[tuple[str, str, str], float], bool, int]:
@@ -25,10 +25,9 @@ def sealed(lake: Lake, alpha: str) -> tuple[dict[tuple[str, str, str], float], b
     weeks per year."""
     build = lake.build(alpha)
     conventions = json.loads((build / "alpha.json").read_text()).get("metric_conventions") or {}
-    path = build / "metrics_stored.parquet"
     values: dict[tuple[str, str, str], float] = {}
-    if path.exists():
-        for row in pq.read_table(path).to_pylist():
+    if has_table(build, "metrics_stored"):
+        for row in build_table(build, "metrics_stored").to_dicts():
             if row["value"] is not None and math.isfinite(row["value"]):
                 values[(row["scope"], row["period"], row["metric"])] = row["value"]
     return (

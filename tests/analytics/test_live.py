@@ -24,6 +24,7 @@ from tests.analytics.conftest import ALPHAS, Api
 from tests.analytics.reference import Lake
 from tests.decided import noon
 from tests.knowledge import current_build, demo_split, known_split, recorded_at
+from tests.support.build_tables import build_table
 from tests.support.live_figures import MIN_OOS, expected
 
 TOLERANCE = 1e-9
@@ -109,9 +110,7 @@ def test_a_short_live_part_is_not_measurable_and_says_why(api: Api, lake: Lake) 
 
 def first_publication_split(lake: Path, alpha: str) -> str:
     """The last session of the alpha's first publication (polars over its `known_sessions`)."""
-    known = pl.read_parquet(current_build(lake, alpha) / "known_sessions.parquet").filter(
-        pl.col("dataset") == "portfolio"
-    )
+    known = build_table(current_build(lake, alpha), "known_sessions").filter(pl.col("dataset") == "portfolio")
     first = known.filter(pl.col("first_published_at") == known["first_published_at"].min())
     found = first["date"].max()
     assert isinstance(found, dt.date)

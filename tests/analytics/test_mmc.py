@@ -40,6 +40,7 @@ from core.context import AllowList
 from tests.analytics.conftest import PRODUCTION, Api, Window, random_windows, serving, window_params
 from tests.analytics.reference import Lake, in_window
 from tests.callers import make_caller
+from tests.support.build_tables import build_pandas, has_table
 
 MMC = "/v1/alphas/{alpha}/analytics/mmc"
 CROWDING = "/v1/analytics/crowding"
@@ -202,10 +203,9 @@ def test_crowding_of_the_approved_books(api: Api, lake: Lake) -> None:
 def check_factors(lake: Lake, got: list[dict[str, Any]], books: list[str], window: Window) -> None:
     frames = []
     for a in books:
-        path = lake.build(a) / "analytics_factor_exposures.parquet"
-        if not path.exists():  # a legacy build without factor tables: no exposure
+        if not has_table(lake.build(a), "analytics_factor_exposures"):  # a legacy build without factor tables
             continue
-        e = pd.read_parquet(path)
+        e = build_pandas(lake.build(a), "analytics_factor_exposures")
         e = e[(e["book"] == "long_short") & np.isfinite(e["exposure"].astype(float))].copy()
         e["date"] = pd.to_datetime(e["date"]).dt.strftime("%Y-%m-%d")
         frames.append(e[in_window(e["date"], window)])

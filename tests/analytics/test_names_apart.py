@@ -26,6 +26,7 @@ from schemas.vocabulary import GENERIC_KEYS, STILL_TWO_MEANINGS, VOCABULARY, ter
 from tests.analytics import reference as ref
 from tests.analytics.conftest import Api
 from tests.analytics.helpers import close
+from tests.support.build_tables import build_pandas
 
 ALPHA = "momentum_12_1"
 SOURCE_ALPHA_ID = "mom-12-1-r7"  # the id momentum_12_1's seal gives itself (its alpha.json)
@@ -330,7 +331,7 @@ def test_the_lakes_style_columns_are_loadings(lake: ref.Lake) -> None:
     annualised volatility of returns), `beta` beside its `beta` (a slope on the benchmark). Each is
     `<style>_loading` in the lake (the seal keeps its names; tests/analytics/test_factors.py rebuilds
     the factor model from these columns): standardised within each week, a loading, not a volatility."""
-    stored = pd.read_parquet(lake.build(ALPHA) / "exposures.parquet")
+    stored = build_pandas(lake.build(ALPHA), "exposures")
     styles = ("size", "value", "momentum", "beta", "volatility")
     assert not set(styles) & set(stored.columns)
     assert {f"{s}_loading" for s in styles} <= set(stored.columns)

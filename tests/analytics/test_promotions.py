@@ -19,6 +19,7 @@ from schemas.checks import LIVE_CHECKS
 from tests.analytics.conftest import ALPHAS, Api
 from tests.conftest import linked_copy
 from tests.decided import noon
+from tests.support.build_tables import build_table
 from tests.support.promotions import OVERRIDE, approve, demo_promotions, run
 
 ALPHA = "Test_planted_factor"
@@ -224,7 +225,7 @@ def long_short_returns(lake: Path, alpha: str) -> pl.DataFrame:
     ledger with polars (independent of analytics/)."""
     root = lake / "alphas" / alpha
     build = json.loads((root / "_current.json").read_text())["build_id"]
-    ledger = pl.read_parquet(root / "builds" / build / "portfolio" / "book=long_short")
+    ledger = build_table(root / "builds" / build, "portfolio", "long_short")
     return ledger.select("date", (pl.col("ending_equity") / pl.col("starting_equity") - 1).alias(alpha))
 
 

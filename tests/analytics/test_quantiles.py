@@ -22,6 +22,7 @@ from alphalens import performance, utils
 
 from tests.analytics.conftest import Api, Window, random_windows, window_params
 from tests.analytics.reference import Lake
+from tests.support.build_tables import build_pandas, has_table
 
 TOLERANCE = 1e-9
 PATH = "/v1/alphas/{}/analytics/quantiles"
@@ -189,7 +190,7 @@ def test_the_weekly_table_is_alphalens_per_date_for_every_quantile_count(lake: L
         ("Test_small_universe", "raw_score"): (4, 9),
     }
     for (alpha, score), quantile_counts in counts.items():
-        table = pd.read_parquet(lake.build(alpha) / "analytics_quantiles.parquet")
+        table = build_pandas(lake.build(alpha), "analytics_quantiles")
         data = factor_data(lake, alpha, score)
         for q in quantile_counts:
             bucketed = quantized(data, q)
@@ -222,7 +223,7 @@ def sector_ic(lake: Lake, alpha: str, score: str, window: Window) -> dict[str, d
     without one left out), the weekly IC within each sector, averaged over weeks. Only sector-weeks
     with at least 3 names enter (where we differ: alphalens correlates 2 names, always +-1)."""
     data = factor_data(lake, alpha, score, window)
-    exposures = pd.read_parquet(lake.build(alpha) / "exposures.parquet", columns=["date", "symbol", "sector"])
+    exposures = build_pandas(lake.build(alpha), "exposures")[["date", "symbol", "sector"]]
     sectors = pd.Series(
         exposures["sector"].to_numpy(),
         index=pd.MultiIndex.from_arrays(
@@ -289,7 +290,7 @@ def test_the_ic_by_sector_reproduces_alphalens_by_group(api: Api, lake: Lake, al
 
 def test_without_exposures_the_ic_by_sector_is_not_measurable(api: Api, lake: Lake) -> None:
     for alpha in ("value_composite_legacy", "Test_low_vol_incomplete"):
-        assert not (lake.build(alpha) / "exposures.parquet").exists()
+        assert not has_table(lake.build(alpha), "exposures")
         body = api.ok(PATH.format(alpha))
         assert body["data"]["ic_by_sector"] == {
             "status": "not_measurable",

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import polars as pl
 import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
@@ -38,6 +37,7 @@ from tests.conftest import linked_copy
 from tests.decided import noon
 from tests.knowledge import current_build, known_split
 from tests.knowledge import recorded_at as recorded
+from tests.support.build_tables import build_table
 
 PATH = "/v1/analytics/screen"
 LIVE_PATH = "/v1/alphas/{}/analytics/live"
@@ -70,7 +70,7 @@ def ledger_dates(api: Api, alpha: str) -> list[str]:
 
 def first_published_on(lake: Path, alpha: str) -> dt.date:
     """The day the lake first published the alpha (polars over its `known_sessions`)."""
-    known = pl.read_parquet(current_build(lake, alpha) / "known_sessions.parquet")
+    known = build_table(current_build(lake, alpha), "known_sessions")
     first = known["first_published_at"].min()
     assert isinstance(first, dt.datetime)
     return first.date()

@@ -20,6 +20,7 @@ from analytics import sub_universe
 from analytics.entries import Warnings
 from tests.analytics.conftest import Api, Window, random_windows, window_params
 from tests.analytics.reference import Lake
+from tests.support.build_tables import build_pandas, has_table
 
 PATH = "/v1/alphas/{}/analytics/sub_universe"
 WITH_EXPOSURES = ["momentum_12_1", "Test_planted_factor", "Test_small_universe"]
@@ -154,7 +155,7 @@ def icir(ic: list[float]) -> float:
 def expected(lake: Lake, alpha: str, window: Window) -> dict[str, Any]:
     decisions = lake.decisions(alpha)
     assert decisions is not None
-    exposures = pd.read_parquet(lake.build(alpha) / "exposures.parquet", columns=["date", "symbol", "adv"])
+    exposures = build_pandas(lake.build(alpha), "exposures")[["date", "symbol", "adv"]].copy()
     exposures["date"] = pd.to_datetime(exposures["date"]).dt.strftime("%Y-%m-%d")
     rows = decisions[["date", "symbol", "score", "forward_return"]].dropna()
     rows = rows[np.isfinite(rows["score"]) & np.isfinite(rows["forward_return"])]
@@ -272,7 +273,7 @@ def test_the_full_ic_is_the_one_metrics_rebuilds(api: Api, lake: Lake) -> None:
 
 def test_without_exposures_it_is_not_measurable_and_warned(api: Api, lake: Lake) -> None:
     for alpha in ("value_composite_legacy", "Test_low_vol_incomplete"):
-        assert not (lake.build(alpha) / "exposures.parquet").exists()
+        assert not has_table(lake.build(alpha), "exposures")
         body = api.ok(PATH.format(alpha))
         data = body["data"]
         assert data["status"] == "not_measurable" and data["halves"] is None and data["random"] is None

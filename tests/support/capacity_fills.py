@@ -1,5 +1,5 @@
-"""A book's sealed fills with their session, equity basis and adv, read from the lake's Parquet
-files."""
+"""A book's sealed fills with their session, equity basis and adv, read from the build's rows of
+the lake's open tables (`tests.support.build_tables`)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import numpy as np
 import pandas as pd
 
 from tests.analytics.reference import Lake, iso
+from tests.support.build_tables import build_pandas, has_table
 
 
 def fills_of(lake: Lake, alpha: str, book: str) -> pd.DataFrame:
     """The book's sealed fills with their session (the New York date of the fill's timestamp), the
     ledger's equity basis of that session, and the adv of (decision_at, symbol) in the exposures."""
     build = lake.build(alpha)
-    trades = pd.read_parquet(build / "trades" / f"book={book}" / "part-0.parquet")
+    trades = build_pandas(build, "trades", book)
     stamps = pd.to_datetime(trades["timestamp"], utc=True).dt.tz_convert("America/New_York")
     trades["session"] = stamps.dt.strftime("%Y-%m-%d")
     trades["decision_at"] = iso(trades["decision_at"])
@@ -22,9 +23,8 @@ def fills_of(lake: Lake, alpha: str, book: str) -> pd.DataFrame:
     trades = trades.merge(
         ledger[["date", "equity_basis"]].rename(columns={"date": "session"}), on="session", how="left"
     )
-    exposures_file = build / "exposures.parquet"
-    if exposures_file.exists():
-        exposures = pd.read_parquet(exposures_file, columns=["date", "symbol", "adv"])
+    if has_table(build, "exposures"):
+        exposures = build_pandas(build, "exposures")[["date", "symbol", "adv"]].copy()
         exposures["decision_at"] = iso(exposures["date"])
         trades = trades.merge(
             exposures[["decision_at", "symbol", "adv"]], on=["decision_at", "symbol"], how="left"
