@@ -1,7 +1,8 @@
 """A publish reads the build it replaces from the open tables (issue 78: the build's own Parquet is
 no longer what knowledge time depends on), and from the build's Parquet only where the tables do not
-hold that build (a lake published before them): both give the same `known_sessions` and
-`restatements`, row for row and in the same order."""
+hold that build (a lake published before them, whose builds held their Parquet: made here with
+`write_legacy_parquet`): both give the same `known_sessions` and `restatements`, row for row and in
+the same order."""
 
 from __future__ import annotations
 
@@ -23,10 +24,10 @@ from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
 from datasets import clock, publish_lock, tables
 from pipeline import knowledge, lake_tables
-from pipeline.build_files import read_build
 from pipeline.derive import DerivedAlpha, derive
 from pipeline.publish import publish_seal
 from schemas.lake import ROW_KEYS
+from tests.support.build_tables import build_table, open_table_rows, write_legacy_parquet
 
 SCORED = "Test_small_universe"  # a small demo alpha with ledgers and weekly scores
 T0 = dt.datetime(2022, 1, 10, 6, tzinfo=dt.UTC)
@@ -37,13 +38,11 @@ def _build(lake: Path) -> Path:
     return lake / "alphas" / SCORED / "builds" / build
 
 
-def _drop_parquet(build: Path) -> None:
-    """The build's analysts' Parquet removed (its serving files, exports and JSON kept)."""
-    for path in build.iterdir():
-        if path.suffix == ".parquet":
-            path.unlink()
-        elif path.is_dir() and path.name not in ("serving", "exports"):
-            shutil.rmtree(path)
+def _no_parquet(build: Path) -> None:
+    """The build holds no Parquet of its own rows (pipeline 2.12.0): only its serving files,
+    exports and JSON; the next publish can read it from the open tables alone."""
+    assert {p.name for p in build.iterdir() if p.is_dir()} <= {"serving", "exports"}, build
+    assert not [p for p in build.iterdir() if p.suffix == ".parquet"], build
 
 
 def _derived(path: Path) -> DerivedAlpha:
@@ -62,24 +61,26 @@ def _ordinal(frame: pl.DataFrame, builds: dict[str, str]) -> pl.DataFrame:
 
 
 def _play(seals: list[Path], folder: Path, source: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Publishes `seals` a day apart, each predecessor read from `source` only ("tables": its
-    Parquet removed before; "parquet": the open tables removed before); returns the last build's
-    `known_sessions` and `restatements`, build ids as ordinals."""
+    """Publishes `seals` a day apart, each predecessor read from `source` only ("tables": the
+    build holds no Parquet; "parquet": its Parquet written as a pipeline before 2.12.0 wrote it,
+    then the open tables removed); returns the last build's `known_sessions` and `restatements`,
+    build ids as ordinals."""
     lake = folder / source
     builds: dict[str, str] = {}
     for day, seal in enumerate(seals):
         if day:
             if source == "tables":
-                _drop_parquet(_build(lake))
+                _no_parquet(_build(lake))
             else:
+                write_legacy_parquet(_build(lake))
                 shutil.rmtree(lake / tables.TABLES_DIR)
         with clock.simulated(T0 + dt.timedelta(days=day)):
             outcome = publish_seal(str(seal), str(lake))
         assert outcome.status == "published", outcome.line()
         builds[str(outcome.build_id)] = f"build {day}"
     last = _build(lake)
-    known = pl.read_parquet(last / "known_sessions.parquet")
-    restated = pl.read_parquet(last / "restatements.parquet")
+    known = build_table(last, "known_sessions")
+    restated = build_table(last, "restatements")
     return _ordinal(known, builds), _ordinal(restated, builds)
 
 
@@ -121,27 +122,33 @@ def test_the_predecessor_read_from_the_open_tables_is_the_one_its_parquet_holds(
 def test_the_tables_give_a_build_s_rows_only_for_the_build_their_generation_names(
     seals: list[Path], tmp_path: Path
 ) -> None:
-    """The rows the tables give for the build their generation names are its Parquet's, table by
-    table; for any other build name they give none (the caller then reads that build's Parquet)."""
+    """The rows the tables give for the build their generation names are the build's rows there
+    (read apart, with polars, at the versions its generation names), table by table, in the row
+    key's order; for any other build name they give none (the caller then reads that build's
+    Parquet)."""
     lake = tmp_path / "lake"
     with clock.simulated(T0):
         first = publish_seal(str(seals[0]), str(lake))
     assert knowledge.predecessor_rows(str(lake), SCORED, "0" * 20) is None
     found = knowledge.predecessor_rows(str(lake), SCORED, str(first.build_id))
-    on_disk = read_build(Storage(str(lake)), str(_build(lake)), knowledge.PREDECESSOR_SPECS)
-    assert found is not None and found.decisions is not None and on_disk.decisions is not None
-    assert found.decisions.equals(on_disk.decisions.select(found.decisions.columns))
-    assert sorted(found.books["portfolio"]) == sorted(on_disk.books["portfolio"])
+    build = _build(lake)
+    on_disk = {spec.name: open_table_rows(build, spec.name) for spec in knowledge.PREDECESSOR_SPECS}
+    assert found is not None and found.decisions is not None and on_disk["decisions"].height
+    keys = list(ROW_KEYS["decisions"])
+    assert found.decisions.equals(on_disk["decisions"].select(found.decisions.columns).sort(keys))
+    portfolio = on_disk["portfolio"].partition_by("book", as_dict=True, include_key=False)
+    assert sorted(found.books["portfolio"]) == sorted(book for (book,) in portfolio)
     for book, frame in found.books["portfolio"].items():
-        assert frame.equals(on_disk.books["portfolio"][book].select(frame.columns)), book
+        assert frame.equals(portfolio[(book,)].select(frame.columns).sort("date")), book
     # A table with no rows of the build (its first publish restated nothing) is absent, not empty.
-    held = sorted(name for name, frame in on_disk.single.items() if frame.height)
+    held = sorted(
+        name for name, frame in on_disk.items() if frame.height and name not in ("decisions", "portfolio")
+    )
     assert sorted(found.single) == held == ["known_sessions", "metrics_stored"]
     for name, frame in found.single.items():
         keys = list(ROW_KEYS[name])
-        assert frame.sort(keys, nulls_last=False).equals(on_disk.single[name].sort(keys, nulls_last=False)), (
-            name
-        )
+        expected = on_disk[name].select(frame.columns)
+        assert frame.equals(expected.sort(keys, nulls_last=False)), name
 
 
 def test_a_publish_that_breaks_a_killed_publish_s_expired_intent_reads_that_build_from_the_tables(
@@ -173,7 +180,7 @@ def test_a_publish_that_breaks_a_killed_publish_s_expired_intent_reads_that_buil
         outcome = publish_seal(str(seals[2]), root)
     assert outcome.status == "published", outcome.line()
     assert killed in set(tables.generations(root)["build_id"])
-    restated = pl.read_parquet(_build(lake) / "restatements.parquet")
+    restated = build_table(_build(lake), "restatements")
     ours = restated.filter(pl.col("build_id") == str(outcome.build_id))
     assert ours.height and set(ours["previous_build_id"]) == {killed}
 

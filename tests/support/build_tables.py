@@ -149,3 +149,15 @@ def open_table_sizes(build: Path | str) -> dict[str, dict[str, int]]:
                 "bytes": int(pc.sum(mine.column("size_bytes")).as_py() or 0),
             }
     return sizes
+
+
+def open_table_rows(build: Path | str, name: str) -> pl.DataFrame:
+    """The build's rows of `name` read with polars straight from the open table at the version
+    its generation names (`generation_versions`; not through `pipeline.build_files`), every column
+    the table stores, in no particular order; empty when the build has none there."""
+    root, alpha, _ = _parts(build)
+    version = generation_versions(build).get(name)
+    if version is None:
+        return pl.DataFrame()
+    frame = pl.read_delta(tables.table_path(root, name), version=version)
+    return frame.filter(pl.col(tables.partition_column(name)) == alpha)
