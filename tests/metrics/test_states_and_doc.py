@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import polars as pl
 import pytest
 
 from schemas.choices import WARNING_CODES
 from serve.doc_blocks.metrics_doc import metrics_doc
 from tests.knowledge import current_build
 from tests.metrics.conftest import Api
+from tests.support.build_tables import build_table, has_table
 
 ALPHAS = [
     "momentum_12_1",
@@ -36,13 +36,12 @@ def test_complete_alpha_has_no_warnings_and_every_block(api: Api, demo_lake: Pat
     # Its only warning: the demo's vendor correction restated some of its published sessions
     # (issue 64), which its build's restatements table records.
     body = metrics(api, "momentum_12_1", panel=1, granularity="monthly")
-    restated = pl.read_parquet(current_build(demo_lake, "momentum_12_1") / "restatements.parquet")
+    restated = build_table(current_build(demo_lake, "momentum_12_1"), "restatements")
     assert restated.height > 0
     assert warning_codes(body) == {("restated", None)}, body["meta"]["warnings"]
-    # An alpha whose runs read the feed as first delivered has nothing to say.
-    assert pl.read_parquet(
-        current_build(demo_lake, "Test_planted_factor") / "restatements.parquet"
-    ).is_empty()
+    # An alpha whose runs read the feed as first delivered has nothing to say (its build has no
+    # restatements rows in the open tables).
+    assert not has_table(current_build(demo_lake, "Test_planted_factor"), "restatements")
     assert "warnings" not in metrics(api, "Test_planted_factor", panel=1, granularity="monthly")["meta"]
     data = body["data"]
     assert all(

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import polars as pl
 import pytest
 
 from tests.analytics import reference as ref
 from tests.analytics.conftest import Api, Window, endpoints_only, window_params
 from tests.callers import DATA_IDS
 from tests.knowledge import current_build
+from tests.support.build_tables import build_table, has_table
 
 PATH = "/v1/alphas/{alpha}/analytics/risk"
 P = 252  # the demo's sessions_per_year
@@ -37,8 +37,11 @@ def spy(demo_seals: Path) -> tuple[str, pd.Series]:
 
 def restated_in(root: Path, alpha: str, window: Window) -> bool:
     """Whether the alpha's served build records a value restated on a day of `window` (its
-    `restatements` table, read with polars): the answer then says so (a `restated` warning)."""
-    table = pl.read_parquet(current_build(root, alpha) / "restatements.parquet")
+    `restatements` rows, read with polars): the answer then says so (a `restated` warning)."""
+    build = current_build(root, alpha)
+    if not has_table(build, "restatements"):
+        return False  # no row restated (the open tables hold none of the build's)
+    table = build_table(build, "restatements")
     start, end = (None if day is None else pd.Timestamp(day).date() for day in window)
     dates = table["date"]
     held = dates.filter((dates >= start) if start is not None else dates.is_not_null())
