@@ -32,6 +32,7 @@ from pipeline.build import Failure, build_many
 from pipeline.publish import Outcome
 from tests.pipeline.conftest import cli_build, copy_seal
 from tests.pipeline.factory import write_factory_seal
+from tests.support.build_tables import open_table_sizes
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -326,7 +327,9 @@ DAMAGES = st.one_of(
 
 def assert_whole_or_nothing(lake: Path, published: bool) -> None:
     """A published alpha's pointer names a build holding every file its entry lists, at its
-    size; a refused one left no pointer and no build folder."""
+    size, and the open tables hold at its generation's versions the rows, files and bytes its
+    entry counts per table (its rows are theirs since pipeline 2.12.0); a refused one left no
+    pointer and no build folder."""
     pointers = sorted(lake.rglob("_current.json"))
     if not published:
         assert pointers == [] and not list(lake.glob("*/*/builds/*")), pointers
@@ -334,8 +337,11 @@ def assert_whole_or_nothing(lake: Path, published: bool) -> None:
     [pointer] = pointers
     build_dir = pointer.parent / "builds" / json.loads(pointer.read_text())["build_id"]
     [entry] = [build_dir / name for name in ("alpha.json", "benchmark.json") if (build_dir / name).exists()]
-    files = json.loads(entry.read_text())["files"]
+    document = json.loads(entry.read_text())
+    files = document["files"]
     assert files and all((build_dir / name).stat().st_size == info["bytes"] for name, info in files.items())
+    if entry.name == "alpha.json":
+        assert document["tables"] and open_table_sizes(build_dir) == document["tables"]
 
 
 def _entries(seal: Path) -> list[str]:
