@@ -1,8 +1,9 @@
 """The GET requests of the read-path equality check: a pure function of the demo lake and a seed.
 
 Valid values (alpha ids, rebalance dates, symbols, books, sessions) are read straight from the
-lake's files (JSON pointers and Parquet via polars), never through the server code, so the list
-does not change when the server's read path does. Every data endpoint and parameter family is
+lake's files (JSON pointers, and each build's rows of the open tables via polars,
+`tests.support.build_tables`), never through the server code, so the list does not change when
+the server's read path does. Every data endpoint and parameter family is
 covered for every alpha and every test caller (`raw`, `plain`, `testonly`, `alphaonly`,
 `metaonly`, see tests/api/conftest.py), with a few requests without a key or with an unknown one.
 
@@ -29,6 +30,7 @@ import polars as pl
 
 from analytics.reading import SERVED
 from schemas import choices
+from tests.support.build_tables import build_table
 
 SEED = 20_240_611
 
@@ -163,13 +165,12 @@ class LakeFacts:
 
 
 def _table(build: Path, name: str) -> pl.DataFrame | None:
-    single = build / f"{name}.parquet"
-    if single.exists():
-        return pl.read_parquet(single)
-    folder = build / name
-    if folder.is_dir():
-        return pl.read_parquet(str(folder / "*" / "*.parquet"), hive_partitioning=True)
-    return None
+    """The build's rows of `name` from the lake's open tables (`build_table`, every book of a book
+    table), None when it has none."""
+    try:
+        return build_table(build, name)
+    except FileNotFoundError:
+        return None
 
 
 def _current_build(folder: Path) -> Path:
