@@ -72,11 +72,11 @@ def ensure_lake(cache: Path, rebuild: bool) -> Path:
 
 
 def sessions_of(lake: Path) -> list[str]:
-    import polars as pl
+    from tests.support.build_tables import build_table
 
     pointer = json.loads((lake / "alphas" / ALPHA / "_current.json").read_text())
     build = lake / "alphas" / ALPHA / "builds" / str(pointer["build_id"])
-    ledger = pl.read_parquet(build / "portfolio" / "book=long_short" / "part-0.parquet")
+    ledger = build_table(build, "portfolio", "long_short")
     return [d.isoformat() for d in ledger["date"].sort().to_list()]
 
 
@@ -95,13 +95,12 @@ def random_path(sessions: list[str], rng: random.Random) -> str:
 
 def in_process(lake: Path, sessions: list[str], calls: int, rng: random.Random) -> dict[str, float]:
     """The computation alone, and the per-fill table of each book as the pipeline builds it."""
-    import polars as pl
-
     from analytics.access import FULL_ACCESS
     from analytics.capacity import capacity_payload
     from analytics.entries import Warnings
     from analytics.figures import Figures
     from pipeline.analytics_tables import capacity_frame
+    from tests.support.build_tables import build_table
 
     view = Figures.open(str(lake)).build(ALPHA)
     capacity_payload(view, "long_short", (None, None), FULL_ACCESS, Warnings())  # opened, memoised
@@ -114,11 +113,11 @@ def in_process(lake: Path, sessions: list[str], calls: int, rng: random.Random) 
         capacity_payload(view, book, window, FULL_ACCESS, Warnings())
         took.append((time.perf_counter() - started) * 1000)
     build = Path(view.folder)
-    exposures = pl.read_parquet(build / "exposures.parquet")
+    exposures = build_table(build, "exposures")
     frames = []
     for book in BOOKS:
-        trades = pl.read_parquet(build / "trades" / f"book={book}" / "part-0.parquet")
-        ledger = pl.read_parquet(build / "portfolio" / f"book={book}" / "part-0.parquet")
+        trades = build_table(build, "trades", book)
+        ledger = build_table(build, "portfolio", book)
         started = time.perf_counter()
         capacity_frame(book, trades, ledger, exposures)
         frames.append((time.perf_counter() - started) * 1000)

@@ -18,6 +18,8 @@ from urllib.parse import urlencode
 
 import polars as pl
 
+from tests.support.build_tables import build_table
+
 
 @dataclass(frozen=True)
 class LakeFacts:
@@ -35,16 +37,10 @@ class LakeFacts:
         root = Path(lake) / "alphas" / alpha
         build = root / "builds" / json.loads((root / "_current.json").read_text())["build_id"]
         rows_per_week = (
-            pl.scan_parquet(str(build / "decisions" / "**" / "*.parquet"), hive_partitioning=True)
-            .group_by("date")
-            .agg(pl.len().alias("rows"))
-            .sort("date")
-            .collect()
+            build_table(build, "decisions").group_by("date").agg(pl.len().alias("rows")).sort("date")
         )
-        positions = pl.read_parquet(build / "positions" / "book=long_short" / "part-0.parquet")
-        sessions = pl.read_parquet(
-            build / "portfolio" / "book=long_short" / "part-0.parquet", columns=["date"]
-        )
+        positions = build_table(build, "positions", "long_short")
+        sessions = build_table(build, "portfolio", "long_short").select("date")
         per_session = positions.group_by("date").agg(pl.len().alias("rows"))
         per_session = sessions.join(per_session, on="date", how="left").fill_null(0).sort("date")
         peers = tuple(

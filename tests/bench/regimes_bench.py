@@ -48,11 +48,11 @@ TARGET_P50_MS = 50.0
 
 
 def sessions_of(lake: Path) -> list[str]:
-    import polars as pl
+    from tests.support.build_tables import build_table
 
     pointer = json.loads((lake / "alphas" / ALPHA / "_current.json").read_text())
     build = lake / "alphas" / ALPHA / "builds" / str(pointer["build_id"])
-    ledger = pl.read_parquet(build / "portfolio" / "book=long_short" / "part-0.parquet")
+    ledger = build_table(build, "portfolio", "long_short")
     return [d.isoformat() for d in ledger["date"].sort().to_list()]
 
 
