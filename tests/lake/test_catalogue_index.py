@@ -1,7 +1,7 @@
 """The catalogue index (issue 21): generations, concurrent writers, incremental = rebuilt, O(1) refresh.
 
-Rows and matrices are checked against the lake's Parquet files read independently (pyarrow and
-numpy, not the pipeline's readers), and against what `/metrics` serves for the same alpha.
+Rows and matrices are checked against the lake's open tables read independently (polars' Delta
+reader and numpy, not the pipeline's readers), and against what `/metrics` serves for the same alpha.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
 
@@ -28,6 +28,7 @@ from schemas.lake import SCORE_NEIGHBOURS
 from serve.app import create_app
 from tests.api.conftest import fake_authenticate
 from tests.pipeline.factory import write_factory_seal
+from tests.support.build_tables import open_table_rows
 
 VOLATILE = (
     "built_at",
@@ -64,11 +65,12 @@ def score_lists(root: str, index: pa.Table) -> dict[str, list[dict[str, Any]]]:
 
 
 def ledger_returns(root: str, alpha: str) -> tuple[np.ndarray, np.ndarray]:
-    """(days, daily returns) of the long_short book, read from the analysts' Parquet."""
+    """(days, daily returns) of the long_short book, read from the open table at the version the
+    current build's generation names."""
     build = catalog.current_build(root, alpha)
     assert build is not None
-    table = pq.read_table(layout.book_partition_path(build.build_dir, "portfolio", "long_short"))
-    table = table.sort_by("date")
+    ledger = open_table_rows(Path(build.build_dir), "portfolio").filter(pl.col("book") == "long_short")
+    table = ledger.to_arrow().sort_by("date")
     days = table.column("date").cast(pa.int32()).to_numpy()
     start = table.column("starting_equity").to_numpy()
     end = table.column("ending_equity").to_numpy()
