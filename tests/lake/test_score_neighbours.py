@@ -1,7 +1,8 @@
 """Score neighbours (issue 21): each alpha's nearest alphas on the scores basis, kept by the
 catalogue index (pipeline/catalogue_neighbours.py), checked against an independent brute force.
 
-The reference pairs every two alphas from the analysts' Parquet with pandas and scipy (weekly
+The reference pairs every two alphas from their builds' decisions (the open table read apart, at
+the version the build's generation names) with pandas and scipy (weekly
 Spearman over the names both scored, averaged over the weeks it exists), so the lists the
 publishes merged one alpha at a time are compared with the true nearest alphas of the catalogue.
 """
@@ -24,6 +25,7 @@ from pipeline import index_rows as rows
 from pipeline.publish import publish_seal
 from schemas.lake import SCORE_NEIGHBOURS
 from tests.pipeline.factory import write_factory_seal
+from tests.support.build_tables import open_table_rows
 
 ALPHAS = 7
 KEPT = 3  # neighbours per alpha, below the catalogue's size so that the lists must choose
@@ -35,9 +37,8 @@ def decisions(root: str, alpha: str) -> pd.DataFrame:
     assert generation is not None
     index = catalogue_index.read_index(storage, root, generation).to_pandas().set_index("alpha_id")
     build = layout.alpha_build_dir(root, alpha, index.loc[alpha, "build_id"])
-    frame = pd.concat(
-        pd.read_parquet(path) for path in sorted(Path(build, "decisions").glob("year=*/*.parquet"))
-    )
+    frame = open_table_rows(Path(build), "decisions").select("date", "symbol", "score").to_pandas()
+    assert len(frame), alpha
     return frame[np.isfinite(frame["score"])][["date", "symbol", "score"]]
 
 
