@@ -30,6 +30,7 @@ from analytics.figures import Figures
 from datasets import catalogue_index
 from schemas import lake
 from schemas.vocabulary import VOCABULARY
+from tests.support.build_tables import build_table, has_table, open_table_rows
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "lake.md"
 EQUITY_COLUMNS = ("period_return", "cumulative_return", "peak_equity", "drawdown", "drawdown_pct")
@@ -63,15 +64,22 @@ def close(a: float | None, b: float | None) -> bool:
     return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
 
 
+LEDGER_SOURCE = "read_parquet('{build}/portfolio/book=long_short/part-0.parquet')"
+"""Where the documented statement reads one book's ledger: a build folder's Parquet, which builds of
+pipeline 2.12.0 on no longer hold (their rows are the open tables'). The test reads the build's
+ledger of that book from the open tables instead (`build_table`), as a view of that name."""
+
+
 def test_the_documented_duckdb_statement_is_each_books_equity_curve(demo_lake: Path) -> None:
     statement = documented_statement()
-    assert "book=long_short" in statement and "{build}" in statement
+    assert LEDGER_SOURCE in statement
     checked = 0
     for build in current_builds(demo_lake).values():
         for export in sorted((build / "exports").glob("equity-curve.*.parquet")):
             book = export.name.removeprefix("equity-curve.").removesuffix(".parquet")
-            sql = statement.replace("{build}", str(build)).replace("book=long_short", f"book={book}")
-            mine = duckdb.sql(sql).to_arrow_table()
+            con = duckdb.connect()
+            con.register("book_ledger", build_table(build, "portfolio", book).to_arrow())
+            mine = con.sql(statement.replace(LEDGER_SOURCE, "book_ledger")).to_arrow_table()
             served = pq.read_table(export)
             assert mine.column("date").to_pylist() == served.column("date").to_pylist(), (build, book)
             for name in EQUITY_COLUMNS:
@@ -112,10 +120,9 @@ def test_each_stored_metric_is_served_at_its_documented_path(demo_lake: Path) ->
     figures = Figures.open(str(demo_lake))
     seen = 0
     for alpha, build in current_builds(demo_lake).items():
-        stored_path = build / "metrics_stored.parquet"
-        if not stored_path.exists():
+        if not has_table(build, "metrics_stored"):
             continue
-        stored = pq.read_table(stored_path).to_pylist()
+        stored = build_table(build, "metrics_stored").to_dicts()
         overall = {r["metric"]: r["value"] for r in stored if r["scope"] == "overall" and not r["period"]}
         served = msgspec.to_builtins(figures.metrics(alpha))
         weeks_per_year = 52
@@ -221,15 +228,17 @@ def test_the_benchmarks_adjusted_close_is_null_only_before_its_source_recorded_o
 
 @pytest.mark.parametrize("table", ["analytics_rolling"])
 def test_a_builds_figure_columns_are_named_as_the_vocabulary(demo_lake: Path, table: str) -> None:
+    checked = 0
     for build in current_builds(demo_lake).values():
-        path = build / f"{table}.parquet"
-        if path.exists():
-            names = pq.read_schema(path).names
+        if has_table(build, table):
+            names = open_table_rows(build, table).columns  # the columns the open table stores
+            checked += 1
             assert {term.name for term in lake.FIGURE_TERMS[table]} <= set(names) and not {
                 "icir",
                 "hit_rate",
                 "mean_ic",
             } & set(names)
+    assert checked
 
 
 class _Build:
@@ -250,8 +259,9 @@ def test_a_rolling_table_written_before_serves_the_same_rows(demo_lake: Path) ->
     is the page of the same rows under the new names."""
     from analytics import rolling
 
-    build = next(b for b in current_builds(demo_lake).values() if (b / "analytics_rolling.parquet").exists())
-    now = pq.read_table(build / "analytics_rolling.parquet")
+    build = next(b for b in current_builds(demo_lake).values() if has_table(b, "analytics_rolling"))
+    schema = lake.TABLE_SCHEMAS["analytics_rolling"]
+    now = build_table(build, "analytics_rolling").to_arrow().select(schema.names).cast(schema)
     before = now.rename_columns(
         [{"icir_per_week": "icir", "return_hit_rate": "hit_rate"}.get(n, n) for n in now.column_names]
     )
