@@ -24,6 +24,7 @@ from typing import Any
 
 import distributed
 import fsspec
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -49,6 +50,7 @@ from tests.health_wait import HANG_LIMIT
 from tests.pipeline.conftest import copy_seal
 from tests.pipeline.factory import write_factory_seal
 from tests.s3_server import free_port
+from tests.support.build_tables import build_derived
 
 DEMO_ALPHAS = 7  # and the SPY benchmark
 
@@ -105,16 +107,18 @@ def content_id(build_id: str) -> str:
     return build_id.rsplit("-", 1)[0]
 
 
-KNOWN_SESSIONS = ("known_sessions.parquet", "serving/known_sessions.arrow")
-"""What the lake knew when (`pipeline.knowledge`) and its serving copy: when each session was first
-published and by which build, so their bytes are those of the publish, not of the seal alone."""
+KNOWN_SESSIONS = ("serving/known_sessions.arrow",)
+"""The serving copy of what the lake knew when (`pipeline.knowledge`; its rows are the open
+tables' `known_sessions`): when each session was first published and by which build, so their
+bytes are those of the publish, not of the seal alone."""
 
 
 def assert_same_lake(root: str, reference: str, targets: set[str] | None = None) -> None:
     """The same targets (all the reference's, or `targets`), content ids and file manifests (size
-    and SHA-256 of every file), and the same bytes in every Parquet file of every build; but for
-    `known_sessions`, which holds the same sessions, each first published by the build that holds
-    it (the lakes published them at different times)."""
+    and SHA-256 of every file), the same bytes in every Parquet file of every build (its exports, a
+    benchmark's `daily.parquet`), and the same rows of every table in the open tables at each
+    alpha build's generation; but for `known_sessions`, which holds the same sessions, each first
+    published by the build that holds it (the lakes published them at different times)."""
     built, expected = published(root), published(reference)
     if targets is not None:
         expected = {t: b for t, b in expected.items() if t in targets}
@@ -126,6 +130,8 @@ def assert_same_lake(root: str, reference: str, targets: set[str] | None = None)
         assert without_knowledge(build["files"]) == without_knowledge(other["files"]), target
         ours, theirs = parquet_md5(root, build["build_dir"]), parquet_md5(reference, other["build_dir"])
         assert ours and without_knowledge(ours) == without_knowledge(theirs), target
+        if not target.startswith("benchmark:"):
+            assert_same_rows(build, other, target)
         for name in KNOWN_SESSIONS:
             assert (name in build["files"]) == (name in other["files"]), (target, name)
             if name in build["files"]:
@@ -136,6 +142,30 @@ def assert_same_lake(root: str, reference: str, targets: set[str] | None = None)
                 assert mine.column("first_build_id").to_pylist() == [build["build_id"]] * mine.num_rows
                 keys = ["dataset", "book", "date"]
                 assert mine.num_rows > 0 and mine.select(keys).equals(reference_known.select(keys)), target
+
+
+def table_frames(build_dir: str) -> dict[str, pl.DataFrame]:
+    """Every table's rows of an alpha build in the open tables (a book table's by `table/book`)."""
+    derived = build_derived(build_dir)
+    frames = dict(derived.single)
+    frames.update({f"{name}/{book}": f for name, books in derived.books.items() for book, f in books.items()})
+    if derived.decisions is not None:
+        frames["decisions"] = derived.decisions
+    return frames
+
+
+def assert_same_rows(build: dict[str, Any], other: dict[str, Any], target: str) -> None:
+    """The same rows of every table; `known_sessions`' the same sessions, each first published by
+    the build that holds it."""
+    mine, theirs = table_frames(build["build_dir"]), table_frames(other["build_dir"])
+    assert sorted(mine) == sorted(theirs) and "known_sessions" in mine, target
+    for name, frame in mine.items():
+        if name == "known_sessions":
+            keys = ["dataset", "book", "date"]
+            assert frame["first_build_id"].to_list() == [build["build_id"]] * frame.height, target
+            assert frame.height > 0 and frame.select(keys).equals(theirs[name].select(keys)), target
+        else:
+            assert frame.equals(theirs[name]), (target, name)
 
 
 def without_knowledge(files: dict[str, Any]) -> dict[str, Any]:
@@ -346,18 +376,18 @@ KILLED_ALPHA = "momentum_12_1"
 
 
 def slow_down_writes(alpha_id: str, seconds: float) -> None:
-    """Run on the workers: each Parquet file of `alpha_id` takes `seconds` longer to write, so a
+    """Run on the workers: each serving file of `alpha_id` takes `seconds` longer to write, so a
     kill lands while the build is being written (a restarted worker runs at full speed)."""
     from datasets.writer import BuildWriter
 
-    write = BuildWriter.write_parquet
+    write = BuildWriter.write_arrow
 
     def slow_write(self: BuildWriter, path: str, *args: Any) -> Any:
         if f"/alphas/{alpha_id}/" in path:
             time.sleep(seconds)
         return write(self, path, *args)
 
-    BuildWriter.write_parquet = slow_write  # type: ignore[method-assign,assignment]
+    BuildWriter.write_arrow = slow_write  # type: ignore[method-assign,assignment]
 
 
 class RecordedProgress(BuildProgress):

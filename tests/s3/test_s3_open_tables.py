@@ -16,13 +16,14 @@ import pytest
 from deltalake import DeltaTable
 
 from alpha_results_seal.storage import Storage
-from datasets import clock, tables
+from datasets import clock, layout, tables
 from pipeline import lake_tables
 from pipeline.lake_convert import convert
 from pipeline.publish import publish_seal
 from schemas import lake as lake_schema
 from tests.health_wait import HANG_LIMIT
 from tests.pipeline.factory import weekly_runs, write_factory_seal
+from tests.support.build_tables import write_legacy_parquet
 
 pytestmark = pytest.mark.s3
 
@@ -153,14 +154,19 @@ def test_a_commit_another_process_overtook_on_s3_is_made_over_the_new_version(
 def test_a_lake_on_s3_whose_tables_are_gone_is_converted_to_the_same_tables(
     s3_bucket: str, seals: tuple[Path, Path]
 ) -> None:
-    """`alpha-results lake convert` on S3 (pipeline/lake_convert.py): the build folders and catalogue
-    generations in the bucket give back the tables the publishes wrote, now and as of the first."""
+    """`alpha-results lake convert` on S3 (pipeline/lake_convert.py): the build folders (holding
+    their Parquet as a pipeline before 2.12.0 wrote it) and catalogue generations in the bucket give
+    back the tables the publishes wrote, now and as of the first."""
     root = f"s3://{s3_bucket}/converted"
     publish_both(seals, root)
     between = SECOND - dt.timedelta(hours=1)
     published = {moment: content(root, moment) for moment in (None, between)}
     assert 0 < published[between]["portfolio"].height < published[None]["portfolio"].height  # two builds
     storage = Storage(root)
+    builds = storage.list_names(layout.alpha_builds_dir(root, ALPHA))
+    assert len(builds) == 2
+    for build_id in builds:
+        write_legacy_parquet(layout.alpha_build_dir(root, ALPHA, build_id))
     storage.fs.rm(f"{root}/tables", recursive=True)
     assert tables.generations(root).height == 0
     done = list(convert(root))

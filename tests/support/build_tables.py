@@ -1,7 +1,7 @@
 """A build's rows of one table, read from the lake's open tables as the build's generation names
 them (`pipeline.build_files.build_rows`): what a test reads where it read the build folder's own
 Parquet before pipeline 2.12.0, which writes none. A build is named by its folder
-(`{lake}/alphas/{alpha}/builds/{build_id}`), as the tests hold it."""
+(`{lake}/alphas/{alpha}/builds/{build_id}`, a path or an `s3://` URL), as the tests hold it."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ from schemas import lake
 
 
 def _parts(build: Path | str) -> tuple[str, str, str]:
-    """(lake root, alpha id, build id) of a build folder."""
-    path = Path(build)
-    if path.parent.name != "builds":
-        raise ValueError(f"{path} is not a build folder ({{lake}}/alphas/{{alpha}}/builds/{{build}})")
-    return str(path.parents[3]), path.parents[1].name, path.name
+    """(lake root, alpha id, build id) of a build folder: a local path, or a URL (`s3://...`)."""
+    parts = str(build).rstrip("/").rsplit("/", 4)
+    if len(parts) != 5 or parts[1] != "alphas" or parts[3] != "builds":
+        raise ValueError(f"{build} is not a build folder ({{lake}}/alphas/{{alpha}}/builds/{{build}})")
+    return parts[0], parts[2], parts[4]
 
 
 def build_derived(build: Path | str, names: tuple[str, ...] | None = None) -> DerivedAlpha:
@@ -75,18 +75,23 @@ def write_legacy_parquet(build: Path | str) -> None:
     """The build folder's own Parquet as a pipeline before 2.12.0 wrote it (`{table}.parquet`,
     `{table}/book={book}/part-0.parquet`, `decisions/year={year}/part-0.parquet`), from the open
     tables: a build of a lake published before pipeline 2.12.0, for what reads such builds
-    (`lake convert`, a publish replacing a build the tables do not hold)."""
+    (`lake convert`, a publish replacing a build the tables do not hold). The folder is a local
+    path or an `s3://` URL (written through `Storage`)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from alpha_results_seal.storage import Storage
     from datasets import layout
 
-    folder = str(build)
+    folder = str(build).rstrip("/")
+    storage = Storage(_parts(build)[0])
     found = build_derived(build)
 
     def write(path: str, frame: pl.DataFrame, name: str) -> None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
         schema = lake.TABLE_SCHEMAS[name]
-        pq.write_table(frame.to_arrow().select(schema.names).cast(schema), path)
+        sink = pa.BufferOutputStream()
+        pq.write_table(frame.to_arrow().select(schema.names).cast(schema), sink)
+        storage.write_bytes(path, sink.getvalue().to_pybytes())
 
     for name, frame in found.single.items():
         write(layout.table_path(folder, name), frame, name)
