@@ -1,7 +1,8 @@
 """docs/lake.md's notebook block, run as written over a lake whose newest generation is a delta
 (issue 64, finding 10): the catalogue it reads is the one the server serves (the merged index, not
 the base's file), its current builds are the pointers' builds, and the ledger it reads from them is
-each current build's, row for row (polars over the files, apart from DuckDB's reading)."""
+each current build's, row for row (the build's rows read from the open tables at the versions its
+generation names, apart from DuckDB's reading)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import polars as pl
 from alpha_results_seal.storage import Storage
 from datasets import catalogue_index
 from tests.conftest import linked_copy
+from tests.support.build_tables import build_table, has_table
 
 REPO = Path(__file__).resolve().parents[2]
 HEADING = "### In a notebook: the current builds and the catalogue, right after any publish"
@@ -76,12 +78,12 @@ def test_the_docs_notebook_reads_the_served_catalogue_and_the_current_builds(
         scope["ledger"], schema=["alpha_id", "build_id", "date", "ending_equity"], orient="row"
     )
     for alpha, build in current.items():
-        path = lake / "alphas" / alpha / "builds" / build / "portfolio" / "book=long_short" / "part-0.parquet"
+        folder = lake / "alphas" / alpha / "builds" / build
         mine = ledger.filter(pl.col("alpha_id") == alpha).sort("date")
-        if not path.exists():
+        if not has_table(folder, "portfolio", "long_short"):
             assert mine.height == 0, alpha
             continue
-        files = pl.read_parquet(path).sort("date")
+        files = build_table(folder, "portfolio", "long_short").sort("date")
         assert set(mine["build_id"]) == {build}, alpha
         assert mine["date"].to_list() == files["date"].to_list(), alpha
         assert mine["ending_equity"].to_list() == files["ending_equity"].to_list(), alpha
