@@ -25,7 +25,7 @@ from scipy import optimize, stats
 from statsmodels.stats.multitest import multipletests
 
 from tests.analytics import sharpe_reference
-from tests.support.build_tables import build_pandas
+from tests.support.build_tables import build_pandas, has_table
 
 SESSIONS_PER_YEAR = 252
 WEEKS_PER_YEAR = 52
@@ -73,10 +73,8 @@ class Lake:
     def _table(self, alpha: str, name: str, book: str | None = None) -> pd.DataFrame | None:
         """The current build's rows of one table (of `book`) as pandas read its Parquet file, None
         when the build has none (pipeline 2.12.0 keeps them in the lake's open tables only)."""
-        try:
-            return build_pandas(self.build(alpha), name, book)
-        except FileNotFoundError:
-            return None
+        build = self.build(alpha)
+        return build_pandas(build, name, book) if has_table(build, name, book) else None
 
     @cache  # noqa: B019
     def ledger(self, alpha: str, book: str) -> pd.DataFrame | None:

@@ -30,7 +30,7 @@ import polars as pl
 
 from analytics.reading import SERVED
 from schemas import choices
-from tests.support.build_tables import build_table
+from tests.support.build_tables import build_table, has_table
 
 SEED = 20_240_611
 
@@ -167,10 +167,7 @@ class LakeFacts:
 def _table(build: Path, name: str) -> pl.DataFrame | None:
     """The build's rows of `name` from the lake's open tables (`build_table`, every book of a book
     table), None when it has none."""
-    try:
-        return build_table(build, name)
-    except FileNotFoundError:
-        return None
+    return build_table(build, name) if has_table(build, name) else None
 
 
 def _current_build(folder: Path) -> Path:
