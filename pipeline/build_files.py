@@ -103,7 +103,9 @@ def build_rows(
         at = version.get(spec.name)
         if at is None:
             continue
-        wanted = (columns or {}).get(spec.name, spec.schema.names)
+        wanted = list((columns or {}).get(spec.name, spec.schema.names))
+        if spec.layout == "book" and tables.BOOK_COLUMN not in wanted:
+            wanted.append(tables.BOOK_COLUMN)  # in the table's path, not the build's columns
         rows = tables.target_rows(tables.open_version(lake_root, spec.name, at), spec.name, alpha_id, wanted)
         if rows.height == 0:
             continue

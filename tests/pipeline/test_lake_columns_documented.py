@@ -79,7 +79,7 @@ def test_every_instant_of_the_lake_is_a_utc_microsecond_timestamp() -> None:
         for field in schema:
             if pa.types.is_timestamp(field.type):
                 assert field.type == lake.UTC_TS, (name, field.name)
-                where = "the catalogue index" if name == "CATALOGUE_INDEX" else "a build's Parquet tables"
+                where = "the catalogue index" if name == "CATALOGUE_INDEX" else "the open tables"
                 if name in lake.TABLE_SCHEMAS or name == "CATALOGUE_INDEX":
                     assert f"`{field.name}`" in rows[where], (name, field.name)
                     assert rows[where].endswith("| `timestamp[us, tz=UTC]`: microseconds, UTC |"), where

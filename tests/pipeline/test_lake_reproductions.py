@@ -64,10 +64,9 @@ def close(a: float | None, b: float | None) -> bool:
     return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
 
 
-LEDGER_SOURCE = "read_parquet('{build}/portfolio/book=long_short/part-0.parquet')"
-"""Where the documented statement reads one book's ledger: a build folder's Parquet, which builds of
-pipeline 2.12.0 on no longer hold (their rows are the open tables'). The test reads the build's
-ledger of that book from the open tables instead (`build_table`), as a view of that name."""
+LEDGER_SOURCE = "from book_ledger"
+"""Where the documented statement reads one book's ledger: `book_ledger`, the book's rows of the
+open tables (as the page says to register it), here each current build's book in turn."""
 
 
 def test_the_documented_duckdb_statement_is_each_books_equity_curve(demo_lake: Path) -> None:
@@ -79,7 +78,7 @@ def test_the_documented_duckdb_statement_is_each_books_equity_curve(demo_lake: P
             book = export.name.removeprefix("equity-curve.").removesuffix(".parquet")
             con = duckdb.connect()
             con.register("book_ledger", build_table(build, "portfolio", book).to_arrow())
-            mine = con.sql(statement.replace(LEDGER_SOURCE, "book_ledger")).to_arrow_table()
+            mine = con.sql(statement).to_arrow_table()  # the page's statement, as written
             served = pq.read_table(export)
             assert mine.column("date").to_pylist() == served.column("date").to_pylist(), (build, book)
             for name in EQUITY_COLUMNS:

@@ -28,10 +28,7 @@ def build_derived(build: Path | str, names: tuple[str, ...] | None = None) -> De
     """Every table (or `names`) of the build, in the shape a publish derives them."""
     root, alpha, build_id = _parts(build)
     specs = tuple(spec for spec in lake.TABLES if names is None or spec.name in names)
-    # A book table's columns named with its `book` column: `build_rows`' default (the table's
-    # `schemas.lake` columns) leaves it out, and then cannot split the rows by book.
-    columns = {spec.name: [tables.BOOK_COLUMN, *spec.schema.names] for spec in specs if spec.layout == "book"}
-    found = build_rows(root, alpha, build_id, specs, columns)
+    found = build_rows(root, alpha, build_id, specs)
     if found is None:
         raise FileNotFoundError(f"no generation of the open tables names build {build_id} of {alpha}")
     return found
