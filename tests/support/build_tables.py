@@ -6,8 +6,8 @@ Parquet before pipeline 2.12.0, which writes none. A build is named by its folde
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-import pandas as pd
 import polars as pl
 
 from datasets import tables
@@ -101,7 +101,7 @@ def write_legacy_parquet(build: Path | str) -> None:
             write(layout.year_partition_path(folder, "decisions", int(str(year))), part, "decisions")
 
 
-def build_pandas(build: Path | str, name: str, book: str | None = None) -> pd.DataFrame:
+def build_pandas(build: Path | str, name: str, book: str | None = None) -> Any:
     """`build_table` in pandas as `pd.read_parquet` read the old file: cast to the table's Arrow
     schema (`schemas.lake.TABLE_SCHEMAS`) before `pyarrow`'s `to_pandas`, so a date column holds
     `datetime.date` objects as it did (polars' own `to_pandas` gives `datetime64` columns). A book
@@ -111,7 +111,7 @@ def build_pandas(build: Path | str, name: str, book: str | None = None) -> pd.Da
     arrow = frame.to_arrow().select(schema.names).cast(schema)
     if tables.BOOK_COLUMN in frame.columns and tables.BOOK_COLUMN not in schema.names:
         arrow = arrow.append_column(tables.BOOK_COLUMN, frame[tables.BOOK_COLUMN].to_arrow())
-    return arrow.to_pandas()
+    return arrow.to_pandas()  # a pandas DataFrame
 
 
 def generation_versions(build: Path | str) -> dict[str, int]:
