@@ -379,8 +379,12 @@ def run_convert(args: argparse.Namespace) -> int:
     from pipeline.lake_convert import convert
 
     lake_root = args.lake or default_lake()
-    replayed = 0
+    replayed = refused = 0
     for done in convert(lake_root):
+        if done.refused:
+            print(f"refused    {done.target}: {done.refused}", file=sys.stderr)
+            refused += 1
+            continue
         if done.skipped:
             print(f"skipped    {done.target}: {done.skipped}")
             continue
@@ -390,7 +394,7 @@ def run_convert(args: argparse.Namespace) -> int:
         )
         print(f"converted  {done.target}: {dated}")
     print(f"{replayed} build{'' if replayed == 1 else 's'} replayed into the open tables  (lake {lake_root})")
-    return 0
+    return 1 if refused else 0
 
 
 def run_index(args: argparse.Namespace) -> int:

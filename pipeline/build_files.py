@@ -7,6 +7,7 @@ hold). A build of pipeline 2.12.0 on writes no Parquet of its own: the tables ho
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
@@ -16,6 +17,19 @@ from alpha_results_seal.storage import Storage
 from datasets import layout, tables
 from pipeline.derive import DerivedAlpha
 from schemas import lake
+
+ROWS_IN_TABLES_ONLY = (2, 12, 0)
+"""The pipeline version from which a build's folder holds no Parquet of its rows."""
+
+
+def rows_in_folder(entry: dict[str, Any]) -> bool:
+    """Whether a build (its `alpha.json`) holds its rows' Parquet in its folder: a pipeline before
+    2.12.0's (a version that cannot be read counts as one, whose folder is then looked in)."""
+    try:
+        version = tuple(int(part) for part in str(entry.get("pipeline_version", "")).split(".")[:3])
+    except ValueError:
+        return True
+    return version < ROWS_IN_TABLES_ONLY
 
 
 def read_parquet(storage: Storage, path: str) -> pa.Table | None:

@@ -38,8 +38,8 @@ import polars as pl
 import pyarrow as pa
 
 from alpha_results_seal.storage import Storage
-from datasets import layout
-from pipeline.build_files import build_rows, read_build
+from datasets import layout, tables
+from pipeline.build_files import build_rows, read_build, rows_in_folder
 from pipeline.derive import DerivedAlpha
 from schemas import lake
 from schemas.lake import KNOWN_SESSIONS, RESTATEMENTS
@@ -135,8 +135,11 @@ def read_predecessor(
     """The build `pointer` names, read for knowledge time; None for a first publish (or a pointer
     whose build is gone: nothing of it can be carried). Its rows are read from the open tables at
     the versions the alpha's newest generation names when that generation is of this build
-    (`predecessor_rows`), else from the build's own Parquet (a build published before the open
-    tables, on a lake `lake convert` has not moved over)."""
+    (`predecessor_rows`), else from the build's own Parquet (a build of a pipeline before 2.12.0
+    published before the open tables, on a lake `lake convert` has not moved over). A build of
+    2.12.0 on that no generation names (a publish killed after its switch and never finished) was
+    never served: the build replaced is then the one the newest generation names
+    (`PredecessorUnreadable` when there is none: the tables are lost)."""
     if not pointer or not isinstance(pointer.get("build_id"), str):
         return None
     build_id = pointer["build_id"]
@@ -154,8 +157,15 @@ def read_predecessor(
     if published_at.tzinfo is None:
         published_at = published_at.replace(tzinfo=dt.UTC)
     found = predecessor_rows(lake_root, alpha_id, build_id)
-    if found is None:
+    if found is None and rows_in_folder(entry):
         found = read_build(storage, build_dir, PREDECESSOR_SPECS)
+    elif found is None:
+        # A build of pipeline 2.12.0 on whose generation was never committed (a publish killed
+        # after its pointer switch, not finished): the API never served it; the build it replaces
+        # is the one the alpha's newest generation names, what the API serves.
+        build_id, published_at, entry = _served_build(storage, lake_root, alpha_id, build_id)
+        found = predecessor_rows(lake_root, alpha_id, build_id)
+        assert found is not None  # the newest generation is of `build_id`
     return Predecessor(
         build_id=build_id,
         published_at=published_at,
@@ -166,6 +176,30 @@ def read_predecessor(
         scores=None if found.decisions is None else found.decisions.select("date", "symbol", "score"),
         metrics=found.single.get("metrics_stored"),
     )
+
+
+class PredecessorUnreadable(RuntimeError):
+    """The build a publish replaces cannot be read: carrying nothing of it would date every session
+    anew and drop its restatements, so the publish stops (fails loud) instead."""
+
+
+def _served_build(
+    storage: Storage, lake_root: str, alpha_id: str, pointed: str
+) -> tuple[str, dt.datetime, dict[str, Any]]:
+    """(build id, when its generation was committed, its entry; {} when retention removed its
+    folder) of the build the alpha's newest generation names."""
+    named = tables.versions(lake_root).filter(pl.col("target") == alpha_id)
+    if named.height == 0:
+        raise PredecessorUnreadable(
+            f"{alpha_id}: the pointer names build {pointed} (pipeline 2.12.0 or later: its rows are in "
+            "the open tables only), but no generation of the open tables names any build of the alpha: "
+            "the lake's tables/ folder is missing or damaged. Restore it, then publish again"
+        )
+    newest = named.sort("committed_at").row(-1, named=True)
+    build_id = str(newest["build_id"])
+    entry_path = layout.join(layout.alpha_build_dir(lake_root, alpha_id, build_id), layout.ALPHA_JSON)
+    entry = json.loads(storage.read_bytes(entry_path)) if storage.exists(entry_path) else {}
+    return build_id, newest["committed_at"], entry
 
 
 def predecessor_rows(lake_root: str, alpha_id: str, build_id: str) -> DerivedAlpha | None:

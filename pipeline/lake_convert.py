@@ -20,6 +20,9 @@ the build, so `datasets.tables.versions(as_of)` names the builds the API's `as_o
   again since the open tables came gets the history before (replayed rows land in later versions
   than the publishes', but each generation names the version holding its own build's rows, and
   the publishes' generations, dated later, stay what is served now).
+- **A build whose rows are in the tables only is refused** (pipeline 2.12.0 on writes no Parquet
+  of its rows into its folder): a target with such a build to replay (its tables lost) is not
+  converted, and the command says so and fails, rather than replay it empty.
 - **A publish running meanwhile is safe** for the same reason: its generation is dated after every
   replayed one and names the versions holding its own rows.
 """
@@ -31,9 +34,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from alpha_results_seal.storage import Storage
-from datasets import catalogue_index, layout, tables
+from datasets import catalog, catalogue_index, layout, tables
 from pipeline import lake_tables
-from pipeline.build_files import frame_of, read_build, read_parquet
+from pipeline.build_files import frame_of, read_build, read_parquet, rows_in_folder
 from pipeline.lake_tables import Written
 from schemas import lake
 
@@ -47,6 +50,9 @@ class Converted:
     """Each build replayed, oldest first, with the moment its generation is dated."""
     skipped: str | None = None
     """Why nothing was replayed (the tables know every build of it, or none of them is kept)."""
+    refused: str | None = None
+    """Why it cannot be converted: a build to replay holds no rows of its own (pipeline 2.12.0 on
+    writes them into the open tables only), so replaying it would publish it empty."""
 
 
 Served = list[tuple[str, dt.datetime]]
@@ -90,11 +96,21 @@ def _replay(
     named: set[str],
     kept: Callable[[str], bool],
     publish: Callable[[str], Written],
+    holds_no_rows: Callable[[str], bool] | None = None,
 ) -> Converted:
     """Each kept build of `history` no generation names (`named`) written into the tables
     (`publish`), then its generation."""
     done = Converted(target)
     replayable = _replayable(history, kept)
+    if holds_no_rows is not None:
+        empty = [b for b, _ in replayable if b not in named and holds_no_rows(b)]
+        if empty:
+            done.refused = (
+                f"build {empty[0]} was published by pipeline 2.12.0 or later, whose rows are in the open "
+                "tables only, and no generation of the tables names it: it cannot be replayed from its "
+                "folder. Restore the lake's tables/ folder, or publish the alpha's seals again"
+            )
+            return done
     for build_id, moment in replayable:
         if build_id not in named:
             lake_tables.commit_generation(root, target, build_id, publish(build_id), moment)
@@ -130,6 +146,13 @@ class _Builds:
     def kept(self, build_id: str) -> bool:
         return Storage(self.root).exists(self.marker(build_id))
 
+    def holds_no_rows(self, build_id: str) -> bool:
+        """An alpha's build whose rows are not in its folder (`pipeline.build_files.rows_in_folder`)."""
+        if self.symbol is not None:
+            return False
+        entry = catalog.read_json(Storage(self.root), self.marker(build_id))
+        return entry is not None and not rows_in_folder(entry)
+
     def publish(self, build_id: str) -> Written:
         storage = Storage(self.root)
         if self.symbol is not None:
@@ -155,4 +178,6 @@ def convert(root: str) -> Iterator[Converted]:
         named.setdefault(target, set()).add(build_id)
     for target, history in sorted(served_history(root).items()):
         builds = _Builds(root, target)
-        yield _replay(root, target, history, named.get(target, set()), builds.kept, builds.publish)
+        yield _replay(
+            root, target, history, named.get(target, set()), builds.kept, builds.publish, builds.holds_no_rows
+        )

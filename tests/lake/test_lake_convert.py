@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import io
+import json
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -236,3 +237,22 @@ def test_builds_served_before_the_open_tables_are_replayed_behind_the_publishes_
     expected = expected.select(at_first.columns)
     assert at_first.height > 0
     assert at_first.equals(expected.sort(expected.columns))
+
+
+def test_a_build_whose_rows_are_in_the_lost_tables_only_is_refused(published: Path, tmp_path: Path) -> None:
+    """A build of pipeline 2.12.0 on holds no rows of its own: with the tables lost, its target is
+    refused (the command fails, saying why), never replayed empty; the other targets convert."""
+    root = Path(shutil.copytree(published, tmp_path / "lake"))
+    shutil.rmtree(root / "tables")
+    pointer = json.loads(Path(layout.alpha_pointer(str(root), ALPHA)).read_text())
+    newest = Path(layout.alpha_build_dir(str(root), ALPHA, pointer["build_id"]))
+    entry = newest / layout.ALPHA_JSON
+    entry.write_text(
+        entry.read_text().replace('"pipeline_version": "2.11.0"', '"pipeline_version": "2.12.0"')
+    )
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(["lake", "convert", "--lake", str(root)]) == 1
+    assert f"refused    {ALPHA}: build {newest.name} was published by pipeline 2.12.0" in err.getvalue()
+    assert "converted  benchmark:SPY:" in out.getvalue()
+    assert ALPHA not in set(tables.generations(str(root))["target"])

@@ -189,6 +189,67 @@ class _Killed(Exception):
     """A publish stopped before a commit (`lake_tables.before_commit`)."""
 
 
+def _killed_after_switch(seals: list[Path], root: str) -> tuple[str, str]:
+    """The first seal published, the second killed after its pointer switch, before its generation,
+    its intent expired: (the served build, the killed build the pointer names)."""
+    with clock.simulated(T0):
+        served = str(publish_seal(str(seals[0]), root).build_id)
+
+    def killed_at_generation(name: str) -> None:
+        if name == "generation":
+            raise _Killed(name)
+
+    lake_tables.before_commit = killed_at_generation
+    try:
+        with clock.simulated(T0 + dt.timedelta(days=1)), pytest.raises(_Killed):
+            publish_seal(str(seals[1]), root)
+    finally:
+        lake_tables.before_commit = lake_tables._no_step
+    intent = Path(publish_lock.intent_path(root, SCORED))
+    intent.write_text(json.dumps({**json.loads(intent.read_text()), "expires_at": time.time() - 1}))
+    return served, _build(Path(root)).name
+
+
+def test_a_killed_build_no_generation_could_name_is_replaced_as_the_served_build(
+    seals: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A killed publish's build that its finish cannot name (`lake_tables._holds` refuses: its
+    commits are not the tables' newest) was never served, and holds no rows of its own (pipeline
+    2.12.0): the next publish replaces the build the newest generation names, the one the API
+    served. Its sessions keep their first times and its restatements name that build; before the
+    mend the predecessor read from the killed build's folder was empty, so every session was dated
+    anew and nothing was restated."""
+    root = str(tmp_path / "lake")
+    served, killed = _killed_after_switch(seals, root)
+    monkeypatch.setattr(lake_tables, "finish_generation", lambda *_: False)
+    with clock.simulated(T0 + dt.timedelta(days=2)):
+        outcome = publish_seal(str(seals[2]), root)
+    assert outcome.status == "published", outcome.line()
+    assert killed not in set(tables.generations(root)["build_id"])
+    last = _build(tmp_path / "lake")
+    known = build_table(last, "known_sessions")
+    assert known.filter(pl.col("first_build_id") == served).height > 0
+    assert killed not in set(known["first_build_id"])
+    restated = build_table(last, "restatements")
+    ours = restated.filter(pl.col("build_id") == str(outcome.build_id))
+    assert ours.height and set(ours["previous_build_id"]) == {served}
+
+
+def test_a_publish_over_lost_tables_fails_loud(seals: list[Path], tmp_path: Path) -> None:
+    """The pointer names a build whose rows are in the open tables only, and the tables are gone:
+    the publish stops with the reason, rather than carry nothing of the build it replaces."""
+    lake = tmp_path / "lake"
+    with clock.simulated(T0):
+        publish_seal(str(seals[0]), str(lake))
+    shutil.rmtree(lake / tables.TABLES_DIR)
+    with (
+        clock.simulated(T0 + dt.timedelta(days=1)),
+        pytest.raises(knowledge.PredecessorUnreadable) as refused,
+    ):
+        publish_seal(str(seals[1]), str(lake))
+    assert "tables/ folder is missing or damaged" in str(refused.value)
+
+
 def test_a_generation_is_named_for_a_build_only_when_the_tables_hold_its_commits(
     seals: list[Path], tmp_path: Path
 ) -> None:

@@ -71,9 +71,11 @@ def build_table(build: Path | str, name: str, book: str | None = None) -> pl.Dat
 def write_legacy_parquet(build: Path | str) -> None:
     """The build folder's own Parquet as a pipeline before 2.12.0 wrote it (`{table}.parquet`,
     `{table}/book={book}/part-0.parquet`, `decisions/year={year}/part-0.parquet`), from the open
-    tables: a build of a lake published before pipeline 2.12.0, for what reads such builds
-    (`lake convert`, a publish replacing a build the tables do not hold). The folder is a local
-    path or an `s3://` URL (written through `Storage`)."""
+    tables, its `alpha.json` naming pipeline 2.11.0: a build of a lake published before pipeline
+    2.12.0, for what reads such builds (`lake convert`, a publish replacing a build the tables do
+    not hold). The folder is a local path or an `s3://` URL (written through `Storage`)."""
+    import json
+
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -99,6 +101,9 @@ def write_legacy_parquet(build: Path | str) -> None:
         by_year = found.decisions.with_columns(_year=pl.col("date").dt.year())
         for (year,), part in by_year.partition_by("_year", as_dict=True, include_key=False).items():
             write(layout.year_partition_path(folder, "decisions", int(str(year))), part, "decisions")
+    entry_path = layout.join(folder, layout.ALPHA_JSON)
+    entry = json.loads(storage.read_bytes(entry_path))
+    storage.write_bytes(entry_path, json.dumps({**entry, "pipeline_version": "2.11.0"}).encode())
 
 
 def build_pandas(build: Path | str, name: str, book: str | None = None) -> Any:
