@@ -119,7 +119,7 @@ def rolling_page(
 
 def _icir_annualised(rows: pa.Table, weeks_per_year: int) -> pa.Table:
     """`rows` of analytics_rolling with the served `icir` in place of `icir_per_week`: the lake stores
-    it per week (the Parquet analysts read, whatever pipeline built it), and every served `icir` but
+    it per week (the open table analysts read, whatever pipeline built it), and every served `icir` but
     `/metrics` `core.icir_per_week` is annualised (analytics/ic.py), as the rows' information ratio is."""
     at = rows.schema.get_field_index("icir_per_week")
     annualised = pc.multiply(rows.column(at), annualisation_factor(weeks_per_year))

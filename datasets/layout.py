@@ -40,7 +40,7 @@ YEAR_PARTITIONED_TABLES = tables_laid("year")  # decisions/year=YYYY/part-0.parq
 BOOK_PARTITIONED_TABLES = tables_laid("book")  # <t>/book=<b>/part-0.parquet
 PART_FILE = "part-0.parquet"
 
-# The serving layout (internal): what the server maps, written next to the analysts' Parquet.
+# The serving layout (internal): what the server maps, in each build folder.
 # Arrow IPC files, uncompressed and one record batch each, so a worker memory-maps them and its
 # pages are shared with every other worker through the OS page cache. Rows are sorted by the keys
 # requests select on; `index.json` carries the row range of each book.

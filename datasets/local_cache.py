@@ -1,7 +1,7 @@
 """A bounded local copy of the serving files of S3 builds, so a worker maps them like local files.
 
 `fetch` copies what a worker reads of one build (the serving files and the build's JSON files,
-not the analysts' Parquet) into `{cache_dir}/{name}/{build_id}/`, verifying each file's size and
+not the exports) into `{cache_dir}/{name}/{build_id}/`, verifying each file's size and
 SHA-256 against the manifest, and publishes the folder with one rename: a folder in the cache is
 always complete and verified, so workers sharing the cache directory reuse each other's copies.
 When the cache holds more than `max_bytes`, the least recently used build folders are removed,

@@ -1,6 +1,6 @@
 """The serving layout: what the pipeline writes at publish time so a worker answers by slicing.
 
-Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Serving files"):
+Every build gets `serving/` (docs/lake.md, "Serving files"):
 
 - `decisions.arrow`: every decision row in `/scores` order (date, then symbol), so a window of
   scores is one contiguous slice and a row's position inside its week is its ticker tiebreak.

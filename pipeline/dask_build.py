@@ -1,8 +1,8 @@
 """The Dask executor of `alpha-results build`: each seal one task on a `dask.distributed` cluster.
 
 The client (the command) reads each seal's manifest to learn its target, then submits one task per
-seal: the task validates, derives, writes the Parquet, the serving files and the exports, and
-publishes atomically (`pipeline.build.build_one`, the function the local executor runs). Seals of
+seal: the task validates, derives, commits the rows to the open tables, writes the serving files and
+the exports, and publishes atomically (`pipeline.build.build_one`, the function the local executor runs). Seals of
 the same alpha are submitted one after the other in the order given (the next when the previous
 ended), as the local executor chains them, so their pointer switches never interleave; seals of
 different alphas run wherever the scheduler puts them.

@@ -49,8 +49,11 @@ class SourceArchiveState(Body, kw_only=True, frozen=True):
 class TableSize(Body, kw_only=True, frozen=True):
     """A published table's size, in `tables` of a readiness."""
 
-    rows: Annotated[int, doc("Rows of the table.", unit=units.ROWS)]
-    bytes: Annotated[int, doc("Bytes of the table's files.", unit=units.BYTES)]
+    rows: Annotated[int, doc("Rows of the build in the table.", unit=units.ROWS)]
+    bytes: Annotated[
+        int,
+        doc("Bytes of the build's data files in the open table, at the build's version.", unit=units.BYTES),
+    ]
 
 
 class Readiness(Body, kw_only=True, frozen=True):
@@ -78,7 +81,9 @@ class Readiness(Body, kw_only=True, frozen=True):
         SourceArchiveState | None,
         doc("`{status, delivered}` of the source archive record.", null="Null when none was recorded."),
     ]
-    tables: Annotated[dict[str, TableSize], doc("Per published table: `{rows, bytes}`, by table name.")]
+    tables: Annotated[
+        dict[str, TableSize], doc("Per open table the build has rows in: `{rows, bytes}`, by table name.")
+    ]
 
 
 class KeyUsage(Body, kw_only=True, frozen=True):

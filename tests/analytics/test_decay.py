@@ -1,7 +1,7 @@
 """Decay and the expected live haircut (`/analytics/decay`; issue 50, item 7).
 
 The IC's decay, over a copy of the demo lake: refitted by scipy's `curve_fit` (another optimiser)
-to the term structure read from the build's `weekly_term.parquet` with pandas.
+to the term structure read from the build's `weekly_term` rows (the open table's) with pandas.
 
 The haircut is recomputed from the served `/analytics/live` of every other approved alpha the key
 may read with a live quarter (numpy's `lstsq`, a loop for leave-one-out) within 1e-9. A live track

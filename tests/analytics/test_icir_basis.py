@@ -1,7 +1,7 @@
 """The ICIR is annualised wherever it is served (issue 46, item 3: one name, one meaning).
 
 Checked independently of analytics/: the sealed ICIR is read from each build's
-`metrics_stored.parquet` and its basis from `alpha.json`'s `metric_conventions` with pyarrow and
+`metrics_stored` rows (the open table's, `tests.support.build_tables`) and its basis from `alpha.json`'s `metric_conventions` with pyarrow and
 json, and annualised here (times sqrt(weeks_per_year) where the run sealed it per week). `/metrics`
 `core.icir` (overall and each period), `rank_ic.raw.icir` and the screener's `icir` must equal
 it, and `core.icir_per_week` the per-week value; none annualised twice.

@@ -4,7 +4,7 @@ serving table when a page first asks (`datasets.derived`; the pipeline wrote the
 before 2.11.0), and a page at any offset, order or filter is a slice or a take of them, with no
 row made.
 
-Checked: the written bytes against the analysts' Parquet (polars, not the serving code); through
+Checked: the written bytes against the build's rows in the open tables (polars, not the serving code); through
 the API, pages of every table and of `/scores` (both field sets, joined after each row's date from
 the decision rows and the row parts, `datasets.queries.ROW_PARTS`) with the row bytes and with them
 switched off (the rows made as before) are the same bytes, JSON and NDJSON alike, and the first

@@ -15,19 +15,15 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from alpha_results_seal.check import SealCheck
 from alpha_results_seal.demo.alphas import alpha_spec
 from alpha_results_seal.demo.corpus import write_seal
 from alpha_results_seal.demo.engine import run_alpha
 from alpha_results_seal.demo.market import Market, simulate_market
-from alpha_results_seal.seal import open_seal
-from alpha_results_seal.storage import Storage
 from datasets import clock, publish_lock, tables
 from pipeline import knowledge, lake_tables
-from pipeline.derive import DerivedAlpha, derive
 from pipeline.publish import publish_seal
 from schemas.lake import ROW_KEYS
-from tests.support.build_tables import build_table, open_table_rows, write_legacy_parquet
+from tests.support.build_tables import build_table, derived_from_seal, open_table_rows, write_legacy_parquet
 
 SCORED = "Test_small_universe"  # a small demo alpha with ledgers and weekly scores
 T0 = dt.datetime(2022, 1, 10, 6, tzinfo=dt.UTC)
@@ -43,15 +39,6 @@ def _no_parquet(build: Path) -> None:
     exports and JSON; the next publish can read it from the open tables alone."""
     assert {p.name for p in build.iterdir() if p.is_dir()} <= {"serving", "exports"}, build
     assert not [p for p in build.iterdir() if p.suffix == ".parquet"], build
-
-
-def _derived(path: Path) -> DerivedAlpha:
-    """A seal's tables as a publish derives them (read and checked first, as `publish_seal` does)."""
-    seal = open_seal(str(path), Storage(str(path)))
-    check = SealCheck(seal, None)
-    check.manifest()
-    check.contents()
-    return derive(seal)
 
 
 def _ordinal(frame: pl.DataFrame, builds: dict[str, str]) -> pl.DataFrame:
@@ -267,12 +254,12 @@ def test_a_generation_is_named_for_a_build_only_when_the_tables_hold_its_commits
     assert tables.generations(root).height == count
     # A publish's table commits with no generation (killed after its switch): named by a finish.
     killed = "d" * 20
-    lake_tables.publish_alpha(root, SCORED, killed, _derived(seals[1]))
+    lake_tables.publish_alpha(root, SCORED, killed, derived_from_seal(seals[1]))
     # Another publish's commits since (it broke the killed one's expired intent, then failed): the
     # current versions hold its rows, not the killed build's.
     on_disk = tmp_path / "before_other"
     shutil.copytree(lake, on_disk)
-    lake_tables.publish_alpha(root, SCORED, "c" * 20, _derived(seals[2]))
+    lake_tables.publish_alpha(root, SCORED, "c" * 20, derived_from_seal(seals[2]))
     assert not lake_tables.finish_generation(root, SCORED, killed)
     shutil.rmtree(lake)
     shutil.copytree(on_disk, lake)
@@ -280,7 +267,7 @@ def test_a_generation_is_named_for_a_build_only_when_the_tables_hold_its_commits
     assert set(tables.versions(root).filter(pl.col("target") == SCORED)["build_id"]) == {killed}
     found = knowledge.predecessor_rows(root, SCORED, killed)
     assert found is not None and found.books["portfolio"] and found.decisions is not None
-    assert found.decisions.height == _derived(seals[1]).decisions.height  # type: ignore[union-attr]
+    assert found.decisions.height == derived_from_seal(seals[1]).decisions.height  # type: ignore[union-attr]
 
 
 def test_the_generations_stay_few_files_with_every_row(tmp_path: Path) -> None:

@@ -168,3 +168,18 @@ def open_table_rows(build: Path | str, name: str) -> pl.DataFrame:
         return pl.DataFrame()
     frame = pl.read_delta(tables.table_path(root, name), version=version)
     return frame.filter(pl.col(tables.partition_column(name)) == alpha)
+
+
+def derived_from_seal(seal: Path | str) -> DerivedAlpha:
+    """A seal's tables as a publish derives them (the seal read and checked first, as `publish_seal`
+    does), before any diff against the lake: the rows a build of it holds, from the seal alone."""
+    from alpha_results_seal.check import SealCheck
+    from alpha_results_seal.seal import open_seal
+    from alpha_results_seal.storage import Storage
+    from pipeline.derive import derive
+
+    opened = open_seal(str(seal), Storage(str(seal)))
+    check = SealCheck(opened, None)
+    check.manifest()
+    check.contents()
+    return derive(opened)

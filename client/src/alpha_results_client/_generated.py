@@ -7689,10 +7689,10 @@ class TableSize(ApiStruct, kw_only=True, frozen=True):
     """A published table's size, in `tables` of a readiness."""
 
     rows: int
-    """Rows of the table. Unit: rows."""
+    """Rows of the build in the table. Unit: rows."""
 
     bytes: int
-    """Bytes of the table's files. Unit: bytes."""
+    """Bytes of the build's data files in the open table, at the build's version. Unit: bytes."""
 
 
 class Readiness(ApiStruct, kw_only=True, frozen=True):
@@ -7744,7 +7744,7 @@ class Readiness(ApiStruct, kw_only=True, frozen=True):
     """`{status, delivered}` of the source archive record. Null when none was recorded."""
 
     tables: dict[str, TableSize]
-    """Per published table: `{rows, bytes}`, by table name."""
+    """Per open table the build has rows in: `{rows, bytes}`, by table name."""
 
 
 class ReadinessResponse(ApiStruct, kw_only=True, frozen=True):
