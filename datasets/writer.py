@@ -80,8 +80,7 @@ class BuildWriter:
         return written
 
     def write_bytes(self, path: str, payload: bytes) -> WrittenFile:
-        """A file serialised by the caller (an export's Parquet): in the manifest, not in the
-        table totals."""
+        """A file serialised by the caller (an export's Parquet), listed in the manifest."""
         return self._write(path, None, 0, payload)
 
     def write_json(self, path: str, document: Any) -> WrittenFile:

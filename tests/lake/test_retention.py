@@ -444,7 +444,7 @@ def test_collect_never_deletes_a_folder_a_publish_is_writing(
     """A publish takes its lease and starts writing between two reads of the collector; its folder
     must survive, so that it switches the pointer to a whole build."""
     first_file_written, collector_done = threading.Event(), threading.Event()
-    real_write = BuildWriter.write_parquet
+    real_write = BuildWriter.write_arrow
 
     def write_then_pause(self: BuildWriter, *args: Any, **kwargs: Any) -> Any:
         written = real_write(self, *args, **kwargs)
@@ -453,7 +453,7 @@ def test_collect_never_deletes_a_folder_a_publish_is_writing(
             assert collector_done.wait(60)
         return written
 
-    monkeypatch.setattr(BuildWriter, "write_parquet", write_then_pause)
+    monkeypatch.setattr(BuildWriter, "write_arrow", write_then_pause)
 
     def run(at: int) -> Interleaved:
         lake = linked_copy(v1_lake, tmp_path / f"lake{at}")

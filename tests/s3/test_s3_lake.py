@@ -53,16 +53,16 @@ def test_crash_mid_publish_on_s3_keeps_the_old_build_served(
     description["tldr"] = manifest["tldr"]  # one text in both files, or the seal is refused
     (changed / "description.json").write_text(json.dumps(description))
 
-    real_write = BuildWriter.write_parquet
+    real_write = BuildWriter.write_arrow
     calls = {"n": 0}
 
     def failing_write(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         calls["n"] += 1
-        if calls["n"] > 4:
+        if calls["n"] > 2:  # the third serving file: the rows are committed, the folder half written
             raise OSError("object store went away")
         return real_write(self, *args, **kwargs)
 
-    monkeypatch.setattr(BuildWriter, "write_parquet", failing_write)
+    monkeypatch.setattr(BuildWriter, "write_arrow", failing_write)
     with pytest.raises(OSError, match="object store went away"):
         publish_seal(str(changed), root)
     fs.invalidate_cache()
@@ -71,7 +71,7 @@ def test_crash_mid_publish_on_s3_keeps_the_old_build_served(
     assert build is not None and build.build_id == old.build_id
     assert catalog.read_alpha(root, build)["tldr"] != "A second sealing of the same run."
 
-    monkeypatch.setattr(BuildWriter, "write_parquet", real_write)
+    monkeypatch.setattr(BuildWriter, "write_arrow", real_write)
     retry = publish_seal(str(changed), root)
     assert retry.status == "published" and retry.build_id != old.build_id
     fs.invalidate_cache()
