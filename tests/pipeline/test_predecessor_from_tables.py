@@ -146,23 +146,8 @@ def test_a_publish_that_breaks_a_killed_publish_s_expired_intent_reads_that_buil
     first, then reads the killed build (from the tables) as the one it replaces."""
     lake = tmp_path / "lake"
     root = str(lake)
-    with clock.simulated(T0):
-        publish_seal(str(seals[0]), root)
-
-    def killed_at_generation(name: str) -> None:
-        if name == "generation":
-            raise _Killed(name)
-
-    lake_tables.before_commit = killed_at_generation
-    try:
-        with clock.simulated(T0 + dt.timedelta(days=1)), pytest.raises(_Killed):
-            publish_seal(str(seals[1]), root)
-    finally:
-        lake_tables.before_commit = lake_tables._no_step
-    killed = _build(lake).name
+    _, killed = _killed_after_switch(seals, root)
     assert killed not in set(tables.generations(root)["build_id"])
-    intent = Path(publish_lock.intent_path(root, SCORED))
-    intent.write_text(json.dumps({**json.loads(intent.read_text()), "expires_at": time.time() - 1}))
     with clock.simulated(T0 + dt.timedelta(days=2)):
         outcome = publish_seal(str(seals[2]), root)
     assert outcome.status == "published", outcome.line()
