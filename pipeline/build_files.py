@@ -6,6 +6,7 @@ hold). A build of pipeline 2.12.0 on writes no Parquet of its own: the tables ho
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 from typing import Any
 
@@ -79,6 +80,20 @@ def read_build(
     return derived
 
 
+def _newest(named: pl.DataFrame) -> pl.DataFrame:
+    """The rows of the newest of `named` generations (one publish's commit: one time)."""
+    return named.filter(pl.col("committed_at") == pl.col("committed_at").max())
+
+
+def served_build(lake_root: str, alpha_id: str) -> tuple[str, dt.datetime] | None:
+    """(build id, when its generation was committed) of the alpha's newest generation: the build the
+    lake serves of it; None when no generation names the alpha."""
+    newest = _newest(tables.generations(lake_root).filter(pl.col("target") == alpha_id))
+    if newest.height == 0:
+        return None
+    return str(newest["build_id"][0]), newest["committed_at"][0]
+
+
 def build_versions(
     lake_root: str, alpha_id: str, build_id: str, newest: bool = False
 ) -> dict[str, int] | None:
@@ -86,13 +101,10 @@ def build_versions(
     no rows of absent); None when no generation names it (a build published before the open
     tables, or one never committed). `newest`: only when the alpha's newest generation is of it."""
     named = tables.generations(lake_root).filter(pl.col("target") == alpha_id)
-    if newest:
-        named = named.filter(pl.col("committed_at") == pl.col("committed_at").max())
-    named = named.filter(pl.col("build_id") == build_id)
-    if named.height == 0:
+    named = _newest(_newest(named) if newest else named.filter(pl.col("build_id") == build_id))
+    if named.height == 0 or named["build_id"][0] != build_id:
         return None
-    last = named.filter(pl.col("committed_at") == pl.col("committed_at").max())
-    return {str(t): int(v) for t, v in last.select("table", "version").iter_rows() if v is not None}
+    return {str(t): int(v) for t, v in named.select("table", "version").iter_rows() if v is not None}
 
 
 def build_rows(

@@ -38,8 +38,8 @@ import polars as pl
 import pyarrow as pa
 
 from alpha_results_seal.storage import Storage
-from datasets import layout, tables
-from pipeline.build_files import build_rows, read_build, rows_in_folder
+from datasets import layout
+from pipeline.build_files import build_rows, read_build, rows_in_folder, served_build
 from pipeline.derive import DerivedAlpha
 from schemas import lake
 from schemas.lake import KNOWN_SESSIONS, RESTATEMENTS
@@ -187,19 +187,18 @@ def _served_build(
     storage: Storage, lake_root: str, alpha_id: str, pointed: str
 ) -> tuple[str, dt.datetime, dict[str, Any]]:
     """(build id, when its generation was committed, its entry; {} when retention removed its
-    folder) of the build the alpha's newest generation names."""
-    named = tables.versions(lake_root).filter(pl.col("target") == alpha_id)
-    if named.height == 0:
+    folder) of the build the alpha's newest generation names (`pipeline.build_files.served_build`)."""
+    served = served_build(lake_root, alpha_id)
+    if served is None:
         raise PredecessorUnreadable(
             f"{alpha_id}: the pointer names build {pointed} (pipeline 2.12.0 or later: its rows are in "
             "the open tables only), but no generation of the open tables names any build of the alpha: "
             "the lake's tables/ folder is missing or damaged. Restore it, then publish again"
         )
-    newest = named.sort("committed_at").row(-1, named=True)
-    build_id = str(newest["build_id"])
+    build_id, committed_at = served
     entry_path = layout.join(layout.alpha_build_dir(lake_root, alpha_id, build_id), layout.ALPHA_JSON)
     entry = json.loads(storage.read_bytes(entry_path)) if storage.exists(entry_path) else {}
-    return build_id, newest["committed_at"], entry
+    return build_id, committed_at, entry
 
 
 def predecessor_rows(lake_root: str, alpha_id: str, build_id: str) -> DerivedAlpha | None:

@@ -96,21 +96,21 @@ def _replay(
     named: set[str],
     kept: Callable[[str], bool],
     publish: Callable[[str], Written],
-    holds_no_rows: Callable[[str], bool] | None = None,
+    holds_no_rows: Callable[[str], bool],
 ) -> Converted:
     """Each kept build of `history` no generation names (`named`) written into the tables
-    (`publish`), then its generation."""
+    (`publish`), then its generation; none when one of them holds no rows of its own
+    (`holds_no_rows`: it would be replayed empty)."""
     done = Converted(target)
     replayable = _replayable(history, kept)
-    if holds_no_rows is not None:
-        empty = [b for b, _ in replayable if b not in named and holds_no_rows(b)]
-        if empty:
-            done.refused = (
-                f"build {empty[0]} was published by pipeline 2.12.0 or later, whose rows are in the open "
-                "tables only, and no generation of the tables names it: it cannot be replayed from its "
-                "folder. Restore the lake's tables/ folder, or publish the alpha's seals again"
-            )
-            return done
+    empty = [b for b, _ in replayable if b not in named and holds_no_rows(b)]
+    if empty:
+        done.refused = (
+            f"build {empty[0]} was published by pipeline 2.12.0 or later, whose rows are in the open "
+            "tables only, and no generation of the tables names it: it cannot be replayed from its "
+            "folder. Restore the lake's tables/ folder, or publish the alpha's seals again"
+        )
+        return done
     for build_id, moment in replayable:
         if build_id not in named:
             lake_tables.commit_generation(root, target, build_id, publish(build_id), moment)

@@ -5,6 +5,7 @@ Parquet before pipeline 2.12.0, which writes none. A build is named by its folde
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -134,10 +135,9 @@ def generation_versions(build: Path | str) -> dict[str, int]:
 def open_table_sizes(build: Path | str) -> dict[str, dict[str, int]]:
     """Per table the build has rows in, what the open tables hold of it at the version its
     generation names: `rows` (counted in the alpha's data), and the `files` and `bytes` of the
-    alpha's data files there (from the table's log). Computed with deltalake and pyarrow alone,
-    to check what `alpha.json`'s `tables` reports (`pipeline.lake_tables.Written.sizes`)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    alpha's data files there, each file's size read from the file system (a local lake), not from
+    the table's log: to check what `alpha.json`'s `tables` reports (`pipeline.lake_tables.Written.sizes`,
+    which sums the log's sizes)."""
     import pyarrow.dataset as pads
     from deltalake import DeltaTable
 
@@ -146,14 +146,16 @@ def open_table_sizes(build: Path | str) -> dict[str, dict[str, int]]:
     for name, version in generation_versions(build).items():
         delta = DeltaTable(tables.table_path(root, name), version=version)
         key = tables.partition_column(name)
-        actions = pa.table(delta.get_add_actions(flatten=True))
-        mine = actions.filter(pc.equal(actions.column(f"partition.{key}"), alpha))
-        rows = delta.to_pyarrow_dataset().count_rows(filter=pads.field(key) == alpha)
+        dataset = delta.to_pyarrow_dataset()
+        rows = dataset.count_rows(filter=pads.field(key) == alpha)
+        mine = [f.path for f in dataset.get_fragments() if f"/{key}={alpha}/" in f"/{f.path}"]
         if rows:
             sizes[name] = {
                 "rows": rows,
-                "files": mine.num_rows,
-                "bytes": int(pc.sum(mine.column("size_bytes")).as_py() or 0),
+                "files": len(mine),
+                "bytes": sum(
+                    os.path.getsize(os.path.join(root, tables.TABLES_DIR, name, path)) for path in mine
+                ),
             }
     return sizes
 
