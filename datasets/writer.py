@@ -29,7 +29,6 @@ COMPRESSION = "zstd"
 @dataclass(frozen=True)
 class WrittenFile:
     path: str
-    table: str | None
     rows: int
     bytes: int
     sha256: str
@@ -40,13 +39,13 @@ class BuildWriter:
     storage: Storage
     written: list[WrittenFile] = field(default_factory=list)
 
-    def write_parquet(self, path: str, data: pa.Table, schema: pa.Schema, table: str) -> WrittenFile:
+    def write_parquet(self, path: str, data: pa.Table, schema: pa.Schema) -> WrittenFile:
         data = data.select(schema.names).cast(schema)
 
         def write(sink: Any) -> None:
             pq.write_table(data, sink, compression=COMPRESSION, row_group_size=ROW_GROUP_SIZE)
 
-        return self._serialise(path, table, data.num_rows, write)
+        return self._serialise(path, data.num_rows, write)
 
     def write_arrow(self, path: str, data: pa.Table) -> WrittenFile:
         """An uncompressed Arrow IPC file of one record batch: what a reader memory-maps."""
@@ -58,11 +57,9 @@ class BuildWriter:
                 for batch in batches:
                     ipc.write_batch(batch)
 
-        return self._serialise(path, None, data.num_rows, write)
+        return self._serialise(path, data.num_rows, write)
 
-    def _serialise(
-        self, path: str, table: str | None, rows: int, write: Callable[[Any], None]
-    ) -> WrittenFile:
+    def _serialise(self, path: str, rows: int, write: Callable[[Any], None]) -> WrittenFile:
         """A file `write` serialises into the sink it is given. On a local lake the sink is the
         file itself, hashed as it is written: Arrow hands it its buffers, so no copy of the file is
         held in memory (a build's largest serving file is gigabytes: issue 78, item 5); on an object
@@ -70,25 +67,25 @@ class BuildWriter:
         if not self.storage.is_local:
             sink = pa.BufferOutputStream()
             write(sink)
-            return self._write(path, table, rows, sink.getvalue().to_pybytes())
+            return self._write(path, rows, sink.getvalue().to_pybytes())
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with open(path, "wb") as handle:
             hashing = _HashingFile(handle)
             write(pa.PythonFile(hashing, mode="w"))
-        written = WrittenFile(path, table, rows, hashing.size, hashing.digest.hexdigest())
+        written = WrittenFile(path, rows, hashing.size, hashing.digest.hexdigest())
         self.written.append(written)
         return written
 
     def write_bytes(self, path: str, payload: bytes) -> WrittenFile:
         """A file serialised by the caller (an export's Parquet), listed in the manifest."""
-        return self._write(path, None, 0, payload)
+        return self._write(path, 0, payload)
 
     def write_json(self, path: str, document: Any) -> WrittenFile:
-        return self._write(path, None, 0, dumps(document))
+        return self._write(path, 0, dumps(document))
 
-    def _write(self, path: str, table: str | None, rows: int, payload: bytes) -> WrittenFile:
+    def _write(self, path: str, rows: int, payload: bytes) -> WrittenFile:
         digest = hashlib.sha256(payload).hexdigest()
-        written = WrittenFile(path, table, rows, self.storage.write_bytes(path, payload), digest)
+        written = WrittenFile(path, rows, self.storage.write_bytes(path, payload), digest)
         self.written.append(written)
         return written
 

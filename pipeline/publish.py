@@ -4,9 +4,10 @@ The content id is a hash of the seal's content and the pipeline version; the poi
 so the same seal built again is "unchanged" and writes nothing. Every publish writes into a build
 folder of its own, `builds/<build_id>/` with `build_id = <content id>-<random suffix>`, which no
 other publish can name, under a publish lease (`datasets.retention`) that keeps any collector away
-from it while it is written. The build (the serving files, the exports, and last `alpha.json`; its rows are committed to the
-open tables, `pipeline.lake_tables`, and read through the generation committed after the switch) with the
-size and SHA-256 of every other file) is written completely before `_current.json` is replaced in
+from it while it is written. The build's rows are committed to the open tables first
+(`pipeline.lake_tables`; read through the generation committed after the switch); its folder (the
+serving files, the exports, and last `alpha.json` with the size and SHA-256 of every other file) is
+written completely before `_current.json` is replaced in
 one atomic step; a crash before that step leaves the previous pointer, hence the previous build,
 served unchanged. A publish that finds the pointer already on its content when it comes to switch
 (the other publish of the same seal switched first) does not switch, deletes the folder it created
@@ -528,7 +529,7 @@ def publish_benchmark(
             with retention.publish_lease(lake_storage, builds_dir, build_id):
                 daily_table = daily.sort("date").to_arrow()
                 written = writer.write_parquet(
-                    layout.join(build_dir, layout.BENCHMARK_DAILY), daily_table, lake.BENCHMARK_DAILY, "daily"
+                    layout.join(build_dir, layout.BENCHMARK_DAILY), daily_table, lake.BENCHMARK_DAILY
                 )
                 # The regimes of every session (analytics/regimes.py), labelled once here, never per request.
                 served = write_benchmark_serving(
