@@ -5,6 +5,7 @@ Parquet before pipeline 2.12.0, which writes none. A build is named by its folde
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,46 @@ def _parts(build: Path | str) -> tuple[str, str, str]:
 
 
 def build_derived(build: Path | str, names: tuple[str, ...] | None = None) -> DerivedAlpha:
-    """Every table (or `names`) of the build, in the shape a publish derives them."""
+    """Every table (or `names`) of the build, in the shape a publish derives them. Remembered per
+    test process while the lake's logs are unchanged (`_logs_state`): a test reads the same
+    build's tables many times, and each read through the open tables costs tens of ms."""
     root, alpha, build_id = _parts(build)
+    state = _logs_state(root)
+    found = (
+        _read(root, alpha, build_id, names)
+        if state is None
+        else _remembered(root, alpha, build_id, names, state)
+    )
+    # The caller may change the dicts it is given; the remembered rows stay as read.
+    return DerivedAlpha(
+        single=dict(found.single),
+        decisions=found.decisions,
+        books={name: dict(by_book) for name, by_book in found.books.items()},
+    )
+
+
+def _logs_state(root: str) -> tuple[tuple[str, int], ...] | None:
+    """What tells a local lake's open tables changed: every table's log folder, with its newest
+    entry's name and its modification time. None (never remembered) for a lake on S3."""
+    folder = os.path.join(root, tables.TABLES_DIR)
+    if "://" in root or not os.path.isdir(folder):
+        return None
+    state = []
+    for name in sorted(os.listdir(folder)):
+        log = os.path.join(folder, name, "_delta_log")
+        if os.path.isdir(log):
+            state.append((name, os.stat(log).st_mtime_ns, len(os.listdir(log))))
+    return tuple((f"{n}:{c}", m) for n, m, c in state)
+
+
+@functools.lru_cache(maxsize=64)
+def _remembered(
+    root: str, alpha: str, build_id: str, names: tuple[str, ...] | None, state: object
+) -> DerivedAlpha:
+    return _read(root, alpha, build_id, names)
+
+
+def _read(root: str, alpha: str, build_id: str, names: tuple[str, ...] | None) -> DerivedAlpha:
     specs = tuple(spec for spec in lake.TABLES if names is None or spec.name in names)
     found = build_rows(root, alpha, build_id, specs)
     if found is None:
