@@ -262,6 +262,11 @@ def equity_curve_table(ledger: pa.Table) -> pa.Table:
     return columns_table(wire.EQUITY_CURVE_FIELDS, _equity_columns(ledger, _equity(ledger)))
 
 
+COMPUTED_EXPORTS = {"equity-curve": equity_curve_table}
+"""The alpha exports that are a figure of one book's serving rows, by dataset: what the pipeline
+hands `datasets.export_files.AlphaExports` and the server `made_export` (the lake computes none)."""
+
+
 def _basis(rows: pa.Table) -> str:
     """The return basis of a window of daily rows: `adjusted_close` only when every row of the
     window has one (never mixed), else `close`."""

@@ -1,5 +1,6 @@
 """What a worker derives from a build for speed, on its own disk, bounded and rebuildable (issue 78,
-item 4: "serving without copies").
+item 4: "serving without copies"): row bytes, and the Parquet exports a folder lake does not store
+(`DerivedFiles.made_export`, pipeline 2.13.0: made on their first download, `datasets.export_files`).
 
 **Row bytes** (`datasets.queries.ROW_JSON` and `ROW_PARTS`: each row's JSON for each served field
 set) are a function of one serving table and two to four times its size: 459 of the 750 MB that
@@ -46,13 +47,14 @@ import time
 import uuid
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from alpha_results_seal.storage import Storage
 from datasets import layout, queries
 from datasets.faults import BuildDamaged
+from datasets.integrity import VerifiedFiles
 from datasets.local_cache import LocalCache
 from datasets.serving_layout import row_json_serving
 from datasets.writer import BuildWriter
@@ -96,6 +98,7 @@ class DerivedFiles:
         self._lock = threading.Lock()
         self._pending: set[str] = set()
         self._failed: dict[str, float] = {}  # target -> monotonic time before which it is not retried
+        self._made = VerifiedFiles()  # made exports as last checked against their record
 
     def path(self, view: BuildView, name: str) -> str | None:
         """The local file `name` derived from `view`'s build; None when it is not derived (yet:
@@ -119,6 +122,55 @@ class DerivedFiles:
         )
         _BACKGROUND.submit(job)
         return None
+
+    def made_export(self, alpha: str, entry: dict[str, Any], make: Callable[[], bytes]) -> str:
+        """The local file of an export the lake did not store (`entry`: its `exports/index.json`
+        entry, pipeline 2.13.0), made by `make` on the first ask and kept content-addressed by its
+        recorded SHA-256 (`{alpha}/export-{sha256}/{file}`, bounded as the row bytes are). Made in
+        the asking thread, under the file's lock: a second worker asking meanwhile waits for it
+        rather than making it again. Bytes that do not hash to the record are never kept or sent
+        (BuildDamaged `export_not_reproduced`: the server's code makes it otherwise than the
+        publish did)."""
+        sha256 = str(entry["sha256"])
+        folder = os.path.join(self.root, alpha, f"export-{sha256[:32]}")
+        target = os.path.join(folder, os.path.basename(str(entry["path"])))
+        recorded = {"bytes": int(entry["bytes"]), "sha256": sha256}
+        for last in (False, True):
+            if not os.path.exists(target):
+                os.makedirs(folder, exist_ok=True)
+                with open(f"{target}.lock", "a+b") as lock:
+                    fcntl.flock(lock, fcntl.LOCK_EX)
+                    if not os.path.exists(target):
+                        self._make(target, sha256, make)
+                self._bound.evict(keep=frozenset({folder}))
+            try:  # what is sent is what the listing promised: a kept file changed since is made again
+                self._made.check(target, os.path.basename(target), recorded)
+                break
+            except BuildDamaged as exc:
+                if last:
+                    raise
+                self.forget(target, str(exc))
+        LocalCache.touch(folder)
+        return target
+
+    @staticmethod
+    def _make(target: str, sha256: str, make: Callable[[], bytes]) -> None:
+        payload = make()
+        if hashlib.sha256(payload).hexdigest() != sha256:
+            raise BuildDamaged(
+                "export_not_reproduced",
+                f"{os.path.basename(target)} made here does not match its recorded SHA-256",
+            )
+        temporary = f"{target}.{uuid.uuid4().hex[:8]}.tmp"
+        try:
+            with open(temporary, "wb") as handle:
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())  # on disk before its rename publishes it
+            os.rename(temporary, target)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
 
     def wait(self) -> None:
         """Returns once every derivation this process started before the call is done (tests,

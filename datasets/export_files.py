@@ -13,23 +13,34 @@ the JSON serves them; floats are float64, null wherever
 the JSON serves `null` (NaN and infinities included); the rest as in `schemas.lake`. A field the
 JSON omits when null (`entry_at`, `maturity_at`) is a null in the file.
 
-`exports/index.json` lists every file with its dataset, book, audience, rows and columns; its
-size and SHA-256 are in the build's manifest (`alpha.json` / `benchmark.json` `files`), like every
-other file of the build.
+`exports/index.json` lists every file with its dataset, book, audience, rows and columns, and
+(pipeline 2.13.0) its `bytes`, `sha256` and whether the lake `stored` it. **An alpha's exports on a
+folder lake are not stored** (issue 78, item 4: "each row is stored up to five times"): the publish
+serialises each one to record its size and SHA-256, and the server makes it again from the build's
+serving tables on its first download (`made_export`, `datasets.derived.DerivedFiles.made_export`),
+byte for byte, checked against that SHA-256. On an object store (`exports_stored`) they are stored,
+as are a benchmark's (one small file): a presigned URL names an object. A stored file is also in the
+build's manifest (`alpha.json` / `benchmark.json` `files`), like every other file of the build; a
+build before 2.13.0 records an export's size and SHA-256 there only.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from alpha_results_seal.storage import Storage
 from datasets import layout
 from datasets.writer import COMPRESSION, BuildWriter
 from schemas import exports, lake, wire
+
+if TYPE_CHECKING:
+    from datasets.build_view import BuildView
 
 WIRE_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # as datasets.serving_layout writes timestamps
 EXPORT_TIMESTAMP = lake.UTC_TS  # the lake's unit, so a join needs no cast; values are whole seconds
@@ -65,21 +76,37 @@ def parquet_bytes(table: pa.Table) -> bytes:
     return bytes(sink.getvalue().to_pybytes())
 
 
+def exports_stored(storage: Storage) -> bool:
+    """Whether a publish stores an alpha's exports in the lake: on an object store only, where a
+    download is a presigned URL of the stored object; a folder lake's server makes them on their
+    first download (the module docstring)."""
+    return not storage.is_local
+
+
+def variant_fields(dataset: exports.ExportDataset, raw_variant: bool) -> tuple[str, ...]:
+    """The columns of a dataset's plain variant (no raw-only fields) or of its raw one."""
+    return dataset.fields if raw_variant else wire.visible_fields(dataset.fields, expose_raw_book=False)
+
+
 def _write(
     writer: BuildWriter,
     build_dir: str,
     dataset: exports.ExportDataset,
     rows: pa.Table,
     book: str | None,
+    stored: bool,
 ) -> list[dict[str, Any]]:
     """The file(s) of one dataset (and book): the plain variant, and the raw one when the dataset
-    has raw-only columns. Returns their index entries."""
+    has raw-only columns; written into the build when `stored`, else only measured. Returns their
+    index entries."""
     entries = []
-    plain = wire.visible_fields(dataset.fields, expose_raw_book=False)
-    variants = [(plain, False)] if plain == dataset.fields else [(plain, False), (dataset.fields, True)]
-    for fields, raw_variant in variants:
+    raw_variants = [False] if variant_fields(dataset, False) == dataset.fields else [False, True]
+    for raw_variant in raw_variants:
+        fields = variant_fields(dataset, raw_variant)
         name = layout.export_file_name(dataset.name, book, raw_variant)
-        writer.write_bytes(layout.export_path(build_dir, name), parquet_bytes(export_table(rows, fields)))
+        payload = parquet_bytes(export_table(rows, fields))
+        if stored:
+            writer.write_bytes(layout.export_path(build_dir, name), payload)
         entries.append(
             {
                 "dataset": dataset.name,
@@ -88,9 +115,36 @@ def _write(
                 "path": layout.export_path("", name),
                 "rows": rows.num_rows,
                 "columns": list(fields),
+                "bytes": len(payload),
+                "sha256": hashlib.sha256(payload).hexdigest(),
+                "stored": stored,
             }
         )
     return entries
+
+
+def made_export(
+    view: BuildView, relative: str, computed: Mapping[str, Callable[[pa.Table], pa.Table]]
+) -> bytes:
+    """The bytes of the alpha export `relative` (`exports/{file}`) of `view`'s build, made from its
+    serving tables as `AlphaExports` made them at publish time (`computed` as the pipeline handed
+    it): what the server sends for an export the lake did not store. KeyError when the build has no
+    such export."""
+    name, book, raw_variant = layout.export_file_parts(relative.rsplit("/", 1)[-1])
+    dataset = exports.BY_NAME[name]
+    if dataset.kind is None:  # the benchmark's: always stored
+        raise KeyError(relative)
+    if dataset.books:
+        if book is None:
+            raise KeyError(relative)
+        rows = view.book_rows(dataset.kind, book)
+        if rows is not None and dataset.name in computed:
+            rows = computed[dataset.name](rows)
+    else:
+        rows = view.table(dataset.kind)
+    if rows is None:
+        raise KeyError(relative)
+    return parquet_bytes(export_table(rows, variant_fields(dataset, raw_variant)))
 
 
 class AlphaExports:
@@ -109,6 +163,7 @@ class AlphaExports:
         computed: Mapping[str, Callable[[pa.Table], pa.Table]],
     ) -> None:
         self.writer, self.build_dir = writer, build_dir
+        self.stored = exports_stored(writer.storage)
         self.present, self.computed = frozenset(kinds_present), computed
         self.entries: dict[str, list[dict[str, Any]]] = {}
 
@@ -118,7 +173,7 @@ class AlphaExports:
                 continue
             entries = self.entries.setdefault(dataset.name, [])
             if not dataset.books:
-                entries += _write(self.writer, self.build_dir, dataset, table, None)
+                entries += _write(self.writer, self.build_dir, dataset, table, None, self.stored)
                 continue
             ranges = ranges or {}
             for book in wire.books_in_order(list(ranges)):
@@ -126,7 +181,7 @@ class AlphaExports:
                 rows = table.slice(start, stop - start)
                 if dataset.name in self.computed:
                     rows = self.computed[dataset.name](rows)
-                entries += _write(self.writer, self.build_dir, dataset, rows, book)
+                entries += _write(self.writer, self.build_dir, dataset, rows, book, self.stored)
 
     def finish(self) -> None:
         write_index(
@@ -140,7 +195,7 @@ def write_benchmark_exports(writer: BuildWriter, build_dir: str, series: pa.Tabl
     """Writes `exports/` of one benchmark build from its whole series (date order, the rows of
     `analytics.series.benchmark_table`)."""
     dataset = exports.BY_NAME[exports.BENCHMARK_DATASET]
-    entries = _write(writer, build_dir, dataset, series, None)
+    entries = _write(writer, build_dir, dataset, series, None, stored=True)
     write_index(writer, build_dir, entries)
 
 

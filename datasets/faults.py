@@ -31,7 +31,9 @@ class BuildDamaged(LakeUnavailable):
 
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(detail)
-        self.reason = reason  # missing_file | truncated_file | corrupt_file | no_manifest
+        # missing_file | truncated_file | corrupt_file | no_manifest; export_not_reproduced (a made
+        # export's bytes are not its record's: the download fails, the build is not damaged)
+        self.reason = reason
 
 
 RESOURCE_ERRNOS = {

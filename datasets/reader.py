@@ -52,10 +52,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from alpha_results_seal.storage import Storage
-from datasets import catalog, catalogue_index, clock, layout, pins
+from datasets import catalog, catalogue_index, clock, export_files, layout, pins
 from datasets.build_view import BuildView, manifest_problem
 from datasets.catalogue_snapshot import CatalogueCache, CatalogueSnapshot
 from datasets.derived import DerivedFiles
+from datasets.export_files import index_entries
 from datasets.faults import (
     BenchmarkMissing,
     BuildDamaged,
@@ -782,17 +783,28 @@ class LakeReader:
 
     # -- downloads ------------------------------------------------------------------------------
 
-    def verified_export(self, name: str, build_id: str, relative: str, benchmark: bool = False) -> str | None:
+    def verified_export(
+        self,
+        name: str,
+        build_id: str,
+        relative: str,
+        benchmark: bool = False,
+        computed: Mapping[str, Callable[[pa.Table], pa.Table]] | None = None,
+    ) -> str | None:
         """The local path of the file `relative` (an export) of build `build_id` of alpha (or
-        benchmark) `name` once its size and SHA-256 match the build's manifest: hashed now unless
-        checked and unchanged since (a superseded build's file too, by its stat signature). None when that build does not list it. Raises BuildDamaged:
-        of the served build, the build is then damaged (every route of the alpha 503, health names
-        it); of a superseded build, only the download fails. LakeUnavailable when unreadable."""
+        benchmark) `name` once its size and SHA-256 match what the build recorded: a stored file
+        hashed now unless checked and unchanged since (a superseded build's file too, by its stat
+        signature); an export the lake did not store made from the build's serving tables (with
+        `computed`, `analytics.series.COMPUTED_EXPORTS`) on the first ask and kept in this
+        machine's derived folder (`DerivedFiles.made_export`). None when that build does not list
+        it. Raises BuildDamaged: of a stored file of the served build, the build is then damaged
+        (every route of the alpha 503, health names it); of a superseded build or a made export,
+        only the download fails. LakeUnavailable when unreadable."""
         served = self.benchmark(name) if benchmark else self.alpha(name)
         if served is not None and served.build_id == build_id:
             view = self.view(served)
             if relative not in view.files:
-                return None
+                return self._made_export(view, relative, computed)
             self._checked(served.key, view, partial(view.verify_file, relative))
             view.raise_if_damaged()
             return view.local_path(relative)
@@ -804,12 +816,30 @@ class LakeReader:
                 self._storage,
                 layout.join(build_dir, layout.BENCHMARK_JSON if benchmark else layout.ALPHA_JSON),
             )
-            recorded = (manifest or {}).get("files", {}).get(relative)
-            if recorded is None:
+            if manifest is None:
                 return None
+            recorded = manifest.get("files", {}).get(relative)
+            if recorded is None:
+                return self._made_export(BuildView(name, build_id, manifest, build_dir), relative, computed)
             path = layout.join(build_dir, relative)
             self._superseded_files.check(path, relative, recorded)  # no view: remembered by signature
         return path
+
+    def _made_export(
+        self,
+        view: BuildView,
+        relative: str,
+        computed: Mapping[str, Callable[[pa.Table], pa.Table]] | None,
+    ) -> str | None:
+        """An export of `view`'s build its index lists as not stored, made (or found made): its
+        local path; None when the index lists no such export."""
+        listed = index_entries(view.json(export_files.INDEX_PATH)) or []
+        entry = next((e for e in listed if e.get("path") == relative and e.get("stored") is False), None)
+        if entry is None:
+            return None
+        make = partial(export_files.made_export, view, relative, computed or {})
+        with lake_errors(self.root):
+            return self.derived.made_export(view.name, entry, make)
 
     def verified_archive(self, alpha_id: str, object_path: str, sha256: str) -> str:
         """The local path of a content-addressed source archive (`object_path` relative to the lake

@@ -42,10 +42,10 @@ from alpha_results_seal.storage import Storage
 from analytics.regimes import regime_table
 from analytics.series import (
     BENCHMARK_ROW_BYTES,
+    COMPUTED_EXPORTS,
     EQUITY_ROW_BYTES,
     benchmark_row_bytes,
     benchmark_table,
-    equity_curve_table,
     equity_row_bytes,
 )
 from datasets import catalog, clock, layout, publish_lock, retention
@@ -310,7 +310,7 @@ def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kin
     ledgers are emptied once written (the build's entry reads their books' names)."""
     single = {name: lake_table(frame, name) for name, frame in derived.single.items()}
     serving = AlphaServing(writer, build_dir, single, {EQUITY_ROW_BYTES: ("portfolio", equity_row_bytes)})
-    exporting = AlphaExports(writer, build_dir, kinds_sealed, {"equity-curve": equity_curve_table})
+    exporting = AlphaExports(writer, build_dir, kinds_sealed, COMPUTED_EXPORTS)
     # The smallest book table first, each emptied once written (but the ledgers, which the build's
     # entry reads), then the decisions: the derived frames still held shrink as the tables'
     # serving copies are made (issue 78, item 5).

@@ -29,6 +29,7 @@ against its content address; `LakeReader.verified_export`, `verified_archive`): 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -49,6 +50,7 @@ from access.authenticate import standing_refusal
 from access.download_fetches import FETCH_UNITS, DownloadFetches, range_units
 from access.records import AccountRecord, KeyRecord
 from access.store import KeyStoreUnavailable
+from analytics.series import COMPUTED_EXPORTS
 from core import errors
 from core.context import Caller
 from core.settings import Settings
@@ -108,6 +110,7 @@ class _Object:
     unavailable: type[errors.ApiError]  # the store or the fetch count is unreachable, the file damaged
     not_configured: type[errors.ApiError]  # no usable signing key
     verified: Callable[[LakeReader], str | None]  # its local path once whole; None when not recorded
+    in_store: bool  # must be in the lake's store (an archive); an export may be made on download
     alpha: str | None  # the alpha (and run) a fetch needs; None for the benchmark's exports
     endpoints: tuple[str, ...]  # the routes a fetch needs: the one that signed it, and its data's
     raw_only: bool  # for keys with raw-book access only (a `.raw` export, a `raw_` book's)
@@ -124,6 +127,7 @@ def _object_of(object_path: str) -> _Object | None:
             errors.SourceDownloadUnavailable,
             errors.SourceDownloadNotConfigured,
             lambda reader: reader.verified_archive(archive["alpha"], object_path, archive["sha256"]),
+            True,
             archive["alpha"],
             (SOURCE_ENDPOINT,),
             False,
@@ -147,7 +151,9 @@ def _object_of(object_path: str) -> _Object | None:
                 export["build"],
                 f"{layout.EXPORTS_DIR}/{export['file']}",
                 benchmark=export["alpha"] is None,
+                computed=COMPUTED_EXPORTS,
             ),
+            False,
             export["alpha"],
             *needs,
         )
@@ -297,13 +303,17 @@ def download_archive(
     caller = _check_holder(request, keys.store, holder, now, target)
     storage = signer.storage
     try:
-        path = stored_object(storage, object_path)
-        # Never bytes other than those recorded: checked against the build's manifest (an export)
-        # or its content address (an archive); hashed unless checked and unchanged since.
-        if path is None or target.verified(reader) is None:
+        # A folder lake's export may be in no store: made here on its first download (pipeline
+        # 2.13.0, datasets.export_files), so only an archive must be in the store first.
+        if target.in_store and stored_object(storage, object_path) is None:
             raise target.missing
-        size = storage.size(path)
-        handle = storage.fs.open(path, "rb")
+        # Never bytes other than those recorded: checked against the build's record (an export)
+        # or its content address (an archive); hashed unless checked and unchanged since.
+        path = target.verified(reader)
+        if path is None:
+            raise target.missing
+        size = os.path.getsize(path)
+        handle = open(path, "rb")  # closed by the stream (`_chunks`) or on a refusal below
     except BuildDamaged as exc:  # health names a served build's damage, the access log the path
         raise target.unavailable(
             "The file does not match what the lake recorded for it (damaged); an operator restores "

@@ -1,7 +1,8 @@
 """Parquet exports on the wire: which files a key may export, and a signed URL to one of them.
 
-The pipeline writes every export of a build (`datasets.export_files`); here a key's view of them is
-chosen and signed, with the signers of the source archives (`serve.signing.archives`): an HMAC-signed URL
+The pipeline records every export of a build (`datasets.export_files`: stored in an object store's
+lake, made by this server on first download from a folder's); here a key's view of them is chosen
+and signed, with the signers of the source archives (`serve.signing.archives`): an HMAC-signed URL
 on this server's `/downloads/...` route for a local lake, a presigned S3 GET URL for an `s3://`
 one. What a key may export:
 
@@ -83,6 +84,7 @@ class ExportFile:
     sha256: str
     columns: tuple[str, ...]
     build: str
+    stored: bool  # in the lake; else made by the server on its first download (export_files)
 
     def visible_to(self, caller: Caller) -> bool:
         """Whether `caller` may export this file (see the module docstring)."""
@@ -139,7 +141,9 @@ def build_exports(view: BuildView, build_dir: str) -> list[ExportFile]:
     files = []
     for entry in entries:
         object_path = layout.join(build_dir, entry["path"])
-        recorded = view.files[entry["path"]]
+        # Pipeline 2.13.0 records an export's size and hash in the index, stored or not; an earlier
+        # build in its manifest only, every export stored.
+        recorded = entry if "sha256" in entry else view.files[entry["path"]]
         files.append(
             ExportFile(
                 dataset=entry["dataset"],
@@ -152,6 +156,7 @@ def build_exports(view: BuildView, build_dir: str) -> list[ExportFile]:
                 sha256=str(recorded["sha256"]),
                 columns=tuple(entry["columns"]),
                 build=view.build_id,
+                stored=bool(entry.get("stored", True)),
             )
         )
     return files

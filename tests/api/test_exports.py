@@ -4,7 +4,6 @@ route, and a signed URL is refused once tampered with or expired."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import time
@@ -18,7 +17,6 @@ from litestar.testing import TestClient
 
 from core.settings import Settings
 from datasets import layout
-from datasets.reader import LakeReader
 from pipeline import PIPELINE_VERSION
 from schemas import exports
 from schemas.query import LIMIT_MAX
@@ -38,6 +36,7 @@ from tests.support.exports import (
     get,
     lake_before_exports,
     local,
+    made_exports,
     ok,
 )
 
@@ -234,36 +233,47 @@ def test_exports_without_a_signing_key_are_not_configured(demo_lake: Path, tmp_p
 # -- the lake -------------------------------------------------------------------------------------
 
 
-def test_exports_are_in_the_build_manifest(demo_lake: Path) -> None:
+def test_a_folder_lake_records_its_exports_and_stores_none(demo_lake: Path) -> None:
+    """Pipeline 2.13.0: an alpha build on a folder lake stores no export Parquet; its index records
+    each export's size and SHA-256, and the bytes made from the build's serving tables are those."""
     build = _served_build(demo_lake, ALPHA)
     entry = json.loads((build / layout.ALPHA_JSON).read_text())
     assert entry["pipeline_version"] == PIPELINE_VERSION
     on_disk = {p.relative_to(build).as_posix() for p in (build / layout.EXPORTS_DIR).iterdir()}
     listed = {p for p in entry["files"] if p.startswith(layout.EXPORTS_DIR + "/")}
-    assert on_disk == listed and f"{layout.EXPORTS_DIR}/{layout.EXPORTS_INDEX}" in listed
-    for relative in listed:
-        payload = (build / relative).read_bytes()
-        assert entry["files"][relative] == {
-            "bytes": len(payload),
-            "sha256": hashlib.sha256(payload).hexdigest(),
-        }
+    assert on_disk == listed == {f"{layout.EXPORTS_DIR}/{layout.EXPORTS_INDEX}"}
+    index = json.loads((build / layout.EXPORTS_DIR / layout.EXPORTS_INDEX).read_text())["files"]
+    assert len(index) > 10 and not any(f["stored"] for f in index)
+    made = made_exports(build)  # each checked against its record there
+    assert sorted(made) == sorted(f["path"] for f in index)
 
 
-def test_a_damaged_export_marks_the_build_damaged(demo_lake: Path, tmp_path: Path) -> None:
+def test_a_made_export_that_does_not_reproduce_is_503_and_the_build_stays_whole(
+    demo_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bytes this server makes otherwise than the publish did (its code changed since) are never
+    sent or kept: the download is 503 `export_download_unavailable` naming the reason, and every
+    other route of the build still answers."""
+    from datasets import export_files
+
     lake = tmp_path / "lake"
-    shutil.copytree(demo_lake, lake)  # damaged in place below: a copy of its own
-    export = _served_build(lake, ALPHA) / layout.EXPORTS_DIR / "decisions.parquet"
-    payload = bytearray(export.read_bytes())
-    payload[len(payload) // 2] ^= 0xFF  # same size, other bytes: only the SHA-256 tells
-    export.write_bytes(bytes(payload))
-    reader = LakeReader(str(lake))
-    reader.refresh()
-    build = reader.alpha(ALPHA)
-    assert build is not None
-    view = reader.view(build)
-    view.verify_hashes()
-    assert view.damage is not None and view.damage.reason == "corrupt_file"
-    assert "exports/decisions.parquet" in str(view.damage)
+    linked_copy(demo_lake, lake)
+    made = export_files.made_export
+    monkeypatch.setattr(export_files, "made_export", lambda *args: made(*args) + b"!")
+    with _client(lake, tmp_path, serving_cache_dir=str(tmp_path / "cache")) as test_client:
+        refused = test_client.get(local(_signed(test_client, "rebalances")))
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["error"]["code"] == "export_download_unavailable"
+        assert refused.json()["error"]["details"] == {"reason": "export_not_reproduced"}
+        assert not list((tmp_path / "cache").rglob("*.parquet"))  # nothing kept
+        assert len(ok(test_client, f"/v1/alphas/{ALPHA}/scores")["data"]) == 100
+        monkeypatch.setattr(export_files, "made_export", made)
+        fetched = test_client.get(local(_signed(test_client, "rebalances")))
+        assert (
+            fetched.status_code == 200
+            and fetched.content
+            == made_exports(_served_build(lake, ALPHA))[f"{layout.EXPORTS_DIR}/rebalances.parquet"]
+        )
 
 
 def test_a_build_published_before_exports_answers_503_naming_the_rebuild(
@@ -279,12 +289,31 @@ def test_a_build_published_before_exports_answers_503_naming_the_rebuild(
         assert len(ok(old, f"/v1/alphas/{ALPHA}/scores")["data"]) == 100  # the JSON routes still answer
 
 
-def test_an_export_of_a_retired_build_is_gone(demo_lake: Path, tmp_path: Path) -> None:
+def test_an_export_of_a_superseded_build_is_made_until_the_build_is_retired(
+    demo_lake: Path, tmp_path: Path
+) -> None:
+    """A URL naming a build the alpha no longer serves (signed before a republish) downloads that
+    build's export, made from its own serving tables, until retention deletes its folder: then 404."""
     lake = tmp_path / "lake"
     linked_copy(demo_lake, lake)
-    with _client(lake, tmp_path) as test_client:
-        url = local(_signed(test_client, "rebalances"))
-        shutil.rmtree(_served_build(lake, ALPHA) / layout.EXPORTS_DIR)  # as retention deletes a build
+    pointer = json.loads((lake / "alphas" / ALPHA / "_current.json").read_text())
+    older = lake / "alphas" / ALPHA / "builds" / pointer["previous_builds"][0]
+    shutil.rmtree(older)
+    shutil.copytree(demo_lake / older.relative_to(lake), older)  # a copy of its own: deleted below
+    with _client(lake, tmp_path, serving_cache_dir=str(tmp_path / "cache")) as test_client:
+        served_url = _signed(test_client, "rebalances")
+        signer = test_client.app.state["archive_signer"]
+        holder = parse_qs(urlsplit(served_url).query)["holder"][0]
+        object_path = (
+            urlsplit(served_url)
+            .path.removeprefix("/downloads/")
+            .replace(_served_build(lake, ALPHA).name, older.name)
+        )
+        url = local(signer.sign(object_path, f"{ALPHA}.rebalances.parquet", time.time(), holder))
+        fetched = test_client.get(url)
+        assert fetched.status_code == 200, fetched.text
+        assert fetched.content == made_exports(older)[f"{layout.EXPORTS_DIR}/rebalances.parquet"]
+        shutil.rmtree(older)  # as retention retires it
         gone = test_client.get(url)
         assert gone.status_code == 404 and gone.json()["error"]["code"] == "export_not_found"
         assert gone.json()["error"]["details"] == {"filename": f"{ALPHA}.rebalances.parquet"}

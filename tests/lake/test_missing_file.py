@@ -1,7 +1,6 @@
 """A damaged file of the served build fails loud and heals without a restart (issue 9, "Missing file").
 
-Remove an export (the build's Parquet: pipeline 2.12.0 writes no other), remove a serving file,
-truncate a file in place, replace a file with a shorter (valid) copy, flip 64 bytes of a served file in place (same size): every request for the alpha answers 503 `upstream_unavailable` (before the
+Remove a serving file, truncate one in place, replace one with a shorter (valid) copy, flip 64 bytes of one in place (same size): every request for the alpha answers 503 `upstream_unavailable` (before the
 refresh notices, an answer may still be 200 but only with exactly the rows it had before, never
 fewer), `/v1/health` answers 200 `degraded` and names the alpha (and only it), and once the
 original bytes are copied back, the same requests answer 200 with the rows they had before the
@@ -92,14 +91,10 @@ def replace_with_shorter(path: Path) -> None:
 
 
 FAULTS: dict[str, tuple[str, Callable[[Path], None]]] = {
-    "remove an export": ("exports/positions.long_short.parquet", remove),
     "remove a serving file": ("serving/decisions.arrow", remove),
     "truncate a serving file in place": ("serving/positions.arrow", truncate),
-    "truncate an export in place": ("exports/decisions.parquet", truncate),
     "flip 64 bytes of a serving file in place": ("serving/positions.arrow", flip_64_bytes),
-    "flip 64 bytes of an export in place": ("exports/pnl.long_short.parquet", flip_64_bytes),
     "replace a serving file with a shorter copy": ("serving/decisions.arrow", replace_with_shorter),
-    "replace an export with a shorter copy": ("exports/pnl.long_only.parquet", replace_with_shorter),
 }
 
 
@@ -303,7 +298,7 @@ def test_a_damaged_build_is_logged_once_not_per_request(
 
 
 SERVED_FAULTS = [
-    "remove an export",
+    "remove a serving file",
     "truncate a serving file in place",
     "replace a serving file with a shorter copy",
 ]

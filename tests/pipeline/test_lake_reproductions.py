@@ -10,6 +10,7 @@ what these tests run."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
@@ -31,6 +32,7 @@ from datasets import catalogue_index
 from schemas import lake
 from schemas.vocabulary import VOCABULARY
 from tests.support.build_tables import build_table, has_table, open_table_rows
+from tests.support.exports import made_exports
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "lake.md"
 EQUITY_COLUMNS = ("period_return", "cumulative_return", "peak_equity", "drawdown", "drawdown_pct")
@@ -74,12 +76,13 @@ def test_the_documented_duckdb_statement_is_each_books_equity_curve(demo_lake: P
     assert LEDGER_SOURCE in statement
     checked = 0
     for build in current_builds(demo_lake).values():
-        for export in sorted((build / "exports").glob("equity-curve.*.parquet")):
-            book = export.name.removeprefix("equity-curve.").removesuffix(".parquet")
+        made = made_exports(build)
+        for relative in sorted(r for r in made if r.startswith("exports/equity-curve.")):
+            book = relative.removeprefix("exports/equity-curve.").removesuffix(".parquet")
             con = duckdb.connect()
             con.register("book_ledger", build_table(build, "portfolio", book).to_arrow())
             mine = con.sql(statement).to_arrow_table()  # the page's statement, as written
-            served = pq.read_table(export)
+            served = pq.read_table(io.BytesIO(made[relative]))
             assert mine.column("date").to_pylist() == served.column("date").to_pylist(), (build, book)
             for name in EQUITY_COLUMNS:
                 ours, theirs = mine.column(name).to_pylist(), served.column(name).to_pylist()

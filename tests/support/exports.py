@@ -182,3 +182,28 @@ def lake_before_exports(demo_lake: Path, tmp_path: Path, alpha: str) -> Path:
     shutil.rmtree(build / layout.EXPORTS_DIR)
     index_rows.rebuild(str(lake))  # the index holds each build's alpha.json as published
     return lake
+
+
+def made_exports(build: Path) -> dict[str, bytes]:
+    """Every export of a folder lake's alpha build (`exports/{file}` -> its bytes) as the server
+    makes the ones the lake did not store (`datasets.export_files.made_export`, pipeline 2.13.0),
+    each checked against the size and SHA-256 its index records; a stored one read from the folder."""
+    from analytics.series import COMPUTED_EXPORTS
+    from datasets.build_view import BuildView
+    from datasets.export_files import made_export
+
+    entry = json.loads((build / layout.ALPHA_JSON).read_text())
+    view = BuildView(build.parent.parent.name, build.name, entry, str(build))
+    index = json.loads((build / layout.EXPORTS_DIR / layout.EXPORTS_INDEX).read_text())
+    found = {}
+    for listed in index["files"]:
+        relative = listed["path"]
+        if listed["stored"]:
+            payload = (build / relative).read_bytes()
+        else:
+            payload = made_export(view, relative, COMPUTED_EXPORTS)
+        assert (len(payload), hashlib.sha256(payload).hexdigest()) == (listed["bytes"], listed["sha256"]), (
+            relative
+        )
+        found[relative] = payload
+    return found
