@@ -1,4 +1,4 @@
-"""Parquet exports of one build, written at publish time from the build's own serving tables.
+"""Parquet exports of one build: measured at publish time, made on first ask from its serving tables.
 
 Every dataset of `schemas.exports` becomes one Parquet file per book (`exports/{dataset}[.{book}]
 [.raw].parquet`, `datasets.layout`), holding exactly the rows and columns its JSON route returns
@@ -14,14 +14,14 @@ the JSON serves `null` (NaN and infinities included); the rest as in `schemas.la
 JSON omits when null (`entry_at`, `maturity_at`) is a null in the file.
 
 `exports/index.json` lists every file with its dataset, book, audience, rows and columns, and
-(pipeline 2.13.0) its `bytes`, `sha256` and whether the lake `stored` it. **An alpha's exports on a
-folder lake are not stored** (issue 78, item 4: "each row is stored up to five times"): the publish
-serialises each one to record its size and SHA-256, and the server makes it again from the build's
-serving tables on its first download (`made_export`, `datasets.derived.DerivedFiles.made_export`),
-byte for byte, checked against that SHA-256. On an object store (`exports_stored`) they are stored,
-as are a benchmark's (one small file): a presigned URL names an object. A stored file is also in the
+(pipeline 2.13.0) its `bytes`, `sha256` and whether the publish `stored` it. **A publish stores no
+alpha export** (issue 78, item 4: "each row is stored up to five times"): it serialises each one to
+record its size and SHA-256, and the server makes it again from the build's serving tables on its
+first ask (`made_export`, `datasets.derived.DerivedFiles.made_export`), byte for byte, checked
+against that SHA-256; on an S3 lake it then puts it where the presigned URL points
+(`serve.signing.export_urls`). A benchmark's one export is stored. A stored file is also in the
 build's manifest (`alpha.json` / `benchmark.json` `files`), like every other file of the build; a
-build before 2.13.0 records an export's size and SHA-256 there only.
+build before 2.13.0 stored every export and records their size and SHA-256 there only.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from alpha_results_seal.storage import Storage
 from datasets import layout
 from datasets.writer import COMPRESSION, BuildWriter
 from schemas import exports, lake, wire
@@ -74,13 +73,6 @@ def parquet_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression=COMPRESSION, row_group_size=1 << 20)
     return bytes(sink.getvalue().to_pybytes())
-
-
-def exports_stored(storage: Storage) -> bool:
-    """Whether a publish stores an alpha's exports in the lake: on an object store only, where a
-    download is a presigned URL of the stored object; a folder lake's server makes them on their
-    first download (the module docstring)."""
-    return not storage.is_local
 
 
 def variant_fields(dataset: exports.ExportDataset, raw_variant: bool) -> tuple[str, ...]:
@@ -163,7 +155,6 @@ class AlphaExports:
         computed: Mapping[str, Callable[[pa.Table], pa.Table]],
     ) -> None:
         self.writer, self.build_dir = writer, build_dir
-        self.stored = exports_stored(writer.storage)
         self.present, self.computed = frozenset(kinds_present), computed
         self.entries: dict[str, list[dict[str, Any]]] = {}
 
@@ -173,7 +164,7 @@ class AlphaExports:
                 continue
             entries = self.entries.setdefault(dataset.name, [])
             if not dataset.books:
-                entries += _write(self.writer, self.build_dir, dataset, table, None, self.stored)
+                entries += _write(self.writer, self.build_dir, dataset, table, None, stored=False)
                 continue
             ranges = ranges or {}
             for book in wire.books_in_order(list(ranges)):
@@ -181,7 +172,7 @@ class AlphaExports:
                 rows = table.slice(start, stop - start)
                 if dataset.name in self.computed:
                     rows = self.computed[dataset.name](rows)
-                entries += _write(self.writer, self.build_dir, dataset, rows, book, self.stored)
+                entries += _write(self.writer, self.build_dir, dataset, rows, book, stored=False)
 
     def finish(self) -> None:
         write_index(

@@ -55,10 +55,10 @@
 #        78 item 4): the open tables hold the rows once, and a build's `alpha.json` `tables` reports
 #        what they hold of it (rows, the files and bytes of its data there). A build of an earlier
 #        pipeline is read from its Parquet by `lake convert` and by the publish that replaces it.
-# 2.13.0: a folder lake's alpha builds no longer carry their Parquet exports (`exports/*.parquet`:
-#        51 MB of momentum_12_1's 217, written whole again by every run, issue 78 item 4): the
-#        publish records each one's bytes and SHA-256 in `exports/index.json`, and the server makes
-#        it from the serving tables on its first download, checked against them, into its bounded
-#        local folder (`datasets.derived`). An object store's lake, and a benchmark's build, keep
-#        them (a presigned URL names a stored object). A 2.12 build is served from the files it holds.
+# 2.13.0: alpha builds no longer carry their Parquet exports (`exports/*.parquet`: 51 MB of
+#        momentum_12_1's 217, written whole again by every run, issue 78 item 4): the publish records
+#        each one's bytes and SHA-256 in `exports/index.json`, and the server makes it from the
+#        serving tables on its first ask, checked against them, into its bounded local folder
+#        (`datasets.derived`); on an S3 lake it then puts it where the presigned URL points. A
+#        benchmark build keeps its one export. A 2.12 build is served from the files it holds.
 PIPELINE_VERSION = "2.13.0"

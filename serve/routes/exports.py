@@ -129,7 +129,7 @@ async def get_export(
             details=details,
         )
     export = chosen[0]
-    url = await to_thread.run_sync(sign, ctx.signer, export, ctx.caller.key_id)
+    url = await to_thread.run_sync(sign, ctx.signer, export, ctx.caller.key_id, ctx.reader)
     source = None if spec.kind is not None else f"lake:benchmarks/{BENCHMARK_SYMBOL}/exports@{export.build}"
     meta = ctx.run_meta(
         build,

@@ -404,7 +404,7 @@ async def query_table(
     lines = await _metadata_lines(reader, view, found)
     # Signed after `now` is read: the URL's expiry is at or after the one announced.
     expires_at = int(time.time()) + URL_LIFETIME_SECONDS
-    url = await to_thread.run_sync(sign, signer, found.export, current_caller(request).key_id)
+    url = await to_thread.run_sync(sign, signer, found.export, current_caller(request).key_id, reader)
     return _ndjson([*lines, protocol.file_line(found.export, url, expires_at)], version)
 
 

@@ -31,12 +31,11 @@ from datetime import datetime
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analytics.series import COMPUTED_EXPORTS
 from core.context import Caller
 from datasets import layout
 from datasets.reader import BuildView, LakeReader
 from datasets.served import AlphaBuild
-from serve.signing.export_urls import EXPORT_OBJECT_PATH, ExportFile, alpha_exports
+from serve.signing.export_urls import ExportFile, alpha_exports, made_file
 
 SHARE_NAME = "alpha_results"
 """The name of every key's share (what it holds is the key's own view)."""
@@ -115,12 +114,7 @@ class ExportSchemas:
             with storage.fs.open(layout.join(storage.root, export.object_path), "rb") as handle:
                 schema = pq.read_schema(handle)
         else:  # made by this server on the first ask, as its download is (export_files)
-            found = EXPORT_OBJECT_PATH.fullmatch(export.object_path)
-            assert found is not None and found["alpha"] is not None  # only alphas' exports are unstored
-            relative = layout.join(layout.EXPORTS_DIR, found["file"])
-            path = reader.verified_export(found["alpha"], export.build, relative, computed=COMPUTED_EXPORTS)
-            if path is None:
-                raise FileNotFoundError(export.object_path)
+            path = made_file(reader, export)
             schema = pq.read_schema(path)
         with self._lock:
             self._schemas[key] = schema

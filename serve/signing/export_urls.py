@@ -24,14 +24,17 @@ import re
 import time
 from dataclasses import dataclass
 
+from alpha_results_seal.storage import Storage
+from analytics.series import COMPUTED_EXPORTS
 from core import errors
 from core.context import Caller
 from datasets import layout
 from datasets.export_files import INDEX_PATH, index_entries
-from datasets.reader import BuildView
+from datasets.faults import BuildDamaged
+from datasets.reader import BuildView, LakeReader
 from schemas import exports, wire
 from schemas.bodies.downloads import ExportDownload, ExportRow
-from serve.signing.archives import URL_LIFETIME_SECONDS, ArchiveSigner
+from serve.signing.archives import URL_LIFETIME_SECONDS, ArchiveSigner, S3Signer
 
 log = logging.getLogger("serve.signing.export_urls")
 
@@ -176,13 +179,44 @@ def benchmark_exports(view: BuildView) -> list[ExportFile]:
     )
 
 
-def sign(signer: ArchiveSigner | None, export: ExportFile, key_id: str) -> str:
+def made_file(reader: LakeReader, export: ExportFile) -> str:
+    """The local path of an export of the served build the publish did not store, made on this
+    machine on the first ask (`LakeReader.verified_export`, checked against its record)."""
+    found = EXPORT_OBJECT_PATH.fullmatch(export.object_path)
+    if found is None or found["alpha"] is None:  # only an alpha's exports are made
+        raise FileNotFoundError(export.object_path)
+    relative = layout.join(layout.EXPORTS_DIR, found["file"])
+    path = reader.verified_export(found["alpha"], export.build, relative, computed=COMPUTED_EXPORTS)
+    if path is None:
+        raise FileNotFoundError(export.object_path)
+    return path
+
+
+def _placed(reader: LakeReader, storage: Storage, export: ExportFile) -> None:
+    """An export the publish did not store, put where its presigned URL points (an S3 lake): made
+    here, checked against its record, then written once; the only object this server writes."""
+    path = layout.join(storage.root, export.object_path)
+    if storage.exists(path) and storage.size(path) == export.size_bytes:
+        return
+    with open(made_file(reader, export), "rb") as made:
+        storage.write_bytes(path, made.read())
+
+
+def sign(signer: ArchiveSigner | None, export: ExportFile, key_id: str, reader: LakeReader) -> str:
     """A freshly signed URL of the export for the API key `key_id` (valid `URL_LIFETIME_SECONDS`,
-    its own: `serve.signing.archives`), or the named 503."""
+    its own: `serve.signing.archives`), or the named 503. On an S3 lake an export the publish did
+    not store is put in the lake first (`_placed`): a presigned URL names a stored object."""
     if signer is None:
         raise errors.ExportDownloadNotConfigured()
     try:
+        if isinstance(signer, S3Signer) and not export.stored:
+            _placed(reader, signer.storage, export)
         return signer.sign(export.object_path, export.filename, time.time(), key_id)
+    except BuildDamaged as exc:  # made otherwise than recorded, or its build's files damaged
+        raise errors.ExportDownloadUnavailable(
+            "The file does not match what the lake recorded for it; retry later.",
+            details={"reason": exc.reason},
+        ) from exc
     except Exception as exc:  # the store failed while signing: transient, retry with backoff
         log.warning("object store failed while signing %s: %s", export.object_path, exc)
         raise errors.ExportDownloadUnavailable() from exc

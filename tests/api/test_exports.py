@@ -4,6 +4,7 @@ route, and a signed URL is refused once tampered with or expired."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import time
@@ -246,6 +247,27 @@ def test_a_folder_lake_records_its_exports_and_stores_none(demo_lake: Path) -> N
     assert len(index) > 10 and not any(f["stored"] for f in index)
     made = made_exports(build)  # each checked against its record there
     assert sorted(made) == sorted(f["path"] for f in index)
+
+
+def test_an_export_is_made_once_per_machine_and_kept_by_its_hash(
+    demo_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datasets import export_files
+
+    made, calls = export_files.made_export, []
+
+    def counted(*args: Any) -> bytes:
+        calls.append(args[1])
+        return made(*args)
+
+    monkeypatch.setattr(export_files, "made_export", counted)
+    with _client(demo_lake, tmp_path, serving_cache_dir=str(tmp_path / "cache")) as test_client:
+        first = test_client.get(local(_signed(test_client, "decisions", token="raw")))
+        again = test_client.get(local(_signed(test_client, "decisions", token="raw")))
+    assert first.status_code == again.status_code == 200 and first.content == again.content
+    assert calls == [f"{layout.EXPORTS_DIR}/decisions.raw.parquet"]  # the second was sent as kept
+    (kept,) = (tmp_path / "cache" / ".derived" / ALPHA).glob("export-*/decisions.raw.parquet")
+    assert kept.parent.name == f"export-{hashlib.sha256(first.content).hexdigest()[:32]}"
 
 
 def test_a_made_export_that_does_not_reproduce_is_503_and_the_build_stays_whole(

@@ -48,6 +48,34 @@ def tree_bytes(folder: Path) -> dict[str, int]:
     return out
 
 
+def made_exports_cost(lake: Path, alpha: str) -> dict[str, Any]:
+    """What the server spends making the served build's exports the folder lake did not store
+    (pipeline 2.13.0): every one made as its first download makes it, CPU seconds and bytes."""
+    from analytics.series import COMPUTED_EXPORTS
+    from datasets.build_view import BuildView
+    from datasets.export_files import made_export
+
+    build_id = json.loads((lake / "alphas" / alpha / "_current.json").read_text())["build_id"]
+    build = lake / "alphas" / alpha / "builds" / build_id
+    view = BuildView(alpha, build_id, json.loads((build / "alpha.json").read_text()), str(build))
+    listed = json.loads((build / "exports" / "index.json").read_text())["files"]
+    cpu, total, largest = time.process_time(), 0, (0, 0.0)
+    for entry in listed:
+        if entry["stored"]:
+            continue
+        started = time.process_time()
+        size = len(made_export(view, entry["path"], COMPUTED_EXPORTS))
+        total += size
+        largest = max(largest, (size, time.process_time() - started))
+    return {
+        "files": sum(not e["stored"] for e in listed),
+        "bytes": total,
+        "cpu_seconds": round(time.process_time() - cpu, 2),
+        "largest_bytes": largest[0],
+        "largest_cpu_seconds": round(largest[1], 2),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--alpha", default="momentum_12_1")
@@ -104,6 +132,7 @@ def main() -> None:
             cpu = time.process_time() - cpu
         second = tree_bytes(lake)
         added = {k: second[k] - first.get(k, 0) for k in second}
+        made = made_exports_cost(lake, args.alpha)
         print(
             json.dumps(
                 {
@@ -121,6 +150,7 @@ def main() -> None:
                     + added["tables_change_data"]
                     + added["tables_log"],
                     "weekly_rows": changes,
+                    "weekly_build_exports_made": made,
                 },
                 indent=1,
             )

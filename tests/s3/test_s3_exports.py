@@ -38,3 +38,41 @@ def test_the_local_download_route_serves_no_s3_export(s3_client: TestClient[Any]
     response = s3_client.get(path)
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
     error(s3_client, f"/v1/alphas/{ALPHA}/exports/nothing", 404, "export_not_found")
+
+
+def test_an_export_is_put_in_the_lake_at_its_first_signed_url(
+    s3_client: TestClient[Any], s3_demo_lake: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No build stores an alpha export (pipeline 2.13.0): the server makes it on its first signed
+    URL, checked against its record, and puts it where the presigned URL points; a store that
+    refuses the write is 503, never a URL of nothing."""
+    import hashlib
+
+    import fsspec
+
+    from alpha_results_seal.storage import Storage
+
+    fs, _ = fsspec.core.url_to_fs(s3_demo_lake, skip_instance_cache=True)
+    path = f"/v1/alphas/{ALPHA}/exports/trades"
+
+    def object_of(data: dict[str, Any]) -> str:
+        return s3_demo_lake.removeprefix("s3://") + "/" + data["url"].split("/lake/", 1)[1].split("?", 1)[0]
+
+    listed = ok(s3_client, f"/v1/alphas/{ALPHA}/exports", "plain")["data"]
+    short = next(r for r in listed if (r["dataset"], r["book"]) == ("trades", "long_short"))
+    build = f"alphas/{ALPHA}/builds/{short['build']}"
+    assert not fs.exists(
+        f"{s3_demo_lake.removeprefix('s3://')}/{build}/exports/{short['filename'].split('.', 1)[1]}"
+    )
+
+    def refused(*args: Any) -> int:
+        raise PermissionError("AccessDenied: s3:PutObject")
+
+    monkeypatch.setattr(Storage, "write_bytes", refused)
+    error(s3_client, path, 503, "export_download_unavailable", token="plain", book="long_short")
+    monkeypatch.undo()
+
+    data = ok(s3_client, path, "plain", book="long_short")["data"]
+    stored = fs.cat_file(object_of(data))
+    assert hashlib.sha256(stored).hexdigest() == data["sha256"] and len(stored) == data["size_bytes"]
+    assert data["sha256"] == short["sha256"]
