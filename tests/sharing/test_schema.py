@@ -1,10 +1,11 @@
 """The Delta schema of an export (`serve.sharing.schema`): every Arrow type the demo lake's exports
-hold, read from the files themselves, maps to its Delta primitive type, which the protocol's
+hold, read from the files themselves (made as the server makes them), maps to its Delta primitive type, which the protocol's
 official client reads (delta_sharing.converter), and the types an export could hold map as the
 module documents."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -14,10 +15,18 @@ import pytest
 from delta_sharing.converter import get_empty_table
 
 from serve.sharing.schema import UnsharableType, schema_string, spark_type
+from tests.support.exports import made_exports
 
 
-def export_files(lake: Path) -> list[Path]:
-    return sorted(lake.glob("alphas/*/builds/*/exports/*.parquet"))
+def export_schemas(lake: Path) -> dict[str, pa.Schema]:
+    """Every export's schema (by its path in the lake) of every alpha's served build, as the server
+    makes it (no build stores one: pipeline 2.13.0), and of the benchmark's stored export."""
+    schemas = {str(p): pq.read_schema(p) for p in lake.glob("benchmarks/*/builds/*/exports/*.parquet")}
+    for current in sorted(lake.glob("alphas/*/_current.json")):
+        build = current.parent / "builds" / json.loads(current.read_text())["build_id"]
+        for relative, payload in made_exports(build).items():
+            schemas[f"{build}/{relative}"] = pq.read_schema(io.BytesIO(payload))
+    return schemas
 
 
 EXPORT_TYPES = {
@@ -36,8 +45,7 @@ Types"); a new type in an export fails the test below until it is added here kno
 
 def test_every_type_the_exports_use(demo_lake: Path) -> None:
     seen: set[pa.DataType] = set()
-    for path in export_files(demo_lake):
-        schema = pq.read_schema(path)
+    for path, schema in export_schemas(demo_lake).items():
         document = json.loads(schema_string(schema))
         assert document["type"] == "struct"
         assert [f["name"] for f in document["fields"]] == schema.names
