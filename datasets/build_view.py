@@ -5,8 +5,8 @@ the alpha and never look at the pointer again, so a publish in the middle of a r
 nothing in its answer. Views are immutable apart from their damage flag.
 
 Opening checks every file the manifest (`alpha.json` / `benchmark.json` `files`) lists against
-its recorded size; the SHA-256 of the serving files (and, on a local lake, of the Parquet exports
-the download route serves from the build folder) is checked once per open, in the background
+its recorded size; the SHA-256 of the serving files (and, on a local lake, of any Parquet export
+a build before pipeline 2.13.0 stored, which the download route serves from the build folder) is checked once per open, in the background
 and on a budget of bytes per refresh interval (`verify_some`, run by the reader's refresh thread),
 and on every reopen after damage before the build is served again. The JSON files are checked
 whole when first read. A file written since its check, or since it was mapped when its check has
@@ -443,7 +443,8 @@ class BuildView:
 
     def verify_some(self, budget: int | None) -> int:
         """Checks the SHA-256 of the files in the `hashed` folders (the serving files; on a local
-        lake also the Parquet exports, which the download route serves from the build folder)
+        lake also the Parquet exports a build before pipeline 2.13.0 stored, which the download
+        route serves from the build folder)
         against the manifest, file after file, until `budget` bytes were read (None: all);
         marks damage. Returns the bytes read; the next call goes on where this one stopped."""
         spent = 0

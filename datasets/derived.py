@@ -126,18 +126,26 @@ class DerivedFiles:
     def made_export(self, alpha: str, entry: dict[str, Any], make: Callable[[], bytes]) -> str:
         """The local file of an export the lake did not store (`entry`: its `exports/index.json`
         entry, pipeline 2.13.0), made by `make` on the first ask and kept content-addressed by its
-        recorded SHA-256 (`{alpha}/export-{sha256}/{file}`, bounded as the row bytes are). Made in
-        the asking thread, under the file's lock: a second worker asking meanwhile waits for it
-        rather than making it again. Bytes that do not hash to the record are never kept or sent
-        (BuildDamaged `export_not_reproduced`: the server's code makes it otherwise than the
-        publish did)."""
+        recorded SHA-256 (`{alpha}/export-{first 32 hex digits}/{file}`, bounded as the row bytes
+        are). Made in the asking thread, under the file's lock: a second worker asking meanwhile
+        waits for it rather than making it again. Bytes that do not hash to the record are never
+        kept or sent (BuildDamaged `export_not_reproduced`: the server's code, or its Parquet
+        writer, makes it otherwise than the publish did), and are not made again for
+        `RETRY_SECONDS` (each ask meanwhile is refused at once)."""
         sha256 = str(entry["sha256"])
         folder = os.path.join(self.root, alpha, f"export-{sha256[:32]}")
         target = os.path.join(folder, os.path.basename(str(entry["path"])))
         recorded = {"bytes": int(entry["bytes"]), "sha256": sha256}
+        with self._lock:
+            failed = self._failed.get(target)
+        if failed is not None and failed > time.monotonic():
+            raise BuildDamaged(
+                "export_not_reproduced", f"{os.path.basename(target)} was not reproduced lately"
+            )
         for last in (False, True):
             if not os.path.exists(target):
                 os.makedirs(folder, exist_ok=True)
+                LocalCache.touch(folder)  # in use: eviction leaves it while it is made
                 with open(f"{target}.lock", "a+b") as lock:
                     fcntl.flock(lock, fcntl.LOCK_EX)
                     if not os.path.exists(target):
@@ -153,15 +161,20 @@ class DerivedFiles:
         LocalCache.touch(folder)
         return target
 
-    @staticmethod
-    def _make(target: str, sha256: str, make: Callable[[], bytes]) -> None:
-        payload = make()
-        if hashlib.sha256(payload).hexdigest() != sha256:
-            raise BuildDamaged(
-                "export_not_reproduced",
-                f"{os.path.basename(target)} made here does not match its recorded SHA-256",
-            )
-        temporary = f"{target}.{uuid.uuid4().hex[:8]}.tmp"
+    def _make(self, target: str, sha256: str, make: Callable[[], bytes]) -> None:
+        try:
+            payload = make()
+            if hashlib.sha256(payload).hexdigest() != sha256:
+                raise BuildDamaged(
+                    "export_not_reproduced",
+                    f"{os.path.basename(target)} made here does not match its recorded SHA-256",
+                )
+        except BuildDamaged:
+            with self._lock:
+                self._failed[target] = time.monotonic() + RETRY_SECONDS
+            raise
+        folder, name = os.path.split(target)
+        temporary = os.path.join(folder, f".{name}.{uuid.uuid4().hex[:8]}.tmp")
         try:
             with open(temporary, "wb") as handle:
                 handle.write(payload)

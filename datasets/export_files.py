@@ -190,8 +190,15 @@ def write_benchmark_exports(writer: BuildWriter, build_dir: str, series: pa.Tabl
     write_index(writer, build_dir, entries)
 
 
+PARQUET_WRITER = f"parquet-cpp-arrow version {pa.__version__}"
+"""What writes the exports' bytes (each file's footer names it, `created_by`): the index records
+it, since another writer (a pyarrow upgrade) makes other bytes of the same rows, which a server then
+refuses to send under the recorded SHA-256 (`export_not_reproduced`) until the alpha is published
+again."""
+
+
 def write_index(writer: BuildWriter, build_dir: str, entries: list[dict[str, Any]]) -> None:
-    document = {"format": exports.EXPORT_FORMAT, "files": entries}
+    document = {"format": exports.EXPORT_FORMAT, "writer": PARQUET_WRITER, "files": entries}
     writer.write_json(layout.export_path(build_dir, layout.EXPORTS_INDEX), document)
 
 
@@ -202,7 +209,7 @@ INDEX_PATH = layout.export_path("", layout.EXPORTS_INDEX)
 def index_entries(index: dict[str, Any] | None) -> list[dict[str, Any]] | None:
     """The files an `exports/index.json` lists; None when the build has no index of a format this
     code reads (built before exports, pipeline 2.0)."""
-    if index is None or index.get("format") != exports.EXPORT_FORMAT:
+    if index is None or index.get("format") not in exports.EXPORT_FORMATS_READ:
         return None
     files = index.get("files")
     return list(files) if isinstance(files, list) else None

@@ -9,7 +9,8 @@ same layout for analysts who open the files without the project installed.
     {root}/benchmarks/{symbol}/builds/{build_id}/daily.parquet, benchmark.json
     {root}/archives/{alpha_id}/{sha256}.zip                source archives (content-addressed)
     {build}/serving/...                                    the server's files (internal, below)
-    {build}/exports/{dataset}[.{book}][.raw].parquet       Parquet exports, as the API serves them
+    {build}/exports/index.json                             the Parquet exports, as the API serves them:
+                                                           made by the server on first ask (2.13.0)
 
 A build is written completely before its pointer is replaced, and the pointer is replaced in one
 atomic step (rename on a local folder, a single PUT on S3), so a reader sees the old build or the

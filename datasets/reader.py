@@ -789,7 +789,8 @@ class LakeReader:
         build_id: str,
         relative: str,
         benchmark: bool = False,
-        computed: Mapping[str, Callable[[pa.Table], pa.Table]] | None = None,
+        *,
+        computed: Mapping[str, Callable[[pa.Table], pa.Table]],
     ) -> str | None:
         """The local path of the file `relative` (an export) of build `build_id` of alpha (or
         benchmark) `name` once its size and SHA-256 match what the build recorded: a stored file
@@ -804,6 +805,7 @@ class LakeReader:
         if served is not None and served.build_id == build_id:
             view = self.view(served)
             if relative not in view.files:
+                view.raise_if_damaged()  # a damaged build's exports are refused as its routes are
                 return self._made_export(view, relative, computed)
             self._checked(served.key, view, partial(view.verify_file, relative))
             view.raise_if_damaged()
@@ -817,6 +819,8 @@ class LakeReader:
                 layout.join(build_dir, layout.BENCHMARK_JSON if benchmark else layout.ALPHA_JSON),
             )
             if manifest is None:
+                if not self._storage.exists(self.root):  # the lake is gone, not the build
+                    raise LakeUnavailable(f"the lake {self.root} is absent or unreachable")
                 return None
             recorded = manifest.get("files", {}).get(relative)
             if recorded is None:
@@ -829,17 +833,43 @@ class LakeReader:
         self,
         view: BuildView,
         relative: str,
-        computed: Mapping[str, Callable[[pa.Table], pa.Table]] | None,
+        computed: Mapping[str, Callable[[pa.Table], pa.Table]],
     ) -> str | None:
         """An export of `view`'s build its index lists as not stored, made (or found made): its
-        local path; None when the index lists no such export."""
-        listed = index_entries(view.json(export_files.INDEX_PATH)) or []
-        entry = next((e for e in listed if e.get("path") == relative and e.get("stored") is False), None)
+        local path; None when the index lists no such export. One this code cannot make from the
+        build (a dataset, book or column it does not know) is BuildDamaged `export_not_reproduced`,
+        as bytes that do not hash to the record are."""
+        index = view.json(export_files.INDEX_PATH)
+        listed = index_entries(index) or []
+        entry = next(
+            (e for e in listed if e.get("path") == relative and e.get("stored") is False and "sha256" in e),
+            None,
+        )
         if entry is None:
             return None
-        make = partial(export_files.made_export, view, relative, computed or {})
+
+        def make() -> bytes:
+            try:
+                return export_files.made_export(view, relative, computed)
+            except (KeyError, ValueError, pa.ArrowException) as exc:
+                raise BuildDamaged(
+                    "export_not_reproduced", f"{relative} cannot be made here: {exc!r}"
+                ) from exc
+
         with lake_errors(self.root):
-            return self.derived.made_export(view.name, entry, make)
+            try:
+                return self.derived.made_export(view.name, entry, make)
+            except BuildDamaged:
+                recorded = (index or {}).get("writer")
+                if recorded != export_files.PARQUET_WRITER:  # the likely cause, for the operator
+                    log.warning(
+                        "%s of %s was written by %s, this server writes with %s: publish it again",
+                        relative,
+                        view.name,
+                        recorded,
+                        export_files.PARQUET_WRITER,
+                    )
+                raise
 
     def verified_archive(self, alpha_id: str, object_path: str, sha256: str) -> str:
         """The local path of a content-addressed source archive (`object_path` relative to the lake

@@ -6,8 +6,8 @@ folder of its own, `builds/<build_id>/` with `build_id = <content id>-<random su
 other publish can name, under a publish lease (`datasets.retention`) that keeps any collector away
 from it while it is written. The build's rows are committed to the open tables first
 (`pipeline.lake_tables`; read through the generation committed after the switch); its folder (the
-serving files, the exports, and last `alpha.json` with the size and SHA-256 of every other file) is
-written completely before `_current.json` is replaced in
+serving files, the exports' index, and last `alpha.json` with the size and SHA-256 of every other
+file) is written completely before `_current.json` is replaced in
 one atomic step; a crash before that step leaves the previous pointer, hence the previous build,
 served unchanged. A publish that finds the pointer already on its content when it comes to switch
 (the other publish of the same seal switched first) does not switch, deletes the folder it created
@@ -302,8 +302,9 @@ def lake_table(frame: pl.DataFrame, table: str) -> pa.Table:
 
 
 def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kinds_sealed: list[str]) -> None:
-    """The serving files of the build's tables, then the Parquet exports from the serving files (so
-    they hold what the API serves). The rows themselves are the open tables' (committed before:
+    """The serving files of the build's tables, then the Parquet exports' index, each export
+    serialised from the serving files (so it holds what the API serves) to record its size and
+    SHA-256 (the server makes it again on its first ask: pipeline 2.13.0). The rows themselves are the open tables' (committed before:
     `pipeline.lake_tables`); the build folder holds no Parquet copy of them (pipeline 2.12.0). A
     book table at a time (issue 78, item 5): its serving files and exports are written and its
     Arrow copies dropped before the next table's are made; the frames of `derived.books` but the

@@ -18,8 +18,13 @@ from dataclasses import dataclass
 
 from schemas import choices, wire
 
-EXPORT_FORMAT = 1
-"""`format` of a build's `exports/index.json`; a server reads only the format it knows."""
+EXPORT_FORMAT = 2
+"""`format` of a build's `exports/index.json`: 2 since pipeline 2.13.0, whose entries carry each
+file's `bytes`, `sha256` and `stored` (no build stores an alpha export), so a server from before
+reads such a build's exports as not built (503 `exports_not_built`) rather than failing on files it
+looks for in the manifest."""
+EXPORT_FORMATS_READ = (1, 2)
+"""The index formats this server reads: 1's files are all stored, each in the build's manifest."""
 
 AUDIENCES = ("all", "plain", "raw")
 

@@ -21,8 +21,9 @@ The file is streamed in chunks with `Content-Disposition: attachment; filename="
 With an S3 lake the URLs point at S3, so this route answers 404 `not_found`; a local lake without
 a usable signing key answers 503 `source_download_not_configured`, and a lake folder that is gone
 503 `source_download_unavailable` (an archive deleted from a present lake stays 404). The file is
-served only once the reader found it whole (an export against its build's manifest, an archive
-against its content address; `LakeReader.verified_export`, `verified_archive`): a damaged one is
+served only once the reader found it whole (a stored export against its build's manifest, one the
+server made against the size and SHA-256 its build's export index records, an archive against its
+content address; `LakeReader.verified_export`, `verified_archive`): a damaged one is
 503 with `details.reason`, never a 200 with other bytes.
 """
 
@@ -158,6 +159,22 @@ def _object_of(object_path: str) -> _Object | None:
             *needs,
         )
     return None
+
+
+def _opened(target: _Object, reader: LakeReader) -> IO[bytes]:
+    """The verified file, open. A made export is asked again once when it went between its check
+    and the open (another worker's eviction or its check of a changed copy removed it): it is made
+    again, never answered as retired."""
+    for last in (False, True):
+        path = target.verified(reader)
+        if path is None:
+            raise target.missing
+        try:
+            return open(path, "rb")
+        except FileNotFoundError:
+            if last:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _chunks(handle: IO[bytes], length: int | None = None) -> Iterator[bytes]:
@@ -309,11 +326,8 @@ def download_archive(
             raise target.missing
         # Never bytes other than those recorded: checked against the build's record (an export)
         # or its content address (an archive); hashed unless checked and unchanged since.
-        path = target.verified(reader)
-        if path is None:
-            raise target.missing
-        size = os.path.getsize(path)
-        handle = open(path, "rb")  # closed by the stream (`_chunks`) or on a refusal below
+        handle = _opened(target, reader)  # closed by the stream (`_chunks`) or on a refusal below
+        size = os.fstat(handle.fileno()).st_size
     except BuildDamaged as exc:  # health names a served build's damage, the access log the path
         raise target.unavailable(
             "The file does not match what the lake recorded for it (damaged); an operator restores "

@@ -243,7 +243,9 @@ def test_a_folder_lake_records_its_exports_and_stores_none(demo_lake: Path) -> N
     on_disk = {p.relative_to(build).as_posix() for p in (build / layout.EXPORTS_DIR).iterdir()}
     listed = {p for p in entry["files"] if p.startswith(layout.EXPORTS_DIR + "/")}
     assert on_disk == listed == {f"{layout.EXPORTS_DIR}/{layout.EXPORTS_INDEX}"}
-    index = json.loads((build / layout.EXPORTS_DIR / layout.EXPORTS_INDEX).read_text())["files"]
+    document = json.loads((build / layout.EXPORTS_DIR / layout.EXPORTS_INDEX).read_text())
+    assert document["format"] == 2 and document["writer"].startswith("parquet-cpp-arrow version ")
+    index = document["files"]
     assert len(index) > 10 and not any(f["stored"] for f in index)
     made = made_exports(build)  # each checked against its record there
     assert sorted(made) == sorted(f["path"] for f in index)
@@ -270,26 +272,38 @@ def test_an_export_is_made_once_per_machine_and_kept_by_its_hash(
     assert kept.parent.name == f"export-{hashlib.sha256(first.content).hexdigest()[:32]}"
 
 
+@pytest.mark.parametrize("broken", ["other bytes", "cannot make"])
 def test_a_made_export_that_does_not_reproduce_is_503_and_the_build_stays_whole(
-    demo_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    demo_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: str
 ) -> None:
-    """Bytes this server makes otherwise than the publish did (its code changed since) are never
-    sent or kept: the download is 503 `export_download_unavailable` naming the reason, and every
-    other route of the build still answers."""
+    """Bytes this server makes otherwise than the publish did (its code or Parquet writer changed
+    since), or an export it cannot make from the build, are never sent or kept: the download is 503
+    `export_download_unavailable` naming the reason, not made again for a while, and every other
+    route of the build still answers."""
     from datasets import export_files
 
     lake = tmp_path / "lake"
     linked_copy(demo_lake, lake)
-    made = export_files.made_export
-    monkeypatch.setattr(export_files, "made_export", lambda *args: made(*args) + b"!")
+    made, calls = export_files.made_export, []
+
+    def other(*args: Any) -> bytes:
+        calls.append(args[1])
+        if broken == "cannot make":
+            raise KeyError("a column this code does not know")
+        return made(*args) + b"!"
+
+    monkeypatch.setattr(export_files, "made_export", other)
     with _client(lake, tmp_path, serving_cache_dir=str(tmp_path / "cache")) as test_client:
-        refused = test_client.get(local(_signed(test_client, "rebalances")))
-        assert refused.status_code == 503, refused.text
-        assert refused.json()["error"]["code"] == "export_download_unavailable"
-        assert refused.json()["error"]["details"] == {"reason": "export_not_reproduced"}
+        for _ in range(2):  # the second is refused without making it again
+            refused = test_client.get(local(_signed(test_client, "rebalances")))
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["code"] == "export_download_unavailable"
+            assert refused.json()["error"]["details"] == {"reason": "export_not_reproduced"}
+        assert calls == [f"{layout.EXPORTS_DIR}/rebalances.parquet"]
         assert not list((tmp_path / "cache").rglob("*.parquet"))  # nothing kept
         assert len(ok(test_client, f"/v1/alphas/{ALPHA}/scores")["data"]) == 100
         monkeypatch.setattr(export_files, "made_export", made)
+        test_client.app.state["services"].reader.derived._failed.clear()  # as the minute passing does
         fetched = test_client.get(local(_signed(test_client, "rebalances")))
         assert (
             fetched.status_code == 200

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from analytics.series import COMPUTED_EXPORTS
 from datasets import integrity
 from datasets.faults import BuildDamaged
 from datasets.reader import LakeReader
@@ -44,14 +45,14 @@ def test_an_unchanged_superseded_export_is_hashed_once(tmp_path: Path, hashed: l
     reader = LakeReader(str(lake), refresh_seconds=60, cache_dir=str(tmp_path / "cache"))
     reader.refresh()
 
-    path = reader.verified_export(ALPHA, old, relative)
+    path = reader.verified_export(ALPHA, old, relative, computed=COMPUTED_EXPORTS)
     assert path is not None and hashed == [path]
     for _ in range(3):
-        assert reader.verified_export(ALPHA, old, relative) == path
+        assert reader.verified_export(ALPHA, old, relative, computed=COMPUTED_EXPORTS) == path
     assert hashed == [path]  # fetched again, unchanged: not hashed again
 
     os.utime(path, ns=(1, 1))  # a write the bytes survived: hashed again, and served
-    assert reader.verified_export(ALPHA, old, relative) == path
+    assert reader.verified_export(ALPHA, old, relative, computed=COMPUTED_EXPORTS) == path
     assert hashed == [path, path]
 
     with open(path, "r+b") as handle:  # damaged: refused, on every fetch
@@ -61,7 +62,7 @@ def test_an_unchanged_superseded_export_is_hashed_once(tmp_path: Path, hashed: l
         handle.write(bytes([byte[0] ^ 0xFF]))
     for _ in range(2):
         with pytest.raises(BuildDamaged) as damaged:
-            reader.verified_export(ALPHA, old, relative)
+            reader.verified_export(ALPHA, old, relative, computed=COMPUTED_EXPORTS)
         assert damaged.value.reason == "corrupt_file"
     assert len(hashed) == 4
 

@@ -46,8 +46,9 @@ def build_derived(build: Path | str, names: tuple[str, ...] | None = None) -> De
 
 
 def _logs_state(root: str) -> tuple[tuple[str, int], ...] | None:
-    """What tells a local lake's open tables changed: every table's log folder, with its newest
-    entry's name and its modification time. None (never remembered) for a lake on S3."""
+    """What tells a local lake's open tables changed: every table's log folder, with its entries'
+    count, its newest entry's name and its modification time. None (never remembered) for a lake
+    on S3."""
     folder = os.path.join(root, tables.TABLES_DIR)
     if "://" in root or not os.path.isdir(folder):
         return None
@@ -55,8 +56,9 @@ def _logs_state(root: str) -> tuple[tuple[str, int], ...] | None:
     for name in sorted(os.listdir(folder)):
         log = os.path.join(folder, name, "_delta_log")
         if os.path.isdir(log):
-            state.append((name, os.stat(log).st_mtime_ns, len(os.listdir(log))))
-    return tuple((f"{n}:{c}", m) for n, m, c in state)
+            entries = os.listdir(log)
+            state.append((f"{name}:{len(entries)}:{max(entries, default='')}", os.stat(log).st_mtime_ns))
+    return tuple(state)
 
 
 @functools.lru_cache(maxsize=64)
