@@ -9,6 +9,8 @@ protocol's, not the API's envelope). docs/integrations.md ("Delta Sharing") is t
   version in `Delta-Table-Version`; `GET .../metadata`: protocol and `metaData` lines;
 - `POST .../query`: protocol, `metaData` and one `file` line whose `url` is the export's signed
   URL for this key (`serve.signing.export_urls.sign`: bound to the key, expiring, fetch-limited);
+  with `version` or `timestamp` (here or on `metadata`), the build the lake served then, as a read
+  route's `as_of` resolves it and counted against the key's `as_of` budget (`_as_of`);
 - `GET .../changes`: 400, change data feed is not enabled on any table (builds replace a table
   whole; the protocol's reference server answers a table without it the same way).
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import pyarrow as pa
@@ -35,11 +38,13 @@ from litestar.types import ControllerRouterHandler
 from access.tokens import redact_tokens
 from core import errors
 from core.context import Caller
-from datasets.faults import LakeUnavailable
+from datasets import clock
+from datasets.faults import HistoryGone, LakeUnavailable
 from datasets.reader import BuildView, LakeReader
 from serve.auth import OTHER_METHODS, current_caller
 from serve.dependencies import DEPENDENCIES
 from serve.envelope import request_id_of
+from serve.routes.base import AS_OF_SLACK
 from serve.scope.resolve import open_view
 from serve.sharing import protocol
 from serve.sharing.protocol import SharingError
@@ -53,6 +58,7 @@ from serve.sharing.share import (
     shared_tables,
     table_id,
     table_version,
+    version_moment,
 )
 from serve.signing.archives import URL_LIFETIME_SECONDS, ArchiveSigner
 from serve.signing.export_urls import EXPORT_ENDPOINT, sign
@@ -341,14 +347,13 @@ async def table_metadata(
 ) -> Response[bytes]:
     _capabilities(request)
     view, found = await _table(request, reader, share, schema, table)
-    version = table_version(view)
     given = {
         name: request.query_params[name] for name in ("version", "timestamp") if name in request.query_params
     }
     _one_point_in_time(given)
     for name, value in given.items():
-        _only_current(name, value, version)
-    return _ndjson(await _metadata_lines(reader, view, found), version)
+        view, found = await _as_of(request, reader, view, found, name, value)
+    return _ndjson(await _metadata_lines(reader, view, found), table_version(view))
 
 
 POINTS_IN_TIME = ("version", "timestamp", "startingVersion")
@@ -360,17 +365,54 @@ def _one_point_in_time(given: dict[str, Any]) -> None:
         raise protocol.invalid(", ".join(given), f"only one of {', '.join(POINTS_IN_TIME)} may be given")
 
 
-def _only_current(name: str, value: Any, version: int) -> None:
-    """A time-travel parameter: the current version is served, any other refused (no history
-    is shared)."""
-    if name == "timestamp":
-        if protocol.timestamp_seconds(name, str(value)) >= version:
-            return
-    elif str(value) == str(version):
-        return
-    raise protocol.invalid(
-        name, f"only the current version ({version}) is shared: history sharing is not enabled on this table"
-    )
+async def _as_of(
+    request: Request[Any, Any, Any],
+    reader: LakeReader,
+    view: BuildView,
+    found: SharedTable,
+    name: str,
+    value: Any,
+) -> tuple[BuildView, SharedTable]:
+    """The table at a point in time (`version` or `timestamp`): the served build when it names
+    the current version (or a moment since it was served), else the build the lake served then,
+    kept by its history (serve/sharing/share.py "History"). What it no longer keeps, or a moment
+    before the table existed, is a 400 naming the parameter."""
+    caller, budget = current_caller(request), request.app.state["services"].as_of_budget
+    current = table_version(view)
+    if name == "version":
+        version = protocol.version_number(name, value)
+        if version == current:
+            return view, found
+        located = await to_thread.run_sync(version_moment, reader, view.name, version)
+        if located is None:
+            raise protocol.invalid(
+                name,
+                f"version {version} is not kept: the table's versions are its builds the lake keeps (the current one is {current})",
+            )
+        build_id, moment = located
+    else:
+        seconds = protocol.timestamp_seconds(name, str(value))
+        build_id, moment = None, datetime.fromtimestamp(seconds, UTC)
+        if moment > clock.now() + AS_OF_SLACK:  # as a read route's as_of: the answer could change
+            raise protocol.invalid(name, "is in the future: the lake knows nothing after now")
+    if budget is not None:  # each distinct past moment counts, as a read route's `as_of` does
+        budget.admit(caller, moment)
+    past: Any
+    try:
+        past = await to_thread.run_sync(reader.at, moment)
+    except HistoryGone as exc:
+        raise protocol.invalid(name, f"the table's history at {value} is not kept: {exc}") from exc
+    build = past.alpha(view.name)
+    if build is None or (build_id is not None and build.build_id != build_id):
+        raise protocol.invalid(name, f"the table has no version at {value} that the lake keeps")
+    if build.build_id == view.build_id:
+        return view, found
+    then = await open_view(past, build)
+    try:
+        shared = next(t for t in shared_tables(caller, then) if t.name == found.name)
+    except (StopIteration, errors.ExportsNotBuilt) as exc:  # a build of before exports, or without it
+        raise protocol.invalid(name, f"the table has no version at {value} that the lake keeps") from exc
+    return then, shared
 
 
 @post(
@@ -390,17 +432,16 @@ async def query_table(
     _capabilities(request)
     body = protocol.query_body(await request.body())
     view, found = await _table(request, reader, share, schema, table)
-    version = table_version(view)
     points = {"version": body.version, "timestamp": body.timestamp, "startingVersion": body.starting_version}
     _one_point_in_time({name: value for name, value in points.items() if value is not None})
-    if body.version is not None:
-        _only_current("version", body.version, version)
-    if body.timestamp is not None:
-        _only_current("timestamp", body.timestamp, version)
     if body.starting_version is not None:
         raise protocol.invalid(
-            "startingVersion", "change data is not shared: history sharing is not enabled on this table"
+            "startingVersion", "change data is not shared: change data feed is not enabled on this table"
         )
+    for name in ("version", "timestamp"):
+        if points[name] is not None:
+            view, found = await _as_of(request, reader, view, found, name, points[name])
+    version = table_version(view)
     lines = await _metadata_lines(reader, view, found)
     # Signed after `now` is read: the URL's expiry is at or after the one announced.
     expires_at = int(time.time()) + URL_LIFETIME_SECONDS

@@ -172,6 +172,19 @@ def query_body(raw: bytes) -> QueryBody:
         raise invalid("request body", "is not UTF-8 JSON") from exc
 
 
+_VERSION = re.compile(r"[0-9]{1,18}")
+
+
+def version_number(parameter: str, value: object) -> int:
+    """A table version asked for (a query parameter's text, or the `query` body's integer): a
+    non-negative integer, else 400 naming the parameter."""
+    if isinstance(value, bool) or not (
+        (isinstance(value, int) and value >= 0) or (isinstance(value, str) and _VERSION.fullmatch(value))
+    ):
+        raise invalid(parameter, "must be a non-negative integer (a table version)")
+    return int(value)
+
+
 def timestamp_seconds(parameter: str, text: str) -> int:
     """A protocol timestamp (ISO 8601 in UTC, `2022-01-01T00:00:00Z`) as epoch seconds."""
     try:

@@ -13,9 +13,12 @@
 - **Version**: the served build's `built_at` (alpha.json) in seconds since the epoch. A newer build
   of an alpha is built after the one it replaces, so the version grows with every build published
   (two builds of one alpha within the same second would share a version: the publish of a build
-  takes longer than that). The table's data is the served build's; no earlier version is shared
-  (no history sharing: a `version`, `timestamp` or `startingVersion` other than the current one
-  is refused as the protocol's reference server refuses it).
+  takes longer than that). **History**: a `timestamp` reads the table as the API served it then
+  (`LakeReader.at`, as a read route's `as_of`), a `version` the retained build of that version
+  (`version_moment`: the pointer's predecessors, read as of just before each was superseded), so
+  the history shared is the one the lake keeps (its builds, by the operator's history retention and
+  the decisions' pins); a version or moment it no longer keeps is refused, and `startingVersion`
+  (change data) is refused as the protocol's reference server refuses a table without it.
 - **Names are case-insensitive** (PROTOCOL.md): an exact match first, else the one name that
   matches ignoring case.
 """
@@ -26,13 +29,14 @@ import threading
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from core.context import Caller
-from datasets import layout
+from datasets import catalog, layout
 from datasets.reader import BuildView, LakeReader
 from datasets.served import AlphaBuild
 from serve.signing.export_urls import ExportFile, alpha_exports, made_file
@@ -72,12 +76,38 @@ def readable_alphas(caller: Caller, reader: LakeReader) -> list[str]:
     return sorted(a for a in reader.alphas() if caller.may_read(a))
 
 
+def version_moment(reader: LakeReader, alpha: str, version: int) -> tuple[str, datetime] | None:
+    """The retained predecessor of `alpha`'s served build whose version is `version`, and a moment
+    it was served (just before it was superseded): read as of then through `LakeReader.at`, so
+    the lake's history rules apply. None when the pointer keeps no such build. Blocking (the
+    pointer and the predecessors' `alpha.json`)."""
+    storage = reader.storage
+    pointer = catalog.read_json(storage, layout.alpha_pointer(reader.root, alpha)) or {}
+    superseded = pointer.get("superseded_at") or {}
+    for build_id in pointer.get("previous_builds") or []:
+        if not isinstance(build_id, str) or not isinstance(superseded.get(build_id), str):
+            continue
+        entry = catalog.read_json(
+            storage, layout.join(layout.alpha_build_dir(reader.root, alpha, build_id), layout.ALPHA_JSON)
+        )
+        if (
+            entry is not None
+            and isinstance(entry.get("built_at"), str)
+            and table_version_of(entry) == version
+        ):
+            return build_id, datetime.fromisoformat(superseded[build_id]) - timedelta(microseconds=1)
+    return None
+
+
+def table_version_of(entry: dict[str, Any]) -> int:
+    return int(datetime.fromisoformat(str(entry["built_at"])).timestamp())
+
+
 def table_version(build: AlphaBuild | BuildView) -> int:
     """The Delta table version of every table of the alpha's served build (module docstring)."""
-    built_at = build.entry.get("built_at")
-    if not isinstance(built_at, str):  # every build since pipeline 1.0 records it
+    if not isinstance(build.entry.get("built_at"), str):  # every build since pipeline 1.0 records it
         raise ValueError(f"build {build.build_id} records no built_at")
-    return int(datetime.fromisoformat(built_at).timestamp())
+    return table_version_of(build.entry)
 
 
 @dataclass(frozen=True)

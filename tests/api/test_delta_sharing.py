@@ -1,7 +1,8 @@
 """Delta Sharing's refusals and paging in process (the official client's reads are
 tests/e2e/test_delta_sharing_served.py): every bad input is a 4xx in the protocol's error shape
-naming the parameter and its rule, never a 500; list pages concatenate to the whole list; the
-history the server does not share, and change data feed, are refused as the protocol says."""
+naming the parameter and its rule, never a 500; list pages concatenate to the whole list; a
+version or moment the lake does not keep, and change data feed, are refused as the protocol says
+(the history it keeps: tests/api/test_delta_sharing_history.py)."""
 
 from __future__ import annotations
 
@@ -77,8 +78,10 @@ def test_list_pages_concatenate_to_the_whole_list(client: TestClient[Any]) -> No
         (b"[1, 2]", ("request body", "Expected `object`")),
         (b'{"limitHint": "ten"}', ("limitHint",)),
         (b'{"predicateHints": "date > 1"}', ("predicateHints",)),
-        (b'{"version": 1}', ("version", "history sharing is not enabled")),
-        (b'{"timestamp": "2001-01-01T00:00:00Z"}', ("timestamp", "history sharing is not enabled")),
+        (b'{"version": 1}', ("version", "version 1 is not kept")),
+        (b'{"version": -1}', ("version", "non-negative integer")),
+        (b'{"timestamp": "2001-01-01T00:00:00Z"}', ("timestamp", "is not kept")),
+        (b'{"timestamp": "2999-01-01T00:00:00Z"}', ("timestamp", "in the future")),
         (b'{"timestamp": "yesterday"}', ("timestamp", "ISO 8601")),
         (b'{"startingVersion": 0}', ("startingVersion",)),
         (b'{"version": 1, "timestamp": "2001-01-01T00:00:00Z"}', ("version, timestamp", "only one of")),

@@ -338,7 +338,8 @@ def test_a_revoked_key_is_refused_and_its_urls_with_it(served: Served) -> None:
 
 
 def test_the_table_version_moves_when_a_new_build_is_published(served: Served, tmp_path: Path) -> None:
-    """Runs last in the module: it adds an alpha to the lake the other tests read."""
+    """Runs last in the module: it adds an alpha to the lake the other tests read. The earlier
+    version stays readable by version (the lake keeps the build it names)."""
     key = served.issue()
     client = delta_sharing.rest_client.DataSharingRestClient(
         delta_sharing.protocol.DeltaSharingProfile.read_from_file(served.profile(key))
@@ -359,7 +360,7 @@ def test_the_table_version_moves_when_a_new_build_is_published(served: Served, t
     publish_seal(str(write_factory_seal(tmp_path / "second", seed=4, weeks=10)), str(served.lake))
     second = wait_until(lambda: (v := version()) is not None and v != first and v, "the new build shared")
     assert second > first
-    assert (
-        len(delta_sharing.load_as_pandas(f"{served.profile(key)}#{SHARE}.Test_factory.decisions"))
-        > first_rows
-    )
+    url = f"{served.profile(key)}#{SHARE}.Test_factory.decisions"
+    assert len(delta_sharing.load_as_pandas(url)) > first_rows
+    # Time travel with the official client: the first version is still the first build's table.
+    assert len(delta_sharing.load_as_pandas(url, version=first)) == first_rows
