@@ -193,4 +193,7 @@ def timestamp_seconds(parameter: str, text: str) -> int:
         raise invalid(parameter, "must be an ISO 8601 timestamp in UTC such as 2022-01-01T00:00:00Z") from exc
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return int(when.timestamp())
+    try:  # a moment whose UTC time leaves years 1-9999 cannot be a moment the lake knows
+        return int(when.astimezone(UTC).timestamp())
+    except (OverflowError, ValueError) as exc:
+        raise invalid(parameter, "must be a moment in years 1 to 9999 once in UTC") from exc

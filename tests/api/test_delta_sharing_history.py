@@ -104,6 +104,8 @@ def test_a_version_or_a_moment_reads_the_build_served_then(client: TestClient[An
         ({"timestamp": "2001-01-01T00:00:00Z"}, ("timestamp", "not kept")),
         ({"timestamp": "2999-01-01T00:00:00Z"}, ("timestamp", "in the future")),
         ({"version": -1}, ("version", "non-negative integer")),
+        ({"timestamp": "0001-01-01T00:00:00+01:00"}, ("timestamp", "years 1 to 9999")),
+        ({"timestamp": "9999-12-31T23:59:59-18:00"}, ("timestamp", "years 1 to 9999")),
     ],
 )
 def test_what_the_lake_does_not_keep_is_400_naming_the_parameter(
