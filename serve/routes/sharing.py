@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 import pyarrow as pa
@@ -387,14 +386,17 @@ async def _as_of(
         if located is None:
             raise protocol.invalid(
                 name,
-                f"version {version} is not kept: the table's versions are its builds the lake keeps (the current one is {current})",
+                f"version {version} is not kept: the table's versions are its builds the lake keeps "
+                f"(the current one is {current})",
             )
         build_id, moment = located
     else:
-        seconds = protocol.timestamp_seconds(name, str(value))
-        build_id, moment = None, datetime.fromtimestamp(seconds, UTC)
+        build_id, moment = None, protocol.timestamp_moment(name, str(value))
         if moment > clock.now() + AS_OF_SLACK:  # as a read route's as_of: the answer could change
             raise protocol.invalid(name, "is in the future: the lake knows nothing after now")
+        served = reader.catalogue().generation
+        if served is not None and served.known is not None and served.known <= moment:
+            return view, found  # the current generation's: nothing to resolve, nothing counted
     if budget is not None:  # each distinct past moment counts, as a read route's `as_of` does
         budget.admit(caller, moment)
     past: Any
@@ -407,10 +409,14 @@ async def _as_of(
         raise protocol.invalid(name, f"the table has no version at {value} that the lake keeps")
     if build.build_id == view.build_id:
         return view, found
-    then = await open_view(past, build)
     try:
+        then = await to_thread.run_sync(past.view, build)  # maps files (on S3 fetches them): off the loop
         shared = next(t for t in shared_tables(caller, then) if t.name == found.name)
-    except (StopIteration, errors.ExportsNotBuilt) as exc:  # a build of before exports, or without it
+    except (
+        HistoryGone,
+        StopIteration,
+        errors.ExportsNotBuilt,
+    ) as exc:  # collected since, or no such table then
         raise protocol.invalid(name, f"the table has no version at {value} that the lake keeps") from exc
     return then, shared
 

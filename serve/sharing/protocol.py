@@ -187,6 +187,11 @@ def version_number(parameter: str, value: object) -> int:
 
 def timestamp_seconds(parameter: str, text: str) -> int:
     """A protocol timestamp (ISO 8601 in UTC, `2022-01-01T00:00:00Z`) as epoch seconds."""
+    return int(timestamp_moment(parameter, text).timestamp())
+
+
+def timestamp_moment(parameter: str, text: str) -> datetime:
+    """A protocol timestamp as an aware UTC moment, to the microsecond it names."""
     try:
         when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError as exc:
@@ -194,6 +199,8 @@ def timestamp_seconds(parameter: str, text: str) -> int:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     try:  # a moment whose UTC time leaves years 1-9999 cannot be a moment the lake knows
-        return int(when.astimezone(UTC).timestamp())
+        moment = when.astimezone(UTC)
+        moment.timestamp()
     except (OverflowError, ValueError) as exc:
         raise invalid(parameter, "must be a moment in years 1 to 9999 once in UTC") from exc
+    return moment

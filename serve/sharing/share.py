@@ -29,7 +29,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 
 from core.context import Caller
 from datasets import catalog, layout
+from datasets.faults import lake_errors
 from datasets.reader import BuildView, LakeReader
 from datasets.served import AlphaBuild
 from serve.signing.export_urls import ExportFile, alpha_exports, made_file
@@ -79,24 +80,64 @@ def readable_alphas(caller: Caller, reader: LakeReader) -> list[str]:
 def version_moment(reader: LakeReader, alpha: str, version: int) -> tuple[str, datetime] | None:
     """The retained predecessor of `alpha`'s served build whose version is `version`, and a moment
     it was served (just before it was superseded): read as of then through `LakeReader.at`, so
-    the lake's history rules apply. None when the pointer keeps no such build. Blocking (the
-    pointer and the predecessors' `alpha.json`)."""
-    storage = reader.storage
-    pointer = catalog.read_json(storage, layout.alpha_pointer(reader.root, alpha)) or {}
-    superseded = pointer.get("superseded_at") or {}
-    for build_id in pointer.get("previous_builds") or []:
-        if not isinstance(build_id, str) or not isinstance(superseded.get(build_id), str):
-            continue
-        entry = catalog.read_json(
-            storage, layout.join(layout.alpha_build_dir(reader.root, alpha, build_id), layout.ALPHA_JSON)
-        )
-        if (
-            entry is not None
-            and isinstance(entry.get("built_at"), str)
-            and table_version_of(entry) == version
-        ):
-            return build_id, datetime.fromisoformat(superseded[build_id]) - timedelta(microseconds=1)
+    the lake's history rules apply. None when the pointer keeps no such build, or what it records
+    of one cannot be read. Blocking (the pointer; each predecessor's `alpha.json` once a process)."""
+    with lake_errors(reader.root):
+        try:
+            pointer = catalog.read_json(reader.storage, layout.alpha_pointer(reader.root, alpha)) or {}
+        except catalog.CorruptLakeFile:
+            return None
+        superseded = pointer.get("superseded_at")
+        previous = pointer.get("previous_builds")
+        if not isinstance(superseded, dict) or not isinstance(previous, list):
+            return None
+        for build_id in previous:
+            moment = _moment(superseded.get(build_id))
+            if (
+                isinstance(build_id, str)
+                and moment is not None
+                and _built_version(reader, alpha, build_id) == version
+            ):
+                return build_id, moment - timedelta(microseconds=1)
     return None
+
+
+def _moment(text: object) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(str(text))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+_BUILT_VERSIONS: OrderedDict[tuple[str, str, str], int | None] = OrderedDict()
+_BUILT_VERSIONS_LOCK = threading.Lock()
+
+
+def _built_version(reader: LakeReader, alpha: str, build_id: str) -> int | None:
+    """A build's version, read from its `alpha.json` once (a build never changes), at most 4,096
+    remembered; None when it cannot be read."""
+    key = (reader.root, alpha, build_id)
+    with _BUILT_VERSIONS_LOCK:
+        if key in _BUILT_VERSIONS:
+            return _BUILT_VERSIONS[key]
+    path = layout.join(layout.alpha_build_dir(reader.root, alpha, build_id), layout.ALPHA_JSON)
+    try:
+        entry = catalog.read_json(reader.storage, path)
+    except catalog.CorruptLakeFile:
+        entry = None
+    built = (
+        _moment(entry.get("built_at"))
+        if isinstance(entry, dict) and isinstance(entry.get("built_at"), str)
+        else None
+    )
+    version = None if built is None else int(built.timestamp())
+    if entry is not None:  # a build not (yet, or any more) there is not remembered
+        with _BUILT_VERSIONS_LOCK:
+            _BUILT_VERSIONS[key] = version
+            while len(_BUILT_VERSIONS) > 4096:
+                _BUILT_VERSIONS.popitem(last=False)
+    return version
 
 
 def table_version_of(entry: dict[str, Any]) -> int:

@@ -145,3 +145,22 @@ def test_each_distinct_moment_counts_against_the_keys_as_of_budget(lake: Path, t
     assert answers[0].status_code == 200 and {a.status_code for a in answers} == {200, 429}
     refused = next(a for a in answers if a.status_code == 429)
     assert refused.json()["errorCode"] == "AS_OF_BUDGET_EXCEEDED" and "retry-after" in refused.headers
+
+
+def test_a_build_collected_since_is_400_not_a_failure(lake: Path, tmp_path: Path) -> None:
+    """The lake kept the generation of a moment but no longer the build it served (a decision's pin
+    keeps a generation, not every build of it): the moment, and the build's version, are refused."""
+    import shutil
+
+    copy = tmp_path / "lake"
+    shutil.copytree(lake, copy)
+    older, _ = builds(copy)
+    version = version_of(older)
+    shutil.rmtree(older)
+    settings = {"as_of_per_second": 0, "as_of_per_minute": 0}
+    with _client(copy, tmp_path, serving_cache_dir=str(tmp_path / "cache"), **settings) as collected:
+        between = (SECOND - dt.timedelta(hours=12)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        for body in ({"timestamp": between}, {"version": version}):
+            response = collected.post(f"{TABLE}/query", json=body, headers=HEADERS)
+            assert response.status_code == 400, (body, response.text)
+            assert response.json()["errorCode"] == "INVALID_PARAMETER_VALUE"
