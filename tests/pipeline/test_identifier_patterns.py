@@ -68,6 +68,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     "token": (tokens._TOKEN_SHAPE, generate_token().token, "x"),
     "download byte range": (byte_ranges.BYTE_RANGE, "bytes=0-99", ","),
     "delta sharing page offset": (sharing_protocol._DIGITS, "1000", " "),
+    # A Delta Sharing table version asked for in `metadata`'s query (a build's time in seconds).
+    "delta sharing version": (sharing_protocol._VERSION, "1647064801", " "),
     # Query parameters: spaces or tabs around a number or ticker are tolerated by design.
     "date": (params.DATE_PATTERN, "2024-02-29", " "),
     "integer": (params.INTEGER_PATTERN, "+12", "x"),
