@@ -136,12 +136,6 @@ class DerivedFiles:
         folder = os.path.join(self.root, alpha, f"export-{sha256[:32]}")
         target = os.path.join(folder, os.path.basename(str(entry["path"])))
         recorded = {"bytes": int(entry["bytes"]), "sha256": sha256}
-        with self._lock:
-            failed = self._failed.get(target)
-        if failed is not None and failed > time.monotonic():
-            raise BuildDamaged(
-                "export_not_reproduced", f"{os.path.basename(target)} was not reproduced lately"
-            )
         for last in (False, True):
             if not os.path.exists(target):
                 os.makedirs(folder, exist_ok=True)
@@ -149,6 +143,8 @@ class DerivedFiles:
                 with open(f"{target}.lock", "a+b") as lock:
                     fcntl.flock(lock, fcntl.LOCK_EX)
                     if not os.path.exists(target):
+                        # Asked under the lock: threads that waited on a failed make fail at once.
+                        self._refuse_if_failed_lately(target)
                         self._make(target, sha256, make)
                 self._bound.evict(keep=frozenset({folder}))
             try:  # what is sent is what the listing promised: a kept file changed since is made again
@@ -160,6 +156,14 @@ class DerivedFiles:
                 self.forget(target, str(exc))
         LocalCache.touch(folder)
         return target
+
+    def _refuse_if_failed_lately(self, target: str) -> None:
+        with self._lock:
+            failed = self._failed.get(target)
+        if failed is not None and failed > time.monotonic():
+            raise BuildDamaged(
+                "export_not_reproduced", f"{os.path.basename(target)} was not reproduced lately"
+            )
 
     def _make(self, target: str, sha256: str, make: Callable[[], bytes]) -> None:
         try:
